@@ -1,0 +1,275 @@
+// The only reader of the environment. Everything is parsed with zod from an injected env, every
+// problem is reported at once, and the result is frozen. Secrets never leave through toJSON,
+// logs or error messages: use redactConfig() when printing.
+
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { CodedError, ErrorCode } from "./errors.js";
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+
+const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
+
+const FollowUpSchema = z.object({
+  intervalSeconds: z.number().int().min(5).max(86_400).default(300),
+  checks: z.number().int().min(1).max(100).default(6),
+});
+
+/** Slack user ids (U…/W…) or user group ids (S…). */
+const ApproverSchema = z.string().regex(/^[UWS][A-Z0-9]{2,}$/, "a Slack user id (U…) or user group id (S…)");
+
+export const TableSettingsSchema = z.object({
+  /** Flink job id that writes the table; discovered from snapshot summaries when absent. */
+  flinkJob: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/)
+    .optional(),
+  /** Flink job name, as alerts carry it in the job_name label. */
+  flinkJobName: z.string().optional(),
+  /** Kafka Connect connector that writes the table; discovered from iceberg.tables when absent. */
+  connector: z.string().optional(),
+  channel: z.string().optional(),
+  approvers: z.array(ApproverSchema).optional(),
+  followUp: FollowUpSchema.partial().optional(),
+});
+
+export const BotConfigSchema = z.object({
+  defaults: z
+    .object({
+      channel: z.string().optional(),
+      approvers: z.array(ApproverSchema).default([]),
+      followUp: FollowUpSchema.default({ intervalSeconds: 300, checks: 6 }),
+    })
+    .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
+  tables: z.record(z.string(), TableSettingsSchema).default({}),
+});
+
+export type BotConfig = z.infer<typeof BotConfigSchema>;
+export type TableSettings = z.infer<typeof TableSettingsSchema>;
+
+const EnvSchema = z.object({
+  SLACK_BOT_TOKEN: optionalText,
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText,
+  SLACK_API_URL: optionalUrl,
+  REDIS_URL: z
+    .string()
+    .trim()
+    .default("redis://127.0.0.1:6379")
+    .pipe(z.url({ protocol: /^rediss?$/ })),
+  ICEBERG_CATALOG_URL: optionalUrl,
+  ICEBERG_CATALOG_TOKEN: optionalText,
+  ICEBERG_CATALOG_CREDENTIAL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[^:]+:.+$/, "client_id:client_secret")
+      .optional(),
+  ),
+  ICEBERG_CATALOG_OAUTH_URI: optionalUrl,
+  ICEBERG_CATALOG_SCOPE: optionalText,
+  ICEBERG_WAREHOUSE: optionalText,
+  FLINK_REST_URL: optionalUrl,
+  CONNECT_REST_URL: optionalUrl,
+  PROMETHEUS_URL: optionalUrl,
+  ALERT_WEBHOOK_TOKEN: optionalText,
+  BOT_CONFIG: optionalText,
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  INCIDENT_CHANNEL: optionalText,
+  SOURCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface Config {
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    apiUrl?: string;
+    /** "socket" when an app token is set, "http" otherwise. */
+    mode: "socket" | "http";
+  };
+  redisUrl: string;
+  catalog: {
+    url?: string;
+    token?: string;
+    credential?: string;
+    oauthUri?: string;
+    scope: string;
+    warehouse?: string;
+  };
+  flinkUrl?: string;
+  connectUrl?: string;
+  prometheusUrl?: string;
+  alertWebhookToken?: string;
+  bot: BotConfig;
+  port: number;
+  incidentChannel?: string;
+  sourceTimeoutMs: number;
+  logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
+}
+
+export type Env = Record<string, string | undefined>;
+
+export interface LoadConfigOptions {
+  /** Reads BOT_CONFIG when it names a file; injected so the config stays testable. */
+  readFile?: (path: string) => string;
+}
+
+export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Readonly<Config> {
+  const problems: string[] = [];
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join(".")}: ${issue.message}`);
+    }
+  }
+
+  let bot: BotConfig = BotConfigSchema.parse({});
+  const rawBotConfig = env.BOT_CONFIG?.trim();
+  if (rawBotConfig) {
+    try {
+      bot = parseBotConfig(rawBotConfig, options.readFile);
+    } catch (error) {
+      problems.push(`BOT_CONFIG: ${(error as Error).message}`);
+    }
+  }
+
+  if (problems.length > 0 || !parsed.success) {
+    throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
+      hint: "Fix the settings listed above (see README, Configuration) and start again.",
+      details: { problems },
+    });
+  }
+  const e = parsed.data;
+  const config: Config = {
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+      mode: e.SLACK_APP_TOKEN ? "socket" : "http",
+    },
+    redisUrl: e.REDIS_URL,
+    catalog: {
+      url: e.ICEBERG_CATALOG_URL,
+      token: e.ICEBERG_CATALOG_TOKEN,
+      credential: e.ICEBERG_CATALOG_CREDENTIAL,
+      oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
+      scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
+      warehouse: e.ICEBERG_WAREHOUSE,
+    },
+    flinkUrl: e.FLINK_REST_URL,
+    connectUrl: e.CONNECT_REST_URL,
+    prometheusUrl: e.PROMETHEUS_URL,
+    alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
+    bot,
+    port: e.PORT,
+    incidentChannel: e.INCIDENT_CHANNEL,
+    sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+  return deepFreeze(config);
+}
+
+/** BOT_CONFIG holds YAML text, or the path of a YAML file (a single line ending in .yaml/.yml). */
+export function parseBotConfig(raw: string, readFile?: (path: string) => string): BotConfig {
+  let text = raw;
+  if (!raw.includes("\n") && /\.ya?ml$/i.test(raw)) {
+    if (!readFile) throw new Error(`names a file (${raw}) but no file reader was given`);
+    text = readFile(raw);
+  }
+  const document: unknown = parseYaml(text);
+  const result = BotConfigSchema.safeParse(document ?? {});
+  if (!result.success) {
+    throw new Error(
+      result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+    );
+  }
+  return result.data;
+}
+
+/** Settings for one table: its own entry over the defaults. */
+export function tableSettings(bot: BotConfig, table: string) {
+  const own = bot.tables[table] ?? {};
+  return {
+    ...own,
+    channel: own.channel ?? bot.defaults.channel,
+    approvers: own.approvers ?? bot.defaults.approvers,
+    followUp: { ...bot.defaults.followUp, ...own.followUp },
+  };
+}
+
+const SECRET_PATHS = [
+  ["slack", "botToken"],
+  ["slack", "signingSecret"],
+  ["slack", "appToken"],
+  ["catalog", "token"],
+  ["catalog", "credential"],
+  ["alertWebhookToken"],
+] as const;
+
+export const REDACTED = "[redacted]";
+
+/** A copy safe to print or log: secrets replaced, credentials in URLs masked. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  for (const path of SECRET_PATHS) {
+    let node = copy as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+    const last = path[path.length - 1] as string;
+    if (node[last] !== undefined) node[last] = REDACTED;
+  }
+  copy.redisUrl = redactUrl(config.redisUrl);
+  return copy;
+}
+
+/** Every secret value in the config, for scrubbing free text (error messages, upstream bodies). */
+export function secretValues(config: Config): string[] {
+  const values = [
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.slack.appToken,
+    config.catalog.token,
+    config.catalog.credential,
+    config.catalog.credential?.split(":").slice(1).join(":"),
+    config.alertWebhookToken,
+    passwordOf(config.redisUrl),
+  ];
+  return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
+}
+
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = REDACTED;
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

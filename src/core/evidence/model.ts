@@ -1,0 +1,236 @@
+// The normalised evidence model. Adapters translate raw REST shapes into these types at the edge;
+// the diagnosis and audit rules read nothing else. Times are epoch milliseconds.
+// Snapshot ids are strings: Iceberg ids are 64-bit longs and lose precision as JS numbers.
+
+import type { SourceName } from "../ids.js";
+
+export interface TableRef {
+  /** Namespace levels, e.g. ["db"] or ["a", "b"]. */
+  namespace: string[];
+  name: string;
+}
+
+export type SourceState = "ok" | "unavailable" | "not-configured";
+
+export interface SourceStatus {
+  status: SourceState;
+  latencyMs?: number;
+  /** Why the source did not answer, in words a person can act on (never a secret). */
+  error?: string;
+  errorCode?: string;
+}
+
+export interface Snapshot {
+  snapshotId: string;
+  parentSnapshotId?: string;
+  sequenceNumber?: number;
+  timestampMs: number;
+  /** append | replace | overwrite | delete (the spec's values); other strings are kept as read. */
+  operation: string;
+  summary: Record<string, string>;
+  schemaId?: number;
+}
+
+export interface SnapshotLogEntry {
+  snapshotId: string;
+  timestampMs: number;
+}
+
+export interface MetadataLogEntry {
+  metadataFile: string;
+  timestampMs: number;
+}
+
+export interface SnapshotRef {
+  snapshotId: string;
+  type: "branch" | "tag";
+  maxRefAgeMs?: number;
+  maxSnapshotAgeMs?: number;
+  minSnapshotsToKeep?: number;
+}
+
+export interface SchemaInfo {
+  schemaId: number;
+  fieldCount: number;
+}
+
+export interface TableEvidence {
+  ref: TableRef;
+  uuid: string;
+  formatVersion: number;
+  location: string;
+  metadataLocation?: string;
+  lastUpdatedMs: number;
+  currentSnapshotId?: string;
+  /** Sorted by timestampMs ascending. */
+  snapshots: Snapshot[];
+  snapshotLog: SnapshotLogEntry[];
+  metadataLog: MetadataLogEntry[];
+  refs: Record<string, SnapshotRef>;
+  properties: Record<string, string>;
+  currentSchemaId: number;
+  schemas: SchemaInfo[];
+  /** Number of partition fields in the default spec (0 = unpartitioned). */
+  partitionFieldCount: number;
+  /** Partition field names of the default spec, e.g. ["event_date"]. */
+  partitionFields: string[];
+  sortOrderFieldCount: number;
+}
+
+export type FlinkJobState =
+  | "INITIALIZING"
+  | "CREATED"
+  | "RUNNING"
+  | "FAILING"
+  | "FAILED"
+  | "CANCELLING"
+  | "CANCELED"
+  | "FINISHED"
+  | "RESTARTING"
+  | "SUSPENDED"
+  | "RECONCILING"
+  | (string & {});
+
+export interface FlinkJobSummary {
+  jobId: string;
+  name: string;
+  state: FlinkJobState;
+  startTimeMs: number;
+}
+
+export interface FlinkVertex {
+  vertexId: string;
+  name: string;
+  parallelism: number;
+  status: string;
+}
+
+export interface FlinkCheckpointSummary {
+  id: number;
+  status: string;
+  triggerTimestampMs: number;
+  latestAckTimestampMs?: number;
+  endToEndDurationMs?: number;
+  failureMessage?: string;
+}
+
+export interface FlinkCheckpoints {
+  counts: { restored: number; total: number; inProgress: number; completed: number; failed: number };
+  latestCompleted?: FlinkCheckpointSummary;
+  latestFailed?: FlinkCheckpointSummary;
+  /** Most recent first, as Flink returns it. */
+  history: FlinkCheckpointSummary[];
+}
+
+export interface FlinkCheckpointConfig {
+  intervalMs: number;
+  timeoutMs?: number;
+  mode?: string;
+}
+
+export interface FlinkException {
+  timestampMs: number;
+  /** Fully qualified class name, e.g. org.apache.iceberg.exceptions.CommitFailedException. */
+  exceptionName: string;
+  /** First line of the message (after the class name), trimmed. */
+  message: string;
+  stacktrace: string;
+  taskName?: string;
+}
+
+export interface MetricPoint {
+  atMs: number;
+  value: number;
+}
+
+export interface CommitterMetrics {
+  vertexId: string;
+  /** Operator segment as Flink reports it in the metric id (already filtered). */
+  operatorName: string;
+  /** Iceberg table segment as it appears in the metric id, e.g. iceberg_db_events. */
+  metricTable: string;
+  elapsedSecondsSinceLastSuccessfulCommit?: number;
+  lastCommitDurationMs?: number;
+  lastCheckpointDurationMs?: number;
+  committedDataFilesCount?: number;
+  committedDataFilesByteCount?: number;
+  committedDeleteFilesCount?: number;
+  /** Samples across time when Prometheus or repeated polls provide them. */
+  lastCommitDurationHistory?: MetricPoint[];
+  elapsedSecondsHistory?: MetricPoint[];
+}
+
+export interface FlinkBackpressure {
+  vertexId: string;
+  vertexName: string;
+  level: "ok" | "low" | "high" | (string & {});
+  maxRatio: number;
+}
+
+export interface FlinkJobEvidence {
+  job: FlinkJobSummary;
+  vertices: FlinkVertex[];
+  checkpoints?: FlinkCheckpoints;
+  checkpointConfig?: FlinkCheckpointConfig;
+  /** Newest first. */
+  exceptions: FlinkException[];
+  committer?: CommitterMetrics;
+  backpressure: FlinkBackpressure[];
+}
+
+export interface FlinkEvidence {
+  jobs: FlinkJobSummary[];
+  /** The writer job being diagnosed, when one was configured or discovered. */
+  writer?: FlinkJobEvidence;
+  /** How the writer was found. */
+  writerSource?: "configured" | "discovered";
+}
+
+export type ConnectState =
+  | "UNASSIGNED"
+  | "RUNNING"
+  | "PAUSED"
+  | "STOPPED"
+  | "FAILED"
+  | "RESTARTING"
+  | (string & {});
+
+export interface ConnectTaskStatus {
+  id: number;
+  state: ConnectState;
+  workerId: string;
+  trace?: string;
+}
+
+export interface ConnectorStatus {
+  name: string;
+  type: string;
+  state: ConnectState;
+  workerId: string;
+  trace?: string;
+  tasks: ConnectTaskStatus[];
+}
+
+export interface ConnectEvidence {
+  connector: ConnectorStatus;
+  config: Record<string, string>;
+  /** Version of the Iceberg sink plugin from /connector-plugins, when known (e.g. "1.11.0"). */
+  sinkVersion?: string;
+  connectorSource?: "configured" | "discovered";
+}
+
+export interface PrometheusEvidence {
+  /** Named series read by range queries, e.g. lastCommitDurationMs over the last hours. */
+  series: Record<string, MetricPoint[]>;
+}
+
+export interface Evidence {
+  table: TableRef;
+  /** When the evidence was gathered; rules take `now` separately. */
+  collectedAtMs: number;
+  sources: Record<SourceName, SourceStatus>;
+  catalog?: TableEvidence;
+  flink?: FlinkEvidence;
+  connect?: ConnectEvidence;
+  prometheus?: PrometheusEvidence;
+}

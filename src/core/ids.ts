@@ -1,0 +1,70 @@
+// Public contracts from the runbook: these ids appear in reports, playbooks, Slack and tests.
+
+export const TRIAGE_IDS = [
+  "commit-not-attempted",
+  "commit-failing",
+  "commit-conflict",
+  "commit-state-unknown",
+  "validation-conflict",
+  "connect-coordinator-stopped",
+  "healthy",
+] as const;
+
+export const ROOT_CAUSE_IDS = [
+  "rewrite-in-window",
+  "row-level-in-window",
+  "multiple-flink-jobs",
+  "unattributed-commits",
+  "competing-appends",
+  "metadata-only-change",
+  "schema-churn",
+  "branch-commits",
+] as const;
+
+export const SIGNAL_IDS = [
+  "commit-duration-growing",
+  "many-files-per-commit",
+  "frequent-commits",
+  "default-retry-budget",
+  "writer-last-snapshot-at-risk",
+] as const;
+
+export const FINDING_IDS = [...TRIAGE_IDS, ...ROOT_CAUSE_IDS, ...SIGNAL_IDS] as const;
+
+export const STEP_IDS = [
+  "check-checkpoints",
+  "verify-unknown-commit",
+  "raise-commit-retries",
+  "commit-less-often",
+  "move-compaction-off-hot-partitions",
+  "keep-writer-last-snapshot",
+  "one-committer-per-table",
+  "restart-connect-coordinator",
+  "review-isolation-level",
+  "apply-schema-first",
+  "idempotent-restart",
+] as const;
+
+export const AUDIT_CHECK_IDS = [
+  "retry-budget",
+  "isolation-level",
+  "write-mode",
+  "delete-file-compaction",
+  "distribution-mode",
+  "target-file-size",
+  "metadata-cleanup",
+  "snapshot-expiry",
+  "snapshot-count",
+  "writer-identity",
+  "wap-branches",
+] as const;
+
+export type TriageId = (typeof TRIAGE_IDS)[number];
+export type RootCauseId = (typeof ROOT_CAUSE_IDS)[number];
+export type SignalId = (typeof SIGNAL_IDS)[number];
+export type FindingId = (typeof FINDING_IDS)[number];
+export type StepId = (typeof STEP_IDS)[number];
+export type AuditCheckId = (typeof AUDIT_CHECK_IDS)[number];
+
+export const SOURCE_NAMES = ["catalog", "flink", "connect", "prometheus"] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];

@@ -1,0 +1,108 @@
+// The JSON report and audit contracts (DESIGN.md). zod is the source of truth; docs/*.schema.json
+// is generated from these schemas and a test keeps the two equal.
+
+import { z } from "zod";
+import { AUDIT_CHECK_IDS, FINDING_IDS, SOURCE_NAMES, STEP_IDS, TRIAGE_IDS } from "../ids.js";
+
+export const SeveritySchema = z.enum(["critical", "warning", "info"]);
+
+export const EvidenceItemSchema = z.object({
+  source: z.enum(SOURCE_NAMES),
+  detail: z.string().min(1),
+  data: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const FindingSchema = z.object({
+  id: z.enum(FINDING_IDS),
+  severity: SeveritySchema,
+  summary: z.string().min(1),
+  evidence: z.array(EvidenceItemSchema).min(1),
+});
+
+export const PropertyChangeSchema = z.object({
+  key: z.string().min(1),
+  /** null when the property is unset (the table uses Iceberg's default). */
+  current: z.string().nullable(),
+  proposed: z.string().nullable(),
+});
+
+export const ChangeSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("table-properties"),
+    table: z.string(),
+    changes: z.array(PropertyChangeSchema).min(1),
+  }),
+  z.object({
+    kind: z.literal("connector-config"),
+    connector: z.string(),
+    changes: z.array(PropertyChangeSchema).min(1),
+  }),
+  z.object({
+    kind: z.literal("connector-restart"),
+    connector: z.string(),
+    includeTasks: z.boolean(),
+    onlyFailed: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal("manual"),
+    /** The exact statement for a person to run, ready to copy; absent for pure guidance. */
+    statement: z.string().optional(),
+    language: z.enum(["sql", "shell", "yaml", "text"]).optional(),
+    checklist: z.array(z.string()).default([]),
+  }),
+]);
+
+export const NextStepSchema = z.object({
+  id: z.enum(STEP_IDS),
+  playbook: z.string(),
+  summary: z.string().min(1),
+  change: ChangeSchema,
+  automatic: z.boolean(),
+});
+
+export const SourceReportSchema = z.object({
+  status: z.enum(["ok", "unavailable", "not-configured"]),
+  latencyMs: z.number().nonnegative().optional(),
+  error: z.string().optional(),
+});
+
+export const ReportSchema = z.object({
+  reportVersion: z.literal(1),
+  table: z.string().min(1),
+  generatedAt: z.iso.datetime(),
+  verdict: z.enum(TRIAGE_IDS),
+  findings: z.array(FindingSchema),
+  nextStep: NextStepSchema.nullable(),
+  sources: z.object({
+    catalog: SourceReportSchema,
+    flink: SourceReportSchema,
+    connect: SourceReportSchema,
+    prometheus: SourceReportSchema,
+  }),
+});
+
+export const AuditCheckSchema = z.object({
+  id: z.enum(AUDIT_CHECK_IDS),
+  status: z.enum(["pass", "warn", "fail"]),
+  summary: z.string().min(1),
+  values: z.record(z.string(), z.string().nullable()),
+  /** The one statement that fixes it; absent when the check passes. */
+  fix: z.string().optional(),
+});
+
+export const AuditReportSchema = z.object({
+  reportVersion: z.literal(1),
+  table: z.string().min(1),
+  generatedAt: z.iso.datetime(),
+  checks: z.array(AuditCheckSchema),
+});
+
+export type Severity = z.infer<typeof SeveritySchema>;
+export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
+export type Finding = z.infer<typeof FindingSchema>;
+export type PropertyChange = z.infer<typeof PropertyChangeSchema>;
+export type Change = z.infer<typeof ChangeSchema>;
+export type NextStep = z.infer<typeof NextStepSchema>;
+export type Report = z.infer<typeof ReportSchema>;
+export type AuditCheck = z.infer<typeof AuditCheckSchema>;
+export type AuditReport = z.infer<typeof AuditReportSchema>;

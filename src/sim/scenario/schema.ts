@@ -1,0 +1,255 @@
+// Scenario files describe a lakehouse the simulator serves: a table's commit history, the Flink
+// jobs and Kafka Connect connectors that write it, and how the writer behaves when a change is
+// made. Times are relative to the simulator's clock ("-55m" = 55 minutes before now) so that a
+// scenario stays realistic whenever it runs and time can be advanced.
+
+import { z } from "zod";
+
+/** A relative time such as "-55m", "-6h", "-3d", "-90s", "0" (now). */
+export const RelativeTimeSchema = z
+  .string()
+  .regex(/^(0|-\d+(\.\d+)?(ms|s|m|h|d))$/, 'a relative time like "-55m", "-6h" or "0"');
+
+/** A positive duration such as "5m", "30s", "1h". */
+export const DurationSchema = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'a duration like "5m" or "30s"');
+
+/** Who committed a snapshot; it decides the summary keys the simulator writes. */
+export const CommitterSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("flink"),
+    jobId: z.string().regex(/^[0-9a-f]{32}$/),
+    checkpointStart: z.number().int().default(1),
+  }),
+  z.object({ kind: z.literal("spark"), appId: z.string() }),
+  z.object({ kind: z.literal("connect"), connector: z.string(), taskId: z.number().int().default(0) }),
+  /** No writer identity in the summary at all. */
+  z.object({ kind: z.literal("anonymous") }),
+]);
+
+const SnapshotShape = {
+  operation: z.enum(["append", "replace", "overwrite", "delete"]),
+  committer: CommitterSchema,
+  addedDataFiles: z.number().int().nonnegative().default(8),
+  addedFilesSizeBytes: z.number().int().nonnegative().optional(),
+  addedRecords: z.number().int().nonnegative().default(20_000),
+  deletedDataFiles: z.number().int().nonnegative().default(0),
+  addedDeleteFiles: z.number().int().nonnegative().default(0),
+  /** Schema id the snapshot was written with (schema churn changes it). */
+  schemaId: z.number().int().optional(),
+  /** Branch the snapshot is committed to; default main. */
+  branch: z.string().default("main"),
+  /** Extra summary keys, kept verbatim. */
+  summary: z.record(z.string(), z.string()).default({}),
+};
+
+/** One snapshot at a relative time. */
+export const SingleSnapshotSchema = z.object({ at: RelativeTimeSchema, ...SnapshotShape });
+
+/** A regular series of snapshots: from, to (inclusive), every. */
+export const SnapshotSeriesSchema = z.object({
+  series: z.object({ from: RelativeTimeSchema, to: RelativeTimeSchema, every: DurationSchema }),
+  ...SnapshotShape,
+});
+
+export const SnapshotEntrySchema = z.union([SingleSnapshotSchema, SnapshotSeriesSchema]);
+
+export const SchemaFieldSchema = z.object({
+  name: z.string(),
+  type: z.string().default("string"),
+  required: z.boolean().default(false),
+});
+
+export const TableScenarioSchema = z.object({
+  /** namespace.table, nested namespaces allowed (a.b.table). */
+  name: z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/),
+  uuid: z.uuid().optional(),
+  formatVersion: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(2),
+  location: z.string().optional(),
+  properties: z.record(z.string(), z.string()).default({}),
+  /** Schemas by id; snapshots refer to them with schemaId. Default: one schema with id 0. */
+  schemas: z
+    .array(z.object({ id: z.number().int().nonnegative(), fields: z.array(SchemaFieldSchema).min(1) }))
+    .optional(),
+  currentSchemaId: z.number().int().optional(),
+  partitionBy: z
+    .array(z.object({ source: z.string(), transform: z.string().default("identity") }))
+    .default([]),
+  sortBy: z.array(z.string()).default([]),
+  snapshots: z.array(SnapshotEntrySchema).default([]),
+  /** Moves last-updated-ms past the newest snapshot (a property, schema or spec change). */
+  lastUpdated: RelativeTimeSchema.optional(),
+  /** Extra refs besides main, e.g. a writer's branch or a WAP audit branch. */
+  branches: z
+    .array(
+      z.object({
+        name: z.string(),
+        type: z.enum(["branch", "tag"]).default("branch"),
+        maxSnapshotAgeMs: z.number().int().optional(),
+        minSnapshotsToKeep: z.number().int().optional(),
+        maxRefAgeMs: z.number().int().optional(),
+      }),
+    )
+    .default([]),
+  /** How many metadata-log entries to keep (defaults to one per snapshot, capped by the table's previous-versions-max). */
+  metadataLogEntries: z.number().int().nonnegative().optional(),
+});
+
+export const FlinkExceptionScenarioSchema = z.object({
+  at: RelativeTimeSchema,
+  /** Fully qualified exception class. */
+  exception: z.string(),
+  /** The message as the real class formats it (see the upstream exception templates). */
+  message: z.string(),
+  taskName: z.string().optional(),
+  /** Extra stack frames after the first line; realistic defaults are generated when absent. */
+  frames: z.array(z.string()).optional(),
+});
+
+export const FlinkCheckpointScenarioSchema = z.object({
+  intervalMs: z.number().int().positive().default(300_000),
+  timeoutMs: z.number().int().positive().default(600_000),
+  completed: z.number().int().nonnegative().default(500),
+  failed: z.number().int().nonnegative().default(0),
+  inProgress: z.number().int().nonnegative().default(0),
+  /** When the latest checkpoint completed; absent = "one interval ago or less". */
+  latestCompletedAt: RelativeTimeSchema.optional(),
+  latestFailed: z.object({ at: RelativeTimeSchema, message: z.string() }).optional(),
+  endToEndDurationMs: z.number().int().nonnegative().default(1_800),
+  /** Whether recent history entries are failures (true = checkpoints are failing now). */
+  failing: z.boolean().default(false),
+});
+
+export const CommitterScenarioSchema = z.object({
+  /** v1 = FlinkSink's IcebergFilesCommitter operator; v2 = IcebergSink's "<name>: Committer". */
+  sink: z.enum(["flink-sink-v1", "iceberg-sink-v2"]).default("flink-sink-v1"),
+  uidPrefix: z.string().optional(),
+  /** Table name as the sink reports it (table.name()), e.g. iceberg.db.events. */
+  table: z.string(),
+  /** Samples of lastCommitDurationMs, oldest first; the last is the current value. */
+  lastCommitDurationMs: z.array(z.number().nonnegative()).default([850]),
+  committedDataFilesCount: z.number().int().nonnegative().default(8),
+  committedDataFilesByteCount: z.number().int().nonnegative().optional(),
+  /** Absent: derived from the writer's newest snapshot on the table (seconds since it). */
+  elapsedSecondsSinceLastSuccessfulCommit: z.number().nonnegative().optional(),
+});
+
+export const FlinkJobScenarioSchema = z.object({
+  id: z.string().regex(/^[0-9a-f]{32}$/),
+  name: z.string(),
+  state: z.string().default("RUNNING"),
+  startedAt: RelativeTimeSchema.default("-3d"),
+  parallelism: z.number().int().positive().default(4),
+  checkpoints: FlinkCheckpointScenarioSchema.default(FlinkCheckpointScenarioSchema.parse({})),
+  exceptions: z.array(FlinkExceptionScenarioSchema).default([]),
+  committer: CommitterScenarioSchema.optional(),
+  backpressure: z.enum(["ok", "low", "high"]).default("ok"),
+});
+
+export const ConnectTaskScenarioSchema = z.object({
+  id: z.number().int().nonnegative(),
+  state: z.string().default("RUNNING"),
+  trace: z.string().optional(),
+  workerId: z.string().default("10.0.4.21:8083"),
+});
+
+export const ConnectorScenarioSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  /** Flat connector config as GET /connectors/{name}/config returns it (name is added). */
+  config: z.record(z.string(), z.string()),
+  state: z.string().default("RUNNING"),
+  trace: z.string().optional(),
+  workerId: z.string().default("10.0.4.21:8083"),
+  tasks: z
+    .array(ConnectTaskScenarioSchema)
+    .default([{ id: 0, state: "RUNNING", workerId: "10.0.4.21:8083" }]),
+});
+
+export const ConnectScenarioSchema = z.object({
+  /** Kafka Connect worker version from GET /. */
+  version: z.string().default("3.9.1"),
+  /** Iceberg sink plugin version from /connector-plugins: 1.11.0 logs failures and stays RUNNING; main fails the task. */
+  sinkVersion: z.string().default("1.11.0"),
+  connectors: z.array(ConnectorScenarioSchema).default([]),
+});
+
+/** What makes the stalled writer commit again once a person (or the bot) changes something. */
+export const RecoveryTriggerSchema = z.discriminatedUnion("when", [
+  z.object({
+    when: z.literal("table-property-at-least"),
+    table: z.string(),
+    key: z.string(),
+    value: z.number(),
+  }),
+  z.object({
+    when: z.literal("table-property-equals"),
+    table: z.string(),
+    key: z.string(),
+    value: z.string(),
+  }),
+  z.object({ when: z.literal("connector-restarted"), connector: z.string() }),
+  z.object({
+    when: z.literal("connector-config-at-least"),
+    connector: z.string(),
+    key: z.string(),
+    value: z.number(),
+  }),
+  z.object({ when: z.literal("never") }),
+]);
+
+export const WriterBehaviourSchema = z.object({
+  table: z.string(),
+  committer: CommitterSchema,
+  /** How often the writer commits once it is healthy. */
+  commitEvery: DurationSchema.default("5m"),
+  recoversWhen: RecoveryTriggerSchema.default({ when: "never" }),
+});
+
+export const PrometheusSeriesSchema = z.object({
+  /** PromQL the simulator answers (matched exactly after whitespace is folded), or a metric name. */
+  query: z.string(),
+  /** Values oldest first, one per step. */
+  values: z.array(z.number()),
+  step: DurationSchema.default("5m"),
+  labels: z.record(z.string(), z.string()).default({}),
+});
+
+export const ScenarioExpectationSchema = z.object({
+  verdict: z.string().optional(),
+  findings: z.array(z.string()).default([]),
+  /** Findings that must not fire. */
+  absent: z.array(z.string()).default([]),
+  nextStep: z.string().nullable().optional(),
+  audit: z.record(z.string(), z.enum(["pass", "warn", "fail"])).default({}),
+});
+
+export const ScenarioSchema = z.object({
+  name: z.string().regex(/^[a-z0-9-]+$/),
+  description: z.string(),
+  /** The table people ask about in this scenario. */
+  table: z.string(),
+  catalog: z
+    .object({
+      /** The catalog's /v1/config prefix override (e.g. "prod"); absent = no prefix. */
+      prefix: z.string().optional(),
+      warehouse: z.string().default("s3://lake/warehouse"),
+      tables: z.array(TableScenarioSchema).default([]),
+      /** Extra empty namespaces to list. */
+      namespaces: z.array(z.string()).default([]),
+    })
+    .default({ warehouse: "s3://lake/warehouse", tables: [], namespaces: [] }),
+  flink: z.object({ jobs: z.array(FlinkJobScenarioSchema).default([]) }).optional(),
+  connect: ConnectScenarioSchema.optional(),
+  prometheus: z.object({ series: z.array(PrometheusSeriesSchema).default([]) }).optional(),
+  writers: z.array(WriterBehaviourSchema).default([]),
+  expect: ScenarioExpectationSchema.default({ findings: [], absent: [], audit: {} }),
+});
+
+export type RelativeTime = z.infer<typeof RelativeTimeSchema>;
+export type Committer = z.infer<typeof CommitterSchema>;
+export type SnapshotEntry = z.infer<typeof SnapshotEntrySchema>;
+export type TableScenario = z.infer<typeof TableScenarioSchema>;
+export type FlinkJobScenario = z.infer<typeof FlinkJobScenarioSchema>;
+export type ConnectorScenario = z.infer<typeof ConnectorScenarioSchema>;
+export type WriterBehaviour = z.infer<typeof WriterBehaviourSchema>;
+export type Scenario = z.infer<typeof ScenarioSchema>;
+export type ScenarioInput = z.input<typeof ScenarioSchema>;
