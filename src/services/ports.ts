@@ -26,6 +26,8 @@ export interface PropertyCommit {
 }
 
 export interface CatalogPort {
+  /** Where the catalog lives (origin and path, never credentials), for messages people read. */
+  readonly url?: string;
   getConfig(): Promise<CatalogConfig>;
   listNamespaces(parent?: string[]): Promise<string[][]>;
   listTables(namespace: string[]): Promise<TableRef[]>;

@@ -216,7 +216,8 @@ export interface ConnectEvidence {
   config: Record<string, string>;
   /** Version of the Iceberg sink plugin from /connector-plugins, when known (e.g. "1.11.0"). */
   sinkVersion?: string;
-  connectorSource?: "configured" | "discovered";
+  /** candidate: a dynamic-routing connector that may write the table (routing is per record). */
+  connectorSource?: "configured" | "discovered" | "candidate";
 }
 
 export interface PrometheusEvidence {

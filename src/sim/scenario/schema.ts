@@ -194,6 +194,8 @@ export const RecoveryTriggerSchema = z.discriminatedUnion("when", [
     value: z.number(),
   }),
   z.object({ when: z.literal("never") }),
+  /** A healthy writer: it keeps committing every commitEvery as the clock moves. */
+  z.object({ when: z.literal("always") }),
 ]);
 
 export const WriterBehaviourSchema = z.object({
@@ -251,5 +253,6 @@ export type TableScenario = z.infer<typeof TableScenarioSchema>;
 export type FlinkJobScenario = z.infer<typeof FlinkJobScenarioSchema>;
 export type ConnectorScenario = z.infer<typeof ConnectorScenarioSchema>;
 export type WriterBehaviour = z.infer<typeof WriterBehaviourSchema>;
+export type RecoveryTrigger = z.infer<typeof RecoveryTriggerSchema>;
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ScenarioInput = z.input<typeof ScenarioSchema>;

@@ -1,0 +1,184 @@
+// Shared setup for the bot benchmarks: a bot (or two) on a private Redis namespace, the Slack
+// stand-in, signed Slack requests and percentile maths.
+
+import { createHmac, randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { loadConfig } from "../src/config.js";
+import type { Report } from "../src/core/report/schema.js";
+import { type Bot, type BotOptions, startBot } from "../src/main.js";
+import type { DiagnoseFn } from "../src/services/incident-deps.js";
+import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
+import type { SlackStandIn } from "../src/sim/slack/types.js";
+
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+export const CHANNEL = "C0BENCH";
+
+export interface BenchBots {
+  bots: Bot[];
+  standIn: SlackStandIn;
+  secret: string;
+  webhookToken: string;
+  close(): Promise<void>;
+}
+
+export async function startBenchBots(
+  label: string,
+  count: number,
+  options: Partial<BotOptions> = {},
+  env: Record<string, string> = {},
+): Promise<BenchBots> {
+  const standIn = await startSlackStandIn();
+  const secret = randomBytes(16).toString("hex");
+  const webhookToken = randomBytes(16).toString("hex");
+  const id = `${label}-${randomBytes(4).toString("hex")}`;
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: "xoxb-stand-in",
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_API_URL: standIn.apiUrl,
+    REDIS_URL,
+    ALERT_WEBHOOK_TOKEN: webhookToken,
+    INCIDENT_CHANNEL: CHANNEL,
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const bots: Bot[] = [];
+  for (let i = 0; i < count; i++) {
+    bots.push(
+      await startBot(config, {
+        namespace: `bench-${id}`,
+        queuePrefix: `{bench-q-${id}}`,
+        port: 0,
+        ...options,
+      }),
+    );
+  }
+  return {
+    bots,
+    standIn,
+    secret,
+    webhookToken,
+    async close() {
+      await bots[0]?.queues.obliterate().catch(() => {});
+      await Promise.all(bots.map((b) => b.stop()));
+      await standIn.close();
+      await deleteKeys([`{bench-${id}}:*`, `{bench-q-${id}}:*`]);
+    },
+  };
+}
+
+async function deleteKeys(patterns: string[]): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  for (const pattern of patterns) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== "0");
+  }
+  await redis.quit();
+}
+
+export function signedSlashCommand(secret: string, text: string, n: number) {
+  const body = new URLSearchParams({
+    team_id: "T0BENCH",
+    channel_id: CHANNEL,
+    user_id: "U0BENCH",
+    command: "/iceberg",
+    text,
+    response_url: "http://127.0.0.1:9/unused",
+    trigger_id: `${Date.now()}.bench.${n}`,
+  }).toString();
+  const ts = Math.floor(Date.now() / 1000);
+  const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
+  return {
+    body,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": String(ts),
+      "x-slack-signature": signature,
+    },
+  };
+}
+
+export function alertBody(table: string, fingerprint: string): string {
+  return JSON.stringify({
+    version: "4",
+    status: "firing",
+    receiver: "iceberg-bot",
+    alerts: [
+      {
+        status: "firing",
+        labels: { alertname: "IcebergCommitStalled", table },
+        annotations: { summary: `No successful Iceberg commit for ${table}` },
+        startsAt: new Date().toISOString(),
+        endsAt: "0001-01-01T00:00:00Z",
+        fingerprint,
+      },
+    ],
+  });
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return Math.round(sorted[Math.max(0, index)]! * 10) / 10;
+}
+
+export async function timed<T>(fn: () => Promise<T>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/** Runs `total` tasks with at most `limit` in flight; returns each task's latency in ms. */
+export async function pooled(
+  total: number,
+  limit: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<number[]> {
+  const latencies: number[] = new Array(total);
+  let next = 0;
+  const lane = async () => {
+    while (next < total) {
+      const i = next++;
+      latencies[i] = await timed(() => task(i));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, total) }, lane));
+  return latencies;
+}
+
+/** A fixed report so intake benchmarks measure the bot, not evidence gathering. */
+export const fixedDiagnose: DiagnoseFn = async (_ports, request, now) => ({
+  report: fixedReport(request.table, now()),
+});
+
+function fixedReport(table: string, nowMs: number): Report {
+  return {
+    reportVersion: 1,
+    table,
+    generatedAt: new Date(nowMs).toISOString(),
+    verdict: "commit-conflict",
+    findings: [
+      {
+        id: "commit-conflict",
+        severity: "critical",
+        summary: `Commits to ${table} lose the race to another writer`,
+        evidence: [{ source: "flink", detail: "CommitFailedException, retries exhausted", data: {} }],
+      },
+    ],
+    nextStep: null,
+    sources: {
+      catalog: { status: "ok" },
+      flink: { status: "ok" },
+      connect: { status: "not-configured" },
+      prometheus: { status: "not-configured" },
+    },
+  };
+}
+
+export function isMain(url: string): boolean {
+  return process.argv[1] !== undefined && url.endsWith(process.argv[1].replace(/\\/g, "/"));
+}

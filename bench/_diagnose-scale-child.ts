@@ -1,0 +1,39 @@
+// One measurement in a fresh process, so peak memory (maxRSS) belongs to that measurement alone.
+//   baseline                  - nothing (the runtime's own footprint)
+//   parse <file>              - read the LoadTableResult text and JSON.parse it
+//   diagnose <catalog> <flink> - gather evidence over loopback and diagnose db.events
+import { readFileSync } from "node:fs";
+import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
+import { loadConfig } from "../src/config.js";
+import { diagnose } from "../src/core/diagnosis/diagnose.js";
+import { investigate } from "../src/services/investigate.js";
+
+// Each mode runs twice and times the second run: the first warms the JIT, as a long-running bot
+// process is warm. A forced GC between the two keeps the peak honest.
+const [mode, a, b] = process.argv.slice(2);
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+async function once(): Promise<string> {
+  if (mode === "parse" && a) {
+    const parsed = JSON.parse(readFileSync(a, "utf8")) as { metadata: { snapshots: unknown[] } };
+    return String(parsed.metadata.snapshots.length);
+  }
+  if (mode === "diagnose" && a && b) {
+    const config = loadConfig({ ICEBERG_CATALOG_URL: a, FLINK_REST_URL: b, SOURCE_TIMEOUT_MS: "120000" });
+    const ports = createEvidencePorts(config, { timeoutMs: 120_000 });
+    const now = Date.now();
+    const evidence = await investigate(ports, { table: "db.events", timeoutMs: 120_000 }, () => now);
+    const report = diagnose(evidence, now);
+    return `${evidence.catalog?.snapshots.length ?? 0} snapshots read, verdict ${report.verdict}`;
+  }
+  return "";
+}
+
+await once();
+collect();
+const started = performance.now();
+const detail = await once();
+const elapsedMs = performance.now() - started;
+process.stdout.write(
+  `${JSON.stringify({ elapsedMs, maxRssBytes: process.resourceUsage().maxRSS * 1024, detail })}\n`,
+);

@@ -1,0 +1,94 @@
+// Flink REST shapes (rest_v1_dispatcher.yml) for the parts the bot reads. The metrics endpoints
+// answer a bare JSON array, not the {"metrics": [...]} object the spec describes.
+
+import { z } from "zod";
+
+export const JobsOverviewSchema = z.object({
+  jobs: z.array(
+    z.object({
+      jid: z.string(),
+      name: z.string(),
+      state: z.string(),
+      "start-time": z.number().int(),
+    }),
+  ),
+});
+
+export const JobDetailsSchema = z.object({
+  jid: z.string(),
+  name: z.string(),
+  state: z.string(),
+  "start-time": z.number().int(),
+  vertices: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      parallelism: z.number().int(),
+      status: z.string(),
+    }),
+  ),
+});
+
+const CheckpointStatsSchema = z.object({
+  id: z.number().int(),
+  status: z.string(),
+  trigger_timestamp: z.number().int(),
+  latest_ack_timestamp: z.number().int().nullish(),
+  end_to_end_duration: z.number().int().nullish(),
+  failure_message: z.string().nullish(),
+});
+
+export type CheckpointStats = z.infer<typeof CheckpointStatsSchema>;
+
+export const CheckpointingStatisticsSchema = z.object({
+  counts: z.object({
+    restored: z.number().int().default(0),
+    total: z.number().int().default(0),
+    in_progress: z.number().int().default(0),
+    completed: z.number().int().default(0),
+    failed: z.number().int().default(0),
+  }),
+  latest: z
+    .object({
+      completed: CheckpointStatsSchema.nullish(),
+      failed: CheckpointStatsSchema.nullish(),
+    })
+    .nullish(),
+  history: z.array(CheckpointStatsSchema).default([]),
+});
+
+export const CheckpointConfigSchema = z.object({
+  interval: z.number(),
+  timeout: z.number().optional(),
+  mode: z.string().optional(),
+});
+
+const ExceptionEntrySchema = z.object({
+  exceptionName: z.string().nullish(),
+  stacktrace: z.string().default(""),
+  timestamp: z.number().int(),
+  taskName: z.string().nullish(),
+});
+
+export type ExceptionEntry = z.infer<typeof ExceptionEntrySchema>;
+
+export const JobExceptionsSchema = z.object({
+  exceptionHistory: z.object({ entries: z.array(ExceptionEntrySchema).default([]) }).nullish(),
+  // Older Flink versions answer with the root exception only.
+  "root-exception": z.string().nullish(),
+  timestamp: z.number().int().nullish(),
+});
+
+/** GET .../metrics without ?get=: the available ids. */
+export const MetricIdsSchema = z.array(z.object({ id: z.string() }));
+
+/** GET .../metrics?get=a,b: values as strings. */
+export const MetricValuesSchema = z.array(z.object({ id: z.string(), value: z.string() }));
+
+export const BackPressureSchema = z.object({
+  status: z.string().optional(),
+  backpressureLevel: z.string().optional(),
+  subtasks: z
+    .array(z.object({ subtask: z.number().int().optional(), ratio: z.number().optional() }))
+    .default([]),
+});

@@ -1,0 +1,310 @@
+// One way to call an evidence source over HTTP: undici with an injected dispatcher, a hard
+// deadline, a response size cap, and coded errors that tell unreachable, slow, failing, garbled
+// and oversized answers apart. Tokens travel in headers and never reach an error.
+
+import { Agent, type Dispatcher, request } from "undici";
+import type { z } from "zod";
+import type { SourceName } from "../../core/ids.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { SOURCE_LABELS } from "./labels.js";
+import { parseJsonText, parseWithSchema } from "./parse.js";
+import { describeUpstreamError } from "./upstream-error.js";
+
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** Table metadata grows with history: 100,000 snapshots with Flink summaries is about 90 MiB. */
+export const CATALOG_MAX_BYTES = 512 * 1024 * 1024;
+
+let sharedAgent: Agent | undefined;
+
+/** One keep-alive pool for every client that was not given its own dispatcher. */
+export function sharedDispatcher(): Dispatcher {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 32 });
+  return sharedAgent;
+}
+
+/** Closes the shared pool's idle sockets; call once on shutdown. */
+export async function closeSharedDispatcher(): Promise<void> {
+  const agent = sharedAgent;
+  sharedAgent = undefined;
+  await agent?.close();
+}
+
+export interface HttpSourceOptions {
+  source: SourceName;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
+
+export interface HttpRequest {
+  method?: HttpMethod;
+  url: string | URL;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Overrides the source's timeout for this one request. */
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Pathname only: safe for messages and logs. */
+  path: string;
+  method: HttpMethod;
+}
+
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ETIMEDOUT",
+]);
+const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INVALID_CHUNK_SIZE"]);
+
+/** Sends one request and reads the whole body; any HTTP status is returned, not thrown. */
+export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
+  const url = typeof req.url === "string" ? new URL(req.url) : req.url;
+  const method = req.method ?? "GET";
+  const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const where: Where = { source: options.source, url, method, timeoutMs };
+
+  // undici's own timeouts only watch gaps between bytes; this deadline bounds the whole exchange.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let phase: "headers" | "body" = "headers";
+  try {
+    const response = await request(url, {
+      method,
+      dispatcher: options.dispatcher ?? sharedDispatcher(),
+      headers: req.headers,
+      body: req.body,
+      signal: controller.signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    phase = "body";
+    const declared = Number(response.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      discard(response.body);
+      throw tooLarge(where, maxBytes);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > maxBytes) {
+        discard(response.body);
+        throw tooLarge(where, maxBytes);
+      }
+      chunks.push(buffer);
+    }
+    return {
+      status: response.statusCode,
+      headers: flattenHeaders(response.headers),
+      body: Buffer.concat(chunks).toString("utf8"),
+      path: url.pathname,
+      method,
+    };
+  } catch (error) {
+    if (error instanceof CodedError) throw error;
+    throw classifyTransportError(error, where, phase, controller.signal.aborted);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends a request, demands one of the accepted statuses, and returns the raw response. */
+export async function send(
+  options: HttpSourceOptions,
+  req: HttpRequest,
+  accept: readonly number[] = [200],
+): Promise<HttpResponse> {
+  const response = await sendRaw(options, req);
+  if (!accept.includes(response.status)) throw httpStatusError(options.source, response);
+  return response;
+}
+
+/** Sends a request, demands an accepted status, parses the JSON body and checks it with a schema. */
+export async function sendJson<S extends z.ZodType>(
+  options: HttpSourceOptions,
+  req: HttpRequest,
+  schema: S,
+  accept: readonly number[] = [200],
+): Promise<z.output<S>> {
+  const headers = { accept: "application/json", ...req.headers };
+  const response = await send(options, { ...req, headers }, accept);
+  const ctx = { source: options.source, what: `${response.method} ${response.path}` };
+  return parseWithSchema(schema, parseJsonText(response.body, ctx), ctx);
+}
+
+export function sourceOrigin(url: URL): string {
+  // origin never carries user:password, so it is safe to show.
+  return url.origin;
+}
+
+/** A coded error for an HTTP status, with what the upstream said about it. */
+export function httpStatusError(
+  source: SourceName,
+  response: Pick<HttpResponse, "status" | "body" | "path" | "method">,
+  options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
+): CodedError {
+  const upstream = describeUpstreamError(response.body);
+  const said = upstream.message ? `: ${upstream.message}` : "";
+  const status = response.status;
+  const auth = status === 401 || status === 403 || status === 419;
+  const code = options.code ?? (auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus);
+  return new CodedError(
+    code,
+    `${SOURCE_LABELS[source]} answered HTTP ${status} to ${response.method} ${response.path}${said}`,
+    {
+      hint: options.hint ?? statusHint(source, status),
+      retryable: options.retryable ?? (status >= 500 || status === 429 || status === 408),
+      details: {
+        source,
+        path: response.path,
+        method: response.method,
+        status,
+        ...(upstream.type ? { upstreamType: upstream.type } : {}),
+        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
+      },
+    },
+  );
+}
+
+function statusHint(source: SourceName, status: number): string {
+  if (status === 401 || status === 419)
+    return `Check the credentials configured for the ${SOURCE_LABELS[source]}.`;
+  if (status === 403)
+    return `The credentials for the ${SOURCE_LABELS[source]} lack permission for this call.`;
+  if (status === 404) return "Check the name or id; it does not exist on that server.";
+  if (status >= 500)
+    return `The ${SOURCE_LABELS[source]} failed on its side; look at its logs, then try again.`;
+  return `Check the request against the ${SOURCE_LABELS[source]} documentation.`;
+}
+
+interface Where {
+  source: SourceName;
+  url: URL;
+  method: HttpMethod;
+  timeoutMs: number;
+}
+
+function details(where: Where, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { source: where.source, path: where.url.pathname, method: where.method, ...extra };
+}
+
+function tooLarge(where: Where, maxBytes: number): CodedError {
+  return new CodedError(
+    ErrorCode.SourceTooLarge,
+    `${SOURCE_LABELS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
+    {
+      hint: "The response is far larger than expected; check that the URL points at the right API.",
+      details: details(where, { maxBytes }),
+    },
+  );
+}
+
+function classifyTransportError(
+  error: unknown,
+  where: Where,
+  phase: "headers" | "body",
+  deadlinePassed: boolean,
+): CodedError {
+  const label = SOURCE_LABELS[where.source];
+  const codes = errorCodes(error);
+  const at = `${where.method} ${where.url.pathname}`;
+  if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {
+    return new CodedError(
+      ErrorCode.SourceTimeout,
+      `${label} at ${sourceOrigin(where.url)} did not answer ${at} within ${where.timeoutMs} ms`,
+      {
+        hint: "The server is slow or stuck; check its health, or raise SOURCE_TIMEOUT_MS.",
+        retryable: true,
+        details: details(where, { timeoutMs: where.timeoutMs, phase }),
+        cause: error,
+      },
+    );
+  }
+  if (
+    phase === "body" &&
+    (codes.some((c) => UNREACHABLE_CODES.has(c) || CUT_SHORT_CODES.has(c)) || codes.length === 0)
+  ) {
+    return new CodedError(ErrorCode.SourceMalformed, `${label} cut the response to ${at} short`, {
+      hint: "The connection dropped mid-answer; a proxy or the server may be restarting. Try again.",
+      retryable: true,
+      details: details(where, { reason: "truncated", errorCode: codes[0] }),
+      cause: error,
+    });
+  }
+  const reason = codes[0] ?? (error instanceof Error ? error.message : String(error));
+  return new CodedError(
+    ErrorCode.SourceUnreachable,
+    `${label} at ${sourceOrigin(where.url)} is unreachable (${reason}) for ${at}`,
+    {
+      hint: "Check the URL in the configuration and that the service is up and reachable from the bot.",
+      retryable: true,
+      details: details(where, { errorCode: reason }),
+      cause: error,
+    },
+  );
+}
+
+/** Error codes along the cause chain, including each member of an AggregateError. */
+function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
+  if (!error || typeof error !== "object" || seen.has(error)) return [];
+  seen.add(error);
+  const found: string[] = [];
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") found.push(code);
+  if (error instanceof AggregateError)
+    for (const inner of error.errors) found.push(...errorCodes(inner, seen));
+  found.push(...errorCodes((error as { cause?: unknown }).cause, seen));
+  return found;
+}
+
+/** Drops a body we will not read; the abort it causes is expected, so it must not surface. */
+function discard(body: Dispatcher.ResponseData["body"]): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+/** Joins a base URL (which may carry a path) with an API path and query parameters. */
+export function buildUrl(
+  base: string,
+  path: string,
+  query: Record<string, string | readonly string[] | undefined> = {},
+): URL {
+  const root = base.endsWith("/") ? base : `${base}/`;
+  const url = new URL(path.replace(/^\//, ""), root);
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const item of typeof value === "string" ? [value] : value) url.searchParams.append(key, item);
+  }
+  return url;
+}

@@ -1,0 +1,205 @@
+// Iceberg REST shapes (catalog config, listings, table metadata v1/v2/v3) and their translation
+// into TableEvidence. Only the fields the bot reads are checked; everything else passes by.
+
+import { z } from "zod";
+import type {
+  MetadataLogEntry,
+  SchemaInfo,
+  Snapshot,
+  SnapshotLogEntry,
+  SnapshotRef,
+  TableEvidence,
+  TableRef,
+} from "../../core/evidence/model.js";
+
+/** A snapshot id: a string after protectSnapshotIds, or a small bare integer. */
+const SnapshotIdSchema = z.union([
+  z.string().regex(/^-?\d+$/, "a snapshot id (digits)"),
+  z
+    .number()
+    .int()
+    .transform((n) => String(n)),
+]);
+
+const StringMapSchema = z.record(z.string(), z.string());
+
+export const CatalogConfigSchema = z.object({
+  defaults: StringMapSchema.default({}),
+  overrides: StringMapSchema.default({}),
+  endpoints: z.array(z.string()).optional(),
+});
+
+export const ListNamespacesSchema = z.object({
+  namespaces: z.array(z.array(z.string())),
+  "next-page-token": z.string().nullish(),
+});
+
+export const ListTablesSchema = z.object({
+  identifiers: z.array(z.object({ namespace: z.array(z.string()), name: z.string() })),
+  "next-page-token": z.string().nullish(),
+});
+
+export const OAuthTokenSchema = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string(),
+  expires_in: z.number().positive().optional(),
+});
+
+const SnapshotSchema = z.object({
+  "snapshot-id": SnapshotIdSchema,
+  "parent-snapshot-id": SnapshotIdSchema.nullish(),
+  "sequence-number": z.number().int().optional(),
+  "timestamp-ms": z.number().int(),
+  // Required from v2 on; v1 writers may omit it.
+  summary: z.record(z.string(), z.unknown()).optional(),
+  "schema-id": z.number().int().optional(),
+});
+
+const SnapshotLogSchema = z.object({ "snapshot-id": SnapshotIdSchema, "timestamp-ms": z.number().int() });
+const MetadataLogSchema = z.object({ "metadata-file": z.string(), "timestamp-ms": z.number().int() });
+
+const RefSchema = z.object({
+  "snapshot-id": SnapshotIdSchema,
+  type: z.enum(["branch", "tag"]),
+  "max-ref-age-ms": z.number().int().optional(),
+  "max-snapshot-age-ms": z.number().int().optional(),
+  "min-snapshots-to-keep": z.number().int().optional(),
+});
+
+const SchemaSchema = z.object({
+  "schema-id": z.number().int().optional(),
+  fields: z.array(z.object({ name: z.string() })),
+});
+
+const PartitionFieldSchema = z.object({ name: z.string() });
+const PartitionSpecSchema = z.object({ "spec-id": z.number().int(), fields: z.array(PartitionFieldSchema) });
+const SortOrderSchema = z.object({ "order-id": z.number().int(), fields: z.array(z.unknown()) });
+
+export const TableMetadataSchema = z.object({
+  "format-version": z.number().int().min(1).max(3),
+  // Optional in v1 only; later versions always carry it.
+  "table-uuid": z.string().optional(),
+  location: z.string(),
+  "last-updated-ms": z.number().int(),
+  properties: StringMapSchema.default({}),
+  "current-snapshot-id": SnapshotIdSchema.nullish(),
+  snapshots: z.array(SnapshotSchema).default([]),
+  "snapshot-log": z.array(SnapshotLogSchema).default([]),
+  "metadata-log": z.array(MetadataLogSchema).default([]),
+  refs: z.record(z.string(), RefSchema).optional(),
+  "current-schema-id": z.number().int().optional(),
+  schemas: z.array(SchemaSchema).optional(),
+  schema: SchemaSchema.optional(),
+  "default-spec-id": z.number().int().optional(),
+  "partition-specs": z.array(PartitionSpecSchema).optional(),
+  "partition-spec": z.array(PartitionFieldSchema).optional(),
+  "default-sort-order-id": z.number().int().optional(),
+  "sort-orders": z.array(SortOrderSchema).optional(),
+  // Our catalog fetch copies LoadTableResult's metadata-location in here.
+  "metadata-location": z.string().optional(),
+});
+
+export type TableMetadata = z.infer<typeof TableMetadataSchema>;
+
+export const LoadTableResultSchema = z.object({
+  "metadata-location": z.string().optional(),
+  metadata: TableMetadataSchema,
+  config: StringMapSchema.optional(),
+});
+
+/** Translates parsed table metadata into the evidence model. */
+export function toTableEvidence(
+  ref: TableRef,
+  metadata: TableMetadata,
+  metadataLocation?: string,
+): TableEvidence {
+  const schemas = schemasOf(metadata);
+  const currentSchemaId = metadata["current-schema-id"] ?? schemas[0]?.schemaId ?? 0;
+  const currentSnapshotId = snapshotIdOrNone(metadata["current-snapshot-id"]);
+  const partitionFields = partitionFieldsOf(metadata);
+  return {
+    ref,
+    uuid: metadata["table-uuid"] ?? "",
+    formatVersion: metadata["format-version"],
+    location: metadata.location,
+    metadataLocation: metadataLocation ?? metadata["metadata-location"],
+    lastUpdatedMs: metadata["last-updated-ms"],
+    currentSnapshotId,
+    snapshots: metadata.snapshots.map(toSnapshot).sort((a, b) => a.timestampMs - b.timestampMs),
+    snapshotLog: metadata["snapshot-log"].map(
+      (e): SnapshotLogEntry => ({ snapshotId: e["snapshot-id"], timestampMs: e["timestamp-ms"] }),
+    ),
+    metadataLog: metadata["metadata-log"].map(
+      (e): MetadataLogEntry => ({ metadataFile: e["metadata-file"], timestampMs: e["timestamp-ms"] }),
+    ),
+    refs: refsOf(metadata, currentSnapshotId),
+    properties: { ...metadata.properties },
+    currentSchemaId,
+    schemas,
+    partitionFieldCount: partitionFields.length,
+    partitionFields,
+    sortOrderFieldCount: sortOrderFieldCount(metadata),
+  };
+}
+
+function toSnapshot(raw: z.infer<typeof SnapshotSchema>): Snapshot {
+  const summary: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw.summary ?? {})) {
+    if (value !== null && value !== undefined) summary[key] = String(value);
+  }
+  return {
+    snapshotId: raw["snapshot-id"],
+    parentSnapshotId: snapshotIdOrNone(raw["parent-snapshot-id"]),
+    sequenceNumber: raw["sequence-number"],
+    timestampMs: raw["timestamp-ms"],
+    // v1 snapshots may lack a summary; "unknown" keeps rules from guessing an operation.
+    operation: summary.operation ?? "unknown",
+    summary,
+    schemaId: raw["schema-id"],
+  };
+}
+
+/** -1 is how v1 metadata says "no snapshot". */
+function snapshotIdOrNone(id: string | null | undefined): string | undefined {
+  return id === null || id === undefined || id === "-1" ? undefined : id;
+}
+
+function schemasOf(metadata: TableMetadata): SchemaInfo[] {
+  const list = metadata.schemas ?? (metadata.schema ? [metadata.schema] : []);
+  return list.map((s, index) => ({ schemaId: s["schema-id"] ?? index, fieldCount: s.fields.length }));
+}
+
+function partitionFieldsOf(metadata: TableMetadata): string[] {
+  const specs = metadata["partition-specs"];
+  if (specs && specs.length > 0) {
+    const wanted = metadata["default-spec-id"];
+    const spec = specs.find((s) => s["spec-id"] === wanted) ?? specs[specs.length - 1];
+    return spec ? spec.fields.map((f) => f.name) : [];
+  }
+  return (metadata["partition-spec"] ?? []).map((f) => f.name);
+}
+
+function sortOrderFieldCount(metadata: TableMetadata): number {
+  const orders = metadata["sort-orders"] ?? [];
+  const wanted = metadata["default-sort-order-id"];
+  const order = orders.find((o) => o["order-id"] === wanted);
+  return order ? order.fields.length : 0;
+}
+
+function refsOf(metadata: TableMetadata, currentSnapshotId: string | undefined): Record<string, SnapshotRef> {
+  const out: Record<string, SnapshotRef> = {};
+  for (const [name, ref] of Object.entries(metadata.refs ?? {})) {
+    out[name] = {
+      snapshotId: ref["snapshot-id"],
+      type: ref.type,
+      maxRefAgeMs: ref["max-ref-age-ms"],
+      maxSnapshotAgeMs: ref["max-snapshot-age-ms"],
+      minSnapshotsToKeep: ref["min-snapshots-to-keep"],
+    };
+  }
+  // Old metadata without refs: the spec says main is the current snapshot.
+  if (!metadata.refs && currentSnapshotId !== undefined) {
+    out.main = { snapshotId: currentSnapshotId, type: "branch" };
+  }
+  return out;
+}

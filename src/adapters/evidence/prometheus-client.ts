@@ -1,0 +1,77 @@
+// PrometheusPort over the HTTP API (instant and range queries). Sample values arrive as strings
+// and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers.
+
+import type { Dispatcher } from "undici";
+import { z } from "zod";
+import type { MetricPoint } from "../../core/evidence/model.js";
+import type { PrometheusPort } from "../../services/ports.js";
+import { buildUrl, type HttpSourceOptions, sendJson } from "./http.js";
+
+export interface PrometheusClientOptions {
+  url: string;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+const SampleSchema = z.tuple([z.number(), z.string()]);
+
+const VectorSchema = z.object({
+  status: z.literal("success"),
+  data: z.object({
+    resultType: z.literal("vector"),
+    result: z.array(z.object({ metric: z.record(z.string(), z.string()), value: SampleSchema })),
+  }),
+});
+
+const MatrixSchema = z.object({
+  status: z.literal("success"),
+  data: z.object({
+    resultType: z.literal("matrix"),
+    result: z.array(z.object({ metric: z.record(z.string(), z.string()), values: z.array(SampleSchema) })),
+  }),
+});
+
+export function createPrometheusClient(options: PrometheusClientOptions): PrometheusPort {
+  const http: HttpSourceOptions = {
+    source: "prometheus",
+    dispatcher: options.dispatcher,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+  };
+
+  return {
+    async query(promql, atMs) {
+      const url = buildUrl(options.url, "api/v1/query", { query: promql, time: seconds(atMs) });
+      const body = await sendJson(http, { url }, VectorSchema);
+      return body.data.result.flatMap((series) => {
+        const value = Number(series.value[1]);
+        return Number.isFinite(value) ? [{ labels: series.metric, value }] : [];
+      });
+    },
+
+    async queryRange(promql, startMs, endMs, stepSeconds) {
+      const url = buildUrl(options.url, "api/v1/query_range", {
+        query: promql,
+        start: seconds(startMs),
+        end: seconds(endMs),
+        step: String(stepSeconds),
+      });
+      const body = await sendJson(http, { url }, MatrixSchema);
+      return body.data.result.map((series) => ({ labels: series.metric, points: toPoints(series.values) }));
+    },
+  };
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+function toPoints(values: readonly [number, string][]): MetricPoint[] {
+  const points: MetricPoint[] = [];
+  for (const [at, raw] of values) {
+    const value = Number(raw);
+    if (Number.isFinite(value)) points.push({ atMs: Math.round(at * 1000), value });
+  }
+  return points;
+}

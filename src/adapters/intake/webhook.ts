@@ -1,0 +1,122 @@
+// The HTTP edge of alert intake: bearer token (constant time), body cap, JSON and schema
+// validation. It answers with a status and a short JSON reason, and hands valid alerts on.
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
+import type { AlertEvent } from "../../core/incident/model.js";
+import { AlertmanagerBodySchema, toAlertEvent } from "./alertmanager.js";
+import { GrafanaBodySchema } from "./grafana.js";
+
+export const DEFAULT_WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+export type WebhookKind = "alertmanager" | "grafana";
+
+export interface WebhookOptions {
+  kind: WebhookKind;
+  /** When absent every request is refused: an open alert endpoint would let anyone open incidents. */
+  token?: string;
+  bodyLimitBytes?: number;
+  accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
+  onError?: (error: unknown) => void;
+}
+
+export class WebhookRejection extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Compares digests so neither the length nor the content of the token leaks through timing. */
+export function tokenMatches(presented: string | undefined, expected: string | undefined): boolean {
+  if (!presented || !expected) return false;
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function bearerToken(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw new WebhookRejection(413, `Body is larger than ${limit} bytes.`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw new WebhookRejection(413, `Body is larger than ${limit} bytes.`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Validates a parsed body and returns normalised alerts; the 400 message names the first bad field. */
+export function parseWebhookBody(kind: WebhookKind, body: unknown): AlertEvent[] {
+  const schema: z.ZodType<{ alerts: Parameters<typeof toAlertEvent>[0][] }> =
+    kind === "alertmanager" ? AlertmanagerBodySchema : GrafanaBodySchema;
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const field = issue.path.length > 0 ? issue.path.join(".") : "(body)";
+    throw new WebhookRejection(400, `Invalid ${kind} webhook body: field ${field}: ${issue.message}.`);
+  }
+  return result.data.alerts.map((alert) => toAlertEvent(alert, kind));
+}
+
+function reply(res: ServerResponse, status: number, payload: Record<string, unknown>): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify(payload);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function createWebhookHandler(options: WebhookOptions) {
+  const limit = options.bodyLimitBytes ?? DEFAULT_WEBHOOK_BODY_LIMIT;
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    void (async () => {
+      try {
+        if (!tokenMatches(bearerToken(req.headers.authorization), options.token)) {
+          req.resume();
+          res.setHeader("www-authenticate", 'Bearer realm="iceberg-bot"');
+          throw new WebhookRejection(
+            401,
+            "Missing or wrong bearer token: send Authorization: Bearer <ALERT_WEBHOOK_TOKEN>.",
+          );
+        }
+        const raw = await readBody(req, limit);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw.toString("utf8"));
+        } catch {
+          throw new WebhookRejection(400, "Body is not valid JSON.");
+        }
+        const alerts = parseWebhookBody(options.kind, parsed);
+        const outcome = await options.accept(alerts);
+        reply(res, 202, { ok: true, ...outcome });
+      } catch (error) {
+        if (error instanceof WebhookRejection) {
+          // The rest of an oversized body is not read; closing the connection stops the sender.
+          if (error.status === 413) res.setHeader("connection", "close");
+          reply(res, error.status, { ok: false, error: error.message });
+          return;
+        }
+        options.onError?.(error);
+        reply(res, 503, {
+          ok: false,
+          error: "The bot could not record the alerts; the sender should retry.",
+        });
+      }
+    })();
+  };
+}

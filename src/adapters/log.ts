@@ -1,0 +1,51 @@
+// pino with secrets kept out: known secret fields are redacted by path, and any secret value that
+// slips into a message or error text is scrubbed before the line is written.
+
+import { type Logger, pino } from "pino";
+import { type Config, REDACTED, scrubSecrets, secretValues } from "../config.js";
+
+export type { Logger } from "pino";
+
+const REDACT_PATHS = [
+  "token",
+  "*.token",
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  "*.headers.authorization",
+  "signingSecret",
+  "*.signingSecret",
+  "botToken",
+  "*.botToken",
+  "appToken",
+  "*.appToken",
+  "password",
+  "*.password",
+];
+
+export interface LoggerOptions {
+  level?: string;
+  /** Where lines go (default stdout); tests pass a stream to read them back. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(
+  config: Pick<Config, "logLevel"> & Partial<Config>,
+  options: LoggerOptions = {},
+): Logger {
+  const secrets = isFullConfig(config) ? secretValues(config) : [];
+  const scrub = (text: string) => (secrets.length > 0 ? scrubSecrets(text, secrets) : text);
+  const stream = options.destination ?? process.stdout;
+  return pino(
+    {
+      level: options.level ?? config.logLevel,
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      base: { service: "iceberg-bot" },
+    },
+    { write: (line: string) => stream.write(scrub(line)) },
+  );
+}
+
+function isFullConfig(config: Partial<Config>): config is Config {
+  return config.slack !== undefined && config.catalog !== undefined && typeof config.redisUrl === "string";
+}

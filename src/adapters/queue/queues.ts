@@ -1,0 +1,169 @@
+// BullMQ queues and workers. One prefix with a hash tag keeps every queue key in one Redis
+// Cluster slot; names are injectable so each test gets its own queues.
+
+import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { isCodedError } from "../../errors.js";
+import { type DiagnoseJob, diagnoseJobId, type SlackJob, slackJobId } from "./jobs.js";
+
+export const DEFAULT_PREFIX = "{iceberg-bot}";
+
+export interface QueueNames {
+  diagnose: string;
+  slack: string;
+}
+
+export const DEFAULT_QUEUE_NAMES: QueueNames = { diagnose: "diagnose", slack: "slack" };
+
+export interface QueueOptions {
+  connection: ConnectionOptions;
+  prefix?: string;
+  names?: Partial<QueueNames>;
+  attempts?: number;
+  /** First retry delay; doubled on each attempt. */
+  backoffMs?: number;
+}
+
+export interface BotQueues {
+  names: QueueNames;
+  prefix: string;
+  diagnose: Queue<DiagnoseJob>;
+  slack: Queue<SlackJob>;
+  enqueueDiagnose(job: DiagnoseJob): Promise<string>;
+  enqueueSlack(job: SlackJob): Promise<string | undefined>;
+  depth(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+  obliterate(): Promise<void>;
+}
+
+const KEEP = { removeOnComplete: { age: 86_400, count: 10_000 }, removeOnFail: { age: 7 * 86_400 } };
+
+export function createQueues(options: QueueOptions): BotQueues {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const names = { ...DEFAULT_QUEUE_NAMES, ...options.names };
+  const defaultJobOptions = {
+    attempts: options.attempts ?? 6,
+    backoff: { type: "exponential", delay: options.backoffMs ?? 1000 },
+    ...KEEP,
+  };
+  const diagnose = new Queue<DiagnoseJob>(names.diagnose, {
+    connection: options.connection,
+    prefix,
+    defaultJobOptions,
+  });
+  const slack = new Queue<SlackJob>(names.slack, {
+    connection: options.connection,
+    prefix,
+    defaultJobOptions,
+  });
+  return {
+    names,
+    prefix,
+    diagnose,
+    slack,
+    async enqueueDiagnose(job) {
+      const jobId = diagnoseJobId(job);
+      await diagnose.add(job.kind, job, { jobId });
+      return jobId;
+    },
+    async enqueueSlack(job) {
+      const jobId = slackJobId(job);
+      const added = await slack.add(job.kind, job, jobId ? { jobId } : {});
+      return added.id;
+    },
+    async depth() {
+      const [d, s] = await Promise.all([
+        diagnose.getJobCounts("waiting", "active", "delayed", "failed"),
+        slack.getJobCounts("waiting", "active", "delayed", "failed"),
+      ]);
+      return { ...prefixed(names.diagnose, d), ...prefixed(names.slack, s) };
+    },
+    async close() {
+      await Promise.all([diagnose.close(), slack.close()]);
+    },
+    async obliterate() {
+      await Promise.all([diagnose.obliterate({ force: true }), slack.obliterate({ force: true })]);
+    },
+  };
+}
+
+function prefixed(queue: string, counts: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [state, n] of Object.entries(counts)) out[`${queue}.${state}`] = n;
+  return out;
+}
+
+export interface WorkerOptions {
+  connection: ConnectionOptions;
+  prefix?: string;
+  names?: Partial<QueueNames>;
+  concurrency?: { diagnose?: number; slack?: number };
+  /** How long a job stays locked without a heartbeat; a dead worker's job is taken over after it. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
+  onCompleted?: (queue: string, job: Job) => void;
+}
+
+export interface BotWorkers {
+  diagnose: Worker<DiagnoseJob>;
+  slack: Worker<SlackJob>;
+  /** Stops taking jobs and waits for the running ones (force: does not wait). */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * Errors that will not get better with time fail the job at once; coded errors marked retryable
+ * and unknown errors (network, Slack 5xx) are retried with exponential backoff.
+ */
+function retryPolicy<T>(process: (job: Job<T>) => Promise<void>) {
+  return async (job: Job<T>) => {
+    try {
+      await process(job);
+    } catch (error) {
+      if (isCodedError(error) && !error.retryable) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+  };
+}
+
+export function startWorkers(
+  options: WorkerOptions,
+  processors: {
+    diagnose: (job: Job<DiagnoseJob>) => Promise<void>;
+    slack: (job: Job<SlackJob>) => Promise<void>;
+  },
+): BotWorkers {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const names = { ...DEFAULT_QUEUE_NAMES, ...options.names };
+  const common = {
+    connection: options.connection,
+    prefix,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 2,
+  };
+  const diagnose = new Worker<DiagnoseJob>(names.diagnose, retryPolicy(processors.diagnose), {
+    ...common,
+    concurrency: options.concurrency?.diagnose ?? 8,
+  });
+  const slack = new Worker<SlackJob>(names.slack, retryPolicy(processors.slack), {
+    ...common,
+    concurrency: options.concurrency?.slack ?? 4,
+  });
+  for (const [queue, worker] of [
+    [names.diagnose, diagnose],
+    [names.slack, slack],
+  ] as const) {
+    worker.on("failed", (job, error) => options.onFailed?.(queue, job, error));
+    worker.on("completed", (job) => options.onCompleted?.(queue, job));
+    // Errors are reported through "failed"; this keeps a Redis blip from crashing the process.
+    worker.on("error", () => {});
+  }
+  return {
+    diagnose,
+    slack,
+    async close(force = false) {
+      await Promise.all([diagnose.close(force), slack.close(force)]);
+    },
+  };
+}

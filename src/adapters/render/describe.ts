@@ -1,0 +1,162 @@
+// Words shared by the text and markdown renderers: what each id means to a person, how a change
+// reads, and how sources are named. Ids stay visible next to the words because people cite them.
+
+import type { FindingId, SourceName, StepId } from "../../core/ids.js";
+import type { Change, PropertyChange, Report } from "../../core/report/schema.js";
+import { oneLine } from "./text-safety.js";
+
+export const FINDING_TITLES: Record<FindingId, string> = {
+  "commit-not-attempted": "commit never ran (checkpoints failing)",
+  "commit-failing": "commits failing",
+  "commit-conflict": "commit conflict",
+  "commit-state-unknown": "commit state unknown",
+  "validation-conflict": "row-level validation conflict",
+  "connect-coordinator-stopped": "Kafka Connect coordinator stopped",
+  healthy: "healthy",
+  "rewrite-in-window": "compaction rewrote files in the window",
+  "row-level-in-window": "row-level changes in the window",
+  "multiple-flink-jobs": "several Flink jobs commit to the table",
+  "unattributed-commits": "commits with no writer identity",
+  "competing-appends": "other writers append at the same time",
+  "metadata-only-change": "metadata-only change moved the table",
+  "schema-churn": "frequent schema changes",
+  "branch-commits": "writer commits to a branch",
+  "commit-duration-growing": "commit duration growing",
+  "many-files-per-commit": "many files per commit",
+  "frequent-commits": "commits more often than once a minute",
+  "default-retry-budget": "commit retries at their defaults",
+  "writer-last-snapshot-at-risk": "expiry can remove the writer's last snapshot",
+};
+
+export const STEP_TITLES: Record<StepId, string> = {
+  "check-checkpoints": "fix checkpoints first",
+  "verify-unknown-commit": "check whether the commit landed",
+  "raise-commit-retries": "raise the commit retry budget",
+  "commit-less-often": "commit less often",
+  "move-compaction-off-hot-partitions": "move compaction off the hot partitions",
+  "keep-writer-last-snapshot": "keep the writer's last snapshot during expiry",
+  "one-committer-per-table": "leave one committer per table",
+  "restart-connect-coordinator": "restart the failed Connect tasks",
+  "review-isolation-level": "review the isolation level",
+  "apply-schema-first": "apply schema changes before the data",
+  "idempotent-restart": "make restarts idempotent",
+};
+
+export const SOURCE_LABELS: Record<SourceName, string> = {
+  catalog: "Iceberg catalog",
+  flink: "Flink REST",
+  connect: "Kafka Connect REST",
+  prometheus: "Prometheus",
+};
+
+/** A property value as a person reads it; null means Iceberg's (or Connect's) default applies. */
+export function formatPropertyValue(value: string | null): string {
+  return value === null ? "unset" : oneLine(value, 120);
+}
+
+/** `commit.retry.num-retries: 4 → 10`, or `… → (removed)` when the proposal unsets the key. */
+export function formatPropertyChange(change: PropertyChange): string {
+  const proposed = change.proposed === null ? "(removed)" : formatPropertyValue(change.proposed);
+  return `${oneLine(change.key, 120)}: ${formatPropertyValue(change.current)} → ${proposed}`;
+}
+
+export interface DescribedChange {
+  /** What the change touches, one line. */
+  heading: string;
+  /** One line per property, or the restart call. */
+  lines: string[];
+  /** A statement to copy, shown as a code block. */
+  statement?: { text: string; language: string };
+  checklist: string[];
+}
+
+export function describeChange(change: Change): DescribedChange {
+  switch (change.kind) {
+    case "table-properties":
+      return {
+        heading: `Table properties of ${oneLine(change.table, 200)}:`,
+        lines: change.changes.map(formatPropertyChange),
+        checklist: [],
+      };
+    case "connector-config":
+      return {
+        heading: `Config of connector ${oneLine(change.connector, 200)}:`,
+        lines: change.changes.map(formatPropertyChange),
+        checklist: [],
+      };
+    case "connector-restart": {
+      const which = change.includeTasks
+        ? change.onlyFailed
+          ? "and its failed tasks"
+          : "and all its tasks"
+        : "only";
+      const query = `includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
+      return {
+        heading: `Restart connector ${oneLine(change.connector, 200)} ${which}:`,
+        lines: [`POST /connectors/${encodeURIComponent(change.connector)}/restart?${query}`],
+        checklist: [],
+      };
+    }
+    case "manual":
+      return {
+        heading: change.statement ? "Run this yourself:" : "Do this by hand:",
+        lines: [],
+        statement: change.statement
+          ? { text: change.statement, language: change.language ?? "text" }
+          : undefined,
+        checklist: change.checklist.map((item) => oneLine(item, 400)),
+      };
+  }
+}
+
+/** The verdict finding's own summary when the report has one, else the verdict's title. */
+export function verdictSummary(report: Report): string | undefined {
+  const finding = report.findings.find((f) => f.id === report.verdict);
+  if (!finding) return undefined;
+  // Summaries often open with the verdict's own name; the line already shows it once.
+  const summary = oneLine(finding.summary);
+  const title = FINDING_TITLES[report.verdict];
+  const prefix = [`${title}:`, `${report.verdict}:`].find((p) =>
+    summary.toLowerCase().startsWith(p.toLowerCase()),
+  );
+  return prefix ? summary.slice(prefix.length).trim() : summary;
+}
+
+/** Splits a list into the part to show and how many were left out. */
+export function limitList<T>(items: readonly T[], max: number): { shown: T[]; hidden: number } {
+  if (items.length <= max) return { shown: [...items], hidden: 0 };
+  return { shown: items.slice(0, max), hidden: items.length - max };
+}
+
+export function moreLine(hidden: number): string {
+  return `… and ${hidden} more`;
+}
+
+/** Sources that were configured but did not answer, with the reason as recorded. */
+export function unansweredSources(report: Report): { label: string; reason: string }[] {
+  const out: { label: string; reason: string }[] = [];
+  for (const name of Object.keys(SOURCE_LABELS) as SourceName[]) {
+    const source = report.sources[name];
+    if (source.status === "unavailable") {
+      out.push({ label: SOURCE_LABELS[name], reason: oneLine(source.error ?? "did not answer", 200) });
+    }
+  }
+  return out;
+}
+
+export function unconfiguredSources(report: Report): string[] {
+  return (Object.keys(SOURCE_LABELS) as SourceName[])
+    .filter((name) => report.sources[name].status === "not-configured")
+    .map((name) => SOURCE_LABELS[name]);
+}
+
+/** "catalog 12 ms · flink 40 ms" for the sources that answered. */
+export function answeredSummary(report: Report): string {
+  return (Object.keys(SOURCE_LABELS) as SourceName[])
+    .filter((name) => report.sources[name].status === "ok")
+    .map((name) => {
+      const latency = report.sources[name].latencyMs;
+      return latency === undefined ? name : `${name} ${Math.round(latency)} ms`;
+    })
+    .join(" · ");
+}

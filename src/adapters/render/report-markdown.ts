@@ -1,0 +1,96 @@
+// The diagnosis as Markdown (for tickets, PR comments and chat tools that render it): the same
+// order as the terminal text, with the statement in a fenced block ready to copy.
+
+import type { Report } from "../../core/report/schema.js";
+import {
+  answeredSummary,
+  describeChange,
+  FINDING_TITLES,
+  formatPropertyValue,
+  limitList,
+  moreLine,
+  STEP_TITLES,
+  unansweredSources,
+  unconfiguredSources,
+  verdictSummary,
+} from "./describe.js";
+import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
+
+export interface MarkdownRenderOptions {
+  maxEvidence?: number;
+  maxFindings?: number;
+}
+
+export function renderReportMarkdown(report: Report, options: MarkdownRenderOptions = {}): string {
+  const blocks: string[] = [];
+  const summary = verdictSummary(report);
+  const mark = report.verdict === "healthy" ? "✅" : "🔴";
+  blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${FINDING_TITLES[report.verdict]}`);
+  if (summary) blocks.push(`**Verdict:** ${mdText(summary)} (${mdCode(report.verdict)})`);
+  blocks.push(nextStepMarkdown(report));
+  const evidence = evidenceMarkdown(report, options);
+  if (evidence) blocks.push(evidence);
+  blocks.push(sourcesMarkdown(report));
+  return `${blocks.join("\n\n")}\n`;
+}
+
+function nextStepMarkdown(report: Report): string {
+  const step = report.nextStep;
+  if (!step) {
+    return report.verdict === "healthy"
+      ? "**Next step:** none needed."
+      : "**Next step:** none chosen; start from the evidence below.";
+  }
+  const parts = [`**Next step: ${STEP_TITLES[step.id]}** (${mdCode(step.id)}): ${mdText(step.summary, 400)}`];
+  const change = describeChange(step.change);
+  const rows: string[] = [mdText(change.heading, 300)];
+  if (step.change.kind === "table-properties" || step.change.kind === "connector-config") {
+    for (const c of step.change.changes) {
+      const proposed = c.proposed === null ? "(removed)" : mdCode(formatPropertyValue(c.proposed));
+      rows.push(`- ${mdCode(c.key)}: ${mdCode(formatPropertyValue(c.current))} → ${proposed}`);
+    }
+  } else {
+    for (const line of change.lines) rows.push(`- ${mdCode(line, 400)}`);
+  }
+  parts.push(rows.join("\n"));
+  if (change.statement) parts.push(mdCodeBlock(change.statement.text, change.statement.language));
+  if (change.checklist.length > 0)
+    parts.push(change.checklist.map((item) => `- [ ] ${mdText(item, 400)}`).join("\n"));
+  parts.push(
+    step.automatic
+      ? "_The bot can apply this once an approver presses Apply in Slack._"
+      : "_The bot cannot apply this; make the change, then let the bot watch the commits._",
+  );
+  return parts.join("\n\n");
+}
+
+function evidenceMarkdown(report: Report, options: MarkdownRenderOptions): string | undefined {
+  if (report.findings.length === 0) return undefined;
+  const findings = limitList(report.findings, options.maxFindings ?? 10);
+  const lines = ["**Evidence**", ""];
+  for (const finding of findings.shown) {
+    lines.push(`- **${finding.severity}** ${mdCode(finding.id)}: ${mdText(finding.summary)}`);
+    const evidence = limitList(finding.evidence, options.maxEvidence ?? 4);
+    for (const item of evidence.shown) lines.push(`  - ${item.source}: ${mdText(item.detail)}`);
+    if (evidence.hidden > 0) lines.push(`  - ${moreLine(evidence.hidden)}`);
+  }
+  if (findings.hidden > 0) lines.push(`- ${moreLine(findings.hidden)}`);
+  return lines.join("\n");
+}
+
+function sourcesMarkdown(report: Report): string {
+  const lines: string[] = [];
+  const missing = unansweredSources(report);
+  if (missing.length > 0) {
+    lines.push("**Could not read**", "");
+    for (const source of missing) lines.push(`- ${source.label}: ${mdText(source.reason)}`);
+    lines.push("");
+  }
+  const unconfigured = unconfiguredSources(report);
+  if (unconfigured.length > 0) lines.push(`_Not configured: ${unconfigured.join(", ")}_`, "");
+  const answered = answeredSummary(report);
+  lines.push(
+    `_Generated ${report.generatedAt}, ${answered ? `read from ${answered}` : "no source answered"}._`,
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,23 @@
+// Report text comes partly from upstream systems (exception messages, connector traces). Before it
+// reaches a terminal or a markdown page, escape sequences and control characters are removed so a
+// hostile or noisy upstream cannot repaint the screen or break the layout.
+
+// ESC-based sequences (CSI, OSC and two-character escapes) first, then any remaining C0/C1 controls.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const ESCAPE_SEQUENCES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Removes escape sequences and control characters; keeps newlines, turns tabs into spaces. */
+export function cleanText(value: string): string {
+  return value.replace(ESCAPE_SEQUENCES, "").replace(/\t/g, "  ").replace(CONTROL_CHARACTERS, "");
+}
+
+/** One clean line: newlines folded to spaces, runs of spaces collapsed, cut to `max` characters. */
+export function oneLine(value: string, max = 240): string {
+  const folded = cleanText(value)
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
+  return folded.length > max ? `${folded.slice(0, max - 1).trimEnd()}…` : folded;
+}

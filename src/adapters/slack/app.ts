@@ -1,0 +1,181 @@
+// The Bolt app: HTTP mode (HTTPReceiver; Bolt verifies every Slack signature) or Socket Mode,
+// with the alert webhooks and health routes on the same port. Listeners ack first, then hand
+// the work to the queues.
+
+import type { Server } from "node:http";
+import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from "@slack/bolt";
+import type { Logger } from "pino";
+import { parseCommandText } from "../../core/incident/command-text.js";
+import type { AlertEvent } from "../../core/incident/model.js";
+import { ackFor, dispatchCommand } from "../../services/commands.js";
+import type { Enqueuer } from "../../services/incident-deps.js";
+import type { BotMetrics } from "../http/metrics.js";
+import { healthRoutes } from "../http/routes.js";
+import { createWebhookHandler } from "../intake/webhook.js";
+import type { Claims } from "../store/claims.js";
+import type { IncidentStore } from "../store/incident-store.js";
+import { boltLogger } from "./bolt-logger.js";
+import { publishHome } from "./home.js";
+import type { SlackMessage } from "./render/block-kit.js";
+import type { Renderers } from "./renderers.js";
+import { slackClientOptions } from "./web-client.js";
+
+export interface BotAppOptions {
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    apiUrl?: string;
+    mode: "http" | "socket";
+  };
+  alertWebhookToken?: string;
+  webhookBodyLimitBytes?: number;
+  /** Socket Mode serves the webhook and health routes on this port. */
+  routesPort?: number;
+  queues: Enqueuer;
+  store: IncidentStore;
+  claims: Claims;
+  render: Renderers;
+  metrics: BotMetrics;
+  log: Logger;
+  pingRedis: () => Promise<unknown>;
+  acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
+  now?: () => number;
+}
+
+export interface BotApp {
+  app: App;
+  /** Starts listening (HTTP mode) or connects (Socket Mode; routes still served on `port`). */
+  start(port: number): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+/** Slack retries an event it thinks we missed; one event id is handled once, across processes. */
+const EVENT_DEDUPE_SECONDS = 3600;
+
+function ephemeral(message: SlackMessage) {
+  return { response_type: "ephemeral" as const, text: message.text, blocks: message.blocks };
+}
+
+export function createBotApp(options: BotAppOptions): BotApp {
+  const { log, metrics } = options;
+  const now = options.now ?? Date.now;
+  const webhook = (kind: "alertmanager" | "grafana") =>
+    createWebhookHandler({
+      kind,
+      token: options.alertWebhookToken,
+      bodyLimitBytes: options.webhookBodyLimitBytes,
+      accept: async (alerts) => {
+        const outcome = await options.acceptAlerts(alerts);
+        metrics.alertsReceived.inc({ source: kind, outcome: "accepted" }, outcome.accepted);
+        metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, outcome.ignored);
+        return outcome;
+      },
+      onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
+    });
+  const customRoutes = [
+    { path: "/webhooks/alertmanager", method: "POST", handler: webhook("alertmanager") },
+    { path: "/webhooks/grafana", method: "POST", handler: webhook("grafana") },
+    ...healthRoutes({ pingRedis: options.pingRedis, registry: metrics.registry }),
+  ];
+
+  const logger = boltLogger(log);
+  let receiver: Receiver;
+  let httpReceiver: HTTPReceiver | undefined;
+  let socketReceiver: SocketModeReceiver | undefined;
+  if (options.slack.mode === "socket") {
+    socketReceiver = new SocketModeReceiver({
+      appToken: options.slack.appToken ?? "",
+      customRoutes,
+      logger,
+      installerOptions: { port: options.routesPort ?? 3000 },
+    });
+    receiver = socketReceiver;
+  } else {
+    httpReceiver = new HTTPReceiver({
+      signingSecret: options.slack.signingSecret ?? "",
+      customRoutes,
+      logger,
+      processBeforeResponse: false,
+      // Without this Bolt answers unknown paths by throwing; a plain 404 is kinder to probes.
+      dispatchErrorHandler: async ({ response }) => {
+        if (!response.headersSent) {
+          response.writeHead(404, { "content-type": "text/plain" });
+          response.end("Not found");
+        }
+      },
+    });
+    receiver = httpReceiver;
+  }
+
+  const app = new App({
+    receiver,
+    // A fixed authorization: with only `token`, Bolt calls auth.test on every request before the
+    // listener runs, which would put a Slack round trip in front of every ack.
+    authorize: async () => ({ botToken: options.slack.botToken }),
+    logger,
+    clientOptions: slackClientOptions({ apiUrl: options.slack.apiUrl, logger }),
+    ignoreSelf: false,
+  });
+
+  app.use(async ({ body, next }) => {
+    const eventId = (body as { event_id?: unknown }).event_id;
+    if (
+      typeof eventId === "string" &&
+      !(await options.claims.firstTime("slack-event", eventId, EVENT_DEDUPE_SECONDS))
+    ) {
+      log.info({ eventId }, "slack event already handled, ignoring the retry");
+      return;
+    }
+    await next();
+  });
+
+  app.command("/iceberg", async ({ command, ack }) => {
+    const parsed = parseCommandText(command.text ?? "");
+    const reply = ackFor(parsed);
+    // Ack before any I/O: Slack gives us 3 seconds.
+    if (reply.kind === "help") await ack(ephemeral(options.render.help()));
+    else if (reply.kind === "usage-error") await ack(ephemeral(options.render.usageError(reply.error)));
+    else if (parsed.kind === "diagnose") await ack(ephemeral(options.render.diagnosingAck(parsed.table)));
+    else await ack({ response_type: "ephemeral", text: reply.text });
+    await dispatchCommand(options.queues, parsed, {
+      channel: command.channel_id,
+      user: command.user_id,
+      requestId: command.trigger_id,
+    });
+  });
+
+  app.event("app_home_opened", async ({ event, client }) => {
+    if (event.tab !== undefined && event.tab !== "home") return;
+    await publishHome({ client, store: options.store, render: options.render, now: now() }, event.user);
+  });
+
+  // Playbook buttons and the apply modal get their behaviour in a later step; acking keeps
+  // Slack from showing an error meanwhile.
+  app.action(/.*/, async ({ ack }) => {
+    await ack();
+  });
+  app.view(/.*/, async ({ ack }) => {
+    await ack();
+  });
+
+  app.error(async (error) => {
+    log.error({ err: error }, "slack listener failed");
+  });
+
+  return {
+    app,
+    async start(port) {
+      if (httpReceiver) {
+        const server = (await httpReceiver.start(port)) as Server;
+        const address = server.address();
+        return { port: typeof address === "object" && address ? address.port : port };
+      }
+      await socketReceiver?.start();
+      return { port };
+    },
+    async stop() {
+      await app.stop().catch(() => {});
+    },
+  };
+}

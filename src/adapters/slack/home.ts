@@ -1,0 +1,27 @@
+// App Home: open incidents newest first with their status cards, then recently affected tables.
+
+import type { IncidentStore } from "../store/incident-store.js";
+import type { Renderers } from "./renderers.js";
+import { cardView } from "./slack-jobs.js";
+import type { SlackClient } from "./web-client.js";
+
+const WEEK_MS = 7 * 86_400_000;
+
+export interface HomeDeps {
+  client: Pick<SlackClient, "views">;
+  store: IncidentStore;
+  render: Renderers;
+  now: number;
+}
+
+export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
+  const open = await deps.store.listOpen();
+  const recent = await deps.store.recentTables(deps.now - WEEK_MS);
+  const view = deps.render.appHome({
+    nowMs: deps.now,
+    open: open.map((incident) => ({ ...cardView(incident, undefined, deps.now), incidentId: incident.id })),
+    // Only the latest opening per table is kept, so the count is a lower bound.
+    recentTables: recent.map((r) => ({ table: r.table, incidents: 1, lastOpenedAtMs: r.lastOpenedAt })),
+  });
+  await deps.client.views.publish({ user_id: userId, view });
+}

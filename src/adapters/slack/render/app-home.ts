@@ -1,0 +1,63 @@
+// The App Home tab: open incidents newest first, each as its status card with a link to the thread,
+// then the tables that had incidents in the last 7 days.
+
+import type { HomeView, KnownBlock } from "./block-kit.js";
+import { context, divider, header, section } from "./blocks.js";
+import { formatUtcWhen } from "./format.js";
+import { escapeCode, formatCount, LIMITS, packLines } from "./limits.js";
+import { statusCardBlocks } from "./status-card.js";
+import { threadLink } from "./status-list.js";
+import type { AppHomeIncident, AppHomeView } from "./view-models.js";
+
+export type { AppHomeView } from "./view-models.js";
+
+const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+function incidentBlocks(incident: AppHomeIncident, nowMs: number): KnownBlock[] {
+  const blocks = statusCardBlocks({ ...incident, nowMs });
+  const link = threadLink(incident.permalink, "Open the thread");
+  if (link !== "") blocks.push(context(link));
+  blocks.push(divider());
+  return blocks;
+}
+
+function recentBlocks(view: AppHomeView): KnownBlock[] {
+  const recent = view.recentTables
+    .filter((t) => t.lastOpenedAtMs >= view.nowMs - RECENT_WINDOW_MS)
+    .sort((a, b) => b.lastOpenedAtMs - a.lastOpenedAtMs);
+  const blocks: KnownBlock[] = [header("Tables with incidents in the last 7 days")];
+  if (recent.length === 0) return [...blocks, section("None.")];
+  const lines = recent.map(
+    (t) =>
+      `\`${escapeCode(t.table)}\`: ${formatCount(t.incidents)} incident${t.incidents === 1 ? "" : "s"}, last opened ${formatUtcWhen(t.lastOpenedAtMs, view.nowMs)}`,
+  );
+  const packed = packLines(lines, { maxSections: 3 });
+  blocks.push(...packed.texts.map((t) => section(t)));
+  if (packed.used < lines.length)
+    blocks.push(context(`… and ${formatCount(lines.length - packed.used)} more tables`));
+  return blocks;
+}
+
+export function renderAppHome(view: AppHomeView): HomeView {
+  const open = [...view.open].sort((a, b) => b.openedAtMs - a.openedAtMs);
+  const tail = recentBlocks(view);
+  const blocks: KnownBlock[] = [header(`Open incidents (${formatCount(open.length)})`)];
+  if (open.length === 0) blocks.push(section(":white_check_mark: No open incidents."), divider());
+  // Keep room for the recent tables and one "… and N more" line.
+  const budget = LIMITS.viewBlocks - tail.length - 1;
+  let shown = 0;
+  for (const incident of open) {
+    const next = incidentBlocks(incident, view.nowMs);
+    if (blocks.length + next.length > budget) break;
+    blocks.push(...next);
+    shown += 1;
+  }
+  if (shown < open.length) {
+    blocks.push(
+      context(
+        `… and ${formatCount(open.length - shown)} more open incidents; \`/iceberg status\` lists them all`,
+      ),
+    );
+  }
+  return { type: "home", blocks: [...blocks, ...tail] };
+}

@@ -1,0 +1,75 @@
+// How a proposed change reads in Slack: property changes as "key: old → new" lines, restarts as the
+// REST call, manual steps as the statement to copy. Everything inside is escaped for mrkdwn.
+
+import type { Change, PropertyChange } from "../../../core/report/schema.js";
+import { escapeCode, escapeCodeBlock, escapeMrkdwn } from "./limits.js";
+
+export function codeBlock(body: string): string {
+  return `\`\`\`${escapeCodeBlock(body)}\`\`\``;
+}
+
+function shown(value: string | null): string {
+  return value === null ? "unset" : value;
+}
+
+/** "commit.retry.num-retries: 4 → 10", one line per property. */
+export function diffLines(changes: PropertyChange[]): string {
+  return changes.map((c) => `${c.key}: ${shown(c.current)} → ${shown(c.proposed)}`).join("\n");
+}
+
+function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** The statement a person would run to make the change themselves, when there is one. */
+export function byHandStatement(change: Change): string | undefined {
+  switch (change.kind) {
+    case "table-properties": {
+      const set = change.changes.filter((c) => c.proposed !== null);
+      const unset = change.changes.filter((c) => c.proposed === null);
+      const lines: string[] = [];
+      if (set.length > 0) {
+        const pairs = set.map((c) => `${sqlString(c.key)} = ${sqlString(c.proposed ?? "")}`).join(", ");
+        lines.push(`ALTER TABLE ${change.table} SET TBLPROPERTIES (${pairs});`);
+      }
+      if (unset.length > 0) {
+        lines.push(
+          `ALTER TABLE ${change.table} UNSET TBLPROPERTIES (${unset.map((c) => sqlString(c.key)).join(", ")});`,
+        );
+      }
+      return lines.join("\n");
+    }
+    case "connector-restart":
+      return `POST /connectors/${encodeURIComponent(change.connector)}/restart?includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
+    case "connector-config":
+      // PUT /config replaces the whole config, so the diff above is the honest instruction.
+      return undefined;
+    case "manual":
+      return change.statement;
+  }
+}
+
+/** What will change, as mrkdwn. */
+export function renderChange(change: Change): string {
+  switch (change.kind) {
+    case "table-properties":
+      return `Table properties of \`${escapeCode(change.table)}\`:\n${codeBlock(diffLines(change.changes))}`;
+    case "connector-config":
+      return `Config of connector \`${escapeCode(change.connector)}\`:\n${codeBlock(diffLines(change.changes))}`;
+    case "connector-restart": {
+      const scope = change.onlyFailed
+        ? "its failed tasks"
+        : change.includeTasks
+          ? "all its tasks"
+          : "the connector only";
+      return `Restart connector \`${escapeCode(change.connector)}\` (${scope}):\n${codeBlock(byHandStatement(change) ?? "")}`;
+    }
+    case "manual": {
+      const parts: string[] = [];
+      if (change.statement !== undefined) parts.push(codeBlock(change.statement));
+      if (change.checklist.length > 0)
+        parts.push(change.checklist.map((item) => `• ${escapeMrkdwn(item)}`).join("\n"));
+      return parts.length === 0 ? "No change to make; follow the guidance above." : parts.join("\n");
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// Ephemeral replies when a command cannot run: say what was wrong, offer the closest match, and
+// give an example that works. Whatever the person typed is escaped before it is echoed.
+
+import type { SlackMessage } from "./block-kit.js";
+import { section } from "./blocks.js";
+import { mention } from "./labels.js";
+import { escapeCode, escapeMrkdwn } from "./limits.js";
+import type { UsageErrorView } from "./view-models.js";
+
+export type { UsageErrorView } from "./view-models.js";
+
+function usageText(view: UsageErrorView): string {
+  switch (view.kind) {
+    case "unknown-table": {
+      const input = escapeCode(view.input);
+      const command = escapeCode(view.command);
+      if (view.suggestion === undefined) {
+        return `Unknown table \`${input}\`. Check the name (namespace.table) or add the table to the bot's configuration.`;
+      }
+      const suggestion = escapeCode(view.suggestion);
+      return `Unknown table \`${input}\`. Did you mean \`${suggestion}\`? Try \`/iceberg ${command} ${suggestion}\``;
+    }
+    case "missing-table": {
+      const command = escapeCode(view.command);
+      return `\`/iceberg ${command}\` needs a table. Try \`/iceberg ${command} db.events\``;
+    }
+    case "unknown-command": {
+      const hint = view.suggestion === undefined ? "" : ` Did you mean \`${escapeCode(view.suggestion)}\`?`;
+      return `Unknown command \`${escapeCode(view.input)}\`.${hint} \`/iceberg help\` lists them all.`;
+    }
+    case "not-permitted": {
+      const who = view.approvers.length === 0 ? "an approver" : view.approvers.map(mention).join(" or ");
+      return `:no_entry: You can't ${escapeMrkdwn(view.action)} this step. Ask ${who}.`;
+    }
+    case "busy":
+      return `:hourglass_flowing_sand: A change is already in progress on \`${escapeCode(view.table)}\`: ${escapeMrkdwn(view.detail)}`;
+    case "failed": {
+      const hint = view.hint === undefined ? "" : `\n${escapeMrkdwn(view.hint)}`;
+      return `:warning: ${escapeMrkdwn(view.message)}${hint}`;
+    }
+  }
+}
+
+export function renderUsageError(view: UsageErrorView): SlackMessage {
+  const text = usageText(view);
+  return { text, blocks: [section(text)] };
+}
+
+/** The immediate ephemeral acknowledgement of `/iceberg diagnose`. */
+export function renderDiagnosingAck(table: string): SlackMessage {
+  const text = `:mag: Diagnosing \`${escapeCode(table)}\`…`;
+  return { text, blocks: [section(text)] };
+}

@@ -1,0 +1,39 @@
+// `/iceberg help`: each command once, with an example that works as typed.
+
+import type { SlackMessage } from "./block-kit.js";
+import { context, section } from "./blocks.js";
+
+export const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: string }> = [
+  {
+    usage: "/iceberg diagnose <table>",
+    does: "reads the catalog, Flink and Kafka Connect and says why commits fail",
+    example: "/iceberg diagnose db.events",
+  },
+  {
+    usage: "/iceberg audit <table>",
+    does: "grades the table against the concurrent-writers checklist",
+    example: "/iceberg audit db.events",
+  },
+  {
+    usage: "/iceberg status",
+    does: "lists open incidents with their state and thread",
+    example: "/iceberg status",
+  },
+  {
+    usage: "/iceberg history <table>",
+    does: "shows who proposed, approved and applied what, and when",
+    example: "/iceberg history db.events",
+  },
+  { usage: "/iceberg help", does: "shows this list", example: "/iceberg help" },
+];
+
+export function renderHelp(): SlackMessage {
+  const lines = COMMANDS.map((c) => `*\`${c.usage}\`*: ${c.does}\n      e.g. \`${c.example}\``);
+  return {
+    text: "Iceberg bot commands: diagnose, audit, status, history, help",
+    blocks: [
+      section(`*Iceberg bot commands*\n${lines.join("\n")}`),
+      context("Tables are named namespace.table. Buttons in incident threads need an approver."),
+    ],
+  };
+}

@@ -1,0 +1,131 @@
+// Slack's Block Kit limits in one place, and the helpers every renderer uses to stay inside them.
+// Anything that came from outside (table names, exception lines, property values) goes through
+// escapeMrkdwn so it can neither mention @channel nor turn into a link.
+
+import type { KnownBlock } from "./block-kit.js";
+
+export const LIMITS = {
+  messageBlocks: 50,
+  viewBlocks: 100,
+  sectionText: 3000,
+  fieldText: 2000,
+  headerText: 150,
+  buttonText: 75,
+  actionId: 255,
+  buttonValue: 2000,
+  contextElements: 10,
+  messageText: 40_000,
+  modalTitle: 24,
+  privateMetadata: 3000,
+  optionText: 75,
+} as const;
+
+/** Slack's three control characters in mrkdwn; everything else is shown as typed. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** For text that sits inside `inline code`: a backtick would end the code span early. */
+export function escapeCode(text: string): string {
+  return escapeMrkdwn(text).replace(/`/g, "'");
+}
+
+/** For text inside a ``` block: only a triple backtick could close it. */
+export function escapeCodeBlock(text: string): string {
+  return escapeMrkdwn(text).replace(/```/g, "`\u200b``");
+}
+
+/**
+ * Cuts text to max characters, ending with "… (N more characters)". Never splits an escape such
+ * as &amp; or a surrogate pair, and closes a ``` block it cut open so the rest still renders.
+ */
+export function truncateText(text: string, max: number = LIMITS.sectionText): string {
+  if (text.length <= max) return text;
+  let budget = max - 30;
+  while (budget > 0) {
+    const cut = safeCut(text, budget);
+    const open = (cut.match(/```/g) ?? []).length % 2 === 1;
+    const suffix = `${open ? "\n```" : ""}\n… (${formatCount(text.length - cut.length)} more characters)`;
+    const over = cut.length + suffix.length - max;
+    if (over <= 0) return cut + suffix;
+    budget -= over;
+  }
+  return `… (${formatCount(text.length)} more characters)`.slice(0, max);
+}
+
+function safeCut(text: string, keep: number, entities = true): string {
+  let end = Math.max(0, Math.min(keep, text.length));
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  const amp = entities ? text.lastIndexOf("&", end - 1) : -1;
+  if (amp >= 0 && amp > end - 6) {
+    const semi = text.indexOf(";", amp);
+    if (semi < 0 || semi >= end) end = amp;
+  }
+  // Our own links and mentions (<url|label>, <@U1>) must not be cut in half either.
+  const lt = entities ? text.lastIndexOf("<", end - 1) : -1;
+  if (lt >= 0 && text.lastIndexOf(">", end - 1) < lt) end = lt;
+  return text.slice(0, end);
+}
+
+/** For plain_text fields (headers, buttons, titles): a short cut with a single ellipsis. */
+export function clipPlain(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${safeCut(text, max - 1, false)}…`;
+}
+
+/** A final context block saying how much was left out. */
+export function moreBlock(count: number, what = "more"): KnownBlock {
+  return { type: "context", elements: [{ type: "mrkdwn", text: `… and ${formatCount(count)} ${what}` }] };
+}
+
+/** Keeps at most max blocks; when it must drop some, the last kept block says how many. */
+export function capBlocks(blocks: KnownBlock[], max: number = LIMITS.messageBlocks): KnownBlock[] {
+  if (blocks.length <= max) return blocks;
+  const kept = blocks.slice(0, max - 1);
+  return [...kept, moreBlock(blocks.length - kept.length)];
+}
+
+export interface PackedLines {
+  /** Section texts, each within maxChars. */
+  texts: string[];
+  /** How many of the lines made it in; the rest were left out. */
+  used: number;
+}
+
+/**
+ * Packs whole lines into at most maxSections texts of at most maxChars each, reserving room in
+ * the last one for a "… and N more" line. A single line longer than maxChars is truncated.
+ */
+export function packLines(
+  lines: string[],
+  options: { maxSections: number; maxChars?: number; reserve?: number },
+): PackedLines {
+  const maxChars = options.maxChars ?? LIMITS.sectionText;
+  const reserve = options.reserve ?? 40;
+  const texts: string[] = [];
+  let current = "";
+  let used = 0;
+  for (const raw of lines) {
+    const line = truncateText(raw, maxChars - reserve);
+    const joined = current === "" ? line : `${current}\n${line}`;
+    if (joined.length <= maxChars - reserve) {
+      current = joined;
+      used += 1;
+      continue;
+    }
+    if (texts.length + 1 >= options.maxSections) break;
+    texts.push(current);
+    current = line;
+    used += 1;
+  }
+  if (current !== "") texts.push(current);
+  return { texts, used };
+}
+
+/** 3420 -> "3,420"; locale-free so output is the same on every machine. */
+export function formatCount(value: number): string {
+  const [whole = "0", fraction] = String(Math.abs(value)).split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${value < 0 ? "-" : ""}${grouped}${fraction === undefined ? "" : `.${fraction}`}`;
+}

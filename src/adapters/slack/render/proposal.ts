@@ -1,0 +1,198 @@
+// One playbook step put to the people in the thread: what changes, why, the risk, how we will know
+// it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
+
+import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
+import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
+import { context, section } from "./blocks.js";
+import { byHandStatement, codeBlock, renderChange } from "./change.js";
+import { formatDuration, formatUtcTime } from "./format.js";
+import { mention, STEP_TITLES } from "./labels.js";
+import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
+import type {
+  ActionValue,
+  ApplyModalView,
+  ProposalDecision,
+  ProposalView,
+  RevertButtonView,
+} from "./view-models.js";
+
+export type { ApplyModalView, ProposalView, RevertButtonView } from "./view-models.js";
+
+const RISK_EMOJI = {
+  low: ":large_green_circle:",
+  medium: ":large_yellow_circle:",
+  high: ":red_circle:",
+} as const;
+
+const DECISION_WORDS: Record<ProposalDecision["kind"], string> = {
+  applying: ":gear: Being applied",
+  applied: ":white_check_mark: Applied",
+  "done-by-hand": ":white_check_mark: Done by hand",
+  skipped: ":fast_forward: Skipped",
+  stopped: ":octagonal_sign: Stopped",
+  reverted: ":leftwards_arrow_with_hook: Reverted",
+};
+
+function button(text: string, actionId: string, value: ActionValue, style?: "primary" | "danger"): Button {
+  return {
+    type: "button",
+    text: { type: "plain_text", text: clipPlain(text, LIMITS.buttonText) },
+    action_id: actionId,
+    value: encodeActionValue(value),
+    ...(style === undefined ? {} : { style }),
+  };
+}
+
+/** Apply is offered only when the bot can make the change itself. */
+export function canApply(view: Pick<ProposalView, "step">): boolean {
+  return view.step.automatic && view.step.change.kind !== "manual";
+}
+
+function stopButton(value: ActionValue): Button {
+  return {
+    ...button("Stop", ACTION_IDS.stop, value, "danger"),
+    confirm: {
+      title: { type: "plain_text", text: "Stop the playbook?" },
+      text: {
+        type: "mrkdwn",
+        text: "No further steps will be proposed for this incident. The thread stays open for people to continue.",
+      },
+      confirm: { type: "plain_text", text: "Stop" },
+      deny: { type: "plain_text", text: "Keep going" },
+      style: "danger",
+    },
+  };
+}
+
+function stepHeading(view: ProposalView): string {
+  const position =
+    view.index === undefined ? "" : ` ${view.index}${view.total === undefined ? "" : ` of ${view.total}`}`;
+  return `:wrench: *Step${position}: ${STEP_TITLES[view.step.id]}* for \`${escapeCode(view.table)}\`\n${escapeMrkdwn(view.step.summary)}`;
+}
+
+function verificationText(view: ProposalView): string {
+  const { checks, intervalSeconds, signal } = view.verification;
+  const what = signal === undefined ? "the writer's snapshots resume" : escapeMrkdwn(signal);
+  const span = formatDuration(checks * intervalSeconds * 1000);
+  return `*How we'll know:* ${what}; checked ${checks} times, every ${formatDuration(intervalSeconds * 1000)} (up to ${span}).`;
+}
+
+export function renderProposal(view: ProposalView): SlackMessage {
+  const value: ActionValue = {
+    incidentId: view.incidentId,
+    stepId: view.step.id,
+    proposalId: view.proposalId,
+  };
+  const manual = view.step.change.kind === "manual";
+  const blocks: KnownBlock[] = [section(stepHeading(view))];
+  const changeLabel = manual ? "*Run this yourself, then press Done by hand:*" : "*What changes:*";
+  blocks.push(section(`${changeLabel}\n${renderChange(view.step.change)}`));
+  const byHand = manual ? undefined : byHandStatement(view.step.change);
+  if (byHand !== undefined && byHand !== "")
+    blocks.push(section(`_To do it by hand instead:_\n${codeBlock(byHand)}`));
+  blocks.push(
+    section(
+      [
+        `*Why this step:* ${escapeMrkdwn(view.why)}`,
+        `*Risk:* ${RISK_EMOJI[view.risk.level]} ${view.risk.level}, ${escapeMrkdwn(view.risk.detail)}`,
+        verificationText(view),
+      ].join("\n"),
+    ),
+  );
+  if (view.decision !== undefined) {
+    const d = view.decision;
+    const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
+    blocks.push(
+      context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${formatUtcTime(d.atMs)}${reason}`),
+    );
+  } else {
+    const elements: Button[] = [];
+    if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));
+    elements.push(button("Done by hand", ACTION_IDS.done, value));
+    elements.push(button("Skip", ACTION_IDS.skip, value));
+    elements.push(stopButton(value));
+    blocks.push({ type: "actions", block_id: "playbook_actions", elements });
+    if (view.approvers !== undefined && view.approvers.length > 0) {
+      blocks.push(context(`Approvers: ${view.approvers.map(mention).join(", ")}`));
+    }
+  }
+  const text = `Step for ${escapeMrkdwn(view.table)}: ${STEP_TITLES[view.step.id]}${
+    view.decision === undefined ? " (waiting for approval)" : ""
+  }`;
+  return { text, blocks: capBlocks(blocks) };
+}
+
+/** The views.open payload behind Apply: a required reason, and for risky steps a confirmation. */
+export function renderApplyModal(view: ApplyModalView): ModalView {
+  const blocks: KnownBlock[] = [
+    section(
+      `Apply *${STEP_TITLES[view.stepId]}* to \`${escapeCode(view.table)}\`\n${renderChange(view.change)}`,
+    ),
+    {
+      type: "input",
+      block_id: APPLY_MODAL.reasonBlockId,
+      label: { type: "plain_text", text: "Reason" },
+      hint: { type: "plain_text", text: "Kept in the incident's audit trail." },
+      element: {
+        type: "plain_text_input",
+        action_id: APPLY_MODAL.reasonActionId,
+        multiline: true,
+        min_length: 3,
+        max_length: 500,
+        placeholder: { type: "plain_text", text: "Why now; a ticket link if there is one" },
+      },
+    },
+  ];
+  if (view.risky) {
+    blocks.push({
+      type: "input",
+      block_id: APPLY_MODAL.confirmBlockId,
+      label: { type: "plain_text", text: "Correctness" },
+      element: {
+        type: "checkboxes",
+        action_id: APPLY_MODAL.confirmActionId,
+        options: [
+          {
+            text: { type: "plain_text", text: "I checked this is correct for every reader and writer" },
+            description: {
+              type: "plain_text",
+              text:
+                view.stepId === "review-isolation-level"
+                  ? "Weaker isolation can let conflicting changes both commit."
+                  : "The change is applied only with this confirmation.",
+            },
+            value: APPLY_MODAL.confirmValue,
+          },
+        ],
+      },
+    });
+  }
+  return {
+    type: "modal",
+    callback_id: APPLY_MODAL.callbackId,
+    private_metadata: encodeActionValue({
+      incidentId: view.incidentId,
+      stepId: view.stepId,
+      proposalId: view.proposalId,
+    }),
+    title: { type: "plain_text", text: clipPlain("Apply change", LIMITS.modalTitle) },
+    submit: { type: "plain_text", text: "Apply" },
+    close: { type: "plain_text", text: "Cancel" },
+    blocks,
+  };
+}
+
+export function renderRevertButton(view: RevertButtonView): Button {
+  return {
+    ...button("Revert", ACTION_IDS.revert, view),
+    confirm: {
+      title: { type: "plain_text", text: "Revert this change?" },
+      text: {
+        type: "mrkdwn",
+        text: "The values from before the change are put back; the revert is audited too.",
+      },
+      confirm: { type: "plain_text", text: "Revert" },
+      deny: { type: "plain_text", text: "Cancel" },
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// `/iceberg status`: every open incident on one line, newest first, with a link to its thread.
+
+import type { KnownBlock, SlackMessage } from "./block-kit.js";
+import { context, section } from "./blocks.js";
+import { formatDuration } from "./format.js";
+import { STATE_EMOJI, STATE_LABELS } from "./labels.js";
+import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
+import type { StatusListItem, StatusListView } from "./view-models.js";
+
+export type { StatusListView } from "./view-models.js";
+
+/** A link only for http(s) permalinks we were given; anything else is left out. */
+export function threadLink(permalink: string | undefined, label = "thread"): string {
+  if (permalink === undefined || !/^https?:\/\/[^\s|<>]+$/.test(permalink)) return "";
+  return `<${permalink}|${label}>`;
+}
+
+function line(item: StatusListItem, nowMs: number): string {
+  const parts = [`${STATE_EMOJI[item.state]} *${escapeMrkdwn(item.table)}*`, STATE_LABELS[item.state]];
+  if (item.step !== undefined) {
+    const position = `step ${item.step.index}${item.step.total === undefined ? "" : ` of ${item.step.total}`}`;
+    parts.push(`${position}: ${escapeMrkdwn(item.step.title)}`);
+  }
+  parts.push(formatDuration(nowMs - item.openedAtMs));
+  const link = threadLink(item.permalink);
+  if (link !== "") parts.push(link);
+  return parts.join(" · ");
+}
+
+export function renderStatusList(view: StatusListView): SlackMessage {
+  if (view.incidents.length === 0) {
+    return {
+      text: "No open incidents",
+      blocks: [section(":white_check_mark: No open incidents. Every watched table is committing.")],
+    };
+  }
+  const incidents = [...view.incidents].sort((a, b) => b.openedAtMs - a.openedAtMs);
+  const blocks: KnownBlock[] = [section(`*Open incidents (${formatCount(incidents.length)})*`)];
+  const packed = packLines(
+    incidents.map((i) => line(i, view.nowMs)),
+    { maxSections: LIMITS.messageBlocks - 2 },
+  );
+  blocks.push(...packed.texts.map((t) => section(t)));
+  if (packed.used < incidents.length)
+    blocks.push(context(`… and ${formatCount(incidents.length - packed.used)} more`));
+  return { text: `${incidents.length} open incident${incidents.length === 1 ? "" : "s"}`, blocks };
+}

@@ -1,0 +1,98 @@
+// The follow-up message after a change: posted once and edited at every check, then showing the
+// outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
+
+import type { StepId } from "../../../core/ids.js";
+import { ACTION_IDS, encodeActionValue } from "./action-value.js";
+import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
+import { context, section } from "./blocks.js";
+import { formatDuration, formatSeconds, formatUtcTime, shortId } from "./format.js";
+import { STEP_TITLES } from "./labels.js";
+import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
+import { renderRevertButton } from "./proposal.js";
+import type { VerificationView, WriterRef } from "./view-models.js";
+
+export type { VerificationView } from "./view-models.js";
+
+function writerName(writer: WriterRef): string {
+  return writer.kind === "flink-job"
+    ? `job ${escapeMrkdwn(shortId(writer.id))}`
+    : `connector \`${escapeCode(writer.id)}\``;
+}
+
+/** "check 2 of 6: no new snapshot from job 4f2a… yet; elapsedSecondsSinceLastSuccessfulCommit 3,420 s and rising". */
+export function checkLine(view: VerificationView): string {
+  const parts: string[] = [];
+  const latest = view.latest ?? {};
+  const snapshot = latest.newSnapshotId;
+  parts.push(
+    snapshot === undefined || snapshot === null
+      ? `no new snapshot from ${writerName(view.writer)} yet`
+      : `new snapshot \`${escapeCode(snapshot)}\` from ${writerName(view.writer)}`,
+  );
+  if (latest.elapsedSecondsSinceLastSuccessfulCommit !== undefined) {
+    const trend =
+      latest.trend === undefined ? "" : latest.trend === "steady" ? " and steady" : ` and ${latest.trend}`;
+    parts.push(
+      `elapsedSecondsSinceLastSuccessfulCommit ${formatSeconds(latest.elapsedSecondsSinceLastSuccessfulCommit)}${trend}`,
+    );
+  }
+  if (latest.connectorState !== undefined) parts.push(`connector ${escapeMrkdwn(latest.connectorState)}`);
+  return `check ${view.check.index} of ${view.check.total}: ${parts.join("; ")}`;
+}
+
+function nextButton(view: VerificationView, next: { stepId: StepId; title: string }): Button {
+  return {
+    type: "button",
+    text: { type: "plain_text", text: clipPlain(`Next step: ${next.title}`, LIMITS.buttonText) },
+    action_id: ACTION_IDS.next,
+    // stepId names the step to propose next; proposalId is the one that did not help.
+    value: encodeActionValue({
+      incidentId: view.incidentId,
+      stepId: next.stepId,
+      proposalId: view.proposalId,
+    }),
+    style: "primary",
+  };
+}
+
+export function renderVerification(view: VerificationView): SlackMessage {
+  const title = STEP_TITLES[view.stepId];
+  const table = escapeCode(view.table);
+  const outcome = view.outcome;
+  const blocks: KnownBlock[] = [];
+  let text: string;
+  if (outcome === undefined) {
+    blocks.push(section(`:hourglass_flowing_sand: *Verifying ${title}* on \`${table}\`\n${checkLine(view)}`));
+    if (view.intervalSeconds !== undefined && view.check.index < view.check.total) {
+      blocks.push(context(`next check in ${formatDuration(view.intervalSeconds * 1000)}`));
+    }
+    text = `Verifying ${title} on ${escapeMrkdwn(view.table)}: check ${view.check.index} of ${view.check.total}`;
+  } else if (outcome.kind === "recovered") {
+    blocks.push(
+      section(
+        `:white_check_mark: *Recovered:* commits on \`${table}\` resumed after *${title}*\n` +
+          `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${formatUtcTime(outcome.committedAtMs)}; ` +
+          `${formatDuration(outcome.recoveredAfterMs)} after the change.`,
+      ),
+    );
+    blocks.push(context(`confirmed at check ${view.check.index} of ${view.check.total}`));
+    text = `${escapeMrkdwn(view.table)} recovered: commits resumed after ${title}`;
+  } else {
+    blocks.push(
+      section(
+        `:warning: *No recovery:* after ${view.check.total} checks, *${title}* did not bring back commits on \`${table}\`\n${checkLine(view)}`,
+      ),
+    );
+    const elements: Button[] = [];
+    if (outcome.revertable) {
+      elements.push(
+        renderRevertButton({ incidentId: view.incidentId, stepId: view.stepId, proposalId: view.proposalId }),
+      );
+    }
+    if (outcome.nextStep !== undefined) elements.push(nextButton(view, outcome.nextStep));
+    if (elements.length > 0) blocks.push({ type: "actions", block_id: "verification_actions", elements });
+    else blocks.push(context("No other step in the playbook fits; the thread is yours."));
+    text = `${escapeMrkdwn(view.table)}: ${title} did not help`;
+  }
+  return { text, blocks };
+}

@@ -1,0 +1,235 @@
+// Carries out Slack jobs: the status card (posted once, then edited in place), the diagnosis in
+// the thread, notes, command results and ephemeral replies. Every thread message goes through a
+// claim so two processes, or a job that runs twice, never post it twice.
+
+import type { Incident } from "../../core/incident/model.js";
+import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
+import type { Claims } from "../store/claims.js";
+import type { IncidentStore } from "../store/incident-store.js";
+import type { SlackMessage } from "./render/block-kit.js";
+import type { HistoryEntry, StatusCardView } from "./render/view-models.js";
+import type { Renderers } from "./renderers.js";
+import type { SlackClient } from "./web-client.js";
+
+export interface SlackJobDeps {
+  client: SlackClient;
+  store: IncidentStore;
+  claims: Claims;
+  render: Renderers;
+  now: () => number;
+  onSlackError?: (method: string) => void;
+}
+
+export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, jobId: string): Promise<void> {
+  switch (job.kind) {
+    case "root":
+      await ensureRoot(deps, await deps.store.require(job.incidentId), jobId);
+      return;
+    case "card":
+      await updateCard(deps, job.incidentId, jobId);
+      return;
+    case "diagnosis":
+      await postDiagnosis(deps, job.incidentId, job.n, jobId);
+      return;
+    case "note":
+      await postInThread(deps, job.incidentId, `note-${job.key}`, jobId, { text: job.text, blocks: [] });
+      return;
+    case "command-result":
+      await postCommandResult(deps, job, jobId);
+      return;
+    case "ephemeral":
+      await postEphemeral(deps, job.channel, job.user, await ephemeralMessage(deps, job.reply));
+      return;
+  }
+}
+
+async function call<T>(deps: SlackJobDeps, method: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    deps.onSlackError?.(method);
+    throw new CodedError(ErrorCode.SlackApi, `Slack ${method} failed: ${(error as Error).message}`, {
+      retryable: true,
+      cause: error,
+      hint: "The job is retried with backoff; check the bot token and Slack's status if it keeps failing.",
+    });
+  }
+}
+
+function messageArgs(message: SlackMessage) {
+  return message.blocks.length > 0 ? { text: message.text, blocks: message.blocks } : { text: message.text };
+}
+
+/** Posts a message at most once per (incident, name): the claim guards it across processes. */
+async function postOnce(
+  deps: SlackJobDeps,
+  incidentId: string,
+  name: string,
+  jobId: string,
+  post: () => Promise<string>,
+): Promise<string> {
+  const claim = await deps.claims.claim(incidentId, name, jobId);
+  if (claim.kind === "done") return claim.ts;
+  if (claim.kind === "held-by-other") {
+    throw new CodedError(
+      ErrorCode.SlackApi,
+      `Message ${name} of ${incidentId} is being posted by ${claim.owner}.`,
+      {
+        retryable: true,
+      },
+    );
+  }
+  let ts: string;
+  try {
+    ts = await post();
+  } catch (error) {
+    await deps.claims.release(incidentId, name, jobId);
+    throw error;
+  }
+  await deps.claims.complete(incidentId, name, ts);
+  return ts;
+}
+
+async function latestReport(deps: SlackJobDeps, incident: Incident): Promise<Report | undefined> {
+  for (let n = incident.diagnoses; n >= 1; n--) {
+    const parsed = ReportSchema.safeParse(await deps.store.getReport(incident.id, n));
+    if (parsed.success) return parsed.data;
+  }
+  return undefined;
+}
+
+export function cardView(incident: Incident, report: Report | undefined, now: number): StatusCardView {
+  const verdict = report?.findings.find((f) => f.id === report.verdict);
+  const cause = report?.findings.find((f) => f.id !== report.verdict && f.severity !== "info");
+  let nowLine: string | undefined;
+  if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
+  else if (incident.state === "awaiting-approval" && report?.nextStep)
+    nowLine = `next step: "${report.nextStep.summary}"`;
+  if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
+    nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
+  }
+  return {
+    table: incident.table,
+    state: incident.state,
+    verdictLine: verdict ? verdict.summary : report?.verdict,
+    causeLine: cause?.summary,
+    nowLine,
+    openedAtMs: incident.openedAt,
+    nowMs: now,
+  };
+}
+
+async function renderCard(deps: SlackJobDeps, incident: Incident): Promise<SlackMessage> {
+  return deps.render.statusCard(cardView(incident, await latestReport(deps, incident), deps.now()));
+}
+
+export async function ensureRoot(deps: SlackJobDeps, incident: Incident, jobId: string): Promise<string> {
+  if (incident.rootTs) return incident.rootTs;
+  const ts = await postOnce(deps, incident.id, "root", jobId, async () => {
+    const message = await renderCard(deps, incident);
+    const result = await call(deps, "chat.postMessage", () =>
+      deps.client.chat.postMessage({ channel: incident.channel, ...messageArgs(message) }),
+    );
+    return String(result.ts);
+  });
+  await deps.store.update(incident.id, { rootTs: ts }, deps.now());
+  return ts;
+}
+
+async function updateCard(deps: SlackJobDeps, incidentId: string, jobId: string): Promise<void> {
+  const incident = await deps.store.require(incidentId);
+  const ts = await ensureRoot(deps, incident, jobId);
+  // Rendered from the current state, so a late job never shows an older card.
+  const message = await renderCard(deps, await deps.store.require(incidentId));
+  await call(deps, "chat.update", () =>
+    deps.client.chat.update({ channel: incident.channel, ts, ...messageArgs(message) }),
+  );
+}
+
+async function postInThread(
+  deps: SlackJobDeps,
+  incidentId: string,
+  name: string,
+  jobId: string,
+  message: SlackMessage,
+): Promise<string> {
+  const incident = await deps.store.require(incidentId);
+  const rootTs = await ensureRoot(deps, incident, jobId);
+  return postOnce(deps, incidentId, name, jobId, async () => {
+    const result = await call(deps, "chat.postMessage", () =>
+      deps.client.chat.postMessage({ channel: incident.channel, thread_ts: rootTs, ...messageArgs(message) }),
+    );
+    return String(result.ts);
+  });
+}
+
+async function postDiagnosis(
+  deps: SlackJobDeps,
+  incidentId: string,
+  n: number,
+  jobId: string,
+): Promise<void> {
+  const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
+  await postInThread(deps, incidentId, `diagnosis-${n}`, jobId, deps.render.diagnosis(report));
+}
+
+async function postCommandResult(
+  deps: SlackJobDeps,
+  job: Extract<SlackJob, { kind: "command-result" }>,
+  jobId: string,
+): Promise<void> {
+  const message =
+    job.result.type === "diagnosis"
+      ? deps.render.diagnosis(ReportSchema.parse(job.result.report))
+      : deps.render.audit(AuditReportSchema.parse(job.result.report));
+  if (job.incidentId) {
+    await postInThread(deps, job.incidentId, `result-${job.key}`, jobId, message);
+    return;
+  }
+  // No open incident: a top-level message. The job id dedupes it; the claim covers a retried job.
+  await postOnce(deps, "commands", job.key, jobId, async () => {
+    const result = await call(deps, "chat.postMessage", () =>
+      deps.client.chat.postMessage({ channel: job.channel, ...messageArgs(message) }),
+    );
+    return String(result.ts);
+  });
+}
+
+async function postEphemeral(deps: SlackJobDeps, channel: string, user: string, message: SlackMessage) {
+  await call(deps, "chat.postEphemeral", () =>
+    deps.client.chat.postEphemeral({ channel, user, ...messageArgs(message) }),
+  );
+}
+
+async function ephemeralMessage(deps: SlackJobDeps, reply: EphemeralReply): Promise<SlackMessage> {
+  switch (reply.kind) {
+    case "unknown-table":
+      return deps.render.usageError(reply);
+    case "failed":
+      return deps.render.usageError(reply);
+    case "status": {
+      const incidents = await deps.store.listOpen();
+      return deps.render.statusList({
+        nowMs: deps.now(),
+        incidents: incidents.map((i) => ({
+          incidentId: i.id,
+          table: i.table,
+          state: i.state,
+          openedAtMs: i.openedAt,
+        })),
+      });
+    }
+    case "history": {
+      const rows = await deps.store.audit(reply.table);
+      const entries: HistoryEntry[] = rows.map((row) => ({
+        atMs: Number(row.at ?? 0),
+        actor: row.actor ?? "bot",
+        action: row.action ?? "note",
+        detail: row.detail,
+      }));
+      return deps.render.history({ table: reply.table, entries });
+    }
+  }
+}

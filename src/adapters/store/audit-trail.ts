@@ -1,0 +1,118 @@
+// The per-table audit trail: one Redis stream per table (XADD), appended for every proposal,
+// approval, refusal, applied change, revert and verification result. /iceberg history reads it.
+// It uses the stream the incident store names, so both sides read and write the same trail.
+
+import type { Redis } from "ioredis";
+import { STEP_IDS, type StepId } from "../../core/ids.js";
+import type { AuditEntry } from "../../core/playbook/walk.js";
+import type { Keys } from "./keys.js";
+
+const MAX_ENTRIES = 10_000;
+
+export interface AuditRow {
+  atMs: number;
+  actor: string;
+  /** A verb people read in the history ("approved", "refused", "applied"…). */
+  action: string;
+  stepId?: StepId;
+  outcome: AuditEntry["outcome"];
+  detail: string;
+  incidentId?: string;
+}
+
+/** The words the history shows for each machine event. */
+const VERBS: Record<AuditEntry["action"], string> = {
+  propose: "proposed",
+  approve: "approved",
+  "apply-started": "started applying",
+  "apply-succeeded": "applied",
+  "apply-failed": "apply failed",
+  "done-by-hand": "marked done by hand",
+  skip: "skipped",
+  stop: "stopped",
+  check: "checked",
+  "revert-requested": "asked to revert",
+  reverted: "reverted",
+};
+
+/** What was attempted, for refused and ignored entries ("approval refused"). */
+const NOUNS: Record<AuditEntry["action"], string> = {
+  propose: "proposal",
+  approve: "approval",
+  "apply-started": "apply",
+  "apply-succeeded": "apply result",
+  "apply-failed": "apply result",
+  "done-by-hand": "done by hand",
+  skip: "skip",
+  stop: "stop",
+  check: "check",
+  "revert-requested": "revert",
+  reverted: "revert result",
+};
+
+export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
+  const outcomes: Record<AuditEntry["outcome"], string> = {
+    ok: VERBS[entry.action],
+    refused: `${NOUNS[entry.action]} refused`,
+    ignored: `${NOUNS[entry.action]} ignored`,
+    failed: `${NOUNS[entry.action]} failed`,
+  };
+  const action = outcomes[entry.outcome];
+  const row: AuditRow = {
+    atMs: entry.atMs,
+    actor: entry.actor,
+    action,
+    outcome: entry.outcome,
+    detail: entry.detail,
+  };
+  if (entry.stepId !== undefined) row.stepId = entry.stepId;
+  if (incidentId !== undefined) row.incidentId = incidentId;
+  return row;
+}
+
+export class AuditTrail {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+  ) {}
+
+  async append(table: string, row: AuditRow): Promise<void> {
+    const fields: string[] = [
+      "at",
+      String(row.atMs),
+      "actor",
+      row.actor,
+      "action",
+      row.action,
+      "outcome",
+      row.outcome,
+      "detail",
+      row.detail,
+    ];
+    if (row.stepId !== undefined) fields.push("stepId", row.stepId);
+    if (row.incidentId !== undefined) fields.push("incident", row.incidentId);
+    await this.redis.xadd(this.keys.tableAudit(table), "MAXLEN", "~", MAX_ENTRIES, "*", ...fields);
+  }
+
+  /** The newest `count` entries, oldest first. */
+  async list(table: string, count = 200): Promise<AuditRow[]> {
+    const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
+    return rows.reverse().map(([, flat]) => fromFlat(flat));
+  }
+}
+
+function fromFlat(flat: string[]): AuditRow {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i] as string] = flat[i + 1] as string;
+  const row: AuditRow = {
+    atMs: Number(f.at ?? 0),
+    actor: f.actor ?? "bot",
+    action: f.action ?? "note",
+    outcome: (f.outcome as AuditRow["outcome"] | undefined) ?? "ok",
+    detail: f.detail ?? "",
+  };
+  if (f.stepId !== undefined && (STEP_IDS as readonly string[]).includes(f.stepId))
+    row.stepId = f.stepId as StepId;
+  if (f.incident !== undefined) row.incidentId = f.incident;
+  return row;
+}

@@ -1,0 +1,59 @@
+// `start`, `serve`, `worker` and `demo` only wire the command line to the bot's entry points. They
+// are imported when used, so `--help` stays fast and a build without them fails with a clear error.
+
+import type { Config } from "../../config.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { expectPositionals, parseCommandArgs } from "../args.js";
+import type { ConfigFlags } from "../config-overlay.js";
+import { loadCliConfig } from "../config-overlay.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, readFileOf } from "../io.js";
+
+export type BotCommand = "start" | "serve" | "worker";
+
+const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+
+export async function runBotCommand(
+  command: BotCommand,
+  args: readonly string[],
+  io: CliIo,
+  onConfig?: (config: Readonly<Config>) => void,
+): Promise<ExitCodeValue> {
+  const { values, positionals } = parseCommandArgs(command, args, BOT_OPTIONS);
+  expectPositionals(command, positionals, [], 0);
+  const flags: ConfigFlags = { configFile: values.config };
+  const config = loadCliConfig(command, io.env, flags, readFileOf(io));
+  onConfig?.(config);
+  const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
+  const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
+  return toExitCode(await run(config));
+}
+
+const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+
+export async function runDemoCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  const { positionals } = parseCommandArgs("demo", args, DEMO_OPTIONS);
+  const [scenario] = expectPositionals("demo", positionals, ["scenario"], 0);
+  const { runDemo } = await loadPiece("the demo", () => import("../demo.js"));
+  return toExitCode(await runDemo({ stdout: io.stdout, env: io.env, ...(scenario ? { scenario } : {}) }));
+}
+
+async function loadPiece<T>(what: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") {
+      throw new CodedError(ErrorCode.Internal, `This build of iceberg-bot does not include ${what}.`, {
+        hint: "Reinstall the package, or run `npm run build` in a checkout.",
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+function toExitCode(result: unknown): ExitCodeValue {
+  return result === ExitCode.NeedsAction || result === ExitCode.Usage || result === ExitCode.NoEvidence
+    ? result
+    : ExitCode.Ok;
+}

@@ -1,0 +1,45 @@
+// `playbooks lint [dir]`: every problem as file:line: reason, exit 1 when there is any.
+
+import { existsSync, statSync } from "node:fs";
+import { cleanText } from "../../adapters/render/text-safety.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, writeLine } from "../io.js";
+
+const OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+
+export async function runPlaybooksCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  const { positionals } = parseCommandArgs("playbooks", args, OPTIONS);
+  const [action, dirArg] = expectPositionals("playbooks", positionals, ["action", "dir"], 1);
+  if (action !== "lint")
+    throw usageError(
+      "playbooks",
+      `Unknown playbooks action "${String(action).slice(0, 40)}"; the only one is lint.`,
+    );
+  const { defaultPlaybooksDir, lintPlaybooks } = await import("../../services/playbooks.js");
+  const dir = dirArg ?? defaultPlaybooksDir();
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new CodedError(ErrorCode.UsageInvalid, `Playbook directory ${dir} does not exist.`, {
+      hint: "Pass the directory that holds the playbook .yaml files, e.g. `iceberg-bot playbooks lint ./playbooks`.",
+    });
+  }
+  const result = await lintPlaybooks(dir);
+  for (const problem of result.problems) {
+    writeLine(
+      io.stdout,
+      `${problem.file}:${problem.line}: ${cleanText(problem.message).replace(/\n/g, " ")}`,
+    );
+  }
+  if (result.ok && result.problems.length === 0) {
+    writeLine(io.stdout, `Playbooks in ${dir} are valid.`);
+    return ExitCode.Ok;
+  }
+  const files = new Set(result.problems.map((p) => p.file)).size;
+  const count = result.problems.length;
+  writeLine(
+    io.stderr,
+    `${count} problem${count === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}.`,
+  );
+  return ExitCode.NeedsAction;
+}

@@ -1,0 +1,118 @@
+// `sim [scenario]`: serve the simulated lakehouse until interrupted, printing what to export so
+// another terminal (the bot, `diagnose`, curl) can talk to it.
+
+import { existsSync } from "node:fs";
+import { closestMatch } from "../../core/incident/closest-match.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import type { Scenario } from "../../sim/scenario/schema.js";
+import { listScenarios, loadScenario } from "../../sim/scenarios.js";
+import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, writeLine } from "../io.js";
+
+export const DEFAULT_SCENARIO = "competing-appends";
+
+const OPTIONS = {
+  list: { type: "boolean" },
+  host: { type: "string" },
+  "port-base": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function runSimCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  const { values, positionals } = parseCommandArgs("sim", args, OPTIONS);
+  if (values.list) {
+    expectPositionals("sim", positionals, [], 0);
+    printScenarioList(io);
+    return ExitCode.Ok;
+  }
+  const [name = DEFAULT_SCENARIO] = expectPositionals("sim", positionals, ["scenario"], 0);
+  const scenario = resolveScenario(name);
+  const ports = parsePortBase(values["port-base"]);
+  const host = values.host ?? "127.0.0.1";
+
+  const { startLakehouse } = await import("../../sim/lakehouse.js");
+  const lakehouse = await startLakehouse({ scenario, host, ports });
+  try {
+    const { urls } = lakehouse;
+    const lines = [
+      `Simulated lakehouse: scenario ${scenario.name}`,
+      `  ${oneLineDescription(scenario.description)}`,
+      "",
+      `  Iceberg REST catalog  ${urls.catalog}`,
+      `  Flink REST            ${urls.flink}`,
+      `  Kafka Connect REST    ${urls.connect}`,
+      `  Prometheus            ${urls.prometheus}`,
+      "",
+      "Export these where the bot or the CLI runs:",
+      `export ICEBERG_CATALOG_URL=${urls.catalog}`,
+      `export ICEBERG_WAREHOUSE=${scenario.catalog.warehouse}`,
+      `export FLINK_REST_URL=${urls.flink}`,
+      `export CONNECT_REST_URL=${urls.connect}`,
+      `export PROMETHEUS_URL=${urls.prometheus}`,
+      "",
+      `Then: iceberg-bot diagnose ${scenario.table}`,
+      `Move time forward: curl -X POST ${urls.catalog}/__sim/advance -d '{"ms":300000}'`,
+      "Press Ctrl-C to stop.",
+    ];
+    for (const line of lines) writeLine(io.stdout, line);
+    await untilAborted(io.signal);
+    writeLine(io.stderr, "Stopping the simulated lakehouse.");
+  } finally {
+    await lakehouse.close();
+  }
+  return ExitCode.Ok;
+}
+
+function printScenarioList(io: CliIo): void {
+  const names = listScenarios();
+  const width = Math.max(0, ...names.map((n) => n.length));
+  for (const name of names) {
+    let description: string;
+    try {
+      description = oneLineDescription(loadScenario(name).description);
+    } catch (error) {
+      description = `(cannot be loaded: ${(error as Error).message.split("\n")[0]})`;
+    }
+    writeLine(io.stdout, `${name.padEnd(width)}  ${description}`);
+  }
+}
+
+function resolveScenario(name: string): Scenario {
+  const looksLikePath = /[\\/]/.test(name) || /\.ya?ml$/.test(name);
+  if (!looksLikePath) {
+    const known = listScenarios();
+    if (!known.includes(name)) {
+      const guess = closestMatch(name, known);
+      throw new CodedError(ErrorCode.UsageInvalid, `Unknown scenario "${name.slice(0, 80)}".`, {
+        hint: guess
+          ? `Did you mean ${guess}? \`iceberg-bot sim --list\` shows them all.`
+          : "`iceberg-bot sim --list` shows the built-in scenarios; a path to a .yaml file works too.",
+      });
+    }
+  }
+  if (looksLikePath && !existsSync(name)) throw usageError("sim", `Scenario file ${name} does not exist.`);
+  return loadScenario(name);
+}
+
+function parsePortBase(
+  value: string | undefined,
+): { catalog: number; flink: number; connect: number; prometheus: number } | undefined {
+  if (value === undefined) return undefined;
+  const base = Number(value);
+  if (!Number.isInteger(base) || base < 1024 || base > 65_532) {
+    throw usageError("sim", "--port-base must be a port number from 1024 to 65532.");
+  }
+  return { catalog: base, flink: base + 1, connect: base + 2, prometheus: base + 3 };
+}
+
+function oneLineDescription(text: string): string {
+  const first = text.trim().split("\n")[0] ?? "";
+  return first.length > 100 ? `${first.slice(0, 99)}…` : first;
+}
+
+function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise<void>(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

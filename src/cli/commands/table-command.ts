@@ -1,0 +1,160 @@
+// `diagnose <table>` and `audit <table>`: flags -> config -> evidence ports -> report -> output.
+
+import { renderAuditMarkdown } from "../../adapters/render/audit-markdown.js";
+import { renderAuditText } from "../../adapters/render/audit-text.js";
+import { renderReportMarkdown } from "../../adapters/render/report-markdown.js";
+import { renderReportText } from "../../adapters/render/report-text.js";
+import { type Config, scrubSecrets, secretValues, tableSettings } from "../../config.js";
+import { parseTableName } from "../../core/table-name.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { loadCliConfig } from "../config-overlay.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, readFileOf, useColor } from "../io.js";
+
+export type TableCommand = "diagnose" | "audit";
+
+const FORMATS = ["text", "json", "markdown"] as const;
+type Format = (typeof FORMATS)[number];
+
+const OPTIONS = {
+  format: { type: "string" },
+  "catalog-url": { type: "string" },
+  warehouse: { type: "string" },
+  "flink-url": { type: "string" },
+  "flink-job": { type: "string" },
+  "connect-url": { type: "string" },
+  connector: { type: "string" },
+  "prometheus-url": { type: "string" },
+  config: { type: "string" },
+  "timeout-ms": { type: "string" },
+  "spark-catalog": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export interface TableCommandContext {
+  /** Set once the config is loaded, so the top level can scrub its secrets from errors. */
+  onConfig?: (config: Readonly<Config>) => void;
+}
+
+export async function runTableCommand(
+  command: TableCommand,
+  args: readonly string[],
+  io: CliIo,
+  context: TableCommandContext = {},
+): Promise<ExitCodeValue> {
+  const { values, positionals } = parseCommandArgs(command, args, OPTIONS);
+  const [table = ""] = expectPositionals(command, positionals, ["table"], 1);
+  const format = parseFormat(command, values.format);
+  const flinkJob = values["flink-job"];
+  if (flinkJob !== undefined && !/^[0-9a-f]{32}$/.test(flinkJob)) {
+    throw usageError(command, "--flink-job must be a Flink job id: 32 lowercase hexadecimal characters.");
+  }
+  const connector = values.connector;
+  if (connector !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(connector)) {
+    throw usageError(command, "--connector must be a connector name (letters, digits, '.', '_' or '-').");
+  }
+  const sparkCatalog = values["spark-catalog"];
+  if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
+    throw usageError(command, "--spark-catalog must be a catalog name (letters, digits and _).");
+  }
+  // Refuse hostile names before any client exists, so nothing is ever sent for them.
+  guardTableArgument(table);
+
+  const readFile = readFileOf(io);
+  const config = loadCliConfig(
+    command,
+    io.env,
+    {
+      catalogUrl: values["catalog-url"],
+      warehouse: values.warehouse,
+      flinkUrl: values["flink-url"],
+      connectUrl: values["connect-url"],
+      prometheusUrl: values["prometheus-url"],
+      configFile: values.config,
+      timeoutMs: values["timeout-ms"],
+    },
+    readFile,
+  );
+  context.onConfig?.(config);
+  requireSomeSource(command, config);
+
+  const settings = tableSettings(config.bot, table.trim());
+  const request = {
+    table: table.trim(),
+    flinkJob: flinkJob ?? settings.flinkJob,
+    connector: connector ?? settings.connector,
+    // --timeout-ms bounds each source's whole answer too; otherwise investigate's default applies.
+    timeoutMs: values["timeout-ms"] === undefined ? undefined : config.sourceTimeoutMs,
+  };
+  // Clients and rules load only once the arguments are known to be good.
+  const { createEvidencePorts } = await import("../../adapters/evidence/from-config.js");
+  const ports = createEvidencePorts(config, { timeoutMs: config.sourceTimeoutMs });
+  const now = io.now ?? Date.now;
+  const color = useColor(io);
+
+  // Upstream text ends up in reports; a secret echoed by a misbehaving server must not reach stdout.
+  const print = (text: string) => io.stdout.write(scrubSecrets(text, secretValues(config)));
+
+  if (command === "diagnose") {
+    const { diagnoseTable } = await import("../../services/diagnose-table.js");
+    const { report } = await diagnoseTable(ports, request, now, { catalogName: sparkCatalog });
+    print(
+      format === "json"
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : format === "markdown"
+          ? renderReportMarkdown(report)
+          : renderReportText(report, { color }),
+    );
+    return report.verdict === "healthy" ? ExitCode.Ok : ExitCode.NeedsAction;
+  }
+  const { auditTable } = await import("../../services/audit-table.js");
+  const { report } = await auditTable(ports, request, now, { catalogName: sparkCatalog });
+  print(
+    format === "json"
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : format === "markdown"
+        ? renderAuditMarkdown(report)
+        : renderAuditText(report, { color }),
+  );
+  return report.checks.some((check) => check.status === "fail") ? ExitCode.NeedsAction : ExitCode.Ok;
+}
+
+function parseFormat(command: string, value: string | undefined): Format {
+  if (value === undefined) return "text";
+  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
+  throw usageError(
+    command,
+    `--format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(value.slice(0, 40))}).`,
+  );
+}
+
+/**
+ * Accepts the forms investigate() resolves (db.events, catalog.db.events, iceberg_db_events) and
+ * nothing else: every level uses the table-name alphabet.
+ */
+export function guardTableArgument(input: string): void {
+  const trimmed = input.trim();
+  if (trimmed.includes(".") || trimmed.length === 0 || trimmed.length > 255) {
+    parseTableName(trimmed);
+    return;
+  }
+  // A single level (the metric form): check its characters with the same rules and messages.
+  if (!/^[A-Za-z0-9_-]+$/.test(trimmed)) parseTableName(`_.${trimmed}`);
+}
+
+function requireSomeSource(command: TableCommand, config: Readonly<Config>): void {
+  if (command === "audit" && !config.catalog.url) {
+    throw new CodedError(
+      ErrorCode.ConfigInvalid,
+      "The audit reads the table from the Iceberg catalog, which is not configured.",
+      {
+        hint: "Pass --catalog-url or set ICEBERG_CATALOG_URL.",
+      },
+    );
+  }
+  if (config.catalog.url || config.flinkUrl || config.connectUrl || config.prometheusUrl) return;
+  throw new CodedError(ErrorCode.ConfigInvalid, "No evidence source is configured.", {
+    hint: "Pass --catalog-url (and --flink-url or --connect-url), or set ICEBERG_CATALOG_URL, FLINK_REST_URL and CONNECT_REST_URL.",
+  });
+}

@@ -1,0 +1,35 @@
+// What a command may touch, injected so runCli works in-process in tests exactly as from a shell.
+
+import { readFileSync } from "node:fs";
+import type { Env } from "../config.js";
+
+export interface CliStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIo {
+  /** The environment; only main.ts passes process.env. */
+  env: Env;
+  stdout: CliStream;
+  stderr: CliStream;
+  /** Clock for reports (default Date.now). */
+  now?: () => number;
+  /** Reads --config and BOT_CONFIG files (default fs). */
+  readFile?: (path: string) => string;
+  /** Stops long-running commands (sim); main.ts aborts it on Ctrl-C. */
+  signal?: AbortSignal;
+}
+
+export function readFileOf(io: CliIo): (path: string) => string {
+  return io.readFile ?? ((path) => readFileSync(path, "utf8"));
+}
+
+/** Colour only for a terminal, and never when NO_COLOR is set (no-color.org) or TERM is dumb. */
+export function useColor(io: CliIo): boolean {
+  return io.stdout.isTTY === true && !io.env.NO_COLOR && io.env.TERM !== "dumb";
+}
+
+export function writeLine(stream: CliStream, text = ""): void {
+  stream.write(text.endsWith("\n") ? text : `${text}\n`);
+}

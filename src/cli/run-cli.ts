@@ -1,0 +1,174 @@
+// The iceberg-bot command line, callable in-process: runCli(argv, io) returns the exit code and
+// never throws. Errors become `error:` + `hint:` lines on stderr, with secrets scrubbed and no
+// stack trace.
+
+import { type Config, type Env, scrubSecrets, secretValues } from "../config.js";
+import { closestMatch } from "../core/incident/closest-match.js";
+import { asCodedError, CodedError, ErrorCode } from "../errors.js";
+import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
+import { type CliIo, writeLine } from "./io.js";
+import { packageVersion } from "./package-root.js";
+import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
+
+export { ExitCode } from "./exit-codes.js";
+export type { CliIo, CliStream } from "./io.js";
+
+export const COMMANDS = [
+  "start",
+  "serve",
+  "worker",
+  "diagnose",
+  "audit",
+  "playbooks",
+  "demo",
+  "sim",
+  "schemas",
+  "help",
+] as const;
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  const secrets: string[] = envSecrets(io.env);
+  const remember = (config: Readonly<Config>) => secrets.push(...secretValues(config));
+  try {
+    return await dispatch(argv, io, remember);
+  } catch (error) {
+    return reportError(error, io, secrets);
+  }
+}
+
+async function dispatch(
+  argv: readonly string[],
+  io: CliIo,
+  onConfig: (config: Readonly<Config>) => void,
+): Promise<ExitCodeValue> {
+  const [command, ...args] = argv;
+  if (command === undefined) {
+    io.stderr.write(GENERAL_USAGE);
+    return ExitCode.Usage;
+  }
+  if (command === "--help" || command === "-h") {
+    io.stdout.write(GENERAL_USAGE);
+    return ExitCode.Ok;
+  }
+  if (command === "--version" || command === "-v") {
+    writeLine(io.stdout, packageVersion());
+    return ExitCode.Ok;
+  }
+  if (command === "help") return showHelp(args, io);
+  if (!(COMMANDS as readonly string[]).includes(command)) throw unknownCommand(command);
+  if (wantsHelp(args)) {
+    io.stdout.write(COMMAND_USAGE[command] ?? GENERAL_USAGE);
+    return ExitCode.Ok;
+  }
+  switch (command) {
+    case "diagnose":
+    case "audit": {
+      const { runTableCommand } = await import("./commands/table-command.js");
+      return runTableCommand(command, args, io, { onConfig });
+    }
+    case "start":
+    case "serve":
+    case "worker": {
+      const { runBotCommand } = await import("./commands/bot-command.js");
+      return runBotCommand(command, args, io, onConfig);
+    }
+    case "demo": {
+      const { runDemoCommand } = await import("./commands/bot-command.js");
+      return runDemoCommand(args, io);
+    }
+    case "sim": {
+      const { runSimCommand } = await import("./commands/sim-command.js");
+      return runSimCommand(args, io);
+    }
+    case "playbooks": {
+      const { runPlaybooksCommand } = await import("./commands/playbooks-command.js");
+      return runPlaybooksCommand(args, io);
+    }
+    case "schemas": {
+      const { runSchemasCommand } = await import("./commands/schemas-command.js");
+      return runSchemasCommand(args, io);
+    }
+    default:
+      throw unknownCommand(command);
+  }
+}
+
+function showHelp(args: readonly string[], io: CliIo): ExitCodeValue {
+  const [topic] = args;
+  if (topic === undefined) {
+    io.stdout.write(GENERAL_USAGE);
+    return ExitCode.Ok;
+  }
+  const usage = COMMAND_USAGE[topic];
+  if (!usage) throw unknownCommand(topic);
+  io.stdout.write(usage);
+  return ExitCode.Ok;
+}
+
+/** `--help` or `-h` before any `--` terminator. */
+function wantsHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === "--") return false;
+    if (arg === "--help" || arg === "-h") return true;
+  }
+  return false;
+}
+
+function unknownCommand(command: string): CodedError {
+  const guess = closestMatch(command, COMMANDS);
+  const shown = JSON.stringify(command.slice(0, 40));
+  return new CodedError(ErrorCode.UsageInvalid, `Unknown command ${shown}.`, {
+    hint: guess
+      ? `Did you mean \`iceberg-bot ${guess}\`? Run \`iceberg-bot --help\` for the commands.`
+      : "Run `iceberg-bot --help` for the commands.",
+  });
+}
+
+function reportError(error: unknown, io: CliIo, secrets: readonly string[]): ExitCodeValue {
+  const coded = asCodedError(error);
+  const scrub = (text: string) => scrubSecrets(text, secrets);
+  const message = coded.code === ErrorCode.Internal ? `unexpected failure: ${coded.message}` : coded.message;
+  writeLine(io.stderr, `error: ${scrub(message)}`);
+  const hint =
+    coded.hint ??
+    (coded.code === ErrorCode.Internal
+      ? "This is a bug in iceberg-bot; please report it with the command you ran (leave secrets out)."
+      : undefined);
+  if (hint) writeLine(io.stderr, `hint: ${scrub(hint)}`);
+  return exitCodeFor(coded);
+}
+
+const SECRET_VARIABLES = [
+  "SLACK_BOT_TOKEN",
+  "SLACK_SIGNING_SECRET",
+  "SLACK_APP_TOKEN",
+  "ICEBERG_CATALOG_TOKEN",
+  "ICEBERG_CATALOG_CREDENTIAL",
+  "ALERT_WEBHOOK_TOKEN",
+] as const;
+
+/** Secrets known before (or without) a valid config, so even config errors are scrubbed. */
+function envSecrets(env: Env): string[] {
+  const out: string[] = [];
+  for (const name of SECRET_VARIABLES) {
+    const value = env[name]?.trim();
+    if (value && value.length >= 4) out.push(value);
+  }
+  const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
+  const secretPart = credential?.split(":").slice(1).join(":");
+  if (secretPart && secretPart.length >= 4) out.push(secretPart);
+  for (const url of [env.REDIS_URL, env.ICEBERG_CATALOG_URL]) {
+    const password = passwordOf(url);
+    if (password && password.length >= 4) out.push(password);
+  }
+  return out;
+}
+
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,126 @@
+// Help texts. Kept as plain data so `--help` loads nothing else.
+
+const SOURCE_FLAGS = `Sources (each overrides its environment variable):
+  --catalog-url URL      Iceberg REST catalog            (ICEBERG_CATALOG_URL)
+  --warehouse NAME       catalog warehouse               (ICEBERG_WAREHOUSE)
+  --flink-url URL        Flink REST API                  (FLINK_REST_URL)
+  --connect-url URL      Kafka Connect REST API          (CONNECT_REST_URL)
+  --prometheus-url URL   Prometheus, optional            (PROMETHEUS_URL)
+  --flink-job ID         the Flink job that writes the table (default: BOT_CONFIG, else
+                         discovered from flink.job-id in the table's snapshots)
+  --connector NAME       the Kafka Connect connector that writes the table (default:
+                         BOT_CONFIG, else the one whose iceberg.tables lists it)
+  --config FILE          BOT_CONFIG YAML file (tables -> Flink job, connector, ...)
+  --timeout-ms N         per-source timeout, 100..120000  (SOURCE_TIMEOUT_MS, default 5000)
+  --spark-catalog NAME   Spark catalog name in statements to copy (default spark_catalog)
+Catalog credentials come from the environment only (ICEBERG_CATALOG_TOKEN or
+ICEBERG_CATALOG_CREDENTIAL), so they never show up in shell history or process lists.`;
+
+export const GENERAL_USAGE = `iceberg-bot: diagnose Apache Iceberg tables whose commits fail or conflict.
+
+Usage: iceberg-bot <command> [options]
+
+Commands:
+  start                    run the Slack bot: receiver and workers in one process
+  serve                    run only the receiver (Slack events, alert webhooks)
+  worker                   run only the diagnosis workers
+  diagnose <table>         diagnose one table now and print the report
+  audit <table>            grade one table against the concurrent-writers checklist
+  playbooks lint [dir]     check playbook files, with file:line for every problem
+  demo [scenario]          run a whole incident against the simulated lakehouse
+  sim [scenario]           serve a simulated lakehouse (catalog, Flink, Connect, Prometheus)
+  schemas                  print or regenerate the JSON Schemas of the reports
+  help [command]           show help for a command
+
+Run \`iceberg-bot <command> --help\` for a command's options.
+Exit codes: 0 healthy, 1 needs action, 2 bad usage, configuration or table, 3 no source answered.
+`;
+
+export const COMMAND_USAGE: Record<string, string> = {
+  start: `Usage: iceberg-bot start [--config FILE]
+
+Runs the Slack receiver and the diagnosis workers in one process (small installs).
+Settings come from the environment (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET or SLACK_APP_TOKEN,
+REDIS_URL, ICEBERG_CATALOG_URL, FLINK_REST_URL, CONNECT_REST_URL, ...); every missing or
+invalid setting is listed at once and the command exits 2.
+
+  --config FILE   BOT_CONFIG YAML file (overrides BOT_CONFIG)
+`,
+  serve: `Usage: iceberg-bot serve [--config FILE]
+
+Runs only the receiver: Slack events, alert webhooks, /healthz, /readyz, /metrics.
+Pair it with one or more \`iceberg-bot worker\` processes on the same Redis.
+
+  --config FILE   BOT_CONFIG YAML file (overrides BOT_CONFIG)
+`,
+  worker: `Usage: iceberg-bot worker [--config FILE]
+
+Runs only the diagnosis and follow-up workers; start as many as you need.
+
+  --config FILE   BOT_CONFIG YAML file (overrides BOT_CONFIG)
+`,
+  diagnose: `Usage: iceberg-bot diagnose <table> [options]
+
+Reads the table's commits from the catalog, its writer from Flink or Kafka Connect, names what
+went wrong with evidence, and picks the one next step. <table> is namespace.table (db.events,
+a.b.events), catalog.namespace.table, or the Flink metric form (iceberg_db_events).
+
+  --format text|json|markdown   output format (default text; json follows docs/report.schema.json)
+${SOURCE_FLAGS}
+
+Exit codes: 0 healthy, 1 something needs action, 2 bad usage, configuration, unknown or
+invalid table, 3 no evidence source answered.
+
+Example:
+  iceberg-bot diagnose db.events --catalog-url http://catalog:8181 --flink-url http://flink:8081
+`,
+  audit: `Usage: iceberg-bot audit <table> [options]
+
+Grades the table against the concurrent-writers checklist (retry budget, isolation level,
+write mode, snapshot expiry, ...): pass, warn or fail, the values read, and the fix.
+
+  --format text|json|markdown   output format (default text; json follows docs/audit-report.schema.json)
+${SOURCE_FLAGS}
+
+Exit codes: 0 no check failed (warnings allowed), 1 at least one check failed, 2 bad usage,
+configuration, unknown or invalid table, 3 no evidence source answered.
+
+Example:
+  iceberg-bot audit db.events --catalog-url http://catalog:8181 --format markdown
+`,
+  playbooks: `Usage: iceberg-bot playbooks lint [dir]
+
+Validates every playbook file in <dir> (default: the playbooks shipped with iceberg-bot):
+schema, step graph, reachable steps. Prints file:line: reason for each problem.
+
+Exit codes: 0 all valid, 1 problems found, 2 bad usage or the directory does not exist.
+`,
+  demo: `Usage: iceberg-bot demo [scenario]
+
+Runs a whole incident against the simulated lakehouse and a local Slack stand-in, then prints
+the thread. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379).
+Default scenario: competing-appends. List scenarios with \`iceberg-bot sim --list\`.
+`,
+  sim: `Usage: iceberg-bot sim [scenario] [--list] [--host HOST] [--port-base N]
+
+Serves a simulated lakehouse (Iceberg REST catalog, Flink REST, Kafka Connect REST,
+Prometheus) playing a scenario, prints the URLs and the variables to export, and runs until
+Ctrl-C. Default scenario: competing-appends. A scenario is a built-in name or a .yaml path.
+
+  --list          list the built-in scenarios and exit
+  --host HOST     address to listen on (default 127.0.0.1)
+  --port-base N   fixed ports: catalog N, Flink N+1, Connect N+2, Prometheus N+3
+                  (default: free ports)
+`,
+  schemas: `Usage: iceberg-bot schemas [--write DIR | --check DIR]
+
+Prints the JSON Schemas of the diagnosis and audit reports, generated from the code.
+
+  --write DIR   write report.schema.json and audit-report.schema.json into DIR
+  --check DIR   exit 1 when the files in DIR differ from the code
+`,
+  help: `Usage: iceberg-bot help [command]
+
+Shows the list of commands, or the help of one command.
+`,
+};

@@ -1,0 +1,229 @@
+// Everything the rules share, computed once per diagnosis: the writer, its cadence and staleness,
+// the commit failures that still matter, and the window around the failure.
+//
+// The window is anchored on evidence, never on "now minus a constant":
+//   start   = the writer's last successful commit (its newest snapshot);
+//   failure = the newest commit-failure exception after that, else start + expected interval
+//             (when the next commit should have landed);
+//   end     = the failure time when an exception dates it (the winner committed before it),
+//             else now (the writer is still not committing, anything after its last commit counts).
+// Without any writer snapshot, start = failure - 2 intervals.
+// The lookback adds LOOKBACK_INTERVALS before the start, to see interleaving and bursts.
+
+import type {
+  ConnectEvidence,
+  Evidence,
+  FlinkJobEvidence,
+  MetricPoint,
+  Snapshot,
+  TableEvidence,
+} from "../evidence/model.js";
+import { formatTableName } from "../table-name.js";
+import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
+import { type IndexRange, isWriterSnapshot, rangeAfter, type WriterRef } from "./snapshots.js";
+import {
+  expectedInterval,
+  type IntervalSource,
+  identifyWriter,
+  newestWriterIndex,
+  sourceOk,
+} from "./writer.js";
+
+/** A writer is stale once it missed this many expected commits. */
+export const STALE_INTERVALS = 3;
+export const LOOKBACK_INTERVALS = 6;
+
+export interface DiagnosisWindow {
+  startMs: number;
+  failureMs: number;
+  failureSource: "exception" | "expected-commit";
+  endMs: number;
+  /** Snapshots with startMs < t <= endMs. */
+  range: IndexRange;
+  lookbackStartMs: number;
+  /** Snapshots with lookbackStartMs < t <= endMs. */
+  lookback: IndexRange;
+}
+
+export interface DiagnosisContext {
+  evidence: Evidence;
+  now: number;
+  tableName: string;
+  catalogName?: string;
+  /** Present only when the catalog answered. */
+  table?: TableEvidence;
+  snapshots: readonly Snapshot[];
+  /** Present only when Flink answered and a writer job is known. */
+  job?: FlinkJobEvidence;
+  /** Present only when Connect answered. */
+  connect?: ConnectEvidence;
+  writer: WriterRef | null;
+  writerSource: "flink" | "connect" | "snapshots" | null;
+  isWriter: (snapshot: Snapshot) => boolean;
+  intervalMs: number;
+  intervalSource: IntervalSource;
+  staleAfterMs: number;
+  writerNewestIndex: number;
+  writerNewest?: Snapshot;
+  /** now - the writer's newest snapshot time. */
+  writerAgeMs?: number;
+  /** elapsedSecondsSinceLastSuccessfulCommit in ms, from Flink or Prometheus. */
+  elapsedSinceCommitMs?: number;
+  /** True/false when known; null when no source can tell. */
+  writerStale: boolean | null;
+  /** Something is wrong: the writer is stale or a commit failure is visible. Root-cause rules need it. */
+  troubled: boolean;
+  /** Commit failures newer than the writer's last success (state-unknown: around it). */
+  failures: CommitFailure[];
+  window: DiagnosisWindow | null;
+}
+
+function lastPoint(points: MetricPoint[] | undefined): number | undefined {
+  return points && points.length > 0 ? points[points.length - 1]!.value : undefined;
+}
+
+/** A Prometheus series whose name mentions `metric`, if any. */
+export function prometheusSeries(evidence: Evidence, metric: string): MetricPoint[] | undefined {
+  if (!sourceOk(evidence, "prometheus") || !evidence.prometheus) return undefined;
+  for (const [name, points] of Object.entries(evidence.prometheus.series)) {
+    if (name.includes(metric) && points.length > 0) return points;
+  }
+  return undefined;
+}
+
+function relevantFailures(ctx: {
+  job?: FlinkJobEvidence;
+  connect?: ConnectEvidence;
+  lastCommitMs?: number;
+  intervalMs: number;
+}): CommitFailure[] {
+  const out: CommitFailure[] = [];
+  for (const exception of ctx.job?.exceptions ?? []) {
+    const failure = classifyFlinkException(exception);
+    if (!failure) continue;
+    const last = ctx.lastCommitMs;
+    // An unknown commit may be the very snapshot that landed just after it, so look one interval back;
+    // any other failure matters only if nothing succeeded after it.
+    const relevant =
+      last === undefined ||
+      (failure.kind === "state-unknown"
+        ? exception.timestampMs >= last - ctx.intervalMs
+        : exception.timestampMs > last);
+    if (relevant) out.push(failure);
+  }
+  if (ctx.connect) out.push(...connectFailures(ctx.connect));
+  // Newest first, so rules quote the latest line.
+  return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
+}
+
+export function buildContext(
+  evidence: Evidence,
+  now: number,
+  options: { tableName?: string; catalogName?: string } = {},
+): DiagnosisContext {
+  const table = sourceOk(evidence, "catalog") ? evidence.catalog : undefined;
+  const snapshots: readonly Snapshot[] = table?.snapshots ?? [];
+  const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
+  const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
+  const identified = identifyWriter(evidence);
+  const writer = identified?.writer ?? null;
+  const isWriter = writer ? (s: Snapshot) => isWriterSnapshot(s, writer) : () => false;
+  const newestIndex = writer ? newestWriterIndex(snapshots, isWriter) : -1;
+  const writerNewest = newestIndex >= 0 ? snapshots[newestIndex] : undefined;
+  const interval = expectedInterval(evidence, writer, snapshots, newestIndex, isWriter);
+  const staleAfterMs = interval.ms * STALE_INTERVALS;
+
+  const elapsedSeconds =
+    job?.committer?.elapsedSecondsSinceLastSuccessfulCommit ??
+    lastPoint(prometheusSeries(evidence, "elapsedSecondsSinceLastSuccessfulCommit"));
+  const elapsedSinceCommitMs = elapsedSeconds === undefined ? undefined : elapsedSeconds * 1000;
+  const writerAgeMs = writerNewest ? now - writerNewest.timestampMs : undefined;
+
+  let writerStale: boolean | null = null;
+  if (writerAgeMs !== undefined || elapsedSinceCommitMs !== undefined) {
+    writerStale = Math.max(writerAgeMs ?? 0, elapsedSinceCommitMs ?? 0) > staleAfterMs;
+  } else if (writer && table) {
+    // The catalog holds no snapshot from the writer: a freshly started job gets one stale period
+    // to make its first commit (Flink's gauge also counts from the operator's start).
+    const startedMs = job?.job.startTimeMs;
+    writerStale = startedMs === undefined || now - startedMs > staleAfterMs;
+  }
+
+  const failures = relevantFailures({
+    job,
+    connect,
+    lastCommitMs: writerNewest?.timestampMs,
+    intervalMs: interval.ms,
+  });
+  const window = buildWindow(snapshots, now, interval.ms, writerNewest?.timestampMs, failures);
+
+  return {
+    evidence,
+    now,
+    tableName: options.tableName ?? formatTableName(evidence.table),
+    ...(options.catalogName ? { catalogName: options.catalogName } : {}),
+    ...(table ? { table } : {}),
+    snapshots,
+    ...(job ? { job } : {}),
+    ...(connect ? { connect } : {}),
+    writer,
+    writerSource: identified?.source ?? null,
+    isWriter,
+    intervalMs: interval.ms,
+    intervalSource: interval.source,
+    staleAfterMs,
+    writerNewestIndex: newestIndex,
+    ...(writerNewest ? { writerNewest } : {}),
+    ...(writerAgeMs !== undefined ? { writerAgeMs } : {}),
+    ...(elapsedSinceCommitMs !== undefined ? { elapsedSinceCommitMs } : {}),
+    writerStale,
+    troubled: writerStale === true || failures.length > 0,
+    failures,
+    window,
+  };
+}
+
+function buildWindow(
+  snapshots: readonly Snapshot[],
+  now: number,
+  intervalMs: number,
+  lastCommitMs: number | undefined,
+  failures: CommitFailure[],
+): DiagnosisWindow | null {
+  const exceptionMs = failures.find((f) => f.atMs !== undefined)?.atMs;
+  let failureMs: number;
+  let failureSource: DiagnosisWindow["failureSource"];
+  if (exceptionMs !== undefined && (lastCommitMs === undefined || exceptionMs > lastCommitMs)) {
+    failureMs = exceptionMs;
+    failureSource = "exception";
+  } else if (lastCommitMs !== undefined) {
+    failureMs = lastCommitMs + intervalMs;
+    failureSource = "expected-commit";
+  } else {
+    return null;
+  }
+  const startMs = lastCommitMs ?? failureMs - 2 * intervalMs;
+  const endMs = failureSource === "exception" ? failureMs : Math.max(now, failureMs);
+  const lookbackStartMs = startMs - LOOKBACK_INTERVALS * intervalMs;
+  return {
+    startMs,
+    failureMs,
+    failureSource,
+    endMs,
+    range: rangeAfter(snapshots, startMs, endMs),
+    lookbackStartMs,
+    lookback: rangeAfter(snapshots, lookbackStartMs, endMs),
+  };
+}
+
+/** Calls `visit` for each snapshot in `range` not committed by the writer. */
+export function forEachOther(
+  ctx: DiagnosisContext,
+  range: IndexRange,
+  visit: (s: Snapshot, index: number) => void,
+): void {
+  for (let i = range.from; i < range.to; i++) {
+    const s = ctx.snapshots[i]!;
+    if (!ctx.isWriter(s)) visit(s, i);
+  }
+}

@@ -1,0 +1,96 @@
+// Evidence items several rules quote: the writer's last commit, a failure line, a snapshot list.
+
+import type { Snapshot } from "../evidence/model.js";
+import type { EvidenceItem } from "../report/schema.js";
+import type { DiagnosisContext } from "./context.js";
+import type { CommitFailure } from "./failures.js";
+import { MAX_LISTED } from "./rule.js";
+import { committerOf, describeCommitter, formatDuration, iso, snapshotData } from "./snapshots.js";
+
+export function describeWriter(ctx: DiagnosisContext): string {
+  if (!ctx.writer) return "the writer";
+  return ctx.writer.kind === "flink" ? `Flink job ${ctx.writer.jobId}` : `connector ${ctx.writer.connector}`;
+}
+
+/** The writer's newest snapshot and its age; null when the catalog has none (or did not answer). */
+export function writerLastCommit(ctx: DiagnosisContext): EvidenceItem | null {
+  const s = ctx.writerNewest;
+  if (!s || ctx.writerAgeMs === undefined) return null;
+  return {
+    source: "catalog",
+    detail: `Newest snapshot from ${describeWriter(ctx)}: ${s.snapshotId} at ${iso(s.timestampMs)} (${formatDuration(ctx.writerAgeMs)} ago; expected every ${formatDuration(ctx.intervalMs)})`,
+    data: {
+      snapshotId: s.snapshotId,
+      committedAt: iso(s.timestampMs),
+      ageSeconds: Math.round(ctx.writerAgeMs / 1000),
+      expectedIntervalMs: ctx.intervalMs,
+      intervalSource: ctx.intervalSource,
+      ...(s.summary["flink.max-committed-checkpoint-id"]
+        ? { maxCommittedCheckpointId: s.summary["flink.max-committed-checkpoint-id"] }
+        : {}),
+    },
+  };
+}
+
+export function elapsedMetric(ctx: DiagnosisContext): EvidenceItem | null {
+  if (ctx.elapsedSinceCommitMs === undefined) return null;
+  const seconds = Math.round(ctx.elapsedSinceCommitMs / 1000);
+  return {
+    source:
+      ctx.job?.committer?.elapsedSecondsSinceLastSuccessfulCommit !== undefined ? "flink" : "prometheus",
+    detail: `elapsedSecondsSinceLastSuccessfulCommit = ${seconds.toLocaleString("en-US")} s (stale after ${Math.round(ctx.staleAfterMs / 1000).toLocaleString("en-US")} s)`,
+    data: {
+      elapsedSecondsSinceLastSuccessfulCommit: seconds,
+      staleAfterSeconds: Math.round(ctx.staleAfterMs / 1000),
+    },
+  };
+}
+
+export function failureItem(failure: CommitFailure, count = 1): EvidenceItem {
+  const when = failure.atMs !== undefined ? ` at ${iso(failure.atMs)}` : "";
+  const where = failure.where ? ` (${failure.where})` : "";
+  const times = count > 1 ? ` — seen ${count} times` : "";
+  return {
+    source: failure.source,
+    detail: `${failure.line}${where}${when}${times}`,
+    data: {
+      exception: failure.line,
+      ...(failure.atMs !== undefined ? { at: iso(failure.atMs) } : {}),
+      ...(failure.where ? { where: failure.where } : {}),
+      count,
+    },
+  };
+}
+
+/** One item listing up to MAX_LISTED snapshots plus the total. */
+export function snapshotListItem(label: string, snapshots: Snapshot[], total: number): EvidenceItem {
+  const listed = snapshots.slice(0, MAX_LISTED);
+  const names = listed.map(
+    (s) => `${s.snapshotId} (${s.operation}, ${describeCommitter(committerOf(s))}, ${iso(s.timestampMs)})`,
+  );
+  const more = total > listed.length ? ` … and ${total - listed.length} more` : "";
+  return {
+    source: "catalog",
+    detail: `${label}: ${names.join("; ")}${more}`,
+    data: { count: total, snapshots: listed.map(snapshotData) },
+  };
+}
+
+export function windowItem(ctx: DiagnosisContext): EvidenceItem | null {
+  const w = ctx.window;
+  if (!w) return null;
+  return {
+    source: "catalog",
+    detail: `Window: from the writer's last commit at ${iso(w.startMs)} to ${iso(w.endMs)} (failure ${w.failureSource === "exception" ? "exception" : "expected commit"} at ${iso(w.failureMs)})`,
+    data: {
+      from: iso(w.startMs),
+      to: iso(w.endMs),
+      failureAt: iso(w.failureMs),
+      failureSource: w.failureSource,
+    },
+  };
+}
+
+export function compact<T>(items: Array<T | null | undefined>): T[] {
+  return items.filter((item): item is T => item !== null && item !== undefined);
+}

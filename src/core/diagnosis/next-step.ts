@@ -1,0 +1,262 @@
+// One next step per report, in the same order as playbooks/commit-failures.yaml (first match wins):
+//   verify-unknown-commit        commit-state-unknown: know whether the commit landed before anything else
+//   check-checkpoints            commit-not-attempted: no commit ran, so commit fixes cannot help yet
+//   restart-connect-coordinator  connect-coordinator-stopped
+//   review-isolation-level       validation-conflict, row-level-in-window
+//   move-compaction-off-hot-partitions  rewrite-in-window
+//   one-committer-per-table      multiple-flink-jobs
+//   keep-writer-last-snapshot    writer-last-snapshot-at-risk
+//   raise-commit-retries         competing-appends, default-retry-budget
+//   commit-less-often            frequent-commits
+//   apply-schema-first           schema-churn
+//   idempotent-restart           commit-conflict or commit-failing with nothing more specific
+// Healthy reports have no next step.
+
+import type { FindingId, StepId } from "../ids.js";
+import { effectiveConnectNumber, effectiveNumber, rawProperty } from "../properties.js";
+import type { Change, Finding, NextStep, PropertyChange } from "../report/schema.js";
+import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
+import type { DiagnosisContext } from "./context.js";
+
+export const PLAYBOOK_ID = "commit-failures";
+
+export const STEP_PRIORITY: ReadonlyArray<{ step: StepId; selectedBy: readonly FindingId[] }> = [
+  { step: "verify-unknown-commit", selectedBy: ["commit-state-unknown"] },
+  { step: "check-checkpoints", selectedBy: ["commit-not-attempted"] },
+  { step: "restart-connect-coordinator", selectedBy: ["connect-coordinator-stopped"] },
+  { step: "review-isolation-level", selectedBy: ["validation-conflict", "row-level-in-window"] },
+  { step: "move-compaction-off-hot-partitions", selectedBy: ["rewrite-in-window"] },
+  { step: "one-committer-per-table", selectedBy: ["multiple-flink-jobs"] },
+  { step: "keep-writer-last-snapshot", selectedBy: ["writer-last-snapshot-at-risk"] },
+  { step: "raise-commit-retries", selectedBy: ["competing-appends", "default-retry-budget"] },
+  { step: "commit-less-often", selectedBy: ["frequent-commits"] },
+  { step: "apply-schema-first", selectedBy: ["schema-churn"] },
+  { step: "idempotent-restart", selectedBy: ["commit-conflict", "commit-failing"] },
+];
+
+/** The step id the findings select, or null (healthy, or nothing actionable). */
+export function pickStepId(findings: readonly Pick<Finding, "id">[]): StepId | null {
+  const fired = new Set<FindingId>(findings.map((f) => f.id));
+  for (const entry of STEP_PRIORITY) if (entry.selectedBy.some((id) => fired.has(id))) return entry.step;
+  return null;
+}
+
+function propertyChange(properties: Record<string, string>, key: string, proposed: string): PropertyChange {
+  return { key, current: rawProperty(properties, key), proposed };
+}
+
+/** Retries to 10 (or double), first wait to 1 s; max-wait lowered only if retries x max-wait would pass the total timeout. */
+export function retryChanges(properties: Record<string, string>): PropertyChange[] {
+  const retries = effectiveNumber(properties, "commit.retry.num-retries");
+  const minWait = effectiveNumber(properties, "commit.retry.min-wait-ms");
+  const maxWait = effectiveNumber(properties, "commit.retry.max-wait-ms");
+  const total = effectiveNumber(properties, "commit.retry.total-timeout-ms");
+  const proposedRetries = retries < 10 ? 10 : Math.min(retries * 2, 50);
+  const changes = [propertyChange(properties, "commit.retry.num-retries", String(proposedRetries))];
+  if (minWait < 1000) changes.push(propertyChange(properties, "commit.retry.min-wait-ms", "1000"));
+  if (proposedRetries * maxWait > total) {
+    changes.push(
+      propertyChange(properties, "commit.retry.max-wait-ms", String(Math.floor(total / proposedRetries))),
+    );
+  }
+  return changes;
+}
+
+/** A filter that leaves the partitions the writer still appends to, read from the partition spec. */
+export function hotPartitionFilter(partitionFields: readonly string[]): RewriteFilter | null {
+  for (const field of partitionFields) {
+    const transform = /^(.+)_(day|hour)$/.exec(field);
+    if (transform) {
+      const column = transform[1]!;
+      return transform[2] === "hour"
+        ? { column, bound: { kind: "hours-ago", hours: 2 } }
+        : { column, bound: { kind: "days-ago", days: 0 } };
+    }
+    if (/(^|_)(date|day|dt|ds)$/i.test(field)) return { column: field, bound: { kind: "days-ago", days: 0 } };
+  }
+  return null;
+}
+
+function manual(
+  statement: string | undefined,
+  language: "sql" | "shell" | "yaml" | "text",
+  checklist: string[],
+): Change {
+  return { kind: "manual", ...(statement ? { statement } : {}), language, checklist };
+}
+
+function step(id: StepId, summary: string, change: Change, automatic: boolean): NextStep {
+  return { id, playbook: PLAYBOOK_ID, summary, change, automatic };
+}
+
+function flinkJobs(findings: readonly Finding[]): string[] {
+  const f = findings.find((x) => x.id === "multiple-flink-jobs");
+  return (f?.evidence ?? []).map((e) => String(e.data.jobId ?? "")).filter((id) => id.length > 0);
+}
+
+export function buildNextStep(ctx: DiagnosisContext, findings: readonly Finding[]): NextStep | null {
+  const id = pickStepId(findings);
+  if (!id) return null;
+  const properties = ctx.table?.properties ?? {};
+  const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
+  switch (id) {
+    case "verify-unknown-commit": {
+      const from = ctx.window?.startMs ?? ctx.writerNewest?.timestampMs ?? ctx.now - ctx.staleAfterMs;
+      return step(
+        id,
+        "Check whether the writer's last commit landed before restarting or retrying anything",
+        manual(renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }), "sql", [
+          "Look for a snapshot from the writer newer than the failure time.",
+          "If it landed, do not replay that commit; if it did not, check the catalog and the network before restarting the writer.",
+        ]),
+        true,
+      );
+    }
+    case "check-checkpoints":
+      return step(
+        id,
+        "Get the writer's checkpoints completing first: the commit only runs after one completes",
+        manual(undefined, "text", [
+          "Read the failure reason of the latest failed checkpoint.",
+          "Look for operators under high backpressure upstream of the sink.",
+          "Compare the end-to-end checkpoint duration with the checkpoint timeout.",
+        ]),
+        false,
+      );
+    case "restart-connect-coordinator":
+      return step(
+        id,
+        "Restart the connector's failed tasks so the commit coordinator runs again",
+        {
+          kind: "connector-restart",
+          connector: ctx.connect?.connector.name ?? "",
+          includeTasks: true,
+          onlyFailed: true,
+        },
+        true,
+      );
+    case "review-isolation-level":
+      return step(
+        id,
+        "Set the row-level commands' isolation level to snapshot, only after confirming they do not need serializable",
+        {
+          kind: "table-properties",
+          table: ctx.tableName,
+          changes: [
+            "write.merge.isolation-level",
+            "write.update.isolation-level",
+            "write.delete.isolation-level",
+          ].map((key) => propertyChange(properties, key, "snapshot")),
+        },
+        true,
+      );
+    case "move-compaction-off-hot-partitions": {
+      const filter = hotPartitionFilter(ctx.table?.partitionFields ?? []);
+      const statement = renderRewriteDataFiles({ ...target, ...(filter ? { where: filter } : {}) });
+      const checklist = [
+        "Change the compaction job's schedule or filter so it leaves the partitions the writer still appends to.",
+        "Keep partial progress on so a conflict loses one group, not the whole rewrite.",
+      ];
+      if (!filter)
+        checklist.unshift(
+          "The table has no time partition: add a where filter that excludes the partitions the writer touches.",
+        );
+      return step(
+        id,
+        "Compact only the partitions the writer has left, with partial progress",
+        manual(statement, "sql", checklist),
+        false,
+      );
+    }
+    case "one-committer-per-table": {
+      const jobs = flinkJobs(findings);
+      return step(
+        id,
+        `Leave one committing writer on the table${jobs.length > 0 ? ` (jobs ${jobs.join(", ")})` : ""}`,
+        manual(undefined, "text", [
+          `Decide which job owns the table${jobs.length > 0 ? ` among ${jobs.join(" and ")}` : ""} and stop the other, or merge both into one job.`,
+          "Confirm only one flink.job-id appears in new snapshots.",
+        ]),
+        false,
+      );
+    }
+    case "keep-writer-last-snapshot": {
+      const newer = ctx.writerNewestIndex >= 0 ? ctx.snapshots.length - 1 - ctx.writerNewestIndex : 0;
+      const current = effectiveNumber(properties, "history.expire.min-snapshots-to-keep");
+      const proposed = Math.max(100, Math.ceil((newer + 1) / 50) * 50, current);
+      return step(
+        id,
+        "Keep enough snapshots that expiry cannot remove the Flink writer's last commit",
+        {
+          kind: "table-properties",
+          table: ctx.tableName,
+          changes: [propertyChange(properties, "history.expire.min-snapshots-to-keep", String(proposed))],
+        },
+        true,
+      );
+    }
+    case "raise-commit-retries":
+      return step(
+        id,
+        "Give the writer a larger commit retry budget",
+        { kind: "table-properties", table: ctx.tableName, changes: retryChanges(properties) },
+        true,
+      );
+    case "commit-less-often": {
+      if (ctx.writer?.kind === "connect" && ctx.connect) {
+        const key = "iceberg.control.commit.interval-ms";
+        const current = effectiveConnectNumber(ctx.connect.config, key);
+        return step(
+          id,
+          "Commit less often: raise the connector's commit interval",
+          {
+            kind: "connector-config",
+            connector: ctx.connect.connector.name,
+            changes: [
+              { key, current: ctx.connect.config[key] ?? null, proposed: String(Math.max(current, 600_000)) },
+            ],
+          },
+          true,
+        );
+      }
+      return step(
+        id,
+        "Commit less often: lengthen the Flink checkpoint interval (the commit interval)",
+        manual("execution.checkpointing.interval: 5min", "yaml", [
+          "Set the job's checkpoint interval to at least a few minutes.",
+          "Redeploy from a savepoint, keeping the sink's operator ids.",
+        ]),
+        false,
+      );
+    }
+    case "apply-schema-first":
+      return step(
+        id,
+        "Apply schema changes to the table before records with the new schema arrive",
+        manual(undefined, "text", [
+          "Add the new columns to the table ahead of the producers' change.",
+          "If that is not possible, plan for a short drop in throughput when a new schema arrives.",
+        ]),
+        false,
+      );
+    default:
+      return step(
+        "idempotent-restart",
+        "Restart the writer so it resumes from its committed state without duplicating data",
+        manual(
+          undefined,
+          "text",
+          ctx.writer?.kind === "connect"
+            ? [
+                "Keep iceberg.coordinator.transactional.prefix unchanged across the restart.",
+                "Restart the connector and watch for its next snapshot.",
+              ]
+            : [
+                "Keep the sink's operator ids stable (uidPrefix on FlinkSink, uidSuffix on IcebergSink).",
+                "Restart from the latest savepoint or retained checkpoint, never from scratch.",
+              ],
+        ),
+        false,
+      );
+  }
+}

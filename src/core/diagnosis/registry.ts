@@ -1,0 +1,58 @@
+// Every diagnosis rule, one per finding id. A test checks the list covers ids.ts exactly.
+
+import type { Finding } from "../report/schema.js";
+import type { DiagnosisContext } from "./context.js";
+import type { DiagnosisRule } from "./rule.js";
+import { branchCommits } from "./rules/branch-commits.js";
+import { commitConflict } from "./rules/commit-conflict.js";
+import { commitDurationGrowing } from "./rules/commit-duration-growing.js";
+import { commitFailing } from "./rules/commit-failing.js";
+import { commitNotAttempted } from "./rules/commit-not-attempted.js";
+import { commitStateUnknown } from "./rules/commit-state-unknown.js";
+import { competingAppends } from "./rules/competing-appends.js";
+import { connectCoordinatorStopped } from "./rules/connect-coordinator-stopped.js";
+import { defaultRetryBudget } from "./rules/default-retry-budget.js";
+import { frequentCommits } from "./rules/frequent-commits.js";
+import { healthy } from "./rules/healthy.js";
+import { manyFilesPerCommit } from "./rules/many-files-per-commit.js";
+import { metadataOnlyChange } from "./rules/metadata-only-change.js";
+import { multipleFlinkJobs } from "./rules/multiple-flink-jobs.js";
+import { rewriteInWindow } from "./rules/rewrite-in-window.js";
+import { rowLevelInWindow } from "./rules/row-level-in-window.js";
+import { schemaChurn } from "./rules/schema-churn.js";
+import { unattributedCommits } from "./rules/unattributed-commits.js";
+import { validationConflict } from "./rules/validation-conflict.js";
+import { writerLastSnapshotAtRisk } from "./rules/writer-last-snapshot-at-risk.js";
+
+export const RULES: readonly DiagnosisRule[] = [
+  commitStateUnknown,
+  connectCoordinatorStopped,
+  commitNotAttempted,
+  validationConflict,
+  commitConflict,
+  commitFailing,
+  healthy,
+  rewriteInWindow,
+  rowLevelInWindow,
+  multipleFlinkJobs,
+  unattributedCommits,
+  competingAppends,
+  metadataOnlyChange,
+  schemaChurn,
+  branchCommits,
+  commitDurationGrowing,
+  manyFilesPerCommit,
+  frequentCommits,
+  defaultRetryBudget,
+  writerLastSnapshotAtRisk,
+];
+
+/** Runs every rule; a finding is kept only when its rule returned one. */
+export function runRules(context: DiagnosisContext, rules: readonly DiagnosisRule[] = RULES): Finding[] {
+  const out: Finding[] = [];
+  for (const rule of rules) {
+    const found = rule.evaluate(context);
+    if (found) out.push(found);
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+// Conflict retries at Iceberg's defaults (4 retries from 100 ms) while other committers are active.
+
+import { effectiveNumber, rawProperty, TABLE_DEFAULTS } from "../../properties.js";
+import { forEachOther } from "../context.js";
+import { type DiagnosisRule, finding } from "../rule.js";
+import { committerKey, committerOf, describeCommitter } from "../snapshots.js";
+
+export const defaultRetryBudget: DiagnosisRule = {
+  id: "default-retry-budget",
+  evaluate(ctx) {
+    const table = ctx.table;
+    if (!table || !ctx.window || !ctx.troubled) return null;
+    const retries = effectiveNumber(table.properties, "commit.retry.num-retries");
+    if (retries > Number(TABLE_DEFAULTS["commit.retry.num-retries"])) return null;
+    const others = new Map<string, string>();
+    let count = 0;
+    forEachOther(ctx, ctx.window.lookback, (s) => {
+      count++;
+      const identity = committerOf(s);
+      if (others.size < 5) others.set(committerKey(identity), describeCommitter(identity));
+    });
+    if (count === 0) return null;
+    const keys = [
+      "commit.retry.num-retries",
+      "commit.retry.min-wait-ms",
+      "commit.retry.max-wait-ms",
+      "commit.retry.total-timeout-ms",
+    ] as const;
+    const values = Object.fromEntries(keys.map((k) => [k, rawProperty(table.properties, k)]));
+    return finding(
+      "default-retry-budget",
+      "warning",
+      `${retries === Number(TABLE_DEFAULTS["commit.retry.num-retries"]) ? "commit.retry.num-retries is at Iceberg's default of 4" : `commit.retry.num-retries is ${retries}, below Iceberg's default of 4,`} while ${others.size} other committer(s) commit around the failure`,
+      [
+        {
+          source: "catalog",
+          detail: keys.map((k) => `${k} = ${values[k] ?? `${TABLE_DEFAULTS[k]} (default)`}`).join(", "),
+          data: values,
+        },
+        {
+          source: "catalog",
+          detail: `${count} commit(s) by ${[...others.values()].join(", ")} around the failure`,
+          data: { otherCommits: count, committers: [...others.values()] },
+        },
+      ],
+    );
+  },
+};

@@ -1,0 +1,62 @@
+// Nothing to fix: the writer committed within its expected interval and no failure is visible.
+// With no streaming writer at all, a table is healthy when the catalog shows no trouble either.
+
+import type { EvidenceItem } from "../../report/schema.js";
+import { compact, describeWriter, writerLastCommit } from "../evidence-items.js";
+import { checkpointHealth } from "../flink-health.js";
+import { type DiagnosisRule, finding } from "../rule.js";
+import { iso } from "../snapshots.js";
+
+export const healthy: DiagnosisRule = {
+  id: "healthy",
+  evaluate(ctx) {
+    if (ctx.failures.length > 0) return null;
+    if (ctx.connect) {
+      const status = ctx.connect.connector;
+      if (status.state !== "RUNNING" || status.tasks.some((t) => t.state !== "RUNNING")) return null;
+    }
+    if (ctx.job && (ctx.job.job.state !== "RUNNING" || checkpointHealth(ctx)?.failing)) return null;
+    if (ctx.writer) {
+      if (ctx.writerStale !== false) return null;
+      const items: EvidenceItem[] = compact([writerLastCommit(ctx)]);
+      if (ctx.job) {
+        items.push({
+          source: "flink",
+          detail: `Job ${ctx.job.job.jobId} is RUNNING with no commit exceptions`,
+          data: { jobId: ctx.job.job.jobId, state: ctx.job.job.state },
+        });
+      }
+      if (ctx.connect) {
+        items.push({
+          source: "connect",
+          detail: `Connector ${ctx.connect.connector.name} and its tasks are RUNNING`,
+          data: { connector: ctx.connect.connector.name, state: "RUNNING" },
+        });
+      }
+      return finding(
+        "healthy",
+        "info",
+        `${describeWriter(ctx)} commits on schedule and no commit failure is visible`,
+        items,
+      );
+    }
+    if (!ctx.table) return null;
+    const newest = ctx.snapshots[ctx.snapshots.length - 1];
+    return finding(
+      "healthy",
+      "info",
+      "No streaming writer is attached to this table and no commit failure is visible",
+      [
+        {
+          source: "catalog",
+          detail: newest
+            ? `No Flink or Kafka Connect writer found; newest snapshot ${newest.snapshotId} (${newest.operation}) at ${iso(newest.timestampMs)}`
+            : "No Flink or Kafka Connect writer found and the table has no snapshots yet",
+          data: newest
+            ? { snapshotId: newest.snapshotId, committedAt: iso(newest.timestampMs) }
+            : { snapshotCount: 0 },
+        },
+      ],
+    );
+  },
+};

@@ -1,0 +1,19 @@
+// ValidationException: a row-level commit found conflicting files. Iceberg never retries these.
+
+import { compact, failureItem, writerLastCommit } from "../evidence-items.js";
+import { type DiagnosisRule, finding } from "../rule.js";
+
+export const validationConflict: DiagnosisRule = {
+  id: "validation-conflict",
+  evaluate(ctx) {
+    const found = ctx.failures.filter((f) => f.kind === "validation");
+    const newest = found[0];
+    if (!newest) return null;
+    return finding(
+      "validation-conflict",
+      "critical",
+      "A row-level commit failed validation against files another writer committed; Iceberg does not retry this, the job must re-run",
+      compact([failureItem(newest, found.length), writerLastCommit(ctx)]),
+    );
+  },
+};

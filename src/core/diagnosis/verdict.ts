@@ -1,0 +1,31 @@
+// One verdict per report, chosen by this priority (first match wins):
+//   1. commit-state-unknown         never restart or retry before knowing whether the commit landed
+//   2. connect-coordinator-stopped  nothing commits until the coordinator runs again
+//   3. commit-not-attempted         a checkpoint problem; commit fixes would not help
+//   4. validation-conflict          needs a re-run and an isolation decision, not retries
+//   5. commit-conflict              retries ran out against other committers
+//   6. commit-failing               commits stopped for a reason not narrowed further
+//   7. healthy
+// When no triage rule fired: commit-failing if the writer is known to be stale, else healthy.
+
+import type { FindingId, TriageId } from "../ids.js";
+import type { Finding } from "../report/schema.js";
+
+export const VERDICT_PRIORITY: readonly TriageId[] = [
+  "commit-state-unknown",
+  "connect-coordinator-stopped",
+  "commit-not-attempted",
+  "validation-conflict",
+  "commit-conflict",
+  "commit-failing",
+  "healthy",
+];
+
+export function pickVerdict(
+  findings: readonly Pick<Finding, "id">[],
+  writerStale: boolean | null = null,
+): TriageId {
+  const fired = new Set<FindingId>(findings.map((f) => f.id));
+  for (const id of VERDICT_PRIORITY) if (fired.has(id)) return id;
+  return writerStale === true ? "commit-failing" : "healthy";
+}

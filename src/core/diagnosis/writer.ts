@@ -1,0 +1,89 @@
+// Which writer is being diagnosed, how often it should commit, and how long it has been quiet.
+
+import type { Evidence, Snapshot } from "../evidence/model.js";
+import { effectiveConnectNumber } from "../properties.js";
+import { findNewestIndex, type WriterRef } from "./snapshots.js";
+
+/** How far back discovery looks for a streaming writer's summary keys. */
+const DISCOVERY_DEPTH = 2_000;
+/** Cadence sampling: gaps between this many recent writer snapshots. */
+const CADENCE_SAMPLES = 12;
+/** Used only when neither config nor history says how often the writer commits (Flink's common 5 min). */
+export const FALLBACK_INTERVAL_MS = 300_000;
+
+export type IntervalSource = "checkpoint-config" | "connect-config" | "snapshot-cadence" | "fallback";
+
+export function sourceOk(evidence: Evidence, source: keyof Evidence["sources"]): boolean {
+  return evidence.sources[source]?.status === "ok";
+}
+
+/** The configured or discovered writer: Flink job first, then the Connect connector, then snapshot summaries. */
+export function identifyWriter(
+  evidence: Evidence,
+): { writer: WriterRef; source: "flink" | "connect" | "snapshots" } | null {
+  const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
+  if (job) return { writer: { kind: "flink", jobId: job.job.jobId }, source: "flink" };
+  const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
+  if (connect) return { writer: { kind: "connect", connector: connect.connector.name }, source: "connect" };
+  const snapshots = sourceOk(evidence, "catalog") ? (evidence.catalog?.snapshots ?? []) : [];
+  const floor = Math.max(0, snapshots.length - DISCOVERY_DEPTH);
+  for (let i = snapshots.length - 1; i >= floor; i--) {
+    const s = snapshots[i]!.summary;
+    const jobId = s["flink.job-id"];
+    if (jobId) return { writer: { kind: "flink", jobId }, source: "snapshots" };
+    const taskId = s["kafka.connect.task-id"];
+    const connector = taskId ? /^(.+)-\d+$/.exec(taskId)?.[1] : undefined;
+    if (connector) return { writer: { kind: "connect", connector }, source: "snapshots" };
+  }
+  return null;
+}
+
+function cadenceOf(
+  snapshots: readonly Snapshot[],
+  newestIndex: number,
+  isWriter: (s: Snapshot) => boolean,
+): number | null {
+  const gaps: number[] = [];
+  let later = snapshots[newestIndex]!;
+  for (let i = newestIndex - 1; i >= 0 && gaps.length < CADENCE_SAMPLES; i--) {
+    const s = snapshots[i]!;
+    if (!isWriter(s)) continue;
+    gaps.push(later.timestampMs - s.timestampMs);
+    later = s;
+  }
+  if (gaps.length < 3) return null;
+  gaps.sort((a, b) => a - b);
+  return gaps[gaps.length >> 1]!;
+}
+
+/** The interval at which the writer should commit, and where that number came from. */
+export function expectedInterval(
+  evidence: Evidence,
+  writer: WriterRef | null,
+  snapshots: readonly Snapshot[],
+  newestWriterIndex: number,
+  isWriter: (s: Snapshot) => boolean,
+): { ms: number; source: IntervalSource } {
+  if (writer?.kind === "flink" && sourceOk(evidence, "flink")) {
+    const interval = evidence.flink?.writer?.checkpointConfig?.intervalMs;
+    if (interval !== undefined && interval > 0) return { ms: interval, source: "checkpoint-config" };
+  }
+  if (writer?.kind === "connect" && sourceOk(evidence, "connect") && evidence.connect) {
+    return {
+      ms: effectiveConnectNumber(evidence.connect.config, "iceberg.control.commit.interval-ms"),
+      source: "connect-config",
+    };
+  }
+  if (newestWriterIndex >= 0) {
+    const cadence = cadenceOf(snapshots, newestWriterIndex, isWriter);
+    if (cadence !== null && cadence > 0) return { ms: cadence, source: "snapshot-cadence" };
+  }
+  return { ms: FALLBACK_INTERVAL_MS, source: "fallback" };
+}
+
+export function newestWriterIndex(
+  snapshots: readonly Snapshot[],
+  isWriter: (s: Snapshot) => boolean,
+): number {
+  return findNewestIndex(snapshots, isWriter);
+}

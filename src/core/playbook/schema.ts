@@ -1,0 +1,167 @@
+// Playbooks are data. Two kinds of file live in playbooks/: a step playbook (which change to try
+// for which findings, how to verify it, where to go when it does not help) and the audit fixes
+// (one fix template per audit check). This zod schema is the contract for both.
+
+import { z } from "zod";
+import { AUDIT_CHECK_IDS, FINDING_IDS, STEP_IDS } from "../ids.js";
+
+/** Signals the follow-up reads to decide whether a change helped. */
+export const VERIFY_SIGNALS = [
+  "writer-snapshots-resume",
+  "elapsed-seconds-normal",
+  "connector-running",
+] as const;
+export type VerifySignal = (typeof VERIFY_SIGNALS)[number];
+
+/** Which writer a change variant is for; "any" fits every writer. */
+export const WRITER_KINDS = ["flink", "connect", "any"] as const;
+export type WriterKind = (typeof WRITER_KINDS)[number];
+
+const Text = z.string().trim().min(1);
+const StepIdSchema = z.enum(STEP_IDS, {
+  error: (issue) => `unknown step id ${JSON.stringify(issue.input)}; step ids are fixed by the runbook`,
+});
+const FindingIdSchema = z.enum(FINDING_IDS, {
+  error: (issue) => `unknown finding id ${JSON.stringify(issue.input)}`,
+});
+
+/**
+ * One property to set. `raise` keeps a higher current value and never proposes a lower one:
+ * proposed = max(value, current * 2) when the current value is a number.
+ */
+export const PropertyTemplateSchema = z.object({
+  key: Text,
+  value: Text,
+  mode: z.enum(["set", "raise"]).default("set"),
+});
+
+export const ChangeTemplateSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("table-properties"),
+    writer: z.enum(WRITER_KINDS).default("any"),
+    set: z.array(PropertyTemplateSchema).min(1),
+  }),
+  z.object({
+    kind: z.literal("connector-config"),
+    writer: z.literal("connect").default("connect"),
+    set: z.array(PropertyTemplateSchema).min(1),
+  }),
+  z.object({
+    kind: z.literal("connector-restart"),
+    writer: z.literal("connect").default("connect"),
+    includeTasks: z.boolean().default(true),
+    onlyFailed: z.boolean().default(true),
+  }),
+  z.object({
+    kind: z.literal("manual"),
+    writer: z.enum(WRITER_KINDS).default("any"),
+    /** A statement with {placeholders} filled from the table's facts; absent for pure guidance. */
+    statement: Text.optional(),
+    language: z.enum(["sql", "shell", "yaml", "text"]).optional(),
+    checklist: z.array(Text).default([]),
+  }),
+  /** Nothing changes: the bot reads the table and reports (no approval needed). */
+  z.object({
+    kind: z.literal("read-only-check"),
+    writer: z.enum(WRITER_KINDS).default("any"),
+    checklist: z.array(Text).default([]),
+  }),
+]);
+
+export const VerifySchema = z.object({
+  signals: z.array(z.enum(VERIFY_SIGNALS)).min(1),
+  /** How many follow-up checks before the step is declared ineffective; BOT_CONFIG's followUp.checks when absent. */
+  checks: z.number().int().min(1).max(100).optional(),
+});
+
+export const StepSchema = z.object({
+  id: StepIdSchema,
+  title: Text,
+  /** Findings that select this step; empty when only a transition leads here. */
+  selectedBy: z.array(FindingIdSchema).default([]),
+  /** Why this step, in a sentence for the proposal. */
+  why: Text,
+  /** What could go wrong, in a sentence for the proposal. */
+  risk: Text,
+  /** True when the bot can carry the change out itself (after approval). */
+  automatic: z.boolean(),
+  /** Risky steps need a second approver other than the requester, and every confirmation below. */
+  risky: z.boolean().default(false),
+  /** Confirmations an approver must tick, e.g. "correctness". */
+  confirmations: z.array(Text).default([]),
+  /** Variants by writer kind; the first matching variant is used. */
+  changes: z.array(ChangeTemplateSchema).min(1),
+  verify: VerifySchema,
+  transitions: z.object({
+    /** A terminal id. */
+    recovered: Text,
+    /** Step ids or terminal ids, tried in order; the first step not yet tried in this walk wins. */
+    ineffective: z.array(Text).min(1),
+  }),
+});
+
+export const TerminalSchema = z.object({
+  id: Text,
+  outcome: z.enum(["resolved", "stalled"]),
+  title: Text,
+});
+
+export const StepPlaybookSchema = z.object({
+  kind: z.literal("steps"),
+  id: z.string().regex(/^[a-z0-9-]+$/, "a kebab-case id"),
+  title: Text,
+  terminals: z.array(TerminalSchema).default([]),
+  steps: z.array(StepSchema).min(1),
+});
+
+export const AuditFixSchema = z.object({
+  /** The one statement that fixes the check, with {placeholders}. */
+  statement: Text.optional(),
+  language: z.enum(["sql", "shell", "yaml", "text"]).default("sql"),
+  guidance: Text,
+});
+
+export const AuditFixesSchema = z.object({
+  kind: z.literal("audit-fixes"),
+  id: z.string().regex(/^[a-z0-9-]+$/, "a kebab-case id"),
+  title: Text,
+  fixes: z.partialRecord(z.enum(AUDIT_CHECK_IDS), AuditFixSchema),
+});
+
+export const PlaybookFileSchema = z.discriminatedUnion("kind", [StepPlaybookSchema, AuditFixesSchema]);
+
+export type PropertyTemplate = z.infer<typeof PropertyTemplateSchema>;
+export type ChangeTemplate = z.infer<typeof ChangeTemplateSchema>;
+export type Step = z.infer<typeof StepSchema>;
+export type Terminal = z.infer<typeof TerminalSchema>;
+export type Playbook = z.infer<typeof StepPlaybookSchema>;
+export type AuditFix = z.infer<typeof AuditFixSchema>;
+export type AuditFixes = z.infer<typeof AuditFixesSchema>;
+export type PlaybookFile = z.infer<typeof PlaybookFileSchema>;
+
+/** Everything loaded from a playbooks directory. */
+export interface PlaybookSet {
+  playbooks: Playbook[];
+  auditFixes: Partial<Record<(typeof AUDIT_CHECK_IDS)[number], AuditFix>>;
+  /** Which file each playbook came from, for messages. */
+  files: Record<string, string>;
+}
+
+export interface PlaybookProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+/** Placeholders a statement template may use; anything else is a lint error. */
+export const TEMPLATE_VARIABLES = [
+  "table",
+  "namespace",
+  "tableName",
+  "catalog",
+  "flinkJob",
+  "connector",
+  "partitionColumn",
+  "command",
+] as const;
+export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];

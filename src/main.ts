@@ -1,0 +1,219 @@
+// Composition root: config -> clients -> store and queues -> Slack app and workers. Shutdown runs
+// in order on SIGTERM/SIGINT: stop receiving, drain the workers, close the queues, quit Redis.
+
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { createEvidencePorts } from "./adapters/evidence/from-config.js";
+import { createMetrics } from "./adapters/http/metrics.js";
+import { createLogger } from "./adapters/log.js";
+import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
+import {
+  type BotQueues,
+  type BotWorkers,
+  createQueues,
+  type QueueNames,
+  startWorkers,
+} from "./adapters/queue/queues.js";
+import { type BotApp, createBotApp } from "./adapters/slack/app.js";
+import { boltLogger } from "./adapters/slack/bolt-logger.js";
+import { defaultRenderers } from "./adapters/slack/default-renderers.js";
+import type { Renderers } from "./adapters/slack/renderers.js";
+import { runSlackJob } from "./adapters/slack/slack-jobs.js";
+import { createSlackClient } from "./adapters/slack/web-client.js";
+import { Claims } from "./adapters/store/claims.js";
+import { IncidentStore } from "./adapters/store/incident-store.js";
+import { type Config, redactConfig } from "./config.js";
+import { CodedError, ErrorCode } from "./errors.js";
+import { acceptAlerts } from "./services/alerts.js";
+import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
+import { runDiagnoseJob } from "./services/incident-diagnosis.js";
+import { createKnownTables } from "./services/incident-tables.js";
+import type { EvidencePorts } from "./services/ports.js";
+
+export type BotRole = "start" | "serve" | "worker";
+
+export interface BotOptions {
+  role?: BotRole;
+  /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
+  namespace?: string;
+  queuePrefix?: string;
+  queueNames?: Partial<QueueNames>;
+  port?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  backoffMs?: number;
+  concurrency?: { diagnose?: number; slack?: number };
+  ports?: EvidencePorts;
+  diagnose?: DiagnoseFn;
+  audit?: AuditFn;
+  render?: Renderers;
+  log?: Logger;
+  now?: () => number;
+  webhookBodyLimitBytes?: number;
+}
+
+export interface Bot {
+  /** The HTTP port (serve/start), or undefined for a worker. */
+  port?: number;
+  app?: BotApp;
+  queues: BotQueues;
+  workers?: BotWorkers;
+  store: IncidentStore;
+  claims: Claims;
+  redis: Redis;
+  log: Logger;
+  stop(): Promise<void>;
+}
+
+export async function startBot(config: Config, options: BotOptions = {}): Promise<Bot> {
+  const role = options.role ?? "start";
+  const now = options.now ?? Date.now;
+  const log = options.log ?? createLogger(config);
+  const render = options.render ?? defaultRenderers;
+  if (role !== "worker" && config.slack.mode === "http" && !config.slack.signingSecret) {
+    throw new CodedError(ErrorCode.ConfigInvalid, "SLACK_SIGNING_SECRET is not set.", {
+      hint: "Set it from the app's Basic Information page, or set SLACK_APP_TOKEN to use Socket Mode.",
+    });
+  }
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
+  const queueRedis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  queueRedis.on("error", () => {});
+  const store = new IncidentStore(redis, { namespace: options.namespace });
+  const claims = new Claims(redis, store.keys);
+  const queues = createQueues({
+    connection: queueRedis,
+    prefix: options.queuePrefix,
+    names: options.queueNames,
+    backoffMs: options.backoffMs,
+  });
+  const metrics = createMetrics(() => queues.depth());
+  const ports = options.ports ?? createEvidencePorts(config);
+  const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
+  const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
+
+  let workers: BotWorkers | undefined;
+  if (role !== "serve") {
+    const client = createSlackClient({
+      token: config.slack.botToken,
+      apiUrl: config.slack.apiUrl,
+      logger: boltLogger(log),
+    });
+    // Loaded on first use: a serve-only process never needs the evidence stack.
+    const diagnose: DiagnoseFn =
+      options.diagnose ??
+      (async (p, request, clock) =>
+        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock));
+    const audit: AuditFn =
+      options.audit ??
+      (async (p, request, clock) =>
+        (await import("./services/audit-table.js")).auditTable(p, request, clock));
+    const diagnosisDeps = {
+      ...deps,
+      ports,
+      diagnose,
+      audit,
+      sourceTimeoutMs: config.sourceTimeoutMs,
+      knownTables,
+    };
+    const slackDeps = {
+      client,
+      store,
+      claims,
+      render,
+      now,
+      onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
+    };
+    workers = startWorkers(
+      {
+        connection: queueRedis,
+        prefix: options.queuePrefix,
+        names: options.queueNames,
+        concurrency: options.concurrency,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
+        onFailed: (queue, job, error) => {
+          metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+          log.warn({ queue, job: job?.id, attempt: job?.attemptsMade, err: error.message }, "job failed");
+        },
+        onCompleted: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
+      },
+      {
+        diagnose: async (job) => {
+          const started = now();
+          await runDiagnoseJob(diagnosisDeps, DiagnoseJobSchema.parse(job.data), String(job.id));
+          metrics.diagnosisSeconds.observe({ kind: job.data.kind }, (now() - started) / 1000);
+        },
+        slack: (job) => runSlackJob(slackDeps, SlackJobSchema.parse(job.data), String(job.id)),
+      },
+    );
+  }
+
+  let app: BotApp | undefined;
+  let port: number | undefined;
+  if (role !== "worker") {
+    app = createBotApp({
+      slack: config.slack,
+      alertWebhookToken: config.alertWebhookToken,
+      webhookBodyLimitBytes: options.webhookBodyLimitBytes,
+      routesPort: options.port ?? config.port,
+      queues,
+      store,
+      claims,
+      render,
+      metrics,
+      log,
+      now,
+      pingRedis: () => redis.ping(),
+      acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
+    });
+    ({ port } = await app.start(options.port ?? config.port));
+    log.info({ port, mode: config.slack.mode, role }, "iceberg-bot listening");
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await app?.stop();
+      await workers?.close();
+      await queues.close();
+      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+    })();
+    return stopping;
+  };
+  return { port, app, queues, workers, store, claims, redis, log, stop };
+}
+
+/** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */
+async function runUntilSignal(config: Config, role: BotRole): Promise<number> {
+  const bot = await startBot(config, { role });
+  bot.log.info({ config: redactConfig(config) }, "started");
+  return new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      bot.log.info({ signal }, "shutting down");
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      bot.stop().then(
+        () => resolve(0),
+        (error: unknown) => {
+          bot.log.error({ err: (error as Error).message }, "shutdown failed");
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  });
+}
+
+export function runStart(config: Config): Promise<number> {
+  return runUntilSignal(config, "start");
+}
+
+export function runServe(config: Config): Promise<number> {
+  return runUntilSignal(config, "serve");
+}
+
+export function runWorker(config: Config): Promise<number> {
+  return runUntilSignal(config, "worker");
+}

@@ -1,0 +1,74 @@
+// `/iceberg …` after the ack: the listener has already answered Slack (within its 3 s) with a
+// usage error or a "working on it" line; this queues the work whose result arrives later.
+
+import type { ParsedCommand, UsageProblem } from "../core/incident/command-text.js";
+import type { Enqueuer } from "./incident-deps.js";
+
+export interface CommandContext {
+  channel: string;
+  user: string;
+  /** Unique per slash command invocation (Slack's trigger_id). */
+  requestId: string;
+}
+
+/** What the immediate ephemeral ack says, before any I/O. */
+export type CommandAck =
+  | { kind: "help" }
+  | { kind: "usage-error"; error: UsageProblem }
+  | { kind: "working"; text: string };
+
+export function ackFor(command: ParsedCommand): CommandAck {
+  switch (command.kind) {
+    case "help":
+      return { kind: "help" };
+    case "usage-error":
+      return command;
+    case "diagnose":
+      return { kind: "working", text: `Diagnosing ${command.table}…` };
+    case "audit":
+      return { kind: "working", text: `Auditing ${command.table}…` };
+    case "status":
+      return { kind: "working", text: "Looking up open incidents…" };
+    case "history":
+      return { kind: "working", text: `Reading the history of ${command.table}…` };
+  }
+}
+
+export async function dispatchCommand(
+  queues: Enqueuer,
+  command: ParsedCommand,
+  context: CommandContext,
+): Promise<void> {
+  switch (command.kind) {
+    case "diagnose":
+    case "audit":
+      await queues.enqueueDiagnose({
+        kind: "command",
+        command: command.kind,
+        table: command.table,
+        channel: context.channel,
+        user: context.user,
+        requestId: context.requestId,
+      });
+      return;
+    case "status":
+      await queues.enqueueSlack({
+        kind: "ephemeral",
+        channel: context.channel,
+        user: context.user,
+        reply: { kind: "status" },
+      });
+      return;
+    case "history":
+      await queues.enqueueSlack({
+        kind: "ephemeral",
+        channel: context.channel,
+        user: context.user,
+        reply: { kind: "history", table: command.table },
+      });
+      return;
+    case "help":
+    case "usage-error":
+      return;
+  }
+}

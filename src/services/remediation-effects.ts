@@ -1,0 +1,366 @@
+// Carries out what the playbook machine asked for: thread messages (posted once, then edited in
+// place), ephemeral refusals, jobs (apply, follow-up checks, revert), audit rows and the status card.
+// Slack failures are logged and do not undo a recorded decision; queue failures are thrown so the
+// caller's job is retried.
+
+import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
+import type { SlackMessage } from "../adapters/slack/render/block-kit.js";
+import { context, section } from "../adapters/slack/render/blocks.js";
+import { renderProposal, renderVerification } from "../adapters/slack/render/index.js";
+import type { VerificationOutcome } from "../adapters/slack/render/view-models.js";
+import { auditRow } from "../adapters/store/audit-trail.js";
+import type { WalkRecord } from "../adapters/store/walk-store.js";
+import type { ApprovalPolicy } from "../core/approval/policy.js";
+import type { StepId } from "../core/ids.js";
+import type { Step } from "../core/playbook/schema.js";
+import type { Effect, StepPhase, StepRun } from "../core/playbook/walk.js";
+import type { RecoveryResult } from "../core/verification/check.js";
+import { asCodedError } from "../errors.js";
+import type { RemediationDeps } from "./remediation-deps.js";
+import {
+  cardSummary,
+  decisionFor,
+  proposalIdFor,
+  proposalView,
+  verificationView,
+} from "./remediation-views.js";
+
+export interface ExecuteExtra {
+  /** The person whose click caused the effects, for "Skipped by …" lines. */
+  actor?: string;
+  /** What the follow-up check read, for the verification message. */
+  recovery?: RecoveryResult;
+}
+
+export interface EffectHooks {
+  policy(table: string): Promise<ApprovalPolicy>;
+  step(playbookId: string, stepId: string): Step | undefined;
+  proposeNext(incidentId: string, stepId: StepId, actor?: string): Promise<void>;
+}
+
+const QUEUE_EFFECTS = new Set<Effect["type"]>(["apply-change", "schedule-check", "revert-change"]);
+
+export class RemediationEffects {
+  constructor(
+    private readonly deps: RemediationDeps,
+    private readonly hooks: EffectHooks,
+  ) {}
+
+  async execute(record: WalkRecord, effects: readonly Effect[], extra: ExecuteExtra = {}): Promise<void> {
+    const later: Array<() => Promise<void>> = [];
+    for (const effect of effects) {
+      try {
+        await this.perform(record, effect, effects, extra, later);
+      } catch (error) {
+        if (QUEUE_EFFECTS.has(effect.type)) throw error;
+        this.deps.log.warn(
+          { effect: effect.type, err: asCodedError(error).message },
+          "remediation effect failed",
+        );
+      }
+    }
+    await this.syncCard(record).catch((error: unknown) =>
+      this.deps.log.warn({ err: asCodedError(error).message }, "status card update failed"),
+    );
+    for (const next of later) await next();
+  }
+
+  /** Posts the live proposal of a step if it is not in the thread yet (idempotent). */
+  async ensureProposalPosted(record: WalkRecord, stepId: StepId): Promise<void> {
+    await this.postProposal(record, stepId);
+    await this.syncCard(record);
+  }
+
+  async noteApplyFailure(
+    record: WalkRecord,
+    job: Extract<RemediationJob, { kind: "apply" }>,
+    detail: string,
+  ): Promise<void> {
+    const title = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
+    const text = `:warning: *${title}* was not applied: ${detail}`;
+    await this.postOnce(record, `apply-${job.proposalId}-${job.attempt}`, {
+      text: `${title} was not applied`,
+      blocks: [section(text)],
+    }).catch((error: unknown) =>
+      this.deps.log.warn({ err: asCodedError(error).message }, "apply note failed"),
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private async perform(
+    record: WalkRecord,
+    effect: Effect,
+    all: readonly Effect[],
+    extra: ExecuteExtra,
+    later: Array<() => Promise<void>>,
+  ): Promise<void> {
+    const { deps } = this;
+    switch (effect.type) {
+      case "post-proposal":
+        await this.postProposal(record, effect.stepId);
+        return;
+      case "update-proposal":
+        await this.updateProposal(record, effect.stepId, effect.phase, effect.note, extra.actor);
+        return;
+      case "post-ephemeral": {
+        const incident = await deps.store.get(record.incidentId);
+        await deps.slack.chat.postEphemeral({
+          channel: record.channel,
+          user: effect.user,
+          text: effect.text,
+          ...(incident?.rootTs ? { thread_ts: incident.rootTs } : {}),
+        });
+        return;
+      }
+      case "apply-change": {
+        const proposalId = proposalIdFor(record, effect.stepId) ?? "p0";
+        await deps.jobs.enqueue({
+          kind: "apply",
+          incidentId: record.incidentId,
+          stepId: effect.stepId,
+          proposalId,
+          attempt: record.applySeq,
+        });
+        return;
+      }
+      case "schedule-check": {
+        const proposalId = proposalIdFor(record, effect.stepId) ?? "p0";
+        await deps.jobs.enqueue(
+          {
+            kind: "check",
+            incidentId: record.incidentId,
+            stepId: effect.stepId,
+            proposalId,
+            checkIndex: effect.checkIndex,
+          },
+          effect.delayMs,
+        );
+        return;
+      }
+      case "revert-change":
+        await deps.jobs.enqueue({
+          kind: "revert",
+          incidentId: record.incidentId,
+          stepId: effect.stepId,
+          attempt: record.revertSeq,
+        });
+        return;
+      case "update-verification":
+        await this.updateVerification(record, effect, all, extra.recovery);
+        return;
+      case "resolve-incident": {
+        const incident = await deps.store.require(record.incidentId);
+        if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
+        return;
+      }
+      case "offer-next-step":
+        // After an ineffective step the verification message carries the button; a skip moves on at once.
+        if (effect.reason === "skipped")
+          later.push(() => this.hooks.proposeNext(record.incidentId, effect.nextStepId, extra.actor));
+        return;
+      case "walk-ended": {
+        const incident = await deps.store.require(record.incidentId);
+        if (effect.outcome === "stopped" && incident.state !== "stopped")
+          await deps.store.close(incident, "stopped", deps.now());
+        const words =
+          effect.outcome === "stopped"
+            ? `:octagonal_sign: The playbook for \`${record.table}\` was stopped. ${effect.detail}`
+            : `:raised_hand: No further step fits \`${record.table}\`. ${effect.detail} The thread is yours from here.`;
+        await this.postOnce(record, `walk-ended-${record.proposals.length}`, {
+          text: words,
+          blocks: [section(words)],
+        });
+        return;
+      }
+      case "audit":
+        await deps.audit.append(record.table, auditRow(effect.entry, record.incidentId));
+        return;
+    }
+  }
+
+  private runFor(record: WalkRecord, stepId: StepId): StepRun | undefined {
+    if (record.walk.current?.stepId === stepId) return record.walk.current;
+    return record.walk.history.findLast((r) => r.stepId === stepId);
+  }
+
+  private async proposalMessage(record: WalkRecord, stepId: StepId): Promise<SlackMessage | undefined> {
+    const run = this.runFor(record, stepId);
+    const step = this.hooks.step(record.walk.playbookId, stepId);
+    const proposalId = proposalIdFor(record, stepId);
+    if (!run || !step || !proposalId) return undefined;
+    const policy = await this.hooks.policy(record.table);
+    return renderProposal(proposalView(record, run, step, proposalId, policy.approvers));
+  }
+
+  private async postProposal(record: WalkRecord, stepId: StepId): Promise<void> {
+    const proposalId = proposalIdFor(record, stepId);
+    const message = await this.proposalMessage(record, stepId);
+    if (!proposalId || !message) return;
+    await this.waitForDiagnosis(record);
+    await this.postOnce(record, `proposal-${proposalId}`, message);
+  }
+
+  private async updateProposal(
+    record: WalkRecord,
+    stepId: StepId,
+    phase: StepPhase,
+    note: string,
+    actor: string | undefined,
+  ): Promise<void> {
+    const proposalId = proposalIdFor(record, stepId);
+    const run = this.runFor(record, stepId);
+    const step = this.hooks.step(record.walk.playbookId, stepId);
+    if (!proposalId || !run || !step) return;
+    const ts = await this.deps.claims.messageTs(record.incidentId, `proposal-${proposalId}`);
+    if (!ts) return;
+    const policy = await this.hooks.policy(record.table);
+    const view = proposalView(record, run, step, proposalId, policy.approvers);
+    const decision = decisionFor(run, phase, actor, this.deps.now());
+    const rendered = renderProposal(decision ? { ...view, decision } : view);
+    let blocks = rendered.blocks;
+    // A superseded or ended proposal must not offer buttons any more.
+    if (decision || phase === "superseded") blocks = blocks.filter((b) => b.type !== "actions");
+    blocks = [...blocks, context(note)];
+    await this.deps.slack.chat.update({ channel: record.channel, ts, text: rendered.text, blocks });
+  }
+
+  private async updateVerification(
+    record: WalkRecord,
+    effect: Extract<Effect, { type: "update-verification" }>,
+    all: readonly Effect[],
+    recovery: RecoveryResult | undefined,
+  ): Promise<void> {
+    const proposalId = proposalIdFor(record, effect.stepId);
+    const run = this.runFor(record, effect.stepId);
+    const step = this.hooks.step(record.walk.playbookId, effect.stepId);
+    if (!proposalId || !run || !step) return;
+    let outcome: VerificationOutcome | undefined;
+    if (effect.recovered) {
+      const snapshot = recovery?.firstNewSnapshot;
+      const committedAtMs = snapshot?.timestampMs ?? this.deps.now();
+      outcome = {
+        kind: "recovered",
+        snapshotId: snapshot?.id ?? "unknown",
+        committedAtMs,
+        recoveredAfterMs: Math.max(0, committedAtMs - (run.appliedAtMs ?? run.proposedAtMs)),
+      };
+    } else if (effect.checkIndex >= effect.checksTotal) {
+      const offer = all.find((e) => e.type === "offer-next-step");
+      const revertable =
+        run.previous !== undefined &&
+        run.appliedBy === "bot" &&
+        (run.change.kind === "table-properties" || run.change.kind === "connector-config");
+      outcome = {
+        kind: "ineffective",
+        revertable,
+        ...(offer?.type === "offer-next-step"
+          ? {
+              nextStep: {
+                stepId: offer.nextStepId,
+                title: this.hooks.step(record.walk.playbookId, offer.nextStepId)?.title ?? offer.nextStepId,
+              },
+            }
+          : {}),
+      };
+    }
+    const view = verificationView(
+      record,
+      run,
+      step,
+      proposalId,
+      { index: effect.checkIndex, total: effect.checksTotal, recovered: effect.recovered },
+      recovery,
+      outcome,
+    );
+    await this.upsert(record, `verify-${proposalId}`, renderVerification(view));
+    await this.deps.audit.append(record.table, {
+      atMs: this.deps.now(),
+      actor: "bot",
+      action: effect.recovered ? "verified: recovered" : "verified: not yet",
+      stepId: effect.stepId,
+      outcome: "ok",
+      detail: `check ${effect.checkIndex} of ${effect.checksTotal}: ${effect.detail}`,
+      incidentId: record.incidentId,
+    });
+  }
+
+  private async syncCard(record: WalkRecord): Promise<void> {
+    const summary = cardSummary(record, (id) => this.hooks.step(record.walk.playbookId, id)?.title ?? id);
+    if (!summary) return;
+    const { store, slackQueue, now } = this.deps;
+    const incident = await store.get(record.incidentId);
+    if (!incident) return;
+    if (incident.state === summary.state && JSON.stringify(incident.walk) === JSON.stringify(summary)) return;
+    const version = await store.update(
+      record.incidentId,
+      { state: summary.state, walk: summary },
+      now(),
+      true,
+    );
+    await slackQueue.enqueueSlack({ kind: "card", incidentId: record.incidentId, version });
+  }
+
+  /** Waits (bounded) for the diagnosis message, so the proposal lands under it in the thread. */
+  private async waitForDiagnosis(record: WalkRecord): Promise<void> {
+    const n = record.proposedForDiagnosis;
+    if (n === undefined) return;
+    const deadline = Date.now() + (this.deps.diagnosisWaitMs ?? 15_000);
+    while (Date.now() < deadline) {
+      if (await this.deps.claims.messageTs(record.incidentId, `diagnosis-${n}`)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async rootTs(record: WalkRecord): Promise<string | undefined> {
+    const deadline = Date.now() + (this.deps.diagnosisWaitMs ?? 15_000);
+    for (;;) {
+      const incident = await this.deps.store.get(record.incidentId);
+      if (incident?.rootTs) return incident.rootTs;
+      if (Date.now() > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Posts a thread message at most once per name (claims guard it across processes and retries). */
+  private async postOnce(
+    record: WalkRecord,
+    name: string,
+    message: SlackMessage,
+  ): Promise<string | undefined> {
+    const owner = `remediation-${process.pid}-${name}`;
+    const claim = await this.deps.claims.claim(record.incidentId, name, owner);
+    if (claim.kind === "done") return claim.ts;
+    if (claim.kind === "held-by-other") return undefined;
+    try {
+      const threadTs = await this.rootTs(record);
+      const result = await this.deps.slack.chat.postMessage({
+        channel: record.channel,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        text: message.text,
+        blocks: message.blocks,
+      });
+      const ts = String(result.ts);
+      await this.deps.claims.complete(record.incidentId, name, ts);
+      return ts;
+    } catch (error) {
+      await this.deps.claims.release(record.incidentId, name, owner);
+      throw error;
+    }
+  }
+
+  /** One message edited in place: posted the first time, updated afterwards. */
+  private async upsert(record: WalkRecord, name: string, message: SlackMessage): Promise<void> {
+    const ts = await this.deps.claims.messageTs(record.incidentId, name);
+    if (!ts) {
+      await this.postOnce(record, name, message);
+      return;
+    }
+    await this.deps.slack.chat.update({
+      channel: record.channel,
+      ts,
+      text: message.text,
+      blocks: message.blocks,
+    });
+  }
+}

@@ -1,0 +1,359 @@
+// The whole simulated lakehouse state built from a scenario, plus the rules that move it along
+// with the clock: recovered writers commit again, restarted connector tasks run (or fail again).
+
+import { CodedError, ErrorCode } from "../../errors.js";
+import type {
+  ConnectorScenario,
+  FlinkJobScenario,
+  RecoveryTrigger,
+  Scenario,
+  WriterBehaviour,
+} from "../scenario/schema.js";
+import { parseDuration, resolveRelative } from "../time.js";
+import { matchesCommitter, SimTable } from "./table.js";
+
+export interface SimTaskState {
+  id: number;
+  state: string;
+  trace?: string;
+  workerId: string;
+}
+
+export interface SimConnector {
+  name: string;
+  config: Record<string, string>;
+  state: string;
+  trace?: string;
+  workerId: string;
+  tasks: SimTaskState[];
+  restartCount: number;
+  /** When a restarted but still broken connector's tasks fail again. */
+  refailAt?: number;
+  failedTrace?: string;
+}
+
+export interface SimJob {
+  scenario: FlinkJobScenario;
+  state: string;
+  startedMs: number;
+  /** Clock value when the lakehouse started; counters grow from here. */
+  baseMs: number;
+}
+
+interface WriterState {
+  behaviour: WriterBehaviour;
+  everyMs: number;
+  recoveredAt: number | null;
+  nextCommitAt: number;
+}
+
+export interface LakehouseSnapshot {
+  nowMs: number;
+  tables: {
+    name: string;
+    uuid: string;
+    properties: Record<string, string>;
+    snapshotCount: number;
+    currentSnapshotId: string | null;
+    lastUpdatedMs: number;
+    metadataLocation: string;
+  }[];
+  jobs: { id: string; name: string; state: string }[];
+  connectors: { name: string; state: string; tasks: { id: number; state: string }[]; restartCount: number }[];
+  writers: { table: string; committer: string; recovered: boolean; recoveredAtMs: number | null }[];
+}
+
+export class World {
+  readonly scenario: Scenario;
+  readonly tables = new Map<string, SimTable>();
+  readonly jobs = new Map<string, SimJob>();
+  readonly connectors = new Map<string, SimConnector>();
+  readonly startMs: number;
+  private readonly writers: WriterState[] = [];
+
+  constructor(scenario: Scenario, nowMs: number) {
+    this.scenario = scenario;
+    this.startMs = nowMs;
+    for (const t of scenario.catalog.tables) {
+      const table = new SimTable(t, scenario.catalog.warehouse, nowMs);
+      table.addScenarioSnapshots(t, nowMs);
+      this.tables.set(t.name, table);
+    }
+    for (const j of scenario.flink?.jobs ?? []) {
+      this.jobs.set(j.id, {
+        scenario: j,
+        state: j.state,
+        startedMs: resolveRelative(j.startedAt, nowMs),
+        baseMs: nowMs,
+      });
+    }
+    for (const c of scenario.connect?.connectors ?? []) this.connectors.set(c.name, toConnector(c));
+    for (const w of scenario.writers) this.writers.push(this.initWriter(w, nowMs));
+  }
+
+  table(name: string): SimTable | undefined {
+    return this.tables.get(name);
+  }
+
+  /** Finds the catalog table a Flink sink reports as e.g. "iceberg.db.events". */
+  tableForSinkName(sinkTable: string, jobId: string): SimTable | undefined {
+    const writer = this.writers.find(
+      (w) => w.behaviour.committer.kind === "flink" && w.behaviour.committer.jobId === jobId,
+    );
+    if (writer) return this.tables.get(writer.behaviour.table);
+    for (const t of this.tables.values()) {
+      if (sinkTable === t.fullName || sinkTable.endsWith(`.${t.fullName}`)) return t;
+    }
+    return undefined;
+  }
+
+  /** True once the writer for this Flink job (if any) has recovered or is healthy. */
+  jobRecovered(jobId: string): boolean {
+    return this.writers.some(
+      (w) =>
+        w.behaviour.committer.kind === "flink" &&
+        w.behaviour.committer.jobId === jobId &&
+        w.recoveredAt !== null,
+    );
+  }
+
+  /** Brings writers and connectors up to `nowMs`. Call after every change and clock move. */
+  sync(nowMs: number): void {
+    for (const w of this.writers) {
+      if (w.recoveredAt === null && this.triggerHolds(w.behaviour.recoversWhen)) {
+        w.recoveredAt = nowMs;
+        w.nextCommitAt = nowMs;
+        this.onRecovered(w, nowMs);
+      }
+      if (w.recoveredAt === null) continue;
+      const table = this.tables.get(w.behaviour.table);
+      if (!table) continue;
+      while (w.nextCommitAt <= nowMs) {
+        const last = table.newestBy(w.behaviour.committer);
+        table.addSnapshot({
+          timestampMs: w.nextCommitAt,
+          operation: "append",
+          committer: w.behaviour.committer,
+          addedDataFiles: Number(last?.summary["added-data-files"] ?? 8),
+          addedRecords: Number(last?.summary["added-records"] ?? 20_000),
+          deletedDataFiles: 0,
+          addedDeleteFiles: 0,
+          branch: this.writerBranch(w),
+          summary: {},
+        });
+        w.nextCommitAt += w.everyMs;
+      }
+    }
+    for (const c of this.connectors.values()) {
+      if (c.refailAt !== undefined && c.refailAt <= nowMs) {
+        c.refailAt = undefined;
+        for (const t of c.tasks) {
+          t.state = "FAILED";
+          t.trace = c.failedTrace;
+        }
+      }
+    }
+  }
+
+  /** Records a restart; returns the status to show in a 202 answer (instances RESTARTING). */
+  restartConnector(
+    c: SimConnector,
+    includeTasks: boolean,
+    onlyFailed: boolean,
+    nowMs: number,
+  ): { connector: boolean; tasks: number[] } {
+    return this.restart(
+      c,
+      !onlyFailed || c.state === "FAILED",
+      includeTasks ? c.tasks.filter((t) => !onlyFailed || t.state === "FAILED").map((t) => t.id) : [],
+      nowMs,
+    );
+  }
+
+  /** POST /connectors/{name}/tasks/{id}/restart. */
+  restartTask(c: SimConnector, taskId: number, nowMs: number): void {
+    this.restart(c, false, [taskId], nowMs);
+  }
+
+  private restart(
+    c: SimConnector,
+    restartConnector: boolean,
+    tasks: number[],
+    nowMs: number,
+  ): { connector: boolean; tasks: number[] } {
+    c.restartCount += 1;
+    if (restartConnector) {
+      c.state = "RUNNING";
+      c.trace = undefined;
+    }
+    const wasFailing = c.tasks.some((t) => tasks.includes(t.id) && t.state === "FAILED");
+    for (const t of c.tasks) {
+      if (!tasks.includes(t.id)) continue;
+      if (t.state === "FAILED") c.failedTrace = t.trace ?? c.failedTrace;
+      t.state = "RUNNING";
+      t.trace = undefined;
+    }
+    this.sync(nowMs);
+    // A restart alone does not fix a broken writer: its next commit fails the tasks again.
+    const writer = this.writers.find(
+      (w) => w.behaviour.committer.kind === "connect" && w.behaviour.committer.connector === c.name,
+    );
+    if (wasFailing && writer && writer.recoveredAt === null) c.refailAt = nowMs + writer.everyMs;
+    return { connector: restartConnector, tasks };
+  }
+
+  state(nowMs: number): LakehouseSnapshot {
+    return {
+      nowMs,
+      tables: [...this.tables.values()].map((t) => ({
+        name: t.fullName,
+        uuid: t.uuid,
+        properties: { ...t.properties },
+        snapshotCount: t.snapshots.length,
+        currentSnapshotId: t.currentSnapshotId()?.toString() ?? null,
+        lastUpdatedMs: t.lastUpdatedMs,
+        metadataLocation: t.metadataLocation(),
+      })),
+      jobs: [...this.jobs.values()].map((j) => ({
+        id: j.scenario.id,
+        name: j.scenario.name,
+        state: j.state,
+      })),
+      connectors: [...this.connectors.values()].map((c) => ({
+        name: c.name,
+        state: c.state,
+        tasks: c.tasks.map((t) => ({ id: t.id, state: t.state })),
+        restartCount: c.restartCount,
+      })),
+      writers: this.writers.map((w) => ({
+        table: w.behaviour.table,
+        committer: describeCommitter(w.behaviour),
+        recovered: w.recoveredAt !== null,
+        recoveredAtMs: w.recoveredAt,
+      })),
+    };
+  }
+
+  private initWriter(behaviour: WriterBehaviour, nowMs: number): WriterState {
+    const table = this.tables.get(behaviour.table);
+    if (!table) {
+      throw new CodedError(
+        ErrorCode.ConfigInvalid,
+        `scenario ${this.scenario.name}: writer table "${behaviour.table}" is not in catalog.tables`,
+        { hint: "name a table declared under catalog.tables (namespace.table)" },
+      );
+    }
+    const trigger = behaviour.recoversWhen;
+    if ("table" in trigger && !this.tables.has(trigger.table)) {
+      throw new CodedError(
+        ErrorCode.ConfigInvalid,
+        `scenario ${this.scenario.name}: writers.recoversWhen.table "${trigger.table}" is not in catalog.tables`,
+        { hint: "name a table declared under catalog.tables" },
+      );
+    }
+    if ("connector" in trigger && !this.connectors.has(trigger.connector)) {
+      throw new CodedError(
+        ErrorCode.ConfigInvalid,
+        `scenario ${this.scenario.name}: writers.recoversWhen.connector "${trigger.connector}" is not in connect.connectors`,
+        { hint: "name a connector declared under connect.connectors" },
+      );
+    }
+    const everyMs = parseDuration(behaviour.commitEvery);
+    const state: WriterState = {
+      behaviour,
+      everyMs,
+      recoveredAt: null,
+      nextCommitAt: Number.POSITIVE_INFINITY,
+    };
+    if (trigger.when === "always") {
+      // A healthy writer continues its cadence from its newest snapshot.
+      const newest = table.newestBy(behaviour.committer);
+      state.recoveredAt = this.startMs;
+      // The scenario's snapshots are the truth at start: the next commit lands after now.
+      state.nextCommitAt = newest ? newest.timestampMs + everyMs : nowMs + everyMs;
+      while (state.nextCommitAt <= nowMs) state.nextCommitAt += everyMs;
+    }
+    return state;
+  }
+
+  private writerBranch(w: WriterState): string {
+    const table = this.tables.get(w.behaviour.table);
+    if (!table) return "main";
+    for (let i = table.snapshots.length - 1; i >= 0; i--) {
+      const s = table.snapshots[i];
+      if (s && matchesCommitter(s.summary, w.behaviour.committer)) return s.branch;
+    }
+    return "main";
+  }
+
+  private triggerHolds(trigger: RecoveryTrigger): boolean {
+    switch (trigger.when) {
+      case "never":
+        return false;
+      case "always":
+        return true;
+      case "table-property-at-least": {
+        const raw = this.tables.get(trigger.table)?.properties[trigger.key];
+        return raw !== undefined && Number(raw) >= trigger.value;
+      }
+      case "table-property-equals":
+        return this.tables.get(trigger.table)?.properties[trigger.key] === trigger.value;
+      case "connector-restarted":
+        return (this.connectors.get(trigger.connector)?.restartCount ?? 0) > 0;
+      case "connector-config-at-least": {
+        const raw = this.connectors.get(trigger.connector)?.config[trigger.key];
+        return raw !== undefined && Number(raw) >= trigger.value;
+      }
+    }
+  }
+
+  private onRecovered(w: WriterState, nowMs: number): void {
+    const committer = w.behaviour.committer;
+    if (committer.kind === "connect") {
+      const c = this.connectors.get(committer.connector);
+      if (c) {
+        c.state = "RUNNING";
+        c.trace = undefined;
+        c.refailAt = undefined;
+        for (const t of c.tasks) {
+          t.state = "RUNNING";
+          t.trace = undefined;
+        }
+      }
+    }
+    if (committer.kind === "flink") {
+      const job = this.jobs.get(committer.jobId);
+      if (job && job.state !== "RUNNING") {
+        job.state = "RUNNING";
+        job.startedMs = nowMs;
+      }
+    }
+  }
+}
+
+function toConnector(c: ConnectorScenario): SimConnector {
+  return {
+    name: c.name,
+    config: { ...c.config, name: c.name },
+    state: c.state,
+    trace: c.trace,
+    workerId: c.workerId,
+    tasks: c.tasks.map((t) => ({ id: t.id, state: t.state, trace: t.trace, workerId: t.workerId })),
+    restartCount: 0,
+    failedTrace: c.tasks.find((t) => t.trace)?.trace,
+  };
+}
+
+function describeCommitter(w: WriterBehaviour): string {
+  const c = w.committer;
+  switch (c.kind) {
+    case "flink":
+      return `flink:${c.jobId}`;
+    case "spark":
+      return `spark:${c.appId}`;
+    case "connect":
+      return `connect:${c.connector}`;
+    case "anonymous":
+      return "anonymous";
+  }
+}

@@ -1,0 +1,261 @@
+// A local Slack Web API for tests and the demo. WebClient talks to it through slackApiUrl; it
+// checks the token and every argument the way Slack does, keeps the messages and views it accepted,
+// and can be told to rate-limit or fail a method so retry behaviour is exercised for real.
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { checkBlocks } from "./block-rules.js";
+import { MessageStore } from "./message-store.js";
+import { ApiError, METHODS, type MethodContext } from "./methods.js";
+import { BodyError, decodeArgs, readBody } from "./request.js";
+import type {
+  RecordedCall,
+  RecordedResponse,
+  SlackStandIn,
+  SlackStandInOptions,
+  StandInFault,
+  StoredMessage,
+} from "./types.js";
+
+export type {
+  RecordedCall,
+  RecordedResponse,
+  SlackStandIn,
+  SlackStandInOptions,
+  StandInFault,
+  StoredMessage,
+} from "./types.js";
+
+export const DEFAULT_STAND_IN_TOKEN = "xoxb-stand-in";
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+interface ActiveFault extends StandInFault {
+  remaining: number;
+}
+
+export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
+  const token = options.token ?? DEFAULT_STAND_IN_TOKEN;
+  const now = options.now ?? Date.now;
+  const store = new MessageStore(options.firstTsSeconds ?? 1_732_870_000);
+  const calls: RecordedCall[] = [];
+  const responses: RecordedResponse[] = [];
+  const views = { published: {} as Record<string, unknown>, opened: [] as unknown[] };
+  const faults: ActiveFault[] = [];
+  const listeners = new Set<() => void>();
+  let viewCounter = 0;
+  let responseCounter = 0;
+
+  const notify = (): void => {
+    for (const listener of [...listeners]) listener();
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      // A handler bug must still answer, or WebClient would wait for its own timeout.
+      send(response, { status: 500, body: { ok: false, error: "internal_error", detail: String(error) } });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/`;
+
+  const ctx: MethodContext = {
+    store,
+    botUserId: options.botUserId ?? "U0STANDBOT",
+    botId: options.botId ?? "B0STANDBOT",
+    teamId: options.teamId ?? "T0STANDIN",
+    baseUrl,
+    usergroups: options.usergroups ?? {},
+    channels: options.channels === undefined ? undefined : new Set(options.channels),
+    views,
+    nextViewId: () => `V${String(++viewCounter).padStart(8, "0")}`,
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", baseUrl);
+    const apiMatch = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
+    const responseMatch = /^\/response\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    if (request.method === "POST" && apiMatch?.[1] !== undefined) {
+      send(response, await answerApi(apiMatch[1], request));
+    } else if (request.method === "POST" && responseMatch?.[1] !== undefined) {
+      send(response, await answerResponseUrl(responseMatch[1], request));
+    } else {
+      send(response, { status: 404, body: { ok: false, error: "not_found" } });
+    }
+  }
+
+  async function answerApi(method: string, request: IncomingMessage): Promise<Reply> {
+    let args: Record<string, unknown> = {};
+    let reply: Reply;
+    try {
+      args = decodeArgs(request.headers["content-type"], await readBody(request));
+      reply = answerMethod(method, args, bearer(request.headers.authorization));
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      reply = { status: 200, body: { ok: false, error: error.message } };
+    }
+    const { token: _token, ...safeArgs } = args;
+    calls.push({
+      method,
+      args: safeArgs,
+      atMs: now(),
+      ok: reply.body.ok === true,
+      ...(typeof reply.body.error === "string" ? { error: reply.body.error } : {}),
+      status: reply.status,
+      response: reply.body,
+    });
+    notify();
+    return reply;
+  }
+
+  function answerMethod(
+    method: string,
+    args: Record<string, unknown>,
+    headerToken: string | undefined,
+  ): Reply {
+    const fault = takeFault(method);
+    if (fault !== undefined) return fault;
+    const given = headerToken ?? (typeof args.token === "string" ? args.token : undefined);
+    if (given === undefined || given === "") return { status: 200, body: { ok: false, error: "not_authed" } };
+    if (given !== token) return { status: 200, body: { ok: false, error: "invalid_auth" } };
+    const handler = METHODS[method];
+    if (handler === undefined) return { status: 200, body: { ok: false, error: "unknown_method" } };
+    try {
+      return { status: 200, body: handler(args, ctx) };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const body: Record<string, unknown> = { ok: false, error: error.code };
+      if (error.messages.length > 0) body.response_metadata = { messages: error.messages };
+      return { status: 200, body };
+    }
+  }
+
+  function takeFault(method: string): Reply | undefined {
+    const index = faults.findIndex((f) => f.method === method || f.method === "*");
+    const fault = faults[index];
+    if (fault === undefined) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) faults.splice(index, 1);
+    if (fault.kind === "ratelimit") {
+      const seconds = fault.retryAfterSeconds ?? 1;
+      return {
+        status: 429,
+        body: { ok: false, error: "ratelimited" },
+        headers: { "retry-after": String(seconds) },
+      };
+    }
+    return { status: fault.status ?? 500, body: { ok: false, error: "internal_error" } };
+  }
+
+  async function answerResponseUrl(id: string, request: IncomingMessage): Promise<Reply> {
+    let body: Record<string, unknown>;
+    try {
+      body = decodeArgs(request.headers["content-type"] ?? "application/json", await readBody(request));
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      return { status: 400, body: { ok: false, error: error.message } };
+    }
+    if (body.blocks !== undefined) {
+      const errors = checkBlocks(body.blocks, "message");
+      if (errors.length > 0) {
+        return {
+          status: 400,
+          body: { ok: false, error: "invalid_blocks", response_metadata: { messages: errors } },
+        };
+      }
+    }
+    if (body.text === undefined && body.blocks === undefined && body.delete_original !== true) {
+      return { status: 400, body: { ok: false, error: "no_text" } };
+    }
+    responses.push({ id, atMs: now(), body });
+    notify();
+    return { status: 200, body: { ok: true } };
+  }
+
+  return {
+    apiUrl: `${baseUrl}api/`,
+    calls,
+    responses,
+    views,
+    messages: (channel?: string): StoredMessage[] => store.list(channel),
+    thread: (channel: string, ts: string): StoredMessage[] => store.thread(channel, ts),
+    responseUrl: (id?: string): string => `${baseUrl}response/${id ?? `r${++responseCounter}`}`,
+    inject(fault: StandInFault): void {
+      faults.push({ ...fault, remaining: fault.times ?? 1 });
+    },
+    clearFaults(): void {
+      faults.length = 0;
+    },
+    waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        let timer: NodeJS.Timeout | undefined;
+        const check = (): void => {
+          let value: T | undefined | null | false;
+          try {
+            value = probe();
+          } catch (error) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(error);
+            return;
+          }
+          if (value === undefined || value === null || value === false) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(value);
+        };
+        listeners.add(check);
+        timer = setTimeout(() => {
+          listeners.delete(check);
+          const seen = calls.map((c) => `${c.method}${c.ok ? "" : `(${c.error})`}`).join(", ") || "none";
+          reject(
+            new CodedError(
+              ErrorCode.SlackApi,
+              `The Slack stand-in did not see the expected calls in ${timeoutMs} ms`,
+              {
+                hint: `Calls so far: ${seen}`,
+              },
+            ),
+          );
+        }, timeoutMs);
+        check();
+      });
+    },
+    close(): Promise<void> {
+      return new Promise((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function bearer(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+function send(response: ServerResponse, reply: Reply): void {
+  if (response.headersSent) return;
+  const payload = JSON.stringify(reply.body);
+  response.writeHead(reply.status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+    ...reply.headers,
+  });
+  response.end(payload);
+}

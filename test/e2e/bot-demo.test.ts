@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { runDemo } from "../../src/cli/demo.js";
+import { REDIS_URL } from "../support/redis.js";
+
+describe("iceberg-bot demo", () => {
+  it("runs an incident from alert to diagnosis and prints the thread", async () => {
+    let out = "";
+    const code = await runDemo({ stdout: { write: (chunk: string) => (out += chunk) }, env: { REDIS_URL } });
+    expect(code, out).toBe(0);
+    expect(out).toContain("[5/5] print the thread");
+    // Root status card, then the diagnosis indented under it.
+    expect(out).toMatch(/db\.events — commits failing/);
+    expect(out).toMatch(/\n {4}.*db\.events: commit conflict/);
+    expect(out).toContain("commit.retry.num-retries");
+  });
+
+  it("says how to get Redis when none answers and redis-server is not on PATH", async () => {
+    let out = "";
+    const code = await runDemo({
+      stdout: { write: (chunk: string) => (out += chunk) },
+      env: { REDIS_URL: "redis://127.0.0.1:1", PATH: "/nonexistent" },
+    });
+    expect(code).toBe(2);
+    expect(out).toContain("docker compose up -d redis");
+  });
+
+  it("starts a private redis-server when REDIS_URL does not answer", async () => {
+    let out = "";
+    const code = await runDemo({
+      stdout: { write: (chunk: string) => (out += chunk) },
+      env: { REDIS_URL: "redis://127.0.0.1:1", PATH: process.env.PATH ?? "" },
+    });
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/Started a private redis-server on port \d+/);
+    expect(out).toContain("db.events: commit conflict");
+  });
+});

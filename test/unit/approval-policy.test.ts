@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { parseBotConfig } from "../../src/config.js";
+import { canApprove, policyFor, whoCanApprove } from "../../src/core/approval/policy.js";
+
+const bot = parseBotConfig(
+  [
+    "defaults:",
+    "  approvers: [S0ONCALL, U0LEAD]",
+    "tables:",
+    "  db.payments:",
+    "    approvers: [U0PAYOWNER]",
+    "  db.events:",
+    "    channel: '#data-incidents'",
+  ].join("\n"),
+);
+const groups = { S0ONCALL: ["U0CAROL", "U0DAVE"] };
+const handles = { S0ONCALL: "iceberg-oncall" };
+
+describe("approval policy", () => {
+  const cases: { table: string; user: string; allowed: boolean; why?: RegExp }[] = [
+    { table: "db.events", user: "U0LEAD", allowed: true },
+    { table: "db.events", user: "U0CAROL", allowed: true },
+    { table: "db.events", user: "U0MALLORY", allowed: false, why: /ask @iceberg-oncall or <@U0LEAD>/ },
+    { table: "db.payments", user: "U0PAYOWNER", allowed: true },
+    // The table's own list replaces the defaults: on-call cannot approve payments changes.
+    { table: "db.payments", user: "U0CAROL", allowed: false, why: /ask <@U0PAYOWNER>/ },
+  ];
+  for (const c of cases) {
+    it(`${c.user} on ${c.table}: ${c.allowed ? "allowed" : "refused"}`, () => {
+      const decision = canApprove(policyFor(bot, c.table, groups, handles), c.user);
+      expect(decision.allowed).toBe(c.allowed);
+      if (!decision.allowed) expect(decision.reason).toMatch(c.why as RegExp);
+    });
+  }
+
+  it("says which group let the user in", () => {
+    expect(canApprove(policyFor(bot, "db.events", groups), "U0DAVE")).toEqual({
+      allowed: true,
+      via: "S0ONCALL",
+    });
+  });
+
+  it("a group id is not a user: nobody named S… gets in without membership data", () => {
+    expect(canApprove(policyFor(bot, "db.events", {}), "U0CAROL").allowed).toBe(false);
+  });
+
+  it("fails closed when no approvers are configured, and says where to add them", () => {
+    const decision = canApprove(policyFor(parseBotConfig("tables: {}"), "db.events"), "U0LEAD");
+    expect(decision).toEqual({
+      allowed: false,
+      reason: expect.stringContaining("tables.db.events.approvers or defaults.approvers"),
+    });
+  });
+
+  it("names groups with Slack mentions when no handle is known", () => {
+    expect(whoCanApprove(policyFor(bot, "db.events"))).toBe("<!subteam^S0ONCALL> or <@U0LEAD>");
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { protectSnapshotIds } from "../../src/adapters/evidence/snapshot-ids.js";
+
+describe("protectSnapshotIds", () => {
+  it("keeps 64-bit ids exact in every place they appear", () => {
+    const text = `{"current-snapshot-id": 3497810964824022504,
+      "snapshots":[{"snapshot-id":9223372036854775807,"parent-snapshot-id":-9223372036854775808}],
+      "snapshot-log":[{"timestamp-ms":1,"snapshot-id":3497810964824022504}],
+      "refs":{"main":{"snapshot-id" : 3497810964824022504,"type":"branch"}}}`;
+    const parsed = JSON.parse(protectSnapshotIds(text));
+    expect(parsed["current-snapshot-id"]).toBe("3497810964824022504");
+    expect(parsed.snapshots[0]["snapshot-id"]).toBe("9223372036854775807");
+    expect(parsed.snapshots[0]["parent-snapshot-id"]).toBe("-9223372036854775808");
+    expect(parsed["snapshot-log"][0]["snapshot-id"]).toBe("3497810964824022504");
+    expect(parsed.refs.main["snapshot-id"]).toBe("3497810964824022504");
+  });
+
+  it("leaves short ids, other keys and text inside strings alone", () => {
+    const text = `{"current-snapshot-id":-1,"sequence-number":12345678901234567,
+      "summary":{"note":"\\"snapshot-id\\": 1234567890123456789"}}`;
+    const parsed = JSON.parse(protectSnapshotIds(text));
+    expect(parsed["current-snapshot-id"]).toBe(-1);
+    expect(typeof parsed["sequence-number"]).toBe("number");
+    expect(parsed.summary.note).toBe('"snapshot-id": 1234567890123456789');
+  });
+});
