@@ -178,7 +178,3 @@ function fixedReport(table: string, nowMs: number): Report {
     },
   };
 }
-
-export function isMain(url: string): boolean {
-  return process.argv[1] !== undefined && url.endsWith(process.argv[1].replace(/\\/g, "/"));
-}

@@ -3,10 +3,11 @@
 // close (plus the bot's own queueing and Slack posting).
 
 import { startLakehouse } from "../src/sim/lakehouse.js";
-import { CHANNEL, percentile, startBenchBots, timed } from "./_bot-setup.js";
+import { type BenchBots, CHANNEL, fixedDiagnose, percentile, startBenchBots, timed } from "./_bot-setup.js";
 
 const INJECTED_MS = 300;
 const RUNS = 5;
+const BOT_CONFIG = "tables:\n  db.events:\n    flinkJobName: events-ingest\n";
 
 const PROBES = {
   catalog: "/v1/config",
@@ -29,7 +30,7 @@ export async function run(): Promise<Record<string, number | string>> {
       FLINK_REST_URL: lakehouse.urls.flink,
       CONNECT_REST_URL: lakehouse.urls.connect,
       PROMETHEUS_URL: lakehouse.urls.prometheus,
-      BOT_CONFIG: "tables:\n  db.events:\n    flinkJobName: events-ingest\n",
+      BOT_CONFIG,
     },
   );
   try {
@@ -39,38 +40,66 @@ export async function run(): Promise<Record<string, number | string>> {
       roundTrips.push(await timed(async () => (await fetch(`${base}${path}`)).text()));
     }
     const slowest = Math.max(...roundTrips);
-    const latencies: number[] = [];
-    const bot = bench.bots[0]!;
-    for (let i = 0; i < RUNS; i++) {
-      const replies = () => bench.standIn.messages(CHANNEL).filter((m) => m.thread_ts).length;
-      const before = replies();
-      latencies.push(
-        await timed(async () => {
-          const response = await fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
-            method: "POST",
-            headers: { "content-type": "application/json", authorization: `Bearer ${bench.webhookToken}` },
-            body: alertBody(i),
-          });
-          if (response.status !== 202) throw new Error(`webhook answered ${response.status}`);
-          while (replies() === before) await new Promise((resolve) => setTimeout(resolve, 5));
-        }),
-      );
-      // Close the incident so the next alert opens a fresh one and runs a fresh diagnosis.
-      const incident = await bot.store.openIncidentFor("db.events");
-      if (incident) await bot.store.close(incident, "resolved", Date.now());
+    const before = lakehouse.requests.length;
+    const latencies = await alertToDiagnosis(bench);
+    const perSource: Record<string, number> = {};
+    for (const r of lakehouse.requests.slice(before)) perSource[r.service] = (perSource[r.service] ?? 0) + 1;
+    // The same path with evidence gathering replaced by a fixed report: the bot's own share.
+    const bare = await startBenchBots(
+      "alert-diag-bare",
+      1,
+      { diagnose: fixedDiagnose },
+      { BOT_CONFIG: BOT_CONFIG },
+    );
+    let overhead: number[];
+    try {
+      overhead = await alertToDiagnosis(bare);
+    } finally {
+      await bare.close();
     }
-    latencies.sort((a, b) => a - b);
     return {
       "alert_to_diagnosis.injected_ms_per_source": INJECTED_MS,
       "alert_to_diagnosis.slowest_source_round_trip_ms": Math.round(slowest),
       "alert_to_diagnosis.runs": RUNS,
       "alert_to_diagnosis.p50_ms": percentile(latencies, 50),
       "alert_to_diagnosis.max_ms": percentile(latencies, 100),
+      "alert_to_diagnosis.bot_only_p50_ms": percentile(overhead, 50),
+      "alert_to_diagnosis.source_requests_per_run": Object.entries(perSource)
+        .map(([service, n]) => `${service}=${n / RUNS}`)
+        .join(" "),
     };
   } finally {
     await bench.close();
     await lakehouse.close();
   }
+}
+
+async function alertToDiagnosis(bench: BenchBots): Promise<number[]> {
+  const latencies: number[] = [];
+  const bot = bench.bots[0]!;
+  for (let i = 0; i < RUNS; i++) {
+    const replies = () => bench.standIn.messages(CHANNEL).filter((m) => m.thread_ts).length;
+    const before = replies();
+    latencies.push(
+      await timed(async () => {
+        const response = await fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${bench.webhookToken}` },
+          body: alertBody(i),
+        });
+        if (response.status !== 202) throw new Error(`webhook answered ${response.status}`);
+        const deadline = Date.now() + 30_000;
+        while (replies() === before) {
+          if (Date.now() > deadline) throw new Error("no diagnosis was posted within 30 s");
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }),
+    );
+    // Close the incident so the next alert opens a fresh one and runs a fresh diagnosis.
+    const incident = await bot.store.openIncidentFor("db.events");
+    if (incident) await bot.store.close(incident, "resolved", Date.now());
+  }
+  return latencies.sort((a, b) => a - b);
 }
 
 function alertBody(n: number): string {

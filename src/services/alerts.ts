@@ -23,9 +23,18 @@ export interface AlertOutcome {
 const REPEAT_WINDOW_SECONDS = 3600;
 
 export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]): Promise<AlertOutcome> {
-  const known = [...Object.keys(deps.bot.tables), ...((await deps.knownTables?.().catch(() => [])) ?? [])];
+  const configured = Object.keys(deps.bot.tables);
+  let fromCatalog: string[] | undefined;
   const outcome: AlertOutcome = { accepted: 0, ignored: 0, opened: [] };
   for (const alert of alerts) {
+    // Config first: the catalog is asked only for names config does not know, so a slow or
+    // unreachable catalog never delays alerts about configured tables.
+    let known = configured;
+    const first = resolveAlertTable(alert.labels, deps.bot, configured);
+    if ((first.table === undefined || !configured.includes(first.table)) && deps.knownTables) {
+      fromCatalog ??= await deps.knownTables().catch(() => []);
+      known = [...configured, ...fromCatalog];
+    }
     const handled = await acceptOne(deps, alert, known);
     if (handled === "ignored") outcome.ignored++;
     else {

@@ -71,6 +71,41 @@ export class RemediationEffects {
     await this.syncCard(record);
   }
 
+  /**
+   * Re-adds the job the walk is waiting for (deduplicated by job id). A worker that died after
+   * recording a step but before queueing its follow-up leaves the walk waiting; this picks it up.
+   */
+  async ensurePending(record: WalkRecord): Promise<void> {
+    const run = record.walk.current;
+    const proposalId = run ? proposalIdFor(record, run.stepId) : undefined;
+    if (run && proposalId && run.phase === "approved") {
+      await this.deps.jobs.enqueue({
+        kind: "apply",
+        incidentId: record.incidentId,
+        stepId: run.stepId,
+        proposalId,
+        attempt: record.applySeq,
+      });
+    }
+    if (run && proposalId && ["applied", "done-by-hand", "verifying"].includes(run.phase)) {
+      const next = run.checksDone + 1;
+      const dueAt = (run.appliedAtMs ?? run.proposedAtMs) + next * run.intervalMs;
+      await this.deps.jobs.enqueue(
+        { kind: "check", incidentId: record.incidentId, stepId: run.stepId, proposalId, checkIndex: next },
+        Math.max(0, dueAt - this.deps.now()),
+      );
+    }
+    const reverting = record.walk.history.findLast((r) => r.phase === "reverting");
+    if (reverting) {
+      await this.deps.jobs.enqueue({
+        kind: "revert",
+        incidentId: record.incidentId,
+        stepId: reverting.stepId,
+        attempt: record.revertSeq,
+      });
+    }
+  }
+
   async noteApplyFailure(
     record: WalkRecord,
     job: Extract<RemediationJob, { kind: "apply" }>,
@@ -174,6 +209,8 @@ export class RemediationEffects {
         return;
       }
       case "audit":
+        // Stale jobs and duplicate results the bot itself ignored are noise in the history.
+        if (effect.entry.outcome === "ignored" && effect.entry.actor === "bot") return;
         await deps.audit.append(record.table, auditRow(effect.entry, record.incidentId));
         return;
     }

@@ -1,6 +1,7 @@
 // From the stored walk to the renderers' view models: the proposal, its decision line, the
 // verification message and the status card's summary. Plain functions over plain data.
 
+import { z } from "zod";
 import type {
   IncidentState,
   ProposalDecision,
@@ -10,6 +11,7 @@ import type {
   VerificationView,
 } from "../adapters/slack/render/view-models.js";
 import type { WalkRecord } from "../adapters/store/walk-store.js";
+import { INCIDENT_STATES } from "../core/incident/model.js";
 import type { Step, VerifySignal } from "../core/playbook/schema.js";
 import type { StepPhase, StepRun, WalkState } from "../core/playbook/walk.js";
 import type { RecoveryResult } from "../core/verification/check.js";
@@ -19,6 +21,8 @@ const SIGNAL_WORDS: Record<VerifySignal, string> = {
   "elapsed-seconds-normal": "elapsedSecondsSinceLastSuccessfulCommit is back in its normal range",
   "connector-running": "the connector and its tasks are RUNNING",
 };
+
+const LEADING_LEVEL = /^\s*(none|low|medium|high)\b[.;:,]?\s*/i;
 
 export function riskLevel(step: Step): RiskLevel {
   if (step.risky) return "high";
@@ -66,7 +70,8 @@ export function proposalView(
     },
     index: proposalIndex(record, proposalId),
     why: step.why,
-    risk: { level: riskLevel(step), detail: step.risk },
+    // The level is shown as a word already; a leading "Low." in the playbook text would repeat it.
+    risk: { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk },
     verification: {
       checks: run.checksTotal,
       intervalSeconds: Math.max(1, Math.round(run.intervalMs / 1000)),
@@ -191,7 +196,8 @@ export function cardSummary(
   }
   const last = walk.history[walk.history.length - 1];
   if (walk.status === "resolved" && last) {
-    const recoveredAfterMs = (last.endedAtMs ?? 0) - (last.appliedAtMs ?? last.proposedAtMs);
+    const recoveredAt = record.recoveredAtMs ?? last.endedAtMs ?? 0;
+    const recoveredAfterMs = recoveredAt - (last.appliedAtMs ?? last.proposedAtMs);
     return {
       state: "resolved",
       step: { index: index(last.stepId), title: title(last.stepId) },
@@ -202,4 +208,18 @@ export function cardSummary(
     return { state: "stalled", nowLine: "no playbook step left to try; the thread is yours" };
   if (walk.status === "stopped") return { state: "stopped", nowLine: "the playbook was stopped" };
   return undefined;
+}
+
+const CardWalkSummarySchema = z.object({
+  state: z.enum(INCIDENT_STATES),
+  nowLine: z.string().optional(),
+  step: z.object({ index: z.number(), title: z.string() }).optional(),
+  check: z.object({ index: z.number(), total: z.number() }).optional(),
+  resolution: z.object({ fixedBy: z.string(), recoveredAfterMs: z.number() }).optional(),
+});
+
+/** The walk summary stored on an incident, or undefined when there is none (or it is not ours). */
+export function readCardSummary(value: unknown): CardWalkSummary | undefined {
+  const parsed = CardWalkSummarySchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -228,7 +228,11 @@ export class Remediation {
     const started = await this.dispatch(job.incidentId, { type: "apply-started", stepId: job.stepId }, {});
     const record = started.record;
     const run = record?.walk.current;
-    if (!record || !run || run.stepId !== job.stepId || run.phase !== "applying") return;
+    if (!record || !run || run.stepId !== job.stepId || run.phase !== "applying") {
+      // Already recorded (a retried job): make sure what follows it is queued.
+      if (record) await this.effects.ensurePending(record);
+      return;
+    }
     if (record.applySeq !== job.attempt || proposalIdFor(record, job.stepId) !== job.proposalId) return;
     const outcome = await applyChange(this.deps.ports, run.change, { table: parseTableName(record.table) });
     await this.deps.afterApply?.(job);
@@ -411,10 +415,11 @@ export class Remediation {
       };
       const result =
         staleProposal(base, event, opts.proposalId, now) ?? transition(base.walk, event, now, ctx);
-      return {
-        record: bookkeep(base, result.state, result.effects, now, opts.writer),
-        result: result.effects,
-      };
+      const record = bookkeep(base, result.state, result.effects, now, opts.writer);
+      const resolved = result.effects.some((e) => e.type === "resolve-incident");
+      const snapshotAt = opts.recovery?.firstNewSnapshot?.timestampMs;
+      if (resolved && snapshotAt !== undefined) record.recoveredAtMs = snapshotAt;
+      return { record, result: result.effects };
     });
     if (!outcome.changed || !outcome.record) {
       if (!outcome.record && "user" in event)

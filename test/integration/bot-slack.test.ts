@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSlackClient } from "../../src/adapters/slack/web-client.js";
 import { eventBody, postSigned, slashCommandBody } from "../support/slack-signing.js";
 import { CHANNEL, eventually, fixedDiagnosis, type Harness, startHarness } from "./bot-harness.js";
 
@@ -93,7 +94,10 @@ describe("Slack requests through Bolt's receiver", () => {
   });
 
   it("lists open incidents for /iceberg status as an ephemeral message", async () => {
-    await h.bots[0]!.store.openOrJoin("db.listed", CHANNEL, Date.now());
+    const { incident } = await h.bots[0]!.store.openOrJoin("db.listed", CHANNEL, Date.now());
+    const client = createSlackClient({ token: "xoxb-stand-in", apiUrl: h.standIn.apiUrl });
+    const root = await client.chat.postMessage({ channel: CHANNEL, text: "db.listed card" });
+    await h.bots[0]!.store.update(incident.id, { rootTs: String(root.ts) }, Date.now());
     const response = await postSigned(
       h.url("/slack/events"),
       h.secret,
@@ -105,6 +109,8 @@ describe("Slack requests through Bolt's receiver", () => {
       h.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === "U0ASKER"),
     );
     expect(JSON.stringify(reply.blocks) + reply.text).toContain("db.listed");
+    // Each incident links to its thread.
+    expect(JSON.stringify(reply.blocks)).toContain(`p${String(root.ts).replace(".", "")}`);
   });
 
   it("publishes App Home once per event, even when Slack retries it", async () => {

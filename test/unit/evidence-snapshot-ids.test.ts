@@ -24,3 +24,22 @@ describe("protectSnapshotIds", () => {
     expect(parsed.summary.note).toBe('"snapshot-id": 1234567890123456789');
   });
 });
+
+describe("protectSnapshotIds on large bodies", () => {
+  it("quotes every long id of a many-snapshot body and nothing else", () => {
+    const snapshots = Array.from(
+      { length: 2000 },
+      (_, i) =>
+        `{"snapshot-id":${9_000_000_000_000_000_000n + BigInt(i)},"timestamp-ms":${1_700_000_000_000 + i}}`,
+    );
+    const parsed = JSON.parse(protectSnapshotIds(`{"snapshots":[${snapshots.join(",")}]}`));
+    expect(parsed.snapshots).toHaveLength(2000);
+    expect(parsed.snapshots[1999]["snapshot-id"]).toBe("9000000000000001999");
+    expect(parsed.snapshots[1999]["timestamp-ms"]).toBe(1_700_000_001_999);
+  });
+
+  it("returns the body untouched when no id needs quoting", () => {
+    const text = '{"current-snapshot-id":-1,"snapshots":[]}';
+    expect(protectSnapshotIds(text)).toBe(text);
+  });
+});

@@ -11,6 +11,7 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../services/ports.js";
 import { type CatalogAuth, createTokenProvider } from "./catalog-auth.js";
 import { createCatalogFetch } from "./catalog-fetch.js";
+import { withExactIds } from "./exact-ids.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, httpStatusError } from "./http.js";
 import {
   CatalogConfigSchema,
@@ -130,8 +131,9 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
 
     async loadTable(ref) {
       const operation = `load table ${formatTableName(ref)}`;
-      const metadata = await call(operation, (c) => c.loadTable(ref));
-      return toEvidence(ref, metadata, operation);
+      return withExactIds(async () =>
+        toEvidence(ref, await call(operation, (c) => c.loadTable(ref)), operation),
+      );
     },
 
     async commitProperties(ref, commit) {
@@ -139,14 +141,16 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
       const request = commitRequest(ref, commit);
       const operation = `commit properties to ${name}`;
       try {
-        const result = await call(operation, (c) =>
-          c.updateTable(ref, request as unknown as UpdateTableRequest),
-        );
-        return toEvidence(
-          ref,
-          { ...result.metadata, "metadata-location": result["metadata-location"] },
-          operation,
-        );
+        return await withExactIds(async () => {
+          const result = await call(operation, (c) =>
+            c.updateTable(ref, request as unknown as UpdateTableRequest),
+          );
+          return toEvidence(
+            ref,
+            { ...result.metadata, "metadata-location": result["metadata-location"] },
+            operation,
+          );
+        });
       } catch (error) {
         throw commitError(error, name);
       }
@@ -229,11 +233,13 @@ function toCodedError(error: unknown, operation: string): CodedError {
       },
     );
   }
-  // iceberg-js reads fields without checking them: a TypeError here means an unexpected body.
+  // iceberg-js parses bodies and reads fields without checking them: a SyntaxError means a body
+  // that is not JSON (cut short, an HTML page), a TypeError an unexpected shape.
   const message = error instanceof Error ? error.message : String(error);
+  const notJson = error instanceof SyntaxError;
   return new CodedError(
     ErrorCode.SourceMalformed,
-    `${SOURCE_LABELS.catalog} sent an unexpected answer to ${operation}`,
+    `${SOURCE_LABELS.catalog} sent ${notJson ? "a body that is not valid JSON" : "an unexpected answer"} to ${operation}`,
     {
       hint: "Check that ICEBERG_CATALOG_URL points at an Iceberg REST catalog (without /v1).",
       details: { source: "catalog", operation, reason: message.slice(0, 200) },

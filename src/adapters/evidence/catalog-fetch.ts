@@ -3,8 +3,8 @@
 // fresh token after a 401/419, and hands over bodies whose 64-bit snapshot ids have been made exact.
 
 import type { TokenProvider } from "./catalog-auth.js";
+import { recordExactIds } from "./exact-ids.js";
 import { type HttpMethod, type HttpResponse, type HttpSourceOptions, sendRaw } from "./http.js";
-import { parseJsonText } from "./parse.js";
 import { protectSnapshotIds } from "./snapshot-ids.js";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -31,26 +31,47 @@ function toFetchResponse(http: HttpSourceOptions, response: HttpResponse): Respo
   if (noBody || response.method === "HEAD") return new Response(null, { status: response.status, headers });
 
   if (response.status >= 200 && response.status < 300) {
-    const ctx = { source: http.source, what: `${response.method} ${response.path}` };
-    const data = parseJsonText(protectSnapshotIds(response.body), ctx);
     headers.set("content-type", "application/json");
-    return new Response(JSON.stringify(keepMetadataLocation(data)), { status: response.status, headers });
+    const text = keepMetadataLocation(response.body);
+    return textResponse(response.status, headers, recordExactIds(text) ? text : protectSnapshotIds(text));
   }
   // iceberg-js parses error bodies labelled JSON; an HTML error page must not reach JSON.parse.
   if (!isJson(response.body)) headers.set("content-type", "text/plain");
   return new Response(response.body, { status: response.status, headers });
 }
 
-/** iceberg-js returns only `metadata`; copy the file location into it so it is not lost. */
-function keepMetadataLocation(data: unknown): unknown {
-  if (typeof data !== "object" || data === null) return data;
-  const record = data as Record<string, unknown>;
-  const metadata = record.metadata;
-  const location = record["metadata-location"];
-  if (typeof location === "string" && typeof metadata === "object" && metadata !== null) {
-    return { ...record, metadata: { ...metadata, "metadata-location": location } };
-  }
-  return data;
+/**
+ * iceberg-js only calls ok, status, headers.get and text() on what fetch returns. Handing it the
+ * text we already hold, instead of a real Response, saves re-encoding and re-decoding bodies that
+ * reach ~100 MiB on tables with long histories (JSON.parse stays the only full pass over them).
+ */
+function textResponse(status: number, headers: Headers, text: string): Response {
+  const response = {
+    ok: true,
+    status,
+    headers,
+    text: async () => text,
+    json: async () => JSON.parse(text) as unknown,
+  };
+  return response as unknown as Response;
+}
+
+const METADATA_LOCATION = /^\s*\{\s*"metadata-location"\s*:\s*("(?:[^"\\]|\\.)*")\s*,/;
+const METADATA_OBJECT = /"metadata"\s*:\s*\{/;
+
+/**
+ * iceberg-js returns only `metadata` of a LoadTableResult, so the file location is copied into
+ * it as text (catalogs write metadata-location first); other bodies pass through unchanged.
+ */
+function keepMetadataLocation(text: string): string {
+  const location = METADATA_LOCATION.exec(text);
+  if (!location) return text;
+  const object = METADATA_OBJECT.exec(text);
+  if (!object) return text;
+  const insertAt = object.index + object[0].length;
+  const rest = text.slice(insertAt).trimStart();
+  const separator = rest.startsWith("}") ? "" : ",";
+  return `${text.slice(0, insertAt)}"metadata-location":${location[1]}${separator}${text.slice(insertAt)}`;
 }
 
 function isJson(text: string): boolean {

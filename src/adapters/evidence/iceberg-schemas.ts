@@ -11,14 +11,18 @@ import type {
   TableEvidence,
   TableRef,
 } from "../../core/evidence/model.js";
+import { exactId } from "./exact-ids.js";
 
-/** A snapshot id: a string after protectSnapshotIds, or a small bare integer. */
+/**
+ * A snapshot id: a string (quoted by protectSnapshotIds or by the catalog) or a bare integer,
+ * restored to its exact digits from the scan made while the body was read (see exact-ids.ts).
+ */
 const SnapshotIdSchema = z.union([
   z.string().regex(/^-?\d+$/, "a snapshot id (digits)"),
   z
     .number()
-    .int()
-    .transform((n) => String(n)),
+    .refine(Number.isInteger, "a snapshot id (an integer)")
+    .transform((n) => exactId(n)),
 ]);
 
 const StringMapSchema = z.record(z.string(), z.string());

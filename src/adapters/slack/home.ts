@@ -2,13 +2,13 @@
 
 import type { IncidentStore } from "../store/incident-store.js";
 import type { Renderers } from "./renderers.js";
-import { cardView } from "./slack-jobs.js";
+import { cardView, threadPermalink } from "./slack-jobs.js";
 import type { SlackClient } from "./web-client.js";
 
 const WEEK_MS = 7 * 86_400_000;
 
 export interface HomeDeps {
-  client: Pick<SlackClient, "views">;
+  client: Pick<SlackClient, "views" | "chat">;
   store: IncidentStore;
   render: Renderers;
   now: number;
@@ -17,9 +17,14 @@ export interface HomeDeps {
 export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
   const open = await deps.store.listOpen();
   const recent = await deps.store.recentTables(deps.now - WEEK_MS);
+  const links = await Promise.all(open.map((incident) => threadPermalink(deps.client, incident)));
   const view = deps.render.appHome({
     nowMs: deps.now,
-    open: open.map((incident) => ({ ...cardView(incident, undefined, deps.now), incidentId: incident.id })),
+    open: open.map((incident, index) => ({
+      ...cardView(incident, undefined, deps.now),
+      incidentId: incident.id,
+      permalink: links[index],
+    })),
     // Only the latest opening per table is kept, so the count is a lower bound.
     recentTables: recent.map((r) => ({ table: r.table, incidents: 1, lastOpenedAtMs: r.lastOpenedAt })),
   });

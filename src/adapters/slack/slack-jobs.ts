@@ -211,13 +211,15 @@ async function ephemeralMessage(deps: SlackJobDeps, reply: EphemeralReply): Prom
       return deps.render.usageError(reply);
     case "status": {
       const incidents = await deps.store.listOpen();
+      const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
       return deps.render.statusList({
         nowMs: deps.now(),
-        incidents: incidents.map((i) => ({
+        incidents: incidents.map((i, index) => ({
           incidentId: i.id,
           table: i.table,
           state: i.state,
           openedAtMs: i.openedAt,
+          permalink: links[index],
         })),
       });
     }
@@ -231,5 +233,19 @@ async function ephemeralMessage(deps: SlackJobDeps, reply: EphemeralReply): Prom
       }));
       return deps.render.history({ table: reply.table, entries });
     }
+  }
+}
+
+/** Link to the incident's thread; best effort, a list without links beats no list. */
+export async function threadPermalink(
+  client: Pick<SlackClient, "chat">,
+  incident: Incident,
+): Promise<string | undefined> {
+  if (!incident.rootTs) return undefined;
+  try {
+    const result = await client.chat.getPermalink({ channel: incident.channel, message_ts: incident.rootTs });
+    return result.permalink;
+  } catch {
+    return undefined;
   }
 }

@@ -37,6 +37,8 @@ export interface WalkRecord {
   proposedForDiagnosis?: number;
   /** The writer the follow-ups watch, once a check has identified it. */
   writer?: { kind: "flink-job" | "connector"; id: string };
+  /** When the writer's first snapshot after the change landed (the recovery the card reports). */
+  recoveredAtMs?: number;
 }
 
 export interface Versioned<T> {

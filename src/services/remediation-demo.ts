@@ -1,0 +1,195 @@
+// A person in the demo workspace: finds the playbook buttons in the Slack stand-in and sends the
+// signed block_actions and view_submission requests Slack would send, into the bot's own Bolt
+// receiver. The demo uses it to approve a step the way a real approver would.
+
+import { createHmac } from "node:crypto";
+import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
+
+export interface SlackPerson {
+  botUrl: string;
+  signingSecret: string;
+  standIn: SlackStandIn;
+  channel: string;
+  user: string;
+}
+
+interface ButtonElement {
+  type?: string;
+  action_id?: string;
+  value?: string;
+  text?: { text?: string };
+}
+
+interface BlockWithElements {
+  type?: string;
+  block_id?: string;
+  elements?: ButtonElement[];
+}
+
+let counter = 0;
+
+/** The newest thread message carrying a button with this action id, and the button. */
+export function findButton(
+  standIn: SlackStandIn,
+  channel: string,
+  rootTs: string,
+  actionId: string,
+): { message: StoredMessage; button: ButtonElement; blockId: string } | undefined {
+  const thread = standIn.thread(channel, rootTs);
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const message = thread[i] as StoredMessage;
+    for (const block of message.blocks as BlockWithElements[]) {
+      const button = block.elements?.find((e) => e.action_id === actionId);
+      if (block.type === "actions" && button) return { message, button, blockId: block.block_id ?? "" };
+    }
+  }
+  return undefined;
+}
+
+/** POSTs a body signed the way Slack signs it (v0 HMAC-SHA256 over "v0:<ts>:<body>"). */
+export async function postSignedToSlackRoute(
+  url: string,
+  secret: string,
+  body: string,
+  contentType: string,
+): Promise<number> {
+  const ts = Math.floor(Date.now() / 1000);
+  const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": contentType,
+      "x-slack-request-timestamp": String(ts),
+      "x-slack-signature": signature,
+    },
+    body,
+  });
+  await response.text();
+  return response.status;
+}
+
+function form(payload: unknown): string {
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+function userOf(person: SlackPerson) {
+  return {
+    id: person.user,
+    username: person.user.toLowerCase(),
+    name: person.user.toLowerCase(),
+    team_id: "T0DEMO",
+  };
+}
+
+/** Presses a button of a thread message; returns the trigger id Slack would hand out. */
+export async function pressButton(
+  person: SlackPerson,
+  rootTs: string,
+  actionId: string,
+  valueOverride?: string,
+): Promise<string> {
+  const found = findButton(person.standIn, person.channel, rootTs, actionId);
+  if (!found) throw new Error(`no ${actionId} button in the thread`);
+  const triggerId = `${Date.now()}.${process.pid}.${++counter}`;
+  const payload = {
+    type: "block_actions",
+    user: userOf(person),
+    api_app_id: "A0DEMO",
+    token: "legacy-verification-token",
+    container: {
+      type: "message",
+      message_ts: found.message.ts,
+      channel_id: person.channel,
+      is_ephemeral: false,
+    },
+    trigger_id: triggerId,
+    team: { id: "T0DEMO", domain: "demo" },
+    channel: { id: person.channel, name: "incidents" },
+    message: {
+      type: "message",
+      ts: found.message.ts,
+      text: found.message.text,
+      blocks: found.message.blocks,
+    },
+    response_url: person.standIn.responseUrl(),
+    actions: [
+      {
+        action_id: actionId,
+        block_id: found.blockId,
+        value: valueOverride ?? found.button.value,
+        type: "button",
+        text: { type: "plain_text", text: found.button.text?.text ?? actionId },
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
+  };
+  const status = await postSignedToSlackRoute(
+    person.botUrl,
+    person.signingSecret,
+    form(payload),
+    "application/x-www-form-urlencoded",
+  );
+  if (status !== 200) throw new Error(`the bot answered ${status} to the ${actionId} click`);
+  return triggerId;
+}
+
+interface OpenedView {
+  id?: string;
+  callback_id?: string;
+  private_metadata?: string;
+  hash?: string;
+  title?: unknown;
+  blocks?: Array<{ block_id?: string }>;
+}
+
+/** Fills in and submits the newest apply modal the bot opened. */
+export async function submitApplyModal(
+  person: SlackPerson,
+  reason: string,
+  confirm: boolean,
+  openedBefore: number,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (person.standIn.views.opened.length <= openedBefore) {
+    if (Date.now() > deadline) throw new Error("the bot did not open the apply form");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const view = person.standIn.views.opened[person.standIn.views.opened.length - 1] as OpenedView;
+  const values: Record<string, Record<string, unknown>> = {
+    apply_reason: { reason: { type: "plain_text_input", value: reason } },
+  };
+  if (view.blocks?.some((b) => b.block_id === "apply_confirm")) {
+    values.apply_confirm = {
+      confirm: {
+        type: "checkboxes",
+        selected_options: confirm
+          ? [{ value: "correct-for-this-table", text: { type: "plain_text", text: "ok" } }]
+          : [],
+      },
+    };
+  }
+  const payload = {
+    type: "view_submission",
+    team: { id: "T0DEMO", domain: "demo" },
+    user: userOf(person),
+    api_app_id: "A0DEMO",
+    token: "legacy-verification-token",
+    trigger_id: `${Date.now()}.${process.pid}.${++counter}`,
+    view: { ...view, type: "modal", state: { values } },
+  };
+  const status = await postSignedToSlackRoute(
+    person.botUrl,
+    person.signingSecret,
+    form(payload),
+    "application/x-www-form-urlencoded",
+  );
+  if (status !== 200) throw new Error(`the bot answered ${status} to the form submission`);
+}
+
+/** Apply, then the form: the whole approval as one person gives it. */
+export async function approveStep(person: SlackPerson, rootTs: string, reason: string, confirm = false) {
+  const before = person.standIn.views.opened.length;
+  await pressButton(person, rootTs, "playbook_apply");
+  await submitApplyModal(person, reason, confirm, before);
+}

@@ -1,0 +1,195 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { ErrorCode } from "../../src/errors.js";
+import { startBot } from "../../src/main.js";
+import {
+  approveStep,
+  pressButton,
+  type SlackPerson,
+  submitApplyModal,
+} from "../../src/services/remediation-demo.js";
+import {
+  alertmanagerBody,
+  CHANNEL,
+  eventually,
+  type Harness,
+  postAlert,
+  startHarness,
+} from "../integration/bot-harness.js";
+import { REDIS_URL } from "../support/redis.js";
+import { postSigned, slashCommandBody } from "../support/slack-signing.js";
+
+const ALICE = "U0ALICE";
+const MALLORY = "U0MALLORY";
+const BOT_CONFIG = `
+defaults:
+  approvers: [${ALICE}, S0ONCALL]
+  followUp: { intervalSeconds: 60, checks: 3 }
+tables:
+  db.events:
+    flinkJobName: events-ingest
+`;
+const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
+
+let h: Harness | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(label: string, scenario: string): Promise<Harness> {
+  h = await startHarness(label, {
+    scenario,
+    botConfig: BOT_CONFIG,
+    botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+  });
+  return h;
+}
+
+const person = (harness: Harness, user: string): SlackPerson => ({
+  botUrl: harness.url("/slack/events"),
+  signingSecret: harness.secret,
+  standIn: harness.standIn,
+  channel: CHANNEL,
+  user,
+});
+const commits = (harness: Harness) =>
+  harness.lakehouse!.requests.filter(
+    (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
+  ).length;
+const rootOf = (harness: Harness) =>
+  harness.standIn
+    .messages(CHANNEL)
+    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+const everything = (harness: Harness, ts: string) =>
+  harness.standIn
+    .thread(CHANNEL, ts)
+    .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
+    .join("\n");
+
+/** Fires the alert and waits for the proposal under the diagnosis; returns the thread root ts. */
+async function alertToProposal(harness: Harness): Promise<string> {
+  const fired = await postAlert(
+    harness,
+    alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+  );
+  expect(fired.status).toBe(202);
+  return eventually(
+    () => {
+      const root = rootOf(harness);
+      return root && everything(harness, root.ts).includes("playbook_apply") ? root.ts : undefined;
+    },
+    20_000,
+    "the proposal in the incident thread",
+  );
+}
+
+describe("guided remediation through Slack (e2e)", () => {
+  it("goes from a firing alert to a resolved status card, refusing an outsider and applying a double click once", async () => {
+    const harness = await start("rem-e2e", "competing-appends");
+    const rootTs = await alertToProposal(harness);
+    expect(everything(harness, rootTs)).toContain("commit.retry.num-retries: unset → 10");
+    await eventually(
+      () => /waiting for approval of/.test(JSON.stringify(rootOf(harness)?.blocks)),
+      5000,
+      "card",
+    );
+
+    // Someone who is not an approver presses Apply: an ephemeral refusal, no form, audited.
+    await pressButton(person(harness, MALLORY), rootTs, "playbook_apply");
+    const refusal = await eventually(
+      () => harness.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === MALLORY),
+      5000,
+      "the refusal",
+    );
+    expect(refusal.text).toMatch(/not an approver for db\.events/);
+    expect(harness.standIn.views.opened).toHaveLength(0);
+
+    // The approver double-clicks and submits the form twice: one commit.
+    const alice = person(harness, ALICE);
+    await approveStep(alice, rootTs, "retries are at the default while Spark appends");
+    await submitApplyModal(alice, "retries are at the default while Spark appends", false, 0);
+    await eventually(() => commits(harness) === 1, 10_000, "the catalog commit");
+    await eventually(() => /Applied by/.test(everything(harness, rootTs)), 5000, "the applied proposal");
+
+    harness.lakehouse!.advance(6 * 60_000);
+    const root = await eventually(
+      () => {
+        const r = rootOf(harness);
+        return r && /commits resumed/.test(r.text) ? r : undefined;
+      },
+      15_000,
+      "the resolved status card",
+    );
+    expect(JSON.stringify(root.blocks)).toMatch(/Fixed by:.*larger commit retry budget/);
+    expect(everything(harness, rootTs)).toMatch(/Recovered/);
+    expect(commits(harness)).toBe(1);
+
+    // The audit trail, through /iceberg history.
+    const asked = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      slashCommandBody({ text: "history db.events", userId: "U0ASKER" }),
+      "application/x-www-form-urlencoded",
+    );
+    expect(asked.status).toBe(200);
+    const history = await eventually(
+      () => harness.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === "U0ASKER"),
+      5000,
+      "the history reply",
+    );
+    const text = JSON.stringify(history.blocks);
+    for (const action of ["proposed", "approved", "applied", "approval refused", "verified: recovered"])
+      expect(text).toContain(action);
+  }, 60_000);
+
+  it("declares an ineffective step, offers Revert and the next step, and proposes it on click", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-stuck-"));
+    dirs.push(dir);
+    const yaml = readFileSync("src/sim/scenarios/competing-appends.yaml", "utf8").replace(
+      /recoversWhen: \{ when: table-property-at-least[^}]*\}/,
+      "recoversWhen: { when: never }",
+    );
+    expect(yaml).toContain("when: never");
+    writeFileSync(join(dir, "stuck.yaml"), yaml.replace("name: competing-appends", "name: stuck"));
+    const harness = await start("rem-e2e-stuck", join(dir, "stuck.yaml"));
+    const rootTs = await alertToProposal(harness);
+    await approveStep(person(harness, ALICE), rootTs, "try more retries");
+    await eventually(() => commits(harness) === 1, 10_000, "the catalog commit");
+    harness.lakehouse!.advance(10 * 60_000);
+    await eventually(
+      () => /No recovery/.test(everything(harness, rootTs)),
+      15_000,
+      "the ineffective verdict",
+    );
+    const thread = everything(harness, rootTs);
+    expect(thread).toContain("playbook_revert");
+    expect(thread).toContain("Next step: Commit less often");
+
+    await pressButton(person(harness, ALICE), rootTs, "playbook_next");
+    await eventually(
+      () => /execution\.checkpointing\.interval/.test(everything(harness, rootTs)),
+      10_000,
+      "the next proposal",
+    );
+  }, 60_000);
+
+  it("refuses to start with a malformed playbook, naming the file and line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-playbooks-"));
+    dirs.push(dir);
+    writeFileSync(
+      join(dir, "malformed.yaml"),
+      readFileSync("test/fixtures/playbooks/malformed.yaml", "utf8"),
+    );
+    const config = loadConfig({ SLACK_SIGNING_SECRET: "secret-for-the-test", REDIS_URL, PORT: "0" });
+    const started = startBot(config, { playbooksDir: dir, log: pino({ level: "silent" }) });
+    await expect(started).rejects.toThrow(/malformed\.yaml:10/);
+    await expect(started).rejects.toMatchObject({ code: ErrorCode.PlaybookInvalid });
+  });
+});
