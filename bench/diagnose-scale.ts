@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { ScenarioInput } from "../src/sim/scenario/schema.js";
 import { generateTableMetadataJson, startLakehouse } from "../src/sim/lakehouse.js";
+import type { ScenarioInput } from "../src/sim/scenario/schema.js";
 import { ScenarioSchema } from "../src/sim/scenario/schema.js";
 
 const run_ = promisify(execFile);
@@ -43,8 +43,16 @@ function scenarioFor(count: number): ScenarioInput {
               operation: "append",
               committer: { kind: "flink", jobId: JOB, checkpointStart: 1 },
             },
-            { at: "-58m", operation: "replace", committer: { kind: "spark", appId: "application_1700000000000_0412" } },
-            { at: "-52m", operation: "replace", committer: { kind: "spark", appId: "application_1700000000000_0412" } },
+            {
+              at: "-58m",
+              operation: "replace",
+              committer: { kind: "spark", appId: "application_1700000000000_0412" },
+            },
+            {
+              at: "-52m",
+              operation: "replace",
+              committer: { kind: "spark", appId: "application_1700000000000_0412" },
+            },
           ],
         },
       ],
@@ -70,9 +78,13 @@ function scenarioFor(count: number): ScenarioInput {
 }
 
 async function child(args: string[]): Promise<Measurement> {
-  const { stdout } = await run_(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "_diagnose-scale-child.ts"), ...args], {
-    maxBuffer: 1 << 20,
-  });
+  const { stdout } = await run_(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", join(here, "_diagnose-scale-child.ts"), ...args],
+    {
+      maxBuffer: 1 << 20,
+    },
+  );
   return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Measurement;
 }
 

@@ -26,7 +26,9 @@ for (const name of names) {
   try {
     const result = await module.run();
     for (const [key, value] of Object.entries(result)) {
-      process.stdout.write(`  ${key.padEnd(44)} ${typeof value === "number" ? formatNumber(value) : value}\n`);
+      process.stdout.write(
+        `  ${key.padEnd(44)} ${typeof value === "number" ? formatNumber(value) : value}\n`,
+      );
     }
   } catch (error) {
     failed += 1;

@@ -2,7 +2,7 @@
 // `catalog.db.events` (catalog name dropped), nested `a.b.events`, or the Flink metric form
 // `iceberg_db_events` / `db_events`, matched against every table the catalog lists.
 
-import type { TableRef } from "../core/evidence/model.js";
+import type { TableEvidence, TableRef } from "../core/evidence/model.js";
 import { formatTableName, parseTableName, sanitizeForMetric } from "../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../errors.js";
 import type { CatalogPort } from "./ports.js";
@@ -67,6 +67,33 @@ export async function resolveTable(catalog: CatalogPort, input: string): Promise
     );
   }
   throw notFound(catalog, trimmed, walk, suggest(trimmed, walk.tables));
+}
+
+/**
+ * Resolves the name and loads the table. A plain `namespace.table` is loaded straight away (one
+ * round trip); listing the catalog is only for the other forms and for names it does not know.
+ */
+export async function loadResolvedTable(
+  catalog: CatalogPort,
+  input: string,
+): Promise<{ ref: TableRef; evidence: TableEvidence }> {
+  const trimmed = input.trim();
+  if (trimmed.includes(".")) {
+    const dotted = parseTableName(trimmed);
+    const evidence = await loadIfPresent(catalog, dotted);
+    if (evidence) return { ref: dotted, evidence };
+  }
+  const ref = await resolveTable(catalog, trimmed);
+  return { ref, evidence: await catalog.loadTable(ref) };
+}
+
+async function loadIfPresent(catalog: CatalogPort, ref: TableRef): Promise<TableEvidence | undefined> {
+  try {
+    return await catalog.loadTable(ref);
+  } catch (error) {
+    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return undefined;
+    throw error;
+  }
 }
 
 /** Up to three known names close to what was typed (case slips, a letter or two off). */

@@ -13,10 +13,10 @@ import type {
   TableRef,
 } from "../core/evidence/model.js";
 import type { SourceName } from "../core/ids.js";
-import { formatTableName } from "../core/table-name.js";
+import { formatTableName, parseTableName } from "../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { withDeadline } from "./investigate-deadline.js";
-import { resolveTable, tableRefWithoutCatalog } from "./investigate-resolve.js";
+import { loadResolvedTable, tableRefWithoutCatalog } from "./investigate-resolve.js";
 import { namesTable, pickConnector, pickFlinkWriter, recentFlinkWriters } from "./investigate-writers.js";
 import type { ConnectPort, EvidencePorts, FlinkPort, PrometheusPort } from "./ports.js";
 
@@ -61,40 +61,42 @@ export async function investigate(
     prometheus: { status: "not-configured" },
   };
 
-  // Catalog first: it resolves the name and its snapshots say which Flink job writes the table.
-  let table: TableRef | undefined;
-  let catalog: TableEvidence | undefined;
+  // Every source starts at once. Only what truly needs the catalog waits for it: the resolved
+  // name (for the sanitised and catalog-qualified forms) and, when no Flink job is configured,
+  // the job ids in the table's snapshots. The alert-to-diagnosis time is then close to the
+  // slowest source's own reading time instead of the sum of all of them.
+  const guessedRef = plainTableRef(request.table);
   const catalogPort = ports.catalog;
-  if (catalogPort) {
-    const outcome = await timed("catalog", timeoutMs, now, async () => {
-      const ref = await resolveTable(catalogPort, request.table);
-      return { ref, evidence: await catalogPort.loadTable(ref) };
-    });
-    sources.catalog = outcome.status;
-    if (outcome.value) {
-      table = outcome.value.ref;
-      catalog = outcome.value.evidence;
-    } else if (outcome.error && TABLE_ERRORS.has(outcome.error.code)) {
-      throw outcome.error;
-    }
-  }
-  table ??= tableRefWithoutCatalog(request.table);
-  const ref = table;
+  const catalogTask = catalogPort
+    ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table))
+    : undefined;
+  const resolved = (async () => {
+    const outcome = await catalogTask;
+    return { ref: outcome?.value?.ref ?? guessedRef ?? tableRefWithoutCatalog(request.table), outcome };
+  })();
+  const refNow = async () => (await resolved).ref;
 
   const flinkPort = ports.flink;
   const connectPort = ports.connect;
   const prometheusPort = ports.prometheus;
-  const [flink, connect, prometheus] = await Promise.all([
-    flinkPort
-      ? timed("flink", timeoutMs, now, () => gatherFlink(flinkPort, ref, catalog, request.flinkJob))
-      : undefined,
-    connectPort
-      ? timed("connect", timeoutMs, now, () => gatherConnect(connectPort, ref, request.connector))
-      : undefined,
-    prometheusPort
-      ? timed("prometheus", timeoutMs, now, () => gatherPrometheus(prometheusPort, ref, now()))
-      : undefined,
-  ]);
+  const flinkTask = flinkPort
+    ? timed("flink", timeoutMs, now, () => gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob))
+    : undefined;
+  const connectTask = connectPort
+    ? timed("connect", timeoutMs, now, async () => gatherConnect(connectPort, refNow, request.connector))
+    : undefined;
+  const prometheusTask = prometheusPort
+    ? timed("prometheus", timeoutMs, now, async () => gatherPrometheus(prometheusPort, await refNow(), now()))
+    : undefined;
+
+  const { ref, outcome: catalogOutcome } = await resolved;
+  let catalog: TableEvidence | undefined;
+  if (catalogOutcome) {
+    sources.catalog = catalogOutcome.status;
+    catalog = catalogOutcome.value?.evidence;
+    if (catalogOutcome.error && TABLE_ERRORS.has(catalogOutcome.error.code)) throw catalogOutcome.error;
+  }
+  const [flink, connect, prometheus] = await Promise.all([flinkTask, connectTask, prometheusTask]);
   if (flink) sources.flink = flink.status;
   if (connect) sources.connect = connect.status;
   if (prometheus) sources.prometheus = prometheus.status;
@@ -144,15 +146,23 @@ async function timed<T>(
 
 async function gatherFlink(
   flink: FlinkPort,
-  table: TableRef,
-  catalog: TableEvidence | undefined,
+  guessedRef: TableRef | undefined,
+  resolved: Promise<{ ref: TableRef; outcome?: Timed<{ evidence: TableEvidence }> }>,
   configuredJob: string | undefined,
 ): Promise<FlinkEvidence> {
-  const jobs = await flink.listJobs();
-  const jobId = configuredJob ?? pickFlinkWriter(recentFlinkWriters(catalog?.snapshots ?? []), jobs);
+  const listing = flink.listJobs();
+  // A configured job does not need the catalog: read it alongside, under the name as typed.
+  const early = configuredJob && guessedRef ? flink.getJobEvidence(configuredJob, guessedRef) : undefined;
+  early?.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const jobs = await listing;
+  const { ref: table, outcome } = await resolved;
+  const jobId =
+    configuredJob ?? pickFlinkWriter(recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []), jobs);
   if (!jobId) return { jobs };
+  // The catalog may have resolved the name differently (a catalog-qualified form): read again then.
+  const sameTable = guessedRef !== undefined && formatTableName(guessedRef) === formatTableName(table);
   try {
-    const writer = await flink.getJobEvidence(jobId, table);
+    const writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table));
     return { jobs, writer, writerSource: configuredJob ? "configured" : "discovered" };
   } catch (error) {
     if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
@@ -172,12 +182,13 @@ async function gatherFlink(
 
 async function gatherConnect(
   connect: ConnectPort,
-  table: TableRef,
+  refNow: () => Promise<TableRef>,
   configured: string | undefined,
 ): Promise<ConnectEvidence | undefined> {
   if (configured)
     return { ...(await connect.getConnectorEvidence(configured)), connectorSource: "configured" };
-  const match = pickConnector(await connect.listConnectors(), table);
+  const [connectors, table] = await Promise.all([connect.listConnectors(), refNow()]);
+  const match = pickConnector(connectors, table);
   if (!match) return undefined;
   return { ...(await connect.getConnectorEvidence(match.name)), connectorSource: match.source };
 }
@@ -243,4 +254,15 @@ function noEvidence(table: TableRef, sources: Record<SourceName, SourceStatus>):
     retryable: configured.length > 0,
     details: { sources },
   });
+}
+
+/** The table as typed when it is a plain `namespace.table` (the usual case); else the catalog decides. */
+function plainTableRef(input: string): TableRef | undefined {
+  const trimmed = input.trim();
+  if (!trimmed.includes(".")) return undefined;
+  try {
+    return parseTableName(trimmed);
+  } catch {
+    return undefined;
+  }
 }

@@ -17,6 +17,7 @@ import type { Effect, StepPhase, StepRun } from "../core/playbook/walk.js";
 import type { RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
 import type { RemediationDeps } from "./remediation-deps.js";
+import { ThreadPoster } from "./remediation-thread.js";
 import {
   cardSummary,
   decisionFor,
@@ -41,10 +42,14 @@ export interface EffectHooks {
 const QUEUE_EFFECTS = new Set<Effect["type"]>(["apply-change", "schedule-check", "revert-change"]);
 
 export class RemediationEffects {
+  private readonly thread: ThreadPoster;
+
   constructor(
     private readonly deps: RemediationDeps,
     private readonly hooks: EffectHooks,
-  ) {}
+  ) {
+    this.thread = new ThreadPoster(deps);
+  }
 
   async execute(record: WalkRecord, effects: readonly Effect[], extra: ExecuteExtra = {}): Promise<void> {
     const later: Array<() => Promise<void>> = [];
@@ -113,12 +118,14 @@ export class RemediationEffects {
   ): Promise<void> {
     const title = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
     const text = `:warning: *${title}* was not applied: ${detail}`;
-    await this.postOnce(record, `apply-${job.proposalId}-${job.attempt}`, {
-      text: `${title} was not applied`,
-      blocks: [section(text)],
-    }).catch((error: unknown) =>
-      this.deps.log.warn({ err: asCodedError(error).message }, "apply note failed"),
-    );
+    await this.thread
+      .postOnce(record, `apply-${job.proposalId}-${job.attempt}`, {
+        text: `${title} was not applied`,
+        blocks: [section(text)],
+      })
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: asCodedError(error).message }, "apply note failed"),
+      );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -202,7 +209,7 @@ export class RemediationEffects {
           effect.outcome === "stopped"
             ? `:octagonal_sign: The playbook for \`${record.table}\` was stopped. ${effect.detail}`
             : `:raised_hand: No further step fits \`${record.table}\`. ${effect.detail} The thread is yours from here.`;
-        await this.postOnce(record, `walk-ended-${record.proposals.length}`, {
+        await this.thread.postOnce(record, `walk-ended-${record.proposals.length}`, {
           text: words,
           blocks: [section(words)],
         });
@@ -234,8 +241,8 @@ export class RemediationEffects {
     const proposalId = proposalIdFor(record, stepId);
     const message = await this.proposalMessage(record, stepId);
     if (!proposalId || !message) return;
-    await this.waitForDiagnosis(record);
-    await this.postOnce(record, `proposal-${proposalId}`, message);
+    await this.thread.waitForDiagnosis(record);
+    await this.thread.postOnce(record, `proposal-${proposalId}`, message);
   }
 
   private async updateProposal(
@@ -310,7 +317,7 @@ export class RemediationEffects {
       recovery,
       outcome,
     );
-    await this.upsert(record, `verify-${proposalId}`, renderVerification(view));
+    await this.thread.upsert(record, `verify-${proposalId}`, renderVerification(view));
     await this.deps.audit.append(record.table, {
       atMs: this.deps.now(),
       actor: "bot",
@@ -336,68 +343,5 @@ export class RemediationEffects {
       true,
     );
     await slackQueue.enqueueSlack({ kind: "card", incidentId: record.incidentId, version });
-  }
-
-  /** Waits (bounded) for the diagnosis message, so the proposal lands under it in the thread. */
-  private async waitForDiagnosis(record: WalkRecord): Promise<void> {
-    const n = record.proposedForDiagnosis;
-    if (n === undefined) return;
-    const deadline = Date.now() + (this.deps.diagnosisWaitMs ?? 15_000);
-    while (Date.now() < deadline) {
-      if (await this.deps.claims.messageTs(record.incidentId, `diagnosis-${n}`)) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  private async rootTs(record: WalkRecord): Promise<string | undefined> {
-    const deadline = Date.now() + (this.deps.diagnosisWaitMs ?? 15_000);
-    for (;;) {
-      const incident = await this.deps.store.get(record.incidentId);
-      if (incident?.rootTs) return incident.rootTs;
-      if (Date.now() > deadline) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  /** Posts a thread message at most once per name (claims guard it across processes and retries). */
-  private async postOnce(
-    record: WalkRecord,
-    name: string,
-    message: SlackMessage,
-  ): Promise<string | undefined> {
-    const owner = `remediation-${process.pid}-${name}`;
-    const claim = await this.deps.claims.claim(record.incidentId, name, owner);
-    if (claim.kind === "done") return claim.ts;
-    if (claim.kind === "held-by-other") return undefined;
-    try {
-      const threadTs = await this.rootTs(record);
-      const result = await this.deps.slack.chat.postMessage({
-        channel: record.channel,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        text: message.text,
-        blocks: message.blocks,
-      });
-      const ts = String(result.ts);
-      await this.deps.claims.complete(record.incidentId, name, ts);
-      return ts;
-    } catch (error) {
-      await this.deps.claims.release(record.incidentId, name, owner);
-      throw error;
-    }
-  }
-
-  /** One message edited in place: posted the first time, updated afterwards. */
-  private async upsert(record: WalkRecord, name: string, message: SlackMessage): Promise<void> {
-    const ts = await this.deps.claims.messageTs(record.incidentId, name);
-    if (!ts) {
-      await this.postOnce(record, name, message);
-      return;
-    }
-    await this.deps.slack.chat.update({
-      channel: record.channel,
-      ts,
-      text: message.text,
-      blocks: message.blocks,
-    });
   }
 }

@@ -61,6 +61,8 @@ export interface ServiceHarnessOptions {
   catalogTimeoutMs?: number;
   /** A private Redis (the restart test); the shared one by default. */
   redisUrl?: string;
+  /** False: no worker takes remediation jobs (the test runs them by hand). */
+  worker?: boolean;
 }
 
 export async function startServiceHarness(label: string, options: ServiceHarnessOptions = {}) {
@@ -135,16 +137,19 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     diagnosisWaitMs: 200,
     ...(options.afterApply ? { afterApply: options.afterApply } : {}),
   });
-  const worker = startRemediationWorker(
-    {
-      connection: queueRedis,
-      prefix: scope.queuePrefix,
-      name: `remediation-${scope.namespace}`,
-      lockDurationMs: 2000,
-      stalledIntervalMs: 1000,
-    },
-    (job: RemediationJob) => remediation.runJob(job),
-  );
+  const worker =
+    options.worker === false
+      ? undefined
+      : startRemediationWorker(
+          {
+            connection: queueRedis,
+            prefix: scope.queuePrefix,
+            name: `remediation-${scope.namespace}`,
+            lockDurationMs: 2000,
+            stalledIntervalMs: 1000,
+          },
+          (job: RemediationJob) => remediation.runJob(job),
+        );
   const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl });
 
   const harness: ServiceHarness = {
@@ -177,7 +182,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
         (r) => r.service === "catalog" && r.method === "POST" && commitPath.test(r.path),
       ).length,
     async close() {
-      await worker.close();
+      await worker?.close();
       await queue.obliterate().catch(() => {});
       await queue.close();
       await standIn.close();

@@ -104,6 +104,11 @@ describe("remediation service against the simulated lakehouse", () => {
     };
     await h.remediation.submitApproval(value, ALICE, "default retries", false);
     await until(() => h!.catalogCommits() === 1, "the catalog commit");
+    // Simulated time moves once the change is recorded, so the writer's next snapshot comes after it.
+    await until(
+      async () => (await h!.walks.get(incidentId))?.value.walk.current?.phase === "applied",
+      "applied",
+    );
     h.lakehouse.advance(6 * 60_000);
     const incident = await until(async () => {
       const i = await h!.store.get(incidentId);
@@ -118,6 +123,30 @@ describe("remediation service against the simulated lakehouse", () => {
     const actions = (await h.audit.list("db.events")).map((r) => r.action);
     expect(actions).toEqual(
       expect.arrayContaining(["proposed", "approved", "applied", "verified: recovered"]),
+    );
+  });
+
+  it("a Stop pressed while the apply job waits in the queue wins: nothing is applied", async () => {
+    h = await startServiceHarness("rem-stop", { worker: false });
+    const { incidentId, rootTs } = await h.openIncident();
+    const walk = await until(() => h!.walks.get(incidentId), "the walk");
+    const value = {
+      incidentId,
+      stepId: "raise-commit-retries" as const,
+      proposalId: walk.value.proposals[0]!.id,
+    };
+    await h.remediation.submitApproval(value, ALICE, "go", false);
+    const [job] = await h.queue.queue.getWaiting();
+    expect(job?.data.kind).toBe("apply");
+    await h.remediation.press("stop", value, ALICE);
+    await h.remediation.runJob(job!.data);
+    expect(h.catalogCommits()).toBe(0);
+    const incident = await h.store.require(incidentId);
+    expect(incident.state).toBe("stopped");
+    expect(await h.store.openIncidentFor("db.events")).toBeUndefined();
+    await until(
+      () => /playbook for `db\.events` was stopped/.test(JSON.stringify(h!.standIn.thread(CHANNEL, rootTs))),
+      "the stop note",
     );
   });
 });

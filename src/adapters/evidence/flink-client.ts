@@ -157,6 +157,13 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
         });
       }
       const jobPath = `jobs/${jobId}`;
+      // Only the metric and back-pressure reads need the vertex ids; the rest start at once.
+      const early = Promise.all([
+        unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
+        unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
+        get(`${jobPath}/exceptions`, JobExceptionsSchema),
+      ]);
+      early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
       const details = await get(jobPath, JobDetailsSchema);
       const vertices: FlinkVertex[] = details.vertices.map((v) => ({
         vertexId: v.id,
@@ -164,13 +171,14 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
         parallelism: v.parallelism,
         status: v.status,
       }));
-      const [checkpoints, checkpointConfig, exceptions, committer] = await Promise.all([
-        unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
-        unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
-        get(`${jobPath}/exceptions`, JobExceptionsSchema),
+      const [[checkpoints, checkpointConfig, exceptions], committer, pressure] = await Promise.all([
+        early,
         committerMetrics(jobPath, vertices, table),
+        backpressure(
+          jobPath,
+          vertices.filter((v) => SINK_VERTEX.test(v.name)),
+        ),
       ]);
-      const sinkSide = vertices.filter((v) => v.vertexId === committer?.vertexId || SINK_VERTEX.test(v.name));
       return {
         job: {
           jobId: details.jid,
@@ -189,7 +197,7 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
           : undefined,
         exceptions: toExceptions(exceptions),
         committer,
-        backpressure: await backpressure(jobPath, sinkSide),
+        backpressure: pressure,
       } satisfies FlinkJobEvidence;
     },
   };

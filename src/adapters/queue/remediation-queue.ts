@@ -77,6 +77,8 @@ export function createRemediationQueue(options: RemediationQueueOptions): Remedi
       removeOnFail: { age: 30 * 86_400 },
     },
   });
+  // A lost connection is reported by the add() that needed it; the event itself adds nothing.
+  queue.on("error", () => {});
   return {
     queue,
     async enqueue(job, delayMs = 0) {

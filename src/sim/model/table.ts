@@ -107,6 +107,8 @@ export class SimTable {
   private readonly defaultSortOrderId: number;
   private readonly metadataLogCap: number | undefined;
   private lastSequenceNumber = 0;
+  /** Rendered LoadTableResult texts; any change to the table drops them (see touch). */
+  private readonly rendered = new Map<string, string>();
 
   constructor(scenario: TableScenario, warehouse: string, createdMs: number) {
     const parts = scenario.name.split(".");
@@ -316,6 +318,16 @@ export class SimTable {
 
   /** The LoadTableResult JSON text; snapshot ids are written as exact 64-bit integers. */
   loadResultJson(options: { refsOnly?: boolean } = {}): string {
+    // Large histories take seconds to render; a table that has not changed renders the same text.
+    const key = options.refsOnly ? "refs" : "all";
+    const cached = this.rendered.get(key);
+    if (cached !== undefined) return cached;
+    const text = this.renderLoadResult(options);
+    this.rendered.set(key, text);
+    return text;
+  }
+
+  private renderLoadResult(options: { refsOnly?: boolean }): string {
     const current = this.currentSnapshotId();
     const refs: string[] = [];
     if (current !== null) refs.push(`"main":{"snapshot-id":${current},"type":"branch"}`);
@@ -377,6 +389,7 @@ export class SimTable {
   }
 
   private touch(atMs: number): void {
+    this.rendered.clear();
     this.lastUpdatedMs = Math.max(this.lastUpdatedMs, atMs);
     this.metadataVersions.push(atMs);
   }
