@@ -107,6 +107,13 @@ export function renderSetProperties(
   return `ALTER TABLE ${qualifiedTable(target.table, target.catalog)} SET TBLPROPERTIES (\n${lines.join(",\n")}\n);`;
 }
 
+/** ALTER TABLE ... UNSET TBLPROPERTIES, one key per line; the table falls back to its defaults. */
+export function renderUnsetProperties(target: StatementTarget, keys: readonly string[]): string {
+  if (keys.length === 0) throw invalidStatementInput("no properties to unset");
+  const lines = keys.map((key) => `  ${quoteKey(key)}`);
+  return `ALTER TABLE ${qualifiedTable(target.table, target.catalog)} UNSET TBLPROPERTIES (\n${lines.join(",\n")}\n);`;
+}
+
 /** A bound that leaves the newest partitions alone; only fixed expression shapes, never free text. */
 export type PartitionBound = { kind: "days-ago"; days: number } | { kind: "hours-ago"; hours: number };
 

@@ -2,45 +2,28 @@
 // evidence with exact 64-bit ids, property commits guarded by the table uuid, authentication,
 // and every transport fault the simulator can inject.
 
-import { Agent, request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCatalogClient } from "../../src/adapters/evidence/catalog-client.js";
-import { CodedError, ErrorCode } from "../../src/errors.js";
+import { ErrorCode } from "../../src/errors.js";
 import { type FaultKind, type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
+import { codedFailure, useLakehouse } from "../support/lakehouse-ports.js";
 
 const TABLE = { namespace: ["db"], name: "events" };
 const TABLE_PATH = "/v1/prod/namespaces/db/tables/events";
 const UUID = "7d8f1c2e-5a4b-4c3d-9e8f-1a2b3c4d5e6f";
 const TIMEOUT_MS = 600;
 
-let lakehouse: Lakehouse;
-const agent = new Agent();
-
-beforeAll(async () => {
-  lakehouse = await startLakehouse({ scenario: "competing-appends" });
-});
-afterEach(() => lakehouse.faults.clear());
-afterAll(async () => {
-  await lakehouse.close();
-  await agent.close();
-});
+const sim = useLakehouse("competing-appends");
+const { agent } = sim;
 
 function client(extra: Partial<Parameters<typeof createCatalogClient>[0]> = {}) {
   return createCatalogClient({
-    url: lakehouse.urls.catalog,
+    url: sim.lakehouse.urls.catalog,
     dispatcher: agent,
     timeoutMs: TIMEOUT_MS,
     ...extra,
   });
-}
-
-async function failure(pending: Promise<unknown>): Promise<CodedError> {
-  const error = await pending.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CodedError);
-  return error as CodedError;
 }
 
 describe("catalog client", () => {
@@ -49,7 +32,7 @@ describe("catalog client", () => {
     expect((await catalog.getConfig()).prefix).toBe("prod");
     expect(await catalog.listNamespaces()).toContainEqual(["db"]);
     expect(await catalog.listTables(["db"])).toContainEqual(TABLE);
-    const configCall = lakehouse.requests.find((r) => r.path === "/v1/config");
+    const configCall = sim.lakehouse.requests.find((r) => r.path === "/v1/config");
     expect(configCall?.query.warehouse).toBe("s3://lake/warehouse");
   });
 
@@ -59,7 +42,7 @@ describe("catalog client", () => {
     expect(evidence.metadataLocation).toMatch(/\.metadata\.json$/);
 
     const raw = await (
-      await request(`${lakehouse.urls.catalog}${TABLE_PATH}`, { dispatcher: agent })
+      await request(`${sim.lakehouse.urls.catalog}${TABLE_PATH}`, { dispatcher: agent })
     ).body.text();
     const rawIds = [...raw.matchAll(/"snapshot-id":\s*(\d+)/g)].map((m) => m[1]);
     const longIds = rawIds.filter((id) => id !== undefined && !Number.isSafeInteger(Number(id)));
@@ -82,7 +65,7 @@ describe("catalog client", () => {
     expect(after.properties["commit.retry.num-retries"]).toBe("10");
     expect(after.properties["write.parquet.compression-codec"]).toBe(undefined);
 
-    const posted = lakehouse.requests.filter((r) => r.method === "POST" && r.path === TABLE_PATH).at(-1);
+    const posted = sim.lakehouse.requests.filter((r) => r.method === "POST" && r.path === TABLE_PATH).at(-1);
     expect(JSON.parse(posted?.body ?? "{}")).toEqual({
       identifier: { namespace: ["db"], name: "events" },
       requirements: [{ type: "assert-table-uuid", uuid: UUID }],
@@ -96,7 +79,7 @@ describe("catalog client", () => {
 
   it("gets a 409 and changes nothing when the table uuid differs", async () => {
     const catalog = client();
-    const error = await failure(
+    const error = await codedFailure(
       catalog.commitProperties(TABLE, {
         expectedUuid: "00000000-0000-4000-8000-000000000000",
         set: { "commit.retry.num-retries": "99" },
@@ -109,8 +92,14 @@ describe("catalog client", () => {
   });
 
   it("reports a commit whose answer timed out as an unknown outcome", async () => {
-    lakehouse.faults.inject({ service: "catalog", method: "POST", path: TABLE_PATH, kind: "hang", times: 1 });
-    const error = await failure(
+    sim.lakehouse.faults.inject({
+      service: "catalog",
+      method: "POST",
+      path: TABLE_PATH,
+      kind: "hang",
+      times: 1,
+    });
+    const error = await codedFailure(
       client().commitProperties(TABLE, {
         expectedUuid: UUID,
         set: { "commit.retry.max-wait-ms": "60000" },
@@ -122,7 +111,7 @@ describe("catalog client", () => {
   });
 
   it("maps a missing table to a 404 coded error with the Iceberg type", async () => {
-    const error = await failure(client().loadTable({ namespace: ["db"], name: "nope" }));
+    const error = await codedFailure(client().loadTable({ namespace: ["db"], name: "nope" }));
     expect(error.code).toBe(ErrorCode.SourceHttpStatus);
     expect(error.details).toMatchObject({ status: 404, upstreamType: "NoSuchTableException" });
   });
@@ -138,9 +127,9 @@ describe("catalog client", () => {
   it.each(faults)("turns a %s fault into %s within the timeout", async (kind, code, extra) => {
     const catalog = client();
     await catalog.getConfig();
-    lakehouse.faults.inject({ service: "catalog", path: TABLE_PATH, kind, times: 1, ...extra });
+    sim.lakehouse.faults.inject({ service: "catalog", path: TABLE_PATH, kind, times: 1, ...extra });
     const started = Date.now();
-    const error = await failure(catalog.loadTable(TABLE));
+    const error = await codedFailure(catalog.loadTable(TABLE));
     expect(error.code).toBe(code);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 700);
     // The next call is healthy again: nothing sticky was left behind.
@@ -148,7 +137,7 @@ describe("catalog client", () => {
   });
 
   it("retries /v1/config after a failed first read", async () => {
-    lakehouse.faults.inject({
+    sim.lakehouse.faults.inject({
       service: "catalog",
       path: "/v1/config",
       kind: "status",
@@ -156,7 +145,7 @@ describe("catalog client", () => {
       times: 1,
     });
     const catalog = client();
-    expect((await failure(catalog.getConfig())).code).toBe(ErrorCode.SourceHttpStatus);
+    expect((await codedFailure(catalog.getConfig())).code).toBe(ErrorCode.SourceHttpStatus);
     expect((await catalog.getConfig()).prefix).toBe("prod");
   });
 });
@@ -187,14 +176,14 @@ describe("catalog authentication", () => {
 
   it("fails with AuthFailed and no secret in sight when credentials are missing or wrong", async () => {
     const anonymous = createCatalogClient({ url: secured.urls.catalog, dispatcher: agent });
-    expect((await failure(anonymous.getConfig())).code).toBe(ErrorCode.AuthFailed);
+    expect((await codedFailure(anonymous.getConfig())).code).toBe(ErrorCode.AuthFailed);
 
     const wrong = createCatalogClient({
       url: secured.urls.catalog,
       dispatcher: agent,
       auth: { kind: "oauth2", credential: "bot:not-the-secret" },
     });
-    const error = await failure(wrong.getConfig());
+    const error = await codedFailure(wrong.getConfig());
     expect(error.code).toBe(ErrorCode.AuthFailed);
     expect(`${error.message} ${error.hint} ${JSON.stringify(error.details)}`).not.toContain("not-the-secret");
   });
@@ -219,7 +208,7 @@ describe("catalog authentication", () => {
       dispatcher: agent,
       auth: { kind: "bearer", token: "static-token-123" },
     });
-    const error = await failure(catalog.loadTable(TABLE));
+    const error = await codedFailure(catalog.loadTable(TABLE));
     expect(error.code).toBe(ErrorCode.AuthFailed);
     expect(error.message).toContain("[redacted] may not read");
     expect(JSON.stringify({ m: error.message, d: error.details })).not.toContain("static-token-123");

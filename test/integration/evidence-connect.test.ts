@@ -2,47 +2,31 @@
 // traces, config, the Iceberg sink version, restarts (204 vs 202), config replacement, the
 // retryable 409 of a rebalance, and every transport fault.
 
-import { Agent } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createConnectClient } from "../../src/adapters/evidence/connect-client.js";
-import { CodedError, ErrorCode } from "../../src/errors.js";
-import { type FaultKind, type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
+import { ErrorCode } from "../../src/errors.js";
+import type { FaultKind } from "../../src/sim/lakehouse.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
+import { codedFailure, useLakehouse } from "../support/lakehouse-ports.js";
 
 const NAME = "events-sink";
 const TIMEOUT_MS = 600;
 const TRACE =
   "org.apache.kafka.connect.errors.ConnectException: Exiting WorkerSinkTask due to unrecoverable exception.\n\tat org.apache.kafka.connect.runtime.WorkerSinkTask.deliverMessages(WorkerSinkTask.java:636)";
 
-let lakehouse: Lakehouse;
-const agent = new Agent();
-
-beforeAll(async () => {
+const sim = useLakehouse(() => {
   const scenario = loadScenario("healthy-connect");
   const task = scenario.connect?.connectors[0]?.tasks[1];
   if (task) {
     task.state = "FAILED";
     task.trace = TRACE;
   }
-  lakehouse = await startLakehouse({ scenario });
+  return scenario;
 });
-afterEach(() => lakehouse.faults.clear());
-afterAll(async () => {
-  await lakehouse.close();
-  await agent.close();
-});
+const { agent } = sim;
 
 const client = () =>
-  createConnectClient({ url: lakehouse.urls.connect, dispatcher: agent, timeoutMs: TIMEOUT_MS });
-
-async function failure(pending: Promise<unknown>): Promise<CodedError> {
-  const error = await pending.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CodedError);
-  return error as CodedError;
-}
+  createConnectClient({ url: sim.lakehouse.urls.connect, dispatcher: agent, timeoutMs: TIMEOUT_MS });
 
 describe("connect client", () => {
   it("lists connectors with status and config in one call", async () => {
@@ -51,7 +35,7 @@ describe("connect client", () => {
     expect(connector?.type).toBe("sink");
     expect(connector?.config["iceberg.tables"]).toBe("db.clicks");
     expect(connector?.status?.state).toBe("RUNNING");
-    const call = lakehouse.requests.filter((r) => r.path === "/connectors").at(-1);
+    const call = sim.lakehouse.requests.filter((r) => r.path === "/connectors").at(-1);
     expect(call?.query.expand).toEqual(["status", "info"]);
   });
 
@@ -66,7 +50,12 @@ describe("connect client", () => {
   });
 
   it("keeps going without a sink version when /connector-plugins fails", async () => {
-    lakehouse.faults.inject({ service: "connect", path: "/connector-plugins", kind: "status", status: 500 });
+    sim.lakehouse.faults.inject({
+      service: "connect",
+      path: "/connector-plugins",
+      kind: "status",
+      status: 500,
+    });
     const evidence = await client().getConnectorEvidence(NAME);
     expect(evidence.sinkVersion).toBe(undefined);
     expect(evidence.connector.name).toBe(NAME);
@@ -79,19 +68,19 @@ describe("connect client", () => {
     expect(withTasks.httpStatus).toBe(202);
     expect(withTasks.status?.name).toBe(NAME);
     expect(withTasks.status?.tasks.some((t) => t.state === "RESTARTING")).toBe(true);
-    const posted = lakehouse.requests.filter((r) => r.method === "POST").at(-1);
+    const posted = sim.lakehouse.requests.filter((r) => r.method === "POST").at(-1);
     expect(posted?.query).toMatchObject({ includeTasks: "true", onlyFailed: "true" });
   });
 
   it("flags a 409 during a rebalance as retryable", async () => {
-    lakehouse.faults.inject({
+    sim.lakehouse.faults.inject({
       service: "connect",
       path: `/connectors/${NAME}/restart`,
       kind: "status",
       status: 409,
       times: 1,
     });
-    const error = await failure(client().restart(NAME, { includeTasks: true, onlyFailed: false }));
+    const error = await codedFailure(client().restart(NAME, { includeTasks: true, onlyFailed: false }));
     expect(error.code).toBe(ErrorCode.SourceRetryable);
     expect(error.retryable).toBe(true);
     expect(error.details?.status).toBe(409);
@@ -107,12 +96,12 @@ describe("connect client", () => {
     expect((await client().getConnectorEvidence(NAME)).config["iceberg.control.commit.timeout-ms"]).toBe(
       "60000",
     );
-    const put = lakehouse.requests.filter((r) => r.method === "PUT").at(-1);
+    const put = sim.lakehouse.requests.filter((r) => r.method === "PUT").at(-1);
     expect(JSON.parse(put?.body ?? "{}")).toEqual(next);
   });
 
   it("reports an unknown connector as a 404 with the worker's message", async () => {
-    const error = await failure(client().getConnectorEvidence("nope"));
+    const error = await codedFailure(client().getConnectorEvidence("nope"));
     expect(error.code).toBe(ErrorCode.SourceHttpStatus);
     expect(error.details?.status).toBe(404);
   });
@@ -126,7 +115,7 @@ describe("connect client", () => {
     ["non-json", ErrorCode.SourceMalformed, {}],
   ];
   it.each(faults)("turns a %s fault into %s within the timeout", async (kind, code, extra) => {
-    lakehouse.faults.inject({
+    sim.lakehouse.faults.inject({
       service: "connect",
       path: `/connectors/${NAME}/status`,
       kind,
@@ -134,7 +123,7 @@ describe("connect client", () => {
       ...extra,
     });
     const started = Date.now();
-    expect((await failure(client().getConnectorEvidence(NAME))).code).toBe(code);
+    expect((await codedFailure(client().getConnectorEvidence(NAME))).code).toBe(code);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 700);
   });
 });

@@ -2,40 +2,22 @@
 // committer's metrics found by listing ids (v1 and SinkV2 operator names), back pressure, and
 // every transport fault.
 
-import { Agent } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFlinkClient } from "../../src/adapters/evidence/flink-client.js";
-import { CodedError, ErrorCode } from "../../src/errors.js";
+import { ErrorCode } from "../../src/errors.js";
 import { type FaultKind, type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
+import { codedFailure, useLakehouse } from "../support/lakehouse-ports.js";
 
 const JOB = "4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b";
 const TABLE = { namespace: ["db"], name: "events" };
 const TIMEOUT_MS = 600;
 
-let lakehouse: Lakehouse;
-const agent = new Agent();
+const sim = useLakehouse("competing-appends");
+const { agent } = sim;
 
-beforeAll(async () => {
-  lakehouse = await startLakehouse({ scenario: "competing-appends" });
-});
-afterEach(() => lakehouse.faults.clear());
-afterAll(async () => {
-  await lakehouse.close();
-  await agent.close();
-});
-
-const client = (url = lakehouse.urls.flink) =>
+const client = (url = sim.lakehouse.urls.flink) =>
   createFlinkClient({ url, dispatcher: agent, timeoutMs: TIMEOUT_MS });
-
-async function failure(pending: Promise<unknown>): Promise<CodedError> {
-  const error = await pending.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CodedError);
-  return error as CodedError;
-}
 
 describe("flink client", () => {
   it("lists jobs from /jobs/overview", async () => {
@@ -72,11 +54,11 @@ describe("flink client", () => {
 
     // The source vertex is never asked for its (long) metric list: the sink side had the committer.
     const source = evidence.vertices.find((v) => v.name.startsWith("Source"));
-    expect(lakehouse.requests.some((r) => r.path.endsWith(`/vertices/${source?.vertexId}/metrics`))).toBe(
+    expect(sim.lakehouse.requests.some((r) => r.path.endsWith(`/vertices/${source?.vertexId}/metrics`))).toBe(
       false,
     );
 
-    const gets = lakehouse.requests.filter((r) => r.service === "flink" && r.query.get !== undefined);
+    const gets = sim.lakehouse.requests.filter((r) => r.service === "flink" && r.query.get !== undefined);
     expect(String(gets.at(-1)?.query.get)).toContain(".IcebergFilesCommitter.table.iceberg_db_events.");
   });
 
@@ -87,7 +69,7 @@ describe("flink client", () => {
   });
 
   it("still answers when back pressure cannot be read", async () => {
-    lakehouse.faults.inject({
+    sim.lakehouse.faults.inject({
       service: "flink",
       path: "^/jobs/[0-9a-f]+/vertices/[0-9a-f]+/backpressure$",
       kind: "status",
@@ -98,13 +80,15 @@ describe("flink client", () => {
   });
 
   it("refuses a job id that is not 32 hex characters without calling Flink", async () => {
-    const before = lakehouse.requests.length;
-    expect((await failure(client().getJobEvidence("../overview", TABLE))).code).toBe(ErrorCode.UsageInvalid);
-    expect(lakehouse.requests.length).toBe(before);
+    const before = sim.lakehouse.requests.length;
+    expect((await codedFailure(client().getJobEvidence("../overview", TABLE))).code).toBe(
+      ErrorCode.UsageInvalid,
+    );
+    expect(sim.lakehouse.requests.length).toBe(before);
   });
 
   it("reports an unknown job as HTTP 404 with Flink's message", async () => {
-    const error = await failure(client().getJobEvidence("0".repeat(32), TABLE));
+    const error = await codedFailure(client().getJobEvidence("0".repeat(32), TABLE));
     expect(error.code).toBe(ErrorCode.SourceHttpStatus);
     expect(error.details?.status).toBe(404);
     expect(error.message).toContain("not found");
@@ -121,16 +105,22 @@ describe("flink client", () => {
   it.each(faults)(
     "turns a %s fault on /jobs/overview into %s within the timeout",
     async (kind, code, extra) => {
-      lakehouse.faults.inject({ service: "flink", path: "/jobs/overview", kind, times: 1, ...extra });
+      sim.lakehouse.faults.inject({ service: "flink", path: "/jobs/overview", kind, times: 1, ...extra });
       const started = Date.now();
-      expect((await failure(client().listJobs())).code).toBe(code);
+      expect((await codedFailure(client().listJobs())).code).toBe(code);
       expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 700);
     },
   );
 
   it.each(faults)("turns a %s fault on the exceptions endpoint into %s", async (kind, code, extra) => {
-    lakehouse.faults.inject({ service: "flink", path: `/jobs/${JOB}/exceptions`, kind, times: 1, ...extra });
-    expect((await failure(client().getJobEvidence(JOB, TABLE))).code).toBe(code);
+    sim.lakehouse.faults.inject({
+      service: "flink",
+      path: `/jobs/${JOB}/exceptions`,
+      kind,
+      times: 1,
+      ...extra,
+    });
+    expect((await codedFailure(client().getJobEvidence(JOB, TABLE))).code).toBe(code);
   });
 });
 

@@ -88,12 +88,36 @@ describe("renderProposal", () => {
     expect(all).toContain("*Step 1 of 2: raise commit retries* for `db.events`");
     expect(all).toContain("```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset → 500```");
     expect(all).toContain(
-      "ALTER TABLE db.events SET TBLPROPERTIES ('commit.retry.num-retries' = '10', 'commit.retry.min-wait-ms' = '500');",
+      "ALTER TABLE db.events SET TBLPROPERTIES (\n  'commit.retry.num-retries' = '10',\n  'commit.retry.min-wait-ms' = '500'\n);",
     );
     expect(all).toContain("*Why this step:* Appends survive more retries");
     expect(all).toContain("*Risk:* :large_green_circle: low, only the retry budget changes");
     expect(all).toContain("checked 6 times, every 5 min (up to 30 min)");
     expect(all).toContain("Approvers: <!subteam^S0ONCALL>, <@U0LEAD>");
+  });
+
+  it("quotes the by-hand statement, unsets removed keys and offers none for an unsafe table", () => {
+    const change = (table: string): ProposalView => ({
+      ...proposal,
+      step: {
+        ...proposal.step,
+        change: {
+          kind: "table-properties",
+          table,
+          changes: [
+            { key: "commit.retry.num-retries", current: "4", proposed: "10" },
+            { key: "write.spark.fanout.enabled", current: "true", proposed: null },
+          ],
+        },
+      },
+    });
+    const quoted = sectionTexts(renderProposal(change("raw-zone.order")).blocks);
+    expect(quoted).toContain(
+      "```ALTER TABLE `raw-zone`.`order` SET TBLPROPERTIES (\n  'commit.retry.num-retries' = '10'\n);\nALTER TABLE `raw-zone`.`order` UNSET TBLPROPERTIES (\n  'write.spark.fanout.enabled'\n);```",
+    );
+    const hostile = sectionTexts(renderProposal(change("db.events; DROP TABLE x")).blocks);
+    expect(hostile).not.toContain("To do it by hand instead");
+    expect(hostile).not.toContain("ALTER TABLE");
   });
 
   it("shows a manual step's statement ready to copy and no Apply button", () => {

@@ -55,6 +55,11 @@ describe("renderStatusCard", () => {
     expect(checkBlocks(blocks, "message")).toEqual([]);
   });
 
+  it("counts the failing time from the writer's last commit when the diagnosis knows it", () => {
+    const { blocks } = renderStatusCard({ ...card, openedAtMs: NOW - 2 * MIN, stalledSinceMs: NOW - 55 * MIN });
+    expect(allText(blocks)).toContain("commits failing for 55 min");
+  });
+
   it("changes emoji and wording with the state", () => {
     const emoji = new Set(INCIDENT_STATES.map((s) => STATE_EMOJI[s]));
     expect(emoji.size).toBe(INCIDENT_STATES.length);

@@ -9,6 +9,7 @@ import {
   renderRewritePositionDeleteFiles,
   renderSetProperties,
   renderSnapshotsQuery,
+  renderUnsetProperties,
 } from "../../src/core/statements.js";
 import { CodedError } from "../../src/errors.js";
 
@@ -63,6 +64,22 @@ describe("statements", () => {
     );
     expect(() => renderSetProperties({ table: events }, [["a' = 'b", "x"]])).toThrow(CodedError);
     expect(() => renderSetProperties({ table: events }, [])).toThrow(CodedError);
+  });
+
+  it("renders ALTER TABLE ... UNSET TBLPROPERTIES with quoted names and keys", () => {
+    expect(
+      renderUnsetProperties({ table: { namespace: ["raw-zone"], name: "order" }, catalog: "prod" }, [
+        "write.spark.fanout.enabled",
+        "commit.retry.num-retries",
+      ]),
+    ).toBe(
+      "ALTER TABLE prod.`raw-zone`.`order` UNSET TBLPROPERTIES (\n  'write.spark.fanout.enabled',\n  'commit.retry.num-retries'\n);",
+    );
+  });
+
+  it("refuses bad keys and an empty key list when unsetting", () => {
+    expect(() => renderUnsetProperties({ table: events }, ["a') , ('b"])).toThrow(CodedError);
+    expect(() => renderUnsetProperties({ table: events }, [])).toThrow(CodedError);
   });
 
   it("renders rewrite_data_files sparing today's partition, with partial progress", () => {

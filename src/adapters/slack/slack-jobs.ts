@@ -2,6 +2,7 @@
 // the thread, notes, command results and ephemeral replies. Every thread message goes through a
 // claim so two processes, or a job that runs twice, never post it twice.
 
+import { ROOT_CAUSE_IDS } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
@@ -102,7 +103,10 @@ async function latestReport(deps: SlackJobDeps, incident: Incident): Promise<Rep
 
 export function cardView(incident: Incident, report: Report | undefined, now: number): StatusCardView {
   const verdict = report?.findings.find((f) => f.id === report.verdict);
-  const cause = report?.findings.find((f) => f.id !== report.verdict && f.severity !== "info");
+  // The cause line names who won the race (a root-cause finding), not a second triage finding.
+  const cause =
+    report?.findings.find((f) => isRootCause(f.id)) ??
+    report?.findings.find((f) => f.id !== report.verdict && f.severity !== "info");
   let nowLine: string | undefined;
   if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
   else if (incident.state === "awaiting-approval" && report?.nextStep)
@@ -117,8 +121,26 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
     causeLine: cause?.summary,
     nowLine,
     openedAtMs: incident.openedAt,
+    stalledSinceMs: report ? lastWriterCommitMs(report) : undefined,
     nowMs: now,
   };
+}
+
+function isRootCause(id: string): boolean {
+  return (ROOT_CAUSE_IDS as readonly string[]).includes(id);
+}
+
+/** The writer's newest snapshot time, as the verdict's catalog evidence records it. */
+function lastWriterCommitMs(report: Report): number | undefined {
+  const verdict = report.findings.find((f) => f.id === report.verdict);
+  for (const item of verdict?.evidence ?? []) {
+    const committedAt = item.data.committedAt;
+    if (typeof committedAt === "string") {
+      const ms = Date.parse(committedAt);
+      if (Number.isFinite(ms)) return ms;
+    }
+  }
+  return undefined;
 }
 
 async function renderCard(deps: SlackJobDeps, incident: Incident): Promise<SlackMessage> {

@@ -2,6 +2,9 @@
 // REST call, manual steps as the statement to copy. Everything inside is escaped for mrkdwn.
 
 import type { Change, PropertyChange } from "../../../core/report/schema.js";
+import { renderSetProperties, renderUnsetProperties } from "../../../core/statements.js";
+import { parseTableName } from "../../../core/table-name.js";
+import { CodedError } from "../../../errors.js";
 import { escapeCode, escapeCodeBlock, escapeMrkdwn } from "./limits.js";
 
 export function codeBlock(body: string): string {
@@ -17,28 +20,32 @@ export function diffLines(changes: PropertyChange[]): string {
   return changes.map((c) => `${c.key}: ${shown(c.current)} → ${shown(c.proposed)}`).join("\n");
 }
 
-function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
+/** SET and UNSET statements for a table-properties change, quoted by the statement renderer. */
+function propertiesStatement(table: string, changes: PropertyChange[]): string | undefined {
+  const set: Array<[string, string]> = [];
+  const unset: string[] = [];
+  for (const c of changes) {
+    if (c.proposed === null) unset.push(c.key);
+    else set.push([c.key, c.proposed]);
+  }
+  try {
+    const target = { table: parseTableName(table) };
+    const lines: string[] = [];
+    if (set.length > 0) lines.push(renderSetProperties(target, set));
+    if (unset.length > 0) lines.push(renderUnsetProperties(target, unset));
+    return lines.join("\n");
+  } catch (err) {
+    // A name or value that cannot be quoted safely gets no statement to copy; the diff still shows.
+    if (err instanceof CodedError) return undefined;
+    throw err;
+  }
 }
 
 /** The statement a person would run to make the change themselves, when there is one. */
 export function byHandStatement(change: Change): string | undefined {
   switch (change.kind) {
-    case "table-properties": {
-      const set = change.changes.filter((c) => c.proposed !== null);
-      const unset = change.changes.filter((c) => c.proposed === null);
-      const lines: string[] = [];
-      if (set.length > 0) {
-        const pairs = set.map((c) => `${sqlString(c.key)} = ${sqlString(c.proposed ?? "")}`).join(", ");
-        lines.push(`ALTER TABLE ${change.table} SET TBLPROPERTIES (${pairs});`);
-      }
-      if (unset.length > 0) {
-        lines.push(
-          `ALTER TABLE ${change.table} UNSET TBLPROPERTIES (${unset.map((c) => sqlString(c.key)).join(", ")});`,
-        );
-      }
-      return lines.join("\n");
-    }
+    case "table-properties":
+      return propertiesStatement(change.table, change.changes);
     case "connector-restart":
       return `POST /connectors/${encodeURIComponent(change.connector)}/restart?includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
     case "connector-config":

@@ -18,7 +18,7 @@ function headline(view: StatusCardView): string {
     case "stopped":
       return `${view.table} — playbook stopped after ${age}`;
     default:
-      return `${view.table} — commits failing for ${age}`;
+      return `${view.table} — commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
   }
 }
 

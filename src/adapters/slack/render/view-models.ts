@@ -29,6 +29,8 @@ export interface StatusCardView {
   /** e.g. 'waiting for approval of "move compaction off hot partitions"'. */
   nowLine?: string;
   openedAtMs: number;
+  /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
+  stalledSinceMs?: number;
   nowMs: number;
   step?: { index: number; total?: number; title: string };
   check?: { index: number; total: number };
