@@ -47,7 +47,8 @@ describe("scenario library", () => {
     if (expected.verdict) expect(report.verdict, `verdict of ${name}`).toBe(expected.verdict);
     for (const id of expected.findings) expect(fired, `${name} should find ${id}`).toContain(id);
     for (const id of expected.absent) expect(fired, `${name} should not find ${id}`).not.toContain(id);
-    if (expected.nextStep !== undefined) expect(report.nextStep?.id ?? null, `next step of ${name}`).toBe(expected.nextStep);
+    if (expected.nextStep !== undefined)
+      expect(report.nextStep?.id ?? null, `next step of ${name}`).toBe(expected.nextStep);
     for (const finding of report.findings) expect(finding.evidence.length).toBeGreaterThan(0);
 
     const auditReport = audit(evidence, now);

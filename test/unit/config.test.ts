@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig, parseBotConfig, REDACTED, redactConfig, scrubSecrets, secretValues, tableSettings } from "../../src/config.js";
+import {
+  loadConfig,
+  parseBotConfig,
+  REDACTED,
+  redactConfig,
+  scrubSecrets,
+  secretValues,
+  tableSettings,
+} from "../../src/config.js";
 import { CodedError, ErrorCode } from "../../src/errors.js";
 
 const secrets = {
@@ -23,7 +31,11 @@ describe("loadConfig", () => {
   it("reports every invalid value in one message", () => {
     let caught: unknown;
     try {
-      loadConfig({ PORT: "not-a-port", ICEBERG_CATALOG_URL: "ftp://x", ICEBERG_CATALOG_CREDENTIAL: "no-colon" });
+      loadConfig({
+        PORT: "not-a-port",
+        ICEBERG_CATALOG_URL: "ftp://x",
+        ICEBERG_CATALOG_CREDENTIAL: "no-colon",
+      });
     } catch (error) {
       caught = error;
     }
@@ -36,7 +48,9 @@ describe("loadConfig", () => {
   });
 
   it("never echoes a secret in a validation error", () => {
-    expect(() => loadConfig({ ...secrets, ICEBERG_CATALOG_CREDENTIAL: "s3cr3t-without-colon" })).toThrow(CodedError);
+    expect(() => loadConfig({ ...secrets, ICEBERG_CATALOG_CREDENTIAL: "s3cr3t-without-colon" })).toThrow(
+      CodedError,
+    );
     try {
       loadConfig({ ...secrets, ICEBERG_CATALOG_CREDENTIAL: "s3cr3t-without-colon" });
     } catch (error) {
@@ -57,7 +71,13 @@ describe("loadConfig", () => {
   it("redacts secrets for printing and lists them for scrubbing", () => {
     const config = loadConfig(secrets);
     const printed = JSON.stringify(redactConfig(config));
-    for (const value of ["xoxb-123-456-abcdef", "8f742231b10e8888abcd99yyyzzz85a5", "s3cr3t-value", "hook-token-xyz", "redis-pass"]) {
+    for (const value of [
+      "xoxb-123-456-abcdef",
+      "8f742231b10e8888abcd99yyyzzz85a5",
+      "s3cr3t-value",
+      "hook-token-xyz",
+      "redis-pass",
+    ]) {
       expect(printed).not.toContain(value);
     }
     expect(printed).toContain(REDACTED);

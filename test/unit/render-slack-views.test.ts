@@ -56,7 +56,11 @@ describe("renderStatusCard", () => {
   });
 
   it("counts the failing time from the writer's last commit when the diagnosis knows it", () => {
-    const { blocks } = renderStatusCard({ ...card, openedAtMs: NOW - 2 * MIN, stalledSinceMs: NOW - 55 * MIN });
+    const { blocks } = renderStatusCard({
+      ...card,
+      openedAtMs: NOW - 2 * MIN,
+      stalledSinceMs: NOW - 55 * MIN,
+    });
     expect(allText(blocks)).toContain("commits failing for 55 min");
   });
 

@@ -21,11 +21,11 @@ export function createCatalogFetch(http: HttpSourceOptions, tokens: TokenProvide
     let response = await attempt();
     if ((response.status === 401 || response.status === 419) && tokens.invalidate())
       response = await attempt();
-    return toFetchResponse(http, response);
+    return toFetchResponse(response);
   };
 }
 
-function toFetchResponse(http: HttpSourceOptions, response: HttpResponse): Response {
+function toFetchResponse(response: HttpResponse): Response {
   const headers = new Headers(response.headers);
   const noBody = response.status === 204 || response.status === 205 || response.status === 304;
   if (noBody || response.method === "HEAD") return new Response(null, { status: response.status, headers });
