@@ -3,6 +3,7 @@
 
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { isCodedError } from "../../errors.js";
+import { batchedAdd } from "./batched-add.js";
 import { type DiagnoseJob, diagnoseJobId, type SlackJob, slackJobId } from "./jobs.js";
 
 export const DEFAULT_PREFIX = "{iceberg-bot}";
@@ -55,6 +56,8 @@ export function createQueues(options: QueueOptions): BotQueues {
     prefix,
     defaultJobOptions,
   });
+  const addDiagnose = batchedAdd(diagnose);
+  const addSlack = batchedAdd(slack);
   return {
     names,
     prefix,
@@ -62,12 +65,12 @@ export function createQueues(options: QueueOptions): BotQueues {
     slack,
     async enqueueDiagnose(job) {
       const jobId = diagnoseJobId(job);
-      await diagnose.add(job.kind, job, { jobId });
+      await addDiagnose(job.kind, job, { jobId });
       return jobId;
     },
     async enqueueSlack(job) {
       const jobId = slackJobId(job);
-      const added = await slack.add(job.kind, job, jobId ? { jobId } : {});
+      const added = await addSlack(job.kind, job, jobId ? { jobId } : {});
       return added.id;
     },
     async depth() {
