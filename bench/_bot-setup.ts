@@ -9,8 +9,9 @@ import { type Bot, type BotOptions, startBot } from "../src/main.js";
 import type { DiagnoseFn } from "../src/services/incident-deps.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../src/sim/slack/types.js";
+import { deleteKeysMatching, REDIS_URL } from "../test/support/redis.js";
 
-export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+export { REDIS_URL };
 export const CHANNEL = "C0BENCH";
 
 export interface BenchBots {
@@ -69,14 +70,7 @@ export async function startBenchBots(
 
 async function deleteKeys(patterns: string[]): Promise<void> {
   const redis = new Redis(REDIS_URL);
-  for (const pattern of patterns) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== "0");
-  }
+  await deleteKeysMatching(redis, patterns);
   await redis.quit();
 }
 

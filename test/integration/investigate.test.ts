@@ -1,55 +1,30 @@
 // investigate() and resolveTable() over the real clients and the simulated lakehouse: name
 // forms, writer discovery, sources failing one at a time or all together.
 
-import { Agent } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createEvidencePorts } from "../../src/adapters/evidence/from-config.js";
-import { loadConfig } from "../../src/config.js";
-import { CodedError, ErrorCode } from "../../src/errors.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorCode } from "../../src/errors.js";
 import { investigate, resolveTable } from "../../src/services/investigate.js";
 import type { EvidencePorts } from "../../src/services/ports.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { TableScenarioSchema } from "../../src/sim/scenario/schema.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
+import { codedFailure, evidencePortsFor, useLakehouse } from "../support/lakehouse-ports.js";
 
 const JOB = "4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b";
-const agent = new Agent();
-let lakehouse: Lakehouse;
-let ports: EvidencePorts;
-
-function portsFor(lh: Lakehouse, timeoutMs = 2_000): EvidencePorts {
-  const config = loadConfig({
-    ICEBERG_CATALOG_URL: lh.urls.catalog,
-    FLINK_REST_URL: lh.urls.flink,
-    CONNECT_REST_URL: lh.urls.connect,
-    PROMETHEUS_URL: lh.urls.prometheus,
-  });
-  return createEvidencePorts(config, { dispatcher: agent, timeoutMs });
-}
-
-beforeAll(async () => {
+const sim = useLakehouse(() => {
   const scenario = loadScenario("competing-appends");
   // Extra tables: a nested namespace, and two names that read the same once dots become "_".
   for (const name of ["analytics.web.page_views", "a.b_c", "a_b.c"]) {
     scenario.catalog.tables.push(TableScenarioSchema.parse({ name }));
   }
-  lakehouse = await startLakehouse({ scenario });
-  ports = portsFor(lakehouse);
+  return scenario;
 });
-afterEach(() => lakehouse.faults.clear());
-afterAll(async () => {
-  await lakehouse.close();
-  await agent.close();
-});
+const { agent } = sim;
+let ports: EvidencePorts;
 
-async function failure(pending: Promise<unknown>): Promise<CodedError> {
-  const error = await pending.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CodedError);
-  return error as CodedError;
-}
+beforeAll(() => {
+  ports = evidencePortsFor(sim.lakehouse, agent);
+});
 
 describe("resolveTable", () => {
   it.each([
@@ -65,22 +40,22 @@ describe("resolveTable", () => {
   });
 
   it("lists the candidates when a metric-style name fits several tables", async () => {
-    const error = await failure(resolveTable(ports.catalog!, "a_b_c"));
+    const error = await codedFailure(resolveTable(ports.catalog!, "a_b_c"));
     expect(error.code).toBe(ErrorCode.TableAmbiguous);
     expect(error.message).toContain("a.b_c");
     expect(error.message).toContain("a_b.c");
   });
 
   it("names the catalog URL and the namespaces searched for an unknown table", async () => {
-    const error = await failure(resolveTable(ports.catalog!, "db.nope"));
+    const error = await codedFailure(resolveTable(ports.catalog!, "db.nope"));
     expect(error.code).toBe(ErrorCode.TableNotFound);
-    expect(error.message).toContain(lakehouse.urls.catalog);
+    expect(error.message).toContain(sim.lakehouse.urls.catalog);
     expect(error.message).toContain("namespaces searched: a, a_b, analytics, analytics.web, db");
     expect(error.hint).toContain("namespace.table");
   });
 
   it("suggests the closest table for a typo", async () => {
-    const error = await failure(resolveTable(ports.catalog!, "db.event"));
+    const error = await codedFailure(resolveTable(ports.catalog!, "db.event"));
     expect(error.code).toBe(ErrorCode.TableNotFound);
     expect(error.message).toContain("Did you mean db.events?");
     expect(error.details?.suggestions).toEqual(["db.events"]);
@@ -89,15 +64,15 @@ describe("resolveTable", () => {
   it.each(["../etc/passwd", "db.ev'ents", "db%2Fevents", "db.\u0007x", "x".repeat(300)])(
     "refuses the hostile name %j before calling the catalog",
     async (input) => {
-      const before = lakehouse.requests.length;
-      expect((await failure(resolveTable(ports.catalog!, input))).code).toBe(ErrorCode.TableNameInvalid);
-      expect(lakehouse.requests.length).toBe(before);
+      const before = sim.lakehouse.requests.length;
+      expect((await codedFailure(resolveTable(ports.catalog!, input))).code).toBe(ErrorCode.TableNameInvalid);
+      expect(sim.lakehouse.requests.length).toBe(before);
     },
   );
 });
 
 describe("investigate", () => {
-  const now = () => lakehouse.clock.now();
+  const now = () => sim.lakehouse.clock.now();
 
   it("reads every source and discovers the Flink writer from snapshot summaries", async () => {
     const evidence = await investigate(ports, { table: "iceberg_db_events" }, now);
@@ -114,7 +89,7 @@ describe("investigate", () => {
   });
 
   it("keeps the evidence when Flink is down and says why", async () => {
-    lakehouse.faults.inject({ service: "flink", path: "^/", kind: "status", status: 502 });
+    sim.lakehouse.faults.inject({ service: "flink", path: "^/", kind: "status", status: 502 });
     const evidence = await investigate(ports, { table: "db.events" }, now);
     expect(evidence.sources.flink).toMatchObject({
       status: "unavailable",
@@ -127,8 +102,8 @@ describe("investigate", () => {
   });
 
   it("cuts a hanging source at the investigation's own deadline", async () => {
-    const slowPorts = portsFor(lakehouse, 10_000);
-    lakehouse.faults.inject({ service: "connect", path: "^/", kind: "hang" });
+    const slowPorts = evidencePortsFor(sim.lakehouse, agent, 10_000);
+    sim.lakehouse.faults.inject({ service: "connect", path: "^/", kind: "hang" });
     const started = Date.now();
     const evidence = await investigate(slowPorts, { table: "db.events", timeoutMs: 500 }, now);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -141,9 +116,9 @@ describe("investigate", () => {
 
   it("throws NoEvidence, with each source's reason, when nothing answers", async () => {
     for (const service of ["catalog", "flink", "connect", "prometheus"] as const) {
-      lakehouse.faults.inject({ service, path: "^/", kind: "status", status: 503 });
+      sim.lakehouse.faults.inject({ service, path: "^/", kind: "status", status: 503 });
     }
-    const error = await failure(investigate(ports, { table: "db.events" }, now));
+    const error = await codedFailure(investigate(ports, { table: "db.events" }, now));
     expect(error.code).toBe(ErrorCode.NoEvidence);
     expect(error.message).toContain("catalog:");
     expect(error.message).toContain("prometheus:");
@@ -152,7 +127,9 @@ describe("investigate", () => {
   });
 
   it("throws TableNotFound for an unknown table instead of reporting a source failure", async () => {
-    expect((await failure(investigate(ports, { table: "db.nope" }, now))).code).toBe(ErrorCode.TableNotFound);
+    expect((await codedFailure(investigate(ports, { table: "db.nope" }, now))).code).toBe(
+      ErrorCode.TableNotFound,
+    );
   });
 
   it("uses a configured writer job and reports a job Flink does not know", async () => {
@@ -194,7 +171,7 @@ describe("investigate with Kafka Connect writers", () => {
 
   it("discovers the connector whose iceberg.tables lists the table", async () => {
     const evidence = await investigate(
-      portsFor(connectLakehouse),
+      evidencePortsFor(connectLakehouse, agent),
       { table: "db.clicks" },
       connectLakehouse.clock.now,
     );
@@ -205,7 +182,7 @@ describe("investigate with Kafka Connect writers", () => {
 
   it("reports a dynamic-routing connector as a candidate", async () => {
     const evidence = await investigate(
-      portsFor(dynamicLakehouse),
+      evidencePortsFor(dynamicLakehouse, agent),
       { table: "db.clicks" },
       dynamicLakehouse.clock.now,
     );
@@ -214,7 +191,7 @@ describe("investigate with Kafka Connect writers", () => {
 
   it("uses the configured connector name as is", async () => {
     const evidence = await investigate(
-      portsFor(connectLakehouse),
+      evidencePortsFor(connectLakehouse, agent),
       { table: "db.clicks", connector: "events-sink" },
       connectLakehouse.clock.now,
     );

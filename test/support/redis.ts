@@ -25,15 +25,20 @@ export function testRedisScope(label: string): TestRedisScope {
     queueNames: { diagnose: `diagnose-${id}`, slack: `slack-${id}` },
     redis,
     async cleanup() {
-      for (const pattern of [`{${namespace}}:*`, `${queuePrefix}:*`]) {
-        let cursor = "0";
-        do {
-          const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-          cursor = next;
-          if (keys.length > 0) await redis.del(...keys);
-        } while (cursor !== "0");
-      }
+      await deleteKeysMatching(redis, [`{${namespace}}:*`, `${queuePrefix}:*`]);
       await redis.quit();
     },
   };
+}
+
+/** Deletes every key matching the glob patterns, a SCAN page at a time (no KEYS on a shared Redis). */
+export async function deleteKeysMatching(redis: Redis, patterns: readonly string[]): Promise<void> {
+  for (const pattern of patterns) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== "0");
+  }
 }

@@ -1,7 +1,7 @@
 // The incident as the bot tracks it: one open incident per table, with a thread in Slack whose
 // root message is a status card. Pure data; the store and the Slack adapter translate it.
 
-// The same states the status card shows (see the renderers' view models).
+// Also the states the status card shows: the Slack view models re-export this list.
 export const INCIDENT_STATES = [
   "open",
   "diagnosing",

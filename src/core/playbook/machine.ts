@@ -37,30 +37,9 @@ export function transition(
   if (state.status !== "active" && !AFTER_END.has(event.type)) {
     return walkOver(state, event, now);
   }
-  switch (event.type) {
-    case "propose":
-      return onPropose(state, event, now, ctx);
-    case "approve":
-      return onApprove(state, event, now, ctx);
-    case "apply-started":
-      return onApplyStarted(state, event, now, ctx);
-    case "apply-succeeded":
-      return onApplySucceeded(state, event, now, ctx);
-    case "apply-failed":
-      return onApplyFailed(state, event, now, ctx);
-    case "done-by-hand":
-      return onDoneByHand(state, event, now, ctx);
-    case "skip":
-      return onSkip(state, event, now, ctx);
-    case "stop":
-      return onStop(state, event, now, ctx);
-    case "check":
-      return onCheck(state, event, now, ctx);
-    case "revert-requested":
-      return onRevertRequested(state, event, now, ctx);
-    case "reverted":
-      return onReverted(state, event, now, ctx);
-  }
+  // Each entry takes only its own event type, which TypeScript cannot pair with the union here.
+  const handler = HANDLERS[event.type] as Handler<WalkEvent["type"]>;
+  return handler(state, event, now, ctx);
 }
 
 /** Events still meaningful after the walk ended: undoing a change, and finishing one in flight. */
@@ -127,38 +106,31 @@ const onPropose: Handler<"propose"> = (state, event, now, ctx) => {
 };
 
 const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
-  const cur = state.current;
-  const stale = staleButton(state, event.stepId, event.user, event, now);
-  if (stale || !cur) return stale ?? noCurrent(state, event, now, event.user);
-  const decision = canApprove(ctx.policy, event.user);
-  if (!decision.allowed)
-    return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+  const open = openProposal(state, event, now, ctx);
+  if (!open.ok) return open.result;
+  const cur = open.run;
   const step = findStep(ctx, cur.stepId);
   if (!step) return ignored(state, now, event, event.user, `step ${cur.stepId} is not in the playbook`);
 
   switch (cur.phase) {
     case "approved":
     case "applying":
-      return refuse(
+      return alreadyHandled(
         state,
         now,
         event,
         event.user,
         `Already approved by ${cur.approvals.map((a) => `<@${a.user}>`).join(" and ")}; it is applied once.`,
-        undefined,
-        "ignored",
       );
     case "applied":
     case "done-by-hand":
     case "verifying":
-      return refuse(
+      return alreadyHandled(
         state,
         now,
         event,
         event.user,
         `This change is already in place; verification runs until ${clock(cur.verifyEndsAtMs ?? now)}.`,
-        undefined,
-        "ignored",
       );
     case "failed":
       if (cur.failure?.outcome === "conflict") {
@@ -279,22 +251,13 @@ const onApplySucceeded: Handler<"apply-succeeded"> = (state, event, now) => {
   const cur = state.current;
   const fresh = cur && cur.stepId === event.stepId && (cur.phase === "applying" || cur.phase === "approved");
   if (fresh) {
-    const next: StepRun = {
-      ...cur,
-      phase: "applied",
-      appliedAtMs: now,
-      appliedBy: "bot",
-      previous: event.previous,
-      verifyEndsAtMs: now + cur.checksTotal * cur.intervalMs,
-    };
-    return {
-      state: { ...state, current: next },
-      effects: [
-        update(cur.stepId, "applied", event.detail ?? "Applied. The first check follows."),
-        { type: "schedule-check", stepId: cur.stepId, delayMs: cur.intervalMs, checkIndex: 1 },
-        audit(state, now, "bot", event, "ok", event.detail ?? "applied"),
-      ],
-    };
+    return changeInPlace(
+      state,
+      { ...cur, phase: "applied", appliedBy: "bot", previous: event.previous },
+      now,
+      event.detail ?? "Applied. The first check follows.",
+      audit(state, now, "bot", event, "ok", event.detail ?? "applied"),
+    );
   }
   // The walk was stopped while the change was in flight: record what landed so it can be reverted.
   const idx = lastIndex(state.history, (r) => r.stepId === event.stepId && r.phase === "stopped");
@@ -338,48 +301,31 @@ const onApplyFailed: Handler<"apply-failed"> = (state, event, now) => {
 };
 
 const onDoneByHand: Handler<"done-by-hand"> = (state, event, now, ctx) => {
-  const cur = state.current;
-  const stale = staleButton(state, event.stepId, event.user, event, now);
-  if (stale || !cur) return stale ?? noCurrent(state, event, now, event.user);
-  const decision = canApprove(ctx.policy, event.user);
-  if (!decision.allowed)
-    return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+  const open = openProposal(state, event, now, ctx);
+  if (!open.ok) return open.result;
+  const cur = open.run;
   if (cur.phase !== "proposed" && cur.phase !== "failed") {
-    return refuse(
+    return alreadyHandled(
       state,
       now,
       event,
       event.user,
       `This step is ${cur.phase}; it cannot be marked done by hand now.`,
-      undefined,
-      "ignored",
     );
   }
-  const next: StepRun = {
-    ...cur,
-    phase: "done-by-hand",
-    appliedAtMs: now,
-    appliedBy: event.user,
-    failure: undefined,
-    verifyEndsAtMs: now + cur.checksTotal * cur.intervalMs,
-  };
-  return {
-    state: { ...state, current: next },
-    effects: [
-      update(cur.stepId, "done-by-hand", `Done by hand by <@${event.user}>. The first check follows.`),
-      { type: "schedule-check", stepId: cur.stepId, delayMs: cur.intervalMs, checkIndex: 1 },
-      audit(state, now, event.user, event, "ok", "marked done by hand"),
-    ],
-  };
+  return changeInPlace(
+    state,
+    { ...cur, phase: "done-by-hand", appliedBy: event.user, failure: undefined },
+    now,
+    `Done by hand by <@${event.user}>. The first check follows.`,
+    audit(state, now, event.user, event, "ok", "marked done by hand"),
+  );
 };
 
 const onSkip: Handler<"skip"> = (state, event, now, ctx) => {
-  const cur = state.current;
-  const stale = staleButton(state, event.stepId, event.user, event, now);
-  if (stale || !cur) return stale ?? noCurrent(state, event, now, event.user);
-  const decision = canApprove(ctx.policy, event.user);
-  if (!decision.allowed)
-    return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+  const open = openProposal(state, event, now, ctx);
+  if (!open.ok) return open.result;
+  const cur = open.run;
   if (cur.phase === "applying" || cur.phase === "approved") {
     return refuse(
       state,
@@ -390,8 +336,7 @@ const onSkip: Handler<"skip"> = (state, event, now, ctx) => {
       ErrorCode.ChangeInProgress,
     );
   }
-  const ended: StepRun = { ...cur, phase: "skipped", endedAtMs: now };
-  const base: WalkState = { ...state, current: undefined, history: [...state.history, ended] };
+  const base = retire(state, cur, "skipped", now);
   const effects: Effect[] = [
     update(cur.stepId, "skipped", `Skipped by <@${event.user}>.`),
     audit(state, now, event.user, event, "ok", `skipped ${cur.stepId}`),
@@ -400,9 +345,8 @@ const onSkip: Handler<"skip"> = (state, event, now, ctx) => {
 };
 
 const onStop: Handler<"stop"> = (state, event, now, ctx) => {
-  const decision = canApprove(ctx.policy, event.user);
-  if (!decision.allowed)
-    return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+  const denied = notPermitted(state, event, now, ctx);
+  if (denied) return denied;
   const cur = state.current;
   if (cur?.phase === "applying") {
     return refuse(
@@ -415,9 +359,7 @@ const onStop: Handler<"stop"> = (state, event, now, ctx) => {
     );
   }
   const effects: Effect[] = [];
-  const history = [...state.history];
   if (cur) {
-    history.push({ ...cur, phase: "stopped", endedAtMs: now });
     const kept = cur.appliedAtMs !== undefined ? " The change stays in place; use Revert to undo it." : "";
     effects.push(update(cur.stepId, "stopped", `Stopped by <@${event.user}>.${kept}`));
   }
@@ -425,7 +367,8 @@ const onStop: Handler<"stop"> = (state, event, now, ctx) => {
     { type: "walk-ended", outcome: "stopped", detail: `Stopped by <@${event.user}>.` },
     audit(state, now, event.user, event, "ok", "walk stopped"),
   );
-  return { state: { ...state, current: undefined, history, status: "stopped", endedAtMs: now }, effects };
+  const base = cur ? retire(state, cur, "stopped", now) : { ...state, current: undefined };
+  return { state: { ...base, status: "stopped", endedAtMs: now }, effects };
 };
 
 const onCheck: Handler<"check"> = (state, event, now, ctx) => {
@@ -452,15 +395,8 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
     endsAtMs: cur.verifyEndsAtMs,
   };
   if (event.result.recovered) {
-    const done: StepRun = { ...checked, phase: "recovered", endedAtMs: now };
     return {
-      state: {
-        ...state,
-        current: undefined,
-        history: [...state.history, done],
-        status: "resolved",
-        endedAtMs: now,
-      },
+      state: { ...retire(state, checked, "recovered", now), status: "resolved", endedAtMs: now },
       effects: [
         verification,
         update(cur.stepId, "recovered", "The writer is committing again."),
@@ -489,8 +425,7 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
       ],
     };
   }
-  const ended: StepRun = { ...checked, phase: "ineffective", endedAtMs: now };
-  const revertable = ended.previous !== undefined && isRevertable(ended);
+  const revertable = checked.previous !== undefined && isRevertable(checked);
   const effects: Effect[] = [
     verification,
     update(
@@ -500,14 +435,12 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
     ),
     audit(state, now, "bot", event, "ok", `${cur.stepId} ineffective after ${cur.checksTotal} checks`),
   ];
-  const base: WalkState = { ...state, current: undefined, history: [...state.history, ended] };
-  return moveOn(base, cur.stepId, "ineffective", effects, now, ctx);
+  return moveOn(retire(state, checked, "ineffective", now), cur.stepId, "ineffective", effects, now, ctx);
 };
 
 const onRevertRequested: Handler<"revert-requested"> = (state, event, now, ctx) => {
-  const decision = canApprove(ctx.policy, event.user);
-  if (!decision.allowed)
-    return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+  const denied = notPermitted(state, event, now, ctx);
+  if (denied) return denied;
   const idx = lastIndex(state.history, (r) => r.stepId === event.stepId);
   const run = state.history[idx];
   if (
@@ -520,14 +453,12 @@ const onRevertRequested: Handler<"revert-requested"> = (state, event, now, ctx) 
       run?.phase === "reverting" || run?.phase === "reverted"
         ? `already ${run.phase}`
         : "nothing the bot applied";
-    return refuse(
+    return alreadyHandled(
       state,
       now,
       event,
       event.user,
       `There is nothing to revert for ${event.stepId} (${why}).`,
-      undefined,
-      "ignored",
     );
   }
   const busy = inFlight(state);
@@ -564,7 +495,45 @@ const onReverted: Handler<"reverted"> = (state, event, now) => {
   };
 };
 
+const HANDLERS: { [T in WalkEvent["type"]]: Handler<T> } = {
+  propose: onPropose,
+  approve: onApprove,
+  "apply-started": onApplyStarted,
+  "apply-succeeded": onApplySucceeded,
+  "apply-failed": onApplyFailed,
+  "done-by-hand": onDoneByHand,
+  skip: onSkip,
+  stop: onStop,
+  check: onCheck,
+  "revert-requested": onRevertRequested,
+  reverted: onReverted,
+};
+
 // ---------------------------------------------------------------------------------------------
+
+/** The change is in place (by the bot or by hand): verification starts, first check one interval on. */
+function changeInPlace(
+  state: WalkState,
+  run: StepRun,
+  now: number,
+  note: string,
+  audited: Effect,
+): TransitionResult {
+  const next: StepRun = { ...run, appliedAtMs: now, verifyEndsAtMs: now + run.checksTotal * run.intervalMs };
+  return {
+    state: { ...state, current: next },
+    effects: [
+      update(next.stepId, next.phase, note),
+      { type: "schedule-check", stepId: next.stepId, delayMs: next.intervalMs, checkIndex: 1 },
+      audited,
+    ],
+  };
+}
+
+/** Ends a run with its final phase and moves it from current into the history. */
+function retire(state: WalkState, run: StepRun, phase: StepRun["phase"], now: number): WalkState {
+  return { ...state, current: undefined, history: [...state.history, { ...run, phase, endedAtMs: now }] };
+}
 
 /** After a skipped or ineffective step: offer the next untried step, or end the walk. */
 function moveOn(
@@ -652,6 +621,35 @@ function busyMessage(state: WalkState, busy: StepRun, now: number): string {
   return `One change at a time: ${busy.stepId} on ${state.table} is ${busy.phase}; its verification ends at ${clock(ends)}. Decide on the next step after that.`;
 }
 
+type ButtonEvent = EventOf<"approve" | "done-by-hand" | "skip">;
+
+/** The checks every button on a proposal shares: its step is current, and the user may decide. */
+function openProposal(
+  state: WalkState,
+  event: ButtonEvent,
+  now: number,
+  ctx: MachineContext,
+): { ok: true; run: StepRun } | { ok: false; result: TransitionResult } {
+  const cur = state.current;
+  const stale = staleButton(state, event.stepId, event.user, event, now);
+  if (stale || !cur) return { ok: false, result: stale ?? noCurrent(state, event, now, event.user) };
+  const denied = notPermitted(state, event, now, ctx);
+  if (denied) return { ok: false, result: denied };
+  return { ok: true, run: cur };
+}
+
+/** The refusal for a user outside the table's approvers, or undefined when they may decide. */
+function notPermitted(
+  state: WalkState,
+  event: WalkEvent & { user: string },
+  now: number,
+  ctx: MachineContext,
+): TransitionResult | undefined {
+  const decision = canApprove(ctx.policy, event.user);
+  if (decision.allowed) return undefined;
+  return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+}
+
 /** Refuses buttons of another step (an older proposal, or one posted while a change is in flight). */
 function staleButton(
   state: WalkState,
@@ -666,42 +664,30 @@ function staleButton(
     return refuse(state, now, event, user, busyMessage(state, busy, now), ErrorCode.ChangeInProgress);
   }
   if (cur && cur.stepId !== stepId) {
-    return refuse(
+    return alreadyHandled(
       state,
       now,
       event,
       user,
       `This proposal is out of date; the current step is ${cur.stepId}. Use the latest proposal in the thread.`,
-      undefined,
-      "ignored",
     );
   }
   return undefined;
 }
 
 function noCurrent(state: WalkState, event: WalkEvent, now: number, user: string): TransitionResult {
-  return refuse(
-    state,
-    now,
-    event,
-    user,
-    "There is no open proposal for this table right now.",
-    undefined,
-    "ignored",
-  );
+  return alreadyHandled(state, now, event, user, "There is no open proposal for this table right now.");
 }
 
 function walkOver(state: WalkState, event: WalkEvent, now: number): TransitionResult {
   const user = "user" in event ? event.user : undefined;
   if (!user) return ignored(state, now, event, "bot", `the walk is ${state.status}`);
-  return refuse(
+  return alreadyHandled(
     state,
     now,
     event,
     user,
     `The playbook for ${state.table} has ended (${state.status}). Run /iceberg diagnose ${state.table} to start again.`,
-    undefined,
-    "ignored",
   );
 }
 
@@ -718,6 +704,17 @@ function refuse(
     state,
     effects: [ephemeral(user, text, code), audit(state, now, user, event, outcome, text)],
   };
+}
+
+/** Tells the user why nothing happens; audited as ignored, since the request was already dealt with. */
+function alreadyHandled(
+  state: WalkState,
+  now: number,
+  event: WalkEvent,
+  user: string,
+  text: string,
+): TransitionResult {
+  return refuse(state, now, event, user, text, undefined, "ignored");
 }
 
 function ignored(

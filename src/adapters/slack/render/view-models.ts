@@ -2,21 +2,12 @@
 // as epoch milliseconds, the report) and no Slack formatting; the renderers own every word.
 
 import type { StepId } from "../../../core/ids.js";
+import type { IncidentState } from "../../../core/incident/model.js";
 import type { AuditReport, Change, NextStep, Report } from "../../../core/report/schema.js";
 
+// The status card shows the incident's own states; the core owns the list.
+export { INCIDENT_STATES, type IncidentState } from "../../../core/incident/model.js";
 export type { AuditReport, Report };
-
-export const INCIDENT_STATES = [
-  "open",
-  "diagnosing",
-  "awaiting-approval",
-  "applying",
-  "verifying",
-  "resolved",
-  "stalled",
-  "stopped",
-] as const;
-export type IncidentState = (typeof INCIDENT_STATES)[number];
 
 /** The root message of an incident thread, edited in place as the incident moves. */
 export interface StatusCardView {
