@@ -14,12 +14,16 @@ interface Pending<T> {
 
 export type AddJob<T> = (name: string, data: T, opts?: JobsOptions) => Promise<Job<T>>;
 
+/** Small enough that one flush never holds the event loop long (acks wait behind it). */
+const MAX_BATCH = 25;
+
 export function batchedAdd<T>(queue: Queue<T>): AddJob<T> {
   let pending: Pending<T>[] = [];
 
   const flush = async () => {
-    const batch = pending;
-    pending = [];
+    const batch = pending.slice(0, MAX_BATCH);
+    pending = pending.slice(MAX_BATCH);
+    if (pending.length > 0) setImmediate(flush);
     try {
       // Queue<T>'s addBulk typing ties names to T's generics; the items are exactly what add takes.
       const jobs = (await queue.addBulk(
