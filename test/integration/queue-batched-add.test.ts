@@ -41,6 +41,19 @@ describe("batchedAdd", () => {
     expect(await queue.count()).toBe(25);
   });
 
+  it("splits a large burst into bounded batches so one flush never holds the event loop long", async () => {
+    const { queue, add } = setUp();
+    const bulkCalls: number[] = [];
+    const realAddBulk = queue.addBulk.bind(queue);
+    queue.addBulk = async (jobs) => {
+      bulkCalls.push(jobs.length);
+      return realAddBulk(jobs);
+    };
+    await Promise.all(Array.from({ length: 60 }, (_, n) => add("diagnose", { n }, { jobId: `burst-${n}` })));
+    expect(bulkCalls).toEqual([25, 25, 10]);
+    expect(await queue.count()).toBe(60);
+  });
+
   it("keeps one job for a duplicate id, within a batch and across batches", async () => {
     const { queue, add } = setUp();
     await Promise.all([
