@@ -25,6 +25,13 @@ const routes: Record<string, Route> = {
     for (let i = 0; i < 20; i++) res.write("y".repeat(1_000));
     res.end();
   },
+  "/split-utf8": (_req, res) => {
+    // A multi-byte character split across two writes must decode as one.
+    const bytes = Buffer.from('{"note":"naïve → ünïcode"}', "utf8");
+    res.writeHead(200, { "content-type": "application/json", "content-length": String(bytes.length) });
+    res.write(bytes.subarray(0, 12));
+    setTimeout(() => res.end(bytes.subarray(12)), 10);
+  },
   "/cut": (req, res) => {
     res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
     res.write('{"value": ');
@@ -83,6 +90,15 @@ async function codedFailure(pending: Promise<unknown>): Promise<CodedError> {
 }
 
 describe("http request layer", () => {
+  it("reads whole bodies with and without a declared length, multi-byte text intact", async () => {
+    const declared = await sendRaw(opts(), { url: `${base}/big-declared` });
+    expect(declared.body).toBe("x".repeat(10_000));
+    const streamed = await sendRaw(opts(), { url: `${base}/big-streamed` });
+    expect(streamed.body).toBe("y".repeat(20_000));
+    const split = await sendRaw(opts(), { url: `${base}/split-utf8` });
+    expect(split.body).toBe('{"note":"naïve → ünïcode"}');
+  });
+
   it("parses JSON through a schema", async () => {
     const body = await sendJson(opts(), { url: `${base}/ok` }, z.object({ value: z.number() }));
     expect(body.value).toBe(42);

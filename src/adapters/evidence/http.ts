@@ -105,21 +105,19 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
       discard(response.body);
       throw tooLarge(where, maxBytes);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // With a declared length the body is copied into one buffer as it arrives, so large table
+    // metadata is never held twice (chunks plus their concatenation) before it is decoded.
+    const collected = new BodyCollector(Number.isFinite(declared) ? declared : undefined);
     for await (const chunk of response.body) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > maxBytes) {
+      if (collected.add(chunk as Buffer) > maxBytes) {
         discard(response.body);
         throw tooLarge(where, maxBytes);
       }
-      chunks.push(buffer);
     }
     return {
       status: response.statusCode,
       headers: flattenHeaders(response.headers),
-      body: Buffer.concat(chunks).toString("utf8"),
+      body: collected.text(),
       path: url.pathname,
       method,
     };
@@ -307,4 +305,34 @@ export function buildUrl(
     for (const item of typeof value === "string" ? [value] : value) url.searchParams.append(key, item);
   }
   return url;
+}
+
+class BodyCollector {
+  private buffer: Buffer | undefined;
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(declaredLength: number | undefined) {
+    if (declaredLength !== undefined && declaredLength > 0) this.buffer = Buffer.allocUnsafe(declaredLength);
+  }
+
+  /** Adds a chunk and returns the size so far. */
+  add(chunk: Buffer): number {
+    if (this.buffer && this.size + chunk.length <= this.buffer.length) chunk.copy(this.buffer, this.size);
+    else {
+      // More than was declared: keep the rest as chunks and let text() join them.
+      if (this.buffer) {
+        this.chunks.push(this.buffer.subarray(0, this.size));
+        this.buffer = undefined;
+      }
+      this.chunks.push(chunk);
+    }
+    this.size += chunk.length;
+    return this.size;
+  }
+
+  text(): string {
+    if (this.buffer) return this.buffer.toString("utf8", 0, this.size);
+    return Buffer.concat(this.chunks, this.size).toString("utf8");
+  }
 }
