@@ -14,21 +14,26 @@ import {
   type QueueNames,
   startWorkers,
 } from "./adapters/queue/queues.js";
+import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
+import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
+import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
+import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
+import { Remediation, type RemediationDeps } from "./services/remediation.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -50,6 +55,12 @@ export interface BotOptions {
   log?: Logger;
   now?: () => number;
   webhookBodyLimitBytes?: number;
+  /** Where the playbooks are read from (default playbooks/ at the package root). */
+  playbooksDir?: string;
+  /** Follow-up pacing and test seams for guided remediation. */
+  remediation?: Partial<
+    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
+  >;
 }
 
 export interface Bot {
@@ -62,6 +73,7 @@ export interface Bot {
   claims: Claims;
   redis: Redis;
   log: Logger;
+  remediation: Remediation;
   stop(): Promise<void>;
 }
 
@@ -75,6 +87,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       hint: "Set it from the app's Basic Information page, or set SLACK_APP_TOKEN to use Socket Mode.",
     });
   }
+  // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
+  const playbooks = await loadPlaybooks(options.playbooksDir);
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
   const queueRedis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
@@ -92,13 +106,40 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
   const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
 
+  const client = createSlackClient({
+    token: config.slack.botToken,
+    apiUrl: config.slack.apiUrl,
+    logger: boltLogger(log),
+  });
+  const remediationQueueName = options.queueNames?.diagnose
+    ? `${options.queueNames.diagnose}-remediation`
+    : undefined;
+  const remediationQueue = createRemediationQueue({
+    connection: queueRedis,
+    prefix: queues.prefix,
+    name: remediationQueueName,
+    backoffMs: options.backoffMs,
+  });
+  const remediation = new Remediation({
+    walks: new WalkStore(redis, options.namespace),
+    audit: new AuditTrail(redis, store.keys),
+    store,
+    claims,
+    slackQueue: queues,
+    jobs: remediationQueue,
+    slack: client,
+    playbooks,
+    bot: config.bot,
+    ports,
+    now,
+    log,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    ...options.remediation,
+  });
+
   let workers: BotWorkers | undefined;
+  let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
   if (role !== "serve") {
-    const client = createSlackClient({
-      token: config.slack.botToken,
-      apiUrl: config.slack.apiUrl,
-      logger: boltLogger(log),
-    });
     // Loaded on first use: a serve-only process never needs the evidence stack.
     const diagnose: DiagnoseFn =
       options.diagnose ??
@@ -115,6 +156,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       audit,
       sourceTimeoutMs: config.sourceTimeoutMs,
       knownTables,
+      remediation,
     };
     const slackDeps = {
       client,
@@ -149,6 +191,23 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
+  if (role !== "serve") {
+    remediationWorker = startRemediationWorker(
+      {
+        connection: queueRedis,
+        prefix: queues.prefix,
+        name: remediationQueueName,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
+        onFailed: (job, error) => {
+          metrics.jobOutcomes.inc({ queue: "remediation", outcome: "failed" });
+          log.warn({ queue: "remediation", job: job?.id, err: error.message }, "job failed");
+        },
+      },
+      (job) => remediation.runJob(job),
+    );
+  }
+
   let app: BotApp | undefined;
   let port: number | undefined;
   if (role !== "worker") {
@@ -164,6 +223,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       metrics,
       log,
       now,
+      remediation,
       pingRedis: () => redis.ping(),
       acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
     });
@@ -176,12 +236,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     stopping ??= (async () => {
       await app?.stop();
       await workers?.close();
+      await remediationWorker?.close();
       await queues.close();
+      await remediationQueue.close();
       await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
     })();
     return stopping;
   };
-  return { port, app, queues, workers, store, claims, redis, log, stop };
+  return { port, app, queues, workers, store, claims, redis, log, remediation, stop };
 }
 
 /** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { type Env, loadConfig } from "../config.js";
 import { type Bot, startBot } from "../main.js";
+import { approveStep, findButton } from "../services/remediation-demo.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
@@ -26,6 +27,10 @@ export interface DemoOptions {
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
+/** The on-call engineer who approves the step in the demo. */
+export const DEMO_APPROVER = "U0DEMOONCALL";
+/** The follow-up interval the demo uses instead of BOT_CONFIG's five minutes. */
+const DEMO_FOLLOW_UP_MS = 500;
 
 /** Exit codes as the CLI uses them: 0 done, 2 cannot run (no Redis), 1 the demo failed. */
 export type DemoResult = 0 | 1 | 2;
@@ -39,7 +44,10 @@ interface DemoContext {
   standIn?: SlackStandIn;
   bot?: Bot;
   webhookToken: string;
+  signingSecret: string;
   namespace: string;
+  /** False when the proposed step is one a person carries out (no Apply button). */
+  canApply?: boolean;
   rootTs?: string;
   cleanups: Array<() => Promise<void>>;
 }
@@ -65,7 +73,7 @@ const STEPS: DemoStep[] = [
       const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
       const config = loadConfig({
         SLACK_BOT_TOKEN: "xoxb-stand-in",
-        SLACK_SIGNING_SECRET: randomBytes(16).toString("hex"),
+        SLACK_SIGNING_SECRET: ctx.signingSecret,
         SLACK_API_URL: standIn!.apiUrl,
         REDIS_URL: ctx.redisUrl,
         ICEBERG_CATALOG_URL: lakehouse!.urls.catalog,
@@ -74,7 +82,7 @@ const STEPS: DemoStep[] = [
         PROMETHEUS_URL: lakehouse!.urls.prometheus,
         ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
         INCIDENT_CHANNEL: DEMO_CHANNEL,
-        BOT_CONFIG: `tables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n`,
+        BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n`,
         PORT: "0",
         LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
       });
@@ -82,6 +90,7 @@ const STEPS: DemoStep[] = [
         namespace: ctx.namespace,
         queuePrefix: `{${ctx.namespace}}`,
         now: () => lakehouse!.clock.now(),
+        remediation: { followUpIntervalMs: DEMO_FOLLOW_UP_MS },
       });
       const bot = ctx.bot;
       ctx.cleanups.push(async () => {
@@ -122,6 +131,74 @@ const STEPS: DemoStep[] = [
     },
   },
   {
+    title: "wait for the proposed step",
+    async run(ctx) {
+      await until(
+        ctx,
+        () => findButton(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, "playbook_done"),
+        "a proposal",
+      );
+      ctx.canApply = findButton(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, "playbook_apply") !== undefined;
+      if (!ctx.canApply)
+        say(ctx, "    (the step is one a person carries out; the demo stops at the proposal)");
+    },
+  },
+  {
+    title: `approve it as <@${DEMO_APPROVER}> (Apply, then the form; signed requests into Bolt)`,
+    async run(ctx) {
+      if (!ctx.canApply) return;
+      await approveStep(
+        {
+          botUrl: `http://127.0.0.1:${ctx.bot!.port}/slack/events`,
+          signingSecret: ctx.signingSecret,
+          standIn: ctx.standIn!,
+          channel: DEMO_CHANNEL,
+          user: DEMO_APPROVER,
+        },
+        ctx.rootTs!,
+        "Spark backfill keeps winning the commit race; more retries should let the writer through",
+      );
+    },
+  },
+  {
+    title: "the simulated catalog takes the commit; six simulated minutes pass",
+    async run(ctx) {
+      if (!ctx.canApply) return;
+      const lakehouse = ctx.lakehouse!;
+      await until(
+        ctx,
+        () =>
+          lakehouse.requests.some(
+            (r) => r.service === "catalog" && r.method === "POST" && r.path.includes("/tables/"),
+          ),
+        "the catalog commit",
+      );
+      // Time moves only once the bot has recorded the change, so the writer's next snapshot is after it.
+      await until(
+        ctx,
+        () => JSON.stringify(ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)).includes("Applied by"),
+        "the change to be recorded",
+      );
+      lakehouse.advance(6 * 60_000);
+    },
+  },
+  {
+    title: "follow-up checks until the writer commits again",
+    async run(ctx) {
+      if (!ctx.canApply) return;
+      await until(
+        ctx,
+        () => {
+          const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+          return root !== undefined && /commits resumed/.test(root.text);
+        },
+        "the incident to resolve",
+      );
+      // Let the last message edits land before printing.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    },
+  },
+  {
     title: "print the thread",
     async run(ctx) {
       say(ctx, "");
@@ -131,6 +208,15 @@ const STEPS: DemoStep[] = [
   },
 ];
 
+/** Polls `probe` until it holds, within the demo's time budget. */
+async function until(ctx: DemoContext, probe: () => unknown, what: string): Promise<void> {
+  const deadline = Date.now() + (ctx.options.timeoutMs ?? 30_000);
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const scenario = loadScenario(options.scenario ?? "competing-appends");
   const ctx: DemoContext = {
@@ -139,6 +225,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     writerJobName: scenario.flink?.jobs[0]?.name,
     redisUrl: options.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     webhookToken: randomBytes(16).toString("hex"),
+    signingSecret: randomBytes(16).toString("hex"),
     namespace: `iceberg-bot-demo-${randomBytes(4).toString("hex")}`,
     cleanups: [],
   };

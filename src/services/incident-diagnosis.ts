@@ -7,6 +7,7 @@ import type { DiagnoseJob } from "../adapters/queue/jobs.js";
 import { tableSettings } from "../config.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../core/incident/model.js";
+import type { Report } from "../core/report/schema.js";
 import { CodedError, ErrorCode, isCodedError } from "../errors.js";
 import type { AuditFn, DiagnoseFn, IncidentDeps, TableRequest } from "./incident-deps.js";
 import type { EvidencePorts } from "./ports.js";
@@ -18,6 +19,8 @@ export interface DiagnosisDeps extends IncidentDeps {
   sourceTimeoutMs: number;
   /** Tables to suggest from when a name is unknown (config and catalog). */
   knownTables?: () => Promise<string[]>;
+  /** Puts the report's next step to the thread (guided remediation). */
+  remediation?: { proposeFromReport(incidentId: string, n: number, report: Report): Promise<void> };
 }
 
 export async function runDiagnoseJob(deps: DiagnosisDeps, job: DiagnoseJob, jobId: string): Promise<void> {
@@ -76,6 +79,7 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   );
   await deps.queues.enqueueSlack({ kind: "diagnosis", incidentId, n });
   await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+  await deps.remediation?.proposeFromReport(incidentId, n, report);
 }
 
 async function runCommand(

@@ -9,6 +9,7 @@ import { parseCommandText } from "../../core/incident/command-text.js";
 import type { AlertEvent } from "../../core/incident/model.js";
 import { ackFor, dispatchCommand } from "../../services/commands.js";
 import type { Enqueuer } from "../../services/incident-deps.js";
+import type { Remediation } from "../../services/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
 import { healthRoutes } from "../http/routes.js";
 import { createWebhookHandler } from "../intake/webhook.js";
@@ -16,6 +17,7 @@ import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { publishHome } from "./home.js";
+import { registerPlaybookListeners } from "./playbook-listeners.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import type { Renderers } from "./renderers.js";
 import { slackClientOptions } from "./web-client.js";
@@ -40,6 +42,8 @@ export interface BotAppOptions {
   log: Logger;
   pingRedis: () => Promise<unknown>;
   acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
+  /** Playbook buttons and the apply modal; without it they are only acknowledged. */
+  remediation?: Remediation;
   now?: () => number;
 }
 
@@ -150,12 +154,13 @@ export function createBotApp(options: BotAppOptions): BotApp {
     await publishHome({ client, store: options.store, render: options.render, now: now() }, event.user);
   });
 
-  // Playbook buttons and the apply modal get their behaviour in a later step; acking keeps
-  // Slack from showing an error meanwhile.
-  app.action(/.*/, async ({ ack }) => {
+  if (options.remediation) registerPlaybookListeners(app, options.remediation, log);
+  // Anything else (a button of a future version, say) is acknowledged so Slack shows no error.
+  const ours = options.remediation !== undefined;
+  app.action(ours ? /^(?!playbook_)/ : /.*/, async ({ ack }) => {
     await ack();
   });
-  app.view(/.*/, async ({ ack }) => {
+  app.view(ours ? /^(?!playbook_apply_modal$)/ : /.*/, async ({ ack }) => {
     await ack();
   });
 

@@ -2,10 +2,11 @@
 // the thread, notes, command results and ephemeral replies. Every thread message goes through a
 // claim so two processes, or a job that runs twice, never post it twice.
 
-import { ROOT_CAUSE_IDS } from "../../core/ids.js";
+import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import { readCardSummary } from "../../services/remediation-views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
@@ -111,6 +112,9 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
   else if (incident.state === "awaiting-approval" && report?.nextStep)
     nowLine = `next step: "${report.nextStep.summary}"`;
+  // The playbook walk, when one runs, says what happens now (approval, applying, check n of m).
+  const walk = readCardSummary(incident.walk);
+  if (walk?.nowLine !== undefined) nowLine = walk.nowLine;
   if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
     nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
   }
@@ -123,6 +127,9 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
     openedAtMs: incident.openedAt,
     stalledSinceMs: report ? lastWriterCommitMs(report) : undefined,
     nowMs: now,
+    ...(walk?.step ? { step: walk.step } : {}),
+    ...(walk?.check ? { check: walk.check } : {}),
+    ...(walk?.resolution && incident.state === "resolved" ? { resolution: walk.resolution } : {}),
   };
 }
 
@@ -252,6 +259,9 @@ async function ephemeralMessage(deps: SlackJobDeps, reply: EphemeralReply): Prom
         actor: row.actor ?? "bot",
         action: row.action ?? "note",
         detail: row.detail,
+        ...((STEP_IDS as readonly string[]).includes(row.stepId ?? "")
+          ? { stepId: row.stepId as StepId }
+          : {}),
       }));
       return deps.render.history({ table: reply.table, entries });
     }
