@@ -20,6 +20,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(value / DAY)} d${hours === 0 ? "" : ` ${hours} h`}`;
 }
 
+/** An interval people chose (follow-up cadence): exact seconds below a minute, else as formatDuration. */
+export function formatInterval(ms: number): string {
+  return ms < MINUTE ? `${Math.max(1, Math.round(ms / 1000))} s` : formatDuration(ms);
+}
+
 /** "09:12 UTC". */
 export function formatUtcTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(11, 16)} UTC`;

@@ -5,7 +5,7 @@ import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { formatDuration, formatUtcTime } from "./format.js";
+import { formatInterval, formatUtcTime } from "./format.js";
 import { mention, STEP_TITLES } from "./labels.js";
 import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import type {
@@ -73,8 +73,8 @@ function stepHeading(view: ProposalView): string {
 function verificationText(view: ProposalView): string {
   const { checks, intervalSeconds, signal } = view.verification;
   const what = signal === undefined ? "the writer's snapshots resume" : escapeMrkdwn(signal);
-  const span = formatDuration(checks * intervalSeconds * 1000);
-  return `*How we'll know:* ${what}; checked ${checks} times, every ${formatDuration(intervalSeconds * 1000)} (up to ${span}).`;
+  const span = formatInterval(checks * intervalSeconds * 1000);
+  return `*How we'll know:* ${what}; checked ${checks} times, every ${formatInterval(intervalSeconds * 1000)} (up to ${span}).`;
 }
 
 export function renderProposal(view: ProposalView): SlackMessage {
