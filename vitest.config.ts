@@ -8,5 +8,6 @@ export default defineConfig({
     // Integration suites start loopback servers and talk to one Redis; a few files at once is plenty.
     maxWorkers: 2,
     globalSetup: ["test/global-setup.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
