@@ -5,7 +5,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -17,6 +16,7 @@ import { loadScenario } from "../sim/scenarios.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { transcript } from "../sim/slack/transcript.js";
 import type { SlackStandIn } from "../sim/slack/types.js";
+import { freePort } from "../util/free-port.js";
 
 export interface DemoOptions {
   scenario?: string;
@@ -296,18 +296,6 @@ async function pings(url: string): Promise<boolean> {
   } finally {
     client.disconnect();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function deleteNamespace(url: string, namespace: string): Promise<void> {

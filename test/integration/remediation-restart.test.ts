@@ -1,28 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../src/util/free-port.js";
 import { ALICE, CHANNEL, type ServiceHarness, startServiceHarness, until } from "./remediation-harness.js";
 
 // A private redis-server with AOF on a temporary dir, shut down and started again on the same dir.
 const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-aof-"));
 let child: ChildProcess | undefined;
 let port = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const found = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(found));
-    });
-  });
-}
 
 async function startRedis(): Promise<void> {
   child = spawn(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { exactId, recordExactIds, withExactIds } from "../../src/adapters/evidence/exact-ids.js";
 import { protectSnapshotIds } from "../../src/adapters/evidence/snapshot-ids.js";
 
 describe("protectSnapshotIds", () => {
@@ -41,5 +42,34 @@ describe("protectSnapshotIds on large bodies", () => {
   it("returns the body untouched when no id needs quoting", () => {
     const text = '{"current-snapshot-id":-1,"snapshots":[]}';
     expect(protectSnapshotIds(text)).toBe(text);
+  });
+});
+
+describe("exact ids recorded while a body passes through", () => {
+  it("maps the rounded numbers JSON.parse produces back to the exact digits", async () => {
+    const text =
+      '{"current-snapshot-id":3497810964824022504,"snapshots":[{"snapshot-id":9223372036854775807}]}';
+    const ids = await withExactIds(async () => {
+      expect(recordExactIds(text)).toBe(true);
+      const parsed = JSON.parse(text) as {
+        "current-snapshot-id": number;
+        snapshots: { "snapshot-id": number }[];
+      };
+      return [exactId(parsed["current-snapshot-id"]), exactId(parsed.snapshots[0]?.["snapshot-id"] ?? 0)];
+    });
+    expect(ids).toEqual(["3497810964824022504", "9223372036854775807"]);
+  });
+
+  it("refuses when two ids round to the same number, so the caller quotes them instead", async () => {
+    const text = '{"snapshots":[{"snapshot-id":9007199254740993},{"snapshot-id":9007199254740992}]}';
+    const recorded = await withExactIds(async () => recordExactIds(text));
+    expect(recorded).toBe(false);
+    const quoted = JSON.parse(protectSnapshotIds(text)) as { snapshots: { "snapshot-id": string }[] };
+    expect(quoted.snapshots.map((s) => s["snapshot-id"])).toEqual(["9007199254740993", "9007199254740992"]);
+  });
+
+  it("records nothing outside a catalog call's scope", () => {
+    expect(recordExactIds('{"snapshot-id":9223372036854775807}')).toBe(false);
+    expect(exactId(42)).toBe("42");
   });
 });

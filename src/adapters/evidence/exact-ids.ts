@@ -5,9 +5,8 @@
 // catalog call, so concurrent loads never see each other's ids.
 
 import { AsyncLocalStorage } from "node:async_hooks";
+import { forEachLongId } from "./long-ids.js";
 
-const KEY_SUFFIX = 'snapshot-id"';
-const LONG_DIGITS = 16;
 const scope = new AsyncLocalStorage<Map<number, string>>();
 
 /** Runs one catalog call with its own id map; ids read inside it resolve exactly. */
@@ -23,43 +22,19 @@ export function withExactIds<T>(run: () => Promise<T>): Promise<T> {
 export function recordExactIds(json: string): boolean {
   const ids = scope.getStore();
   if (!ids) return false;
-  let hit = json.indexOf(KEY_SUFFIX);
-  while (hit !== -1) {
-    let at = skipSpace(json, hit + KEY_SUFFIX.length);
-    if (json.charCodeAt(at) === COLON) {
-      const start = skipSpace(json, at + 1);
-      at = json.charCodeAt(start) === MINUS ? start + 1 : start;
-      while (isDigit(json.charCodeAt(at))) at++;
-      if (at - start >= LONG_DIGITS) {
-        const digits = json.slice(start, at);
-        const rounded = Number(digits);
-        const known = ids.get(rounded);
-        if (known !== undefined && known !== digits) return false;
-        ids.set(rounded, digits);
-      }
-    }
-    hit = json.indexOf(KEY_SUFFIX, at);
-  }
-  return true;
+  let consistent = true;
+  forEachLongId(json, (start, end) => {
+    const digits = json.slice(start, end);
+    const rounded = Number(digits);
+    const known = ids.get(rounded);
+    if (known !== undefined && known !== digits) consistent = false;
+    else ids.set(rounded, digits);
+    return consistent;
+  });
+  return consistent;
 }
 
 /** The exact id for a parsed number: the recorded digits, or the number itself when it is small. */
 export function exactId(value: number): string {
   return scope.getStore()?.get(value) ?? String(value);
-}
-
-const COLON = 58;
-const MINUS = 45;
-
-function skipSpace(json: string, from: number): number {
-  let at = from;
-  for (;;) {
-    const c = json.charCodeAt(at);
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return at;
-    at++;
-  }
-}
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
 }
