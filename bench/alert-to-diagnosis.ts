@@ -103,8 +103,11 @@ async function alertToDiagnosis(bench: BenchBots): Promise<number[]> {
   const latencies: number[] = [];
   const bot = bench.bots[0]!;
   for (let i = 0; i < RUNS; i++) {
-    const replies = () => bench.standIn.messages(CHANNEL).filter((m) => m.thread_ts).length;
-    const before = replies();
+    // The first reply in a thread that did not exist before this alert is its diagnosis (earlier
+    // incidents keep posting their proposals, so a plain reply count would be fooled).
+    const messages = () => bench.standIn.messages(CHANNEL);
+    const oldRoots = new Set(messages().map((m) => m.ts));
+    const diagnosed = () => messages().some((m) => m.thread_ts !== undefined && !oldRoots.has(m.thread_ts));
     latencies.push(
       await timed(async () => {
         const response = await fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
@@ -114,7 +117,7 @@ async function alertToDiagnosis(bench: BenchBots): Promise<number[]> {
         });
         if (response.status !== 202) throw new Error(`webhook answered ${response.status}`);
         const deadline = Date.now() + 30_000;
-        while (replies() === before) {
+        while (!diagnosed()) {
           if (Date.now() > deadline) throw new Error("no diagnosis was posted within 30 s");
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
