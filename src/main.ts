@@ -215,7 +215,6 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       slack: config.slack,
       alertWebhookToken: config.alertWebhookToken,
       webhookBodyLimitBytes: options.webhookBodyLimitBytes,
-      routesPort: options.port ?? config.port,
       queues,
       store,
       claims,

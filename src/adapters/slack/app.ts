@@ -11,6 +11,7 @@ import { ackFor, dispatchCommand } from "../../services/commands.js";
 import type { Enqueuer } from "../../services/incident-deps.js";
 import type { Remediation } from "../../services/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
+import { type RouteServer, serveRoutes } from "../http/route-server.js";
 import { healthRoutes } from "../http/routes.js";
 import { createWebhookHandler } from "../intake/webhook.js";
 import type { Claims } from "../store/claims.js";
@@ -32,8 +33,6 @@ export interface BotAppOptions {
   };
   alertWebhookToken?: string;
   webhookBodyLimitBytes?: number;
-  /** Socket Mode serves the webhook and health routes on this port. */
-  routesPort?: number;
   queues: Enqueuer;
   store: IncidentStore;
   claims: Claims;
@@ -88,11 +87,13 @@ export function createBotApp(options: BotAppOptions): BotApp {
   let httpReceiver: HTTPReceiver | undefined;
   let socketReceiver: SocketModeReceiver | undefined;
   if (options.slack.mode === "socket") {
+    // The routes are served by serveRoutes in start(), not by the receiver (see route-server.ts).
     socketReceiver = new SocketModeReceiver({
       appToken: options.slack.appToken ?? "",
-      customRoutes,
       logger,
-      installerOptions: { port: options.routesPort ?? 3000 },
+      // Without this, apps.connections.open would go to slack.com whatever SLACK_API_URL says.
+      // Only the URL: the client's own long retry schedule suits a connection that must come back.
+      installerOptions: { clientOptions: { slackApiUrl: options.slack.apiUrl } },
     });
     receiver = socketReceiver;
   } else {
@@ -168,6 +169,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     log.error({ err: error }, "slack listener failed");
   });
 
+  let routeServer: RouteServer | undefined;
   return {
     app,
     async start(port) {
@@ -176,11 +178,20 @@ export function createBotApp(options: BotAppOptions): BotApp {
         const address = server.address();
         return { port: typeof address === "object" && address ? address.port : port };
       }
-      await socketReceiver?.start();
-      return { port };
+      routeServer = await serveRoutes(customRoutes, port);
+      try {
+        await socketReceiver?.start();
+      } catch (error) {
+        await routeServer.close();
+        throw error;
+      }
+      return { port: routeServer.port };
     },
     async stop() {
+      // The receiver's stop() does not wait for the close handshake; the client's disconnect() does.
+      await socketReceiver?.client.disconnect().catch(() => {});
       await app.stop().catch(() => {});
+      await routeServer?.close();
     },
   };
 }

@@ -9,6 +9,7 @@ import { checkBlocks } from "./block-rules.js";
 import { MessageStore } from "./message-store.js";
 import { ApiError, METHODS, type MethodContext } from "./methods.js";
 import { BodyError, decodeArgs, readBody } from "./request.js";
+import { createSocketModeHub } from "./socket-mode.js";
 import type {
   RecordedCall,
   RecordedResponse,
@@ -23,6 +24,7 @@ export type {
   RecordedResponse,
   SlackStandIn,
   SlackStandInOptions,
+  SocketModeStandIn,
   StandInFault,
   StoredMessage,
 } from "./types.js";
@@ -71,6 +73,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}/`;
+  const socketMode = createSocketModeHub(baseUrl);
+  server.on("upgrade", (request, socket, head) => socketMode.handleUpgrade(request, socket, head));
 
   const ctx: MethodContext = {
     store,
@@ -130,6 +134,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (fault !== undefined) return fault;
     const given = headerToken ?? (typeof args.token === "string" ? args.token : undefined);
     if (given === undefined || given === "") return { status: 200, body: { ok: false, error: "not_authed" } };
+    if (method === "apps.connections.open") return openConnection(given);
     if (given !== token) return { status: 200, body: { ok: false, error: "invalid_auth" } };
     const handler = METHODS[method];
     if (handler === undefined) return { status: 200, body: { ok: false, error: "unknown_method" } };
@@ -141,6 +146,16 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (error.messages.length > 0) body.response_metadata = { messages: error.messages };
       return { status: 200, body };
     }
+  }
+
+  // Only an app-level token may open a Socket Mode connection; a bot token is the wrong kind.
+  function openConnection(given: string): Reply {
+    if (!given.startsWith("xapp-"))
+      return { status: 200, body: { ok: false, error: "not_allowed_token_type" } };
+    if (options.appToken !== undefined && given !== options.appToken) {
+      return { status: 200, body: { ok: false, error: "invalid_auth" } };
+    }
+    return { status: 200, body: { ok: true, url: socketMode.openUrl() } };
   }
 
   function takeFault(method: string): Reply | undefined {
@@ -234,7 +249,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         check();
       });
     },
+    socketMode: {
+      connected: socketMode.connected,
+      waitForConnection: socketMode.waitForConnection,
+      send: socketMode.send,
+      disconnect: socketMode.disconnect,
+    },
     close(): Promise<void> {
+      // Upgraded sockets are no longer the HTTP server's: close() would wait on them forever.
+      socketMode.closeAll();
       return new Promise((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();

@@ -69,6 +69,26 @@ export interface SlackStandInOptions {
   firstTsSeconds?: number;
   /** Clock for RecordedCall.atMs (default Date.now). */
   now?: () => number;
+  /** The app-level token apps.connections.open accepts; absent, any xapp- token is accepted. */
+  appToken?: string;
+}
+
+/** Slack's side of Socket Mode: the app connects after apps.connections.open. */
+export interface SocketModeStandIn {
+  connected(): boolean;
+  /** Resolves once a client has received `hello`; rejects after timeoutMs (default 5000). */
+  waitForConnection(timeoutMs?: number): Promise<void>;
+  /**
+   * Sends an envelope (type e.g. "slash_commands", "interactive", "events_api") to the connected
+   * app and resolves with the payload of its ack; rejects if no ack comes in timeoutMs (default 5000).
+   */
+  send(
+    type: string,
+    payload: Record<string, unknown>,
+    options?: { timeoutMs?: number },
+  ): Promise<Record<string, unknown>>;
+  /** Sends Slack's `disconnect` message, asking the app to reconnect. */
+  disconnect(reason?: string): void;
 }
 
 export interface SlackStandIn {
@@ -91,5 +111,6 @@ export interface SlackStandIn {
    * rejects after timeoutMs (default 5000) saying what it waited for.
    */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  socketMode: SocketModeStandIn;
   close(): Promise<void>;
 }
