@@ -4,11 +4,11 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { loadConfig } from "../src/config.js";
-import type { Report } from "../src/core/report/schema.js";
 import { type Bot, type BotOptions, startBot } from "../src/main.js";
 import type { DiagnoseFn } from "../src/services/incident-deps.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../src/sim/slack/types.js";
+import { fixtureReport } from "../test/integration/bot-harness.js";
 import { deleteKeysMatching, REDIS_URL } from "../test/support/redis.js";
 
 export { REDIS_URL };
@@ -146,29 +146,5 @@ export async function pooled(
 
 /** A fixed report so intake benchmarks measure the bot, not evidence gathering. */
 export const fixedDiagnose: DiagnoseFn = async (_ports, request, now) => ({
-  report: fixedReport(request.table, now()),
+  report: fixtureReport(request.table, now()),
 });
-
-function fixedReport(table: string, nowMs: number): Report {
-  return {
-    reportVersion: 1,
-    table,
-    generatedAt: new Date(nowMs).toISOString(),
-    verdict: "commit-conflict",
-    findings: [
-      {
-        id: "commit-conflict",
-        severity: "critical",
-        summary: `Commits to ${table} lose the race to another writer`,
-        evidence: [{ source: "flink", detail: "CommitFailedException, retries exhausted", data: {} }],
-      },
-    ],
-    nextStep: null,
-    sources: {
-      catalog: { status: "ok" },
-      flink: { status: "ok" },
-      connect: { status: "not-configured" },
-      prometheus: { status: "not-configured" },
-    },
-  };
-}

@@ -78,6 +78,26 @@ function threadRoot(args: Record<string, unknown>, channel: string, ctx: MethodC
   return parent.thread_ts ?? parent.ts;
 }
 
+/** Stores a posted message (ephemeral when `ephemeralUser` is given) in the channel or thread. */
+function addPosted(
+  args: Record<string, unknown>,
+  channel: string,
+  ctx: MethodContext,
+  ephemeralUser?: string,
+): StoredMessage {
+  const { text, blocks } = messageContents(args, true);
+  const thread_ts = threadRoot(args, channel, ctx);
+  return ctx.store.add({
+    channel,
+    ts: ctx.store.nextTs(),
+    ...(thread_ts === undefined ? {} : { thread_ts }),
+    text: text ?? "",
+    blocks: blocks ?? [],
+    user: ctx.botUserId,
+    ...(ephemeralUser === undefined ? {} : { ephemeralUser }),
+  });
+}
+
 function messageJson(message: StoredMessage, ctx: MethodContext): Record<string, unknown> {
   return {
     type: "message",
@@ -159,33 +179,14 @@ export const METHODS: Record<string, MethodHandler> = {
 
   "chat.postMessage": (args, ctx) => {
     const channel = requireChannel(args, ctx);
-    const { text, blocks } = messageContents(args, true);
-    const thread_ts = threadRoot(args, channel, ctx);
-    const message = ctx.store.add({
-      channel,
-      ts: ctx.store.nextTs(),
-      ...(thread_ts === undefined ? {} : { thread_ts }),
-      text: text ?? "",
-      blocks: blocks ?? [],
-      user: ctx.botUserId,
-    });
+    const message = addPosted(args, channel, ctx);
     return { ok: true, channel, ts: message.ts, message: messageJson(message, ctx) };
   },
 
   "chat.postEphemeral": (args, ctx) => {
     const channel = requireChannel(args, ctx);
     const user = requireString(args, "user");
-    const { text, blocks } = messageContents(args, true);
-    const thread_ts = threadRoot(args, channel, ctx);
-    const message = ctx.store.add({
-      channel,
-      ts: ctx.store.nextTs(),
-      ...(thread_ts === undefined ? {} : { thread_ts }),
-      text: text ?? "",
-      blocks: blocks ?? [],
-      user: ctx.botUserId,
-      ephemeralUser: user,
-    });
+    const message = addPosted(args, channel, ctx, user);
     return { ok: true, message_ts: message.ts };
   },
 
