@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
 import { createLogger } from "./adapters/log.js";
+import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -31,7 +32,6 @@ import { acceptAlerts } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
-import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
 
@@ -144,7 +144,9 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     const diagnose: DiagnoseFn =
       options.diagnose ??
       (async (p, request, clock) =>
-        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock));
+        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock, {
+          playbooks: playbooks.playbooks,
+        }));
     const audit: AuditFn =
       options.audit ??
       (async (p, request, clock) =>

@@ -11,6 +11,7 @@ import { AuditReportSchema, ReportSchema } from "../../src/core/report/schema.js
 import { investigate } from "../../src/services/investigate.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
+import { PLAYBOOKS } from "../support/playbooks.js";
 
 const running: Lakehouse[] = [];
 afterAll(async () => {
@@ -40,7 +41,7 @@ describe("scenario library", () => {
     const now = lakehouse.clock.now();
     const evidence = await investigate(ports, { table: scenario.table, timeoutMs: 5000 }, () => now);
 
-    const report = diagnose(evidence, now);
+    const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
     expect(ReportSchema.safeParse(report).success).toBe(true);
     const fired = report.findings.map((finding) => finding.id);
     const expected = scenario.expect;

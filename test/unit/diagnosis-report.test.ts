@@ -4,16 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
-import {
-  hotPartitionFilter,
-  pickStepId,
-  retryChanges,
-  STEP_PRIORITY,
-} from "../../src/core/diagnosis/next-step.js";
+import { hotPartitionFilter, pickStepId, STEP_PRIORITY } from "../../src/core/diagnosis/next-step.js";
 import { pickVerdict, VERDICT_PRIORITY } from "../../src/core/diagnosis/verdict.js";
 import type { Snapshot } from "../../src/core/evidence/model.js";
 import { type FindingId, STEP_IDS, TRIAGE_IDS } from "../../src/core/ids.js";
-import { ReportSchema } from "../../src/core/report/schema.js";
+import { proposeChange } from "../../src/core/playbook/change.js";
+import { type PropertyChange, ReportSchema } from "../../src/core/report/schema.js";
 import {
   BASE_LOCATION_MESSAGE,
   COMMIT_FAILED,
@@ -35,10 +31,18 @@ import {
   table,
   UNKNOWN_MESSAGE,
 } from "../support/evidence-builders.js";
+import { PLAYBOOKS } from "../support/playbooks.js";
 
 const ids = (...list: FindingId[]) => list.map((id) => ({ id }));
 const stalled = () => series(6 * HOUR, 55 * MIN, 5 * MIN);
 const conflictAt = (ago: number) => [{ ago, name: COMMIT_FAILED, message: BASE_LOCATION_MESSAGE }];
+
+/** The retry step's property changes, from the playbook definition every path uses. */
+function retryChanges(properties: Record<string, string>): PropertyChange[] {
+  const step = PLAYBOOKS.flatMap((p) => p.steps).find((s) => s.id === "raise-commit-retries")!;
+  const change = proposeChange(step, { table: "db.events", writer: "flink", properties });
+  return change?.kind === "table-properties" ? change.changes : [];
+}
 
 describe("verdict priority", () => {
   it("lists every triage id once", () => {
@@ -120,7 +124,7 @@ describe("next-step priority", () => {
 
 describe("diagnose", () => {
   it.each(HEALTHY_BASELINES)("a %s is healthy with no next step", (_name, build) => {
-    const report = diagnose(build(), NOW);
+    const report = diagnose(build(), NOW, { playbooks: PLAYBOOKS });
     expect(ReportSchema.parse(report).verdict).toBe("healthy");
     expect(report.nextStep).toBeNull();
     expect(report.generatedAt).toBe(new Date(NOW).toISOString());
@@ -133,7 +137,7 @@ describe("diagnose", () => {
       }),
       flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
     });
-    const report = ReportSchema.parse(diagnose(ev, NOW, { catalogName: "prod" }));
+    const report = ReportSchema.parse(diagnose(ev, NOW, { catalogName: "prod", playbooks: PLAYBOOKS }));
     expect(report.verdict).toBe("commit-conflict");
     expect(report.findings[0]!.id).toBe("commit-conflict");
     expect(report.findings.map((f) => f.id)).toContain("rewrite-in-window");
@@ -155,7 +159,7 @@ describe("diagnose", () => {
       }),
       flink: flinkJob({ exceptions: conflictAt(10 * MIN) }),
     });
-    const report = diagnose(ev, NOW);
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.nextStep?.id).toBe("raise-commit-retries");
     expect(report.nextStep?.change).toEqual({
       kind: "table-properties",
@@ -173,7 +177,7 @@ describe("diagnose", () => {
       table: table({ snapshots: series(6 * HOUR, 50 * MIN, 5 * MIN, { by: { connect: CONNECTOR } }) }),
       connect: connect({ taskState: "FAILED", trace: CONNECT_TERMINATED_TRACE, sinkVersion: "1.12.0" }),
     });
-    const report = diagnose(ev, NOW);
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.verdict).toBe("connect-coordinator-stopped");
     expect(report.nextStep?.change).toEqual({
       kind: "connector-restart",
@@ -195,7 +199,7 @@ describe("diagnose", () => {
         ],
       }),
     });
-    const report = diagnose(ev, NOW);
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.verdict).toBe("commit-state-unknown");
     expect(report.nextStep?.id).toBe("verify-unknown-commit");
     const change = report.nextStep!.change;
@@ -208,7 +212,7 @@ describe("diagnose", () => {
       flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
       unavailable: ["flink"],
     });
-    const report = ReportSchema.parse(diagnose(ev, NOW));
+    const report = ReportSchema.parse(diagnose(ev, NOW, { playbooks: PLAYBOOKS }));
     expect(report.sources.flink).toEqual({ status: "unavailable", error: "flink timed out after 5 s" });
     expect(report.sources.connect.status).toBe("not-configured");
     expect(report.findings.some((f) => f.evidence.some((e) => e.source === "flink"))).toBe(false);
@@ -250,7 +254,9 @@ describe("diagnose", () => {
     const tbl = table({ snapshots: [] });
     tbl.snapshots = snapshots;
     const report = ReportSchema.parse(
-      diagnose(evidence({ table: tbl, flink: flinkJob({ exceptions: conflictAt(0) }) }), NOW),
+      diagnose(evidence({ table: tbl, flink: flinkJob({ exceptions: conflictAt(0) }) }), NOW, {
+        playbooks: PLAYBOOKS,
+      }),
     );
     expect(report.findings.map((f) => f.id)).toEqual(
       expect.arrayContaining(["commit-conflict", "multiple-flink-jobs", "rewrite-in-window"]),

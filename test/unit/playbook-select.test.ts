@@ -1,31 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { FindingId } from "../../src/core/ids.js";
+import { renderTemplate } from "../../src/core/playbook/change.js";
 import { parsePlaybook } from "../../src/core/playbook/load.js";
 import type { Playbook, Step } from "../../src/core/playbook/schema.js";
-import { buildNextStep, renderTemplate, selectStep } from "../../src/core/playbook/select.js";
+import { buildNextStep } from "../../src/core/playbook/select.js";
 import { NextStepSchema } from "../../src/core/report/schema.js";
 
 const playbook = parsePlaybook(readFileSync("playbooks/commit-failures.yaml", "utf8"), "x")
   .playbook as Playbook;
 const step = (id: string) => playbook.steps.find((s) => s.id === id) as Step;
-
-describe("selectStep", () => {
-  const cases: [FindingId[], string | undefined][] = [
-    [["commit-conflict", "rewrite-in-window"], "move-compaction-off-hot-partitions"],
-    [["commit-state-unknown", "competing-appends"], "verify-unknown-commit"],
-    [["commit-not-attempted"], "check-checkpoints"],
-    [["commit-conflict", "default-retry-budget", "frequent-commits"], "raise-commit-retries"],
-    [["connect-coordinator-stopped", "competing-appends"], "restart-connect-coordinator"],
-    [["validation-conflict"], "review-isolation-level"],
-    [["healthy"], undefined],
-  ];
-  for (const [findings, expected] of cases) {
-    it(`${findings.join(" + ")} -> ${expected ?? "nothing"}`, () => {
-      expect(selectStep(playbook, findings)?.id).toBe(expected);
-    });
-  }
-});
 
 describe("buildNextStep", () => {
   it("fills the current values and proposes a raise, never a lower value", () => {

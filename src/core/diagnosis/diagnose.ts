@@ -2,6 +2,7 @@
 
 import type { Evidence } from "../evidence/model.js";
 import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
+import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report } from "../report/schema.js";
 import { buildContext } from "./context.js";
 import { buildNextStep } from "./next-step.js";
@@ -13,6 +14,8 @@ export interface DiagnoseOptions {
   tableName?: string;
   /** Spark catalog name for rendered statements; defaults to spark_catalog. */
   catalogName?: string;
+  /** The loaded playbooks: a next step's change is built from its definition there. */
+  playbooks: readonly Playbook[];
 }
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
@@ -35,7 +38,7 @@ export function orderFindings(findings: Finding[]): Finding[] {
   });
 }
 
-export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions = {}): Report {
+export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions): Report {
   const context = buildContext(evidence, now, options);
   const findings = orderFindings(runRules(context));
   const sources = Object.fromEntries(
@@ -57,7 +60,7 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
     generatedAt: new Date(now).toISOString(),
     verdict: pickVerdict(findings, context.writerStale),
     findings,
-    nextStep: buildNextStep(context, findings),
+    nextStep: buildNextStep(context, findings, options.playbooks),
     sources,
   };
 }
