@@ -38,7 +38,7 @@ import { PLAYBOOKS } from "../support/playbooks.js";
 /** Generated cases; the Done-when of the invariants asks for at least 10,000. */
 const RUNS = 10_000;
 
-const committer = fc.constantFrom(
+const committer = fc.constantFrom<Record<string, string>>(
   { "flink.job-id": JOB },
   { "flink.job-id": JOB2 },
   { "spark.app.id": SPARK_APP },
