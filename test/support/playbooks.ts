@@ -1,6 +1,14 @@
-// The playbooks shipped in playbooks/, loaded once for tests that diagnose or propose.
+// The shipped step playbooks, parsed once: tests choose next steps exactly as the bot does.
 
-import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parsePlaybook } from "../../src/core/playbook/load.js";
+import type { Playbook } from "../../src/core/playbook/schema.js";
 
-export const PLAYBOOK_SET = await loadPlaybooks();
-export const PLAYBOOKS = PLAYBOOK_SET.playbooks;
+const file = join(import.meta.dirname, "../../playbooks/commit-failures.yaml");
+const parsed = parsePlaybook(readFileSync(file, "utf8"), file);
+if (parsed.playbook?.kind !== "steps") {
+  throw new Error(`cannot parse ${file}: ${JSON.stringify(parsed.problems)}`);
+}
+
+export const PLAYBOOKS: readonly Playbook[] = [parsed.playbook];

@@ -6,7 +6,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { playbookChange } from "../../src/core/diagnosis/next-step.js";
-import type { StepId } from "../../src/core/ids.js";
 import { proposeChange } from "../../src/core/playbook/change.js";
 import { parsePlaybook } from "../../src/core/playbook/load.js";
 import type { Playbook, Step } from "../../src/core/playbook/schema.js";
@@ -101,7 +100,7 @@ describe("proposeChange", () => {
         const ctx = buildContext(evidence({ table: table({ properties }) }), NOW, {});
         const facts = { table: ctx.tableName, writer: "unknown" as const, properties };
         const proposal = proposeChange(raise.step, facts);
-        const report = playbookChange(PLAYBOOKS, raise.step.id as StepId, ctx);
+        const report = playbookChange(raise.step, ctx);
         const next = buildNextStep(raise.playbook, raise.step, facts)?.change;
         expect(report).toEqual(proposal);
         expect(next).toEqual(proposal);
