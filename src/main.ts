@@ -21,6 +21,7 @@ import { createRemediationQueue, startRemediationWorker } from "./adapters/queue
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
+import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
@@ -29,7 +30,7 @@ import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig } from "./config.js";
-import { CodedError, ErrorCode } from "./errors.js";
+import { asCodedError, CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
@@ -67,7 +68,10 @@ export interface BotOptions {
   playbooksDir?: string;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
-    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
+    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply"> & {
+      /** How long a proposal waits for the diagnosis message it answers (default 15 s). */
+      diagnosisWaitMs?: number;
+    }
   >;
   /**
    * With role "start": run the workers in a supervised child process instead of this one (the
@@ -141,21 +145,29 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     name: remediationQueueName,
     backoffMs: options.backoffMs,
   });
+  const { diagnosisWaitMs, ...remediationOptions } = options.remediation ?? {};
   const remediation = new Remediation({
     walks: new WalkStore(redis, options.namespace),
     audit: new AuditTrail(redis, store.keys),
     store,
-    claims,
     slackQueue: queues,
     jobs: remediationQueue,
-    slack: client,
+    notifier: new SlackRemediationNotifier({
+      slack: client,
+      claims,
+      store,
+      ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
+    }),
+    approvers: new SlackApproverDirectory(client, now, (group, error) =>
+      log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
+    ),
     playbooks,
     bot: config.bot,
     ports,
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
-    ...options.remediation,
+    ...remediationOptions,
   });
 
   const childWorkers =

@@ -1,16 +1,16 @@
 // The remediation queue's work: apply an approved change, run a follow-up check, revert. Each
 // one feeds its outcome back to the walk as a machine event.
 
-import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
-import { tableSettings } from "../config.js";
+import { tableSettings } from "../core/settings.js";
 import { parseTableName } from "../core/table-name.js";
 import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import { investigate } from "./investigate.js";
-import type { WalkDispatcher } from "./remediation-core.js";
+import type { RemediationJob } from "./ports.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { proposalIdFor } from "./remediation-views.js";
+import type { WalkDispatcher } from "./walk-dispatcher.js";
 
 export class RemediationJobs {
   constructor(
