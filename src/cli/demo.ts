@@ -4,9 +4,9 @@
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { type Env, loadConfig } from "../config.js";
 import { type Bot, startBot } from "../main.js";
@@ -24,13 +24,15 @@ export interface DemoOptions {
   env: Env;
   /** How long to wait for the diagnosis (default 30 s). */
   timeoutMs?: number;
+  /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
+  outDir?: string;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
 /** The on-call engineer who approves the step in the demo. */
 export const DEMO_APPROVER = "U0DEMOONCALL";
-/** The follow-up interval the demo uses instead of BOT_CONFIG's five minutes. */
-const DEMO_FOLLOW_UP_MS = 500;
+/** The follow-up interval the demo really uses, overriding BOT_CONFIG's five minutes (its floor is 5 s). */
+const DEMO_FOLLOW_UP_MS = 1000;
 
 /** Exit codes as the CLI uses them: 0 done, 2 cannot run (no Redis), 1 the demo failed. */
 export type DemoResult = 0 | 1 | 2;
@@ -93,6 +95,10 @@ const STEPS: DemoStep[] = [
         remediation: { followUpIntervalMs: DEMO_FOLLOW_UP_MS },
       });
       const bot = ctx.bot;
+      say(
+        ctx,
+        `    follow-up checks every ${DEMO_FOLLOW_UP_MS / 1000} s, up to 6 times (a real install checks every few minutes: followUp.intervalSeconds in BOT_CONFIG)`,
+      );
       ctx.cleanups.push(async () => {
         await bot.queues.obliterate().catch(() => {});
         await deleteNamespace(ctx.redisUrl, ctx.namespace);
@@ -199,14 +205,38 @@ const STEPS: DemoStep[] = [
     },
   },
   {
-    title: "print the thread",
+    title: "print the thread and write its pictures",
     async run(ctx) {
+      const paths = writePictures(ctx);
       say(ctx, "");
-      say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!));
+      say(
+        ctx,
+        transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (file) => paths.get(file.id) }),
+      );
+      const written = [...paths.values()];
+      if (written.length > 0) {
+        say(ctx, `Commit timeline ${written.length === 1 ? "picture" : "pictures"} of this thread:`);
+        for (const path of written) say(ctx, `  ${path}`);
+      }
       say(ctx, "");
     },
   },
 ];
+
+/** Writes every picture the bot shared in the thread; returns file id -> path. */
+function writePictures(ctx: DemoContext): Map<string, string> {
+  const paths = new Map<string, string>();
+  const files = ctx.standIn!.files().filter((f) => f.bytes !== undefined && f.shares.length > 0);
+  if (files.length === 0) return paths;
+  const dir = ctx.options.outDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
+  mkdirSync(dir, { recursive: true });
+  for (const file of files) {
+    const path = resolve(dir, basename(file.name));
+    writeFileSync(path, file.bytes!);
+    paths.set(file.id, path);
+  }
+  return paths;
+}
 
 /** Polls `probe` until it holds, within the demo's time budget. */
 async function until(ctx: DemoContext, probe: () => unknown, what: string): Promise<void> {
