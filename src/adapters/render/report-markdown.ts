@@ -5,6 +5,7 @@ import type { Report } from "../../core/report/schema.js";
 import {
   answeredSummary,
   type ChartFile,
+  catalogUnreachable,
   describeChange,
   FINDING_TITLES,
   formatPropertyValue,
@@ -28,6 +29,8 @@ export function renderReportMarkdown(report: Report, options: MarkdownRenderOpti
   const blocks: string[] = [];
   const summary = verdictSummary(report);
   const mark = report.verdict === "healthy" ? "✅" : "🔴";
+  const unreachable = catalogUnreachable(report);
+  if (unreachable) blocks.push(`> ⚠️ **${mdText(unreachable, 600)}**`);
   blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${FINDING_TITLES[report.verdict]}`);
   if (summary) blocks.push(`**Verdict:** ${mdText(summary)} (${mdCode(report.verdict)})`);
   if (options.chart) blocks.push(chartMarkdown(options.chart));
@@ -52,7 +55,7 @@ function nextStepMarkdown(report: Report): string {
   if (!step) {
     return report.verdict === "healthy"
       ? "**Next step:** none needed."
-      : "**Next step:** none chosen; start from the evidence below.";
+      : `**Next step:** none chosen; ${mdText(report.noStepReason ?? "start from the evidence below.", 400)}`;
   }
   const parts = [`**Next step: ${STEP_TITLES[step.id]}** (${mdCode(step.id)}): ${mdText(step.summary, 400)}`];
   const change = describeChange(step.change);
