@@ -18,7 +18,7 @@ import {
   timelineSpec,
 } from "../../src/core/chart/timeline-spec.js";
 import type { Evidence } from "../../src/core/evidence/model.js";
-import { diagnoseTable } from "../../src/services/diagnose-table.js";
+import { investigate } from "../../src/services/investigate.js";
 import { startLakehouse } from "../../src/sim/lakehouse.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
 import { decodePng } from "../support/png.js";
@@ -37,7 +37,7 @@ async function evidenceOf(scenario: string): Promise<{ evidence: Evidence; now: 
     });
     const ports = createEvidencePorts(config, { dispatcher: agent, timeoutMs: 3000 });
     const now = lakehouse.clock.now();
-    const { evidence } = await diagnoseTable(ports, { table: loadScenario(scenario).table }, () => now);
+    const evidence = await investigate(ports, { table: loadScenario(scenario).table }, () => now);
     return { evidence, now };
   } finally {
     await lakehouse.close();

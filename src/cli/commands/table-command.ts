@@ -108,7 +108,12 @@ export async function runTableCommand(
 
   if (command === "diagnose") {
     const { diagnoseTable } = await import("../../services/diagnose-table.js");
-    const { report, evidence } = await diagnoseTable(ports, request, now, { catalogName: sparkCatalog });
+    const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
+    const { playbooks } = await loadPlaybooks();
+    const { report, evidence } = await diagnoseTable(ports, request, now, {
+      catalogName: sparkCatalog,
+      playbooks,
+    });
     const chart = chartPath ? await writeChart(io, chartPath, evidence, now()) : undefined;
     print(
       format === "json"
