@@ -2,11 +2,13 @@
 //   baseline                  - nothing (the runtime's own footprint)
 //   parse <file>              - read the LoadTableResult text and JSON.parse it
 //   diagnose <catalog> <flink> - gather evidence over loopback and diagnose db.events
+
 import { readFileSync } from "node:fs";
 import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
 import { loadConfig } from "../src/config.js";
 import { diagnose } from "../src/core/diagnosis/diagnose.js";
 import { investigate } from "../src/services/investigate.js";
+import { loadPlaybooks } from "../src/services/playbooks.js";
 
 // Each mode runs twice and times the second run: the first warms the JIT, as a long-running bot
 // process is warm. A forced GC between the two keeps the peak honest.
@@ -23,7 +25,7 @@ async function once(): Promise<string> {
     const ports = createEvidencePorts(config, { timeoutMs: 120_000 });
     const now = Date.now();
     const evidence = await investigate(ports, { table: "db.events", timeoutMs: 120_000 }, () => now);
-    const report = diagnose(evidence, now);
+    const report = diagnose(evidence, now, { playbooks: (await loadPlaybooks()).playbooks });
     return `${evidence.catalog?.snapshots.length ?? 0} snapshots read, verdict ${report.verdict}`;
   }
   return "";

@@ -144,7 +144,9 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     const diagnose: DiagnoseFn =
       options.diagnose ??
       (async (p, request, clock) =>
-        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock));
+        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock, {
+          playbooks: playbooks.playbooks,
+        }));
     const audit: AuditFn =
       options.audit ??
       (async (p, request, clock) =>
