@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
 import { type Bot, startBot } from "../main.js";
-import { loadPlaybooks } from "../services/playbooks.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
 import {
