@@ -29,7 +29,7 @@ import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
-import { type Config, redactConfig } from "./config.js";
+import { type Config, redactConfig, secretValues } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
@@ -132,6 +132,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     token: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
+    secrets: secretValues(config),
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`
