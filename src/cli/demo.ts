@@ -177,9 +177,16 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
     ctx,
     `<@${DEMO_APPROVER}> types \`/iceberg audit ${ctx.scenarioTable}\` (a signed slash command into Bolt)`,
   );
-  const before = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).length;
   await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
-  await until(ctx, () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).length > before, "the audit");
+  // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
+  await until(
+    ctx,
+    () =>
+      ctx
+        .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
+        .some((m) => JSON.stringify(m.blocks).includes("Audit of")),
+    "the audit",
+  );
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
@@ -380,7 +387,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     else await walkPlaybook(ctx);
     // Let the last message edits land before printing.
     await sleep(300);
-    progress(ctx, "print the thread and write its pictures");
+    progress(ctx, "print the thread");
     const paths = writePictures(ctx);
     say(ctx, "");
     say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => paths.get(f.id) }));
