@@ -4,6 +4,7 @@
 
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./core/sweep/config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 
 const optionalText = z
@@ -46,6 +47,7 @@ export const BotConfigSchema = z.object({
     })
     .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
   tables: z.record(z.string(), TableSettingsSchema).default({}),
+  sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;
