@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
+import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
@@ -15,6 +16,7 @@ import {
   startWorkers,
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
+import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
@@ -24,6 +26,7 @@ import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
+import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
@@ -34,6 +37,7 @@ import { createKnownTables } from "./services/incident-tables.js";
 import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
+import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -57,6 +61,9 @@ export interface BotOptions {
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
+  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
+  sweepQueueNames?: Partial<SweepQueueNames>;
+  sweepConcurrency?: number;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
@@ -74,6 +81,7 @@ export interface Bot {
   redis: Redis;
   log: Logger;
   remediation: Remediation;
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   stop(): Promise<void>;
 }
 
@@ -102,6 +110,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     backoffMs: options.backoffMs,
   });
   const metrics = createMetrics(() => queues.depth());
+  const sweepStore = new SweepStore(redis, options.namespace);
+  const sweepQueues = createSweepQueues({
+    connection: queueRedis,
+    prefix: queues.prefix,
+    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
+    backoffMs: options.backoffMs,
+  });
+  registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
   const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
   const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
@@ -208,6 +224,32 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
+  let sweepRuntime: SweepRuntime | undefined;
+  if (role !== "serve") {
+    sweepRuntime = await startSweep({
+      config,
+      redis,
+      connection: queueRedis,
+      queues: sweepQueues,
+      store: sweepStore,
+      incidentStore: store,
+      claims,
+      client,
+      render,
+      ports: options.ports,
+      namespace: options.namespace,
+      concurrency: options.sweepConcurrency,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      now,
+      log,
+      onFailed: (queue, job, error) => {
+        metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+        log.warn({ queue, job: job?.id, err: error.message }, "job failed");
+      },
+    });
+  }
+
   let app: BotApp | undefined;
   let port: number | undefined;
   if (role !== "worker") {
@@ -223,6 +265,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       log,
       now,
       remediation,
+      sweep: {
+        requestSweep: (request) => sweepQueues.requestSweep(request),
+        requestAudit: (request) => sweepQueues.requestAudit(request),
+        startFix: async (table, user, channel) =>
+          (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
+      },
+      latestSweep: () => sweepStore.latest(),
       pingRedis: () => redis.ping(),
       acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
     });
@@ -236,13 +285,32 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await app?.stop();
       await workers?.close();
       await remediationWorker?.close();
+      await sweepRuntime?.workers.close();
+      await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
       await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
     })();
     return stopping;
   };
-  return { port, app, queues, workers, store, claims, redis, log, remediation, stop };
+  return {
+    port,
+    app,
+    queues,
+    workers,
+    store,
+    claims,
+    redis,
+    log,
+    remediation,
+    sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    stop,
+  };
+}
+
+function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
+  if (!names?.diagnose) return undefined;
+  return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
 /** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */

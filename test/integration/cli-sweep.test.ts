@@ -1,4 +1,4 @@
-// `iceberg-bot sweep` in-process against the simulated lakehouse: a catalog of eight tables in
+// `iceberg-bot sweep` in-process against the simulated lakehouse: a catalog of nine tables in
 // nested namespaces, listed two to a page, ranked as the scenario's expect block says.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,14 +31,24 @@ async function run(argv: string[], io: Partial<CliIo> = {}) {
 describe("iceberg-bot sweep", { timeout: 60_000 }, () => {
   it("ranks every table of a paginated, nested catalog as the scenario expects, and exits 1", async () => {
     const before = lake.requests.length;
-    const ran = await run(["sweep", "--catalog-url", lake.urls.catalog, "--format", "json"]);
+    const ran = await run([
+      "sweep",
+      "--catalog-url",
+      lake.urls.catalog,
+      "--connect-url",
+      lake.urls.connect,
+      "--format",
+      "json",
+    ]);
     expect(ran.stderr).toBe("");
     expect(ran.code).toBe(1);
     const report = JSON.parse(ran.stdout) as SweepReport;
     const expected = loadScenario("sweep-catalog").expect.ranking;
     expect(report.ranking.map((t) => t.table)).toEqual(expected);
-    expect(report.tables).toBe(8);
+    expect(report.tables).toBe(9);
     expect(report.failingTables).toBe(3);
+    expect(report.unhealthyNow).toBe(1);
+    expect(report.ranking[1]).toMatchObject({ table: "sales.payments", verdict: "commit-failing" });
     expect(report.ranking[0]).toMatchObject({
       table: "sales.orders",
       failing: expect.arrayContaining([

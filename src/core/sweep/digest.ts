@@ -32,6 +32,13 @@ export interface Digest {
   };
   errors: { table: string; error: string }[];
   errorsTotal: number;
+  /** Tables failing right now with an open incident: linked to its thread, not listed again. */
+  inIncident: { table: string; score: number; incidentId: string; permalink?: string }[];
+}
+
+export interface OpenIncidentRef {
+  incidentId: string;
+  permalink?: string;
 }
 
 export interface DigestOptions {
@@ -43,6 +50,8 @@ export interface DigestOptions {
   listLimit?: number;
   /** Whether a previous sweep exists to compare with. */
   hasPrevious: boolean;
+  /** Tables with an open incident, by name. */
+  openIncidents?: ReadonlyMap<string, OpenIncidentRef>;
 }
 
 export class DigestBuilder {
@@ -53,6 +62,7 @@ export class DigestBuilder {
   private readonly newFailures: CheckChange[] = [];
   private readonly fixed: CheckChange[] = [];
   private readonly errors: { table: string; error: string }[] = [];
+  private readonly inIncident: Digest["inIncident"] = [];
   private newFailuresTotal = 0;
   private fixedTotal = 0;
   private errorsTotal = 0;
@@ -91,6 +101,13 @@ export class DigestBuilder {
       }
     }
     if (fails) this.failingTables++;
+    const open = this.options.openIncidents?.get(outcome.table);
+    if (open) {
+      if (this.inIncident.length < this.listLimit) {
+        this.inIncident.push({ table: outcome.table, score: outcome.score, ...open });
+      }
+      return;
+    }
     this.keepIfWorst(stripKind(outcome));
   }
 
@@ -106,6 +123,7 @@ export class DigestBuilder {
       countsByCheck: this.counts,
       errors: [...this.errors],
       errorsTotal: this.errorsTotal,
+      inIncident: [...this.inIncident],
     };
     if (this.options.hasPrevious) {
       digest.changes = {
