@@ -1,5 +1,7 @@
 // Composition root: config -> clients -> store and queues -> Slack app and workers. Shutdown runs
 // in order on SIGTERM/SIGINT: stop receiving, drain the workers, close the queues, quit Redis.
+// The `start` command runs the workers in a supervised child process (see worker-supervisor.ts)
+// so that diagnoses never share the event loop that acknowledges Slack and alerts.
 
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -30,7 +32,7 @@ import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
-import { acceptAlerts } from "./services/alerts.js";
+import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
@@ -38,6 +40,12 @@ import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
 import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
+import {
+  superviseWorker,
+  type WorkerChildOptions,
+  type WorkerSupervisor,
+  type WorkerSupervisorOptions,
+} from "./worker-supervisor.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -68,6 +76,17 @@ export interface BotOptions {
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
   >;
+  /**
+   * With role "start": run the workers in a supervised child process instead of this one (the
+   * `start` command always does). The child gets the config and the plain-data options above;
+   * injected functions (diagnose, audit, ports, render, now) stay in this process.
+   */
+  workerProcess?:
+    | boolean
+    | Pick<
+        WorkerSupervisorOptions,
+        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "onEvent"
+      >;
 }
 
 export interface Bot {
@@ -76,6 +95,8 @@ export interface Bot {
   app?: BotApp;
   queues: BotQueues;
   workers?: BotWorkers;
+  /** The supervised worker child of `start`, when the workers run there. */
+  workerProcess?: WorkerSupervisor;
   store: IncidentStore;
   claims: Claims;
   redis: Redis;
@@ -153,14 +174,20 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ...options.remediation,
   });
 
+  const childWorkers =
+    role === "start" && options.workerProcess !== undefined && options.workerProcess !== false;
+  const inlineWorkers = role === "worker" || (role === "start" && !childWorkers);
   let workers: BotWorkers | undefined;
   let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
-  if (role !== "serve") {
+  let sweeper: NodeJS.Timeout | undefined;
+  if (inlineWorkers) {
     // Loaded on first use: a serve-only process never needs the evidence stack.
     const diagnose: DiagnoseFn =
       options.diagnose ??
       (async (p, request, clock) =>
-        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock));
+        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock, {
+          playbooks: playbooks.playbooks,
+        }));
     const audit: AuditFn =
       options.audit ??
       (async (p, request, clock) =>
@@ -207,7 +234,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
-  if (role !== "serve") {
+  if (inlineWorkers) {
+    // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
+    sweeper = setInterval(() => {
+      sweepOutbox({ queues, store }).catch((error: unknown) =>
+        log.warn({ err: (error as Error).message }, "intake outbox sweep failed"),
+      );
+    }, 5_000);
+    sweeper.unref();
     remediationWorker = startRemediationWorker(
       {
         connection: queueRedis,
@@ -225,7 +259,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   }
 
   let sweepRuntime: SweepRuntime | undefined;
-  if (role !== "serve") {
+  // Wherever the diagnosis workers run (this process or start's worker child), the sweep runs too.
+  if (inlineWorkers) {
     sweepRuntime = await startSweep({
       config,
       redis,
@@ -248,6 +283,33 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         log.warn({ queue, job: job?.id, err: error.message }, "job failed");
       },
     });
+  }
+
+  let workerProcess: WorkerSupervisor | undefined;
+  if (childWorkers) {
+    const child: WorkerChildOptions = {
+      namespace: options.namespace,
+      queuePrefix: options.queuePrefix,
+      queueNames: options.queueNames,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      backoffMs: options.backoffMs,
+      concurrency: options.concurrency,
+      playbooksDir: options.playbooksDir,
+    };
+    workerProcess = superviseWorker({
+      config,
+      child,
+      log,
+      ...(typeof options.workerProcess === "object" ? options.workerProcess : {}),
+    });
+    try {
+      await workerProcess.ready;
+    } catch (error) {
+      await workerProcess.stop();
+      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      throw error;
+    }
   }
 
   let app: BotApp | undefined;
@@ -283,9 +345,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const stop = () => {
     stopping ??= (async () => {
       await app?.stop();
+      if (app) log.info({ role }, "receiver stopped");
+      if (sweeper) clearInterval(sweeper);
       await workers?.close();
       await remediationWorker?.close();
       await sweepRuntime?.workers.close();
+      await workerProcess?.stop();
+      if (workers || workerProcess) log.info({ role }, "workers stopped");
       await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
@@ -298,6 +364,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     app,
     queues,
     workers,
+    workerProcess,
     store,
     claims,
     redis,
@@ -315,7 +382,7 @@ function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQu
 
 /** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */
 async function runUntilSignal(config: Config, role: BotRole): Promise<number> {
-  const bot = await startBot(config, { role });
+  const bot = await startBot(config, { role, workerProcess: role === "start" });
   bot.log.info({ config: redactConfig(config) }, "started");
   return new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -6,15 +6,30 @@ import type { z } from "zod";
 import { diagnose } from "../core/diagnosis/diagnose.js";
 import type { Evidence } from "../core/evidence/model.js";
 import { SOURCE_NAMES } from "../core/ids.js";
+import type { Playbook } from "../core/playbook/schema.js";
 import { type Report, ReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { type InvestigateRequest, investigate } from "./investigate.js";
+import { loadPlaybooks } from "./playbooks.js";
 import type { EvidencePorts } from "./ports.js";
 
 export interface DiagnoseTableOptions {
   /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */
   catalogName?: string;
+  /** The step playbooks that choose the next step; the shipped playbooks/ when absent. */
+  playbooks?: readonly Playbook[];
+}
+
+let shipped: Promise<readonly Playbook[]> | undefined;
+
+/** The playbooks shipped in the package, read once per process. */
+export function shippedPlaybooks(): Promise<readonly Playbook[]> {
+  shipped ??= loadPlaybooks().then((set) => set.playbooks);
+  shipped.catch(() => {
+    shipped = undefined; // a broken directory is reported each time, not cached
+  });
+  return shipped;
 }
 
 export async function diagnoseTable(
@@ -25,9 +40,11 @@ export async function diagnoseTable(
 ): Promise<{ report: Report; evidence: Evidence }> {
   const evidence = await investigate(ports, request, now);
   requireSomeEvidence(evidence);
+  const playbooks = options.playbooks ?? (await shippedPlaybooks());
   const report = diagnose(evidence, now(), {
     tableName: formatTableName(evidence.table),
     catalogName: options.catalogName,
+    playbooks,
   });
   return { report: validateReport(ReportSchema, report, "diagnosis"), evidence };
 }

@@ -12,7 +12,7 @@ import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../services/
 import { type CatalogAuth, createTokenProvider } from "./catalog-auth.js";
 import { createCatalogFetch } from "./catalog-fetch.js";
 import { allPages, namespacesPage, type PageTarget, tablesPage } from "./catalog-pages.js";
-import { withExactIds } from "./exact-ids.js";
+import { metadataLocationOfCall, withExactIds } from "./exact-ids.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, httpStatusError } from "./http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "./iceberg-schemas.js";
 import { SOURCE_LABELS } from "./labels.js";
@@ -211,7 +211,7 @@ function commitRequest(ref: TableRef, commit: PropertyCommit): CommitTableReques
 function toEvidence(ref: TableRef, metadata: unknown, operation: string): TableEvidence {
   const ctx = { source: "catalog" as const, what: operation };
   const parsed = parseWithSchema(TableMetadataSchema, metadata, ctx);
-  return toTableEvidence(ref, parsed);
+  return toTableEvidence(ref, parsed, parsed["metadata-location"] ?? metadataLocationOfCall());
 }
 
 /** iceberg-js errors keep their status, Iceberg type and message; odd shapes become malformed. */

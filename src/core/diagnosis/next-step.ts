@@ -1,44 +1,30 @@
-// One next step per report, in the same order as playbooks/commit-failures.yaml (first match wins):
-//   verify-unknown-commit        commit-state-unknown: know whether the commit landed before anything else
-//   check-checkpoints            commit-not-attempted: no commit ran, so commit fixes cannot help yet
-//   restart-connect-coordinator  connect-coordinator-stopped
-//   review-isolation-level       validation-conflict, row-level-in-window
-//   move-compaction-off-hot-partitions  rewrite-in-window
-//   one-committer-per-table      multiple-flink-jobs
-//   keep-writer-last-snapshot    writer-last-snapshot-at-risk
-//   raise-commit-retries         competing-appends, default-retry-budget
-//   commit-less-often            frequent-commits
-//   apply-schema-first           schema-churn
-//   idempotent-restart           commit-conflict or commit-failing with nothing more specific
+// One next step per report. Which step is chosen by the loaded playbook files (their
+// selectedBy findings and file order, see core/playbook/choose.ts), never by a list kept here;
+// this module only fills the chosen step's change from the table's facts.
 // Healthy reports have no next step.
 
-import type { FindingId, StepId } from "../ids.js";
+import type { StepId } from "../ids.js";
+import { type ChosenStep, chooseStep } from "../playbook/choose.js";
+import type { Playbook } from "../playbook/schema.js";
 import { effectiveConnectNumber, effectiveNumber, rawProperty } from "../properties.js";
 import type { Change, Finding, NextStep, PropertyChange } from "../report/schema.js";
 import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
 import type { DiagnosisContext } from "./context.js";
 
-export const PLAYBOOK_ID = "commit-failures";
+/** The step the findings select in these playbooks, or null (healthy, or nothing actionable). */
+export function pickStep(
+  playbooks: readonly Playbook[],
+  findings: readonly Pick<Finding, "id" | "severity">[],
+): ChosenStep | null {
+  return chooseStep(playbooks, findings) ?? null;
+}
 
-export const STEP_PRIORITY: ReadonlyArray<{ step: StepId; selectedBy: readonly FindingId[] }> = [
-  { step: "verify-unknown-commit", selectedBy: ["commit-state-unknown"] },
-  { step: "check-checkpoints", selectedBy: ["commit-not-attempted"] },
-  { step: "restart-connect-coordinator", selectedBy: ["connect-coordinator-stopped"] },
-  { step: "review-isolation-level", selectedBy: ["validation-conflict", "row-level-in-window"] },
-  { step: "move-compaction-off-hot-partitions", selectedBy: ["rewrite-in-window"] },
-  { step: "one-committer-per-table", selectedBy: ["multiple-flink-jobs"] },
-  { step: "keep-writer-last-snapshot", selectedBy: ["writer-last-snapshot-at-risk"] },
-  { step: "raise-commit-retries", selectedBy: ["competing-appends", "default-retry-budget"] },
-  { step: "commit-less-often", selectedBy: ["frequent-commits"] },
-  { step: "apply-schema-first", selectedBy: ["schema-churn"] },
-  { step: "idempotent-restart", selectedBy: ["commit-conflict", "commit-failing"] },
-];
-
-/** The step id the findings select, or null (healthy, or nothing actionable). */
-export function pickStepId(findings: readonly Pick<Finding, "id">[]): StepId | null {
-  const fired = new Set<FindingId>(findings.map((f) => f.id));
-  for (const entry of STEP_PRIORITY) if (entry.selectedBy.some((id) => fired.has(id))) return entry.step;
-  return null;
+/** The step id the findings select, or null. */
+export function pickStepId(
+  playbooks: readonly Playbook[],
+  findings: readonly Pick<Finding, "id" | "severity">[],
+): StepId | null {
+  return pickStep(playbooks, findings)?.step.id ?? null;
 }
 
 function propertyChange(properties: Record<string, string>, key: string, proposed: string): PropertyChange {
@@ -85,8 +71,11 @@ function manual(
   return { kind: "manual", ...(statement ? { statement } : {}), language, checklist };
 }
 
+const PLAYBOOK_ID = "commit-failures";
+
 function step(id: StepId, summary: string, change: Change, automatic: boolean): NextStep {
-  return { id, playbook: PLAYBOOK_ID, summary, change, automatic };
+  // The bot can apply only a change it knows how to make; a manual change is always the person's.
+  return { id, playbook: PLAYBOOK_ID, summary, change, automatic: automatic && change.kind !== "manual" };
 }
 
 function flinkJobs(findings: readonly Finding[]): string[] {
@@ -94,9 +83,18 @@ function flinkJobs(findings: readonly Finding[]): string[] {
   return (f?.evidence ?? []).map((e) => String(e.data.jobId ?? "")).filter((id) => id.length > 0);
 }
 
-export function buildNextStep(ctx: DiagnosisContext, findings: readonly Finding[]): NextStep | null {
-  const id = pickStepId(findings);
-  if (!id) return null;
+export function buildNextStep(
+  ctx: DiagnosisContext,
+  findings: readonly Finding[],
+  playbooks: readonly Playbook[],
+): NextStep | null {
+  const chosen = pickStep(playbooks, findings);
+  if (!chosen) return null;
+  const built = buildStepChange(ctx, findings, chosen.step.id);
+  return { ...built, playbook: chosen.playbook.id };
+}
+
+function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], id: StepId): NextStep {
   const properties = ctx.table?.properties ?? {};
   const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
   switch (id) {

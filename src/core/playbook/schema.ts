@@ -79,6 +79,16 @@ export const StepSchema = z.object({
   title: Text,
   /** Findings that select this step; empty when only a transition leads here. */
   selectedBy: z.array(FindingIdSchema).default([]),
+  /**
+   * When set, a selectedBy finding counts only at this severity or higher (direct evidence of a
+   * failure rather than a risk read from settings); weaker ones fall to otherwiseSelectedBy.
+   */
+  selectedAtSeverity: z.enum(["critical", "warning", "info"]).optional(),
+  /**
+   * Findings that select this step only when no step's selectedBy matched: a fallback, tried in
+   * file order after every selectedBy (e.g. the generic restart after a failed commit).
+   */
+  otherwiseSelectedBy: z.array(FindingIdSchema).default([]),
   /** Why this step, in a sentence for the proposal. */
   why: Text,
   /** What could go wrong, in a sentence for the proposal. */

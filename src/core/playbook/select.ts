@@ -2,7 +2,8 @@
 // it with the table's current values so the proposal can show a real diff.
 
 import type { FindingId } from "../ids.js";
-import type { Change, NextStep, PropertyChange } from "../report/schema.js";
+import type { Change, Finding, NextStep, PropertyChange } from "../report/schema.js";
+import { chooseStep } from "./choose.js";
 import type {
   ChangeTemplate,
   Playbook,
@@ -25,10 +26,15 @@ export interface ChangeFacts {
   vars?: Partial<Record<TemplateVariable, string>>;
 }
 
-/** The first step (in file order) that one of the findings selects. */
-export function selectStep(playbook: Playbook, findings: readonly FindingId[]): Step | undefined {
-  const present = new Set<string>(findings);
-  return playbook.steps.find((step) => step.selectedBy.some((id) => present.has(id)));
+/** The step the findings select in this playbook (see choose.ts for the order). */
+export function selectStep(
+  playbook: Playbook,
+  findings: readonly (FindingId | Pick<Finding, "id" | "severity">)[],
+): Step | undefined {
+  return chooseStep(
+    [playbook],
+    findings.map((f) => (typeof f === "string" ? { id: f } : f)),
+  )?.step;
 }
 
 /** The step with this id across a playbook set, with the playbook it belongs to. */

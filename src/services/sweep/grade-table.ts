@@ -5,17 +5,20 @@ import type { BotConfig } from "../../config.js";
 import { tableSettings } from "../../config.js";
 import { audit } from "../../core/audit/audit.js";
 import { diagnose } from "../../core/diagnosis/diagnose.js";
+import type { Playbook } from "../../core/playbook/schema.js";
 import type { AuditReport, Report } from "../../core/report/schema.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import { type TableHealth, tableHealth } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { requireSomeEvidence, validateReport } from "../diagnose-table.js";
+import { requireSomeEvidence, shippedPlaybooks, validateReport } from "../diagnose-table.js";
 import { investigate } from "../investigate.js";
 import type { EvidencePorts } from "../ports.js";
 
 export interface GradeOptions {
   bot?: BotConfig;
+  /** The step playbooks that choose the next step; the shipped ones when absent. */
+  playbooks?: readonly Playbook[];
   timeoutMs?: number;
   catalogName?: string;
 }
@@ -49,9 +52,14 @@ export async function gradeTable(
       details: { error: catalog?.error },
     });
   }
+  const playbooks = options.playbooks ?? (await shippedPlaybooks());
   const at = now();
   const naming = { tableName: formatTableName(evidence.table), catalogName: options.catalogName };
   const auditReport = validateReport(AuditReportSchema, audit(evidence, at, naming), "audit");
-  const diagnosis = validateReport(ReportSchema, diagnose(evidence, at, naming), "diagnosis");
+  const diagnosis = validateReport(
+    ReportSchema,
+    diagnose(evidence, at, { ...naming, playbooks }),
+    "diagnosis",
+  );
   return { health: tableHealth(naming.tableName, auditReport, diagnosis), audit: auditReport, diagnosis };
 }
