@@ -9,6 +9,7 @@ import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
 import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
+import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -30,13 +31,12 @@ import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
 import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
-import { type Config, redactConfig } from "./config.js";
+import { type Config, redactConfig, secretValues } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
-import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
 import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
@@ -147,6 +147,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     token: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
+    secrets: secretValues(config),
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`
@@ -271,6 +272,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       claims,
       client,
       render,
+      playbooks: playbooks.playbooks,
       ports: options.ports,
       namespace: options.namespace,
       concurrency: options.sweepConcurrency,

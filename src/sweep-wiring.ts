@@ -16,6 +16,7 @@ import type { IncidentStore } from "./adapters/store/incident-store.js";
 import { rateWindow } from "./adapters/store/rate-window.js";
 import type { SweepStore } from "./adapters/store/sweep-store.js";
 import { type Config, tableSettings } from "./config.js";
+import type { Playbook } from "./core/playbook/schema.js";
 import type { OpenIncidentRef } from "./core/sweep/digest.js";
 import { asCodedError } from "./errors.js";
 import { auditTable } from "./services/audit-table.js";
@@ -33,6 +34,7 @@ export interface SweepWiring {
   claims: Claims;
   client: SlackClient;
   render: Renderers;
+  playbooks: readonly Playbook[];
   /** Injected evidence ports (tests); otherwise built from the config with the sweep's budgets. */
   ports?: EvidencePorts;
   namespace?: string;
@@ -77,6 +79,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
     queue: w.queues,
     ports,
     bot: config.bot,
+    playbooks: w.playbooks,
     incidentChannel: config.incidentChannel,
     sourceTimeoutMs: config.sourceTimeoutMs,
     now: w.now,

@@ -165,10 +165,13 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
 
 /** An upstream that echoes our token or secret back must not get it into a message. */
 function scrub(error: CodedError, secrets: readonly string[]): CodedError {
-  const present = secrets.filter((s) => s.length >= 4 && error.message.includes(s));
-  if (present.length === 0) return error;
-  return new CodedError(error.code, scrubSecrets(error.message, present), {
-    hint: error.hint,
+  const usable = secrets.filter((s) => s.length >= 4);
+  // Echoed as typed or encoded (a form-encoded body, a Basic header, a JSON-quoted value).
+  const message = scrubSecrets(error.message, usable);
+  const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, usable);
+  if (message === error.message && hint === error.hint) return error;
+  return new CodedError(error.code, message, {
+    hint,
     details: error.details,
     retryable: error.retryable,
     // The cause still holds the raw text, so it stays behind.

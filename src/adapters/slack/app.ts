@@ -22,6 +22,7 @@ import { publishHome } from "./home.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import type { Renderers } from "./renderers.js";
+import { refuseFutureRequests, replayGuard } from "./replay-guard.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
 import { slackClientOptions } from "./web-client.js";
 
@@ -59,9 +60,6 @@ export interface BotApp {
   start(port: number): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
-
-/** Slack retries an event it thinks we missed; one event id is handled once, across processes. */
-const EVENT_DEDUPE_SECONDS = 3600;
 
 function ephemeral(message: SlackMessage) {
   return { response_type: "ephemeral" as const, text: message.text, blocks: message.blocks };
@@ -117,6 +115,8 @@ export function createBotApp(options: BotAppOptions): BotApp {
         }
       },
     });
+    // Bolt refuses requests dated too far back only; this refuses those dated too far ahead.
+    httpReceiver.requestListener = refuseFutureRequests(httpReceiver.requestListener, { now });
     receiver = httpReceiver;
   }
 
@@ -130,17 +130,8 @@ export function createBotApp(options: BotAppOptions): BotApp {
     ignoreSelf: false,
   });
 
-  app.use(async ({ body, next }) => {
-    const eventId = (body as { event_id?: unknown }).event_id;
-    if (
-      typeof eventId === "string" &&
-      !(await options.claims.firstTime("slack-event", eventId, EVENT_DEDUPE_SECONDS))
-    ) {
-      log.info({ eventId }, "slack event already handled, ignoring the retry");
-      return;
-    }
-    await next();
-  });
+  // Slack retries and replayed requests: one event, click, submission or command is handled once.
+  app.use(replayGuard({ firstTime: (scope, key, ttl) => options.claims.firstTime(scope, key, ttl), log }));
 
   app.command("/iceberg", async ({ command, ack }) => {
     const parsed = parseCommandText(command.text ?? "");

@@ -69,9 +69,12 @@ export async function runSweepCommand(
   onConfig?.(config);
   const { createEvidencePorts } = await import("../../adapters/evidence/from-config.js");
   const { runSweep } = await import("../../services/sweep/run-sweep.js");
+  const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
+  const { playbooks } = await loadPlaybooks();
   const ports = createEvidencePorts(config, { timeoutMs: config.sourceTimeoutMs });
   const report = await runSweep(ports, io.now ?? Date.now, {
     under,
+    playbooks,
     concurrency,
     limit,
     bot: config.bot,

@@ -11,14 +11,14 @@ import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import { type TableHealth, tableHealth } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { requireSomeEvidence, shippedPlaybooks, validateReport } from "../diagnose-table.js";
+import { requireSomeEvidence, validateReport } from "../diagnose-table.js";
 import { investigate } from "../investigate.js";
 import type { EvidencePorts } from "../ports.js";
 
 export interface GradeOptions {
   bot?: BotConfig;
-  /** The step playbooks that choose the next step; the shipped ones when absent. */
-  playbooks?: readonly Playbook[];
+  /** The loaded playbooks: the next step and its change are built from them. */
+  playbooks: readonly Playbook[];
   timeoutMs?: number;
   catalogName?: string;
 }
@@ -33,7 +33,7 @@ export async function gradeTable(
   ports: EvidencePorts,
   table: string,
   now: () => number,
-  options: GradeOptions = {},
+  options: GradeOptions,
 ): Promise<Graded> {
   const settings = options.bot ? tableSettings(options.bot, table) : undefined;
   const evidence = await investigate(
@@ -52,13 +52,12 @@ export async function gradeTable(
       details: { error: catalog?.error },
     });
   }
-  const playbooks = options.playbooks ?? (await shippedPlaybooks());
   const at = now();
   const naming = { tableName: formatTableName(evidence.table), catalogName: options.catalogName };
   const auditReport = validateReport(AuditReportSchema, audit(evidence, at, naming), "audit");
   const diagnosis = validateReport(
     ReportSchema,
-    diagnose(evidence, at, { ...naming, playbooks }),
+    diagnose(evidence, at, { ...naming, playbooks: options.playbooks }),
     "diagnosis",
   );
   return { health: tableHealth(naming.tableName, auditReport, diagnosis), audit: auditReport, diagnosis };

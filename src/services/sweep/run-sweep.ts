@@ -2,6 +2,7 @@
 // bounded number in flight, and rank them. The bot runs the same grading spread over workers.
 
 import type { BotConfig } from "../../config.js";
+import type { Playbook } from "../../core/playbook/schema.js";
 import { compareHealth, type TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
@@ -11,6 +12,7 @@ import { gradeTable } from "./grade-table.js";
 import { type SweepReport, sweepReport } from "./sweep-report.js";
 
 export interface RunSweepOptions {
+  playbooks: readonly Playbook[];
   under?: string[];
   concurrency?: number;
   /** How many tables the ranking lists (all when absent). */
@@ -23,7 +25,7 @@ export interface RunSweepOptions {
 export async function runSweep(
   ports: EvidencePorts,
   now: () => number,
-  options: RunSweepOptions = {},
+  options: RunSweepOptions,
 ): Promise<SweepReport> {
   const catalog = ports.catalog;
   if (!catalog) {

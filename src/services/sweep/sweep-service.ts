@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type { BotConfig } from "../../config.js";
 import type { TableRef } from "../../core/evidence/model.js";
+import type { Playbook } from "../../core/playbook/schema.js";
 import { type Digest, DigestBuilder, type OpenIncidentRef } from "../../core/sweep/digest.js";
 import type { TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
@@ -23,6 +24,7 @@ export interface SweepServiceDeps {
   /** The sweep's own ports: rate-limited, without Prometheus (trends are for incidents). */
   ports: EvidencePorts;
   bot: BotConfig;
+  playbooks: readonly Playbook[];
   incidentChannel?: string;
   sourceTimeoutMs: number;
   now: () => number;
@@ -209,6 +211,7 @@ export class SweepService {
   private async grade(table: string): Promise<TableOutcome> {
     const { health } = await gradeTable(this.deps.ports, table, this.deps.now, {
       bot: this.deps.bot,
+      playbooks: this.deps.playbooks,
       timeoutMs: this.deps.sourceTimeoutMs,
     });
     return { kind: "health", ...health };
