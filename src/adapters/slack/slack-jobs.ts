@@ -128,6 +128,14 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   if (walk?.nowLine !== undefined) nowLine = walk.nowLine;
   if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
     nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
+  } else if (
+    incident.firingAlerts !== undefined &&
+    incident.firingAlerts > 0 &&
+    incident.state !== "resolved"
+  ) {
+    // The alerts of the table still firing, as the sender last told us.
+    const alerts = `${incident.firingAlerts} alert${incident.firingAlerts === 1 ? "" : "s"} firing`;
+    nowLine = `${nowLine ? `${nowLine}; ` : ""}${alerts}`;
   }
   return {
     table: incident.table,
