@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
 import { CodedError, ErrorCode } from "./errors.js";
+import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
 export { type BotConfig, BotConfigSchema, tableSettings } from "./core/settings.js";
@@ -189,10 +190,9 @@ export function secretValues(config: Config): string[] {
   return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
 }
 
+/** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join(REDACTED);
-  return out;
+  return scrubAllForms(text, secrets);
 }
 
 export function redactUrl(url: string): string {

@@ -7,6 +7,7 @@
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { lineOfPath } from "./playbook/load.js";
+import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./sweep/config.js";
 
 const FollowUpSchema = z.strictObject({
   intervalSeconds: z.number().int().min(5).max(86_400).default(300),
@@ -40,6 +41,7 @@ export const BotConfigSchema = z.strictObject({
     })
     .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
   tables: z.record(z.string(), TableSettingsSchema).default({}),
+  sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;

@@ -1,6 +1,7 @@
 // What the incident use cases need, as narrow interfaces: the store, the queues and the
 // evidence functions are injected so tests wire real ones against local servers.
 
+import type { Evidence } from "../core/evidence/model.js";
 import type { AuditReport, Report } from "../core/report/schema.js";
 import type { BotConfig } from "../core/settings.js";
 import type { EvidencePorts, IncidentStorePort, JobScheduler, MessageClaimsPort } from "./ports.js";
@@ -16,7 +17,7 @@ export type DiagnoseFn = (
   ports: EvidencePorts,
   request: TableRequest,
   now: () => number,
-) => Promise<{ report: Report }>;
+) => Promise<{ report: Report; evidence?: Evidence }>;
 export type AuditFn = (
   ports: EvidencePorts,
   request: TableRequest,

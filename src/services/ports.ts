@@ -2,6 +2,7 @@
 // Adapters implement these; src/main.ts wires them; tests inject real adapters pointed at
 // loopback servers and real Redis (never mocks of our own modules).
 
+import type { TimelineChart } from "../core/chart/timeline.js";
 import type {
   ConnectEvidence,
   ConnectorStatus,
@@ -34,12 +35,21 @@ export interface PropertyCommit {
   remove: string[];
 }
 
+/** One page of a catalog listing; `nextPageToken` is absent on the last page. */
+export interface ListPage<T> {
+  items: T[];
+  nextPageToken?: string;
+}
+
 export interface CatalogPort {
   /** Where the catalog lives (origin and path, never credentials), for messages people read. */
   readonly url?: string;
   getConfig(): Promise<CatalogConfig>;
   listNamespaces(parent?: string[]): Promise<string[][]>;
   listTables(namespace: string[]): Promise<TableRef[]>;
+  /** One page of a listing (the others follow every page); an absent token asks for the first. */
+  listNamespacesPage(parent: string[] | undefined, pageToken?: string): Promise<ListPage<string[]>>;
+  listTablesPage(namespace: string[], pageToken?: string): Promise<ListPage<TableRef>>;
   loadTable(ref: TableRef): Promise<TableEvidence>;
   commitProperties(ref: TableRef, commit: PropertyCommit): Promise<TableEvidence>;
 }
@@ -104,13 +114,20 @@ export interface IntakeAlert {
   alertName: string;
   /** The timeline line for this alert. */
   text: string;
+  /** The sender's alert identity; the incident tracks which of its alerts still fire. */
+  fingerprint: string;
 }
 
 export type IntakeResult =
   | { kind: "repeat" }
-  | { kind: "joined"; incidentId: string }
+  | {
+      kind: "joined";
+      incidentId: string;
+      /** Set when the card must show a changed alert set. */
+      cardVersion?: number;
+    }
   | { kind: "opened"; incidentId: string }
-  | { kind: "resolved-noted"; incidentId: string; cardVersion: number }
+  | { kind: "resolved-noted"; incidentId: string; cardVersion?: number }
   | { kind: "nothing-open" };
 
 /** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
@@ -142,7 +159,20 @@ export interface IncidentStorePort {
   nextDiagnosis(id: string): Promise<number>;
   close(incident: Incident, state: "resolved" | "stopped", now: number): Promise<number>;
   saveReport(id: string, n: number, report: unknown): Promise<void>;
+  saveChart(id: string, n: number, chart: unknown): Promise<void>;
+  getChart(id: string, n: number): Promise<unknown>;
   appendTimeline(id: string, entry: TimelineEntry): Promise<void>;
+}
+
+export type ClaimOutcome =
+  | { kind: "done"; ts: string }
+  | { kind: "mine" }
+  | { kind: "held-by-other"; owner: string };
+
+/** "Do it once" across processes: whoever claims a named thing first does it. */
+export interface ClaimsPort {
+  claim(incidentId: string, message: string, owner: string): Promise<ClaimOutcome>;
+  complete(incidentId: string, message: string, ts: string): Promise<void>;
 }
 
 /** "Post once" guards and the ts of messages already posted, per incident. */
@@ -227,4 +257,27 @@ export interface RemediationNotifier {
   postEphemeral(thread: WalkThread, user: string, text: string): Promise<void>;
   /** false when Slack refused to open it (e.g. the trigger expired). */
   openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean>;
+}
+
+/** Where a picture goes: an incident's thread. */
+export interface ThreadTarget {
+  channel: string;
+  threadTs: string;
+}
+
+export interface TimelineFile {
+  /** File name people see, e.g. "db.events-commits.png". */
+  name: string;
+  title: string;
+  /** Screen-reader text: what the picture shows, in one sentence. */
+  altText: string;
+}
+
+/**
+ * Draws a commit timeline and shares it in a thread (Slack: files.getUploadURLExternal, the bytes,
+ * then files.completeUploadExternal with the channel and thread). Kept as a port so whatever
+ * carries thread messages out can carry pictures the same way.
+ */
+export interface TimelinePoster {
+  post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile): Promise<{ fileId: string }>;
 }

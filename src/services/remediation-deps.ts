@@ -7,6 +7,7 @@ import type { LogLike } from "./incident-deps.js";
 import type {
   ApproverDirectory,
   AuditPort,
+  ClaimsPort,
   Clock,
   EvidencePorts,
   IncidentStorePort,
@@ -14,13 +15,16 @@ import type {
   RemediationJob,
   RemediationNotifier,
   RemediationScheduler,
+  TimelinePoster,
   WalkStorePort,
 } from "./ports.js";
 
 export interface RemediationDeps {
   walks: WalkStorePort;
   audit: AuditPort;
-  store: Pick<IncidentStorePort, "get" | "require" | "update" | "close">;
+  store: Pick<IncidentStorePort, "get" | "require" | "update" | "close" | "getChart">;
+  /** "Do it once" guards (the recovery picture). */
+  claims: ClaimsPort;
   /** The bot's Slack queue, for status card edits. */
   slackQueue: Pick<JobScheduler, "enqueueSlack">;
   jobs: RemediationScheduler;
@@ -32,6 +36,8 @@ export interface RemediationDeps {
   now: Clock;
   log: LogLike;
   sourceTimeoutMs: number;
+  /** Shares the updated commit timeline once the writer recovered; absent, no picture. */
+  timeline?: TimelinePoster;
   /** Overrides BOT_CONFIG's follow-up interval (the demo and tests use a short one). */
   followUpIntervalMs?: number;
   /** Overrides BOT_CONFIG's number of follow-up checks. */

@@ -1,6 +1,7 @@
 // The remediation queue's work: apply an approved change, run a follow-up check, revert. Each
 // one feeds its outcome back to the walk as a machine event.
 
+import type { Evidence } from "../core/evidence/model.js";
 import { tableSettings } from "../core/settings.js";
 import { parseTableName } from "../core/table-name.js";
 import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../core/verification/check.js";
@@ -8,6 +9,7 @@ import { asCodedError } from "../errors.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import { investigate } from "./investigate.js";
 import type { RemediationJob } from "./ports.js";
+import { recoveryTimeline } from "./recovery-timeline.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { proposalIdFor } from "./remediation-views.js";
 import type { WalkDispatcher } from "./walk-dispatcher.js";
@@ -77,8 +79,9 @@ export class RemediationJobs {
     const settings = tableSettings(this.deps.bot, record.table);
     let recovery: RecoveryResult;
     let writer = record.writer;
+    let evidence: Evidence | undefined;
     try {
-      const evidence = await investigate(
+      evidence = await investigate(
         this.deps.ports,
         {
           table: record.table,
@@ -113,6 +116,15 @@ export class RemediationJobs {
       },
       { recovery, ...(writer ? { writer } : {}) },
     );
+    if (recovery.recovered && evidence) {
+      await recoveryTimeline(this.deps, record, {
+        evidence,
+        proposalId: job.proposalId,
+        changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+        changeLabel: this.core.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId,
+        recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+      });
+    }
   }
 
   private async runRevert(job: Extract<RemediationJob, { kind: "revert" }>): Promise<void> {

@@ -124,6 +124,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     walks,
     audit,
     store,
+    claims,
     slackQueue: {
       enqueueSlack: async (job: SlackJob) => {
         cards.push(job);

@@ -9,7 +9,7 @@ import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
-import { renderApplyModal, renderProposal, renderVerification } from "./render/index.js";
+import { escapeMrkdwn, renderApplyModal, renderProposal, renderVerification } from "./render/index.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackNotifierDeps {
@@ -154,13 +154,13 @@ function noteWords(note: WalkNote): { text: string; words: string } {
   switch (note.kind) {
     case "apply-failed":
       return {
-        text: `${note.stepTitle} was not applied`,
-        words: `:warning: *${note.stepTitle}* was not applied: ${note.detail}`,
+        text: `${escapeMrkdwn(note.stepTitle)} was not applied`,
+        words: `:warning: *${escapeMrkdwn(note.stepTitle)}* was not applied: ${escapeMrkdwn(note.detail)}`,
       };
     case "proposal-failed":
       return {
-        text: `${note.stepTitle} could not be proposed`,
-        words: `:warning: *${note.stepTitle}* could not be proposed: ${note.reason}. Nothing was changed; run /iceberg diagnose ${note.table} to try again.`,
+        text: `${escapeMrkdwn(note.stepTitle)} could not be proposed`,
+        words: `:warning: *${escapeMrkdwn(note.stepTitle)}* could not be proposed: ${escapeMrkdwn(note.reason)}. Nothing was changed; run /iceberg diagnose ${note.table} to try again.`,
       };
     case "walk-stopped": {
       const words = `:octagonal_sign: The playbook for \`${note.table}\` was stopped. ${note.detail}`;

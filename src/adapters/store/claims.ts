@@ -3,14 +3,12 @@
 // died before storing the message ts.
 
 import type { Redis } from "ioredis";
+import type { ClaimOutcome } from "../../services/ports.js";
 import type { Keys } from "./keys.js";
 
 const DAY_SECONDS = 86_400;
 
-export type ClaimOutcome =
-  | { kind: "done"; ts: string }
-  | { kind: "mine" }
-  | { kind: "held-by-other"; owner: string };
+export type { ClaimOutcome } from "../../services/ports.js";
 
 export class Claims {
   constructor(
