@@ -364,6 +364,16 @@ export class IncidentStore {
     return raw === null ? undefined : (JSON.parse(raw) as unknown);
   }
 
+  /** The commit timeline drawn for diagnosis n, kept beside its report. */
+  async saveChart(id: string, n: number, chart: unknown): Promise<void> {
+    await this.redis.hset(this.keys.reports(id), `chart-${n}`, JSON.stringify(chart));
+  }
+
+  async getChart(id: string, n: number): Promise<unknown> {
+    const raw = await this.redis.hget(this.keys.reports(id), `chart-${n}`);
+    return raw === null ? undefined : (JSON.parse(raw) as unknown);
+  }
+
   async appendTimeline(id: string, entry: TimelineEntry): Promise<void> {
     await this.redis.xadd(
       this.keys.timeline(id),
