@@ -2,6 +2,7 @@
 // report as a whole (ReportSchema-valid, ordered, honest about unavailable sources).
 
 import { describe, expect, it } from "vitest";
+import { cardView } from "../../src/adapters/slack/slack-jobs.js";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
 import { hotPartitionFilter, pickStepId, retryChanges } from "../../src/core/diagnosis/next-step.js";
@@ -295,5 +296,60 @@ describe("diagnose", () => {
       expect.arrayContaining(["commit-conflict", "multiple-flink-jobs", "rewrite-in-window"]),
     );
     expect(tbl.snapshots).toBe(snapshots);
+  });
+
+  it("reads every writer: a failing second job decides the verdict, the card counts from its last commit", () => {
+    const failingLast = 40 * MIN;
+    const ev = evidence({
+      table: table({
+        snapshots: [
+          ...series(6 * HOUR, 2 * MIN, 5 * MIN),
+          ...series(6 * HOUR - MIN, failingLast, 5 * MIN, { by: { flink: JOB2 } }),
+        ],
+      }),
+      flink: flinkJob(),
+    });
+    const failing = flinkJob({ jobId: JOB2, exceptions: conflictAt(4 * MIN) });
+    ev.flink!.writers = [ev.flink!.writer!, failing];
+    ev.flink!.jobs.push(failing.job);
+    const alone = diagnose({ ...ev, flink: { ...ev.flink!, writers: undefined } }, NOW, {
+      playbooks: PLAYBOOKS,
+    });
+    expect(alone.verdict).not.toBe("commit-conflict");
+    const report = ReportSchema.parse(diagnose(ev, NOW, { playbooks: PLAYBOOKS }));
+    expect(report.verdict).toBe("commit-conflict");
+    expect(report.findings.map((f) => f.id)).toContain("multiple-flink-jobs");
+    expect(report.nextStep?.id).toBe("one-committer-per-table");
+    expect(report.nextStep?.summary).toContain(JOB2);
+    const card = cardView(
+      {
+        id: "i1",
+        table: "db.events",
+        state: "awaiting-approval",
+        channel: "C1",
+        openedAt: NOW - 5 * MIN,
+        updatedAt: NOW,
+        alertCount: 1,
+        diagnoses: 1,
+        cardVersion: 1,
+      },
+      report,
+      NOW,
+    );
+    const lastOfFailing = Math.max(
+      ...ev.catalog!.snapshots.filter((s) => s.summary["flink.job-id"] === JOB2).map((s) => s.timestampMs),
+    );
+    expect(card.stalledSinceMs).toBe(lastOfFailing);
+  });
+
+  it("a manual step is never automatic, so every surface agrees (verify-unknown-commit)", () => {
+    const ev = evidence({
+      table: table({ snapshots: stalled() }),
+      flink: flinkJob({ exceptions: [{ ago: 10 * MIN, name: STATE_UNKNOWN, message: UNKNOWN_MESSAGE }] }),
+    });
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
+    expect(report.nextStep?.id).toBe("verify-unknown-commit");
+    expect(report.nextStep?.change.kind).toBe("manual");
+    expect(report.nextStep?.automatic).toBe(false);
   });
 });

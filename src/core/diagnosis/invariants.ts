@@ -175,6 +175,15 @@ export function settleReport(
       evidence: stalenessEvidence(ctx),
     });
   }
+  const last = writerLastCommit(ctx);
+  if (
+    settled !== "healthy" &&
+    last &&
+    !out.some((f) => f.evidence.some((e) => factKey(e) === factKey(last)))
+  ) {
+    // Every failing report says when the failing writer last committed ("failing for" counts from it).
+    out = out.map((f) => (f.id === settled ? { ...f, evidence: [...f.evidence, last] } : f));
+  }
   if (!catalogAnswered && settled !== "healthy") {
     // The verdict finding says first that the catalog could not be read.
     out = out.map((f) =>
