@@ -1,14 +1,13 @@
 // One measurement in a fresh process, so peak memory (maxRSS) belongs to that measurement alone.
-//   baseline                  - nothing (the runtime's own footprint)
-//   parse <file>              - read the LoadTableResult text and JSON.parse it
+//   baseline                   - nothing (the runtime's own footprint)
+//   fetch-parse <table url>    - the floor: fetch the LoadTableResult and JSON.parse it, nothing more
 //   diagnose <catalog> <flink> - gather evidence over loopback and diagnose db.events
 
-import { readFileSync } from "node:fs";
 import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
+import { loadPlaybooks } from "../src/adapters/playbooks/files.js";
 import { loadConfig } from "../src/config.js";
 import { diagnose } from "../src/core/diagnosis/diagnose.js";
 import { investigate } from "../src/services/investigate.js";
-import { loadPlaybooks } from "../src/services/playbooks.js";
 
 // Each mode runs twice and times the second run: the first warms the JIT, as a long-running bot
 // process is warm. A forced GC between the two keeps the peak honest.
@@ -16,9 +15,10 @@ const [mode, a, b] = process.argv.slice(2);
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 async function once(): Promise<string> {
-  if (mode === "parse" && a) {
-    const parsed = JSON.parse(readFileSync(a, "utf8")) as { metadata: { snapshots: unknown[] } };
-    return String(parsed.metadata.snapshots.length);
+  if (mode === "fetch-parse" && a) {
+    const response = await fetch(a, { headers: { accept: "application/json" } });
+    const parsed = (await response.json()) as { metadata: { snapshots: unknown[] } };
+    return `${parsed.metadata.snapshots.length} snapshots parsed`;
   }
   if (mode === "diagnose" && a && b) {
     const config = loadConfig({ ICEBERG_CATALOG_URL: a, FLINK_REST_URL: b, SOURCE_TIMEOUT_MS: "120000" });

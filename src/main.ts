@@ -1,11 +1,15 @@
 // Composition root: config -> clients -> store and queues -> Slack app and workers. Shutdown runs
 // in order on SIGTERM/SIGINT: stop receiving, drain the workers, close the queues, quit Redis.
+// The `start` command runs the workers in a supervised child process (see worker-supervisor.ts)
+// so that diagnoses never share the event loop that acknowledges Slack and alerts.
 
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
+import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
+import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -15,6 +19,7 @@ import {
   startWorkers,
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
+import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
@@ -24,16 +29,23 @@ import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
+import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
-import { type Config, redactConfig } from "./config.js";
+import { type Config, redactConfig, secretValues } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
-import { acceptAlerts } from "./services/alerts.js";
+import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
-import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
+import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
+import {
+  superviseWorker,
+  type WorkerChildOptions,
+  type WorkerSupervisor,
+  type WorkerSupervisorOptions,
+} from "./worker-supervisor.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -57,10 +69,24 @@ export interface BotOptions {
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
+  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
+  sweepQueueNames?: Partial<SweepQueueNames>;
+  sweepConcurrency?: number;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
   >;
+  /**
+   * With role "start": run the workers in a supervised child process instead of this one (the
+   * `start` command always does). The child gets the config and the plain-data options above;
+   * injected functions (diagnose, audit, ports, render, now) stay in this process.
+   */
+  workerProcess?:
+    | boolean
+    | Pick<
+        WorkerSupervisorOptions,
+        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "onEvent"
+      >;
 }
 
 export interface Bot {
@@ -69,11 +95,14 @@ export interface Bot {
   app?: BotApp;
   queues: BotQueues;
   workers?: BotWorkers;
+  /** The supervised worker child of `start`, when the workers run there. */
+  workerProcess?: WorkerSupervisor;
   store: IncidentStore;
   claims: Claims;
   redis: Redis;
   log: Logger;
   remediation: Remediation;
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   stop(): Promise<void>;
 }
 
@@ -102,6 +131,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     backoffMs: options.backoffMs,
   });
   const metrics = createMetrics(() => queues.depth());
+  const sweepStore = new SweepStore(redis, options.namespace);
+  const sweepQueues = createSweepQueues({
+    connection: queueRedis,
+    prefix: queues.prefix,
+    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
+    backoffMs: options.backoffMs,
+  });
+  registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
   const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
   const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
@@ -110,6 +147,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     token: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
+    secrets: secretValues(config),
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`
@@ -137,9 +175,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ...options.remediation,
   });
 
+  const childWorkers =
+    role === "start" && options.workerProcess !== undefined && options.workerProcess !== false;
+  const inlineWorkers = role === "worker" || (role === "start" && !childWorkers);
   let workers: BotWorkers | undefined;
   let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
-  if (role !== "serve") {
+  let sweeper: NodeJS.Timeout | undefined;
+  if (inlineWorkers) {
     // Loaded on first use: a serve-only process never needs the evidence stack.
     const diagnose: DiagnoseFn =
       options.diagnose ??
@@ -193,7 +235,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
-  if (role !== "serve") {
+  if (inlineWorkers) {
+    // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
+    sweeper = setInterval(() => {
+      sweepOutbox({ queues, store }).catch((error: unknown) =>
+        log.warn({ err: (error as Error).message }, "intake outbox sweep failed"),
+      );
+    }, 5_000);
+    sweeper.unref();
     remediationWorker = startRemediationWorker(
       {
         connection: queueRedis,
@@ -208,6 +257,61 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       },
       (job) => remediation.runJob(job),
     );
+  }
+
+  let sweepRuntime: SweepRuntime | undefined;
+  // Wherever the diagnosis workers run (this process or start's worker child), the sweep runs too.
+  if (inlineWorkers) {
+    sweepRuntime = await startSweep({
+      config,
+      redis,
+      connection: queueRedis,
+      queues: sweepQueues,
+      store: sweepStore,
+      incidentStore: store,
+      claims,
+      client,
+      render,
+      playbooks: playbooks.playbooks,
+      ports: options.ports,
+      namespace: options.namespace,
+      concurrency: options.sweepConcurrency,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      now,
+      log,
+      onFailed: (queue, job, error) => {
+        metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+        log.warn({ queue, job: job?.id, err: error.message }, "job failed");
+      },
+    });
+  }
+
+  let workerProcess: WorkerSupervisor | undefined;
+  if (childWorkers) {
+    const child: WorkerChildOptions = {
+      namespace: options.namespace,
+      queuePrefix: options.queuePrefix,
+      queueNames: options.queueNames,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      backoffMs: options.backoffMs,
+      concurrency: options.concurrency,
+      playbooksDir: options.playbooksDir,
+    };
+    workerProcess = superviseWorker({
+      config,
+      child,
+      log,
+      ...(typeof options.workerProcess === "object" ? options.workerProcess : {}),
+    });
+    try {
+      await workerProcess.ready;
+    } catch (error) {
+      await workerProcess.stop();
+      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      throw error;
+    }
   }
 
   let app: BotApp | undefined;
@@ -225,6 +329,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       log,
       now,
       remediation,
+      sweep: {
+        requestSweep: (request) => sweepQueues.requestSweep(request),
+        requestAudit: (request) => sweepQueues.requestAudit(request),
+        startFix: async (table, user, channel) =>
+          (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
+      },
+      latestSweep: () => sweepStore.latest(),
       pingRedis: () => redis.ping(),
       acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
     });
@@ -236,20 +347,44 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const stop = () => {
     stopping ??= (async () => {
       await app?.stop();
+      if (app) log.info({ role }, "receiver stopped");
+      if (sweeper) clearInterval(sweeper);
       await workers?.close();
       await remediationWorker?.close();
+      await sweepRuntime?.workers.close();
+      await workerProcess?.stop();
+      if (workers || workerProcess) log.info({ role }, "workers stopped");
+      await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
       await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
     })();
     return stopping;
   };
-  return { port, app, queues, workers, store, claims, redis, log, remediation, stop };
+  return {
+    port,
+    app,
+    queues,
+    workers,
+    workerProcess,
+    store,
+    claims,
+    redis,
+    log,
+    remediation,
+    sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    stop,
+  };
+}
+
+function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
+  if (!names?.diagnose) return undefined;
+  return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
 /** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */
 async function runUntilSignal(config: Config, role: BotRole): Promise<number> {
-  const bot = await startBot(config, { role });
+  const bot = await startBot(config, { role, workerProcess: role === "start" });
   bot.log.info({ config: redactConfig(config) }, "started");
   return new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -64,6 +64,13 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
     }
     throw error;
   }
+  // The thread names a source that failed ("the catalog"); its address and the full reason are
+  // for the logs only.
+  for (const [source, status] of Object.entries(report.sources)) {
+    if (status.status === "unavailable") {
+      deps.log.warn({ incident: incidentId, source, reason: status.error }, "evidence source unavailable");
+    }
+  }
   const now = deps.now();
   await deps.store.saveReport(incidentId, n, report);
   await deps.store.appendTimeline(incidentId, {

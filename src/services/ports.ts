@@ -25,12 +25,21 @@ export interface PropertyCommit {
   remove: string[];
 }
 
+/** One page of a catalog listing; `nextPageToken` is absent on the last page. */
+export interface ListPage<T> {
+  items: T[];
+  nextPageToken?: string;
+}
+
 export interface CatalogPort {
   /** Where the catalog lives (origin and path, never credentials), for messages people read. */
   readonly url?: string;
   getConfig(): Promise<CatalogConfig>;
   listNamespaces(parent?: string[]): Promise<string[][]>;
   listTables(namespace: string[]): Promise<TableRef[]>;
+  /** One page of a listing (the others follow every page); an absent token asks for the first. */
+  listNamespacesPage(parent: string[] | undefined, pageToken?: string): Promise<ListPage<string[]>>;
+  listTablesPage(namespace: string[], pageToken?: string): Promise<ListPage<TableRef>>;
   loadTable(ref: TableRef): Promise<TableEvidence>;
   commitProperties(ref: TableRef, commit: PropertyCommit): Promise<TableEvidence>;
 }

@@ -11,6 +11,7 @@ import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import type { SlackMessage } from "./render/block-kit.js";
+import { escapeMrkdwn } from "./render/limits.js";
 import type { HistoryEntry, StatusCardView } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
@@ -36,7 +37,11 @@ export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, jobId: stri
       await postDiagnosis(deps, job.incidentId, job.n, jobId);
       return;
     case "note":
-      await postInThread(deps, job.incidentId, `note-${job.key}`, jobId, { text: job.text, blocks: [] });
+      // Notes carry error messages that may quote upstream text: shown as typed, never as markup.
+      await postInThread(deps, job.incidentId, `note-${job.key}`, jobId, {
+        text: escapeMrkdwn(job.text),
+        blocks: [],
+      });
       return;
     case "command-result":
       await postCommandResult(deps, job, jobId);
@@ -117,6 +122,14 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   if (walk?.nowLine !== undefined) nowLine = walk.nowLine;
   if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
     nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
+  } else if (
+    incident.firingAlerts !== undefined &&
+    incident.firingAlerts > 0 &&
+    incident.state !== "resolved"
+  ) {
+    // The alerts of the table still firing, as the sender last told us.
+    const alerts = `${incident.firingAlerts} alert${incident.firingAlerts === 1 ? "" : "s"} firing`;
+    nowLine = `${nowLine ? `${nowLine}; ` : ""}${alerts}`;
   }
   return {
     table: incident.table,

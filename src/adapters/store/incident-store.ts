@@ -24,6 +24,89 @@ redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return {id, 1}
 `;
 
+// Alert intake in one round trip: for each alert, the repeat check, then open-or-join (firing) or
+// the resolved note, their timeline entries, and an outbox entry for the jobs an opened incident
+// or a changed card needs. The outbox lives next to the incident so the jobs are never lost when
+// the process dies between this script and the enqueue (see takeOutbox).
+// Each incident keeps the fingerprints of its alerts still firing: a resolve of one while others
+// fire is noted but does not clear the alert, and a re-fire after all cleared brings it back; the
+// card is edited whenever that set changes.
+// KEYS: sequence, open set, recent tables, outbox, then per alert: seen key, open key.
+// ARGV: now, incident key prefix, timeline key prefix, repeat TTL, timeline max length, wall-clock
+// now (the outbox is swept by age, whatever clock incidents are dated by), firing-set key prefix,
+// then per alert: status, table, channel, alert name, timeline text, fingerprint.
+// Returns per alert {kind, id, version}: 0 repeat, 1 joined, 2 opened, 3 resolved noted,
+// 4 nothing open; version > 0 on the row that carries its incident's card edit.
+const INTAKE = `
+local now, incidentPrefix, timelinePrefix, firingPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[7]
+local out = {}
+local n = (#KEYS - 4) / 2
+-- One card edit per incident per batch, reported on its last alert; none for incidents opened in
+-- this batch, whose first card is drawn from the state as it is when posted.
+local cardRow, openedHere = {}, {}
+for i = 1, n do
+  local seen, openKey = KEYS[3 + 2 * i], KEYS[4 + 2 * i]
+  local a = 7 + (i - 1) * 6
+  local status, tbl, channel, name, text, fp =
+    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+  if not redis.call('SET', seen, '1', 'EX', ARGV[4], 'NX') then
+    out[i] = {0, '', 0}
+  elseif status == 'firing' then
+    local id = redis.call('GET', openKey)
+    local kind = 1
+    if id then
+      local key = incidentPrefix .. id
+      redis.call('HINCRBY', key, 'alertCount', 1)
+      if redis.call('SADD', firingPrefix .. id, fp) == 1 then
+        redis.call('HSET', key, 'firingAlerts', redis.call('SCARD', firingPrefix .. id), 'updatedAt', now)
+        redis.call('HDEL', key, 'alertResolvedAt')
+        cardRow[id] = i
+      end
+    else
+      kind = 2
+      id = 'inc-' .. redis.call('INCR', KEYS[1])
+      redis.call('SET', openKey, id)
+      redis.call('HSET', incidentPrefix .. id, 'id', id, 'table', tbl, 'state', 'open', 'channel', channel,
+        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1,
+        'lastAlertName', name, 'firingAlerts', 1)
+      redis.call('SADD', firingPrefix .. id, fp)
+      openedHere[id] = true
+      redis.call('ZADD', KEYS[2], now, id)
+      redis.call('ZADD', KEYS[3], now, tbl)
+      redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'opened',
+        'text', 'Incident opened for ' .. tbl)
+      redis.call('ZADD', KEYS[4], ARGV[6], 'open|' .. id)
+    end
+    redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert', 'text', text)
+    out[i] = {kind, id, 0}
+  else
+    local id = redis.call('GET', openKey)
+    if id then
+      local key = incidentPrefix .. id
+      redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert-resolved',
+        'text', text)
+      redis.call('SREM', firingPrefix .. id, fp)
+      local firing = redis.call('SCARD', firingPrefix .. id)
+      redis.call('HSET', key, 'firingAlerts', firing, 'updatedAt', now)
+      -- Only when no alert of the table still fires has "the alert" cleared.
+      if firing == 0 then redis.call('HSET', key, 'alertResolvedAt', now) end
+      cardRow[id] = i
+      out[i] = {3, id, 0}
+    else
+      out[i] = {4, '', 0}
+    end
+  end
+end
+for id, row in pairs(cardRow) do
+  if not openedHere[id] then
+    local version = redis.call('HINCRBY', incidentPrefix .. id, 'cardVersion', 1)
+    redis.call('ZADD', KEYS[4], ARGV[6], 'card|' .. id .. '|' .. version)
+    out[row][3] = version
+  end
+end
+return out
+`;
+
 // KEYS: open key, open set, incident hash. ARGV: id, state, now.
 const CLOSE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
@@ -44,12 +127,42 @@ const IncidentHashSchema = z.object({
   alertCount: num,
   lastAlertName: z.string().optional(),
   alertResolvedAt: num.optional(),
+  firingAlerts: num.optional(),
   diagnoses: num,
   verdict: z.string().optional(),
   cardVersion: num,
   resolvedAt: num.optional(),
   walk: z.string().optional(),
 });
+
+export interface IntakeAlert {
+  /** Identifies one notification of one alert; a repeat within the window is only noted. */
+  repeatKey: string;
+  status: "firing" | "resolved";
+  table: string;
+  channel: string;
+  alertName: string;
+  /** The timeline line for this alert. */
+  text: string;
+  /** The sender's alert identity; the incident tracks which of its alerts still fire. */
+  fingerprint: string;
+}
+
+export type IntakeResult =
+  | { kind: "repeat" }
+  | {
+      kind: "joined";
+      incidentId: string /** Set when the card must show a changed alert set. */;
+      cardVersion?: number;
+    }
+  | { kind: "opened"; incidentId: string }
+  | { kind: "resolved-noted"; incidentId: string; cardVersion?: number }
+  | { kind: "nothing-open" };
+
+/** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
+export type OutboxEntry =
+  | { kind: "open"; incidentId: string; member: string }
+  | { kind: "card"; incidentId: string; version: number; member: string };
 
 export interface OpenResult {
   incident: Incident;
@@ -92,6 +205,74 @@ export class IncidentStore {
     if (created === 1)
       await this.appendTimeline(id, { at: now, kind: "opened", text: `Incident opened for ${table}` });
     return { incident, created: created === 1 };
+  }
+
+  /**
+   * Records a batch of alerts in one round trip (see INTAKE). The work per alert is a few hash
+   * and stream writes: nothing in it grows with the number of open incidents.
+   */
+  async intake(
+    alerts: readonly IntakeAlert[],
+    now: number,
+    repeatTtlSeconds: number,
+  ): Promise<IntakeResult[]> {
+    if (alerts.length === 0) return [];
+    const k = this.keys;
+    const keys = [k.sequence(), k.openSet(), k.recentTables(), k.outbox()];
+    const args = [
+      String(now),
+      k.incident(""),
+      k.timeline(""),
+      String(repeatTtlSeconds),
+      String(this.timelineMax),
+      String(Date.now()),
+      k.firing(""),
+    ];
+    for (const alert of alerts) {
+      keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
+      args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text, alert.fingerprint);
+    }
+    const rows = (await this.redis.eval(INTAKE, keys.length, ...keys, ...args)) as [number, string, number][];
+    return rows.map(([kind, id, version]): IntakeResult => {
+      switch (kind) {
+        case 1:
+          return Number(version) > 0
+            ? { kind: "joined", incidentId: id, cardVersion: Number(version) }
+            : { kind: "joined", incidentId: id };
+        case 2:
+          return { kind: "opened", incidentId: id };
+        case 3:
+          return Number(version) > 0
+            ? { kind: "resolved-noted", incidentId: id, cardVersion: Number(version) }
+            : { kind: "resolved-noted", incidentId: id };
+        case 4:
+          return { kind: "nothing-open" };
+        default:
+          return { kind: "repeat" };
+      }
+    });
+  }
+
+  /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
+  async dueOutbox(olderThanMs: number, limit = 100): Promise<OutboxEntry[]> {
+    const members = await this.redis.zrangebyscore(
+      this.keys.outbox(),
+      "-inf",
+      Date.now() - olderThanMs,
+      "LIMIT",
+      0,
+      limit,
+    );
+    return members.flatMap((member) => {
+      const entry = outboxEntry(member);
+      return entry ? [entry] : [];
+    });
+  }
+
+  /** Removes outbox entries whose jobs are queued. */
+  async outboxDone(entries: readonly OutboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.zrem(this.keys.outbox(), ...entries.map((e) => e.member));
   }
 
   async get(id: string): Promise<Incident | undefined> {
@@ -214,6 +395,14 @@ export class IncidentStore {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
     return rows.map(([, flat]) => fromFlat(flat));
   }
+}
+
+/** Turns an outbox member written by INTAKE back into the entry it stands for. */
+export function outboxEntry(member: string): OutboxEntry | undefined {
+  const [kind, incidentId, version] = member.split("|");
+  if (kind === "open" && incidentId) return { kind, incidentId, member };
+  if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };
+  return undefined;
 }
 
 function fromFlat(flat: string[]): Record<string, string> {

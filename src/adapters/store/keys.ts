@@ -14,6 +14,10 @@ export interface Keys {
   recentTables(): string;
   tableAudit(table: string): string;
   seen(scope: string, key: string): string;
+  /** Jobs promised by alert intake and not yet confirmed queued. */
+  outbox(): string;
+  /** Fingerprints of an incident's alerts still firing. */
+  firing(id: string): string;
 }
 
 export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
@@ -29,5 +33,7 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     recentTables: () => `${p}:recent-tables`,
     tableAudit: (table) => `${p}:audit:${table}`,
     seen: (scope, key) => `${p}:seen:${scope}:${key}`,
+    outbox: () => `${p}:intake-outbox`,
+    firing: (id) => `${p}:firing:${id}`,
   };
 }
