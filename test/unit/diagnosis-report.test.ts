@@ -2,6 +2,8 @@
 // report as a whole (ReportSchema-valid, ordered, honest about unavailable sources).
 
 import { describe, expect, it } from "vitest";
+import { renderReportText } from "../../src/adapters/render/report-text.js";
+import { renderDiagnosis } from "../../src/adapters/slack/render/diagnosis.js";
 import { cardView } from "../../src/adapters/slack/slack-jobs.js";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
@@ -245,7 +247,9 @@ describe("diagnose", () => {
     expect(report.verdict).toBe("commit-state-unknown");
     expect(report.nextStep?.id).toBe("verify-unknown-commit");
     const change = report.nextStep!.change;
-    expect(change.kind === "manual" && change.statement).toContain("FROM spark_catalog.db.events.snapshots");
+    expect(change.kind === "read-only-check" && change.statement).toContain(
+      "FROM spark_catalog.db.events.snapshots",
+    );
   });
 
   it("reports unavailable sources with their error and stays silent on them", () => {
@@ -350,13 +354,30 @@ describe("diagnose", () => {
     expect(card.stalledSinceMs).toBe(lastOfFailing);
   });
 
-  it("a manual step is never automatic, so every surface agrees (verify-unknown-commit)", () => {
+  it("verify-unknown-commit is the bot's own read-only check: automatic, and its change kind says so", () => {
     const ev = evidence({
       table: table({ snapshots: stalled() }),
       flink: flinkJob({ exceptions: [{ ago: 10 * MIN, name: STATE_UNKNOWN, message: UNKNOWN_MESSAGE }] }),
     });
     const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.nextStep?.id).toBe("verify-unknown-commit");
+    expect(report.nextStep?.change.kind).toBe("read-only-check");
+    expect(report.nextStep?.automatic).toBe(true);
+    const text = renderReportText(report, { color: false });
+    expect(text).toContain("The bot checks this itself (nothing changes)");
+    expect(text).not.toContain("Run this yourself");
+    const slack = JSON.stringify(renderDiagnosis(report));
+    expect(slack).not.toContain("a person makes this change");
+  });
+
+  it("a manual step is never automatic", () => {
+    const ev = evidence({
+      table: table({
+        snapshots: [...stalled(), snap(40 * MIN, { op: "replace", by: { spark: SPARK_APP } })],
+      }),
+      flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
+    });
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.nextStep?.change.kind).toBe("manual");
     expect(report.nextStep?.automatic).toBe(false);
   });

@@ -5,7 +5,8 @@
 //      the catalog did not answer (the verdict is then about what could be read, and the verdict
 //      finding says first that the catalog was unreachable);
 //   3. the same fact (source and words) is listed once per report, and each finding id once;
-//   4. a next step is automatic exactly when its change is one the bot makes (not manual).
+//   4. a next step is automatic exactly when its change is one the bot makes or runs (any kind but
+//      manual: property and connector changes, a connector restart, a read-only check).
 // settleReport() applies 2 and 3 while the report is built (next-step.ts keeps 4); reportViolations()
 // checks all four on a finished report, from the evidence, independently of the rules.
 

@@ -51,6 +51,11 @@ function manual(
   return { kind: "manual", ...(statement ? { statement } : {}), language, checklist };
 }
 
+/** The bot reads the table itself (the finding above says what it saw); the query lets a person look too. */
+function readOnlyCheck(statement: string, checklist: string[]): Change {
+  return { kind: "read-only-check", statement, language: "sql", checklist };
+}
+
 const PLAYBOOK_ID = "commit-failures";
 
 function step(id: StepId, summary: string, change: Change, automatic: boolean): NextStep {
@@ -118,7 +123,7 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
         compare.length > 0
           ? `Compare snapshots ${compare.join(", ")} before restarting or retrying anything`
           : "Check whether the writer's last commit landed before restarting or retrying anything",
-        manual(renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }), "sql", [
+        readOnlyCheck(renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }), [
           ...(compare.length > 0
             ? [
                 `Compare snapshots ${compare.join(", ")}: their flink.max-committed-checkpoint-id, added-data-files and added-records.`,
