@@ -26,7 +26,7 @@ interface Measurement {
 }
 
 /** A table whose Flink writer committed every minute for `count` minutes, then stalled behind compaction. */
-function scenarioFor(count: number): ScenarioInput {
+export function scenarioFor(count: number): ScenarioInput {
   return {
     name: `scale-${count}`,
     description: `db.events with ${count} snapshots`,
