@@ -11,40 +11,27 @@ import { type Report, ReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { type InvestigateRequest, investigate } from "./investigate.js";
-import { loadPlaybooks } from "./playbooks.js";
 import type { EvidencePorts } from "./ports.js";
 
 export interface DiagnoseTableOptions {
   /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */
   catalogName?: string;
-  /** The step playbooks that choose the next step; the shipped playbooks/ when absent. */
-  playbooks?: readonly Playbook[];
-}
-
-let shipped: Promise<readonly Playbook[]> | undefined;
-
-/** The playbooks shipped in the package, read once per process. */
-export function shippedPlaybooks(): Promise<readonly Playbook[]> {
-  shipped ??= loadPlaybooks().then((set) => set.playbooks);
-  shipped.catch(() => {
-    shipped = undefined; // a broken directory is reported each time, not cached
-  });
-  return shipped;
+  /** The loaded playbooks; the next step's change is built from them. */
+  playbooks: readonly Playbook[];
 }
 
 export async function diagnoseTable(
   ports: EvidencePorts,
   request: InvestigateRequest,
   now: () => number,
-  options: DiagnoseTableOptions = {},
+  options: DiagnoseTableOptions,
 ): Promise<{ report: Report; evidence: Evidence }> {
   const evidence = await investigate(ports, request, now);
   requireSomeEvidence(evidence);
-  const playbooks = options.playbooks ?? (await shippedPlaybooks());
   const report = diagnose(evidence, now(), {
     tableName: formatTableName(evidence.table),
     catalogName: options.catalogName,
-    playbooks,
+    playbooks: options.playbooks,
   });
   return { report: validateReport(ReportSchema, report, "diagnosis"), evidence };
 }

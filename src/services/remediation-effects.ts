@@ -6,7 +6,7 @@
 import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
 import type { SlackMessage } from "../adapters/slack/render/block-kit.js";
 import { context, section } from "../adapters/slack/render/blocks.js";
-import { renderProposal, renderVerification } from "../adapters/slack/render/index.js";
+import { escapeMrkdwn, renderProposal, renderVerification } from "../adapters/slack/render/index.js";
 import type { VerificationOutcome } from "../adapters/slack/render/view-models.js";
 import { auditRow } from "../adapters/store/audit-trail.js";
 import type { WalkRecord } from "../adapters/store/walk-store.js";
@@ -117,15 +117,44 @@ export class RemediationEffects {
     detail: string,
   ): Promise<void> {
     const title = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
-    const text = `:warning: *${title}* was not applied: ${detail}`;
+    const text = `:warning: *${escapeMrkdwn(title)}* was not applied: ${escapeMrkdwn(detail)}`;
     await this.thread
       .postOnce(record, `apply-${job.proposalId}-${job.attempt}`, {
-        text: `${title} was not applied`,
+        text: `${escapeMrkdwn(title)} was not applied`,
         blocks: [section(text)],
       })
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "apply note failed"),
       );
+  }
+
+  /** A step that could not be proposed: said in the thread and audited, never proposed blind. */
+  async noteProposalFailed(
+    record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk">,
+    stepId: StepId,
+    reason: string,
+    actor?: string,
+  ): Promise<void> {
+    const title = this.hooks.step(record.walk.playbookId, stepId)?.title ?? stepId;
+    const text = `:warning: *${title}* could not be proposed: ${reason}. Nothing was changed; run /iceberg diagnose ${record.table} to try again.`;
+    const at = this.deps.now();
+    await this.thread
+      .postOnce(record as WalkRecord, `proposal-failed-${stepId}-${at}`, {
+        text: `${title} could not be proposed`,
+        blocks: [section(text)],
+      })
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: asCodedError(error).message }, "proposal failure note failed"),
+      );
+    await this.deps.audit.append(record.table, {
+      atMs: at,
+      actor: actor ?? "bot",
+      action: "propose",
+      stepId,
+      outcome: "failed",
+      detail: `could not propose ${stepId}: ${reason}`,
+      incidentId: record.incidentId,
+    });
   }
 
   // ---------------------------------------------------------------------------------------------

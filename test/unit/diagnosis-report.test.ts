@@ -4,11 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
-import { hotPartitionFilter, pickStepId, retryChanges } from "../../src/core/diagnosis/next-step.js";
+import { hotPartitionFilter, pickStepId } from "../../src/core/diagnosis/next-step.js";
 import { pickVerdict, VERDICT_PRIORITY } from "../../src/core/diagnosis/verdict.js";
 import type { Snapshot } from "../../src/core/evidence/model.js";
 import { type FindingId, STEP_IDS, TRIAGE_IDS } from "../../src/core/ids.js";
-import { ReportSchema } from "../../src/core/report/schema.js";
+import { proposeChange } from "../../src/core/playbook/change.js";
+import { type PropertyChange, ReportSchema } from "../../src/core/report/schema.js";
 import {
   BASE_LOCATION_MESSAGE,
   COMMIT_FAILED,
@@ -35,6 +36,13 @@ import { PLAYBOOKS } from "../support/playbooks.js";
 const ids = (...list: FindingId[]) => list.map((id) => ({ id }));
 const stalled = () => series(6 * HOUR, 55 * MIN, 5 * MIN);
 const conflictAt = (ago: number) => [{ ago, name: COMMIT_FAILED, message: BASE_LOCATION_MESSAGE }];
+
+/** The retry step's property changes, from the playbook definition every path uses. */
+function retryChanges(properties: Record<string, string>): PropertyChange[] {
+  const step = PLAYBOOKS.flatMap((p) => p.steps).find((s) => s.id === "raise-commit-retries")!;
+  const change = proposeChange(step, { table: "db.events", writer: "flink", properties });
+  return change?.kind === "table-properties" ? change.changes : [];
+}
 
 describe("verdict priority", () => {
   it("lists every triage id once", () => {

@@ -10,6 +10,7 @@ import type {
   WriterBehaviour,
 } from "../scenario/schema.js";
 import { parseDuration, resolveRelative } from "../time.js";
+import { uuidFrom } from "./ids.js";
 import { matchesCommitter, SimTable } from "./table.js";
 
 export interface SimTaskState {
@@ -45,6 +46,8 @@ interface WriterState {
   everyMs: number;
   recoveredAt: number | null;
   nextCommitAt: number;
+  /** A person fixed the writer outside the bot (a step done by hand): it recovers at the next sync. */
+  fixedByHand?: boolean;
 }
 
 export interface LakehouseSnapshot {
@@ -70,6 +73,7 @@ export class World {
   readonly connectors = new Map<string, SimConnector>();
   readonly startMs: number;
   private readonly writers: WriterState[] = [];
+  private readonly recreated = new Map<string, number>();
 
   constructor(scenario: Scenario, nowMs: number) {
     this.scenario = scenario;
@@ -93,6 +97,16 @@ export class World {
 
   table(name: string): SimTable | undefined {
     return this.tables.get(name);
+  }
+
+  /** Drops a table and creates it again under the same name: same settings, a new uuid, no history. */
+  recreateTable(name: string, nowMs: number): void {
+    const scenario = this.scenario.catalog.tables.find((t) => t.name === name);
+    if (!scenario) throw new Error(`no table ${name} in this scenario`);
+    const generation = (this.recreated.get(name) ?? 0) + 1;
+    this.recreated.set(name, generation);
+    const uuid = uuidFrom(`table:${name}:recreated:${generation}`);
+    this.tables.set(name, new SimTable({ ...scenario, uuid }, this.scenario.catalog.warehouse, nowMs));
   }
 
   /** Finds the catalog table a Flink sink reports as e.g. "iceberg.db.events". */
@@ -120,7 +134,7 @@ export class World {
   /** Brings writers and connectors up to `nowMs`. Call after every change and clock move. */
   sync(nowMs: number): void {
     for (const w of this.writers) {
-      if (w.recoveredAt === null && this.triggerHolds(w.behaviour.recoversWhen)) {
+      if (w.recoveredAt === null && (w.fixedByHand || this.triggerHolds(w.behaviour.recoversWhen))) {
         w.recoveredAt = nowMs;
         w.nextCommitAt = nowMs;
         this.onRecovered(w, nowMs);
@@ -153,6 +167,17 @@ export class World {
         }
       }
     }
+  }
+
+  /**
+   * A person carried out a step by hand (redeployed the job, moved the compaction, ...): every
+   * failing writer of the table recovers and commits from now on. Returns how many were failing.
+   */
+  fixByHand(table: string, nowMs: number): number {
+    const failing = this.writers.filter((w) => w.behaviour.table === table && w.recoveredAt === null);
+    for (const w of failing) w.fixedByHand = true;
+    this.sync(nowMs);
+    return failing.length;
   }
 
   /** Records a restart; returns the status to show in a 202 answer (instances RESTARTING). */
