@@ -11,7 +11,9 @@ interface Profile {
 
 const profile = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as Profile;
 const time = new Map<number, number>();
-profile.samples.forEach((id, i) => time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...time.values()].reduce((a, b) => a + b, 0);
 const self = new Map<string, number>();
 const byPackage = new Map<string, number>();
