@@ -232,7 +232,7 @@ export class IncidentStore {
       keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
       args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text, alert.fingerprint);
     }
-    const rows = (await this.redis.eval(INTAKE, keys.length, ...keys, ...args)) as [number, string, number][];
+    const rows = (await this.intakeScript()(keys.length, ...keys, ...args)) as [number, string, number][];
     return rows.map(([kind, id, version]): IntakeResult => {
       switch (kind) {
         case 1:
@@ -251,6 +251,15 @@ export class IncidentStore {
           return { kind: "repeat" };
       }
     });
+  }
+
+  /** INTAKE as a command of its own: sent by SHA (EVALSHA), its text only the first time. */
+  private intakeScript(): (...args: (string | number)[]) => Promise<unknown> {
+    const redis = this.redis as Redis & {
+      icebergIntake?: (...args: (string | number)[]) => Promise<unknown>;
+    };
+    if (!redis.icebergIntake) redis.defineCommand("icebergIntake", { lua: INTAKE });
+    return redis.icebergIntake!.bind(redis);
   }
 
   /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
@@ -361,6 +370,16 @@ export class IncidentStore {
 
   async getReport(id: string, n: number): Promise<unknown> {
     const raw = await this.redis.hget(this.keys.reports(id), String(n));
+    return raw === null ? undefined : (JSON.parse(raw) as unknown);
+  }
+
+  /** The commit timeline drawn for diagnosis n, kept beside its report. */
+  async saveChart(id: string, n: number, chart: unknown): Promise<void> {
+    await this.redis.hset(this.keys.reports(id), `chart-${n}`, JSON.stringify(chart));
+  }
+
+  async getChart(id: string, n: number): Promise<unknown> {
+    const raw = await this.redis.hget(this.keys.reports(id), `chart-${n}`);
     return raw === null ? undefined : (JSON.parse(raw) as unknown);
   }
 
