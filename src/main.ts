@@ -1,7 +1,6 @@
 // Composition root: config -> clients -> store and queues -> Slack app and workers. Shutdown runs
 // in order on SIGTERM/SIGINT: stop receiving, drain the workers, close the queues, quit Redis.
 
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
@@ -15,6 +14,12 @@ import {
   startWorkers,
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
+import {
+  checkPrimary,
+  confirmReplicated,
+  createRedisClient,
+  type RedisClient,
+} from "./adapters/redis/connection.js";
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
@@ -71,7 +76,7 @@ export interface Bot {
   workers?: BotWorkers;
   store: IncidentStore;
   claims: Claims;
-  redis: Redis;
+  redis: RedisClient;
   log: Logger;
   remediation: Remediation;
   stop(): Promise<void>;
@@ -89,14 +94,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   }
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
-  const queueRedis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  // Commands (store, claims, queue producers) on one client; workers on a blocking one.
+  const redis = createRedisClient(config.redis, "commands", { connectionName: "iceberg-bot" });
+  redis.on("error", (error: Error) => log.warn({ err: error.message }, "redis connection error"));
+  const queueRedis = createRedisClient(config.redis, "blocking", { connectionName: "iceberg-bot-workers" });
   queueRedis.on("error", () => {});
   const store = new IncidentStore(redis, { namespace: options.namespace });
   const claims = new Claims(redis, store.keys);
   const queues = createQueues({
-    connection: queueRedis,
+    connection: redis,
     prefix: options.queuePrefix,
     names: options.queueNames,
     backoffMs: options.backoffMs,
@@ -115,7 +121,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ? `${options.queueNames.diagnose}-remediation`
     : undefined;
   const remediationQueue = createRemediationQueue({
-    connection: queueRedis,
+    connection: redis,
     prefix: queues.prefix,
     name: remediationQueueName,
     backoffMs: options.backoffMs,
@@ -223,8 +229,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       log,
       now,
       remediation,
-      pingRedis: () => redis.ping(),
-      acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
+      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+      acceptAlerts: async (alerts) => {
+        const outcome = await acceptAlerts({ ...deps, knownTables }, alerts);
+        // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
+        // after the answer must not lose it (the sender retries a 5xx).
+        await confirmReplicated(redis, config.redis, store.keys.sequence());
+        return outcome;
+      },
     });
     ({ port } = await app.start(options.port ?? config.port));
     log.info({ port, mode: config.slack.mode, role }, "iceberg-bot listening");

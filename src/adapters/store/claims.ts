@@ -2,7 +2,7 @@
 // the claim holds the job id so a retry of the same job may post again when the first try
 // died before storing the message ts.
 
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
 const DAY_SECONDS = 86_400;
@@ -14,7 +14,7 @@ export type ClaimOutcome =
 
 export class Claims {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

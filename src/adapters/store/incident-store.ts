@@ -2,7 +2,7 @@
 // storm of alerts from any number of bot processes lands in one incident per table. Fields are
 // a hash so counters and state change without read-modify-write races.
 
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
@@ -66,7 +66,7 @@ export class IncidentStore {
   private readonly timelineMax: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: IncidentStoreOptions = {},
   ) {
     this.keys = createKeys(options.namespace);

@@ -2,7 +2,7 @@
 // version field (one Lua script), so two clicks, two workers or two bot replicas never both win:
 // the loser re-reads the new state and runs its event again.
 
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { StepId } from "../../core/ids.js";
 import type { WalkState } from "../../core/playbook/walk.js";
 import { CodedError, ErrorCode } from "../../errors.js";
@@ -52,7 +52,7 @@ export class WalkStore {
   private readonly prefix: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     namespace: string = DEFAULT_NAMESPACE,
   ) {
     this.prefix = `{${namespace}}`;
