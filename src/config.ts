@@ -95,6 +95,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+/** Every environment variable the bot reads (deployment manifests are checked against this). */
+export const ENV_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
+
 export interface Config {
   slack: {
     botToken?: string;
@@ -282,7 +285,6 @@ export function redactUrl(raw: string): string {
     return url;
   }
 }
-
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === "object") {

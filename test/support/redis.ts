@@ -10,7 +10,7 @@ async function providedUrl(): Promise<string | undefined> {
   // Only inside a vitest worker; benchmarks import this module too.
   if (!process.env.VITEST) return undefined;
   const { inject } = await import("vitest");
-  return (inject as (key: string) => string | undefined)("redisUrl");
+  return inject("redisUrl");
 }
 
 export const REDIS_URL = (await providedUrl()) ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -35,7 +35,9 @@ export function createRedisClient(
     // the client follows Sentinel to the new primary.
     reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
   };
-  const tls = topology.tls ? { ...(topology.tlsServername ? { servername: topology.tlsServername } : {}) } : undefined;
+  const tls = topology.tls
+    ? { ...(topology.tlsServername ? { servername: topology.tlsServername } : {}) }
+    : undefined;
   switch (topology.kind) {
     case "standalone":
       return new Redis(topology.url, { ...base, lazyConnect: options.lazyConnect ?? false });
@@ -112,7 +114,8 @@ export async function checkPrimary(
     const primary = client.stream?.remoteAddress
       ? `${client.stream.remoteAddress}:${client.stream.remotePort}`
       : undefined;
-    if (role[0] !== "master") return { ...status, ok: false, primary, error: `connected node is a ${role[0]}` };
+    if (role[0] !== "master")
+      return { ...status, ok: false, primary, error: `connected node is a ${role[0]}` };
     return { ...status, ok: true, ...(primary ? { primary } : {}) };
   } catch (error) {
     return { ...status, ok: false, error: (error as Error).message };
@@ -120,9 +123,11 @@ export async function checkPrimary(
 }
 
 /**
- * Makes writes already acknowledged by Redis survive a failover: WAIT until the topology's
- * required replicas hold everything this client wrote (for a Cluster, on the primary of the
- * bot's slot). Throws a retryable coded error when too few replicas confirm in time.
+ * Makes writes already acknowledged by Redis survive a failover: WAIT until the replicas REDIS_URL
+ * asks for hold everything this client wrote (for a Cluster, on the primary of the bot's slot).
+ * Only replicas connected now are waited for: a primary left alone (its replica was promoted
+ * away from it, or is gone) has no replica a failover could promote, so waiting would only stop
+ * intake. Throws a retryable coded error when too few replicas confirm in time.
  */
 export async function confirmReplicated(
   client: RedisClient,
@@ -131,23 +136,25 @@ export async function confirmReplicated(
 ): Promise<void> {
   if (topology.waitReplicas <= 0) return;
   const node = client instanceof Cluster ? primaryFor(client, hashTagKey) : client;
-  if (!node) {
-    throw new CodedError(ErrorCode.Internal, "No Redis primary serves the bot's keys right now.", {
-      retryable: true,
-      hint: "A Cluster failover is under way; the sender retries.",
-    });
-  }
-  const acknowledged = Number(await node.call("WAIT", topology.waitReplicas, topology.waitTimeoutMs));
-  if (acknowledged < topology.waitReplicas) {
-    throw new CodedError(
-      ErrorCode.Internal,
-      `Only ${acknowledged} of ${topology.waitReplicas} Redis replicas confirmed the write within ${topology.waitTimeoutMs} ms.`,
-      {
-        retryable: true,
-        hint: "A replica is down or lagging; the sender retries. Lower waitReplicas in REDIS_URL to trade safety for availability.",
-      },
+  if (!node) throw notReplicated("No Redis primary serves the bot's keys right now.");
+  // ROLE on a primary lists its online replicas; on a demoted node it says "slave".
+  const role = (await node.call("ROLE")) as [string, unknown, unknown[]?];
+  if (role[0] !== "master") throw notReplicated(`The Redis node written to is now a ${role[0]}.`);
+  const wanted = Math.min(topology.waitReplicas, Array.isArray(role[2]) ? role[2].length : 0);
+  if (wanted === 0) return;
+  const acknowledged = Number(await node.call("WAIT", wanted, topology.waitTimeoutMs));
+  if (acknowledged < wanted) {
+    throw notReplicated(
+      `Only ${acknowledged} of ${wanted} Redis replicas confirmed the write within ${topology.waitTimeoutMs} ms.`,
     );
   }
+}
+
+function notReplicated(message: string): CodedError {
+  return new CodedError(ErrorCode.Internal, message, {
+    retryable: true,
+    hint: "A failover is under way or a replica lags; the sender retries. Lower waitReplicas in REDIS_URL to trade safety for availability.",
+  });
 }
 
 /** The node currently serving the key's slot as primary, from the client's slot table. */
@@ -168,7 +175,8 @@ export function keySlot(key: string): number {
   let crc = 0;
   for (const byte of Buffer.from(tagged, "utf8")) {
     crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc % 16_384;
 }

@@ -147,7 +147,11 @@ function parseMultiHost(match: RegExpExecArray): SentinelTopology | ClusterTopol
 }
 
 /** Our options from the query; `strict` refuses unknown ones (standalone URLs may carry ioredis's). */
-function readOptions(params: URLSearchParams, allowed: ReadonlySet<string>, strict: boolean): Map<string, string> {
+function readOptions(
+  params: URLSearchParams,
+  allowed: ReadonlySet<string>,
+  strict: boolean,
+): Map<string, string> {
   const out = new Map<string, string>();
   for (const [key, value] of params) {
     if (allowed.has(key)) out.set(key, value);
@@ -201,7 +205,8 @@ function parseHostPort(entry: string, defaultPort: number): HostPort {
   const found = bracketed ?? plain;
   if (!found) throw new Error(`host "${entry}" is not host or host:port`);
   const port = found[2] === undefined ? defaultPort : Number(found[2]);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`port of "${entry}" is not 1-65535`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new Error(`port of "${entry}" is not 1-65535`);
   return { host: found[1] as string, port };
 }
 

@@ -2,10 +2,10 @@
 // storm of alerts from any number of bot processes lands in one incident per table. Fields are
 // a hash so counters and state change without read-modify-write races.
 
-import type { RedisClient } from "../redis/connection.js";
 import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { RedisClient } from "../redis/connection.js";
 import { createKeys, type Keys } from "./keys.js";
 
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
