@@ -1,9 +1,10 @@
 // One measurement in a fresh process, so peak memory (maxRSS) belongs to that measurement alone.
-//   baseline                  - nothing (the runtime's own footprint)
-//   parse <file>              - read the LoadTableResult text and JSON.parse it
+//   baseline                   - nothing (the runtime's own footprint)
+//   fetch-parse <table url>    - the floor: fetch the LoadTableResult and JSON.parse it, nothing more
 //   diagnose <catalog> <flink> - gather evidence over loopback and diagnose db.events
-import { readFileSync } from "node:fs";
+
 import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
+import { loadPlaybooks } from "../src/adapters/playbooks/files.js";
 import { loadConfig } from "../src/config.js";
 import { diagnose } from "../src/core/diagnosis/diagnose.js";
 import { investigate } from "../src/services/investigate.js";
@@ -14,16 +15,17 @@ const [mode, a, b] = process.argv.slice(2);
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 async function once(): Promise<string> {
-  if (mode === "parse" && a) {
-    const parsed = JSON.parse(readFileSync(a, "utf8")) as { metadata: { snapshots: unknown[] } };
-    return String(parsed.metadata.snapshots.length);
+  if (mode === "fetch-parse" && a) {
+    const response = await fetch(a, { headers: { accept: "application/json" } });
+    const parsed = (await response.json()) as { metadata: { snapshots: unknown[] } };
+    return `${parsed.metadata.snapshots.length} snapshots parsed`;
   }
   if (mode === "diagnose" && a && b) {
     const config = loadConfig({ ICEBERG_CATALOG_URL: a, FLINK_REST_URL: b, SOURCE_TIMEOUT_MS: "120000" });
     const ports = createEvidencePorts(config, { timeoutMs: 120_000 });
     const now = Date.now();
     const evidence = await investigate(ports, { table: "db.events", timeoutMs: 120_000 }, () => now);
-    const report = diagnose(evidence, now);
+    const report = diagnose(evidence, now, { playbooks: (await loadPlaybooks()).playbooks });
     return `${evidence.catalog?.snapshots.length ?? 0} snapshots read, verdict ${report.verdict}`;
   }
   return "";

@@ -1,10 +1,13 @@
 // Composition root: config -> clients -> store and queues -> Slack app and workers. Shutdown runs
 // in order on SIGTERM/SIGINT: stop receiving, drain the workers, close the queues, quit Redis.
+// The `start` command runs the workers in a supervised child process (see worker-supervisor.ts)
+// so that diagnoses never share the event loop that acknowledges Slack and alerts.
 
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
 import { createLogger } from "./adapters/log.js";
+import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -32,13 +35,18 @@ import { IncidentStore } from "./adapters/store/incident-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
-import { acceptAlerts } from "./services/alerts.js";
+import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
-import { loadPlaybooks } from "./services/playbooks.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
+import {
+  superviseWorker,
+  type WorkerChildOptions,
+  type WorkerSupervisor,
+  type WorkerSupervisorOptions,
+} from "./worker-supervisor.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -66,6 +74,17 @@ export interface BotOptions {
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
   >;
+  /**
+   * With role "start": run the workers in a supervised child process instead of this one (the
+   * `start` command always does). The child gets the config and the plain-data options above;
+   * injected functions (diagnose, audit, ports, render, now) stay in this process.
+   */
+  workerProcess?:
+    | boolean
+    | Pick<
+        WorkerSupervisorOptions,
+        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "onEvent"
+      >;
 }
 
 export interface Bot {
@@ -74,6 +93,8 @@ export interface Bot {
   app?: BotApp;
   queues: BotQueues;
   workers?: BotWorkers;
+  /** The supervised worker child of `start`, when the workers run there. */
+  workerProcess?: WorkerSupervisor;
   store: IncidentStore;
   claims: Claims;
   redis: RedisClient;
@@ -143,14 +164,20 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ...options.remediation,
   });
 
+  const childWorkers =
+    role === "start" && options.workerProcess !== undefined && options.workerProcess !== false;
+  const inlineWorkers = role === "worker" || (role === "start" && !childWorkers);
   let workers: BotWorkers | undefined;
   let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
-  if (role !== "serve") {
+  let sweeper: NodeJS.Timeout | undefined;
+  if (inlineWorkers) {
     // Loaded on first use: a serve-only process never needs the evidence stack.
     const diagnose: DiagnoseFn =
       options.diagnose ??
       (async (p, request, clock) =>
-        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock));
+        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock, {
+          playbooks: playbooks.playbooks,
+        }));
     const audit: AuditFn =
       options.audit ??
       (async (p, request, clock) =>
@@ -197,7 +224,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
-  if (role !== "serve") {
+  if (inlineWorkers) {
+    // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
+    sweeper = setInterval(() => {
+      sweepOutbox({ queues, store }).catch((error: unknown) =>
+        log.warn({ err: (error as Error).message }, "intake outbox sweep failed"),
+      );
+    }, 5_000);
+    sweeper.unref();
     remediationWorker = startRemediationWorker(
       {
         connection: queueRedis,
@@ -212,6 +246,33 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       },
       (job) => remediation.runJob(job),
     );
+  }
+
+  let workerProcess: WorkerSupervisor | undefined;
+  if (childWorkers) {
+    const child: WorkerChildOptions = {
+      namespace: options.namespace,
+      queuePrefix: options.queuePrefix,
+      queueNames: options.queueNames,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      backoffMs: options.backoffMs,
+      concurrency: options.concurrency,
+      playbooksDir: options.playbooksDir,
+    };
+    workerProcess = superviseWorker({
+      config,
+      child,
+      log,
+      ...(typeof options.workerProcess === "object" ? options.workerProcess : {}),
+    });
+    try {
+      await workerProcess.ready;
+    } catch (error) {
+      await workerProcess.stop();
+      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      throw error;
+    }
   }
 
   let app: BotApp | undefined;
@@ -246,20 +307,24 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const stop = () => {
     stopping ??= (async () => {
       await app?.stop();
+      if (app) log.info({ role }, "receiver stopped");
+      if (sweeper) clearInterval(sweeper);
       await workers?.close();
       await remediationWorker?.close();
+      await workerProcess?.stop();
+      if (workers || workerProcess) log.info({ role }, "workers stopped");
       await queues.close();
       await remediationQueue.close();
       await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
     })();
     return stopping;
   };
-  return { port, app, queues, workers, store, claims, redis, log, remediation, stop };
+  return { port, app, queues, workers, workerProcess, store, claims, redis, log, remediation, stop };
 }
 
 /** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */
 async function runUntilSignal(config: Config, role: BotRole): Promise<number> {
-  const bot = await startBot(config, { role });
+  const bot = await startBot(config, { role, workerProcess: role === "start" });
   bot.log.info({ config: redactConfig(config) }, "started");
   return new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -1,7 +1,12 @@
 // Alerts in: each firing alert opens or joins its table's incident; the one that opens it also
 // queues the status card and the first diagnosis. Resolved alerts are noted, never resolve:
 // an incident ends when the writer's commits resume.
+//
+// A webhook is answered after one Redis round trip: the whole batch goes through the store's
+// intake script, which also records the jobs it promised in an outbox. The jobs are queued after
+// the answer; whatever a dead process left in the outbox is queued by the sweeper.
 
+import type { IntakeAlert, OutboxEntry } from "../adapters/store/incident-store.js";
 import { tableSettings } from "../config.js";
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
@@ -17,6 +22,8 @@ export interface AlertOutcome {
   ignored: number;
   /** Incidents opened by this call. */
   opened: string[];
+  /** Settles when the promised jobs are queued (the webhook answers before that). */
+  queued: Promise<void>;
 }
 
 /** Alerts seen within this window are taken as repeats (Alertmanager re-sends, a second bot replica). */
@@ -25,7 +32,8 @@ const REPEAT_WINDOW_SECONDS = 3600;
 export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]): Promise<AlertOutcome> {
   const configured = Object.keys(deps.bot.tables);
   let fromCatalog: string[] | undefined;
-  const outcome: AlertOutcome = { accepted: 0, ignored: 0, opened: [] };
+  const outcome: AlertOutcome = { accepted: 0, ignored: 0, opened: [], queued: Promise.resolve() };
+  const batch: IntakeAlert[] = [];
   for (const alert of alerts) {
     // Config first: the catalog is asked only for names config does not know, so a slow or
     // unreachable catalog never delays alerts about configured tables.
@@ -35,72 +43,109 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
       fromCatalog ??= await deps.knownTables().catch(() => []);
       known = [...configured, ...fromCatalog];
     }
-    const handled = await acceptOne(deps, alert, known);
-    if (handled === "ignored") outcome.ignored++;
-    else {
-      outcome.accepted++;
-      if (handled !== "noted") outcome.opened.push(handled);
+    const item = toIntakeAlert(
+      deps,
+      alert,
+      known === configured ? first : resolveAlertTable(alert.labels, deps.bot, known),
+    );
+    if (item) batch.push(item);
+    else outcome.ignored++;
+  }
+  const now = deps.now();
+  const results = await deps.store.intake(batch, now, REPEAT_WINDOW_SECONDS);
+  const promised: OutboxEntry[] = [];
+  results.forEach((result, i) => {
+    if (result.kind === "nothing-open") {
+      outcome.ignored++;
+      return;
     }
+    outcome.accepted++;
+    if (result.kind === "opened") {
+      outcome.opened.push(result.incidentId);
+      promised.push({ kind: "open", incidentId: result.incidentId, member: `open|${result.incidentId}` });
+      deps.log.info({ incident: result.incidentId, table: batch[i]?.table }, "incident opened");
+    } else if (result.kind === "resolved-noted") {
+      promised.push({
+        kind: "card",
+        incidentId: result.incidentId,
+        version: result.cardVersion,
+        member: `card|${result.incidentId}|${result.cardVersion}`,
+      });
+    }
+  });
+  if (promised.length > 0) {
+    outcome.queued = queuePromised(deps, promised).catch((error: unknown) => {
+      // The outbox keeps the entries; the sweeper queues them.
+      deps.log.warn({ err: (error as Error).message }, "intake jobs not queued yet; the outbox keeps them");
+    });
   }
   return outcome;
 }
 
-async function acceptOne(
+function toIntakeAlert(
   deps: AlertIntakeDeps,
   alert: AlertEvent,
-  known: string[],
-): Promise<"ignored" | "noted" | string> {
-  const resolution = resolveAlertTable(alert.labels, deps.bot, known);
+  resolution: ReturnType<typeof resolveAlertTable>,
+): IntakeAlert | undefined {
   if (resolution.table === undefined) {
     deps.log.warn({ alert: alert.alertName, reason: resolution.reason }, "alert ignored: no table");
-    return "ignored";
+    return undefined;
   }
   const table = resolution.table;
   const channel = tableSettings(deps.bot, table).channel ?? deps.incidentChannel;
   if (!channel) {
     deps.log.warn({ table }, "alert ignored: no channel (set INCIDENT_CHANNEL or BOT_CONFIG channel)");
-    return "ignored";
+    return undefined;
   }
-  const repeatKey = `${alert.fingerprint}-${alert.status}-${alert.startsAt}-${alert.endsAt ?? 0}`;
-  if (!(await deps.claims.firstTime("alert", repeatKey, REPEAT_WINDOW_SECONDS))) return "noted";
-  try {
-    return alert.status === "firing"
-      ? await onFiring(deps, alert, table, channel)
-      : await onResolved(deps, alert, table);
-  } catch (error) {
-    // Let the sender's retry count: forget we saw it.
-    await deps.claims.forget("alert", repeatKey).catch(() => {});
-    throw error;
-  }
+  return {
+    repeatKey: `${alert.fingerprint}-${alert.status}-${alert.startsAt}-${alert.endsAt ?? 0}`,
+    status: alert.status,
+    table,
+    channel,
+    alertName: alert.alertName,
+    text:
+      alert.status === "firing"
+        ? `${alert.alertName} firing${alert.summary ? `: ${alert.summary}` : ""}`
+        : `${alert.alertName} resolved`,
+  };
 }
 
-async function onFiring(deps: AlertIntakeDeps, alert: AlertEvent, table: string, channel: string) {
-  const now = deps.now();
-  const { incident, created } = await deps.store.openOrJoin(table, channel, now);
-  await deps.store.appendTimeline(incident.id, {
-    at: now,
-    kind: "alert",
-    text: `${alert.alertName} firing${alert.summary ? `: ${alert.summary}` : ""}`,
-  });
-  if (!created) return "noted";
-  await deps.store.update(incident.id, { lastAlertName: alert.alertName }, now);
-  await deps.queues.enqueueSlack({ kind: "root", incidentId: incident.id });
-  const n = await deps.store.nextDiagnosis(incident.id);
-  await deps.queues.enqueueDiagnose({ kind: "incident", incidentId: incident.id, n });
-  deps.log.info({ incident: incident.id, table }, "incident opened");
-  return incident.id;
+/**
+ * Queues the jobs behind outbox entries, then clears them. Job ids are fixed by the entry, so
+ * queueing an entry twice (the receiver and the sweeper both) adds nothing.
+ */
+export async function queuePromised(
+  deps: Pick<IncidentDeps, "queues" | "store">,
+  entries: readonly OutboxEntry[],
+): Promise<void> {
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (entry.kind === "open") {
+        await Promise.all([
+          deps.queues.enqueueSlack({ kind: "root", incidentId: entry.incidentId }),
+          deps.queues.enqueueDiagnose({ kind: "incident", incidentId: entry.incidentId, n: 1 }),
+        ]);
+      } else {
+        await deps.queues.enqueueSlack({
+          kind: "card",
+          incidentId: entry.incidentId,
+          version: entry.version,
+        });
+      }
+    }),
+  );
+  await deps.store.outboxDone(entries);
 }
 
-async function onResolved(deps: AlertIntakeDeps, alert: AlertEvent, table: string) {
-  const incident = await deps.store.openIncidentFor(table);
-  if (!incident) return "ignored";
-  const now = deps.now();
-  await deps.store.appendTimeline(incident.id, {
-    at: now,
-    kind: "alert-resolved",
-    text: `${alert.alertName} resolved`,
-  });
-  const version = await deps.store.update(incident.id, { alertResolvedAt: now }, now, true);
-  await deps.queues.enqueueSlack({ kind: "card", incidentId: incident.id, version });
-  return "noted";
+/** Entries older than this are taken as abandoned by the process that wrote them. */
+export const OUTBOX_GRACE_MS = 10_000;
+
+/** Queues the jobs of outbox entries a receiver wrote but did not get to queue (it died, Redis blinked). */
+export async function sweepOutbox(
+  deps: Pick<IncidentDeps, "queues" | "store">,
+  graceMs = OUTBOX_GRACE_MS,
+): Promise<number> {
+  const due = await deps.store.dueOutbox(graceMs);
+  if (due.length > 0) await queuePromised(deps, due);
+  return due.length;
 }

@@ -5,11 +5,14 @@ import type { Evidence } from "../core/evidence/model.js";
 import { type AuditReport, AuditReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
-import { type DiagnoseTableOptions, requireSomeEvidence, validateReport } from "./diagnose-table.js";
+import { requireSomeEvidence, validateReport } from "./diagnose-table.js";
 import { type InvestigateRequest, investigate } from "./investigate.js";
 import type { EvidencePorts } from "./ports.js";
 
-export type AuditTableOptions = DiagnoseTableOptions;
+export interface AuditTableOptions {
+  /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */
+  catalogName?: string;
+}
 
 export async function auditTable(
   ports: EvidencePorts,

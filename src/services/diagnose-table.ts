@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { diagnose } from "../core/diagnosis/diagnose.js";
 import type { Evidence } from "../core/evidence/model.js";
 import { SOURCE_NAMES } from "../core/ids.js";
+import type { Playbook } from "../core/playbook/schema.js";
 import { type Report, ReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
@@ -15,19 +16,22 @@ import type { EvidencePorts } from "./ports.js";
 export interface DiagnoseTableOptions {
   /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */
   catalogName?: string;
+  /** The loaded playbooks; the next step's change is built from them. */
+  playbooks: readonly Playbook[];
 }
 
 export async function diagnoseTable(
   ports: EvidencePorts,
   request: InvestigateRequest,
   now: () => number,
-  options: DiagnoseTableOptions = {},
+  options: DiagnoseTableOptions,
 ): Promise<{ report: Report; evidence: Evidence }> {
   const evidence = await investigate(ports, request, now);
   requireSomeEvidence(evidence);
   const report = diagnose(evidence, now(), {
     tableName: formatTableName(evidence.table),
     catalogName: options.catalogName,
+    playbooks: options.playbooks,
   });
   return { report: validateReport(ReportSchema, report, "diagnosis"), evidence };
 }

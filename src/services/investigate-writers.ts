@@ -1,7 +1,7 @@
 // Who writes the table: the Flink job named in the table's recent snapshot summaries, and the
 // Kafka Connect connector whose iceberg.tables lists it (or one routing tables dynamically).
 
-import type { FlinkJobSummary, Snapshot, TableRef } from "../core/evidence/model.js";
+import type { FlinkJobEvidence, FlinkJobSummary, Snapshot, TableRef } from "../core/evidence/model.js";
 import { formatTableName, sanitizeForMetric } from "../core/table-name.js";
 import type { ConnectorInfo } from "./ports.js";
 
@@ -29,6 +29,56 @@ export function pickFlinkWriter(
 ): string | undefined {
   const known = new Map(jobs.map((job) => [job.jobId, job]));
   return writers.find((id) => known.get(id)?.state === "RUNNING") ?? writers.find((id) => known.has(id));
+}
+
+/** Job states in which a job is set up to commit (or just failed trying). */
+const LIVE_STATES = new Set(["RUNNING", "RESTARTING", "FAILING", "INITIALIZING", "CREATED", "RECONCILING"]);
+/** A FAILED job counts as a candidate writer when it started within this long. */
+const RECENT_FAILURE_MS = 24 * 60 * 60 * 1000;
+/** Upper bound on jobs read per diagnosis, so a large cluster cannot stall the answer. */
+const MAX_CANDIDATE_JOBS = 24;
+
+/**
+ * Jobs besides `primary` to read as candidate writers: every job id from the snapshots that Flink
+ * still knows, then every live or recently FAILED job (its vertices and committer metrics decide).
+ */
+export function candidateWriterJobs(
+  fromSnapshots: readonly string[],
+  jobs: readonly FlinkJobSummary[],
+  primary: string | undefined,
+): string[] {
+  const known = new Map(jobs.map((job) => [job.jobId, job]));
+  const newestStart = Math.max(0, ...jobs.map((j) => j.startTimeMs));
+  const out: string[] = [];
+  const add = (id: string) => {
+    if (id !== primary && !out.includes(id) && out.length < MAX_CANDIDATE_JOBS) out.push(id);
+  };
+  for (const id of fromSnapshots) if (known.has(id)) add(id);
+  const live = [...jobs]
+    .filter(
+      (job) =>
+        LIVE_STATES.has(job.state) ||
+        (job.state === "FAILED" && newestStart - job.startTimeMs <= RECENT_FAILURE_MS),
+    )
+    .sort((a, b) => b.startTimeMs - a.startTimeMs);
+  for (const job of live) add(job.jobId);
+  return out;
+}
+
+/**
+ * True when the job's committer metrics name the table (both sink generations report them under
+ * IcebergFilesCommitter), or a sink vertex names it: FlinkSink's "... Sink: IcebergSink <table>",
+ * IcebergSink's "<table>: Committer" (metrics are gone once a job has FAILED; vertex names stay).
+ */
+export function jobWritesTable(job: FlinkJobEvidence, table: TableRef): boolean {
+  if (job.committer) return true;
+  const wanted = formatTableName(table).toLowerCase();
+  return job.vertices.some((vertex) => {
+    const name = vertex.name.toLowerCase();
+    const sink = /iceberg(files)?committer|icebergsink|: committer|: writer/.exec(name);
+    if (!sink) return false;
+    return name.split(/[\s>:,]+/).some((word) => word === wanted || word.endsWith(`.${wanted}`));
+  });
 }
 
 /** True when a name from a config (maybe with a catalog in front) is the table. */

@@ -6,6 +6,7 @@ import type {
   ConnectEvidence,
   Evidence,
   FlinkEvidence,
+  FlinkJobEvidence,
   MetricPoint,
   PrometheusEvidence,
   SourceStatus,
@@ -17,7 +18,14 @@ import { formatTableName, parseTableName } from "../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { withDeadline } from "./investigate-deadline.js";
 import { loadResolvedTable, tableRefWithoutCatalog } from "./investigate-resolve.js";
-import { namesTable, pickConnector, pickFlinkWriter, recentFlinkWriters } from "./investigate-writers.js";
+import {
+  candidateWriterJobs,
+  jobWritesTable,
+  namesTable,
+  pickConnector,
+  pickFlinkWriter,
+  recentFlinkWriters,
+} from "./investigate-writers.js";
 import type { ConnectPort, EvidencePorts, FlinkPort, PrometheusPort } from "./ports.js";
 
 export { resolveTable } from "./investigate-resolve.js";
@@ -156,28 +164,52 @@ async function gatherFlink(
   early?.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const jobs = await listing;
   const { ref: table, outcome } = await resolved;
-  const jobId =
-    configuredJob ?? pickFlinkWriter(recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []), jobs);
-  if (!jobId) return { jobs };
+  const fromSnapshots = recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []);
+  const jobId = configuredJob ?? pickFlinkWriter(fromSnapshots, jobs);
   // The catalog may have resolved the name differently (a catalog-qualified form): read again then.
   const sameTable = guessedRef !== undefined && formatTableName(guessedRef) === formatTableName(table);
-  try {
-    const writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table));
-    return { jobs, writer, writerSource: configuredJob ? "configured" : "discovered" };
-  } catch (error) {
-    if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
-      throw new CodedError(
-        ErrorCode.SourceHttpStatus,
-        `Flink does not know the configured writer job ${jobId}`,
-        {
-          hint: `Check the flinkJob set for ${formatTableName(table)} in BOT_CONFIG; the job may have been redeployed under a new id.`,
-          details: { ...error.details, jobId },
-          cause: error,
-        },
-      );
+  // Every other candidate writer is read at the same time, under the same deadline: jobs named in
+  // the snapshots, and live or recently failed jobs whose committer or sink vertices name the table.
+  const others = candidateWriterJobs(fromSnapshots, jobs, jobId);
+  const probes = others.map((id) =>
+    flink.getJobEvidence(id, table).then(
+      (evidence) => evidence,
+      () => undefined, // a job that vanished or cannot be read is no candidate
+    ),
+  );
+  let writer: FlinkJobEvidence | undefined;
+  if (jobId) {
+    try {
+      writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table));
+    } catch (error) {
+      if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
+        throw new CodedError(
+          ErrorCode.SourceHttpStatus,
+          `Flink does not know the configured writer job ${jobId}`,
+          {
+            hint: `Check the flinkJob set for ${formatTableName(table)} in BOT_CONFIG; the job may have been redeployed under a new id.`,
+            details: { ...error.details, jobId },
+            cause: error,
+          },
+        );
+      }
+      throw error;
     }
-    throw error;
   }
+  const snapshotIds = new Set(fromSnapshots);
+  const found = (await Promise.all(probes)).filter(
+    (job): job is FlinkJobEvidence =>
+      job !== undefined && (snapshotIds.has(job.job.jobId) || jobWritesTable(job, table)),
+  );
+  const writers = [...(writer ? [writer] : []), ...found];
+  if (writers.length === 0) return { jobs };
+  const primary = writer ?? writers[0]!;
+  return {
+    jobs,
+    writer: primary,
+    writerSource: configuredJob ? "configured" : "discovered",
+    ...(writers.length > 1 ? { writers } : {}),
+  };
 }
 
 async function gatherConnect(

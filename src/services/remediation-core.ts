@@ -39,7 +39,8 @@ export class WalkDispatcher {
 
   constructor(
     private readonly deps: RemediationDeps,
-    proposeNext: (incidentId: string, stepId: StepId, actor?: string) => Promise<void>,
+    /** Proposes a step built afresh from the table as it is now. */
+    readonly proposeNext: (incidentId: string, stepId: StepId, actor?: string) => Promise<void>,
   ) {
     this.effects = new RemediationEffects(deps, {
       policy: (table) => this.policy(table),

@@ -128,6 +128,35 @@ export class RemediationEffects {
       );
   }
 
+  /** A step that could not be proposed: said in the thread and audited, never proposed blind. */
+  async noteProposalFailed(
+    record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk">,
+    stepId: StepId,
+    reason: string,
+    actor?: string,
+  ): Promise<void> {
+    const title = this.hooks.step(record.walk.playbookId, stepId)?.title ?? stepId;
+    const text = `:warning: *${title}* could not be proposed: ${reason}. Nothing was changed; run /iceberg diagnose ${record.table} to try again.`;
+    const at = this.deps.now();
+    await this.thread
+      .postOnce(record as WalkRecord, `proposal-failed-${stepId}-${at}`, {
+        text: `${title} could not be proposed`,
+        blocks: [section(text)],
+      })
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: asCodedError(error).message }, "proposal failure note failed"),
+      );
+    await this.deps.audit.append(record.table, {
+      atMs: at,
+      actor: actor ?? "bot",
+      action: "propose",
+      stepId,
+      outcome: "failed",
+      detail: `could not propose ${stepId}: ${reason}`,
+      incidentId: record.incidentId,
+    });
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   private async perform(

@@ -3,7 +3,6 @@
 
 import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
 import { tableSettings } from "../config.js";
-import type { Change } from "../core/report/schema.js";
 import { parseTableName } from "../core/table-name.js";
 import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
@@ -48,7 +47,11 @@ export class RemediationJobs {
       return;
     }
     if (record.applySeq !== job.attempt || proposalIdFor(record, job.stepId) !== job.proposalId) return;
-    const outcome = await applyChange(this.deps.ports, run.change, { table: parseTableName(record.table) });
+    // The proposal's own uuid: a table recreated since it was made must not get its change.
+    const outcome = await applyChange(this.deps.ports, run.change, {
+      table: parseTableName(record.table),
+      ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
+    });
     await this.deps.afterApply?.(job);
     const recorded = await this.core.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
     if (
@@ -59,13 +62,8 @@ export class RemediationJobs {
       await this.core.effects.noteApplyFailure(recorded.record ?? record, job, outcome.detail);
     }
     if (outcome.status === "conflict-rechecked") {
-      // The table moved under the proposal: put the same step again with today's values.
-      const refreshed = refreshChange(run.change, outcome.drift);
-      await this.core.dispatch(
-        job.incidentId,
-        { type: "propose", stepId: job.stepId, change: refreshed },
-        {},
-      );
+      // The table moved under the proposal: the same step again, built afresh from today's values.
+      await this.core.proposeNext(job.incidentId, job.stepId);
     }
   }
 
@@ -124,6 +122,7 @@ export class RemediationJobs {
     if (!record || !run?.previous) return;
     const outcome = await revertChange(this.deps.ports, run.change, run.previous, {
       table: parseTableName(record.table),
+      ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
     });
     const ok = ["applied", "already-applied", "applied-confirmed"].includes(outcome.status);
     await this.core.dispatch(
@@ -132,14 +131,4 @@ export class RemediationJobs {
       {},
     );
   }
-}
-
-/** The same change with its `current` values brought up to date after a concurrent commit. */
-function refreshChange(change: Change, drift: ReadonlyArray<{ key: string; now: string | null }>): Change {
-  if (change.kind !== "table-properties" && change.kind !== "connector-config") return change;
-  const now = new Map(drift.map((d) => [d.key, d.now]));
-  return {
-    ...change,
-    changes: change.changes.map((c) => (now.has(c.key) ? { ...c, current: now.get(c.key) ?? null } : c)),
-  };
 }

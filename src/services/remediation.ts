@@ -9,12 +9,12 @@ import type { WalkRecord } from "../adapters/store/walk-store.js";
 import { tableSettings } from "../config.js";
 import { type ApprovalPolicy, canApprove } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
+import { type ChangeFacts, chooseVariant, proposeChange } from "../core/playbook/change.js";
 import { nextTarget, transition } from "../core/playbook/machine.js";
-import type { Step } from "../core/playbook/schema.js";
-import { buildChange, buildNextStep, type ChangeFacts } from "../core/playbook/select.js";
 import {
   type AuditEntry,
   type Effect,
+  type ProposalTarget,
   startWalk,
   type WalkEvent,
   type WalkState,
@@ -55,11 +55,40 @@ export class Remediation {
     const incident = await this.deps.store.require(incidentId);
     const playbook = this.core.playbookFor(next.playbook, next.id);
     const now = this.deps.now();
+    const existing = (await this.deps.walks.get(incidentId))?.value;
+    if (existing && (existing.proposedForDiagnosis ?? 0) >= n) {
+      // A retried diagnosis job: the proposal may not have reached Slack the first time.
+      if (existing.walk.current)
+        await this.core.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
+      return;
+    }
+    // The diagnosis saw which writer it is; a connector change names the connector.
+    const writer: WalkRecord["writer"] =
+      next.change.kind === "connector-config" || next.change.kind === "connector-restart"
+        ? { kind: "connector", id: next.change.connector }
+        : existing?.writer;
+    // Guidance is as the diagnosis wrote it; a change the bot makes is built from the table now.
+    const proposal: Proposal | undefined =
+      next.change.kind === "manual"
+        ? { change: next.change }
+        : await this.proposalOrNote(
+            {
+              incidentId,
+              table: incident.table,
+              channel: incident.channel,
+              walk: existing?.walk ?? startWalk(incident.table, playbook.id, now),
+              ...(writer ? { writer } : {}),
+            },
+            next.id,
+            requestedBy,
+          );
+    if (!proposal) return;
     const result = await this.core.dispatch(
       incidentId,
-      { type: "propose", stepId: next.id, change: next.change, ...(requestedBy ? { requestedBy } : {}) },
+      { type: "propose", stepId: next.id, ...proposal, ...(requestedBy ? { requestedBy } : {}) },
       {
         table: incident.table,
+        ...(writer ? { writer } : {}),
         init: (current) => {
           if (current && (current.proposedForDiagnosis ?? 0) >= n) return undefined;
           const base: WalkRecord = current ?? {
@@ -246,15 +275,37 @@ export class Remediation {
   async proposeStep(incidentId: string, stepId: StepId, actor?: string): Promise<void> {
     const stored = await this.deps.walks.get(incidentId);
     if (!stored) return;
-    const change = await this.changeFor(stored.value, stepId);
+    const proposal = await this.proposalOrNote(stored.value, stepId, actor);
+    if (!proposal) return;
     await this.core.dispatch(
       incidentId,
-      { type: "propose", stepId, change, ...(actor ? { requestedBy: actor } : {}) },
+      { type: "propose", stepId, ...proposal, ...(actor ? { requestedBy: actor } : {}) },
       actor ? { actor } : {},
     );
   }
 
-  private async changeFor(record: WalkRecord, stepId: StepId): Promise<Change> {
+  /** The proposal, or undefined after telling the thread why none could be made. */
+  private async proposalOrNote(
+    record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk" | "writer">,
+    stepId: StepId,
+    actor?: string,
+  ): Promise<Proposal | undefined> {
+    try {
+      return await this.buildProposal(record, stepId);
+    } catch (error) {
+      await this.core.effects.noteProposalFailed(record, stepId, asCodedError(error).message, actor);
+      return undefined;
+    }
+  }
+
+  /**
+   * The change a step proposes for the table as it is now (one builder for every path), and the
+   * target it was made against. A read that fails fails the proposal: it never guesses "unset".
+   */
+  async buildProposal(
+    record: Pick<WalkRecord, "table" | "walk" | "writer">,
+    stepId: StepId,
+  ): Promise<Proposal> {
     const playbook = this.core.playbookFor(record.walk.playbookId, stepId);
     const step = playbook.steps.find((s) => s.id === stepId);
     if (!step) throw new CodedError(ErrorCode.Internal, `Step ${stepId} is not in playbook ${playbook.id}`);
@@ -266,20 +317,57 @@ export class Remediation {
       writer: record.writer?.kind === "connector" ? "connect" : record.writer ? "flink" : "unknown",
       ...(connector ? { connector } : {}),
     };
-    const { catalog, connect } = this.deps.ports;
-    if (catalog) {
-      facts.properties = await catalog
-        .loadTable(parseTableName(record.table))
-        .then((t) => t.properties)
-        .catch(() => ({}));
+    const variant = chooseVariant(step, facts);
+    let target: ProposalTarget | undefined;
+    if (variant?.kind === "table-properties") {
+      const { catalog } = this.deps.ports;
+      if (!catalog)
+        throw new CodedError(ErrorCode.ConfigInvalid, "No catalog is configured to read the table from");
+      const table = await catalog.loadTable(parseTableName(record.table)).catch((error: unknown) => {
+        throw new CodedError(
+          ErrorCode.SourceUnreachable,
+          `the catalog could not be read (${asCodedError(error).message})`,
+          { cause: error },
+        );
+      });
+      facts.properties = table.properties;
+      target = {
+        uuid: table.uuid,
+        ...(table.metadataLocation ? { metadataLocation: table.metadataLocation } : {}),
+        values: valuesOf(variant.set, table.properties),
+      };
     }
-    if (connect && connector) {
-      facts.connectorConfig = await connect
-        .getConnectorEvidence(connector)
-        .then((e) => e.config)
-        .catch(() => ({}));
+    if (variant?.kind === "connector-config" && connector) {
+      const { connect } = this.deps.ports;
+      if (!connect)
+        throw new CodedError(ErrorCode.ConfigInvalid, "No Kafka Connect is configured to read from");
+      const evidence = await connect.getConnectorEvidence(connector).catch((error: unknown) => {
+        throw new CodedError(
+          ErrorCode.SourceUnreachable,
+          `Kafka Connect could not be read (${asCodedError(error).message})`,
+          { cause: error },
+        );
+      });
+      facts.connectorConfig = evidence.config;
+      target = { values: valuesOf(variant.set, evidence.config) };
     }
-    const built = buildNextStep(playbook, step, facts);
-    return built?.change ?? buildChange(step.changes[0] as Step["changes"][number], facts);
+    const change = proposeChange(step, facts);
+    if (!change) {
+      throw new CodedError(ErrorCode.Internal, `Step ${stepId} has no change for a ${facts.writer} writer`);
+    }
+    return { change, ...(target ? { target } : {}) };
   }
+}
+
+export interface Proposal {
+  change: Change;
+  target?: ProposalTarget;
+}
+
+function valuesOf(
+  templates: ReadonlyArray<{ key: string; budget?: { perAttempt: string } | undefined }>,
+  current: Readonly<Record<string, string>>,
+): Record<string, string | null> {
+  const keys = templates.flatMap((t) => [t.key, ...(t.budget ? [t.budget.perAttempt] : [])]);
+  return Object.fromEntries(keys.map((key) => [key, current[key] ?? null]));
 }

@@ -46,6 +46,8 @@ export interface Lakehouse {
   /** Moves the clock and lets recovered writers commit. */
   advance(ms: number): void;
   state(): LakehouseSnapshot;
+  /** Drops a table and creates it again under the same name (a new uuid), as a person might. */
+  recreateTable(name: string): void;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export async function startLakehouse(options: LakehouseOptions): Promise<Lakehou
     requests,
     advance,
     state,
+    recreateTable: (name: string) => world.recreateTable(name, clock.now()),
     async close() {
       if (closed) return;
       closed = true;

@@ -6,10 +6,12 @@
 // walk and its delayed follow-up carry on on the new primary.
 import { Queue } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import { createRedisClient, type RedisClient } from "../../src/adapters/redis/connection.js";
 import { WalkStore } from "../../src/adapters/store/walk-store.js";
+import { diagnoseTable } from "../../src/services/diagnose-table.js";
 import type { DiagnoseFn } from "../../src/services/incident-deps.js";
-import { approveStep } from "../../src/services/remediation-demo.js";
+import { approveStep } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -45,9 +47,10 @@ afterAll(async () => {
 });
 
 // The walked table gets the real diagnosis (it proposes a playbook step); storm tables a fixed one.
+const playbooks = loadPlaybooks();
 const diagnose: DiagnoseFn = async (ports, request, now) => {
   if (request.table === "db.events") {
-    return (await import("../../src/services/diagnose-table.js")).diagnoseTable(ports, request, now);
+    return diagnoseTable(ports, request, now, { playbooks: (await playbooks).playbooks });
   }
   return { report: fixtureReport(request.table, now()) };
 };

@@ -6,12 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { ErrorCode } from "../../src/errors.js";
 import { startBot } from "../../src/main.js";
-import {
-  approveStep,
-  pressButton,
-  type SlackPerson,
-  submitApplyModal,
-} from "../../src/services/remediation-demo.js";
+import { approveStep, pressButton, type SlackPerson, submitApplyModal } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
   CHANNEL,

@@ -1,6 +1,6 @@
 // Contracts with the real upstream APIs: the catalog client's requests (as the simulator
 // recorded them) validate against the Iceberg REST OpenAPI spec, and the verbatim upstream
-// payloads in ../shared/real parse through the same zod schemas the clients use.
+// payloads in test/fixtures/upstream parse through the same zod schemas the clients use.
 
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

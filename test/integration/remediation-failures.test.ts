@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createEvidencePorts } from "../../src/adapters/evidence/from-config.js";
 import type { StepId } from "../../src/core/ids.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
 import {
@@ -109,6 +110,82 @@ describe("remediation when things go wrong", () => {
     // The first proposal's buttons are out of date now.
     await h!.remediation.submitApproval(value, BOB, "old button", false);
     await until(() => ephemeralsTo(BOB).some((m) => /out of date/.test(m.text)), "stale refusal");
+  });
+
+  it("a refresh after a conflict recomputes the raise from the values now: it never lowers retries", async () => {
+    const { incidentId, rootTs, value } = await proposed("rem-raise");
+    const first = (await h!.walks.get(incidentId))!.value.walk.current!;
+    expect(first.change).toMatchObject({
+      changes: expect.arrayContaining([{ key: "commit.retry.num-retries", current: null, proposed: "10" }]),
+    });
+    // Someone raises retries to 30 by hand before the approval.
+    const catalog = createEvidencePorts(h!.config).catalog!;
+    const ref = { namespace: ["db"], name: "events" };
+    const before = await catalog.loadTable(ref);
+    await catalog.commitProperties(ref, {
+      expectedUuid: before.uuid,
+      set: { "commit.retry.num-retries": "30" },
+      remove: [],
+    });
+    await h!.remediation.submitApproval(value, ALICE, "go", false);
+    await until(() => /was not applied/.test(threadText(rootTs)), "the conflict note");
+    const record = await until(async () => {
+      const r = (await h!.walks.get(incidentId))?.value;
+      return r && r.proposals.length === 2 && r.walk.current?.phase === "proposed" ? r : undefined;
+    }, "the refreshed proposal");
+    const change = record.walk.current!.change;
+    expect(change.kind).toBe("table-properties");
+    const retries = change.kind === "table-properties" ? change.changes[0] : undefined;
+    expect(retries).toEqual({ key: "commit.retry.num-retries", current: "30", proposed: "50" });
+    expect(record.walk.current!.target?.values["commit.retry.num-retries"]).toBe("30");
+  });
+
+  it("a table recreated between proposal and approval is refused and proposed afresh for the new uuid", async () => {
+    const { incidentId, rootTs, value } = await proposed("rem-uuid");
+    const pinned = h!.lakehouse.state().tables.find((t) => t.name === "db.events")?.uuid;
+    h!.lakehouse.recreateTable("db.events");
+    const recreated = h!.lakehouse.state().tables.find((t) => t.name === "db.events")!;
+    expect(recreated.uuid).not.toBe(pinned);
+
+    await h!.remediation.submitApproval(value, ALICE, "go", false);
+    await until(
+      () => /is a different table now/.test(threadText(rootTs)) || h!.catalogCommits() > 0,
+      "the refusal",
+    );
+    expect(h!.catalogCommits()).toBe(0);
+    expect(threadText(rootTs)).toMatch(/is a different table now/);
+    const record = await until(async () => {
+      const r = (await h!.walks.get(incidentId))?.value;
+      return r && r.proposals.length === 2 && r.walk.current?.phase === "proposed" ? r : undefined;
+    }, "the fresh proposal");
+    expect(record.walk.current!.target?.uuid).toBe(recreated.uuid);
+    expect(h!.catalogCommits()).toBe(0);
+    const props = h!.lakehouse.state().tables.find((t) => t.name === "db.events")?.properties ?? {};
+    expect(props["commit.retry.num-retries"]).toBeUndefined();
+  });
+
+  it("a catalog read that fails while proposing fails the proposal in the thread, never shows unset", async () => {
+    const { incidentId, rootTs, report } = await proposed("rem-read").then(async (p) => ({
+      ...p,
+      report: (await h!.walks.get(p.incidentId))!.value,
+    }));
+    expect(report.proposals).toHaveLength(1);
+    h!.lakehouse.faults.inject({
+      service: "catalog",
+      method: "GET",
+      path: "^/v1/.*/tables/events$",
+      kind: "status",
+      status: 500,
+      times: 50,
+    });
+    await h!.remediation.proposeStep(incidentId, "raise-commit-retries");
+    await until(
+      () => /could not be proposed: the catalog could not be read/.test(threadText(rootTs)),
+      "the failure note",
+    );
+    const record = (await h!.walks.get(incidentId))!.value;
+    expect(record.proposals).toHaveLength(1);
+    expect(threadText(rootTs)).not.toMatch(/\(unset\)/);
   });
 
   it("a 500 from the catalog is reloaded, reported as not applied, and Apply works again", async () => {

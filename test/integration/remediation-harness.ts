@@ -3,6 +3,7 @@
 // The status card queue is a recorder: card rendering is the bot's job and tested with the bot.
 
 import { createEvidencePorts } from "../../src/adapters/evidence/from-config.js";
+import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import type { SlackJob } from "../../src/adapters/queue/jobs.js";
 import {
   createRemediationQueue,
@@ -19,7 +20,6 @@ import { WalkStore } from "../../src/adapters/store/walk-store.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Report } from "../../src/core/report/schema.js";
 import { diagnoseTable } from "../../src/services/diagnose-table.js";
-import { loadPlaybooks } from "../../src/services/playbooks.js";
 import { Remediation, type RemediationDeps } from "../../src/services/remediation.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import type { Scenario } from "../../src/sim/scenario/schema.js";
@@ -114,6 +114,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   const ports = createEvidencePorts(config);
   const now = () => lakehouse.clock.now();
   const silent = { info() {}, warn() {}, error() {} };
+  const playbooks = await loadPlaybooks();
   const remediation = new Remediation({
     walks,
     audit,
@@ -127,7 +128,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     },
     jobs: queue,
     slack: createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 }),
-    playbooks: await loadPlaybooks(),
+    playbooks,
     bot: config.bot,
     ports,
     now,
@@ -169,7 +170,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       const root = await slack.chat.postMessage({ channel: CHANNEL, text: "status card" });
       const rootTs = String(root.ts);
       await store.update(incident.id, { rootTs, state: "awaiting-approval" }, now());
-      const { report } = await diagnoseTable(ports, { table }, now);
+      const { report } = await diagnoseTable(ports, { table }, now, { playbooks: playbooks.playbooks });
       const n = await store.nextDiagnosis(incident.id);
       await store.saveReport(incident.id, n, report);
       const posted = await slack.chat.postMessage({ channel: CHANNEL, thread_ts: rootTs, text: "diagnosis" });

@@ -7,10 +7,12 @@ import { createEvidencePorts } from "../../src/adapters/evidence/from-config.js"
 import { loadConfig } from "../../src/config.js";
 import { audit } from "../../src/core/audit/audit.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
+import { reportViolations } from "../../src/core/diagnosis/invariants.js";
 import { AuditReportSchema, ReportSchema } from "../../src/core/report/schema.js";
 import { investigate } from "../../src/services/investigate.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
+import { PLAYBOOKS } from "../support/playbooks.js";
 
 const running: Lakehouse[] = [];
 afterAll(async () => {
@@ -40,8 +42,9 @@ describe("scenario library", () => {
     const now = lakehouse.clock.now();
     const evidence = await investigate(ports, { table: scenario.table, timeoutMs: 5000 }, () => now);
 
-    const report = diagnose(evidence, now);
+    const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
     expect(ReportSchema.safeParse(report).success).toBe(true);
+    expect(reportViolations(report, evidence), `invariants of ${name}`).toEqual([]);
     const fired = report.findings.map((finding) => finding.id);
     const expected = scenario.expect;
     if (expected.verdict) expect(report.verdict, `verdict of ${name}`).toBe(expected.verdict);

@@ -10,8 +10,8 @@ import { parse } from "yaml";
 
 /** The repository root (two levels above this file). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-/** Upstream reference material lives next to the repository, never inside it. */
-export const REAL_DIR = path.resolve(REPO_ROOT, "../shared/real");
+/** Verbatim upstream specs and payloads, kept in the repository (see its README for sources). */
+export const REAL_DIR = path.join(REPO_ROOT, "test/fixtures/upstream");
 export const ICEBERG_SPEC = path.join(REAL_DIR, "iceberg/rest-catalog-open-api.yaml");
 export const FLINK_SPEC = path.join(REAL_DIR, "flink/rest_v1_dispatcher.yml");
 

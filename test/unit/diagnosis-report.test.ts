@@ -4,16 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
-import {
-  hotPartitionFilter,
-  pickStepId,
-  retryChanges,
-  STEP_PRIORITY,
-} from "../../src/core/diagnosis/next-step.js";
+import { hotPartitionFilter, pickStepId } from "../../src/core/diagnosis/next-step.js";
 import { pickVerdict, VERDICT_PRIORITY } from "../../src/core/diagnosis/verdict.js";
 import type { Snapshot } from "../../src/core/evidence/model.js";
 import { type FindingId, STEP_IDS, TRIAGE_IDS } from "../../src/core/ids.js";
-import { ReportSchema } from "../../src/core/report/schema.js";
+import { proposeChange } from "../../src/core/playbook/change.js";
+import { type PropertyChange, ReportSchema } from "../../src/core/report/schema.js";
 import {
   BASE_LOCATION_MESSAGE,
   COMMIT_FAILED,
@@ -35,10 +31,18 @@ import {
   table,
   UNKNOWN_MESSAGE,
 } from "../support/evidence-builders.js";
+import { PLAYBOOKS } from "../support/playbooks.js";
 
 const ids = (...list: FindingId[]) => list.map((id) => ({ id }));
 const stalled = () => series(6 * HOUR, 55 * MIN, 5 * MIN);
 const conflictAt = (ago: number) => [{ ago, name: COMMIT_FAILED, message: BASE_LOCATION_MESSAGE }];
+
+/** The retry step's property changes, from the playbook definition every path uses. */
+function retryChanges(properties: Record<string, string>): PropertyChange[] {
+  const step = PLAYBOOKS.flatMap((p) => p.steps).find((s) => s.id === "raise-commit-retries")!;
+  const change = proposeChange(step, { table: "db.events", writer: "flink", properties });
+  return change?.kind === "table-properties" ? change.changes : [];
+}
 
 describe("verdict priority", () => {
   it("lists every triage id once", () => {
@@ -63,10 +67,24 @@ describe("verdict priority", () => {
   });
 });
 
-describe("next-step priority", () => {
-  it("maps to step ids only, each once", () => {
-    const steps = STEP_PRIORITY.map((s) => s.step);
+describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
+  const f = (id: FindingId, severity: "critical" | "warning" | "info" = "warning") => ({ id, severity });
+  it("offers each runbook step once, in the runbook's order", () => {
+    const steps = PLAYBOOKS.flatMap((p) => p.steps.map((s) => s.id));
     expect(new Set(steps).size).toBe(steps.length);
+    expect(steps).toEqual([
+      "verify-unknown-commit",
+      "restart-connect-coordinator",
+      "keep-writer-last-snapshot",
+      "check-checkpoints",
+      "one-committer-per-table",
+      "apply-schema-first",
+      "move-compaction-off-hot-partitions",
+      "review-isolation-level",
+      "raise-commit-retries",
+      "commit-less-often",
+      "idempotent-restart",
+    ]);
     for (const step of steps) expect(STEP_IDS).toContain(step);
   });
 
@@ -74,20 +92,47 @@ describe("next-step priority", () => {
     [["commit-state-unknown", "rewrite-in-window", "connect-coordinator-stopped"], "verify-unknown-commit"],
     [["commit-not-attempted", "frequent-commits"], "check-checkpoints"],
     [["connect-coordinator-stopped", "competing-appends"], "restart-connect-coordinator"],
-    [["validation-conflict", "rewrite-in-window"], "review-isolation-level"],
-    [
-      ["rewrite-in-window", "multiple-flink-jobs", "default-retry-budget"],
-      "move-compaction-off-hot-partitions",
-    ],
+    [["validation-conflict", "rewrite-in-window"], "move-compaction-off-hot-partitions"],
+    [["validation-conflict", "row-level-in-window"], "review-isolation-level"],
+    [["rewrite-in-window", "multiple-flink-jobs", "default-retry-budget"], "one-committer-per-table"],
     [["multiple-flink-jobs", "writer-last-snapshot-at-risk"], "one-committer-per-table"],
-    [["writer-last-snapshot-at-risk", "competing-appends"], "keep-writer-last-snapshot"],
+    [["writer-last-snapshot-at-risk", "competing-appends"], "raise-commit-retries"],
+    [["writer-last-snapshot-at-risk", "commit-conflict"], "keep-writer-last-snapshot"],
     [["default-retry-budget", "frequent-commits"], "raise-commit-retries"],
-    [["frequent-commits", "schema-churn"], "commit-less-often"],
+    [["frequent-commits", "schema-churn"], "apply-schema-first"],
     [["schema-churn", "commit-conflict"], "apply-schema-first"],
     [["commit-conflict"], "idempotent-restart"],
+    [["commit-failing"], "idempotent-restart"],
     [["healthy", "commit-duration-growing"], null],
   ] as Array<[FindingId[], string | null]>)("%j -> %s", (fired, step) => {
-    expect(pickStepId(ids(...fired))).toBe(step);
+    expect(
+      pickStepId(
+        PLAYBOOKS,
+        fired.map((id) => f(id)),
+      ),
+    ).toBe(step);
+  });
+
+  it("a writer that cannot restore its snapshot comes before its failing checkpoints; a settings risk after", () => {
+    const restore = [f("commit-not-attempted", "critical"), f("writer-last-snapshot-at-risk", "critical")];
+    expect(pickStepId(PLAYBOOKS, restore)).toBe("keep-writer-last-snapshot");
+    const risk = [f("commit-not-attempted", "critical"), f("writer-last-snapshot-at-risk", "warning")];
+    expect(pickStepId(PLAYBOOKS, risk)).toBe("check-checkpoints");
+    const afterLessOften = [f("frequent-commits"), f("writer-last-snapshot-at-risk", "warning")];
+    expect(pickStepId(PLAYBOOKS, afterLessOften)).toBe("commit-less-often");
+  });
+
+  it("follows an edited playbook: moving a step first changes the proposal", () => {
+    const edited = PLAYBOOKS.map((p) => ({
+      ...p,
+      steps: [
+        ...p.steps.filter((s) => s.id === "raise-commit-retries"),
+        ...p.steps.filter((s) => s.id !== "raise-commit-retries"),
+      ],
+    }));
+    const fired = [f("rewrite-in-window"), f("default-retry-budget")];
+    expect(pickStepId(PLAYBOOKS, fired)).toBe("move-compaction-off-hot-partitions");
+    expect(pickStepId(edited, fired)).toBe("raise-commit-retries");
   });
 
   it("raises retries to 10 and the first wait to 1 s, within the total timeout", () => {
@@ -120,7 +165,7 @@ describe("next-step priority", () => {
 
 describe("diagnose", () => {
   it.each(HEALTHY_BASELINES)("a %s is healthy with no next step", (_name, build) => {
-    const report = diagnose(build(), NOW);
+    const report = diagnose(build(), NOW, { playbooks: PLAYBOOKS });
     expect(ReportSchema.parse(report).verdict).toBe("healthy");
     expect(report.nextStep).toBeNull();
     expect(report.generatedAt).toBe(new Date(NOW).toISOString());
@@ -133,7 +178,7 @@ describe("diagnose", () => {
       }),
       flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
     });
-    const report = ReportSchema.parse(diagnose(ev, NOW, { catalogName: "prod" }));
+    const report = ReportSchema.parse(diagnose(ev, NOW, { catalogName: "prod", playbooks: PLAYBOOKS }));
     expect(report.verdict).toBe("commit-conflict");
     expect(report.findings[0]!.id).toBe("commit-conflict");
     expect(report.findings.map((f) => f.id)).toContain("rewrite-in-window");
@@ -155,7 +200,7 @@ describe("diagnose", () => {
       }),
       flink: flinkJob({ exceptions: conflictAt(10 * MIN) }),
     });
-    const report = diagnose(ev, NOW);
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.nextStep?.id).toBe("raise-commit-retries");
     expect(report.nextStep?.change).toEqual({
       kind: "table-properties",
@@ -173,7 +218,7 @@ describe("diagnose", () => {
       table: table({ snapshots: series(6 * HOUR, 50 * MIN, 5 * MIN, { by: { connect: CONNECTOR } }) }),
       connect: connect({ taskState: "FAILED", trace: CONNECT_TERMINATED_TRACE, sinkVersion: "1.12.0" }),
     });
-    const report = diagnose(ev, NOW);
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.verdict).toBe("connect-coordinator-stopped");
     expect(report.nextStep?.change).toEqual({
       kind: "connector-restart",
@@ -195,7 +240,7 @@ describe("diagnose", () => {
         ],
       }),
     });
-    const report = diagnose(ev, NOW);
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
     expect(report.verdict).toBe("commit-state-unknown");
     expect(report.nextStep?.id).toBe("verify-unknown-commit");
     const change = report.nextStep!.change;
@@ -208,7 +253,7 @@ describe("diagnose", () => {
       flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
       unavailable: ["flink"],
     });
-    const report = ReportSchema.parse(diagnose(ev, NOW));
+    const report = ReportSchema.parse(diagnose(ev, NOW, { playbooks: PLAYBOOKS }));
     expect(report.sources.flink).toEqual({ status: "unavailable", error: "flink timed out after 5 s" });
     expect(report.sources.connect.status).toBe("not-configured");
     expect(report.findings.some((f) => f.evidence.some((e) => e.source === "flink"))).toBe(false);
@@ -250,7 +295,9 @@ describe("diagnose", () => {
     const tbl = table({ snapshots: [] });
     tbl.snapshots = snapshots;
     const report = ReportSchema.parse(
-      diagnose(evidence({ table: tbl, flink: flinkJob({ exceptions: conflictAt(0) }) }), NOW),
+      diagnose(evidence({ table: tbl, flink: flinkJob({ exceptions: conflictAt(0) }) }), NOW, {
+        playbooks: PLAYBOOKS,
+      }),
     );
     expect(report.findings.map((f) => f.id)).toEqual(
       expect.arrayContaining(["commit-conflict", "multiple-flink-jobs", "rewrite-in-window"]),

@@ -9,7 +9,7 @@ import {
 
 const captured = (name: string) =>
   JSON.parse(
-    readFileSync(new URL(`../../../shared/real/alerting/${name}`, import.meta.url), "utf8"),
+    readFileSync(new URL(`../fixtures/upstream/alerting/${name}`, import.meta.url), "utf8"),
   ) as Record<string, unknown>;
 
 describe("Alertmanager v4 intake", () => {

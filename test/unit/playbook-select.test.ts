@@ -1,16 +1,18 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { FindingId } from "../../src/core/ids.js";
+import { renderTemplate } from "../../src/core/playbook/change.js";
+import { chooseStep } from "../../src/core/playbook/choose.js";
 import { parsePlaybook } from "../../src/core/playbook/load.js";
 import type { Playbook, Step } from "../../src/core/playbook/schema.js";
-import { buildNextStep, renderTemplate, selectStep } from "../../src/core/playbook/select.js";
+import { buildNextStep } from "../../src/core/playbook/select.js";
 import { NextStepSchema } from "../../src/core/report/schema.js";
 
 const playbook = parsePlaybook(readFileSync("playbooks/commit-failures.yaml", "utf8"), "x")
   .playbook as Playbook;
 const step = (id: string) => playbook.steps.find((s) => s.id === id) as Step;
 
-describe("selectStep", () => {
+describe("chooseStep", () => {
   const cases: [FindingId[], string | undefined][] = [
     [["commit-conflict", "rewrite-in-window"], "move-compaction-off-hot-partitions"],
     [["commit-state-unknown", "competing-appends"], "verify-unknown-commit"],
@@ -22,7 +24,12 @@ describe("selectStep", () => {
   ];
   for (const [findings, expected] of cases) {
     it(`${findings.join(" + ")} -> ${expected ?? "nothing"}`, () => {
-      expect(selectStep(playbook, findings)?.id).toBe(expected);
+      expect(
+        chooseStep(
+          [playbook],
+          findings.map((id) => ({ id })),
+        )?.step.id,
+      ).toBe(expected);
     });
   }
 });

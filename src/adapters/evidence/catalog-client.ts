@@ -11,7 +11,7 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../services/ports.js";
 import { type CatalogAuth, createTokenProvider } from "./catalog-auth.js";
 import { createCatalogFetch } from "./catalog-fetch.js";
-import { withExactIds } from "./exact-ids.js";
+import { metadataLocationOfCall, withExactIds } from "./exact-ids.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, httpStatusError } from "./http.js";
 import {
   CatalogConfigSchema,
@@ -206,7 +206,7 @@ function commitRequest(ref: TableRef, commit: PropertyCommit): CommitTableReques
 function toEvidence(ref: TableRef, metadata: unknown, operation: string): TableEvidence {
   const ctx = { source: "catalog" as const, what: operation };
   const parsed = parseWithSchema(TableMetadataSchema, metadata, ctx);
-  return toTableEvidence(ref, parsed);
+  return toTableEvidence(ref, parsed, parsed["metadata-location"] ?? metadataLocationOfCall());
 }
 
 /** iceberg-js errors keep their status, Iceberg type and message; odd shapes become malformed. */

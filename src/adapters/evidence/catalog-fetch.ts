@@ -3,7 +3,7 @@
 // fresh token after a 401/419, and hands over bodies whose 64-bit snapshot ids have been made exact.
 
 import type { TokenProvider } from "./catalog-auth.js";
-import { recordExactIds } from "./exact-ids.js";
+import { recordExactIds, recordMetadataLocation } from "./exact-ids.js";
 import { type HttpMethod, type HttpResponse, type HttpSourceOptions, sendRaw } from "./http.js";
 import { protectSnapshotIds } from "./snapshot-ids.js";
 
@@ -32,7 +32,8 @@ function toFetchResponse(response: HttpResponse): Response {
 
   if (response.status >= 200 && response.status < 300) {
     headers.set("content-type", "application/json");
-    const text = keepMetadataLocation(response.body);
+    const text = response.body;
+    keepMetadataLocation(text);
     return textResponse(response.status, headers, recordExactIds(text) ? text : protectSnapshotIds(text));
   }
   // iceberg-js parses error bodies labelled JSON; an HTML error page must not reach JSON.parse.
@@ -57,21 +58,15 @@ function textResponse(status: number, headers: Headers, text: string): Response 
 }
 
 const METADATA_LOCATION = /^\s*\{\s*"metadata-location"\s*:\s*("(?:[^"\\]|\\.)*")\s*,/;
-const METADATA_OBJECT = /"metadata"\s*:\s*\{/;
 
 /**
- * iceberg-js returns only `metadata` of a LoadTableResult, so the file location is copied into
- * it as text (catalogs write metadata-location first); other bodies pass through unchanged.
+ * iceberg-js returns only `metadata` of a LoadTableResult, so the file location is kept aside
+ * for the call (catalogs write metadata-location first). Read from the start of the text, never
+ * by splicing it into a body that may be 100 MiB: that would copy the body before its parse.
  */
-function keepMetadataLocation(text: string): string {
+function keepMetadataLocation(text: string): void {
   const location = METADATA_LOCATION.exec(text);
-  if (!location) return text;
-  const object = METADATA_OBJECT.exec(text);
-  if (!object) return text;
-  const insertAt = object.index + object[0].length;
-  const rest = text.slice(insertAt).trimStart();
-  const separator = rest.startsWith("}") ? "" : ",";
-  return `${text.slice(0, insertAt)}"metadata-location":${location[1]}${separator}${text.slice(insertAt)}`;
+  if (location?.[1]) recordMetadataLocation(JSON.parse(location[1]) as string);
 }
 
 function isJson(text: string): boolean {

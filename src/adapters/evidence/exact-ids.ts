@@ -7,11 +7,27 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { forEachLongId } from "./long-ids.js";
 
-const scope = new AsyncLocalStorage<Map<number, string>>();
+interface CallScope {
+  ids: Map<number, string>;
+  /** LoadTableResult's metadata-location, which iceberg-js drops (it returns only `metadata`). */
+  metadataLocation?: string;
+}
+
+const scope = new AsyncLocalStorage<CallScope>();
 
 /** Runs one catalog call with its own id map; ids read inside it resolve exactly. */
 export function withExactIds<T>(run: () => Promise<T>): Promise<T> {
-  return scope.run(new Map(), run);
+  return scope.run({ ids: new Map() }, run);
+}
+
+/** Keeps the body's metadata-location for the call in progress (see metadataLocationOfCall). */
+export function recordMetadataLocation(location: string): void {
+  const current = scope.getStore();
+  if (current) current.metadataLocation = location;
+}
+
+export function metadataLocationOfCall(): string | undefined {
+  return scope.getStore()?.metadataLocation;
 }
 
 /**
@@ -20,11 +36,13 @@ export function withExactIds<T>(run: () => Promise<T>): Promise<T> {
  * in which case the caller quotes the ids in the text instead.
  */
 export function recordExactIds(json: string): boolean {
-  const ids = scope.getStore();
+  const ids = scope.getStore()?.ids;
   if (!ids) return false;
   let consistent = true;
   forEachLongId(json, (start, end) => {
-    const digits = json.slice(start, end);
+    // A plain slice would be a view that keeps the whole body alive as long as the id lives (in
+    // the evidence, for the whole diagnosis); going through a short concatenation copies the digits.
+    const digits = ` ${json.slice(start, end)}`.slice(1);
     const rounded = Number(digits);
     const known = ids.get(rounded);
     if (known !== undefined && known !== digits) consistent = false;
@@ -36,5 +54,5 @@ export function recordExactIds(json: string): boolean {
 
 /** The exact id for a parsed number: the recorded digits, or the number itself when it is small. */
 export function exactId(value: number): string {
-  return scope.getStore()?.get(value) ?? String(value);
+  return scope.getStore()?.ids.get(value) ?? String(value);
 }

@@ -49,23 +49,87 @@ export const OAuthTokenSchema = z.object({
   expires_in: z.number().positive().optional(),
 });
 
-const SnapshotSchema = z.object({
-  "snapshot-id": SnapshotIdSchema,
-  "parent-snapshot-id": SnapshotIdSchema.nullish(),
-  "sequence-number": z.number().int().optional(),
-  "timestamp-ms": z.number().int(),
-  // Required from v2 on; v1 writers may omit it. Checked as a whole object rather than key by key:
-  // 100,000 snapshots carry millions of summary entries, and toSnapshot walks them once anyway.
-  summary: z
-    .custom<Record<string, unknown>>(
-      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-      "an object of summary fields",
-    )
-    .optional(),
-  "schema-id": z.number().int().optional(),
-});
+/** A snapshot as the catalog sent it, checked in place by checkSnapshots. */
+interface RawSnapshot {
+  "snapshot-id": string | number;
+  "parent-snapshot-id"?: string | number | null;
+  "sequence-number"?: number;
+  "timestamp-ms": number;
+  summary?: Record<string, unknown>;
+  "schema-id"?: number;
+}
 
-const SnapshotLogSchema = z.object({ "snapshot-id": SnapshotIdSchema, "timestamp-ms": z.number().int() });
+interface RawSnapshotLogEntry {
+  "snapshot-id": string | number;
+  "timestamp-ms": number;
+}
+
+type Issue = { path: (string | number)[]; message: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isInt = (v: unknown) => typeof v === "number" && Number.isInteger(v);
+const isSnapshotId = (v: unknown) =>
+  (typeof v === "string" && /^-?\d+$/.test(v)) || (typeof v === "number" && Number.isInteger(v));
+
+/**
+ * Tables with long histories carry 100,000 snapshots and more: they are checked where they lie,
+ * without the per-snapshot copy a schema object would make, and with zod-style issue paths
+ * (snapshots.5.timestamp-ms) so an error still names the field.
+ */
+function checkSnapshots(list: readonly unknown[], issues: Issue[]): void {
+  for (let i = 0; i < list.length && issues.length < 10; i++) {
+    const s = list[i];
+    if (!isObject(s)) {
+      issues.push({ path: [i], message: "expected an object" });
+      continue;
+    }
+    if (!isSnapshotId(s["snapshot-id"]))
+      issues.push({ path: [i, "snapshot-id"], message: "expected a snapshot id" });
+    const parent = s["parent-snapshot-id"];
+    if (parent !== undefined && parent !== null && !isSnapshotId(parent))
+      issues.push({ path: [i, "parent-snapshot-id"], message: "expected a snapshot id" });
+    if (!isInt(s["timestamp-ms"])) issues.push({ path: [i, "timestamp-ms"], message: "expected an integer" });
+    for (const key of ["sequence-number", "schema-id"] as const) {
+      if (s[key] !== undefined && !isInt(s[key]))
+        issues.push({ path: [i, key], message: "expected an integer" });
+    }
+    // Required from v2 on; v1 writers may omit it. Its entries are read once, by toSnapshot.
+    if (s.summary !== undefined && !isObject(s.summary))
+      issues.push({ path: [i, "summary"], message: "expected an object of summary fields" });
+  }
+}
+
+function checkSnapshotLog(list: readonly unknown[], issues: Issue[]): void {
+  for (let i = 0; i < list.length && issues.length < 10; i++) {
+    const e = list[i];
+    if (!isObject(e)) issues.push({ path: [i], message: "expected an object" });
+    else {
+      if (!isSnapshotId(e["snapshot-id"]))
+        issues.push({ path: [i, "snapshot-id"], message: "expected a snapshot id" });
+      if (!isInt(e["timestamp-ms"]))
+        issues.push({ path: [i, "timestamp-ms"], message: "expected an integer" });
+    }
+  }
+}
+
+/** An array whose items are checked by `check` in place (the items are not copied). */
+function checkedArray<T>(check: (list: readonly unknown[], issues: Issue[]) => void) {
+  return z
+    .array(z.custom<T>())
+    .superRefine((list, ctx) => {
+      const issues: Issue[] = [];
+      check(list, issues);
+      for (const issue of issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    })
+    .default([]);
+}
+
+/** A snapshot id as read: digits kept as they are, a parsed number restored to its exact digits. */
+function snapshotIdOf(value: string | number): string {
+  return typeof value === "number" ? exactId(value) : value;
+}
+
 const MetadataLogSchema = z.object({ "metadata-file": z.string(), "timestamp-ms": z.number().int() });
 
 const RefSchema = z.object({
@@ -93,8 +157,8 @@ export const TableMetadataSchema = z.object({
   "last-updated-ms": z.number().int(),
   properties: StringMapSchema.default({}),
   "current-snapshot-id": SnapshotIdSchema.nullish(),
-  snapshots: z.array(SnapshotSchema).default([]),
-  "snapshot-log": z.array(SnapshotLogSchema).default([]),
+  snapshots: checkedArray<RawSnapshot>(checkSnapshots),
+  "snapshot-log": checkedArray<RawSnapshotLogEntry>(checkSnapshotLog),
   "metadata-log": z.array(MetadataLogSchema).default([]),
   refs: z.record(z.string(), RefSchema).optional(),
   "current-schema-id": z.number().int().optional(),
@@ -135,9 +199,12 @@ export function toTableEvidence(
     metadataLocation: metadataLocation ?? metadata["metadata-location"],
     lastUpdatedMs: metadata["last-updated-ms"],
     currentSnapshotId,
-    snapshots: metadata.snapshots.map(toSnapshot).sort((a, b) => a.timestampMs - b.timestampMs),
+    snapshots: oldestFirst(metadata.snapshots.map(toSnapshot)),
     snapshotLog: metadata["snapshot-log"].map(
-      (e): SnapshotLogEntry => ({ snapshotId: e["snapshot-id"], timestampMs: e["timestamp-ms"] }),
+      (e): SnapshotLogEntry => ({
+        snapshotId: snapshotIdOf(e["snapshot-id"]),
+        timestampMs: e["timestamp-ms"],
+      }),
     ),
     metadataLog: metadata["metadata-log"].map(
       (e): MetadataLogEntry => ({ metadataFile: e["metadata-file"], timestampMs: e["timestamp-ms"] }),
@@ -152,11 +219,23 @@ export function toTableEvidence(
   };
 }
 
-function toSnapshot(raw: z.infer<typeof SnapshotSchema>): Snapshot {
+/** Catalogs list snapshots in commit order: sorting is only needed when they did not. */
+function oldestFirst(snapshots: Snapshot[]): Snapshot[] {
+  for (let i = 1; i < snapshots.length; i++) {
+    if (snapshots[i]!.timestampMs < snapshots[i - 1]!.timestampMs)
+      return snapshots.sort((a, b) => a.timestampMs - b.timestampMs);
+  }
+  return snapshots;
+}
+
+function toSnapshot(raw: RawSnapshot): Snapshot {
   const summary = stringSummary(raw.summary ?? {});
+  const parent = raw["parent-snapshot-id"];
   return {
-    snapshotId: raw["snapshot-id"],
-    parentSnapshotId: snapshotIdOrNone(raw["parent-snapshot-id"]),
+    snapshotId: snapshotIdOf(raw["snapshot-id"]),
+    parentSnapshotId: snapshotIdOrNone(
+      parent === null || parent === undefined ? parent : snapshotIdOf(parent),
+    ),
     sequenceNumber: raw["sequence-number"],
     timestampMs: raw["timestamp-ms"],
     // v1 snapshots may lack a summary; "unknown" keeps rules from guessing an operation.

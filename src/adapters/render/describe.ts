@@ -160,3 +160,10 @@ export function answeredSummary(report: Report): string {
     })
     .join(" · ");
 }
+
+/** The line that opens a report whose catalog did not answer: everything else rests on the rest. */
+export function catalogUnreachable(report: Report): string | undefined {
+  const catalog = report.sources.catalog;
+  if (catalog.status !== "unavailable") return undefined;
+  return `The Iceberg REST catalog was unreachable (${catalog.error ?? "no answer"}); this verdict rests on what the other sources show.`;
+}

@@ -4,6 +4,7 @@
 import type { Report } from "../../core/report/schema.js";
 import {
   answeredSummary,
+  catalogUnreachable,
   describeChange,
   FINDING_TITLES,
   formatPropertyValue,
@@ -25,6 +26,8 @@ export function renderReportMarkdown(report: Report, options: MarkdownRenderOpti
   const blocks: string[] = [];
   const summary = verdictSummary(report);
   const mark = report.verdict === "healthy" ? "✅" : "🔴";
+  const unreachable = catalogUnreachable(report);
+  if (unreachable) blocks.push(`> ⚠️ **${mdText(unreachable, 600)}**`);
   blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${FINDING_TITLES[report.verdict]}`);
   if (summary) blocks.push(`**Verdict:** ${mdText(summary)} (${mdCode(report.verdict)})`);
   blocks.push(nextStepMarkdown(report));
@@ -39,7 +42,7 @@ function nextStepMarkdown(report: Report): string {
   if (!step) {
     return report.verdict === "healthy"
       ? "**Next step:** none needed."
-      : "**Next step:** none chosen; start from the evidence below.";
+      : `**Next step:** none chosen; ${mdText(report.noStepReason ?? "start from the evidence below.", 400)}`;
   }
   const parts = [`**Next step: ${STEP_TITLES[step.id]}** (${mdCode(step.id)}): ${mdText(step.summary, 400)}`];
   const change = describeChange(step.change);

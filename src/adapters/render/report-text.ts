@@ -5,6 +5,7 @@ import type { Report, Severity } from "../../core/report/schema.js";
 import { type Style, styleFor } from "./ansi.js";
 import {
   answeredSummary,
+  catalogUnreachable,
   describeChange,
   FINDING_TITLES,
   limitList,
@@ -26,7 +27,9 @@ export interface TextRenderOptions {
 
 export function renderReportText(report: Report, options: TextRenderOptions): string {
   const style = styleFor(options.color);
+  const unreachable = catalogUnreachable(report);
   const sections = [
+    ...(unreachable ? [style.bold(style.red(`! ${oneLine(unreachable, 600)}`))] : []),
     verdictLine(report, style),
     nextStepLines(report, style).join("\n"),
     evidenceLines(report, style, options).join("\n"),
@@ -50,7 +53,9 @@ function nextStepLines(report: Report, style: Style): string[] {
   if (!step) {
     return report.verdict === "healthy"
       ? [`${style.bold("Next step:")} none needed.`]
-      : [`${style.bold("Next step:")} none chosen; start from the evidence below.`];
+      : [
+          `${style.bold("Next step:")} none chosen; ${oneLine(report.noStepReason ?? "start from the evidence below.", 400)}`,
+        ];
   }
   const lines = [`${style.bold("Next step:")} ${STEP_TITLES[step.id]} ${style.dim(`[${step.id}]`)}`];
   lines.push(`  ${oneLine(step.summary, 400)}`);

@@ -72,7 +72,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
         const outcome = await options.acceptAlerts(alerts);
         metrics.alertsReceived.inc({ source: kind, outcome: "accepted" }, outcome.accepted);
         metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, outcome.ignored);
-        return outcome;
+        return { accepted: outcome.accepted, ignored: outcome.ignored };
       },
       onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
     });

@@ -24,6 +24,63 @@ redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return {id, 1}
 `;
 
+// Alert intake in one round trip: for each alert, the repeat check, then open-or-join (firing) or
+// the resolved note, their timeline entries, and an outbox entry for the jobs an opened incident
+// or a changed card needs. The outbox lives next to the incident so the jobs are never lost when
+// the process dies between this script and the enqueue (see takeOutbox).
+// KEYS: sequence, open set, recent tables, outbox, then per alert: seen key, open key.
+// ARGV: now, incident key prefix, timeline key prefix, repeat TTL, timeline max length, wall-clock
+// now (the outbox is swept by age, whatever clock incidents are dated by), then per
+// alert: status, table, channel, alert name, timeline text.
+// Returns per alert {kind, id, version}: 0 repeat, 1 joined, 2 opened, 3 resolved noted, 4 nothing open.
+const INTAKE = `
+local now, incidentPrefix, timelinePrefix = ARGV[1], ARGV[2], ARGV[3]
+local out = {}
+local n = (#KEYS - 4) / 2
+for i = 1, n do
+  local seen, openKey = KEYS[3 + 2 * i], KEYS[4 + 2 * i]
+  local a = 6 + (i - 1) * 5
+  local status, tbl, channel, name, text = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  if not redis.call('SET', seen, '1', 'EX', ARGV[4], 'NX') then
+    out[i] = {0, '', 0}
+  elseif status == 'firing' then
+    local id = redis.call('GET', openKey)
+    local kind = 1
+    if id then
+      redis.call('HINCRBY', incidentPrefix .. id, 'alertCount', 1)
+    else
+      kind = 2
+      id = 'inc-' .. redis.call('INCR', KEYS[1])
+      redis.call('SET', openKey, id)
+      redis.call('HSET', incidentPrefix .. id, 'id', id, 'table', tbl, 'state', 'open', 'channel', channel,
+        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1,
+        'lastAlertName', name)
+      redis.call('ZADD', KEYS[2], now, id)
+      redis.call('ZADD', KEYS[3], now, tbl)
+      redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'opened',
+        'text', 'Incident opened for ' .. tbl)
+      redis.call('ZADD', KEYS[4], ARGV[6], 'open|' .. id)
+    end
+    redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert', 'text', text)
+    out[i] = {kind, id, 0}
+  else
+    local id = redis.call('GET', openKey)
+    if id then
+      local key = incidentPrefix .. id
+      redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert-resolved',
+        'text', text)
+      redis.call('HSET', key, 'alertResolvedAt', now, 'updatedAt', now)
+      local version = redis.call('HINCRBY', key, 'cardVersion', 1)
+      redis.call('ZADD', KEYS[4], ARGV[6], 'card|' .. id .. '|' .. version)
+      out[i] = {3, id, version}
+    else
+      out[i] = {4, '', 0}
+    end
+  end
+end
+return out
+`;
+
 // KEYS: open key, open set, incident hash. ARGV: id, state, now.
 const CLOSE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
@@ -50,6 +107,29 @@ const IncidentHashSchema = z.object({
   resolvedAt: num.optional(),
   walk: z.string().optional(),
 });
+
+export interface IntakeAlert {
+  /** Identifies one notification of one alert; a repeat within the window is only noted. */
+  repeatKey: string;
+  status: "firing" | "resolved";
+  table: string;
+  channel: string;
+  alertName: string;
+  /** The timeline line for this alert. */
+  text: string;
+}
+
+export type IntakeResult =
+  | { kind: "repeat" }
+  | { kind: "joined"; incidentId: string }
+  | { kind: "opened"; incidentId: string }
+  | { kind: "resolved-noted"; incidentId: string; cardVersion: number }
+  | { kind: "nothing-open" };
+
+/** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
+export type OutboxEntry =
+  | { kind: "open"; incidentId: string; member: string }
+  | { kind: "card"; incidentId: string; version: number; member: string };
 
 export interface OpenResult {
   incident: Incident;
@@ -92,6 +172,69 @@ export class IncidentStore {
     if (created === 1)
       await this.appendTimeline(id, { at: now, kind: "opened", text: `Incident opened for ${table}` });
     return { incident, created: created === 1 };
+  }
+
+  /**
+   * Records a batch of alerts in one round trip (see INTAKE). The work per alert is a few hash
+   * and stream writes: nothing in it grows with the number of open incidents.
+   */
+  async intake(
+    alerts: readonly IntakeAlert[],
+    now: number,
+    repeatTtlSeconds: number,
+  ): Promise<IntakeResult[]> {
+    if (alerts.length === 0) return [];
+    const k = this.keys;
+    const keys = [k.sequence(), k.openSet(), k.recentTables(), k.outbox()];
+    const args = [
+      String(now),
+      k.incident(""),
+      k.timeline(""),
+      String(repeatTtlSeconds),
+      String(this.timelineMax),
+      String(Date.now()),
+    ];
+    for (const alert of alerts) {
+      keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
+      args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text);
+    }
+    const rows = (await this.redis.eval(INTAKE, keys.length, ...keys, ...args)) as [number, string, number][];
+    return rows.map(([kind, id, version]): IntakeResult => {
+      switch (kind) {
+        case 1:
+          return { kind: "joined", incidentId: id };
+        case 2:
+          return { kind: "opened", incidentId: id };
+        case 3:
+          return { kind: "resolved-noted", incidentId: id, cardVersion: Number(version) };
+        case 4:
+          return { kind: "nothing-open" };
+        default:
+          return { kind: "repeat" };
+      }
+    });
+  }
+
+  /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
+  async dueOutbox(olderThanMs: number, limit = 100): Promise<OutboxEntry[]> {
+    const members = await this.redis.zrangebyscore(
+      this.keys.outbox(),
+      "-inf",
+      Date.now() - olderThanMs,
+      "LIMIT",
+      0,
+      limit,
+    );
+    return members.flatMap((member) => {
+      const entry = outboxEntry(member);
+      return entry ? [entry] : [];
+    });
+  }
+
+  /** Removes outbox entries whose jobs are queued. */
+  async outboxDone(entries: readonly OutboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.zrem(this.keys.outbox(), ...entries.map((e) => e.member));
   }
 
   async get(id: string): Promise<Incident | undefined> {
@@ -214,6 +357,14 @@ export class IncidentStore {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
     return rows.map(([, flat]) => fromFlat(flat));
   }
+}
+
+/** Turns an outbox member written by INTAKE back into the entry it stands for. */
+export function outboxEntry(member: string): OutboxEntry | undefined {
+  const [kind, incidentId, version] = member.split("|");
+  if (kind === "open" && incidentId) return { kind, incidentId, member };
+  if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };
+  return undefined;
 }
 
 function fromFlat(flat: string[]): Record<string, string> {

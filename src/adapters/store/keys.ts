@@ -14,6 +14,8 @@ export interface Keys {
   recentTables(): string;
   tableAudit(table: string): string;
   seen(scope: string, key: string): string;
+  /** Jobs promised by alert intake and not yet confirmed queued. */
+  outbox(): string;
 }
 
 export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
@@ -29,5 +31,6 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     recentTables: () => `${p}:recent-tables`,
     tableAudit: (table) => `${p}:audit:${table}`,
     seen: (scope, key) => `${p}:seen:${scope}:${key}`,
+    outbox: () => `${p}:intake-outbox`,
   };
 }

@@ -17,7 +17,7 @@ export async function runPlaybooksCommand(args: readonly string[], io: CliIo): P
       "playbooks",
       `Unknown playbooks action "${String(action).slice(0, 40)}"; the only one is lint.`,
     );
-  const { defaultPlaybooksDir, lintPlaybooks } = await import("../../services/playbooks.js");
+  const { defaultPlaybooksDir, lintPlaybooks } = await import("../../adapters/playbooks/files.js");
   const dir = dirArg ?? defaultPlaybooksDir();
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new CodedError(ErrorCode.UsageInvalid, `Playbook directory ${dir} does not exist.`, {

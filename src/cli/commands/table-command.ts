@@ -98,7 +98,9 @@ export async function runTableCommand(
 
   if (command === "diagnose") {
     const { diagnoseTable } = await import("../../services/diagnose-table.js");
-    const { report } = await diagnoseTable(ports, request, now, { catalogName: sparkCatalog });
+    const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
+    const { playbooks } = await loadPlaybooks();
+    const { report } = await diagnoseTable(ports, request, now, { catalogName: sparkCatalog, playbooks });
     print(
       format === "json"
         ? `${JSON.stringify(report, null, 2)}\n`

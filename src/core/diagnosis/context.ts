@@ -55,6 +55,10 @@ export interface DiagnosisContext {
   snapshots: readonly Snapshot[];
   /** Present only when Flink answered and a writer job is known. */
   job?: FlinkJobEvidence;
+  /** Every Flink job read as a candidate writer (the writer included); empty when Flink did not answer. */
+  flinkWriters: readonly FlinkJobEvidence[];
+  /** Flink job names by id, from the job listing and the jobs read. */
+  jobNames: ReadonlyMap<string, string>;
   /** Present only when Connect answered. */
   connect?: ConnectEvidence;
   writer: WriterRef | null;
@@ -95,20 +99,16 @@ function relevantFailures(ctx: {
   job?: FlinkJobEvidence;
   connect?: ConnectEvidence;
   lastCommitMs?: number;
-  intervalMs: number;
 }): CommitFailure[] {
   const out: CommitFailure[] = [];
   for (const exception of ctx.job?.exceptions ?? []) {
     const failure = classifyFlinkException(exception);
     if (!failure) continue;
     const last = ctx.lastCommitMs;
-    // An unknown commit may be the very snapshot that landed just after it, so look one interval back;
-    // any other failure matters only if nothing succeeded after it.
-    const relevant =
-      last === undefined ||
-      (failure.kind === "state-unknown"
-        ? exception.timestampMs >= last - ctx.intervalMs
-        : exception.timestampMs > last);
+    // An unknown commit stays relevant until someone checks it: later commits do not tell whether
+    // the in-flight one landed or was committed twice. Any other failure matters only if nothing
+    // succeeded after it.
+    const relevant = last === undefined || failure.kind === "state-unknown" || exception.timestampMs > last;
     if (relevant) out.push(failure);
   }
   if (ctx.connect) out.push(...connectFailures(ctx.connect));
@@ -125,6 +125,13 @@ export function buildContext(
   const snapshots: readonly Snapshot[] = table?.snapshots ?? [];
   const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
   const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
+  const flinkOk = sourceOk(evidence, "flink");
+  const flinkWriters = flinkOk ? (evidence.flink?.writers ?? (job ? [job] : [])) : [];
+  const jobNames = new Map<string, string>();
+  if (flinkOk) {
+    for (const j of evidence.flink?.jobs ?? []) jobNames.set(j.jobId, j.name);
+    for (const w of flinkWriters) jobNames.set(w.job.jobId, w.job.name);
+  }
   const identified = identifyWriter(evidence);
   const writer = identified?.writer ?? null;
   const isWriter = writer ? (s: Snapshot) => isWriterSnapshot(s, writer) : () => false;
@@ -153,7 +160,6 @@ export function buildContext(
     job,
     connect,
     lastCommitMs: writerNewest?.timestampMs,
-    intervalMs: interval.ms,
   });
   const window = buildWindow(snapshots, now, interval.ms, writerNewest?.timestampMs, failures);
 
@@ -165,6 +171,8 @@ export function buildContext(
     ...(table ? { table } : {}),
     snapshots,
     ...(job ? { job } : {}),
+    flinkWriters,
+    jobNames,
     ...(connect ? { connect } : {}),
     writer,
     writerSource: identified?.source ?? null,

@@ -1,9 +1,15 @@
 // Evidence in, report out. Pure: `now` is a parameter and nothing here reads a clock or the network.
+//
+// Every candidate writer of the table is diagnosed on its own (the same evidence, each Flink job
+// in turn as the writer); the report is the one of the writer in the worst state, so a healthy
+// job never hides a failing one. The report then passes through the invariants (invariants.ts).
 
 import type { Evidence } from "../evidence/model.js";
 import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
+import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report } from "../report/schema.js";
-import { buildContext } from "./context.js";
+import { buildContext, type DiagnosisContext } from "./context.js";
+import { settleReport } from "./invariants.js";
 import { buildNextStep } from "./next-step.js";
 import { RULES, runRules } from "./registry.js";
 import { pickVerdict, VERDICT_PRIORITY } from "./verdict.js";
@@ -13,6 +19,8 @@ export interface DiagnoseOptions {
   tableName?: string;
   /** Spark catalog name for rendered statements; defaults to spark_catalog. */
   catalogName?: string;
+  /** The loaded step playbooks: their selectedBy findings and order choose the next step. */
+  playbooks: readonly Playbook[];
 }
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
@@ -35,9 +43,40 @@ export function orderFindings(findings: Finding[]): Finding[] {
   });
 }
 
-export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions = {}): Report {
+interface WriterDiagnosis {
+  context: DiagnosisContext;
+  findings: Finding[];
+  verdict: Report["verdict"];
+}
+
+/** The evidence once per candidate Flink writer (the configured or discovered one first). */
+export function perWriterEvidence(evidence: Evidence): Evidence[] {
+  const writers = evidence.flink?.writers ?? [];
+  if (!evidence.flink || writers.length < 2) return [evidence];
+  return writers.map((writer) => ({ ...evidence, flink: { ...evidence.flink!, writer } }));
+}
+
+function diagnoseWriter(evidence: Evidence, now: number, options: DiagnoseOptions): WriterDiagnosis {
   const context = buildContext(evidence, now, options);
   const findings = orderFindings(runRules(context));
+  return { context, findings, verdict: pickVerdict(findings, context.writerStale) };
+}
+
+/** Lower is worse: the verdict priority, a stale writer before a fresh one, then the given order. */
+function worse(a: WriterDiagnosis, b: WriterDiagnosis): boolean {
+  const ra = VERDICT_PRIORITY.indexOf(a.verdict);
+  const rb = VERDICT_PRIORITY.indexOf(b.verdict);
+  if (ra !== rb) return ra < rb;
+  return a.context.writerStale === true && b.context.writerStale !== true;
+}
+
+export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions): Report {
+  let chosen: WriterDiagnosis | undefined;
+  for (const variant of perWriterEvidence(evidence)) {
+    const candidate = diagnoseWriter(variant, now, options);
+    if (!chosen || worse(candidate, chosen)) chosen = candidate;
+  }
+  const { context } = chosen!;
   const sources = Object.fromEntries(
     SOURCE_NAMES.map((name) => {
       const s = evidence.sources[name] ?? { status: "not-configured" as const };
@@ -51,13 +90,25 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
       ];
     }),
   ) as Report["sources"];
-  return {
+  const settled = settleReport(context, chosen!.findings, chosen!.verdict);
+  const findings = orderFindings(settled.findings);
+  const nextStep = buildNextStep(context, findings, options.playbooks);
+  const report: Report = {
     reportVersion: 1,
     table: context.tableName,
     generatedAt: new Date(now).toISOString(),
-    verdict: pickVerdict(findings, context.writerStale),
+    verdict: settled.verdict,
     findings,
-    nextStep: buildNextStep(context, findings),
+    nextStep,
     sources,
   };
+  if (!nextStep && settled.verdict !== "healthy") report.noStepReason = noStepReason(context);
+  return report;
+}
+
+function noStepReason(ctx: DiagnosisContext): string {
+  if (!ctx.table) {
+    return "The catalog could not be read, so no change can be chosen safely; make it reachable and diagnose again.";
+  }
+  return "No playbook step is selected by these findings; the evidence above is what is known.";
 }

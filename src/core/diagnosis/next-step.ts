@@ -1,65 +1,30 @@
-// One next step per report, in the same order as playbooks/commit-failures.yaml (first match wins):
-//   verify-unknown-commit        commit-state-unknown: know whether the commit landed before anything else
-//   check-checkpoints            commit-not-attempted: no commit ran, so commit fixes cannot help yet
-//   restart-connect-coordinator  connect-coordinator-stopped
-//   review-isolation-level       validation-conflict, row-level-in-window
-//   move-compaction-off-hot-partitions  rewrite-in-window
-//   one-committer-per-table      multiple-flink-jobs
-//   keep-writer-last-snapshot    writer-last-snapshot-at-risk
-//   raise-commit-retries         competing-appends, default-retry-budget
-//   commit-less-often            frequent-commits
-//   apply-schema-first           schema-churn
-//   idempotent-restart           commit-conflict or commit-failing with nothing more specific
+// One next step per report. Which step is chosen by the loaded playbook files (their
+// selectedBy findings and file order, see core/playbook/choose.ts), never by a list kept here;
+// this module only fills the chosen step's change from the table's facts.
 // Healthy reports have no next step.
 
-import type { FindingId, StepId } from "../ids.js";
-import { effectiveConnectNumber, effectiveNumber, rawProperty } from "../properties.js";
-import type { Change, Finding, NextStep, PropertyChange } from "../report/schema.js";
+import type { StepId } from "../ids.js";
+import { type ChangeFacts, proposeChange } from "../playbook/change.js";
+import { type ChosenStep, chooseStep } from "../playbook/choose.js";
+import type { Playbook, Step } from "../playbook/schema.js";
+import type { Change, Finding, NextStep } from "../report/schema.js";
 import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
 import type { DiagnosisContext } from "./context.js";
 
-export const PLAYBOOK_ID = "commit-failures";
-
-export const STEP_PRIORITY: ReadonlyArray<{ step: StepId; selectedBy: readonly FindingId[] }> = [
-  { step: "verify-unknown-commit", selectedBy: ["commit-state-unknown"] },
-  { step: "check-checkpoints", selectedBy: ["commit-not-attempted"] },
-  { step: "restart-connect-coordinator", selectedBy: ["connect-coordinator-stopped"] },
-  { step: "review-isolation-level", selectedBy: ["validation-conflict", "row-level-in-window"] },
-  { step: "move-compaction-off-hot-partitions", selectedBy: ["rewrite-in-window"] },
-  { step: "one-committer-per-table", selectedBy: ["multiple-flink-jobs"] },
-  { step: "keep-writer-last-snapshot", selectedBy: ["writer-last-snapshot-at-risk"] },
-  { step: "raise-commit-retries", selectedBy: ["competing-appends", "default-retry-budget"] },
-  { step: "commit-less-often", selectedBy: ["frequent-commits"] },
-  { step: "apply-schema-first", selectedBy: ["schema-churn"] },
-  { step: "idempotent-restart", selectedBy: ["commit-conflict", "commit-failing"] },
-];
-
-/** The step id the findings select, or null (healthy, or nothing actionable). */
-export function pickStepId(findings: readonly Pick<Finding, "id">[]): StepId | null {
-  const fired = new Set<FindingId>(findings.map((f) => f.id));
-  for (const entry of STEP_PRIORITY) if (entry.selectedBy.some((id) => fired.has(id))) return entry.step;
-  return null;
+/** The step the findings select in these playbooks, or null (healthy, or nothing actionable). */
+export function pickStep(
+  playbooks: readonly Playbook[],
+  findings: readonly Pick<Finding, "id" | "severity">[],
+): ChosenStep | null {
+  return chooseStep(playbooks, findings) ?? null;
 }
 
-function propertyChange(properties: Record<string, string>, key: string, proposed: string): PropertyChange {
-  return { key, current: rawProperty(properties, key), proposed };
-}
-
-/** Retries to 10 (or double), first wait to 1 s; max-wait lowered only if retries x max-wait would pass the total timeout. */
-export function retryChanges(properties: Record<string, string>): PropertyChange[] {
-  const retries = effectiveNumber(properties, "commit.retry.num-retries");
-  const minWait = effectiveNumber(properties, "commit.retry.min-wait-ms");
-  const maxWait = effectiveNumber(properties, "commit.retry.max-wait-ms");
-  const total = effectiveNumber(properties, "commit.retry.total-timeout-ms");
-  const proposedRetries = retries < 10 ? 10 : Math.min(retries * 2, 50);
-  const changes = [propertyChange(properties, "commit.retry.num-retries", String(proposedRetries))];
-  if (minWait < 1000) changes.push(propertyChange(properties, "commit.retry.min-wait-ms", "1000"));
-  if (proposedRetries * maxWait > total) {
-    changes.push(
-      propertyChange(properties, "commit.retry.max-wait-ms", String(Math.floor(total / proposedRetries))),
-    );
-  }
-  return changes;
+/** The step id the findings select, or null. */
+export function pickStepId(
+  playbooks: readonly Playbook[],
+  findings: readonly Pick<Finding, "id" | "severity">[],
+): StepId | null {
+  return pickStep(playbooks, findings)?.step.id ?? null;
 }
 
 /** A filter that leaves the partitions the writer still appends to, read from the partition spec. */
@@ -85,8 +50,11 @@ function manual(
   return { kind: "manual", ...(statement ? { statement } : {}), language, checklist };
 }
 
+const PLAYBOOK_ID = "commit-failures";
+
 function step(id: StepId, summary: string, change: Change, automatic: boolean): NextStep {
-  return { id, playbook: PLAYBOOK_ID, summary, change, automatic };
+  // The bot can apply only a change it knows how to make; a manual change is always the person's.
+  return { id, playbook: PLAYBOOK_ID, summary, change, automatic: automatic && change.kind !== "manual" };
 }
 
 function flinkJobs(findings: readonly Finding[]): string[] {
@@ -94,10 +62,37 @@ function flinkJobs(findings: readonly Finding[]): string[] {
   return (f?.evidence ?? []).map((e) => String(e.data.jobId ?? "")).filter((id) => id.length > 0);
 }
 
-export function buildNextStep(ctx: DiagnosisContext, findings: readonly Finding[]): NextStep | null {
-  const id = pickStepId(findings);
-  if (!id) return null;
-  const properties = ctx.table?.properties ?? {};
+export function buildNextStep(
+  ctx: DiagnosisContext,
+  findings: readonly Finding[],
+  playbooks: readonly Playbook[],
+): NextStep | null {
+  const chosen = pickStep(playbooks, findings);
+  if (!chosen) return null;
+  const built = buildStepChange(ctx, findings, chosen.step);
+  return { ...built, playbook: chosen.playbook.id };
+}
+
+/**
+ * The change of a step the bot makes itself, from the one change builder and the step's
+ * definition in the playbooks: the report shows exactly what a proposal would.
+ */
+export function playbookChange(step: Step, ctx: DiagnosisContext, minimums?: Record<string, number>): Change {
+  const facts: ChangeFacts = {
+    table: ctx.tableName,
+    writer: ctx.writer?.kind === "connect" ? "connect" : ctx.writer ? "flink" : "unknown",
+    properties: ctx.table?.properties ?? {},
+    ...(ctx.connect ? { connector: ctx.connect.connector.name, connectorConfig: ctx.connect.config } : {}),
+    ...(minimums ? { minimums } : {}),
+  };
+  return (
+    proposeChange(step, facts) ??
+    manual(undefined, "text", [`Step ${step.id} has no change for this writer in the playbooks.`])
+  );
+}
+
+function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], definition: Step): NextStep {
+  const id = definition.id;
   const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
   switch (id) {
     case "verify-unknown-commit": {
@@ -127,27 +122,14 @@ export function buildNextStep(ctx: DiagnosisContext, findings: readonly Finding[
       return step(
         id,
         "Restart the connector's failed tasks so the commit coordinator runs again",
-        {
-          kind: "connector-restart",
-          connector: ctx.connect?.connector.name ?? "",
-          includeTasks: true,
-          onlyFailed: true,
-        },
+        playbookChange(definition, ctx),
         true,
       );
     case "review-isolation-level":
       return step(
         id,
         "Set the row-level commands' isolation level to snapshot, only after confirming they do not need serializable",
-        {
-          kind: "table-properties",
-          table: ctx.tableName,
-          changes: [
-            "write.merge.isolation-level",
-            "write.update.isolation-level",
-            "write.delete.isolation-level",
-          ].map((key) => propertyChange(properties, key, "snapshot")),
-        },
+        playbookChange(definition, ctx),
         true,
       );
     case "move-compaction-off-hot-partitions": {
@@ -182,40 +164,23 @@ export function buildNextStep(ctx: DiagnosisContext, findings: readonly Finding[
     }
     case "keep-writer-last-snapshot": {
       const newer = ctx.writerNewestIndex >= 0 ? ctx.snapshots.length - 1 - ctx.writerNewestIndex : 0;
-      const current = effectiveNumber(properties, "history.expire.min-snapshots-to-keep");
-      const proposed = Math.max(100, Math.ceil((newer + 1) / 50) * 50, current);
+      // Enough to keep every snapshot newer than the writer's last, rounded up to 50.
+      const minimums = { "history.expire.min-snapshots-to-keep": Math.ceil((newer + 1) / 50) * 50 };
       return step(
         id,
         "Keep enough snapshots that expiry cannot remove the Flink writer's last commit",
-        {
-          kind: "table-properties",
-          table: ctx.tableName,
-          changes: [propertyChange(properties, "history.expire.min-snapshots-to-keep", String(proposed))],
-        },
+        playbookChange(definition, ctx, minimums),
         true,
       );
     }
     case "raise-commit-retries":
-      return step(
-        id,
-        "Give the writer a larger commit retry budget",
-        { kind: "table-properties", table: ctx.tableName, changes: retryChanges(properties) },
-        true,
-      );
+      return step(id, "Give the writer a larger commit retry budget", playbookChange(definition, ctx), true);
     case "commit-less-often": {
       if (ctx.writer?.kind === "connect" && ctx.connect) {
-        const key = "iceberg.control.commit.interval-ms";
-        const current = effectiveConnectNumber(ctx.connect.config, key);
         return step(
           id,
           "Commit less often: raise the connector's commit interval",
-          {
-            kind: "connector-config",
-            connector: ctx.connect.connector.name,
-            changes: [
-              { key, current: ctx.connect.config[key] ?? null, proposed: String(Math.max(current, 600_000)) },
-            ],
-          },
+          playbookChange(definition, ctx),
           true,
         );
       }

@@ -184,6 +184,11 @@ export interface FlinkEvidence {
   writer?: FlinkJobEvidence;
   /** How the writer was found. */
   writerSource?: "configured" | "discovered";
+  /**
+   * Every candidate writer job read (the writer first), when there is more than one: jobs named
+   * by the table's snapshots and live or recently failed jobs whose sink names the table.
+   */
+  writers?: FlinkJobEvidence[];
 }
 
 export type ConnectState =

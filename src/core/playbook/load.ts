@@ -116,7 +116,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
 
   // Reachability: a step is an entry when a finding selects it; the rest need an incoming edge.
   const reached = new Set<string>();
-  const queue = playbook.steps.filter((s) => s.selectedBy.length > 0).map((s) => s.id as string);
+  const queue = playbook.steps
+    .filter((s) => s.selectedBy.length > 0 || s.otherwiseSelectedBy.length > 0)
+    .map((s) => s.id as string);
   while (queue.length > 0) {
     const id = queue.shift() as string;
     if (reached.has(id)) continue;

@@ -79,6 +79,7 @@ const onPropose: Handler<"propose"> = (state, event, now, ctx) => {
     stepId: step.id,
     phase: readOnly ? "verifying" : "proposed",
     change: event.change,
+    ...(event.target ? { target: event.target } : {}),
     requestedBy: event.requestedBy,
     proposedAtMs: now,
     approvals: [],

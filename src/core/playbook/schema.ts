@@ -25,15 +25,36 @@ const FindingIdSchema = z.enum(FINDING_IDS, {
   error: (issue) => `unknown finding id ${JSON.stringify(issue.input)}`,
 });
 
+const NumberText = z.string().regex(/^\d+$/, "a whole number, quoted");
+
 /**
- * One property to set. `raise` keeps a higher current value and never proposes a lower one:
- * proposed = max(value, current * 2) when the current value is a number.
+ * One property to set (see change.ts for how a value is computed from the current one):
+ * - `set`: exactly `value`;
+ * - `at-least`: `value` when the current value is lower, otherwise the key is left alone;
+ * - `raise`: `value` when the current value is lower, otherwise double the current value, up to
+ *   `max`; never lower than the current value.
+ * `budget` keeps `key x perAttempt` within `total` (e.g. retries x max wait within the total
+ * timeout): when the proposed value would pass it, `perAttempt` is proposed as total / value.
  */
-export const PropertyTemplateSchema = z.object({
-  key: Text,
-  value: Text,
-  mode: z.enum(["set", "raise"]).default("set"),
-});
+export const PropertyTemplateSchema = z
+  .object({
+    key: Text,
+    value: Text,
+    mode: z.enum(["set", "at-least", "raise"]).default("set"),
+    max: NumberText.optional(),
+    budget: z.strictObject({ perAttempt: Text, total: Text }).optional(),
+  })
+  .superRefine((template, ctx) => {
+    if (template.mode !== "set" && !/^\d+$/.test(template.value)) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: `mode ${template.mode} needs a number` });
+    }
+    if (template.max !== undefined && template.mode !== "raise") {
+      ctx.addIssue({ code: "custom", path: ["max"], message: "max only applies to mode raise" });
+    }
+    if (template.max !== undefined && Number(template.max) < Number(template.value)) {
+      ctx.addIssue({ code: "custom", path: ["max"], message: "max is below value" });
+    }
+  });
 
 export const ChangeTemplateSchema = z.discriminatedUnion("kind", [
   z.object({
@@ -79,6 +100,16 @@ export const StepSchema = z.object({
   title: Text,
   /** Findings that select this step; empty when only a transition leads here. */
   selectedBy: z.array(FindingIdSchema).default([]),
+  /**
+   * When set, a selectedBy finding counts only at this severity or higher (direct evidence of a
+   * failure rather than a risk read from settings); weaker ones fall to otherwiseSelectedBy.
+   */
+  selectedAtSeverity: z.enum(["critical", "warning", "info"]).optional(),
+  /**
+   * Findings that select this step only when no step's selectedBy matched: a fallback, tried in
+   * file order after every selectedBy (e.g. the generic restart after a failed commit).
+   */
+  otherwiseSelectedBy: z.array(FindingIdSchema).default([]),
   /** Why this step, in a sentence for the proposal. */
   why: Text,
   /** What could go wrong, in a sentence for the proposal. */

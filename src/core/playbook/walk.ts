@@ -50,10 +50,22 @@ export interface CheckRecord {
 /** Previous values of what a change set (null = was unset), so it can be reverted. */
 export type PreviousValues = Record<string, string | null>;
 
+/**
+ * What a proposal was made against, read when it was made: the table's uuid and metadata file,
+ * and the values the change replaces. The apply asserts the uuid, so a table dropped and
+ * recreated in between never receives a change meant for the old one.
+ */
+export interface ProposalTarget {
+  uuid?: string;
+  metadataLocation?: string;
+  values: Record<string, string | null>;
+}
+
 export interface StepRun {
   stepId: StepId;
   phase: StepPhase;
   change: Change;
+  target?: ProposalTarget;
   /** Who asked for the step (the person behind the diagnosis), when a person did. */
   requestedBy?: string;
   proposedAtMs: number;
@@ -90,7 +102,7 @@ export interface WalkState {
 export type ApplyFailure = "conflict" | "unknown" | "error";
 
 export type WalkEvent =
-  | { type: "propose"; stepId: StepId; change: Change; requestedBy?: string }
+  | { type: "propose"; stepId: StepId; change: Change; target?: ProposalTarget; requestedBy?: string }
   | { type: "approve"; stepId: StepId; user: string; reason?: string; confirmations?: string[] }
   | { type: "apply-started"; stepId: StepId }
   | { type: "apply-succeeded"; stepId: StepId; previous: PreviousValues; detail?: string }

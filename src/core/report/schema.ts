@@ -73,6 +73,8 @@ export const ReportSchema = z.object({
   verdict: z.enum(TRIAGE_IDS),
   findings: z.array(FindingSchema),
   nextStep: NextStepSchema.nullable(),
+  /** Why no step is proposed although the verdict is not healthy. */
+  noStepReason: z.string().min(1).optional(),
   sources: z.object({
     catalog: SourceReportSchema,
     flink: SourceReportSchema,

@@ -10,6 +10,7 @@ import type {
   WriterBehaviour,
 } from "../scenario/schema.js";
 import { parseDuration, resolveRelative } from "../time.js";
+import { uuidFrom } from "./ids.js";
 import { matchesCommitter, SimTable } from "./table.js";
 
 export interface SimTaskState {
@@ -70,6 +71,7 @@ export class World {
   readonly connectors = new Map<string, SimConnector>();
   readonly startMs: number;
   private readonly writers: WriterState[] = [];
+  private readonly recreated = new Map<string, number>();
 
   constructor(scenario: Scenario, nowMs: number) {
     this.scenario = scenario;
@@ -93,6 +95,16 @@ export class World {
 
   table(name: string): SimTable | undefined {
     return this.tables.get(name);
+  }
+
+  /** Drops a table and creates it again under the same name: same settings, a new uuid, no history. */
+  recreateTable(name: string, nowMs: number): void {
+    const scenario = this.scenario.catalog.tables.find((t) => t.name === name);
+    if (!scenario) throw new Error(`no table ${name} in this scenario`);
+    const generation = (this.recreated.get(name) ?? 0) + 1;
+    this.recreated.set(name, generation);
+    const uuid = uuidFrom(`table:${name}:recreated:${generation}`);
+    this.tables.set(name, new SimTable({ ...scenario, uuid }, this.scenario.catalog.warehouse, nowMs));
   }
 
   /** Finds the catalog table a Flink sink reports as e.g. "iceberg.db.events". */

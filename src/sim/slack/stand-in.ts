@@ -1,6 +1,7 @@
 // A local Slack Web API for tests and the demo. WebClient talks to it through slackApiUrl; it
 // checks the token and every argument the way Slack does, keeps the messages and views it accepted,
-// and can be told to rate-limit or fail a method so retry behaviour is exercised for real.
+// and can be told to rate-limit or fail a method so retry behaviour is exercised for real, including
+// failures whose outcome the caller cannot know (stored but answered late, stored then reset).
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,7 +40,20 @@ interface Reply {
 
 interface ActiveFault extends StandInFault {
   remaining: number;
+  /** now() after which the fault no longer applies (forMs faults). */
+  untilMs?: number;
 }
+
+/** What happens to the HTTP answer of one Web API call. */
+interface Outcome {
+  reply: Reply;
+  /** Answer after this many milliseconds instead of at once. */
+  delayMs?: number;
+  /** Close the connection instead of answering. */
+  reset?: boolean;
+}
+
+const DEFAULT_LATE_MS = 15_000;
 
 export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
   const token = options.token ?? DEFAULT_STAND_IN_TOKEN;
@@ -93,7 +107,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     const apiMatch = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
     const responseMatch = /^\/response\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
     if (request.method === "POST" && apiMatch?.[1] !== undefined) {
-      send(response, await answerApi(apiMatch[1], request));
+      deliver(request, response, await answerApi(apiMatch[1], request));
     } else if (request.method === "POST" && responseMatch?.[1] !== undefined) {
       send(response, await answerResponseUrl(responseMatch[1], request));
     } else {
@@ -101,28 +115,66 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     }
   }
 
-  async function answerApi(method: string, request: IncomingMessage): Promise<Reply> {
+  // Answers held back by "late" faults; close() cancels them so no timer outlives the server.
+  const held = new Set<NodeJS.Timeout>();
+  const settledWaiters: Array<() => void> = [];
+
+  function releaseHeld(timer: NodeJS.Timeout): void {
+    held.delete(timer);
+    if (held.size === 0) for (const resolve of settledWaiters.splice(0)) resolve();
+  }
+
+  function deliver(request: IncomingMessage, response: ServerResponse, outcome: Outcome): void {
+    if (outcome.reset === true) {
+      request.socket.destroy();
+      return;
+    }
+    if (outcome.delayMs === undefined) {
+      send(response, outcome.reply);
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (!response.destroyed) send(response, outcome.reply);
+      releaseHeld(timer);
+    }, outcome.delayMs);
+    held.add(timer);
+  }
+
+  async function answerApi(method: string, request: IncomingMessage): Promise<Outcome> {
     let args: Record<string, unknown> = {};
-    let reply: Reply;
+    let outcome: Outcome;
+    let fault: ActiveFault | undefined;
+    let carriedOut = false;
     try {
       args = decodeArgs(request.headers["content-type"], await readBody(request));
-      reply = answerMethod(method, args, bearer(request.headers.authorization));
+      fault = takeFault(method, args);
+      if (fault !== undefined && !carriesOut(fault)) {
+        outcome = { reply: faultReply(fault) };
+      } else {
+        const reply = answerMethod(method, args, bearer(request.headers.authorization));
+        // A refused call (bad token, bad arguments) changed nothing, whatever the fault says next.
+        carriedOut = reply.body.ok === true;
+        outcome = fault === undefined ? { reply } : afterCarriedOut(fault, reply);
+      }
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
-      reply = { status: 200, body: { ok: false, error: error.message } };
+      outcome = { reply: { status: 200, body: { ok: false, error: error.message } } };
     }
+    const { reply } = outcome;
     const { token: _token, ...safeArgs } = args;
     calls.push({
       method,
       args: safeArgs,
       atMs: now(),
-      ok: reply.body.ok === true,
+      ok: outcome.reset !== true && reply.body.ok === true,
       ...(typeof reply.body.error === "string" ? { error: reply.body.error } : {}),
-      status: reply.status,
-      response: reply.body,
+      status: outcome.reset === true ? 0 : reply.status,
+      response: outcome.reset === true ? undefined : reply.body,
+      ...(fault === undefined ? {} : { fault: fault.kind }),
+      carriedOut,
     });
     notify();
-    return reply;
+    return outcome;
   }
 
   function answerMethod(
@@ -130,8 +182,6 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     args: Record<string, unknown>,
     headerToken: string | undefined,
   ): Reply {
-    const fault = takeFault(method);
-    if (fault !== undefined) return fault;
     const given = headerToken ?? (typeof args.token === "string" ? args.token : undefined);
     if (given === undefined || given === "") return { status: 200, body: { ok: false, error: "not_authed" } };
     if (method === "apps.connections.open") return openConnection(given);
@@ -158,12 +208,32 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     return { status: 200, body: { ok: true, url: socketMode.openUrl() } };
   }
 
-  function takeFault(method: string): Reply | undefined {
-    const index = faults.findIndex((f) => f.method === method || f.method === "*");
+  function takeFault(method: string, args: Record<string, unknown>): ActiveFault | undefined {
+    const at = now();
+    // Expired outage windows are dropped first so they never shadow a later fault.
+    for (let i = faults.length - 1; i >= 0; i--) {
+      const untilMs = faults[i]?.untilMs;
+      if (untilMs !== undefined && at >= untilMs) faults.splice(i, 1);
+    }
+    const index = faults.findIndex(
+      (f) => (f.method === method || f.method === "*") && (f.match === undefined || f.match(args)),
+    );
     const fault = faults[index];
     if (fault === undefined) return undefined;
-    fault.remaining -= 1;
-    if (fault.remaining <= 0) faults.splice(index, 1);
+    if (fault.untilMs === undefined) {
+      fault.remaining -= 1;
+      if (fault.remaining <= 0) faults.splice(index, 1);
+    }
+    return fault;
+  }
+
+  function carriesOut(fault: StandInFault): boolean {
+    return (
+      fault.kind === "late" || fault.kind === "reset" || (fault.kind === "status" && fault.delivered === true)
+    );
+  }
+
+  function faultReply(fault: StandInFault): Reply {
     if (fault.kind === "ratelimit") {
       const seconds = fault.retryAfterSeconds ?? 1;
       return {
@@ -173,6 +243,13 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       };
     }
     return { status: fault.status ?? 500, body: { ok: false, error: "internal_error" } };
+  }
+
+  function afterCarriedOut(fault: StandInFault, reply: Reply): Outcome {
+    if (reply.body.ok !== true) return { reply };
+    if (fault.kind === "late") return { reply, delayMs: fault.delayMs ?? DEFAULT_LATE_MS };
+    if (fault.kind === "reset") return { reply, reset: true };
+    return { reply: faultReply(fault) };
   }
 
   async function answerResponseUrl(id: string, request: IncomingMessage): Promise<Reply> {
@@ -209,10 +286,18 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     thread: (channel: string, ts: string): StoredMessage[] => store.thread(channel, ts),
     responseUrl: (id?: string): string => `${baseUrl}response/${id ?? `r${++responseCounter}`}`,
     inject(fault: StandInFault): void {
-      faults.push({ ...fault, remaining: fault.times ?? 1 });
+      faults.push({
+        ...fault,
+        remaining: fault.times ?? 1,
+        ...(fault.forMs === undefined ? {} : { untilMs: now() + fault.forMs }),
+      });
     },
     clearFaults(): void {
       faults.length = 0;
+    },
+    settled(): Promise<void> {
+      if (held.size === 0) return Promise.resolve();
+      return new Promise((resolve) => settledWaiters.push(resolve));
     },
     waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
       return new Promise<T>((resolve, reject) => {
@@ -258,6 +343,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     close(): Promise<void> {
       // Upgraded sockets are no longer the HTTP server's: close() would wait on them forever.
       socketMode.closeAll();
+      for (const timer of [...held]) {
+        clearTimeout(timer);
+        releaseHeld(timer);
+      }
       return new Promise((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();

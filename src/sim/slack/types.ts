@@ -7,14 +7,27 @@ export interface RecordedCall {
   atMs: number;
   ok: boolean;
   error?: string;
-  /** HTTP status the stand-in answered with (200, 429, 5xx). */
+  /** HTTP status the stand-in answered with (200, 429, 5xx); 0 when the connection was reset instead. */
   status: number;
   response: unknown;
+  /** The injected fault that shaped this answer, if any. */
+  fault?: StandInFault["kind"];
+  /**
+   * Whether the method was carried out (a message stored, a view opened). False for refused calls
+   * and faults that answer before doing anything; true for "late", "reset" and delivered 5xx.
+   */
+  carriedOut: boolean;
 }
 
 export interface MessageVersion {
   text: string;
   blocks: unknown[];
+}
+
+/** Slack message metadata as chat.postMessage and chat.update accept it. */
+export interface MessageMetadata {
+  event_type: string;
+  event_payload: Record<string, unknown>;
 }
 
 export interface StoredMessage {
@@ -32,6 +45,8 @@ export interface StoredMessage {
   ephemeralUser?: string;
   /** The bot user that posted it. */
   user: string;
+  /** Metadata sent with the post, or by the last update that carried some. */
+  metadata?: MessageMetadata;
 }
 
 /** A reply sent to a response_url handed out by responseUrl(). */
@@ -41,16 +56,32 @@ export interface RecordedResponse {
   body: Record<string, unknown>;
 }
 
+/**
+ * A failure the stand-in plays for matching calls. "ratelimit" and "status" answer before doing
+ * anything (the call had no effect) unless `delivered` is set. The unknown-outcome kinds carry the
+ * call out first, so the caller cannot tell from the answer whether it happened:
+ * - "late": stores the message, then answers only after `delayMs` (set it above the client's timeout);
+ * - "reset": stores the message, then closes the connection without an answer;
+ * - "status" with `delivered: true`: stores the message, then answers the 5xx status.
+ */
 export interface StandInFault {
   /** Web API method, e.g. "chat.postMessage", or "*" for every method. */
   method: string;
-  kind: "ratelimit" | "status";
+  kind: "ratelimit" | "status" | "late" | "reset";
   /** For "ratelimit": the Retry-After header (default 1). */
   retryAfterSeconds?: number;
   /** For "status": the HTTP status (default 500). */
   status?: number;
-  /** How many calls fail before the method works again (default 1). */
+  /** For "status": carry the call out before answering the error status (default false). */
+  delivered?: boolean;
+  /** For "late": milliseconds between carrying the call out and answering (default 15000). */
+  delayMs?: number;
+  /** How many calls fail before the method works again (default 1); ignored when forMs is set. */
   times?: number;
+  /** Fail every matching call for this many milliseconds from injection (an outage window). */
+  forMs?: number;
+  /** Only calls whose decoded arguments pass this test are affected, e.g. thread replies only. */
+  match?: (args: Record<string, unknown>) => boolean;
 }
 
 export interface SlackStandInOptions {
@@ -106,6 +137,11 @@ export interface SlackStandIn {
   responseUrl(id?: string): string;
   inject(fault: StandInFault): void;
   clearFaults(): void;
+  /**
+   * Resolves once every answer held back by a "late" fault has been sent (or dropped because the
+   * caller hung up), so a test can observe what the client does after the late answer arrives.
+   */
+  settled(): Promise<void>;
   /**
    * Resolves with the first truthy value probe returns, re-checked after every recorded call;
    * rejects after timeoutMs (default 5000) saying what it waited for.

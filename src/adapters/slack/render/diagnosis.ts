@@ -20,7 +20,12 @@ function verdictText(report: Report): string {
   const label = VERDICT_LABELS[report.verdict];
   const finding = report.findings.find((f) => f.id === report.verdict);
   const summary = finding === undefined ? "" : `\n${escapeMrkdwn(finding.summary)}`;
-  return `${emoji} *${escapeMrkdwn(report.table)}: ${label}*${summary}`;
+  const catalog = report.sources.catalog;
+  const unreachable =
+    catalog.status === "unavailable"
+      ? `:warning: *The Iceberg REST catalog was unreachable* (${escapeMrkdwn(catalog.error ?? "no answer")}); this verdict rests on what the other sources show.\n`
+      : "";
+  return `${unreachable}${emoji} *${escapeMrkdwn(report.table)}: ${label}*${summary}`;
 }
 
 function nextStepText(report: Report): string {
@@ -28,7 +33,7 @@ function nextStepText(report: Report): string {
   if (step === null) {
     return report.verdict === "healthy"
       ? "*Next step:* none; the writer is committing normally."
-      : "*Next step:* no playbook step matches these findings yet; the evidence below is what we know.";
+      : `*Next step:* none chosen; ${escapeMrkdwn(report.noStepReason ?? "no playbook step matches these findings yet; the evidence below is what we know.")}`;
   }
   const how = step.automatic ? "the bot can apply it after approval" : "a person makes this change";
   return `*Next step: ${STEP_TITLES[step.id]}* (${how})\n${escapeMrkdwn(step.summary)}\n${renderChange(step.change)}`;

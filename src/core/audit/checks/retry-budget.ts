@@ -3,7 +3,6 @@
 // warn: two or more committers in the last day with retries still at 4 or less, or
 //       retries x max-wait longer than the total timeout (the last retries can never run).
 
-import { retryChanges } from "../../diagnosis/next-step.js";
 import { effectiveNumber } from "../../properties.js";
 import { renderSetProperties } from "../../statements.js";
 import { type AuditRule, committersSince, pick, result } from "../context.js";
@@ -15,6 +14,20 @@ const KEYS = [
   "commit.retry.total-timeout-ms",
 ];
 
+/** The audit's fix: retries to 10 (or double, up to 50), first wait to 1 s, within the total timeout. */
+function retryFix(properties: Record<string, string>): [string, string][] {
+  const retries = effectiveNumber(properties, "commit.retry.num-retries");
+  const maxWait = effectiveNumber(properties, "commit.retry.max-wait-ms");
+  const total = effectiveNumber(properties, "commit.retry.total-timeout-ms");
+  const proposed = retries < 10 ? 10 : Math.max(retries, Math.min(retries * 2, 50));
+  const fix: [string, string][] = [["commit.retry.num-retries", String(proposed)]];
+  if (effectiveNumber(properties, "commit.retry.min-wait-ms") < 1000)
+    fix.push(["commit.retry.min-wait-ms", "1000"]);
+  if (proposed * maxWait > total)
+    fix.push(["commit.retry.max-wait-ms", String(Math.floor(total / proposed))]);
+  return fix;
+}
+
 export const retryBudget: AuditRule = {
   id: "retry-budget",
   check(ctx) {
@@ -25,10 +38,7 @@ export const retryBudget: AuditRule = {
     const total = effectiveNumber(p, "commit.retry.total-timeout-ms");
     const committers = committersSince(ctx, 1).size;
     values.committersLastDay = String(committers);
-    const fix = renderSetProperties(
-      ctx.target,
-      retryChanges(p).map((c) => [c.key, c.proposed ?? ""]),
-    );
+    const fix = renderSetProperties(ctx.target, retryFix(p));
     if (retries < 4)
       return result(
         "retry-budget",

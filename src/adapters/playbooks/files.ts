@@ -1,13 +1,13 @@
-// Reads the playbooks directory. Parsing and graph checks are pure (core/playbook/parse.ts);
-// this file only lists and reads the files, and adds the checks that span files.
+// Reads the playbooks directory. Parsing and graph checks are pure (core/playbook/load.ts);
+// this adapter only lists and reads the files, and adds the checks that span files.
 
 import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parsePlaybook } from "../core/playbook/load.js";
-import type { PlaybookFile, PlaybookProblem, PlaybookSet } from "../core/playbook/schema.js";
-import { CodedError, ErrorCode } from "../errors.js";
+import { parsePlaybook } from "../../core/playbook/load.js";
+import type { PlaybookFile, PlaybookProblem, PlaybookSet } from "../../core/playbook/schema.js";
+import { CodedError, ErrorCode } from "../../errors.js";
 
 export interface LintResult {
   ok: boolean;

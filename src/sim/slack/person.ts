@@ -3,7 +3,7 @@
 // receiver. The demo uses it to approve a step the way a real approver would.
 
 import { createHmac } from "node:crypto";
-import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
+import type { SlackStandIn, StoredMessage } from "./types.js";
 
 export interface SlackPerson {
   botUrl: string;

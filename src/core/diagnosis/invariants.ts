@@ -1,0 +1,224 @@
+// The invariants every report holds, enforced here and nowhere else:
+//   1. a verdict other than healthy has at least one finding with evidence, and either a next
+//      step or noStepReason;
+//   2. healthy is never the verdict while a source that answered shows a commit failure, nor when
+//      the catalog did not answer (the verdict is then about what could be read, and the verdict
+//      finding says first that the catalog was unreachable);
+//   3. the same fact (source and words) is listed once per report, and each finding id once;
+//   4. a next step is automatic exactly when its change is one the bot makes (not manual).
+// settleReport() applies 2 and 3 while the report is built (next-step.ts keeps 4); reportViolations()
+// checks all four on a finished report, from the evidence, independently of the rules.
+
+import type { Evidence, Snapshot } from "../evidence/model.js";
+import type { TriageId } from "../ids.js";
+import type { EvidenceItem, Finding, Report } from "../report/schema.js";
+import type { DiagnosisContext } from "./context.js";
+import { describeWriter, elapsedMetric, failureItem, writerLastCommit } from "./evidence-items.js";
+import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
+import { sourceOk } from "./writer.js";
+
+const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
+  "state-unknown": "commit-state-unknown",
+  validation: "validation-conflict",
+  "commit-failed": "commit-conflict",
+  "coordinator-terminated": "commit-failing",
+};
+
+function newestOf(snapshots: readonly Snapshot[], jobId: string): number | undefined {
+  for (let i = snapshots.length - 1; i >= 0; i--) {
+    if (snapshots[i]!.summary["flink.job-id"] === jobId) return snapshots[i]!.timestampMs;
+  }
+  return undefined;
+}
+
+/**
+ * Commit failures that a source which answered shows now: an unknown commit state in any writer's
+ * exception history; any other commit exception newer than that job's newest snapshot (any at all
+ * when the catalog cannot say); a FAILED Connect connector or task whose trace names one.
+ */
+export function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
+  const out: CommitFailure[] = [];
+  const snapshots = sourceOk(evidence, "catalog") ? (evidence.catalog?.snapshots ?? []) : [];
+  if (sourceOk(evidence, "flink") && evidence.flink) {
+    const jobs = evidence.flink.writers ?? (evidence.flink.writer ? [evidence.flink.writer] : []);
+    for (const job of jobs) {
+      const last = newestOf(snapshots, job.job.jobId);
+      for (const exception of job.exceptions) {
+        const failure = classifyFlinkException(exception);
+        if (!failure) continue;
+        if (failure.kind === "state-unknown" || last === undefined || exception.timestampMs > last) {
+          out.push(failure);
+        }
+      }
+    }
+  }
+  if (sourceOk(evidence, "connect") && evidence.connect) out.push(...connectFailures(evidence.connect));
+  return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
+}
+
+function catalogItem(ctx: DiagnosisContext): EvidenceItem {
+  const status = ctx.evidence.sources.catalog;
+  const why = status?.status === "unavailable" ? (status.error ?? "no answer") : "not configured";
+  return {
+    source: "catalog",
+    detail: `The Iceberg REST catalog was unreachable (${why}): the table's snapshots could not be read, so this verdict rests on the other sources`,
+    data: { catalog: status?.status ?? "not-configured", ...(status?.error ? { error: status.error } : {}) },
+  };
+}
+
+function stalenessEvidence(ctx: DiagnosisContext): EvidenceItem[] {
+  const items: EvidenceItem[] = [];
+  const last = writerLastCommit(ctx);
+  if (last) items.push(last);
+  const elapsed = elapsedMetric(ctx);
+  if (elapsed) items.push(elapsed);
+  if (ctx.table && !ctx.writerNewest) {
+    items.push({
+      source: "catalog",
+      detail: `No snapshot from ${describeWriter(ctx)} among the table's ${ctx.snapshots.length} snapshots`,
+      data: { snapshotCount: ctx.snapshots.length },
+    });
+  }
+  if (ctx.job) {
+    items.push({
+      source: "flink",
+      detail: `Flink job state: ${ctx.job.job.state}`,
+      data: { jobId: ctx.job.job.jobId, state: ctx.job.job.state },
+    });
+  }
+  if (ctx.connect) {
+    const c = ctx.connect.connector;
+    items.push({
+      source: "connect",
+      detail: `Connector ${c.name} is ${c.state}; ${c.tasks.map((t) => `task ${t.id} ${t.state}`).join(", ") || "no tasks"}`,
+      data: { connector: c.name, state: c.state, tasks: c.tasks.map((t) => ({ id: t.id, state: t.state })) },
+    });
+  }
+  if (!ctx.table) items.push(catalogItem(ctx));
+  return items;
+}
+
+function factKey(item: EvidenceItem): string {
+  return `${item.source}\u0000${item.detail}`;
+}
+
+/** One finding per id (evidence merged), each fact listed once: where it first appears. */
+export function dedupeFacts(findings: readonly Finding[]): Finding[] {
+  const byId = new Map<string, Finding>();
+  for (const f of findings) {
+    const seen = byId.get(f.id);
+    if (seen) byId.set(f.id, { ...seen, evidence: [...seen.evidence, ...f.evidence] });
+    else byId.set(f.id, f);
+  }
+  const owner = new Map<string, string>();
+  const out: Finding[] = [];
+  for (const f of byId.values()) {
+    const kept: EvidenceItem[] = [];
+    for (const item of f.evidence) {
+      const key = factKey(item);
+      if (owner.has(key)) continue;
+      owner.set(key, f.id);
+      kept.push(item);
+    }
+    if (kept.length === 0) {
+      const first = owner.get(factKey(f.evidence[0]!))!;
+      kept.push({
+        source: f.evidence[0]!.source,
+        detail: `Same evidence as ${first}, listed there`,
+        data: { seeFinding: first },
+      });
+    }
+    out.push({ ...f, evidence: kept });
+  }
+  return out;
+}
+
+/** Applies invariants 2 and 3 to the chosen writer's findings and verdict. */
+export function settleReport(
+  ctx: DiagnosisContext,
+  findings: readonly Finding[],
+  verdict: TriageId,
+): { findings: Finding[]; verdict: TriageId } {
+  let out = [...findings];
+  let settled = verdict;
+  const catalogAnswered = sourceOk(ctx.evidence, "catalog");
+  if (settled === "healthy") {
+    const failure = visibleCommitFailures(ctx.evidence)[0];
+    if (failure) {
+      settled = VERDICT_FOR[failure.kind];
+      out = out.filter((f) => f.id !== "healthy");
+      out.unshift({
+        id: settled,
+        severity: "critical",
+        summary: `A commit failure is visible although ${describeWriter(ctx)} looks on schedule: ${failure.line.slice(0, 160)}`,
+        evidence: [failureItem(failure)],
+      });
+    } else if (!catalogAnswered) {
+      settled = "commit-failing";
+      out = out.filter((f) => f.id !== "healthy");
+      const elapsed = elapsedMetric(ctx);
+      out.unshift({
+        id: "commit-failing",
+        severity: "critical",
+        summary: `The catalog did not answer, so ${describeWriter(ctx)}'s commits cannot be confirmed; the writer commits through the same catalog`,
+        evidence: [catalogItem(ctx), ...(elapsed ? [elapsed] : [])],
+      });
+    }
+  }
+  if (settled !== "healthy") out = out.filter((f) => f.id !== "healthy");
+  if (settled !== "healthy" && !out.some((f) => f.id === settled)) {
+    // The verdict came from staleness alone: say what shows it.
+    out.unshift({
+      id: settled,
+      severity: "critical",
+      summary: `${describeWriter(ctx)} has stopped committing, and no source names a more specific cause`,
+      evidence: stalenessEvidence(ctx),
+    });
+  }
+  if (!catalogAnswered && settled !== "healthy") {
+    // The verdict finding says first that the catalog could not be read.
+    out = out.map((f) =>
+      f.id === settled && !f.evidence.some((e) => factKey(e) === factKey(catalogItem(ctx)))
+        ? { ...f, evidence: [catalogItem(ctx), ...f.evidence] }
+        : f,
+    );
+  }
+  return { findings: dedupeFacts(out), verdict: settled };
+}
+
+/** Every invariant a finished report breaks, in words; empty when it holds them all. */
+export function reportViolations(report: Report, evidence: Evidence): string[] {
+  const problems: string[] = [];
+  const ids = report.findings.map((f) => f.id);
+  if (report.verdict !== "healthy") {
+    if (!report.findings.some((f) => f.evidence.length > 0))
+      problems.push("non-healthy verdict without evidence");
+    if (!report.nextStep && !report.noStepReason)
+      problems.push("non-healthy verdict with neither a step nor a reason");
+    if (ids.includes("healthy")) problems.push(`verdict ${report.verdict} next to a healthy finding`);
+  } else {
+    if (!sourceOk(evidence, "catalog")) problems.push("healthy although the catalog did not answer");
+    const failure = visibleCommitFailures(evidence)[0];
+    if (failure) problems.push(`healthy although a source shows ${failure.line}`);
+  }
+  if (!sourceOk(evidence, "catalog") && report.verdict !== "healthy") {
+    const first = report.findings.find((f) => f.id === report.verdict)?.evidence[0];
+    if (first?.source !== "catalog")
+      problems.push("the verdict does not say first that the catalog was unreachable");
+  }
+  if (new Set(ids).size !== ids.length) problems.push("a finding id is listed twice");
+  const facts = new Set<string>();
+  for (const f of report.findings) {
+    if (f.evidence.length === 0) problems.push(`finding ${f.id} has no evidence`);
+    for (const item of f.evidence) {
+      const key = factKey(item);
+      if (facts.has(key)) problems.push(`fact listed twice: ${item.detail}`);
+      facts.add(key);
+    }
+  }
+  const step = report.nextStep;
+  if (step && step.automatic !== (step.change.kind !== "manual")) {
+    problems.push(`step ${step.id}: automatic ${step.automatic} with a ${step.change.kind} change`);
+  }
+  return problems;
+}

@@ -1,0 +1,167 @@
+// The one change builder. Every path that puts a change in front of people goes through
+// proposeChange: the diagnosis report's next step, the proposal in the thread, the next step
+// after an ineffective one, and the fresh proposal after a catalog conflict. The step's
+// definition in playbooks/*.yaml decides the change (variant per writer, mode, cap, budget);
+// the facts are the table's values as read now, so a refresh recomputes instead of patching.
+
+import { CONNECT_DEFAULTS, TABLE_DEFAULTS } from "../properties.js";
+import type { Change, PropertyChange } from "../report/schema.js";
+import type { ChangeTemplate, PropertyTemplate, Step, TemplateVariable } from "./schema.js";
+
+export interface ChangeFacts {
+  /** namespace.table */
+  table: string;
+  writer: "flink" | "connect" | "unknown";
+  /** The table's current properties. */
+  properties?: Readonly<Record<string, string>>;
+  connector?: string;
+  /** The connector's current config. */
+  connectorConfig?: Readonly<Record<string, string>>;
+  /** Lowest value a key may be proposed at, from what the evidence shows (e.g. snapshots to keep). */
+  minimums?: Readonly<Record<string, number>>;
+  /** Extra template values (catalog, flinkJob, partitionColumn, command…). */
+  vars?: Partial<Record<TemplateVariable, string>>;
+}
+
+/** The change variant that fits the writer: connector changes need a known connector. */
+export function chooseVariant(step: Step, facts: ChangeFacts): ChangeTemplate | undefined {
+  return step.changes.find((variant) => {
+    if (variant.kind === "connector-config" || variant.kind === "connector-restart") {
+      return facts.writer === "connect" && facts.connector !== undefined;
+    }
+    return variant.writer === "any" || variant.writer === facts.writer;
+  });
+}
+
+/** The change a step proposes for these facts, or undefined when no variant fits the writer. */
+export function proposeChange(step: Step, facts: ChangeFacts): Change | undefined {
+  const variant = chooseVariant(step, facts);
+  return variant ? changeFromTemplate(variant, facts) : undefined;
+}
+
+/** Whether the bot carries the step out itself once approved. */
+export function isAutomatic(step: Step, change: Change): boolean {
+  const readOnly = step.changes.some((c) => c.kind === "read-only-check");
+  return step.automatic && (readOnly || change.kind !== "manual");
+}
+
+function changeFromTemplate(variant: ChangeTemplate, facts: ChangeFacts): Change {
+  switch (variant.kind) {
+    case "table-properties":
+      return {
+        kind: "table-properties",
+        table: facts.table,
+        changes: propertyChanges(variant.set, facts.properties ?? {}, TABLE_DEFAULTS, facts.minimums),
+      };
+    case "connector-config":
+      return {
+        kind: "connector-config",
+        connector: facts.connector ?? "",
+        changes: propertyChanges(variant.set, facts.connectorConfig ?? {}, CONNECT_DEFAULTS, facts.minimums),
+      };
+    case "connector-restart":
+      return {
+        kind: "connector-restart",
+        connector: facts.connector ?? "",
+        includeTasks: variant.includeTasks,
+        onlyFailed: variant.onlyFailed,
+      };
+    case "manual": {
+      const vars = templateVars(facts);
+      const change: Change = {
+        kind: "manual",
+        checklist: variant.checklist.map((c) => renderTemplate(c, vars)),
+      };
+      if (variant.statement) change.statement = renderTemplate(variant.statement, vars);
+      if (variant.language) change.language = variant.language;
+      return change;
+    }
+    case "read-only-check":
+      return { kind: "manual", language: "text", checklist: variant.checklist };
+  }
+}
+
+/** The number a key has now: its own value, else the documented default, else undefined. */
+function effective(
+  current: Readonly<Record<string, string>>,
+  defaults: Readonly<Record<string, string>>,
+  key: string,
+): number | undefined {
+  for (const raw of [current[key], defaults[key]]) {
+    if (raw === undefined || raw.trim() === "") continue;
+    const n = Number(raw);
+    if (Number.isFinite(n)) return n;
+  }
+  return undefined;
+}
+
+function propertyChanges(
+  templates: readonly PropertyTemplate[],
+  current: Readonly<Record<string, string>>,
+  defaults: Readonly<Record<string, string>>,
+  minimums: Readonly<Record<string, number>> = {},
+): PropertyChange[] {
+  const out: PropertyChange[] = [];
+  for (const template of templates) {
+    const now = current[template.key] ?? null;
+    const proposed = proposedValue(template, effective(current, defaults, template.key), minimums);
+    if (proposed === undefined) continue;
+    out.push({ key: template.key, current: now, proposed });
+    if (template.budget) {
+      const budget = budgetChange(template.budget, Number(proposed), current, defaults);
+      if (budget) out.push(budget);
+    }
+  }
+  return out;
+}
+
+/** undefined: the key is fine as it is (an at-least value already met). */
+function proposedValue(
+  template: PropertyTemplate,
+  now: number | undefined,
+  minimums: Readonly<Record<string, number>>,
+): string | undefined {
+  if (template.mode === "set") return template.value;
+  const floor = Math.max(Number(template.value), minimums[template.key] ?? 0);
+  if (now === undefined || now < floor) return String(floor);
+  if (template.mode === "at-least") return undefined;
+  // raise: double, up to the cap, and never below what is set (a cap under it keeps it).
+  const cap = template.max === undefined ? Number.POSITIVE_INFINITY : Number(template.max);
+  return String(Math.max(now, Math.min(now * 2, cap)));
+}
+
+function budgetChange(
+  budget: NonNullable<PropertyTemplate["budget"]>,
+  attempts: number,
+  current: Readonly<Record<string, string>>,
+  defaults: Readonly<Record<string, string>>,
+): PropertyChange | undefined {
+  const perAttempt = effective(current, defaults, budget.perAttempt);
+  const total = effective(current, defaults, budget.total);
+  if (perAttempt === undefined || total === undefined || attempts <= 0) return undefined;
+  if (attempts * perAttempt <= total) return undefined;
+  return {
+    key: budget.perAttempt,
+    current: current[budget.perAttempt] ?? null,
+    proposed: String(Math.floor(total / attempts)),
+  };
+}
+
+export function templateVars(facts: ChangeFacts): Record<string, string> {
+  const parts = facts.table.split(".");
+  const vars: Record<string, string> = {
+    table: facts.table,
+    namespace: parts.slice(0, -1).join("."),
+    tableName: parts[parts.length - 1] ?? facts.table,
+  };
+  if (facts.connector) vars.connector = facts.connector;
+  for (const [key, value] of Object.entries(facts.vars ?? {})) {
+    if (value !== undefined) vars[key] = value;
+  }
+  return vars;
+}
+
+/** Fills {name} placeholders; unknown values stay visible as <name> for the person to fill. */
+export function renderTemplate(template: string, vars: Readonly<Record<string, string>>): string {
+  return template.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => vars[name] ?? `<${name}>`);
+}

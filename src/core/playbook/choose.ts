@@ -1,0 +1,54 @@
+// Which step the findings select, read from the playbook files themselves so that editing
+// playbooks/*.yaml changes what a report proposes. Steps are tried in file order (playbooks in
+// the order they were loaded):
+//   1. the first step with a selectedBy finding present (at selectedAtSeverity or above, when set);
+//   2. otherwise the first step with an otherwiseSelectedBy finding present;
+//   3. otherwise no step.
+
+import type { FindingId } from "../ids.js";
+import type { Finding } from "../report/schema.js";
+import type { Playbook, Step } from "./schema.js";
+
+const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
+
+export interface ChosenStep {
+  playbook: Playbook;
+  step: Step;
+  /** The finding that selected the step. */
+  selectedBy: FindingId;
+  /** True when the step was chosen as a fallback (otherwiseSelectedBy). */
+  fallback: boolean;
+}
+
+type FindingLike = Pick<Finding, "id"> & Partial<Pick<Finding, "severity">>;
+
+function strongest(findings: readonly FindingLike[]): Map<FindingId, number> {
+  const out = new Map<FindingId, number>();
+  for (const f of findings) {
+    const rank = SEVERITY_RANK[f.severity ?? "critical"];
+    const seen = out.get(f.id);
+    if (seen === undefined || rank < seen) out.set(f.id, rank);
+  }
+  return out;
+}
+
+export function chooseStep(
+  playbooks: readonly Playbook[],
+  findings: readonly FindingLike[],
+): ChosenStep | undefined {
+  const present = strongest(findings);
+  for (const playbook of playbooks) {
+    for (const step of playbook.steps) {
+      const limit = step.selectedAtSeverity ? SEVERITY_RANK[step.selectedAtSeverity] : 2;
+      const hit = step.selectedBy.find((id) => (present.get(id) ?? 3) <= limit);
+      if (hit) return { playbook, step, selectedBy: hit, fallback: false };
+    }
+  }
+  for (const playbook of playbooks) {
+    for (const step of playbook.steps) {
+      const hit = step.otherwiseSelectedBy.find((id) => present.has(id));
+      if (hit) return { playbook, step, selectedBy: hit, fallback: true };
+    }
+  }
+  return undefined;
+}

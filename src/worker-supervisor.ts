@@ -1,0 +1,154 @@
+// `start` keeps the receiver's event loop for acks: the workers run in a child process that this
+// supervisor forks, restarts when it dies (with a growing delay while it keeps dying), and stops
+// on shutdown: it asks the child to drain its workers and waits for it to exit.
+
+import { type ChildProcess, fork } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "./config.js";
+import type { LogLike } from "./services/incident-deps.js";
+
+/** What a worker child needs: plain data only, sent over IPC (functions cannot cross). */
+export interface WorkerChildOptions {
+  namespace?: string;
+  queuePrefix?: string;
+  queueNames?: { diagnose?: string; slack?: string };
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  backoffMs?: number;
+  concurrency?: { diagnose?: number; slack?: number };
+  playbooksDir?: string;
+}
+
+export type ParentMessage = { type: "start"; config: Config; options: WorkerChildOptions } | { type: "stop" };
+export type ChildMessage = { type: "ready" } | { type: "failed"; message: string };
+
+export type SupervisorEvent =
+  | { kind: "started"; pid: number }
+  | { kind: "ready"; pid: number }
+  | { kind: "exited"; pid: number; code: number | null; signal: string | null; expected: boolean }
+  | { kind: "restarting"; delayMs: number };
+
+export interface WorkerSupervisorOptions {
+  config: Config;
+  child?: WorkerChildOptions;
+  log: LogLike;
+  /** First restart delay; doubled while the child keeps dying young, up to maxRestartDelayMs. */
+  restartDelayMs?: number;
+  maxRestartDelayMs?: number;
+  /** A child that ran this long is healthy again: the next restart starts from restartDelayMs. */
+  healthyAfterMs?: number;
+  /** How long a stop waits for the child to drain before killing it. */
+  stopTimeoutMs?: number;
+  onEvent?: (event: SupervisorEvent) => void;
+}
+
+export interface WorkerSupervisor {
+  /** The current child's pid, if one is running. */
+  readonly pid: number | undefined;
+  readonly restarts: number;
+  /** Resolves when the first child has its workers running. */
+  ready: Promise<void>;
+  /** Asks the child to drain and exit (killed after stopTimeoutMs); no restart follows. */
+  stop(): Promise<void>;
+}
+
+/** The child's entry point: compiled next to this file, or the TypeScript source under tsx. */
+function childEntry(): { path: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  const ts = here.endsWith(".ts");
+  const path = join(dirname(here), ts ? "worker-process.ts" : "worker-process.js");
+  if (!existsSync(path)) throw new Error(`worker entry ${path} is missing; run npm run build`);
+  return { path, execArgv: ts ? ["--import", "tsx"] : [] };
+}
+
+export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervisor {
+  const entry = childEntry();
+  const minDelay = options.restartDelayMs ?? 250;
+  const maxDelay = options.maxRestartDelayMs ?? 10_000;
+  const healthyAfter = options.healthyAfterMs ?? 30_000;
+  const emit = options.onEvent ?? (() => {});
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  let restarts = 0;
+  let delay = minDelay;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let resolveReady: () => void = () => {};
+  let rejectReady: (error: Error) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  let firstReady = false;
+
+  const spawnChild = () => {
+    const startedAt = Date.now();
+    const proc = fork(entry.path, [], {
+      execArgv: entry.execArgv,
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    child = proc;
+    const pid = proc.pid ?? -1;
+    emit({ kind: "started", pid });
+    proc.on("message", (message: ChildMessage) => {
+      if (message.type === "ready") {
+        emit({ kind: "ready", pid });
+        if (!firstReady) {
+          firstReady = true;
+          resolveReady();
+        }
+      } else if (message.type === "failed") {
+        options.log.error({ pid, err: message.message }, "worker process failed to start");
+        if (!firstReady) rejectReady(new Error(`worker process failed to start: ${message.message}`));
+      }
+    });
+    proc.on("error", (error) => options.log.warn({ pid, err: error.message }, "worker process error"));
+    proc.on("exit", (code, signal) => {
+      if (child === proc) child = undefined;
+      emit({ kind: "exited", pid, code, signal, expected: stopping });
+      if (stopping) return;
+      if (!firstReady) return; // a child that never came up is reported through `ready`
+      delay = Date.now() - startedAt >= healthyAfter ? minDelay : delay;
+      options.log.warn({ pid, code, signal, restartInMs: delay }, "worker process died; restarting it");
+      emit({ kind: "restarting", delayMs: delay });
+      restartTimer = setTimeout(() => {
+        restartTimer = undefined;
+        if (stopping) return;
+        restarts++;
+        spawnChild();
+      }, delay);
+      delay = Math.min(maxDelay, delay * 2);
+    });
+    proc.send({
+      type: "start",
+      config: options.config,
+      options: options.child ?? {},
+    } satisfies ParentMessage);
+  };
+
+  spawnChild();
+
+  return {
+    get pid() {
+      return child?.pid;
+    },
+    get restarts() {
+      return restarts;
+    },
+    ready,
+    async stop() {
+      stopping = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      const proc = child;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+      if (proc.connected) proc.send({ type: "stop" } satisfies ParentMessage);
+      else proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), options.stopTimeoutMs ?? 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

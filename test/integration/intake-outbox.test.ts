@@ -1,0 +1,148 @@
+// Alert intake answers after one Redis round trip whatever the batch, and the jobs it promises
+// are never lost: they are queued after the answer, or by the sweeper when that did not happen.
+
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotQueues, createQueues } from "../../src/adapters/queue/queues.js";
+import { Claims } from "../../src/adapters/store/claims.js";
+import { IncidentStore } from "../../src/adapters/store/incident-store.js";
+import { BotConfigSchema } from "../../src/config.js";
+import type { AlertEvent } from "../../src/core/incident/model.js";
+import { acceptAlerts, sweepOutbox } from "../../src/services/alerts.js";
+import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
+
+const silent = { info() {}, warn() {}, error() {} };
+
+function alert(table: string, n: number, status: "firing" | "resolved" = "firing"): AlertEvent {
+  return {
+    source: "alertmanager",
+    status,
+    alertName: "IcebergCommitStalled",
+    labels: { alertname: "IcebergCommitStalled", table },
+    startsAt: 1_700_000_000_000,
+    ...(status === "resolved" ? { endsAt: 1_700_000_600_000 } : {}),
+    fingerprint: `fp-${table}-${n}`,
+  };
+}
+
+describe("alert intake", () => {
+  let scope: TestRedisScope | undefined;
+  let queues: BotQueues | undefined;
+  let redis: Redis | undefined;
+  let monitor: Redis | undefined;
+  afterEach(async () => {
+    await queues?.obliterate().catch(() => {});
+    await queues?.close();
+    await redis?.quit();
+    monitor?.disconnect();
+    await scope?.cleanup();
+  });
+
+  function wire() {
+    scope = testRedisScope("intake");
+    redis = new Redis(REDIS_URL);
+    const store = new IncidentStore(redis, { namespace: scope.namespace });
+    queues = createQueues({
+      connection: { url: REDIS_URL },
+      prefix: scope.queuePrefix,
+      names: scope.queueNames,
+    });
+    const deps = {
+      store,
+      claims: new Claims(redis, store.keys),
+      queues,
+      bot: BotConfigSchema.parse({}),
+      incidentChannel: "C0INTAKE",
+      now: () => 1_700_000_100_000,
+      log: silent,
+    };
+    return { store, queues, deps };
+  }
+
+  it("records 60 alerts about 3 tables in one round trip and queues one card and diagnosis per table", async () => {
+    const { store, queues, deps } = wire();
+    await redis!.ping();
+    const ourPort = (redis as unknown as { stream: { localPort: number } }).stream.localPort;
+    monitor = new Redis(REDIS_URL);
+    const seen: string[] = [];
+    const feed = await monitor.monitor();
+    feed.on("monitor", (_time: string, args: string[], source: string) => {
+      if (source.endsWith(`:${ourPort}`)) seen.push(String(args[0]).toLowerCase());
+    });
+    const tables = ["db.a", "db.b", "db.c"];
+    const alerts = Array.from({ length: 60 }, (_, i) => alert(tables[i % 3]!, i));
+
+    const outcome = await acceptAlerts(deps, alerts);
+    await outcome.queued;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    feed.disconnect();
+
+    expect(outcome).toMatchObject({ accepted: 60, ignored: 0 });
+    expect(outcome.opened).toHaveLength(3);
+    // One script for the whole batch; clearing the outbox comes after the jobs are queued.
+    expect(seen).toEqual(["eval", "zrem"]);
+    const incidents = await Promise.all(tables.map((t) => store.openIncidentFor(t)));
+    expect(incidents.map((i) => i?.alertCount)).toEqual([20, 20, 20]);
+    expect(incidents.map((i) => i?.diagnoses)).toEqual([1, 1, 1]);
+    expect((await store.timeline(incidents[0]!.id)).map((e) => e.kind).slice(0, 3)).toEqual([
+      "opened",
+      "alert",
+      "alert",
+    ]);
+    const diagnoseIds = (await queues.diagnose.getJobs(["waiting"])).map((j) => j.id).sort();
+    expect(diagnoseIds).toEqual(incidents.map((i) => `diagnose-${i!.id}-1`).sort());
+    expect((await queues.slack.getJobs(["waiting"])).map((j) => j.id).sort()).toEqual(
+      incidents.map((i) => `root-${i!.id}`).sort(),
+    );
+    expect(await store.dueOutbox(-60_000)).toEqual([]);
+
+    // A repeat of the same notification is noted and changes nothing.
+    const again = await acceptAlerts(deps, [alerts[0]!]);
+    expect(again).toMatchObject({ accepted: 1, opened: [] });
+    expect((await store.openIncidentFor("db.a"))?.alertCount).toBe(20);
+  });
+
+  it("queues what a receiver promised but never queued, once, from the outbox", async () => {
+    const { store, queues, deps } = wire();
+    // What a receiver that died right after its answer leaves behind: the script ran, no enqueue.
+    const [opened] = await store.intake(
+      [
+        {
+          repeatKey: "r1",
+          status: "firing",
+          table: "db.lost",
+          channel: "C0INTAKE",
+          alertName: "IcebergCommitStalled",
+          text: "IcebergCommitStalled firing",
+        },
+      ],
+      deps.now(),
+      3600,
+    );
+    expect(opened).toMatchObject({ kind: "opened" });
+    const [resolved] = await store.intake(
+      [
+        {
+          repeatKey: "r2",
+          status: "resolved",
+          table: "db.lost",
+          channel: "C0INTAKE",
+          alertName: "IcebergCommitStalled",
+          text: "IcebergCommitStalled resolved",
+        },
+      ],
+      deps.now(),
+      3600,
+    );
+    expect(resolved).toMatchObject({ kind: "resolved-noted", cardVersion: 2 });
+    // Young entries belong to a receiver that may still be queueing them.
+    expect(await sweepOutbox(deps)).toBe(0);
+    expect(await sweepOutbox(deps, 0)).toBe(2);
+    expect(await sweepOutbox(deps, 0)).toBe(0);
+    const id = (opened as { incidentId: string }).incidentId;
+    expect((await queues.diagnose.getJobs(["waiting"])).map((j) => j.id)).toEqual([`diagnose-${id}-1`]);
+    expect((await queues.slack.getJobs(["waiting"])).map((j) => j.id).sort()).toEqual(
+      [`card-${id}-2`, `root-${id}`].sort(),
+    );
+  });
+});
