@@ -55,8 +55,9 @@ export function createRedisClient(
         ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
         ...(tls ? { tls, enableTLSForSentinelMode: true } : {}),
         ...(topology.sentinelTls ? { sentinelTLS: tls ?? {} } : {}),
-        // Subscribes to the Sentinels' +switch-master so a failover is followed at once.
-        failoverDetector: true,
+        // No failoverDetector: its disconnect can race a reconnect in progress and end the client
+        // for good. A killed primary drops the connection, and a demoted one answers READONLY,
+        // which reconnectOnError turns into a reconnect through the Sentinels.
         sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
         retryStrategy: (times) => Math.min(times * 100, 1000),
       });
