@@ -10,7 +10,9 @@ import {
   type RedisTopology,
   topologySecrets,
 } from "./adapters/redis/redis-url.js";
+import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./core/sweep/config.js";
 import { CodedError, ErrorCode } from "./errors.js";
+import { scrubAllForms } from "./util/secret-forms.js";
 
 const optionalText = z
   .string()
@@ -52,6 +54,7 @@ export const BotConfigSchema = z.object({
     })
     .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
   tables: z.record(z.string(), TableSettingsSchema).default({}),
+  sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;
@@ -263,10 +266,9 @@ export function secretValues(config: Config): string[] {
   return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
 }
 
+/** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join(REDACTED);
-  return out;
+  return scrubAllForms(text, secrets);
 }
 
 export function redactUrl(raw: string): string {

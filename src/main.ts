@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
+import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
@@ -17,6 +18,7 @@ import {
   startWorkers,
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
+import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
 import {
   checkPrimary,
   confirmReplicated,
@@ -28,12 +30,14 @@ import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
+import { slackTimelinePoster } from "./adapters/slack/upload.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
+import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
-import { type Config, redactConfig } from "./config.js";
+import { type Config, redactConfig, secretValues } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
@@ -41,6 +45,7 @@ import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
+import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
 import {
   superviseWorker,
   type WorkerChildOptions,
@@ -70,6 +75,9 @@ export interface BotOptions {
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
+  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
+  sweepQueueNames?: Partial<SweepQueueNames>;
+  sweepConcurrency?: number;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
@@ -100,6 +108,7 @@ export interface Bot {
   redis: RedisClient;
   log: Logger;
   remediation: Remediation;
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   stop(): Promise<void>;
 }
 
@@ -129,6 +138,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     backoffMs: options.backoffMs,
   });
   const metrics = createMetrics(() => queues.depth());
+  const sweepStore = new SweepStore(redis, options.namespace);
+  const sweepQueues = createSweepQueues({
+    connection: queueRedis,
+    prefix: queues.prefix,
+    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
+    backoffMs: options.backoffMs,
+  });
+  registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
   const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
   const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
@@ -137,6 +154,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     token: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
+    secrets: secretValues(config),
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`
@@ -161,6 +179,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
+    timeline: slackTimelinePoster(client),
     ...options.remediation,
   });
 
@@ -198,6 +217,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       render,
       now,
       onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
+      timeline: slackTimelinePoster(client),
+      log,
     };
     workers = startWorkers(
       {
@@ -248,6 +269,34 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
+  let sweepRuntime: SweepRuntime | undefined;
+  // Wherever the diagnosis workers run (this process or start's worker child), the sweep runs too.
+  if (inlineWorkers) {
+    sweepRuntime = await startSweep({
+      config,
+      redis,
+      connection: queueRedis,
+      queues: sweepQueues,
+      store: sweepStore,
+      incidentStore: store,
+      claims,
+      client,
+      render,
+      playbooks: playbooks.playbooks,
+      ports: options.ports,
+      namespace: options.namespace,
+      concurrency: options.sweepConcurrency,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      now,
+      log,
+      onFailed: (queue, job, error) => {
+        metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+        log.warn({ queue, job: job?.id, err: error.message }, "job failed");
+      },
+    });
+  }
+
   let workerProcess: WorkerSupervisor | undefined;
   if (childWorkers) {
     const child: WorkerChildOptions = {
@@ -290,6 +339,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       log,
       now,
       remediation,
+      sweep: {
+        requestSweep: (request) => sweepQueues.requestSweep(request),
+        requestAudit: (request) => sweepQueues.requestAudit(request),
+        startFix: async (table, user, channel) =>
+          (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
+      },
+      latestSweep: () => sweepStore.latest(),
       pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
       acceptAlerts: async (alerts) => {
         const outcome = await acceptAlerts({ ...deps, knownTables }, alerts);
@@ -311,15 +367,35 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       if (sweeper) clearInterval(sweeper);
       await workers?.close();
       await remediationWorker?.close();
+      await sweepRuntime?.workers.close();
       await workerProcess?.stop();
       if (workers || workerProcess) log.info({ role }, "workers stopped");
+      await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
       await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
     })();
     return stopping;
   };
-  return { port, app, queues, workers, workerProcess, store, claims, redis, log, remediation, stop };
+  return {
+    port,
+    app,
+    queues,
+    workers,
+    workerProcess,
+    store,
+    claims,
+    redis,
+    log,
+    remediation,
+    sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    stop,
+  };
+}
+
+function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
+  if (!names?.diagnose) return undefined;
+  return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
 /** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */

@@ -1,36 +1,56 @@
 // `iceberg-bot demo [scenario]`: a whole incident against the simulated lakehouse, with the real
 // bot (HTTP mode, workers, Redis) and the Slack stand-in, printed as the thread people would read.
-// The run is a list of steps so later ones (approval, apply, follow-up) slot in after these.
+// After the diagnosis it walks the playbook as people would: approves what the bot can apply (two
+// people for risky steps), plays steps done by hand, asks for the next step when one did not help,
+// and asks for the audit when there is nothing to do.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
+import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
+import type { PlaybookSet } from "../core/playbook/schema.js";
 import { type Bot, startBot } from "../main.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
-import { approveStep, findButton } from "../sim/slack/person.js";
+import {
+  approveStep,
+  findButton,
+  pressButton,
+  type SlackPerson,
+  sendSlashCommand,
+} from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
-import { transcript } from "../sim/slack/transcript.js";
-import type { SlackStandIn } from "../sim/slack/types.js";
+import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
+import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
 import { freePort } from "../util/free-port.js";
 
 export interface DemoOptions {
   scenario?: string;
   stdout: { write(chunk: string): unknown };
   env: Env;
-  /** How long to wait for the diagnosis (default 30 s). */
+  /** How long to wait for each thing the bot does (default 30 s). */
   timeoutMs?: number;
+  /** Real time between follow-up checks (default 500 ms; tests go faster). */
+  followUpIntervalMs?: number;
+  /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
+  outDir?: string;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
-/** The on-call engineer who approves the step in the demo. */
+/** The on-call engineer who approves steps in the demo. */
 export const DEMO_APPROVER = "U0DEMOONCALL";
+/** A second approver: risky steps need two people. */
+export const DEMO_SECOND_APPROVER = "U0DEMOLEAD";
 /** The follow-up interval the demo uses instead of BOT_CONFIG's five minutes. */
 const DEMO_FOLLOW_UP_MS = 500;
+/** Simulated time that passes after a change, so the writer's next commits can land. */
+const SIMULATED_WAIT_MS = 6 * 60_000;
+/** Proposals, approvals and follow-ups one demo plays through at most (a loop guard). */
+const MAX_ROUNDS = 6;
 
 /** Exit codes as the CLI uses them: 0 done, 2 cannot run (no Redis), 1 the demo failed. */
 export type DemoResult = 0 | 1 | 2;
@@ -46,174 +66,295 @@ interface DemoContext {
   webhookToken: string;
   signingSecret: string;
   namespace: string;
-  /** False when the proposed step is one a person carries out (no Apply button). */
-  canApply?: boolean;
   rootTs?: string;
+  playbooks: PlaybookSet;
+  step: number;
   cleanups: Array<() => Promise<void>>;
 }
 
-type DemoStep = { title: string; run(ctx: DemoContext): Promise<void> };
-
 const say = (ctx: DemoContext, line: string) => ctx.options.stdout.write(`${line}\n`);
+/** One progress line, numbered in the order things happen (the path depends on the scenario). */
+const progress = (ctx: DemoContext, line: string) => say(ctx, `[${++ctx.step}] ${line}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const STEPS: DemoStep[] = [
-  {
-    title: "start the simulated lakehouse and the Slack stand-in",
-    async run(ctx) {
-      ctx.lakehouse = await startLakehouse({ scenario: ctx.options.scenario ?? "competing-appends" });
-      ctx.cleanups.push(() => ctx.lakehouse!.close());
-      ctx.standIn = await startSlackStandIn();
-      ctx.cleanups.push(() => ctx.standIn!.close());
+async function startWorld(ctx: DemoContext): Promise<void> {
+  progress(
+    ctx,
+    "start the simulated lakehouse (catalog, Flink, Kafka Connect, Prometheus) and the Slack stand-in",
+  );
+  ctx.lakehouse = await startLakehouse({ scenario: ctx.options.scenario ?? "competing-appends" });
+  ctx.cleanups.push(() => ctx.lakehouse!.close());
+  ctx.standIn = await startSlackStandIn();
+  ctx.cleanups.push(() => ctx.standIn!.close());
+
+  progress(ctx, "start the bot (HTTP mode) and its workers");
+  const { lakehouse, standIn } = ctx;
+  const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: "xoxb-stand-in",
+    SLACK_SIGNING_SECRET: ctx.signingSecret,
+    SLACK_API_URL: standIn!.apiUrl,
+    REDIS_URL: ctx.redisUrl,
+    ICEBERG_CATALOG_URL: lakehouse!.urls.catalog,
+    FLINK_REST_URL: lakehouse!.urls.flink,
+    CONNECT_REST_URL: lakehouse!.urls.connect,
+    PROMETHEUS_URL: lakehouse!.urls.prometheus,
+    ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
+    INCIDENT_CHANNEL: DEMO_CHANNEL,
+    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n`,
+    PORT: "0",
+    LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
+  });
+  const followUpMs = ctx.options.followUpIntervalMs ?? DEMO_FOLLOW_UP_MS;
+  ctx.bot = await startBot(config, {
+    namespace: ctx.namespace,
+    queuePrefix: `{${ctx.namespace}}`,
+    now: () => lakehouse!.clock.now(),
+    remediation: { followUpIntervalMs: followUpMs },
+  });
+  say(
+    ctx,
+    `    follow-up checks every ${followUpMs / 1000} s here, up to 6 of them (a real install checks every few minutes: followUp.intervalSeconds in BOT_CONFIG)`,
+  );
+  const bot = ctx.bot;
+  ctx.cleanups.push(async () => {
+    await bot.queues.obliterate().catch(() => {});
+    await deleteNamespace(ctx.redisUrl, ctx.namespace);
+    await bot.stop();
+  });
+}
+
+async function fireAlert(ctx: DemoContext): Promise<void> {
+  progress(ctx, `fire an Alertmanager alert (IcebergCommitStalled) for ${ctx.scenarioTable}`);
+  const response = await fetch(`http://127.0.0.1:${ctx.bot!.port}/webhooks/alertmanager`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${ctx.webhookToken}` },
+    body: alertBody(ctx.scenarioTable, ctx.writerJobName, ctx.lakehouse!.clock.now()),
+  });
+  if (response.status !== 202)
+    throw new Error(`the webhook answered ${response.status}: ${await response.text()}`);
+}
+
+/** Waits for the diagnosis reply; returns its text (mrkdwn) so the caller can read the next step. */
+async function awaitDiagnosis(ctx: DemoContext): Promise<string> {
+  progress(ctx, "the bot opens an incident thread and diagnoses the table from the lakehouse's evidence");
+  const standIn = ctx.standIn!;
+  let diagnosis: string | undefined;
+  await until(
+    ctx,
+    () => {
+      const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
+      if (!root) return false;
+      ctx.rootTs = root.ts;
+      diagnosis = standIn
+        .thread(DEMO_CHANNEL, root.ts)
+        .map(messageMrkdwn)
+        .find((text) => text.includes("Next step"));
+      return diagnosis !== undefined;
     },
-  },
-  {
-    title: "start the bot (HTTP mode) and its workers",
-    async run(ctx) {
-      const { lakehouse, standIn } = ctx;
-      const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
-      const config = loadConfig({
-        SLACK_BOT_TOKEN: "xoxb-stand-in",
-        SLACK_SIGNING_SECRET: ctx.signingSecret,
-        SLACK_API_URL: standIn!.apiUrl,
-        REDIS_URL: ctx.redisUrl,
-        ICEBERG_CATALOG_URL: lakehouse!.urls.catalog,
-        FLINK_REST_URL: lakehouse!.urls.flink,
-        CONNECT_REST_URL: lakehouse!.urls.connect,
-        PROMETHEUS_URL: lakehouse!.urls.prometheus,
-        ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
-        INCIDENT_CHANNEL: DEMO_CHANNEL,
-        BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n`,
-        PORT: "0",
-        LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
-      });
-      ctx.bot = await startBot(config, {
-        namespace: ctx.namespace,
-        queuePrefix: `{${ctx.namespace}}`,
-        now: () => lakehouse!.clock.now(),
-        remediation: { followUpIntervalMs: DEMO_FOLLOW_UP_MS },
-      });
-      const bot = ctx.bot;
-      ctx.cleanups.push(async () => {
-        await bot.queues.obliterate().catch(() => {});
-        await deleteNamespace(ctx.redisUrl, ctx.namespace);
-        await bot.stop();
-      });
-    },
-  },
-  {
-    title: "fire an Alertmanager alert for the table",
-    async run(ctx) {
-      const response = await fetch(`http://127.0.0.1:${ctx.bot!.port}/webhooks/alertmanager`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${ctx.webhookToken}` },
-        body: alertBody(ctx.scenarioTable, ctx.writerJobName, ctx.lakehouse!.clock.now()),
-      });
-      if (response.status !== 202)
-        throw new Error(`the webhook answered ${response.status}: ${await response.text()}`);
-    },
-  },
-  {
-    title: "wait for the diagnosis in the thread",
-    async run(ctx) {
-      const deadline = Date.now() + (ctx.options.timeoutMs ?? 30_000);
-      const standIn = ctx.standIn!;
-      for (;;) {
-        const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
-        if (root && standIn.thread(DEMO_CHANNEL, root.ts).length >= 2) {
-          ctx.rootTs = root.ts;
-          // Let the card edit that follows the diagnosis land too.
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          return;
-        }
-        if (Date.now() > deadline) throw new Error("no diagnosis was posted in time");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-  },
-  {
-    title: "wait for the proposed step",
-    async run(ctx) {
-      await until(
-        ctx,
-        () => findButton(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, "playbook_done"),
-        "a proposal",
-      );
-      ctx.canApply = findButton(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, "playbook_apply") !== undefined;
-      if (!ctx.canApply)
-        say(ctx, "    (the step is one a person carries out; the demo stops at the proposal)");
-    },
-  },
-  {
-    title: `approve it as <@${DEMO_APPROVER}> (Apply, then the form; signed requests into Bolt)`,
-    async run(ctx) {
-      if (!ctx.canApply) return;
-      await approveStep(
-        {
-          botUrl: `http://127.0.0.1:${ctx.bot!.port}/slack/events`,
-          signingSecret: ctx.signingSecret,
-          standIn: ctx.standIn!,
-          channel: DEMO_CHANNEL,
-          user: DEMO_APPROVER,
-        },
-        ctx.rootTs!,
-        "Spark backfill keeps winning the commit race; more retries should let the writer through",
-      );
-    },
-  },
-  {
-    title: "the simulated catalog takes the commit; six simulated minutes pass",
-    async run(ctx) {
-      if (!ctx.canApply) return;
-      const lakehouse = ctx.lakehouse!;
-      await until(
-        ctx,
-        () =>
-          lakehouse.requests.some(
-            (r) => r.service === "catalog" && r.method === "POST" && r.path.includes("/tables/"),
-          ),
-        "the catalog commit",
-      );
-      // Time moves only once the bot has recorded the change, so the writer's next snapshot is after it.
-      await until(
-        ctx,
-        () => JSON.stringify(ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)).includes("Applied by"),
-        "the change to be recorded",
-      );
-      lakehouse.advance(6 * 60_000);
-    },
-  },
-  {
-    title: "follow-up checks until the writer commits again",
-    async run(ctx) {
-      if (!ctx.canApply) return;
-      await until(
-        ctx,
-        () => {
-          const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
-          return root !== undefined && /commits resumed/.test(root.text);
-        },
-        "the incident to resolve",
-      );
-      // Let the last message edits land before printing.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    },
-  },
-  {
-    title: "print the thread",
-    async run(ctx) {
-      say(ctx, "");
-      say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!));
-      say(ctx, "");
-    },
-  },
-];
+    "the diagnosis",
+  );
+  return diagnosis ?? "";
+}
+
+function person(ctx: DemoContext, user: string): SlackPerson {
+  return {
+    botUrl: `http://127.0.0.1:${ctx.bot!.port}/slack/events`,
+    signingSecret: ctx.signingSecret,
+    standIn: ctx.standIn!,
+    channel: DEMO_CHANNEL,
+    user,
+  };
+}
+
+/** Nothing to change: the demo asks for the audit instead, the way a person would. */
+async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
+  const why = /Next step:\*? none/.test(diagnosis)
+    ? "the writer is committing normally"
+    : "no playbook step matches the findings";
+  progress(ctx, `nothing to do: ${why}; no step is proposed`);
+  progress(
+    ctx,
+    `<@${DEMO_APPROVER}> types \`/iceberg audit ${ctx.scenarioTable}\` (a signed slash command into Bolt)`,
+  );
+  await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
+  // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
+  await until(
+    ctx,
+    () =>
+      ctx
+        .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
+        .some((m) => JSON.stringify(m.blocks).includes("Audit of")),
+    "the audit",
+  );
+  progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
+}
+
+type Decision =
+  | { kind: "resolved" | "stalled" | "stopped" }
+  | { kind: "apply" | "done" | "next" | "checking"; message: StoredMessage };
+
+/** What the thread asks for now, or undefined while the bot is still at work. */
+function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undefined {
+  const standIn = ctx.standIn!;
+  const root = standIn.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const state = /\((resolved|stalled|stopped)\)\s*$/.exec(root?.text ?? "")?.[1];
+  if (state) return { kind: state as "resolved" | "stalled" | "stopped" };
+  const open = (kind: string) => {
+    const found = findButton(standIn, DEMO_CHANNEL, ctx.rootTs!, `playbook_${kind}`);
+    return found && !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
+  };
+  const next = open("next");
+  if (next) return { kind: "next", message: next.message };
+  const apply = open("apply");
+  if (apply) return { kind: "apply", message: apply.message };
+  const done = open("done");
+  if (!done) return undefined;
+  // A read-only check needs nobody: the bot starts checking the moment it proposes it.
+  return { kind: readOnlyStep(ctx, done.button.value) ? "checking" : "done", message: done.message };
+}
+
+function readOnlyStep(ctx: DemoContext, value: string | undefined): boolean {
+  let stepId: unknown;
+  try {
+    stepId = (JSON.parse(value ?? "{}") as { stepId?: unknown }).stepId;
+  } catch {
+    return false;
+  }
+  return ctx.playbooks.playbooks.some((p) =>
+    p.steps.some((s) => s.id === stepId && s.changes.some((c) => c.kind === "read-only-check")),
+  );
+}
+
+async function nextDecision(ctx: DemoContext, handled: Set<string>): Promise<Decision> {
+  let decision: Decision | undefined;
+  await until(ctx, () => (decision = decisionPoint(ctx, handled)), "the bot's next move");
+  return decision!;
+}
+
+function markHandled(ctx: DemoContext, handled: Set<string>, kind: string): void {
+  const found = findButton(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, `playbook_${kind}`);
+  if (found) handled.add(`${found.message.ts}:${found.button.value ?? ""}`);
+}
+
+/** Approves the proposed step; a risky step gets its second approver too. */
+async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> {
+  const title = stepTitle(message);
+  const requestsBefore = ctx.lakehouse!.requests.length;
+  progress(
+    ctx,
+    `<@${DEMO_APPROVER}> presses Apply and submits the approval form (signed requests into Bolt)`,
+  );
+  await approveStep(person(ctx, DEMO_APPROVER), ctx.rootTs!, approvalReason(ctx, title), true);
+  await until(
+    ctx,
+    () => latestStepText(ctx).match(/\(1 of 2\)|Applying|Applied|Nothing was changed|It is not known/),
+    "the approval",
+  );
+  if (/\(1 of 2\)/.test(latestStepText(ctx)) && !/Applied by/.test(latestStepText(ctx))) {
+    progress(
+      ctx,
+      `the step is risky and needs a second person: <@${DEMO_SECOND_APPROVER}> approves it too, ticking the confirmation`,
+    );
+    await approveStep(
+      person(ctx, DEMO_SECOND_APPROVER),
+      ctx.rootTs!,
+      `Second approval: checked that "${title}" is safe for ${ctx.scenarioTable} before it is applied`,
+      true,
+    );
+  }
+  await until(
+    ctx,
+    () => /Applied by|Nothing was changed|It is not known/.test(latestStepText(ctx)),
+    "the change to be applied",
+  );
+  const writes = ctx
+    .lakehouse!.requests.slice(requestsBefore)
+    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+  if (
+    /Nothing was changed|It is not known/.test(latestStepText(ctx)) &&
+    !/Applied by/.test(latestStepText(ctx))
+  ) {
+    throw new Error("the bot could not apply the change (see the thread)");
+  }
+  progress(ctx, `the bot makes the change: ${describeWrites(writes)}`);
+}
+
+/** A step the bot cannot make: print what a person would do, play it in the simulator, press Done. */
+async function doByHand(ctx: DemoContext, message: StoredMessage): Promise<void> {
+  progress(ctx, `the step is one a person carries out by hand: ${stepTitle(message)}`);
+  for (const line of byHandLines(message)) say(ctx, `      ${line}`);
+  const fixed = ctx.lakehouse!.fixByHand(ctx.scenarioTable);
+  progress(
+    ctx,
+    fixed > 0
+      ? `the simulator plays that person's work: the failing writer of ${ctx.scenarioTable} is fixed`
+      : `the simulator has no failing writer to fix on ${ctx.scenarioTable}`,
+  );
+  progress(ctx, `<@${DEMO_APPROVER}> presses Done by hand`);
+  await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_done");
+  await until(ctx, () => /Done by hand by/.test(latestStepText(ctx)), "the step to be marked done");
+}
+
+async function followUp(ctx: DemoContext): Promise<void> {
+  // Time moves only once the bot has recorded the change, so the writer's next snapshot is after it.
+  ctx.lakehouse!.advance(SIMULATED_WAIT_MS);
+  progress(ctx, "six simulated minutes pass; the bot's follow-up checks look for the writer's new commits");
+}
+
+async function walkPlaybook(ctx: DemoContext): Promise<void> {
+  const handled = new Set<string>();
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const decision = await nextDecision(ctx, handled);
+    switch (decision.kind) {
+      case "resolved":
+        progress(ctx, "the writer commits again: the bot resolves the incident and edits the card");
+        return;
+      case "stalled":
+        progress(ctx, "the playbook has no further step: the incident waits for a person (stalled)");
+        return;
+      case "stopped":
+        progress(ctx, "the playbook was stopped");
+        return;
+      case "next":
+        markHandled(ctx, handled, "next");
+        progress(
+          ctx,
+          `the step did not help; <@${DEMO_APPROVER}> asks for the next step the playbook offers`,
+        );
+        await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_next");
+        break;
+      case "checking":
+        markHandled(ctx, handled, "done");
+        progress(
+          ctx,
+          `the bot proposes: ${stepTitle(decision.message)}; it only reads the table, so the bot starts checking at once, without approval`,
+        );
+        break;
+      case "apply":
+        markHandled(ctx, handled, "apply");
+        markHandled(ctx, handled, "done");
+        progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
+        await approve(ctx, decision.message);
+        await followUp(ctx);
+        break;
+      case "done":
+        markHandled(ctx, handled, "done");
+        progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
+        await doByHand(ctx, decision.message);
+        await followUp(ctx);
+        break;
+    }
+  }
+  throw new Error(`the playbook did not finish within ${MAX_ROUNDS} steps`);
+}
 
 /** Polls `probe` until it holds, within the demo's time budget. */
 async function until(ctx: DemoContext, probe: () => unknown, what: string): Promise<void> {
   const deadline = Date.now() + (ctx.options.timeoutMs ?? 30_000);
   while (!probe()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 
@@ -227,6 +368,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     webhookToken: randomBytes(16).toString("hex"),
     signingSecret: randomBytes(16).toString("hex"),
     namespace: `iceberg-bot-demo-${randomBytes(4).toString("hex")}`,
+    playbooks: await loadPlaybooks(),
+    step: 0,
     cleanups: [],
   };
   try {
@@ -237,17 +380,124 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       return 2;
     }
     say(ctx, `Demo: scenario ${scenario.name}, table ${scenario.table}`);
-    for (const [index, step] of STEPS.entries()) {
-      say(ctx, `[${index + 1}/${STEPS.length}] ${step.title}`);
-      await step.run(ctx);
+    await startWorld(ctx);
+    await fireAlert(ctx);
+    const diagnosis = await awaitDiagnosis(ctx);
+    if (/Next step:\*? (none|no playbook step)/.test(diagnosis)) await showAudit(ctx, diagnosis);
+    else await walkPlaybook(ctx);
+    // Let the last message edits land before printing.
+    await sleep(300);
+    progress(ctx, "print the thread");
+    const paths = writePictures(ctx);
+    say(ctx, "");
+    say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => paths.get(f.id) }));
+    const written = [...paths.values()];
+    if (written.length > 0) {
+      say(ctx, `Commit timeline ${written.length === 1 ? "picture" : "pictures"} of this thread:`);
+      for (const path of written) say(ctx, `  ${path}`);
     }
+    say(ctx, "");
     return 0;
   } catch (error) {
     say(ctx, `The demo stopped: ${(error as Error).message}`);
+    if (ctx.standIn && ctx.rootTs) {
+      say(ctx, "The thread so far:");
+      say(ctx, transcript(ctx.standIn, DEMO_CHANNEL, ctx.rootTs));
+    }
     return 1;
   } finally {
     for (const cleanup of ctx.cleanups.reverse()) await cleanup().catch(() => {});
   }
+}
+
+/** Writes every picture the bot shared in the thread; returns file id -> path. */
+function writePictures(ctx: DemoContext): Map<string, string> {
+  const paths = new Map<string, string>();
+  const files = ctx.standIn!.files().filter((f) => f.bytes !== undefined && f.shares.length > 0);
+  if (files.length === 0) return paths;
+  const dir = ctx.options.outDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
+  mkdirSync(dir, { recursive: true });
+  for (const file of files) {
+    const path = resolvePath(dir, basename(file.name));
+    writeFileSync(path, file.bytes!);
+    paths.set(file.id, path);
+  }
+  return paths;
+}
+
+// --- reading the thread ------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+/** The mrkdwn of a message: its text plus every section, context and header text. */
+function messageMrkdwn(message: StoredMessage): string {
+  const parts = [message.text];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === "object") {
+      const obj = value as Json;
+      if (typeof obj.text === "string" && obj.type !== "button") parts.push(obj.text);
+      for (const [key, child] of Object.entries(obj))
+        if (key !== "text" || typeof child !== "string") visit(child);
+    }
+  };
+  visit(message.blocks);
+  return parts.join("\n");
+}
+
+function latestStepText(ctx: DemoContext): string {
+  const thread = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!);
+  const step = [...thread].reverse().find((m) => /Step \d+/.test(messageMrkdwn(m)));
+  return step ? messageMrkdwn(step) : "";
+}
+
+/** "Give the writer a larger commit retry budget": the line under the proposal's heading. */
+function stepTitle(message: StoredMessage): string {
+  const lines = messageMrkdwn(message)
+    .split("\n")
+    .map((l) => l.trim());
+  const heading = lines.findIndex((l) => /Step \d+/.test(l));
+  const title = lines.slice(heading + 1).find((l) => l.length > 0 && !/Step \d+/.test(l));
+  return mrkdwnToPlain(title ?? "the proposed step").replace(/\.$/, "");
+}
+
+/** What a person would run: the statements and checklist of a by-hand step. */
+function byHandLines(message: StoredMessage): string[] {
+  const text = messageMrkdwn(message);
+  const lines: string[] = [];
+  for (const block of text.matchAll(/```([\s\S]*?)```/g)) {
+    lines.push(...(block[1] ?? "").split("\n").filter((l) => l.trim().length > 0));
+  }
+  for (const line of text.split("\n")) {
+    if (/^\s*(•|\d+\.|☐|-)\s/.test(line)) lines.push(mrkdwnToPlain(line.trim()));
+  }
+  return [...new Set(lines)];
+}
+
+/** The approval reason a person would write: what the diagnosis found, and what this step does. */
+function approvalReason(ctx: DemoContext, title: string): string {
+  const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const cause = /\*Cause:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
+  const verdict = /\*Verdict:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
+  const finding = mrkdwnToPlain(cause ?? verdict ?? `the diagnosis of ${ctx.scenarioTable}`);
+  const reason = `${finding.replace(/\.$/, "")}. ${title}: that is what this should fix.`;
+  return reason.length > 480 ? `${reason.slice(0, 479)}…` : reason;
+}
+
+/** The writes the bot sent to the lakehouse, as a person would describe them. */
+function describeWrites(writes: readonly { service: string; method: string; path: string }[]): string {
+  if (writes.length === 0) return "nothing needed writing in the lakehouse";
+  return writes
+    .map((w) => {
+      if (w.service === "catalog")
+        return `commits the table properties through the catalog (${w.method} ${w.path})`;
+      if (w.service === "connect" && /\/restart/.test(w.path))
+        return `restarts the connector's failed tasks (${w.method} ${w.path})`;
+      if (w.service === "connect" && /\/config/.test(w.path))
+        return `updates the connector's configuration (${w.method} ${w.path})`;
+      return `${w.method} ${w.path} on ${w.service}`;
+    })
+    .join("; ");
 }
 
 /** Uses REDIS_URL when it answers; otherwise starts a private, non-persistent redis-server. */

@@ -6,7 +6,7 @@
 import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
 import type { SlackMessage } from "../adapters/slack/render/block-kit.js";
 import { context, section } from "../adapters/slack/render/blocks.js";
-import { renderProposal, renderVerification } from "../adapters/slack/render/index.js";
+import { escapeMrkdwn, renderProposal, renderVerification } from "../adapters/slack/render/index.js";
 import type { VerificationOutcome } from "../adapters/slack/render/view-models.js";
 import { auditRow } from "../adapters/store/audit-trail.js";
 import type { WalkRecord } from "../adapters/store/walk-store.js";
@@ -117,10 +117,10 @@ export class RemediationEffects {
     detail: string,
   ): Promise<void> {
     const title = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
-    const text = `:warning: *${title}* was not applied: ${detail}`;
+    const text = `:warning: *${escapeMrkdwn(title)}* was not applied: ${escapeMrkdwn(detail)}`;
     await this.thread
       .postOnce(record, `apply-${job.proposalId}-${job.attempt}`, {
-        text: `${title} was not applied`,
+        text: `${escapeMrkdwn(title)} was not applied`,
         blocks: [section(text)],
       })
       .catch((error: unknown) =>

@@ -45,6 +45,8 @@ export interface Lakehouse {
   requests: RecordedRequest[];
   /** Moves the clock and lets recovered writers commit. */
   advance(ms: number): void;
+  /** Plays a person's fix made by hand: the table's failing writers recover. Returns how many. */
+  fixByHand(table: string): number;
   state(): LakehouseSnapshot;
   /** Drops a table and creates it again under the same name (a new uuid), as a person might. */
   recreateTable(name: string): void;
@@ -125,6 +127,7 @@ export async function startLakehouse(options: LakehouseOptions): Promise<Lakehou
     faults,
     requests,
     advance,
+    fixByHand: (table: string) => world.fixByHand(table, clock.now()),
     state,
     recreateTable: (name: string) => world.recreateTable(name, clock.now()),
     async close() {

@@ -40,6 +40,55 @@ describe("Slack requests through Bolt's receiver", () => {
     expect(diagnosis.calls).toEqual([]);
   });
 
+  it("refuses a timestamp more than five minutes ahead with 401 like a stale one; a small skew passes", async () => {
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const future = await postSigned(
+      h.url("/slack/events"),
+      h.secret,
+      slashCommandBody({ text: "help" }),
+      FORM,
+      {},
+      nowSeconds + 6 * 60,
+    );
+    expect(future.status).toBe(401);
+    expect(future.body).toBe("");
+    const skewed = await postSigned(
+      h.url("/slack/events"),
+      h.secret,
+      slashCommandBody({ text: "help" }),
+      FORM,
+      {},
+      nowSeconds + 60,
+    );
+    expect(skewed.status).toBe(200);
+    // The alert webhooks are not Slack requests and are not judged by that header.
+    const probe = await fetch(h.url("/healthz"), {
+      headers: { "x-slack-request-timestamp": String(nowSeconds + 3600) },
+    });
+    expect(probe.status).toBe(200);
+  });
+
+  it("carries out a replayed slash command once (same trigger id, re-signed or not)", async () => {
+    const before = diagnosis.calls.length;
+    const body = slashCommandBody({
+      text: "diagnose db.replayed",
+      triggerId: "13345224609.738474920.replay",
+    });
+    const stamp = Math.floor(Date.now() / 1000);
+    const first = await postSigned(h.url("/slack/events"), h.secret, body, FORM, {}, stamp);
+    const replay = await postSigned(h.url("/slack/events"), h.secret, body, FORM, {}, stamp);
+    const resigned = await postSigned(h.url("/slack/events"), h.secret, body, FORM, {
+      "x-slack-retry-num": "1",
+    });
+    expect([first.status, replay.status, resigned.status]).toEqual([200, 200, 200]);
+    await eventually(() => diagnosis.calls.length > before);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(diagnosis.calls.length).toBe(before + 1);
+    expect(
+      h.standIn.messages(CHANNEL).filter((m) => !m.ephemeralUser && m.text.includes("db.replayed")),
+    ).toHaveLength(1);
+  });
+
   it("acks /iceberg diagnose at once, then posts the diagnosis in the channel", async () => {
     const before = diagnosis.calls.length;
     const response = await postSigned(

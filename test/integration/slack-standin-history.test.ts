@@ -273,8 +273,9 @@ describe("Slack stand-in: faults whose outcome the caller cannot know", () => {
   });
 
   it("delivered but answered late: stored once, the client times out, the late answer arrives after", async () => {
-    standIn.inject({ method: "chat.postMessage", kind: "late", delayMs: 400 });
-    const web = client(standIn, { timeout: 100 });
+    // Generous margins: on a loaded machine a 100 ms timeout could expire before the request is sent.
+    standIn.inject({ method: "chat.postMessage", kind: "late", delayMs: 1500 });
+    const web = client(standIn, { timeout: 1000 });
 
     const error = await failure(web.chat.postMessage({ channel: "C1", text: "card" }));
     expect(error).toBeInstanceOf(Error);
@@ -292,8 +293,8 @@ describe("Slack stand-in: faults whose outcome the caller cannot know", () => {
   });
 
   it("a client that retries a late answer on its own posts duplicates", async () => {
-    standIn.inject({ method: "chat.postMessage", kind: "late", delayMs: 300, times: 2 });
-    const web = client(standIn, { timeout: 100, retryConfig: { retries: 2, minTimeout: 5, maxTimeout: 10 } });
+    standIn.inject({ method: "chat.postMessage", kind: "late", delayMs: 1000, times: 2 });
+    const web = client(standIn, { timeout: 600, retryConfig: { retries: 2, minTimeout: 5, maxTimeout: 10 } });
     const result = await web.chat.postMessage({ channel: "C1", text: "card" });
     expect(result.ok).toBe(true);
     // Three requests, three roots: the behaviour an outbox has to reconcile away.

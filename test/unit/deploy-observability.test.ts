@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
+import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
 
 interface Panel {
   id: number;
@@ -20,7 +21,9 @@ describe("Grafana dashboard", () => {
   const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
 
   it("queries only metrics the bot registers, and shows each of them", async () => {
-    const registered = (await createMetrics().registry.getMetricsAsJSON()).map((m) => m.name);
+    const { registry } = createMetrics();
+    registerSweepMetrics(registry, { latest: async () => undefined, latestWorst: async () => [] }, 10);
+    const registered = (await registry.getMetricsAsJSON()).map((m) => m.name);
     const used = new Set(
       exprs
         .flatMap((e) => e.match(/iceberg_bot_[a-z_]+/g) ?? [])

@@ -46,6 +46,8 @@ interface WriterState {
   everyMs: number;
   recoveredAt: number | null;
   nextCommitAt: number;
+  /** A person fixed the writer outside the bot (a step done by hand): it recovers at the next sync. */
+  fixedByHand?: boolean;
 }
 
 export interface LakehouseSnapshot {
@@ -132,7 +134,7 @@ export class World {
   /** Brings writers and connectors up to `nowMs`. Call after every change and clock move. */
   sync(nowMs: number): void {
     for (const w of this.writers) {
-      if (w.recoveredAt === null && this.triggerHolds(w.behaviour.recoversWhen)) {
+      if (w.recoveredAt === null && (w.fixedByHand || this.triggerHolds(w.behaviour.recoversWhen))) {
         w.recoveredAt = nowMs;
         w.nextCommitAt = nowMs;
         this.onRecovered(w, nowMs);
@@ -165,6 +167,17 @@ export class World {
         }
       }
     }
+  }
+
+  /**
+   * A person carried out a step by hand (redeployed the job, moved the compaction, ...): every
+   * failing writer of the table recovers and commits from now on. Returns how many were failing.
+   */
+  fixByHand(table: string, nowMs: number): number {
+    const failing = this.writers.filter((w) => w.behaviour.table === table && w.recoveredAt === null);
+    for (const w of failing) w.fixedByHand = true;
+    this.sync(nowMs);
+    return failing.length;
   }
 
   /** Records a restart; returns the status to show in a 202 answer (instances RESTARTING). */

@@ -193,3 +193,30 @@ export async function approveStep(person: SlackPerson, rootTs: string, reason: s
   await pressButton(person, rootTs, "playbook_apply");
   await submitApplyModal(person, reason, confirm, before);
 }
+
+/** Types a slash command (`/iceberg audit db.events`) in the channel; returns the trigger id. */
+export async function sendSlashCommand(person: SlackPerson, command: string, text: string): Promise<string> {
+  const triggerId = `${Date.now()}.${process.pid}.${++counter}`;
+  const body = new URLSearchParams({
+    token: "legacy-verification-token",
+    team_id: "T0DEMO",
+    team_domain: "demo",
+    channel_id: person.channel,
+    channel_name: "incidents",
+    user_id: person.user,
+    user_name: person.user.toLowerCase(),
+    command,
+    text,
+    api_app_id: "A0DEMO",
+    response_url: person.standIn.responseUrl(),
+    trigger_id: triggerId,
+  }).toString();
+  const status = await postSignedToSlackRoute(
+    person.botUrl,
+    person.signingSecret,
+    body,
+    "application/x-www-form-urlencoded",
+  );
+  if (status !== 200) throw new Error(`the bot answered ${status} to ${command} ${text}`);
+  return triggerId;
+}

@@ -1,8 +1,10 @@
 // Slack's Block Kit limits in one place, and the helpers every renderer uses to stay inside them.
 // Anything that came from outside (table names, exception lines, property values) goes through
-// escapeMrkdwn so it can neither mention @channel nor turn into a link.
+// escapeMrkdwn (or escapeCode inside code) so it can neither mention anyone, link, nor change the
+// formatting; see neutralize.ts.
 
 import type { KnownBlock } from "./block-kit.js";
+import { neutralizeCode, neutralizeMrkdwn, stripInvisible } from "./neutralize.js";
 
 export const LIMITS = {
   messageBlocks: 50,
@@ -20,19 +22,19 @@ export const LIMITS = {
   optionText: 75,
 } as const;
 
-/** Slack's three control characters in mrkdwn; everything else is shown as typed. */
+/** Outside text for mrkdwn prose: entities, inert markup, no controls, bidi or hidden characters. */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return neutralizeMrkdwn(text);
 }
 
 /** For text that sits inside `inline code`: a backtick would end the code span early. */
 export function escapeCode(text: string): string {
-  return escapeMrkdwn(text).replace(/`/g, "'");
+  return neutralizeCode(text).replace(/`/g, "'");
 }
 
 /** For text inside a ``` block: only a triple backtick could close it. */
 export function escapeCodeBlock(text: string): string {
-  return escapeMrkdwn(text).replace(/```/g, "`\u200b``");
+  return neutralizeCode(text).replace(/```/g, "`\u200b``");
 }
 
 /**
@@ -70,8 +72,10 @@ function safeCut(text: string, keep: number, entities = true): string {
 
 /** For plain_text fields (headers, buttons, titles): a short cut with a single ellipsis. */
 export function clipPlain(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${safeCut(text, max - 1, false)}…`;
+  // Plain text shows no markup, but controls and bidi overrides would still reorder or hide it.
+  const clean = stripInvisible(text);
+  if (clean.length <= max) return clean;
+  return `${safeCut(clean, max - 1, false)}…`;
 }
 
 /** A final context block saying how much was left out. */

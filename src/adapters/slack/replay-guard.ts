@@ -1,0 +1,155 @@
+// One Slack interaction is carried out once, however often it arrives. Slack retries events it
+// thinks we missed (X-Slack-Retry-Num), and a captured request stays validly signed for five
+// minutes, so the same click, submission or command can reach us twice. Each is recognised by the
+// ids Slack gives it, remembered in Redis for a while, and a second arrival is acknowledged and
+// dropped. Bolt's signature check refuses old requests but not ones dated in the future;
+// refuseFutureRequests closes that half of the window.
+
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
+
+/** What Slack allows either way between its clock and ours (Bolt uses the same five minutes). */
+export const SIGNATURE_WINDOW_SECONDS = 5 * 60;
+
+/** How long an interaction id is remembered: beyond the signature window and Slack's event retries. */
+export const REPLAY_MEMORY_SECONDS = 3600;
+
+export interface ReplayKey {
+  scope: "slack-event" | "slack-action" | "slack-view" | "slack-command";
+  key: string;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const str = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined;
+
+/**
+ * The identity Slack gives one delivery of an interaction: the event id; for clicks the user and
+ * each action's id, block and action_ts; for a submission the view id and hash (the hash changes
+ * whenever the view does); for commands and shortcuts the trigger id. Undefined when the body
+ * carries none of them (then it cannot be told apart from a new one and is let through).
+ */
+export function replayKey(body: unknown): ReplayKey | undefined {
+  if (!isObject(body)) return undefined;
+  const eventId = str(body.event_id);
+  if (eventId !== undefined) return { scope: "slack-event", key: eventId };
+  const type = str(body.type);
+  if (type === "block_actions") {
+    const user = isObject(body.user) ? str(body.user.id) : undefined;
+    const actions = Array.isArray(body.actions) ? body.actions.filter(isObject) : [];
+    const parts = actions.map((a) => [str(a.action_id), str(a.block_id) ?? "", str(a.action_ts)]);
+    if (
+      user === undefined ||
+      parts.length === 0 ||
+      parts.some((p) => p[0] === undefined || p[2] === undefined)
+    ) {
+      return undefined;
+    }
+    return { scope: "slack-action", key: `${user}|${parts.map((p) => p.join("@")).join(",")}` };
+  }
+  if (type === "view_submission") {
+    const view = isObject(body.view) ? body.view : {};
+    const id = str(view.id);
+    const hash = str(view.hash);
+    return id === undefined || hash === undefined ? undefined : { scope: "slack-view", key: `${id}|${hash}` };
+  }
+  const triggerId = str(body.trigger_id);
+  if (
+    triggerId !== undefined &&
+    (str(body.command) !== undefined || type === "shortcut" || type === "message_action")
+  ) {
+    return { scope: "slack-command", key: triggerId };
+  }
+  return undefined;
+}
+
+export interface ReplayGuardDeps {
+  /** True the first time (scope, key) is seen within ttlSeconds (a Redis SET NX EX). */
+  firstTime(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
+  log: {
+    info(fields: Record<string, unknown>, message: string): void;
+    warn(fields: Record<string, unknown>, message: string): void;
+  };
+  ttlSeconds?: number;
+}
+
+/**
+ * Bolt middleware: a delivery already seen is acknowledged (so Slack stops retrying and shows no
+ * error) and goes no further. When Redis cannot answer, the request goes on: whatever it triggers
+ * must then record itself in Redis too and will fail there with its own answer to the user, and
+ * the decisions themselves are guarded by the walk's state, so nothing is done twice regardless.
+ */
+export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs> {
+  const ttl = deps.ttlSeconds ?? REPLAY_MEMORY_SECONDS;
+  return async (args) => {
+    const { body, next, context } = args;
+    const replay = replayKey(body);
+    if (replay === undefined) {
+      await next();
+      return;
+    }
+    let first: boolean;
+    try {
+      first = await deps.firstTime(replay.scope, replay.key, ttl);
+    } catch (error) {
+      deps.log.warn(
+        { scope: replay.scope, err: error instanceof Error ? error.message : String(error) },
+        "could not check a slack delivery for replays, handling it",
+      );
+      first = true;
+    }
+    if (first) {
+      await next();
+      return;
+    }
+    deps.log.info(
+      {
+        scope: replay.scope,
+        ...(context.retryNum === undefined ? {} : { retryNum: context.retryNum }),
+        ...(context.retryReason === undefined ? {} : { retryReason: context.retryReason }),
+      },
+      "slack delivery already handled, ignoring the repeat",
+    );
+    const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
+    if (ack !== undefined) await ack();
+  };
+}
+
+export interface FutureRequestOptions {
+  now?: () => number;
+  /** Paths carrying signed Slack requests (Bolt's `endpoints`, default /slack/events). */
+  endpoints?: string[];
+}
+
+/**
+ * Wraps the receiver's request listener: a Slack request dated more than the signature window
+ * ahead of our clock is refused with 401 (no body), as Bolt refuses one dated too far back.
+ * A request dated in the future could otherwise be replayed until that date plus five minutes.
+ */
+export function refuseFutureRequests(
+  listener: RequestListener,
+  options: FutureRequestOptions = {},
+): RequestListener {
+  const now = options.now ?? Date.now;
+  const endpoints = new Set(options.endpoints ?? ["/slack/events"]);
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const header = request.headers["x-slack-request-timestamp"];
+    const stamp = Number(Array.isArray(header) ? header[0] : header);
+    if (
+      request.method === "POST" &&
+      endpoints.has(path) &&
+      Number.isFinite(stamp) &&
+      stamp > Math.floor(now() / 1000) + SIGNATURE_WINDOW_SECONDS
+    ) {
+      request.resume();
+      response.writeHead(401);
+      response.end();
+      return;
+    }
+    listener(request, response);
+  };
+}

@@ -1,0 +1,104 @@
+// `iceberg-bot demo <scenario>` for every scenario of the library: each one ends with exit 0 and
+// a thread, whatever its path (a change the bot applies, two approvers, a step done by hand, the
+// next step after one that did not help, or nothing to do and the audit instead). Demos run a few
+// at a time with quick follow-ups so the whole library stays a short test.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runDemo } from "../../src/cli/demo.js";
+import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
+import { REDIS_URL } from "../support/redis.js";
+
+const PARALLEL = 4;
+// The threads' pictures go to one directory, removed after the run.
+const pictures = mkdtempSync(join(tmpdir(), "demo-scenarios-"));
+afterAll(() => rmSync(pictures, { recursive: true, force: true }));
+
+interface Outcome {
+  code: number;
+  out: string;
+}
+
+async function runAll(names: readonly string[]): Promise<Map<string, Outcome>> {
+  const results = new Map<string, Outcome>();
+  const queue = [...names];
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      let out = "";
+      const code = await runDemo({
+        scenario: name,
+        stdout: { write: (chunk: string) => (out += chunk) },
+        env: { REDIS_URL },
+        followUpIntervalMs: 150,
+        outDir: pictures,
+      });
+      results.set(name, { code, out });
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return results;
+}
+
+describe("demo of every scenario", () => {
+  const names = listScenarios();
+  let results: Map<string, Outcome>;
+
+  it("runs all of them to the end", { timeout: 600_000 }, async () => {
+    results = await runAll(names);
+    const failed = [...results].filter(([, r]) => r.code !== 0).map(([n, r]) => `${n}:\n${r.out}`);
+    expect(failed).toEqual([]);
+  });
+
+  it.each(names)("%s prints its thread and ends where the scenario leads", (name) => {
+    const result = results.get(name);
+    expect(result?.code, result?.out).toBe(0);
+    const out = result?.out ?? "";
+    const scenario = loadScenario(name);
+    expect(out).toContain(`Demo: scenario ${name}, table ${scenario.table}`);
+    expect(out).toMatch(/\[\d+\] print the thread\n\n\S/);
+    expect(out).not.toContain("The demo stopped");
+    if (scenario.expect.nextStep === null || scenario.expect.nextStep === undefined) {
+      expect(out).toMatch(/\[\d+\] nothing to do: /);
+      expect(out).toContain(`Audit of \`${scenario.table}\``);
+    } else {
+      expect(out).toContain(`${scenario.table} — commits resumed`);
+      expect(out).toMatch(/\[\d+\] the writer commits again: the bot resolves the incident/);
+    }
+  });
+
+  it("approves with a reason that names the finding and the step", () => {
+    const out = results.get("competing-appends")?.out ?? "";
+    expect(out).toMatch(
+      /Applied by @U0DEMOONCALL at \d\d:\d\d UTC: .*Spark app .*Give the writer a larger commit retry budget/,
+    );
+    const connect = results.get("connect-coordinator-stopped")?.out ?? "";
+    expect(connect).toMatch(
+      /Applied by @U0DEMOONCALL at \d\d:\d\d UTC: .*Restart the failed Kafka Connect tasks/,
+    );
+    expect(connect).toMatch(
+      /restarts the connector's failed tasks \(POST \/connectors\/events-sink\/restart/,
+    );
+  });
+
+  it("gets a second approver for a risky step", () => {
+    const out = results.get("validation-conflict")?.out ?? "";
+    expect(out).toContain("needs a second person: <@U0DEMOLEAD> approves it too");
+    expect(out).toMatch(/Applied by @U0DEMOLEAD at \d\d:\d\d UTC: Second approval/);
+  });
+
+  it("plays a step done by hand: what a person runs, then Done", () => {
+    const out = results.get("rewrite-in-window")?.out ?? "";
+    expect(out).toMatch(/one a person carries out by hand: Compact only the partitions/);
+    expect(out).toMatch(/\n {6}CALL spark_catalog\.system\.rewrite_data_files\(/);
+    expect(out).toMatch(/Done by hand by @U0DEMOONCALL/);
+  });
+
+  it("asks for the next step after a read-only check that found no recovery", () => {
+    const out = results.get("commit-state-unknown")?.out ?? "";
+    expect(out).toMatch(
+      /without approval\n\[\d+\] the step did not help; <@U0DEMOONCALL> asks for the next step/,
+    );
+  });
+});

@@ -1,0 +1,155 @@
+// A click and a form submission delivered more than once (a replayed request inside the signature
+// window, a re-signed retry) are carried out once: one form opened, one catalog commit, and no
+// second answer to the approver.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { findButton } from "../../src/sim/slack/person.js";
+import {
+  alertmanagerBody,
+  CHANNEL,
+  eventually,
+  type Harness,
+  postAlert,
+  startHarness,
+} from "../integration/bot-harness.js";
+import { postSigned } from "../support/slack-signing.js";
+
+const ALICE = "U0ALICE";
+const FORM = "application/x-www-form-urlencoded";
+const BOT_CONFIG = `
+defaults:
+  approvers: [${ALICE}]
+tables:
+  db.events:
+    flinkJobName: events-ingest
+`;
+const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const commits = (harness: Harness) =>
+  harness.lakehouse!.requests.filter(
+    (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
+  ).length;
+const rootOf = (harness: Harness) =>
+  harness.standIn
+    .messages(CHANNEL)
+    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+const everything = (harness: Harness, ts: string) =>
+  harness.standIn
+    .thread(CHANNEL, ts)
+    .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
+    .join("\n");
+const user = { id: ALICE, username: "alice", name: "alice", team_id: "T0TEST" };
+
+/** Sends one signed request three times: twice byte for byte, then re-signed as Slack's retry. */
+async function deliverThrice(harness: Harness, body: string): Promise<number[]> {
+  const stamp = Math.floor(Date.now() / 1000);
+  const url = harness.url("/slack/events");
+  const statuses: number[] = [];
+  statuses.push((await postSigned(url, harness.secret, body, FORM, {}, stamp)).status);
+  statuses.push((await postSigned(url, harness.secret, body, FORM, {}, stamp)).status);
+  statuses.push(
+    (
+      await postSigned(url, harness.secret, body, FORM, {
+        "x-slack-retry-num": "1",
+        "x-slack-retry-reason": "http_timeout",
+      })
+    ).status,
+  );
+  return statuses;
+}
+
+describe("replayed Slack interactions (e2e)", () => {
+  it("opens the form once for a replayed click and applies a replayed submission once", async () => {
+    h = await startHarness("rem-replay", {
+      scenario: "competing-appends",
+      botConfig: BOT_CONFIG,
+      botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 } },
+    });
+    const harness = h;
+    expect(
+      (
+        await postAlert(
+          harness,
+          alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+        )
+      ).status,
+    ).toBe(202);
+    const rootTs = await eventually(
+      () => {
+        const root = rootOf(harness);
+        return root && everything(harness, root.ts).includes("playbook_apply") ? root.ts : undefined;
+      },
+      20_000,
+      "the proposal",
+    );
+
+    const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
+    const click = {
+      type: "block_actions",
+      user,
+      api_app_id: "A0TEST",
+      token: "legacy-verification-token",
+      container: { type: "message", message_ts: apply.message.ts, channel_id: CHANNEL, is_ephemeral: false },
+      trigger_id: "7001.42.click",
+      team: { id: "T0TEST", domain: "test" },
+      channel: { id: CHANNEL, name: "incidents" },
+      message: {
+        type: "message",
+        ts: apply.message.ts,
+        text: apply.message.text,
+        blocks: apply.message.blocks,
+      },
+      response_url: harness.standIn.responseUrl(),
+      actions: [
+        {
+          action_id: "playbook_apply",
+          block_id: apply.blockId,
+          value: apply.button.value,
+          type: "button",
+          text: { type: "plain_text", text: "Apply" },
+          action_ts: "1764540000.123456",
+        },
+      ],
+    };
+    expect(
+      await deliverThrice(harness, new URLSearchParams({ payload: JSON.stringify(click) }).toString()),
+    ).toEqual([200, 200, 200]);
+    await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the apply form");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(harness.standIn.views.opened).toHaveLength(1);
+
+    const view = harness.standIn.views.opened[0] as Record<string, unknown>;
+    const submission = {
+      type: "view_submission",
+      team: { id: "T0TEST", domain: "test" },
+      user,
+      api_app_id: "A0TEST",
+      token: "legacy-verification-token",
+      trigger_id: "7002.42.submit",
+      view: {
+        ...view,
+        state: {
+          values: {
+            apply_reason: { reason: { type: "plain_text_input", value: "retries are at the default" } },
+          },
+        },
+      },
+    };
+    expect(
+      await deliverThrice(harness, new URLSearchParams({ payload: JSON.stringify(submission) }).toString()),
+    ).toEqual([200, 200, 200]);
+    await eventually(() => commits(harness) === 1, 10_000, "the catalog commit");
+    await eventually(() => /Applied by/.test(everything(harness, rootTs)), 5000, "the applied proposal");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(commits(harness)).toBe(1);
+    // A repeat that got through would be answered ("already decided") to the approver.
+    expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === ALICE)).toEqual([]);
+    expect(harness.standIn.calls.filter((c) => c.method === "chat.postEphemeral")).toHaveLength(0);
+  }, 60_000);
+});
