@@ -20,6 +20,8 @@ export type ConnectionRole = "commands" | "blocking";
 export interface RedisClientOptions {
   connectionName?: string;
   lazyConnect?: boolean;
+  /** Reconnect delay by attempt (Sentinel and Cluster included); ioredis's default otherwise. */
+  retryStrategy?: (times: number) => number;
 }
 
 export function createRedisClient(
@@ -40,7 +42,11 @@ export function createRedisClient(
     : undefined;
   switch (topology.kind) {
     case "standalone":
-      return new Redis(topology.url, { ...base, lazyConnect: options.lazyConnect ?? false });
+      return new Redis(topology.url, {
+        ...base,
+        lazyConnect: options.lazyConnect ?? false,
+        ...(options.retryStrategy ? { retryStrategy: options.retryStrategy } : {}),
+      });
     case "sentinel":
       return new Redis({
         ...base,
@@ -59,7 +65,7 @@ export function createRedisClient(
         // for good. A killed primary drops the connection, and a demoted one answers READONLY,
         // which reconnectOnError turns into a reconnect through the Sentinels.
         sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
-        retryStrategy: (times) => Math.min(times * 100, 1000),
+        retryStrategy: options.retryStrategy ?? ((times) => Math.min(times * 100, 1000)),
       });
     case "cluster": {
       const clusterOptions: ClusterOptions = {
@@ -72,7 +78,7 @@ export function createRedisClient(
         },
         // TLS certificates name hosts, not the addresses DNS resolves them to (managed offerings).
         ...(tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
-        clusterRetryStrategy: (times) => Math.min(times * 100, 1000),
+        clusterRetryStrategy: options.retryStrategy ?? ((times) => Math.min(times * 100, 1000)),
         retryDelayOnFailover: 200,
         retryDelayOnClusterDown: 200,
         slotsRefreshTimeout: 2000,
