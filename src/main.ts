@@ -25,6 +25,7 @@ import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
+import { slackTimelinePoster } from "./adapters/slack/upload.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
@@ -172,6 +173,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
+    timeline: slackTimelinePoster(client),
     ...options.remediation,
   });
 
@@ -209,6 +211,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       render,
       now,
       onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
+      timeline: slackTimelinePoster(client),
+      log,
     };
     workers = startWorkers(
       {

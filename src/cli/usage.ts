@@ -67,6 +67,7 @@ went wrong with evidence, and picks the one next step. <table> is namespace.tabl
 a.b.events), catalog.namespace.table, or the Flink metric form (iceberg_db_events).
 
   --format text|json|markdown   output format (default text; json follows docs/report.schema.json)
+  --chart FILE                  also draw the commit timeline as a PNG to FILE (markdown embeds it)
 ${SOURCE_FLAGS}
 
 Exit codes: 0 healthy, 1 something needs action, 2 bad usage, configuration, unknown or

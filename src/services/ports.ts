@@ -1,6 +1,7 @@
 // What the services need from the outside world. Adapters implement these; tests inject real
 // adapters pointed at loopback servers (never mocks of our own modules).
 
+import type { TimelineChart } from "../core/chart/timeline.js";
 import type {
   ConnectEvidence,
   ConnectorStatus,
@@ -86,4 +87,27 @@ export interface EvidencePorts {
   flink?: FlinkPort;
   connect?: ConnectPort;
   prometheus?: PrometheusPort;
+}
+
+/** Where a picture goes: an incident's thread. */
+export interface ThreadTarget {
+  channel: string;
+  threadTs: string;
+}
+
+export interface TimelineFile {
+  /** File name people see, e.g. "db.events-commits.png". */
+  name: string;
+  title: string;
+  /** Screen-reader text: what the picture shows, in one sentence. */
+  altText: string;
+}
+
+/**
+ * Draws a commit timeline and shares it in a thread (Slack: files.getUploadURLExternal, the bytes,
+ * then files.completeUploadExternal with the channel and thread). Kept as a port so whatever
+ * carries thread messages out can carry pictures the same way.
+ */
+export interface TimelinePoster {
+  post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile): Promise<{ fileId: string }>;
 }

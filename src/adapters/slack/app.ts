@@ -80,6 +80,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
         return { accepted: outcome.accepted, ignored: outcome.ignored };
       },
       onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
+      onReject: (reason) => metrics.webhookRejected.inc({ source: kind, reason }),
     });
   const customRoutes = [
     { path: "/webhooks/alertmanager", method: "POST", handler: webhook("alertmanager") },
