@@ -10,6 +10,7 @@ import { createMetrics } from "./adapters/http/metrics.js";
 import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { loadPlaybooks } from "./adapters/playbooks/files.js";
+import { connectionErrorReporter, redisRetryStrategy } from "./adapters/queue/connection-errors.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -119,10 +120,16 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   }
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
-  const queueRedis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  queueRedis.on("error", () => {});
+  // One line per retry period while Redis is away, whichever connection notices (connection-errors.ts).
+  const redisErrors = connectionErrorReporter(log);
+  const redis = redisErrors.watch(
+    new Redis(config.redisUrl, { maxRetriesPerRequest: 3, retryStrategy: redisRetryStrategy }),
+    "redis",
+  );
+  const queueRedis = redisErrors.watch(
+    new Redis(config.redisUrl, { maxRetriesPerRequest: null, retryStrategy: redisRetryStrategy }),
+    "queues",
+  );
   const store = new IncidentStore(redis, { namespace: options.namespace });
   const claims = new Claims(redis, store.keys);
   const queues = createQueues({
@@ -159,6 +166,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     name: remediationQueueName,
     backoffMs: options.backoffMs,
   });
+  for (const [name, queue] of [
+    ["diagnose", queues.diagnose],
+    ["slack", queues.slack],
+    ["remediation", remediationQueue.queue],
+    ["sweep", sweepQueues.control],
+    ["sweep-catalog", sweepQueues.catalog],
+  ] as const) {
+    redisErrors.watch(queue, `queue ${name}`);
+  }
   const remediation = new Remediation({
     walks: new WalkStore(redis, options.namespace),
     audit: new AuditTrail(redis, store.keys),
@@ -290,6 +306,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       },
     });
   }
+  for (const [name, worker] of [
+    ["diagnose", workers?.diagnose],
+    ["slack", workers?.slack],
+    ["remediation", remediationWorker],
+    ["sweep", sweepRuntime?.workers.control],
+    ["sweep-catalog", sweepRuntime?.workers.catalog],
+  ] as const) {
+    if (worker) redisErrors.watch(worker, `worker ${name}`);
+  }
 
   let workerProcess: WorkerSupervisor | undefined;
   if (childWorkers) {
@@ -313,7 +338,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await workerProcess.ready;
     } catch (error) {
       await workerProcess.stop();
-      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      await Promise.all([closeRedis(redis), closeRedis(queueRedis)]);
       throw error;
     }
   }
@@ -361,7 +386,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
-      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      await Promise.all([closeRedis(redis), closeRedis(queueRedis)]);
     })();
     return stopping;
   };
@@ -381,31 +406,84 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   };
 }
 
+/** quit() waits for Redis to answer, which never comes while it is away: then just disconnect. */
+async function closeRedis(connection: Redis, waitMs = 1000): Promise<void> {
+  if (connection.status === "ready") {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      connection.quit().catch(() => {}),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+  connection.disconnect();
+}
+
 function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
   if (!names?.diagnose) return undefined;
   return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
-/** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */
-async function runUntilSignal(config: Config, role: BotRole): Promise<number> {
-  const bot = await startBot(config, { role, workerProcess: role === "start" });
-  bot.log.info({ config: redactConfig(config) }, "started");
-  return new Promise<number>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      bot.log.info({ signal }, "shutting down");
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
-      bot.stop().then(
-        () => resolve(0),
-        (error: unknown) => {
-          bot.log.error({ err: (error as Error).message }, "shutdown failed");
-          resolve(1);
-        },
-      );
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
+/** How long SIGTERM may take: beyond it (Redis away, a job stuck) the process exits anyway. */
+export const SHUTDOWN_DEADLINE_MS = 15_000;
+
+/**
+ * Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code: 0 after a
+ * clean shutdown, 1 when it failed or the deadline passed. A signal during start-up (Redis not
+ * answering yet) is honoured too.
+ */
+async function runUntilSignal(
+  config: Config,
+  role: BotRole,
+  deadlineMs = SHUTDOWN_DEADLINE_MS,
+): Promise<number> {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => resolve(signal);
   });
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  const starting = startBot(config, { role, workerProcess: role === "start" });
+  const first = await Promise.race([
+    starting.then((bot) => ({ bot })),
+    signalled.then((signal) => ({ signal })),
+  ]);
+  const deadline = (log: Pick<Logger, "error">) =>
+    new Promise<number>((resolve) => {
+      setTimeout(() => {
+        log.error({ deadlineMs }, "shutdown did not finish within the deadline, exiting");
+        resolve(1);
+      }, deadlineMs).unref();
+    });
+  if (!("bot" in first)) {
+    // Stopped before start-up finished: whatever started is stopped, within the deadline.
+    const log = createLogger(config);
+    log.info({ signal: first.signal }, "shutting down during start-up");
+    const stopped = starting.then(
+      (bot) => bot.stop().then(() => 0),
+      () => 1,
+    );
+    return Promise.race([stopped, deadline(log)]).finally(() => detach(onSignal));
+  }
+  const { bot } = first;
+  bot.log.info({ config: redactConfig(config) }, "started");
+  const signal = await signalled;
+  bot.log.info({ signal }, "shutting down");
+  const stopped = bot.stop().then(
+    () => 0,
+    (error: unknown) => {
+      bot.log.error({ err: (error as Error).message }, "shutdown failed");
+      return 1;
+    },
+  );
+  return Promise.race([stopped, deadline(bot.log)]).finally(() => detach(onSignal));
+}
+
+function detach(listener: (signal: NodeJS.Signals) => void): void {
+  process.off("SIGTERM", listener);
+  process.off("SIGINT", listener);
 }
 
 export function runStart(config: Config): Promise<number> {
