@@ -163,7 +163,6 @@ export class SweepStore implements SweepStorePort {
 
   /** Records a table's outcome (if any) and marks the task done; returns the tasks left. */
   async finishTask(sweepId: string, taskId: string, outcome?: TableOutcome): Promise<number> {
-    const score = outcome?.kind === "health" ? String(outcome.score) : outcome ? "-1" : "";
     const left = await this.redis.eval(
       FINISH_TASK,
       3,
@@ -173,7 +172,7 @@ export class SweepStore implements SweepStorePort {
       taskId,
       outcome?.table ?? "",
       outcome ? encodeOutcome(outcome) : "",
-      outcome?.kind === "health" ? score : "",
+      outcome?.kind === "health" ? String(outcome.score) : "",
       String(KEEP_SECONDS),
     );
     return Number(left);
