@@ -2,10 +2,10 @@
 // approval, refusal, applied change, revert and verification result. /iceberg history reads it.
 // It uses the stream the incident store names, so both sides read and write the same trail.
 
-import type { Redis } from "ioredis";
 import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { AuditEntry } from "../../core/playbook/walk.js";
 import type { AuditPort, AuditRow } from "../../services/ports.js";
+import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
 export type { AuditRow } from "../../services/ports.js";
@@ -64,7 +64,7 @@ export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
 
 export class AuditTrail implements AuditPort {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

@@ -2,9 +2,9 @@
 // version field (one Lua script), so two clicks, two workers or two bot replicas never both win:
 // the loser re-reads the new state and runs its event again.
 
-import type { Redis } from "ioredis";
 import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 export type { ProposalRef, Versioned, WalkRecord } from "../../core/playbook/record.js";
@@ -23,7 +23,7 @@ export class WalkStore {
   private readonly prefix: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     namespace: string = DEFAULT_NAMESPACE,
   ) {
     this.prefix = `{${namespace}}`;
