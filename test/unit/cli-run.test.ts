@@ -256,11 +256,15 @@ describe("runCli: schemas", () => {
 });
 
 describe("runCli: sim", () => {
-  it("lists the built-in scenarios", async () => {
+  it("lists the built-in scenarios with their whole descriptions", async () => {
     const ran = await run(["sim", "--list"]);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(/^competing-appends {2,}\S/m);
-    expect(ran.stdout).toMatch(/^healthy-flink {2,}\S/m);
+    expect(ran.stdout).toMatch(/^competing-appends\n {2}A Flink job appends/m);
+    expect(ran.stdout).toMatch(/^healthy-flink\n {2}\S/m);
+    // The last sentence of a long description is there, not cut at the first line.
+    const flat = ran.stdout.replace(/\n {2}/g, " ");
+    expect(flat).toContain("raising commit.retry.num-retries to 8 or more lets the Flink writer commit again.");
+    expect(ran.stdout.split("\n").every((line) => line.length <= 100)).toBe(true);
   });
 
   it("rejects an unknown scenario with the closest name", async () => {
