@@ -84,6 +84,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+/** Every environment variable the bot reads, for docs and deployment files to be checked against. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+
 export interface Config {
   slack: {
     botToken?: string;

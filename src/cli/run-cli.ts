@@ -21,6 +21,7 @@ export const COMMANDS = [
   "audit",
   "playbooks",
   "demo",
+  "dev",
   "sim",
   "schemas",
   "help",
@@ -75,6 +76,10 @@ async function dispatch(
     case "demo": {
       const { runDemoCommand } = await import("./commands/bot-command.js");
       return runDemoCommand(args, io);
+    }
+    case "dev": {
+      const { runDevCommand } = await import("./commands/dev-command.js");
+      return runDevCommand(args, io);
     }
     case "sim": {
       const { runSimCommand } = await import("./commands/sim-command.js");

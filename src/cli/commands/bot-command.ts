@@ -11,7 +11,7 @@ import { type CliIo, readFileOf } from "../io.js";
 
 export type BotCommand = "start" | "serve" | "worker";
 
-const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+export const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
 
 export async function runBotCommand(
   command: BotCommand,
@@ -29,7 +29,7 @@ export async function runBotCommand(
   return toExitCode(await run(config));
 }
 
-const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+export const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
 
 export async function runDemoCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
   const { positionals } = parseCommandArgs("demo", args, DEMO_OPTIONS);

@@ -12,7 +12,7 @@ import { type CliIo, writeLine } from "../io.js";
 
 export const DEFAULT_SCENARIO = "competing-appends";
 
-const OPTIONS = {
+export const OPTIONS = {
   list: { type: "boolean" },
   host: { type: "string" },
   "port-base": { type: "string" },

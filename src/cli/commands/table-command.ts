@@ -17,7 +17,7 @@ export type TableCommand = "diagnose" | "audit";
 const FORMATS = ["text", "json", "markdown"] as const;
 type Format = (typeof FORMATS)[number];
 
-const OPTIONS = {
+export const OPTIONS = {
   format: { type: "string" },
   "catalog-url": { type: "string" },
   warehouse: { type: "string" },
