@@ -10,6 +10,9 @@ RUN npm run build
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# The commit timeline picture needs one font for its labels (resvg reads the system fonts).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force

@@ -4,6 +4,7 @@
 
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./core/sweep/config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
@@ -47,6 +48,7 @@ export const BotConfigSchema = z.object({
     })
     .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
   tables: z.record(z.string(), TableSettingsSchema).default({}),
+  sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;

@@ -7,8 +7,10 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
+import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { loadPlaybooks } from "./adapters/playbooks/files.js";
+import { connectionErrorReporter, redisRetryStrategy } from "./adapters/queue/connection-errors.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -18,15 +20,18 @@ import {
   startWorkers,
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
+import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
+import { slackTimelinePoster } from "./adapters/slack/upload.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
+import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig, secretValues } from "./config.js";
 import { CodedError, ErrorCode } from "./errors.js";
@@ -36,6 +41,7 @@ import { runDiagnoseJob } from "./services/incident-diagnosis.js";
 import { createKnownTables } from "./services/incident-tables.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { Remediation, type RemediationDeps } from "./services/remediation.js";
+import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
 import {
   superviseWorker,
   type WorkerChildOptions,
@@ -65,6 +71,9 @@ export interface BotOptions {
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
+  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
+  sweepQueueNames?: Partial<SweepQueueNames>;
+  sweepConcurrency?: number;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
@@ -95,6 +104,7 @@ export interface Bot {
   redis: Redis;
   log: Logger;
   remediation: Remediation;
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   stop(): Promise<void>;
 }
 
@@ -110,10 +120,16 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   }
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
-  const queueRedis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  queueRedis.on("error", () => {});
+  // One line per retry period while Redis is away, whichever connection notices (connection-errors.ts).
+  const redisErrors = connectionErrorReporter(log);
+  const redis = redisErrors.watch(
+    new Redis(config.redisUrl, { maxRetriesPerRequest: 3, retryStrategy: redisRetryStrategy }),
+    "redis",
+  );
+  const queueRedis = redisErrors.watch(
+    new Redis(config.redisUrl, { maxRetriesPerRequest: null, retryStrategy: redisRetryStrategy }),
+    "queues",
+  );
   const store = new IncidentStore(redis, { namespace: options.namespace });
   const claims = new Claims(redis, store.keys);
   const queues = createQueues({
@@ -123,6 +139,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     backoffMs: options.backoffMs,
   });
   const metrics = createMetrics(() => queues.depth());
+  const sweepStore = new SweepStore(redis, options.namespace);
+  const sweepQueues = createSweepQueues({
+    connection: queueRedis,
+    prefix: queues.prefix,
+    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
+    backoffMs: options.backoffMs,
+  });
+  registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
   const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
   const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
@@ -142,6 +166,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     name: remediationQueueName,
     backoffMs: options.backoffMs,
   });
+  for (const [name, queue] of [
+    ["diagnose", queues.diagnose],
+    ["slack", queues.slack],
+    ["remediation", remediationQueue.queue],
+    ["sweep", sweepQueues.control],
+    ["sweep-catalog", sweepQueues.catalog],
+  ] as const) {
+    redisErrors.watch(queue, `queue ${name}`);
+  }
   const remediation = new Remediation({
     walks: new WalkStore(redis, options.namespace),
     audit: new AuditTrail(redis, store.keys),
@@ -156,6 +189,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
+    timeline: slackTimelinePoster(client),
     ...options.remediation,
   });
 
@@ -193,6 +227,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       render,
       now,
       onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
+      timeline: slackTimelinePoster(client),
+      log,
     };
     workers = startWorkers(
       {
@@ -243,6 +279,43 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     );
   }
 
+  let sweepRuntime: SweepRuntime | undefined;
+  // Wherever the diagnosis workers run (this process or start's worker child), the sweep runs too.
+  if (inlineWorkers) {
+    sweepRuntime = await startSweep({
+      config,
+      redis,
+      connection: queueRedis,
+      queues: sweepQueues,
+      store: sweepStore,
+      incidentStore: store,
+      claims,
+      client,
+      render,
+      playbooks: playbooks.playbooks,
+      ports: options.ports,
+      namespace: options.namespace,
+      concurrency: options.sweepConcurrency,
+      lockDurationMs: options.lockDurationMs,
+      stalledIntervalMs: options.stalledIntervalMs,
+      now,
+      log,
+      onFailed: (queue, job, error) => {
+        metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+        log.warn({ queue, job: job?.id, err: error.message }, "job failed");
+      },
+    });
+  }
+  for (const [name, worker] of [
+    ["diagnose", workers?.diagnose],
+    ["slack", workers?.slack],
+    ["remediation", remediationWorker],
+    ["sweep", sweepRuntime?.workers.control],
+    ["sweep-catalog", sweepRuntime?.workers.catalog],
+  ] as const) {
+    if (worker) redisErrors.watch(worker, `worker ${name}`);
+  }
+
   let workerProcess: WorkerSupervisor | undefined;
   if (childWorkers) {
     const child: WorkerChildOptions = {
@@ -265,7 +338,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await workerProcess.ready;
     } catch (error) {
       await workerProcess.stop();
-      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      await Promise.all([closeRedis(redis), closeRedis(queueRedis)]);
       throw error;
     }
   }
@@ -285,6 +358,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       log,
       now,
       remediation,
+      sweep: {
+        requestSweep: (request) => sweepQueues.requestSweep(request),
+        requestAudit: (request) => sweepQueues.requestAudit(request),
+        startFix: async (table, user, channel) =>
+          (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
+      },
+      latestSweep: () => sweepStore.latest(),
       pingRedis: () => redis.ping(),
       acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
     });
@@ -300,37 +380,110 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       if (sweeper) clearInterval(sweeper);
       await workers?.close();
       await remediationWorker?.close();
+      await sweepRuntime?.workers.close();
       await workerProcess?.stop();
       if (workers || workerProcess) log.info({ role }, "workers stopped");
+      await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
-      await Promise.all([redis.quit().catch(() => {}), queueRedis.quit().catch(() => {})]);
+      await Promise.all([closeRedis(redis), closeRedis(queueRedis)]);
     })();
     return stopping;
   };
-  return { port, app, queues, workers, workerProcess, store, claims, redis, log, remediation, stop };
+  return {
+    port,
+    app,
+    queues,
+    workers,
+    workerProcess,
+    store,
+    claims,
+    redis,
+    log,
+    remediation,
+    sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    stop,
+  };
 }
 
-/** Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code. */
-async function runUntilSignal(config: Config, role: BotRole): Promise<number> {
-  const bot = await startBot(config, { role, workerProcess: role === "start" });
-  bot.log.info({ config: redactConfig(config) }, "started");
-  return new Promise<number>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      bot.log.info({ signal }, "shutting down");
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
-      bot.stop().then(
-        () => resolve(0),
-        (error: unknown) => {
-          bot.log.error({ err: (error as Error).message }, "shutdown failed");
-          resolve(1);
-        },
-      );
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
+/** quit() waits for Redis to answer, which never comes while it is away: then just disconnect. */
+async function closeRedis(connection: Redis, waitMs = 1000): Promise<void> {
+  if (connection.status === "ready") {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      connection.quit().catch(() => {}),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+  connection.disconnect();
+}
+
+function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
+  if (!names?.diagnose) return undefined;
+  return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
+}
+
+/** How long SIGTERM may take: beyond it (Redis away, a job stuck) the process exits anyway. */
+export const SHUTDOWN_DEADLINE_MS = 15_000;
+
+/**
+ * Runs until SIGTERM/SIGINT, then shuts down in order. Resolves with the exit code: 0 after a
+ * clean shutdown, 1 when it failed or the deadline passed. A signal during start-up (Redis not
+ * answering yet) is honoured too.
+ */
+async function runUntilSignal(
+  config: Config,
+  role: BotRole,
+  deadlineMs = SHUTDOWN_DEADLINE_MS,
+): Promise<number> {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => resolve(signal);
   });
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  const starting = startBot(config, { role, workerProcess: role === "start" });
+  const first = await Promise.race([
+    starting.then((bot) => ({ bot })),
+    signalled.then((signal) => ({ signal })),
+  ]);
+  const deadline = (log: Pick<Logger, "error">) =>
+    new Promise<number>((resolve) => {
+      setTimeout(() => {
+        log.error({ deadlineMs }, "shutdown did not finish within the deadline, exiting");
+        resolve(1);
+      }, deadlineMs).unref();
+    });
+  if (!("bot" in first)) {
+    // Stopped before start-up finished: whatever started is stopped, within the deadline.
+    const log = createLogger(config);
+    log.info({ signal: first.signal }, "shutting down during start-up");
+    const stopped = starting.then(
+      (bot) => bot.stop().then(() => 0),
+      () => 1,
+    );
+    return Promise.race([stopped, deadline(log)]).finally(() => detach(onSignal));
+  }
+  const { bot } = first;
+  bot.log.info({ config: redactConfig(config) }, "started");
+  const signal = await signalled;
+  bot.log.info({ signal }, "shutting down");
+  const stopped = bot.stop().then(
+    () => 0,
+    (error: unknown) => {
+      bot.log.error({ err: (error as Error).message }, "shutdown failed");
+      return 1;
+    },
+  );
+  return Promise.race([stopped, deadline(bot.log)]).finally(() => detach(onSignal));
+}
+
+function detach(listener: (signal: NodeJS.Signals) => void): void {
+  process.off("SIGTERM", listener);
+  process.off("SIGINT", listener);
 }
 
 export function runStart(config: Config): Promise<number> {

@@ -6,9 +6,9 @@
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
@@ -36,6 +36,8 @@ export interface DemoOptions {
   timeoutMs?: number;
   /** Real time between follow-up checks (default 500 ms; tests go faster). */
   followUpIntervalMs?: number;
+  /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
+  outDir?: string;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -103,12 +105,17 @@ async function startWorld(ctx: DemoContext): Promise<void> {
     PORT: "0",
     LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
   });
+  const followUpMs = ctx.options.followUpIntervalMs ?? DEMO_FOLLOW_UP_MS;
   ctx.bot = await startBot(config, {
     namespace: ctx.namespace,
     queuePrefix: `{${ctx.namespace}}`,
     now: () => lakehouse!.clock.now(),
-    remediation: { followUpIntervalMs: ctx.options.followUpIntervalMs ?? DEMO_FOLLOW_UP_MS },
+    remediation: { followUpIntervalMs: followUpMs },
   });
+  say(
+    ctx,
+    `    follow-up checks every ${followUpMs / 1000} s here, up to 6 of them (a real install checks every few minutes: followUp.intervalSeconds in BOT_CONFIG)`,
+  );
   const bot = ctx.bot;
   ctx.cleanups.push(async () => {
     await bot.queues.obliterate().catch(() => {});
@@ -170,9 +177,16 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
     ctx,
     `<@${DEMO_APPROVER}> types \`/iceberg audit ${ctx.scenarioTable}\` (a signed slash command into Bolt)`,
   );
-  const before = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).length;
   await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
-  await until(ctx, () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).length > before, "the audit");
+  // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
+  await until(
+    ctx,
+    () =>
+      ctx
+        .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
+        .some((m) => JSON.stringify(m.blocks).includes("Audit of")),
+    "the audit",
+  );
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
@@ -374,8 +388,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // Let the last message edits land before printing.
     await sleep(300);
     progress(ctx, "print the thread");
+    const paths = writePictures(ctx);
     say(ctx, "");
-    say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!));
+    say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => paths.get(f.id) }));
+    const written = [...paths.values()];
+    if (written.length > 0) {
+      say(ctx, `Commit timeline ${written.length === 1 ? "picture" : "pictures"} of this thread:`);
+      for (const path of written) say(ctx, `  ${path}`);
+    }
     say(ctx, "");
     return 0;
   } catch (error) {
@@ -388,6 +408,21 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   } finally {
     for (const cleanup of ctx.cleanups.reverse()) await cleanup().catch(() => {});
   }
+}
+
+/** Writes every picture the bot shared in the thread; returns file id -> path. */
+function writePictures(ctx: DemoContext): Map<string, string> {
+  const paths = new Map<string, string>();
+  const files = ctx.standIn!.files().filter((f) => f.bytes !== undefined && f.shares.length > 0);
+  if (files.length === 0) return paths;
+  const dir = ctx.options.outDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
+  mkdirSync(dir, { recursive: true });
+  for (const file of files) {
+    const path = resolvePath(dir, basename(file.name));
+    writeFileSync(path, file.bytes!);
+    paths.set(file.id, path);
+  }
+  return paths;
 }
 
 // --- reading the thread ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // What a command may touch, injected so runCli works in-process in tests exactly as from a shell.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Env } from "../config.js";
 
 export interface CliStream {
@@ -17,8 +17,14 @@ export interface CliIo {
   now?: () => number;
   /** Reads --config and BOT_CONFIG files (default fs). */
   readFile?: (path: string) => string;
+  /** Writes --chart pictures and demo images (default fs). */
+  writeFile?: (path: string, bytes: Uint8Array) => void;
   /** Stops long-running commands (sim); main.ts aborts it on Ctrl-C. */
   signal?: AbortSignal;
+}
+
+export function writeFileOf(io: CliIo): (path: string, bytes: Uint8Array) => void {
+  return io.writeFile ?? ((path, bytes) => writeFileSync(path, bytes));
 }
 
 export function readFileOf(io: CliIo): (path: string) => string {

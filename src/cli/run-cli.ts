@@ -19,6 +19,7 @@ export const COMMANDS = [
   "worker",
   "diagnose",
   "audit",
+  "sweep",
   "playbooks",
   "demo",
   "dev",
@@ -66,6 +67,10 @@ async function dispatch(
     case "audit": {
       const { runTableCommand } = await import("./commands/table-command.js");
       return runTableCommand(command, args, io, { onConfig });
+    }
+    case "sweep": {
+      const { runSweepCommand } = await import("./commands/sweep-command.js");
+      return runSweepCommand(args, io, onConfig);
     }
     case "start":
     case "serve":

@@ -26,6 +26,7 @@ Commands:
   worker                   run only the diagnosis workers
   diagnose <table>         diagnose one table now and print the report
   audit <table>            grade one table against the concurrent-writers checklist
+  sweep                    grade every table of the catalog and rank them, worst first
   playbooks lint [dir]     check playbook files, with file:line for every problem
   demo [scenario]          run a whole incident against the simulated lakehouse
   dev                      a local Slack to click through: lakehouse, stand-in, bot, web page
@@ -67,6 +68,7 @@ went wrong with evidence, and picks the one next step. <table> is namespace.tabl
 a.b.events), catalog.namespace.table, or the Flink metric form (iceberg_db_events).
 
   --format text|json|markdown   output format (default text; json follows docs/report.schema.json)
+  --chart FILE                  also draw the commit timeline as a PNG to FILE (markdown embeds it)
 ${SOURCE_FLAGS}
 
 Exit codes: 0 healthy, 1 something needs action, 2 bad usage, configuration, unknown or
@@ -88,6 +90,26 @@ configuration, unknown or invalid table, 3 no evidence source answered.
 
 Example:
   iceberg-bot audit db.events --catalog-url http://catalog:8181 --format markdown
+`,
+  sweep: `Usage: iceberg-bot sweep [options]
+
+Lists every namespace (nested ones too) and table of the catalog, following its pages, audits
+and diagnoses each table, and ranks them worst first by health score (docs/sweep.md).
+
+  --format text|json|markdown   output format (default text)
+  --namespace NS                only this namespace and those below it (e.g. analytics.web)
+  --limit N                     list only the N worst tables (counts still cover all)
+  --concurrency N               tables read at once, 1..64 (default 4)
+  --catalog-url URL, --warehouse NAME, --flink-url URL, --connect-url URL,
+  --prometheus-url URL, --config FILE, --timeout-ms N, --spark-catalog NAME
+                                as for \`diagnose\`; each table's writer comes from BOT_CONFIG or
+                                is discovered, as for \`diagnose\`
+
+Exit codes: 0 no check failed anywhere, 1 at least one check failed or a table could not be
+read, 2 bad usage or configuration, 3 the catalog did not answer.
+
+Example:
+  iceberg-bot sweep --catalog-url http://catalog:8181 --namespace analytics --limit 20
 `,
   playbooks: `Usage: iceberg-bot playbooks lint [dir]
 

@@ -29,6 +29,9 @@ export interface AlertOutcome {
 /** Alerts seen within this window are taken as repeats (Alertmanager re-sends, a second bot replica). */
 const REPEAT_WINDOW_SECONDS = 3600;
 
+/** Alerts per intake script run. */
+const INTAKE_SLICE = 250;
+
 export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]): Promise<AlertOutcome> {
   const configured = Object.keys(deps.bot.tables);
   let fromCatalog: string[] | undefined;
@@ -52,7 +55,13 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
     else outcome.ignored++;
   }
   const now = deps.now();
-  const results = await deps.store.intake(batch, now, REPEAT_WINDOW_SECONDS);
+  // In slices, so one large notification never holds Redis for long; none is refused for its size.
+  const results: Awaited<ReturnType<typeof deps.store.intake>> = [];
+  for (let at = 0; at < batch.length; at += INTAKE_SLICE) {
+    results.push(
+      ...(await deps.store.intake(batch.slice(at, at + INTAKE_SLICE), now, REPEAT_WINDOW_SECONDS)),
+    );
+  }
   const promised: OutboxEntry[] = [];
   results.forEach((result, i) => {
     if (result.kind === "nothing-open") {
@@ -64,7 +73,8 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
       outcome.opened.push(result.incidentId);
       promised.push({ kind: "open", incidentId: result.incidentId, member: `open|${result.incidentId}` });
       deps.log.info({ incident: result.incidentId, table: batch[i]?.table }, "incident opened");
-    } else if (result.kind === "resolved-noted") {
+    } else if ((result.kind === "resolved-noted" || result.kind === "joined") && result.cardVersion) {
+      // A resolve, or a change in which alerts fire: the card's alert line changes.
       promised.push({
         kind: "card",
         incidentId: result.incidentId,
@@ -103,6 +113,7 @@ function toIntakeAlert(
     table,
     channel,
     alertName: alert.alertName,
+    fingerprint: alert.fingerprint,
     text:
       alert.status === "firing"
         ? `${alert.alertName} firing${alert.summary ? `: ${alert.summary}` : ""}`

@@ -31,6 +31,11 @@ export function ackFor(command: ParsedCommand): CommandAck {
       return { kind: "working", text: "Looking up open incidents…" };
     case "history":
       return { kind: "working", text: `Reading the history of ${command.table}…` };
+    case "sweep":
+      return {
+        kind: "working",
+        text: "Starting a sweep of the catalog; the digest is posted when every table is graded…",
+      };
   }
 }
 
@@ -69,6 +74,8 @@ export async function dispatchCommand(
       return;
     case "help":
     case "usage-error":
+    // The sweep has its own queue; the Slack app hands it over (see sweep-slack.ts).
+    case "sweep":
       return;
   }
 }

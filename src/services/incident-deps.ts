@@ -5,6 +5,7 @@ import type { DiagnoseJob, SlackJob } from "../adapters/queue/jobs.js";
 import type { Claims } from "../adapters/store/claims.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
 import type { BotConfig } from "../config.js";
+import type { Evidence } from "../core/evidence/model.js";
 import type { AuditReport, Report } from "../core/report/schema.js";
 import type { EvidencePorts } from "./ports.js";
 
@@ -19,7 +20,7 @@ export type DiagnoseFn = (
   ports: EvidencePorts,
   request: TableRequest,
   now: () => number,
-) => Promise<{ report: Report }>;
+) => Promise<{ report: Report; evidence?: Evidence }>;
 export type AuditFn = (
   ports: EvidencePorts,
   request: TableRequest,

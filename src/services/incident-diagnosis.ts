@@ -5,6 +5,7 @@
 
 import type { DiagnoseJob } from "../adapters/queue/jobs.js";
 import { tableSettings } from "../config.js";
+import { buildTimeline } from "../core/chart/timeline.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../core/incident/model.js";
 import type { Report } from "../core/report/schema.js";
@@ -47,8 +48,9 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
     await deps.queues.enqueueSlack({ kind: "card", incidentId, version: startVersion });
   }
   let report: Awaited<ReturnType<DiagnoseFn>>["report"];
+  let evidence: Awaited<ReturnType<DiagnoseFn>>["evidence"];
   try {
-    ({ report } = await deps.diagnose(deps.ports, requestFor(deps, incident.table), deps.now));
+    ({ report, evidence } = await deps.diagnose(deps.ports, requestFor(deps, incident.table), deps.now));
   } catch (error) {
     if (isCodedError(error) && !error.retryable) {
       // A problem a person must fix (unknown table, bad config): say so in the thread, stop retrying.
@@ -73,6 +75,15 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   }
   const now = deps.now();
   await deps.store.saveReport(incidentId, n, report);
+  // The picture of the commit race goes with the diagnosis; drawing it is the Slack job's work.
+  // A picture that cannot be built never holds the words back.
+  if (evidence) {
+    try {
+      await deps.store.saveChart(incidentId, n, buildTimeline(evidence, now, { tableName: report.table }));
+    } catch (error) {
+      deps.log.warn({ incidentId, err: (error as Error).message }, "commit timeline not built");
+    }
+  }
   await deps.store.appendTimeline(incidentId, {
     at: now,
     kind: "diagnosis",

@@ -1,6 +1,7 @@
 // What the services need from the outside world. Adapters implement these; tests inject real
 // adapters pointed at loopback servers (never mocks of our own modules).
 
+import type { TimelineChart } from "../core/chart/timeline.js";
 import type {
   ConnectEvidence,
   ConnectorStatus,
@@ -25,12 +26,21 @@ export interface PropertyCommit {
   remove: string[];
 }
 
+/** One page of a catalog listing; `nextPageToken` is absent on the last page. */
+export interface ListPage<T> {
+  items: T[];
+  nextPageToken?: string;
+}
+
 export interface CatalogPort {
   /** Where the catalog lives (origin and path, never credentials), for messages people read. */
   readonly url?: string;
   getConfig(): Promise<CatalogConfig>;
   listNamespaces(parent?: string[]): Promise<string[][]>;
   listTables(namespace: string[]): Promise<TableRef[]>;
+  /** One page of a listing (the others follow every page); an absent token asks for the first. */
+  listNamespacesPage(parent: string[] | undefined, pageToken?: string): Promise<ListPage<string[]>>;
+  listTablesPage(namespace: string[], pageToken?: string): Promise<ListPage<TableRef>>;
   loadTable(ref: TableRef): Promise<TableEvidence>;
   commitProperties(ref: TableRef, commit: PropertyCommit): Promise<TableEvidence>;
 }
@@ -77,4 +87,27 @@ export interface EvidencePorts {
   flink?: FlinkPort;
   connect?: ConnectPort;
   prometheus?: PrometheusPort;
+}
+
+/** Where a picture goes: an incident's thread. */
+export interface ThreadTarget {
+  channel: string;
+  threadTs: string;
+}
+
+export interface TimelineFile {
+  /** File name people see, e.g. "db.events-commits.png". */
+  name: string;
+  title: string;
+  /** Screen-reader text: what the picture shows, in one sentence. */
+  altText: string;
+}
+
+/**
+ * Draws a commit timeline and shares it in a thread (Slack: files.getUploadURLExternal, the bytes,
+ * then files.completeUploadExternal with the channel and thread). Kept as a port so whatever
+ * carries thread messages out can carry pictures the same way.
+ */
+export interface TimelinePoster {
+  post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile): Promise<{ fileId: string }>;
 }

@@ -10,7 +10,7 @@ import type { WalkStore } from "../adapters/store/walk-store.js";
 import type { BotConfig } from "../config.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
 import type { Enqueuer, LogLike } from "./incident-deps.js";
-import type { EvidencePorts } from "./ports.js";
+import type { EvidencePorts, TimelinePoster } from "./ports.js";
 
 export interface RemediationDeps {
   walks: WalkStore;
@@ -27,6 +27,8 @@ export interface RemediationDeps {
   now: () => number;
   log: LogLike;
   sourceTimeoutMs: number;
+  /** Shares the updated commit timeline once the writer recovered; absent, no picture. */
+  timeline?: TimelinePoster;
   /** Overrides BOT_CONFIG's follow-up interval (the demo and tests use a short one). */
   followUpIntervalMs?: number;
   /** Overrides BOT_CONFIG's number of follow-up checks. */

@@ -2,12 +2,15 @@
 // one feeds its outcome back to the walk as a machine event.
 
 import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
+import { STEP_TITLES } from "../adapters/render/describe.js";
 import { tableSettings } from "../config.js";
+import type { Evidence } from "../core/evidence/model.js";
 import { parseTableName } from "../core/table-name.js";
 import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import { investigate } from "./investigate.js";
+import { recoveryTimeline } from "./recovery-timeline.js";
 import type { WalkDispatcher } from "./remediation-core.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { proposalIdFor } from "./remediation-views.js";
@@ -77,8 +80,9 @@ export class RemediationJobs {
     const settings = tableSettings(this.deps.bot, record.table);
     let recovery: RecoveryResult;
     let writer = record.writer;
+    let evidence: Evidence | undefined;
     try {
-      const evidence = await investigate(
+      evidence = await investigate(
         this.deps.ports,
         {
           table: record.table,
@@ -113,6 +117,15 @@ export class RemediationJobs {
       },
       { recovery, ...(writer ? { writer } : {}) },
     );
+    if (recovery.recovered && evidence) {
+      await recoveryTimeline(this.deps, record, {
+        evidence,
+        proposalId: job.proposalId,
+        changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+        changeLabel: STEP_TITLES[job.stepId],
+        recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+      });
+    }
   }
 
   private async runRevert(job: Extract<RemediationJob, { kind: "revert" }>): Promise<void> {

@@ -74,7 +74,7 @@ export function proposalView(
     risk: { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk },
     verification: {
       checks: run.checksTotal,
-      intervalSeconds: Math.max(1, Math.round(run.intervalMs / 1000)),
+      intervalSeconds: run.intervalMs / 1000,
       signal: step.verify.signals.map((s) => SIGNAL_WORDS[s]).join(", and "),
     },
     needsCorrectnessConfirmation: step.confirmations.includes("correctness"),

@@ -3,12 +3,18 @@
 // next step after one that did not help, or nothing to do and the audit instead). Demos run a few
 // at a time with quick follow-ups so the whole library stays a short test.
 
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { runDemo } from "../../src/cli/demo.js";
 import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
 import { REDIS_URL } from "../support/redis.js";
 
 const PARALLEL = 4;
+// The threads' pictures go to one directory, removed after the run.
+const pictures = mkdtempSync(join(tmpdir(), "demo-scenarios-"));
+afterAll(() => rmSync(pictures, { recursive: true, force: true }));
 
 interface Outcome {
   code: number;
@@ -26,6 +32,7 @@ async function runAll(names: readonly string[]): Promise<Map<string, Outcome>> {
         stdout: { write: (chunk: string) => (out += chunk) },
         env: { REDIS_URL },
         followUpIntervalMs: 150,
+        outDir: pictures,
       });
       results.set(name, { code, out });
     }

@@ -38,7 +38,8 @@ const card: StatusCardView = {
 describe("formatInterval", () => {
   it("keeps seconds below a minute and reads like formatDuration above", async () => {
     const { formatInterval } = await import("../../src/adapters/slack/render/format.js");
-    expect(formatInterval(500)).toBe("1 s");
+    expect(formatInterval(500)).toBe("0.5 s");
+    expect(formatInterval(1_000)).toBe("1 s");
     expect(formatInterval(30_000)).toBe("30 s");
     expect(formatInterval(5 * MIN)).toBe("5 min");
   });

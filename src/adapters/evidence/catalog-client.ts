@@ -11,15 +11,10 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../services/ports.js";
 import { type CatalogAuth, createTokenProvider } from "./catalog-auth.js";
 import { createCatalogFetch } from "./catalog-fetch.js";
+import { allPages, namespacesPage, type PageTarget, tablesPage } from "./catalog-pages.js";
 import { metadataLocationOfCall, withExactIds } from "./exact-ids.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, httpStatusError } from "./http.js";
-import {
-  CatalogConfigSchema,
-  ListNamespacesSchema,
-  ListTablesSchema,
-  TableMetadataSchema,
-  toTableEvidence,
-} from "./iceberg-schemas.js";
+import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "./iceberg-schemas.js";
 import { SOURCE_LABELS } from "./labels.js";
 import { parseJsonText, parseWithSchema } from "./parse.js";
 
@@ -103,6 +98,22 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     }
   }
 
+  async function listing<T>(operation: string, run: (target: PageTarget) => Promise<T>): Promise<T> {
+    const { config } = await init();
+    try {
+      return await run({ baseUrl: options.url, prefix: config.prefix, fetch: fetchFn });
+    } catch (error) {
+      throw scrub(toCodedError(error, operation), tokens.secrets());
+    }
+  }
+
+  const namespacesListPage = (parent: string[] | undefined, pageToken?: string) =>
+    listing(parent ? `list namespaces under ${parent.join(".")}` : "list namespaces", (target) =>
+      namespacesPage(target, parent, pageToken),
+    );
+  const tablesListPage = (namespace: string[], pageToken?: string) =>
+    listing(`list tables in ${namespace.join(".")}`, (target) => tablesPage(target, namespace, pageToken));
+
   return {
     url: displayUrl(options.url),
 
@@ -110,24 +121,18 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
       return (await init()).config;
     },
 
+    // Listings page through next-page-token ourselves (see catalog-pages.ts).
     async listNamespaces(parent) {
-      const operation = parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
-      const listed = await call(operation, (c) =>
-        c.listNamespaces(parent ? { namespace: parent } : undefined),
-      );
-      const ctx = { source: "catalog" as const, what: operation };
-      return parseWithSchema(ListNamespacesSchema, { namespaces: listed.map((n) => n.namespace) }, ctx)
-        .namespaces;
+      const what = parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
+      return allPages(what, (token) => namespacesListPage(parent, token));
     },
 
     async listTables(namespace) {
-      const operation = `list tables in ${namespace.join(".")}`;
-      const listed = await call(operation, (c) => c.listTables({ namespace }));
-      const ctx = { source: "catalog" as const, what: operation };
-      return parseWithSchema(ListTablesSchema, { identifiers: listed }, ctx).identifiers.map(
-        (id): TableRef => ({ namespace: id.namespace, name: id.name }),
-      );
+      return allPages(`list tables in ${namespace.join(".")}`, (token) => tablesListPage(namespace, token));
     },
+
+    listNamespacesPage: namespacesListPage,
+    listTablesPage: tablesListPage,
 
     async loadTable(ref) {
       const operation = `load table ${formatTableName(ref)}`;

@@ -11,6 +11,8 @@ import { createPrometheusClient } from "./prometheus-client.js";
 
 export interface EvidencePortOverrides {
   dispatcher?: Dispatcher;
+  /** A dispatcher for one source only (the sweep's rate-limited Flink and Connect). */
+  dispatchers?: Partial<Record<"catalog" | "flink" | "connect" | "prometheus", Dispatcher>>;
   timeoutMs?: number;
   maxBytes?: number;
   /** Clock for OAuth token expiry (wall time by default). */
@@ -27,16 +29,21 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   if (config.catalog.url) {
     ports.catalog = createCatalogClient({
       ...common,
+      dispatcher: overrides.dispatchers?.catalog ?? common.dispatcher,
       url: config.catalog.url,
       warehouse: config.catalog.warehouse,
       auth: catalogAuth(config),
       now: overrides.now,
     });
   }
-  if (config.flinkUrl) ports.flink = createFlinkClient({ ...common, url: config.flinkUrl });
-  if (config.connectUrl) ports.connect = createConnectClient({ ...common, url: config.connectUrl });
+  const own = (source: keyof NonNullable<EvidencePortOverrides["dispatchers"]>) => ({
+    ...common,
+    dispatcher: overrides.dispatchers?.[source] ?? common.dispatcher,
+  });
+  if (config.flinkUrl) ports.flink = createFlinkClient({ ...own("flink"), url: config.flinkUrl });
+  if (config.connectUrl) ports.connect = createConnectClient({ ...own("connect"), url: config.connectUrl });
   if (config.prometheusUrl)
-    ports.prometheus = createPrometheusClient({ ...common, url: config.prometheusUrl });
+    ports.prometheus = createPrometheusClient({ ...own("prometheus"), url: config.prometheusUrl });
   return ports;
 }
 

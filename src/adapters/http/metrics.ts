@@ -9,6 +9,7 @@ export interface BotMetrics {
   diagnosisSeconds: Histogram<"kind">;
   slackErrors: Counter<"method">;
   alertsReceived: Counter<"source" | "outcome">;
+  webhookRejected: Counter<"source" | "reason">;
 }
 
 export function createMetrics(queueDepth?: () => Promise<Record<string, number>>): BotMetrics {
@@ -38,6 +39,12 @@ export function createMetrics(queueDepth?: () => Promise<Record<string, number>>
     labelNames: ["source", "outcome"] as const,
     registers: [registry],
   });
+  const webhookRejected = new Counter({
+    name: "iceberg_bot_webhook_rejected_total",
+    help: "Alert webhook requests refused, by sender and reason (unauthorized, too_large, invalid_json, invalid_body, unavailable).",
+    labelNames: ["source", "reason"] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: "iceberg_bot_queue_jobs",
     help: "Jobs in each queue by state (waiting, active, delayed, failed).",
@@ -53,5 +60,5 @@ export function createMetrics(queueDepth?: () => Promise<Record<string, number>>
       }
     },
   });
-  return { registry, jobOutcomes, diagnosisSeconds, slackErrors, alertsReceived };
+  return { registry, jobOutcomes, diagnosisSeconds, slackErrors, alertsReceived, webhookRejected };
 }

@@ -27,7 +27,9 @@ export const AlertmanagerBodySchema = z.object({
   commonLabels: Labels.optional(),
   commonAnnotations: Labels.optional(),
   externalURL: z.string().optional(),
-  alerts: z.array(AlertSchema).max(1000),
+  // No count limit: a notification is never refused for its number of alerts (Alertmanager does
+  // not retry a 4xx); the body cap bounds it, and intake takes the alerts in batches.
+  alerts: z.array(AlertSchema),
 });
 
 export type AlertmanagerBody = z.infer<typeof AlertmanagerBodySchema>;

@@ -19,12 +19,21 @@ export interface WebhookOptions {
   bodyLimitBytes?: number;
   accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   onError?: (error: unknown) => void;
+  /** Every refused request, for the rejected-webhooks metric. */
+  onReject?: (reason: RejectReason) => void;
 }
+
+export type RejectReason = "unauthorized" | "too_large" | "invalid_json" | "invalid_body" | "unavailable";
 
 export class WebhookRejection extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly reason: RejectReason = status === 401
+      ? "unauthorized"
+      : status === 413
+        ? "too_large"
+        : "invalid_body",
   ) {
     super(message);
   }
@@ -44,18 +53,23 @@ export function bearerToken(header: string | string[] | undefined): string | und
   return match?.[1];
 }
 
+// Alertmanager never retries a 4xx, so the answer says how to make the next notification fit.
+function tooLarge(limit: number): string {
+  return `Body is larger than ${limit} bytes; set max_alerts in the sender's webhook config (see README).`;
+}
+
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw new WebhookRejection(413, `Body is larger than ${limit} bytes.`);
+    throw new WebhookRejection(413, tooLarge(limit));
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > limit) throw new WebhookRejection(413, `Body is larger than ${limit} bytes.`);
+    if (size > limit) throw new WebhookRejection(413, tooLarge(limit));
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
@@ -99,18 +113,20 @@ export function createWebhookHandler(options: WebhookOptions) {
         try {
           parsed = JSON.parse(raw.toString("utf8"));
         } catch {
-          throw new WebhookRejection(400, "Body is not valid JSON.");
+          throw new WebhookRejection(400, "Body is not valid JSON.", "invalid_json");
         }
         const alerts = parseWebhookBody(options.kind, parsed);
         const outcome = await options.accept(alerts);
         reply(res, 202, { ok: true, ...outcome });
       } catch (error) {
         if (error instanceof WebhookRejection) {
+          options.onReject?.(error.reason);
           // The rest of an oversized body is not read; closing the connection stops the sender.
           if (error.status === 413) res.setHeader("connection", "close");
           reply(res, error.status, { ok: false, error: error.message });
           return;
         }
+        options.onReject?.("unavailable");
         options.onError?.(error);
         reply(res, 503, {
           ok: false,

@@ -50,6 +50,15 @@ export const SOURCE_LABELS: Record<SourceName, string> = {
 };
 
 /** A property value as a person reads it; null means Iceberg's (or Connect's) default applies. */
+/** A commit timeline picture written beside a report. */
+export interface ChartFile {
+  path: string;
+  width: number;
+  height: number;
+  /** What the picture shows, in one sentence (alt text). */
+  altText: string;
+}
+
 export function formatPropertyValue(value: string | null): string {
   return value === null ? "unset" : oneLine(value, 120);
 }

@@ -4,6 +4,7 @@
 import type { Report } from "../../core/report/schema.js";
 import {
   answeredSummary,
+  type ChartFile,
   catalogUnreachable,
   describeChange,
   FINDING_TITLES,
@@ -20,6 +21,8 @@ import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
 export interface MarkdownRenderOptions {
   maxEvidence?: number;
   maxFindings?: number;
+  /** The commit timeline written with --chart, embedded under the verdict. */
+  chart?: ChartFile;
 }
 
 export function renderReportMarkdown(report: Report, options: MarkdownRenderOptions = {}): string {
@@ -30,11 +33,21 @@ export function renderReportMarkdown(report: Report, options: MarkdownRenderOpti
   if (unreachable) blocks.push(`> ⚠️ **${mdText(unreachable, 600)}**`);
   blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${FINDING_TITLES[report.verdict]}`);
   if (summary) blocks.push(`**Verdict:** ${mdText(summary)} (${mdCode(report.verdict)})`);
+  if (options.chart) blocks.push(chartMarkdown(options.chart));
   blocks.push(nextStepMarkdown(report));
   const evidence = evidenceMarkdown(report, options);
   if (evidence) blocks.push(evidence);
   blocks.push(sourcesMarkdown(report));
   return `${blocks.join("\n\n")}\n`;
+}
+
+/** The picture by its path, as written (relative paths resolve next to the report). */
+function chartMarkdown(chart: ChartFile): string {
+  const target = encodeURI(chart.path.replace(/\\/g, "/")).replace(
+    /[()]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `![${mdText(chart.altText, 400)}](${target})`;
 }
 
 function nextStepMarkdown(report: Report): string {

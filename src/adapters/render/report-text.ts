@@ -5,6 +5,7 @@ import type { Report, Severity } from "../../core/report/schema.js";
 import { type Style, styleFor } from "./ansi.js";
 import {
   answeredSummary,
+  type ChartFile,
   catalogUnreachable,
   describeChange,
   FINDING_TITLES,
@@ -23,6 +24,8 @@ export interface TextRenderOptions {
   maxEvidence?: number;
   /** Findings shown before "… and N more" (default 10). */
   maxFindings?: number;
+  /** The commit timeline written with --chart. */
+  chart?: ChartFile;
 }
 
 export function renderReportText(report: Report, options: TextRenderOptions): string {
@@ -34,6 +37,9 @@ export function renderReportText(report: Report, options: TextRenderOptions): st
     nextStepLines(report, style).join("\n"),
     evidenceLines(report, style, options).join("\n"),
     sourceLines(report, style).join("\n"),
+    options.chart
+      ? `${style.bold("Commit timeline:")} ${options.chart.path} (${options.chart.width}×${options.chart.height} px)`
+      : "",
   ];
   return `${sections.filter((s) => s.length > 0).join("\n\n")}\n`;
 }

@@ -7,6 +7,7 @@ import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from "@slack/bol
 import type { Logger } from "pino";
 import { parseCommandText } from "../../core/incident/command-text.js";
 import type { AlertEvent } from "../../core/incident/model.js";
+import type { Digest } from "../../core/sweep/digest.js";
 import { ackFor, dispatchCommand } from "../../services/commands.js";
 import type { Enqueuer } from "../../services/incident-deps.js";
 import type { Remediation } from "../../services/remediation.js";
@@ -22,6 +23,7 @@ import { registerPlaybookListeners } from "./playbook-listeners.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import type { Renderers } from "./renderers.js";
 import { refuseFutureRequests, replayGuard } from "./replay-guard.js";
+import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
 import { slackClientOptions } from "./web-client.js";
 
 export interface BotAppOptions {
@@ -44,7 +46,12 @@ export interface BotAppOptions {
   acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
+  /** `/iceberg sweep` and the digest's buttons; without it they are only acknowledged. */
+  sweep?: Omit<SweepListenerDeps, "store"> & {
+    requestSweep(request: { requestId: string; channel: string; user: string }): Promise<void>;
+  };
   now?: () => number;
+  latestSweep?: () => Promise<Digest | undefined>;
 }
 
 export interface BotApp {
@@ -73,6 +80,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
         return { accepted: outcome.accepted, ignored: outcome.ignored };
       },
       onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
+      onReject: (reason) => metrics.webhookRejected.inc({ source: kind, reason }),
     });
   const customRoutes = [
     { path: "/webhooks/alertmanager", method: "POST", handler: webhook("alertmanager") },
@@ -134,6 +142,14 @@ export function createBotApp(options: BotAppOptions): BotApp {
     else if (reply.kind === "usage-error") await ack(ephemeral(options.render.usageError(reply.error)));
     else if (parsed.kind === "diagnose") await ack(ephemeral(options.render.diagnosingAck(parsed.table)));
     else await ack({ response_type: "ephemeral", text: reply.text });
+    if (parsed.kind === "sweep") {
+      await options.sweep?.requestSweep({
+        requestId: command.trigger_id,
+        channel: command.channel_id,
+        user: command.user_id,
+      });
+      return;
+    }
     await dispatchCommand(options.queues, parsed, {
       channel: command.channel_id,
       user: command.user_id,
@@ -143,13 +159,24 @@ export function createBotApp(options: BotAppOptions): BotApp {
 
   app.event("app_home_opened", async ({ event, client }) => {
     if (event.tab !== undefined && event.tab !== "home") return;
-    await publishHome({ client, store: options.store, render: options.render, now: now() }, event.user);
+    await publishHome(
+      { client, store: options.store, render: options.render, now: now(), latestSweep: options.latestSweep },
+      event.user,
+    );
   });
 
   if (options.remediation) registerPlaybookListeners(app, options.remediation, log);
+  if (options.sweep) registerSweepListeners(app, { ...options.sweep, store: options.store }, log);
   // Anything else (a button of a future version, say) is acknowledged so Slack shows no error.
   const ours = options.remediation !== undefined;
-  app.action(ours ? /^(?!playbook_)/ : /.*/, async ({ ack }) => {
+  const others = options.sweep
+    ? ours
+      ? /^(?!playbook_|sweep_)/
+      : /^(?!sweep_)/
+    : ours
+      ? /^(?!playbook_)/
+      : /.*/;
+  app.action(others, async ({ ack }) => {
     await ack();
   });
   app.view(ours ? /^(?!playbook_apply_modal$)/ : /.*/, async ({ ack }) => {

@@ -1,6 +1,8 @@
 // App Home: open incidents newest first with their status cards, then recently affected tables.
 
+import type { Digest } from "../../core/sweep/digest.js";
 import type { IncidentStore } from "../store/incident-store.js";
+import { sweepHomeBlocks } from "./render/sweep-digest.js";
 import type { Renderers } from "./renderers.js";
 import { cardView, threadPermalink } from "./slack-jobs.js";
 import type { SlackClient } from "./web-client.js";
@@ -12,6 +14,8 @@ export interface HomeDeps {
   store: IncidentStore;
   render: Renderers;
   now: number;
+  /** The latest sweep's digest, shown under the incidents. */
+  latestSweep?: () => Promise<Digest | undefined>;
 }
 
 export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
@@ -28,5 +32,10 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
     // Only the latest opening per table is kept, so the count is a lower bound.
     recentTables: recent.map((r) => ({ table: r.table, incidents: 1, lastOpenedAtMs: r.lastOpenedAt })),
   });
+  if (deps.latestSweep) {
+    const digest = await deps.latestSweep().catch(() => undefined);
+    // Within the view's 100 blocks: the sweep's section is at most seven.
+    view.blocks = [...view.blocks.slice(0, 93), ...sweepHomeBlocks(digest, deps.now)];
+  }
   await deps.client.views.publish({ user_id: userId, view });
 }

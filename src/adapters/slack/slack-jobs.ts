@@ -2,10 +2,13 @@
 // the thread, notes, command results and ephemeral replies. Every thread message goes through a
 // claim so two processes, or a job that runs twice, never post it twice.
 
+import { describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { LogLike } from "../../services/incident-deps.js";
+import type { ThreadTarget, TimelinePoster } from "../../services/ports.js";
 import { readCardSummary } from "../../services/remediation-views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { Claims } from "../store/claims.js";
@@ -23,6 +26,9 @@ export interface SlackJobDeps {
   render: Renderers;
   now: () => number;
   onSlackError?: (method: string) => void;
+  /** Draws and shares the commit timeline under the diagnosis; absent, the thread is words only. */
+  timeline?: TimelinePoster;
+  log?: Pick<LogLike, "warn">;
 }
 
 export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, jobId: string): Promise<void> {
@@ -122,6 +128,14 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   if (walk?.nowLine !== undefined) nowLine = walk.nowLine;
   if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
     nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
+  } else if (
+    incident.firingAlerts !== undefined &&
+    incident.firingAlerts > 0 &&
+    incident.state !== "resolved"
+  ) {
+    // The alerts of the table still firing, as the sender last told us.
+    const alerts = `${incident.firingAlerts} alert${incident.firingAlerts === 1 ? "" : "s"} firing`;
+    nowLine = `${nowLine ? `${nowLine}; ` : ""}${alerts}`;
   }
   return {
     table: incident.table,
@@ -206,7 +220,50 @@ async function postDiagnosis(
   jobId: string,
 ): Promise<void> {
   const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
-  await postInThread(deps, incidentId, `diagnosis-${n}`, jobId, deps.render.diagnosis(report));
+  const message = deps.render.diagnosis(report);
+  const incident = await deps.store.require(incidentId);
+  const rootTs = await ensureRoot(deps, incident, jobId);
+  await postOnce(deps, incidentId, `diagnosis-${n}`, jobId, async () => {
+    const result = await call(deps, "chat.postMessage", () =>
+      deps.client.chat.postMessage({ channel: incident.channel, thread_ts: rootTs, ...messageArgs(message) }),
+    );
+    // Before the diagnosis counts as posted, so the proposal that waits for it lands under the picture.
+    await postDiagnosisChart(deps, { channel: incident.channel, threadTs: rootTs }, incidentId, n, jobId);
+    return String(result.ts);
+  });
+}
+
+/**
+ * The commit timeline under the diagnosis, once. It comes after the words and its failure is only
+ * logged: an upload that fails must never hold back or repeat the text diagnosis.
+ */
+async function postDiagnosisChart(
+  deps: SlackJobDeps,
+  target: ThreadTarget,
+  incidentId: string,
+  n: number,
+  jobId: string,
+): Promise<void> {
+  const poster = deps.timeline;
+  if (!poster) return;
+  const name = `diagnosis-${n}-chart`;
+  try {
+    const chart = await deps.store.getChart(incidentId, n);
+    if (!isTimelineChart(chart)) return;
+    const claim = await deps.claims.claim(incidentId, name, jobId);
+    if (claim.kind !== "mine") return;
+    const { fileId } = await poster.post(target, chart, {
+      name: `${chart.table}-commits-${n}.png`,
+      title: `Commits to ${chart.table}`,
+      altText: describeTimeline(chart),
+    });
+    await deps.claims.complete(incidentId, name, fileId);
+  } catch (error) {
+    // Marked done anyway: a retried job must not try again and again, nor post the words twice.
+    await deps.claims.complete(incidentId, name, "failed").catch(() => {});
+    deps.onSlackError?.("files.upload");
+    deps.log?.warn({ incidentId, err: (error as Error).message }, "commit timeline not posted");
+  }
 }
 
 async function postCommandResult(

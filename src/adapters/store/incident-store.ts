@@ -28,33 +28,49 @@ return {id, 1}
 // the resolved note, their timeline entries, and an outbox entry for the jobs an opened incident
 // or a changed card needs. The outbox lives next to the incident so the jobs are never lost when
 // the process dies between this script and the enqueue (see takeOutbox).
+// Each incident keeps the fingerprints of its alerts still firing: a resolve of one while others
+// fire is noted but does not clear the alert, and a re-fire after all cleared brings it back; the
+// card is edited whenever that set changes.
 // KEYS: sequence, open set, recent tables, outbox, then per alert: seen key, open key.
 // ARGV: now, incident key prefix, timeline key prefix, repeat TTL, timeline max length, wall-clock
-// now (the outbox is swept by age, whatever clock incidents are dated by), then per
-// alert: status, table, channel, alert name, timeline text.
-// Returns per alert {kind, id, version}: 0 repeat, 1 joined, 2 opened, 3 resolved noted, 4 nothing open.
+// now (the outbox is swept by age, whatever clock incidents are dated by), firing-set key prefix,
+// then per alert: status, table, channel, alert name, timeline text, fingerprint.
+// Returns per alert {kind, id, version}: 0 repeat, 1 joined, 2 opened, 3 resolved noted,
+// 4 nothing open; version > 0 on the row that carries its incident's card edit.
 const INTAKE = `
-local now, incidentPrefix, timelinePrefix = ARGV[1], ARGV[2], ARGV[3]
+local now, incidentPrefix, timelinePrefix, firingPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[7]
 local out = {}
 local n = (#KEYS - 4) / 2
+-- One card edit per incident per batch, reported on its last alert; none for incidents opened in
+-- this batch, whose first card is drawn from the state as it is when posted.
+local cardRow, openedHere = {}, {}
 for i = 1, n do
   local seen, openKey = KEYS[3 + 2 * i], KEYS[4 + 2 * i]
-  local a = 6 + (i - 1) * 5
-  local status, tbl, channel, name, text = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local a = 7 + (i - 1) * 6
+  local status, tbl, channel, name, text, fp =
+    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
   if not redis.call('SET', seen, '1', 'EX', ARGV[4], 'NX') then
     out[i] = {0, '', 0}
   elseif status == 'firing' then
     local id = redis.call('GET', openKey)
     local kind = 1
     if id then
-      redis.call('HINCRBY', incidentPrefix .. id, 'alertCount', 1)
+      local key = incidentPrefix .. id
+      redis.call('HINCRBY', key, 'alertCount', 1)
+      if redis.call('SADD', firingPrefix .. id, fp) == 1 then
+        redis.call('HSET', key, 'firingAlerts', redis.call('SCARD', firingPrefix .. id), 'updatedAt', now)
+        redis.call('HDEL', key, 'alertResolvedAt')
+        cardRow[id] = i
+      end
     else
       kind = 2
       id = 'inc-' .. redis.call('INCR', KEYS[1])
       redis.call('SET', openKey, id)
       redis.call('HSET', incidentPrefix .. id, 'id', id, 'table', tbl, 'state', 'open', 'channel', channel,
         'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1,
-        'lastAlertName', name)
+        'lastAlertName', name, 'firingAlerts', 1)
+      redis.call('SADD', firingPrefix .. id, fp)
+      openedHere[id] = true
       redis.call('ZADD', KEYS[2], now, id)
       redis.call('ZADD', KEYS[3], now, tbl)
       redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'opened',
@@ -69,13 +85,23 @@ for i = 1, n do
       local key = incidentPrefix .. id
       redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert-resolved',
         'text', text)
-      redis.call('HSET', key, 'alertResolvedAt', now, 'updatedAt', now)
-      local version = redis.call('HINCRBY', key, 'cardVersion', 1)
-      redis.call('ZADD', KEYS[4], ARGV[6], 'card|' .. id .. '|' .. version)
-      out[i] = {3, id, version}
+      redis.call('SREM', firingPrefix .. id, fp)
+      local firing = redis.call('SCARD', firingPrefix .. id)
+      redis.call('HSET', key, 'firingAlerts', firing, 'updatedAt', now)
+      -- Only when no alert of the table still fires has "the alert" cleared.
+      if firing == 0 then redis.call('HSET', key, 'alertResolvedAt', now) end
+      cardRow[id] = i
+      out[i] = {3, id, 0}
     else
       out[i] = {4, '', 0}
     end
+  end
+end
+for id, row in pairs(cardRow) do
+  if not openedHere[id] then
+    local version = redis.call('HINCRBY', incidentPrefix .. id, 'cardVersion', 1)
+    redis.call('ZADD', KEYS[4], ARGV[6], 'card|' .. id .. '|' .. version)
+    out[row][3] = version
   end
 end
 return out
@@ -101,6 +127,7 @@ const IncidentHashSchema = z.object({
   alertCount: num,
   lastAlertName: z.string().optional(),
   alertResolvedAt: num.optional(),
+  firingAlerts: num.optional(),
   diagnoses: num,
   verdict: z.string().optional(),
   cardVersion: num,
@@ -117,13 +144,19 @@ export interface IntakeAlert {
   alertName: string;
   /** The timeline line for this alert. */
   text: string;
+  /** The sender's alert identity; the incident tracks which of its alerts still fire. */
+  fingerprint: string;
 }
 
 export type IntakeResult =
   | { kind: "repeat" }
-  | { kind: "joined"; incidentId: string }
+  | {
+      kind: "joined";
+      incidentId: string /** Set when the card must show a changed alert set. */;
+      cardVersion?: number;
+    }
   | { kind: "opened"; incidentId: string }
-  | { kind: "resolved-noted"; incidentId: string; cardVersion: number }
+  | { kind: "resolved-noted"; incidentId: string; cardVersion?: number }
   | { kind: "nothing-open" };
 
 /** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
@@ -193,20 +226,25 @@ export class IncidentStore {
       String(repeatTtlSeconds),
       String(this.timelineMax),
       String(Date.now()),
+      k.firing(""),
     ];
     for (const alert of alerts) {
       keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
-      args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text);
+      args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text, alert.fingerprint);
     }
     const rows = (await this.redis.eval(INTAKE, keys.length, ...keys, ...args)) as [number, string, number][];
     return rows.map(([kind, id, version]): IntakeResult => {
       switch (kind) {
         case 1:
-          return { kind: "joined", incidentId: id };
+          return Number(version) > 0
+            ? { kind: "joined", incidentId: id, cardVersion: Number(version) }
+            : { kind: "joined", incidentId: id };
         case 2:
           return { kind: "opened", incidentId: id };
         case 3:
-          return { kind: "resolved-noted", incidentId: id, cardVersion: Number(version) };
+          return Number(version) > 0
+            ? { kind: "resolved-noted", incidentId: id, cardVersion: Number(version) }
+            : { kind: "resolved-noted", incidentId: id };
         case 4:
           return { kind: "nothing-open" };
         default:
@@ -323,6 +361,16 @@ export class IncidentStore {
 
   async getReport(id: string, n: number): Promise<unknown> {
     const raw = await this.redis.hget(this.keys.reports(id), String(n));
+    return raw === null ? undefined : (JSON.parse(raw) as unknown);
+  }
+
+  /** The commit timeline drawn for diagnosis n, kept beside its report. */
+  async saveChart(id: string, n: number, chart: unknown): Promise<void> {
+    await this.redis.hset(this.keys.reports(id), `chart-${n}`, JSON.stringify(chart));
+  }
+
+  async getChart(id: string, n: number): Promise<unknown> {
+    const raw = await this.redis.hget(this.keys.reports(id), `chart-${n}`);
     return raw === null ? undefined : (JSON.parse(raw) as unknown);
   }
 

@@ -16,6 +16,8 @@ export interface Keys {
   seen(scope: string, key: string): string;
   /** Jobs promised by alert intake and not yet confirmed queued. */
   outbox(): string;
+  /** Fingerprints of an incident's alerts still firing. */
+  firing(id: string): string;
 }
 
 export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
@@ -32,5 +34,6 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     tableAudit: (table) => `${p}:audit:${table}`,
     seen: (scope, key) => `${p}:seen:${scope}:${key}`,
     outbox: () => `${p}:intake-outbox`,
+    firing: (id) => `${p}:firing:${id}`,
   };
 }

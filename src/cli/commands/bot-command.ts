@@ -2,12 +2,13 @@
 // are imported when used, so `--help` stays fast and a build without them fails with a clear error.
 
 import type { Config } from "../../config.js";
-import { CodedError, ErrorCode } from "../../errors.js";
+import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import { expectPositionals, parseCommandArgs } from "../args.js";
 import type { ConfigFlags } from "../config-overlay.js";
-import { loadCliConfig } from "../config-overlay.js";
+import { buildEnvOverlay, loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf } from "../io.js";
+import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
 
 export type BotCommand = "start" | "serve" | "worker";
 
@@ -22,11 +23,42 @@ export async function runBotCommand(
   const { values, positionals } = parseCommandArgs(command, args, BOT_OPTIONS);
   expectPositionals(command, positionals, [], 0);
   const flags: ConfigFlags = { configFile: values.config };
-  const config = loadCliConfig(command, io.env, flags, readFileOf(io));
+  const config = loadRoleConfig(command, io, flags);
   onConfig?.(config);
   const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
   const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
   return toExitCode(await run(config));
+}
+
+/**
+ * The config, checked for everything this role needs; every problem is listed at once, format
+ * problems and missing role settings together (exit 2).
+ */
+function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Readonly<Config> {
+  const env = buildEnvOverlay(command, io.env, flags, readFileOf(io));
+  let config: Readonly<Config> | undefined;
+  let problems: string[] = [];
+  try {
+    config = loadCliConfig(command, io.env, flags, readFileOf(io));
+  } catch (error) {
+    if (!isCodedError(error) || error.code !== ErrorCode.ConfigInvalid) throw error;
+    const listed = (error.details as { problems?: unknown } | undefined)?.problems;
+    problems = Array.isArray(listed) ? listed.map(String) : [error.message];
+  }
+  const known = new Set(problems.map((p) => p.split(":")[0]));
+  problems.push(...envRoleProblems(command, env).filter((p) => !known.has(p.split(":")[0])));
+  if (config) problems.push(...botConfigRoleProblems(command, env, config.bot));
+  if (problems.length > 0 || !config) {
+    throw new CodedError(
+      ErrorCode.ConfigInvalid,
+      `Cannot start \`${command}\`, the configuration has problems:\n  - ${problems.join("\n  - ")}`,
+      {
+        hint: "Fix every setting listed above (see README, Configuration) and start again.",
+        details: { problems },
+      },
+    );
+  }
+  return config;
 }
 
 export const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;

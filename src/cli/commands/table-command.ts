@@ -2,15 +2,17 @@
 
 import { renderAuditMarkdown } from "../../adapters/render/audit-markdown.js";
 import { renderAuditText } from "../../adapters/render/audit-text.js";
+import type { ChartFile } from "../../adapters/render/describe.js";
 import { renderReportMarkdown } from "../../adapters/render/report-markdown.js";
 import { renderReportText } from "../../adapters/render/report-text.js";
 import { type Config, scrubSecrets, secretValues, tableSettings } from "../../config.js";
+import type { Evidence } from "../../core/evidence/model.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf, useColor } from "../io.js";
+import { type CliIo, readFileOf, useColor, writeFileOf, writeLine } from "../io.js";
 
 export type TableCommand = "diagnose" | "audit";
 
@@ -19,6 +21,7 @@ type Format = (typeof FORMATS)[number];
 
 export const OPTIONS = {
   format: { type: "string" },
+  chart: { type: "string" },
   "catalog-url": { type: "string" },
   warehouse: { type: "string" },
   "flink-url": { type: "string" },
@@ -57,6 +60,13 @@ export async function runTableCommand(
   const sparkCatalog = values["spark-catalog"];
   if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
     throw usageError(command, "--spark-catalog must be a catalog name (letters, digits and _).");
+  }
+  const chartPath = values.chart;
+  if (chartPath !== undefined && (command !== "diagnose" || chartPath.trim() === "")) {
+    throw usageError(
+      command,
+      command === "diagnose" ? "--chart needs a file name." : "--chart is for diagnose only.",
+    );
   }
   // Refuse hostile names before any client exists, so nothing is ever sent for them.
   guardTableArgument(table);
@@ -100,13 +110,17 @@ export async function runTableCommand(
     const { diagnoseTable } = await import("../../services/diagnose-table.js");
     const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
     const { playbooks } = await loadPlaybooks();
-    const { report } = await diagnoseTable(ports, request, now, { catalogName: sparkCatalog, playbooks });
+    const { report, evidence } = await diagnoseTable(ports, request, now, {
+      catalogName: sparkCatalog,
+      playbooks,
+    });
+    const chart = chartPath ? await writeChart(io, chartPath, evidence, now()) : undefined;
     print(
       format === "json"
         ? `${JSON.stringify(report, null, 2)}\n`
         : format === "markdown"
-          ? renderReportMarkdown(report)
-          : renderReportText(report, { color }),
+          ? renderReportMarkdown(report, chart ? { chart } : {})
+          : renderReportText(report, { color, ...(chart ? { chart } : {}) }),
     );
     return report.verdict === "healthy" ? ExitCode.Ok : ExitCode.NeedsAction;
   }
@@ -120,6 +134,32 @@ export async function runTableCommand(
         : renderAuditText(report, { color }),
   );
   return report.checks.some((check) => check.status === "fail") ? ExitCode.NeedsAction : ExitCode.Ok;
+}
+
+/**
+ * Draws the commit timeline to `path`. A picture that cannot be drawn or written is reported on
+ * stderr and never costs the diagnosis itself.
+ */
+async function writeChart(
+  io: CliIo,
+  path: string,
+  evidence: Evidence,
+  now: number,
+): Promise<ChartFile | undefined> {
+  try {
+    const [{ buildTimeline, describeTimeline }, { timelineSpec }, { renderPng }] = await Promise.all([
+      import("../../core/chart/timeline.js"),
+      import("../../core/chart/timeline-spec.js"),
+      import("../../adapters/chart/render-png.js"),
+    ]);
+    const chart = buildTimeline(evidence, now);
+    const rendered = await renderPng(timelineSpec(chart));
+    writeFileOf(io)(path, rendered.png);
+    return { path, width: rendered.width, height: rendered.height, altText: describeTimeline(chart) };
+  } catch (error) {
+    writeLine(io.stderr, `The commit timeline was not written to ${path}: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 function parseFormat(command: string, value: string | undefined): Format {

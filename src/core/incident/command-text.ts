@@ -4,12 +4,13 @@
 import { parseTableName } from "../table-name.js";
 import { closestMatch } from "./closest-match.js";
 
-export const SUBCOMMANDS = ["diagnose", "audit", "status", "history", "help"] as const;
+export const SUBCOMMANDS = ["diagnose", "audit", "status", "history", "sweep", "help"] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export type ParsedCommand =
   | { kind: "diagnose" | "audit" | "history"; table: string }
   | { kind: "status" }
+  | { kind: "sweep" }
   | { kind: "help" }
   | { kind: "usage-error"; error: UsageProblem };
 
@@ -24,6 +25,7 @@ const EXAMPLES: Record<Subcommand, string> = {
   audit: "/iceberg audit db.events",
   status: "/iceberg status",
   history: "/iceberg history db.events",
+  sweep: "/iceberg sweep",
   help: "/iceberg help",
 };
 
@@ -44,7 +46,7 @@ export function parseCommandText(text: string): ParsedCommand {
     };
   }
   const command = sub as Subcommand;
-  if (command === "status" || command === "help") {
+  if (command === "status" || command === "help" || command === "sweep") {
     if (rest.length > 0) {
       return usage(`\`/iceberg ${command}\` takes no arguments.`, command);
     }

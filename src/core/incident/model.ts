@@ -41,8 +41,10 @@ export interface Incident {
   /** Firing alerts that joined the incident (the first one included). */
   alertCount: number;
   lastAlertName?: string;
-  /** Set when the alert that opened the incident reports resolved; the incident stays open. */
+  /** Set when no alert of the table fires any more; the incident stays open. */
   alertResolvedAt?: number;
+  /** How many distinct alerts (by fingerprint) of the table still fire, when alerts were received. */
+  firingAlerts?: number;
   /** How many diagnoses were started; the n-th diagnosis job is `diagnose-<id>-<n>`. */
   diagnoses: number;
   verdict?: string;

@@ -222,6 +222,8 @@ export const ScenarioExpectationSchema = z.object({
   absent: z.array(z.string()).default([]),
   nextStep: z.string().nullable().optional(),
   audit: z.record(z.string(), z.enum(["pass", "warn", "fail"])).default({}),
+  /** A sweep of the whole catalog ranks its tables in this order, worst first. */
+  ranking: z.array(z.string()).optional(),
 });
 
 export const ScenarioSchema = z.object({
@@ -237,8 +239,10 @@ export const ScenarioSchema = z.object({
       tables: z.array(TableScenarioSchema).default([]),
       /** Extra empty namespaces to list. */
       namespaces: z.array(z.string()).default([]),
+      /** Page size of namespace and table listings when a client asks for pages (pageToken). */
+      pageSize: z.number().int().positive().default(100),
     })
-    .default({ warehouse: "s3://lake/warehouse", tables: [], namespaces: [] }),
+    .default({ warehouse: "s3://lake/warehouse", tables: [], namespaces: [], pageSize: 100 }),
   flink: z.object({ jobs: z.array(FlinkJobScenarioSchema).default([]) }).optional(),
   connect: ConnectScenarioSchema.optional(),
   prometheus: z.object({ series: z.array(PrometheusSeriesSchema).default([]) }).optional(),

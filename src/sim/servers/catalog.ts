@@ -194,6 +194,21 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
     return { status: 200, body: load.replace(/,"config":\{\}\}$/, "}"), contentType: "application/json" };
   }
 
+  /**
+   * The REST spec's pagination: without pageToken everything comes at once; with one (empty to
+   * start) a page of at most pageSize items and a next-page-token, null on the last page.
+   */
+  function paged<T>(req: SimRequest, items: T[], key: string): Record<string, unknown> {
+    if (!req.query.has("pageToken")) return { [key]: items };
+    const token = req.query.get("pageToken") ?? "";
+    const start = token === "" ? 0 : Number(Buffer.from(token, "base64url").toString("utf8").slice(2));
+    const asked = Number(req.query.get("pageSize") ?? Number.NaN);
+    const size = Math.min(scenarioCatalog.pageSize, asked > 0 ? asked : Number.POSITIVE_INFINITY);
+    const end = start + size;
+    const next = end < items.length ? Buffer.from(`o:${end}`, "utf8").toString("base64url") : null;
+    return { [key]: items.slice(start, end), "next-page-token": next };
+  }
+
   return (req) => {
     if (req.method === "POST" && req.pathname === "/v1/oauth/tokens") return oauthToken(req);
     if (!authorised(req)) {
@@ -220,7 +235,7 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
       const children = namespaces().filter(
         (n) => n.length === parent.length + 1 && parent.every((p, i) => n[i] === p),
       );
-      return json(200, { namespaces: children });
+      return json(200, paged(req, children, "namespaces"));
     }
     const ns = (rest[1] ?? "").split(NAMESPACE_SEPARATOR);
     if (rest.length === 2) {
@@ -232,8 +247,9 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
       if (!namespaceExists(ns)) return noNamespace(ns);
       const identifiers = [...world.tables.values()]
         .filter((t) => t.namespace.join(NAMESPACE_SEPARATOR) === ns.join(NAMESPACE_SEPARATOR))
-        .map((t) => ({ namespace: t.namespace, name: t.name }));
-      return json(200, { identifiers });
+        .map((t) => ({ namespace: t.namespace, name: t.name }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return json(200, paged(req, identifiers, "identifiers"));
     }
     if (rest.length === 4 && rest[2] === "tables") {
       const name = rest[3] as string;

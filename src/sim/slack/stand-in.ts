@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { checkBlocks } from "./block-rules.js";
+import { FileStore, fileMethods, receiveUpload } from "./files.js";
 import { MessageStore } from "./message-store.js";
 import { ApiError, METHODS, type MethodContext } from "./methods.js";
 import { BodyError, decodeArgs, readBody } from "./request.js";
@@ -59,6 +60,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const token = options.token ?? DEFAULT_STAND_IN_TOKEN;
   const now = options.now ?? Date.now;
   const store = new MessageStore(options.firstTsSeconds ?? 1_732_870_000);
+  const files = new FileStore();
+  const uploadMethods = fileMethods(files);
   const calls: RecordedCall[] = [];
   const responses: RecordedResponse[] = [];
   const views = { published: {} as Record<string, unknown>, opened: [] as unknown[] };
@@ -106,8 +109,14 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     const url = new URL(request.url ?? "/", baseUrl);
     const apiMatch = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
     const responseMatch = /^\/response\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    const uploadMatch = /^\/upload\/([A-Za-z0-9]+)$/.exec(url.pathname);
     if (request.method === "POST" && apiMatch?.[1] !== undefined) {
       deliver(request, response, await answerApi(apiMatch[1], request));
+    } else if (request.method === "POST" && uploadMatch?.[1] !== undefined) {
+      const answer = await receiveUpload(files, uploadMatch[1], request);
+      response.writeHead(answer.status, { "content-type": "text/plain; charset=utf-8" });
+      response.end(answer.text);
+      notify();
     } else if (request.method === "POST" && responseMatch?.[1] !== undefined) {
       send(response, await answerResponseUrl(responseMatch[1], request));
     } else {
@@ -186,7 +195,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (given === undefined || given === "") return { status: 200, body: { ok: false, error: "not_authed" } };
     if (method === "apps.connections.open") return openConnection(given);
     if (given !== token) return { status: 200, body: { ok: false, error: "invalid_auth" } };
-    const handler = METHODS[method];
+    const handler = METHODS[method] ?? uploadMethods[method as keyof typeof uploadMethods];
     if (handler === undefined) return { status: 200, body: { ok: false, error: "unknown_method" } };
     try {
       return { status: 200, body: handler(args, ctx) };
@@ -334,6 +343,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         check();
       });
     },
+    files: () => files.list(),
     socketMode: {
       connected: socketMode.connected,
       waitForConnection: socketMode.waitForConnection,

@@ -2,13 +2,15 @@
 // it, buttons as [Apply] [Skip], code blocks kept so statements can still be copied. The demo prints
 // this; tests use it to read what people would see without parsing blocks.
 
-import type { SlackStandIn } from "./types.js";
+import type { SharedFile, SlackStandIn, StoredMessage } from "./types.js";
 
 export interface TranscriptOptions {
   /** "unicode" turns :white_check_mark: into ✅ (default); "codes" leaves shortcodes as typed. */
   emoji?: "unicode" | "codes";
   /** Prefix of reply lines (default four spaces). */
   indent?: string;
+  /** Where a shared file can be opened (the demo writes pictures to disk); absent, its name. */
+  fileLocation?: (file: SharedFile) => string | undefined;
 }
 
 const EMOJI: Record<string, string> = {
@@ -56,6 +58,8 @@ export function mrkdwnToPlain(text: string, emoji: "unicode" | "codes" = "unicod
     const [target = "", label] = inner.split("|");
     if (target.startsWith("@")) return `@${label ?? target.slice(1)}`;
     if (target.startsWith("!subteam^")) return label ?? `@${target.slice(9)}`;
+    // A date token reads as its fallback text, as clients without the reader's time zone show it.
+    if (target.startsWith("!date^")) return label ?? "";
     if (target.startsWith("!")) return `@${label ?? target.slice(1)}`;
     if (target.startsWith("#")) return `#${label ?? target.slice(1)}`;
     return label === undefined ? target : `${label} (${target})`;
@@ -166,9 +170,12 @@ export function transcript(
   const indent = options.indent ?? "    ";
   const [root, ...replies] = source.thread(channel, ts);
   if (root === undefined) return "";
-  const parts = [`${messageText(root, options)}${edited(root.edits)}`];
+  const parts = [`${messageText(root, options)}${edited(root.edits)}${fileLines(root, options)}`];
   for (const reply of replies) {
-    const body = `${messageText(reply, options)}${edited(reply.edits)}`;
+    const body = `${messageText(reply, options)}${edited(reply.edits)}${fileLines(reply, options)}`.replace(
+      /^\n/,
+      "",
+    );
     parts.push(
       body
         .split("\n")
@@ -177,4 +184,14 @@ export function transcript(
     );
   }
   return `${parts.join("\n\n")}\n`;
+}
+
+function fileLines(message: StoredMessage, options: TranscriptOptions): string {
+  if (!message.files?.length) return "";
+  const lines = message.files.map((file) => {
+    const kind = file.mimetype.startsWith("image/") ? "image" : "file";
+    const where = options.fileLocation?.(file) ?? file.name;
+    return `[${kind}: ${file.title} → ${where}]`;
+  });
+  return `\n${lines.join("\n")}`;
 }

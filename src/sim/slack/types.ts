@@ -1,5 +1,9 @@
 // Public shapes of the Slack Web API stand-in: what tests and the demo read back after the bot ran.
 
+import type { StoredFile } from "./files.js";
+
+export type { StoredFile } from "./files.js";
+
 export interface RecordedCall {
   method: string;
   /** Arguments as the stand-in decoded them (JSON-encoded form fields parsed), token removed. */
@@ -45,8 +49,17 @@ export interface StoredMessage {
   ephemeralUser?: string;
   /** The bot user that posted it. */
   user: string;
+  /** Files shared with this message (files.completeUploadExternal). */
+  files?: SharedFile[];
   /** Metadata sent with the post, or by the last update that carried some. */
   metadata?: MessageMetadata;
+}
+
+export interface SharedFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
 }
 
 /** A reply sent to a response_url handed out by responseUrl(). */
@@ -148,5 +161,7 @@ export interface SlackStandIn {
    */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   socketMode: SocketModeStandIn;
+  /** Files uploaded through files.getUploadURLExternal, with their bytes once they arrived. */
+  files(): StoredFile[];
   close(): Promise<void>;
 }

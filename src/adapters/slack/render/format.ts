@@ -22,7 +22,9 @@ export function formatDuration(ms: number): string {
 
 /** An interval people chose (follow-up cadence): exact seconds below a minute, else as formatDuration. */
 export function formatInterval(ms: number): string {
-  return ms < MINUTE ? `${Math.max(1, Math.round(ms / 1000))} s` : formatDuration(ms);
+  // The demo's half-second cadence must not read as "1 s": tenths below ten seconds.
+  if (ms < 10_000) return `${Math.max(0.1, Math.round(ms / 100) / 10)} s`;
+  return ms < MINUTE ? `${Math.round(ms / 1000)} s` : formatDuration(ms);
 }
 
 /** "09:12 UTC". */

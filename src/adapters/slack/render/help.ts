@@ -24,13 +24,18 @@ export const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: str
     does: "shows who proposed, approved and applied what, and when",
     example: "/iceberg history db.events",
   },
+  {
+    usage: "/iceberg sweep",
+    does: "grades every table of the catalog now and posts a digest of the worst",
+    example: "/iceberg sweep",
+  },
   { usage: "/iceberg help", does: "shows this list", example: "/iceberg help" },
 ];
 
 export function renderHelp(): SlackMessage {
   const lines = COMMANDS.map((c) => `*\`${c.usage}\`*: ${c.does}\n      e.g. \`${c.example}\``);
   return {
-    text: "Iceberg bot commands: diagnose, audit, status, history, help",
+    text: "Iceberg bot commands: diagnose, audit, status, history, sweep, help",
     blocks: [
       section(`*Iceberg bot commands*\n${lines.join("\n")}`),
       context("Tables are named namespace.table. Buttons in incident threads need an approver."),

@@ -1,0 +1,84 @@
+// Table health from the latest sweep on /metrics, read from Redis at scrape time. Cardinality is
+// bounded by `sweep.metricsTables` (the N worst tables): at most N x 11 check series, N score
+// series and four sweep-level series, whatever the size of the catalog (docs/sweep.md).
+
+import { Gauge, type Registry } from "prom-client";
+import type { Digest } from "../../core/sweep/digest.js";
+import type { TableHealth } from "../../core/sweep/health.js";
+
+export interface SweepMetricsSource {
+  latest(): Promise<Digest | undefined>;
+  latestWorst(limit: number): Promise<TableHealth[]>;
+}
+
+export function registerSweepMetrics(
+  registry: Registry,
+  source: SweepMetricsSource,
+  maxTables: number,
+): void {
+  // One scrape reads Redis once for all four metrics.
+  let pending: Promise<{ digest?: Digest; worst: TableHealth[] }> | undefined;
+  const read = () => {
+    pending ??= (async () => {
+      try {
+        const [digest, worst] = await Promise.all([source.latest(), source.latestWorst(maxTables)]);
+        return { digest, worst };
+      } catch {
+        return { worst: [] };
+      } finally {
+        setImmediate(() => {
+          pending = undefined;
+        });
+      }
+    })();
+    return pending;
+  };
+
+  new Gauge({
+    name: "iceberg_bot_table_check",
+    help: "Latest sweep: 1 for each table's audit check at its current status (pass, warn, fail); worst tables only, see sweep.metricsTables.",
+    labelNames: ["table", "check", "status"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const t of (await read()).worst) {
+        for (const [check, status] of Object.entries(t.checks))
+          this.set({ table: t.table, check, status }, 1);
+      }
+    },
+  });
+  new Gauge({
+    name: "iceberg_bot_table_health_score",
+    help: "Latest sweep: the table's health score, 0 to 100 (100 = nothing to fix); worst tables only.",
+    labelNames: ["table"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const t of (await read()).worst) this.set({ table: t.table }, t.score);
+    },
+  });
+  new Gauge({
+    name: "iceberg_bot_sweep_tables",
+    help: "Latest sweep: tables graded, graded with a failing check, and not read.",
+    labelNames: ["result"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const { digest } = await read();
+      if (!digest) return;
+      this.set({ result: "graded" }, digest.tables);
+      this.set({ result: "failing" }, digest.failingTables);
+      this.set({ result: "unreadable" }, digest.errorsTotal);
+    },
+  });
+  new Gauge({
+    name: "iceberg_bot_sweep_last_finished_timestamp_seconds",
+    help: "When the latest sweep finished, in Unix seconds.",
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const { digest } = await read();
+      if (digest) this.set(digest.finishedAtMs / 1000);
+    },
+  });
+}

@@ -1,0 +1,150 @@
+// The sweep digest: one message with the worst tables (failing checks, the one-line fix, an Audit
+// button and, when the diagnosis has a next step, "Start the fix"), the tables already in an
+// incident linked to their thread, what changed since the last sweep, and counts by check.
+// Also the short summary of the latest sweep shown on App Home.
+
+import { AUDIT_CHECK_IDS } from "../../../core/ids.js";
+import type { Digest } from "../../../core/sweep/digest.js";
+import { failingChecks, type TableHealth } from "../../../core/sweep/health.js";
+import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
+import { context, divider, header, section } from "./blocks.js";
+import { formatDuration, formatUtcWhen } from "./format.js";
+import { escapeCode, escapeMrkdwn, formatCount, LIMITS, truncateText } from "./limits.js";
+import { threadLink } from "./status-list.js";
+
+export const SWEEP_ACTIONS = { audit: "sweep_audit", fix: "sweep_fix" } as const;
+
+/** A button's value: the table (the digest's channel and ts come with the click). */
+export function encodeSweepValue(table: string, sweepId: string): string {
+  return JSON.stringify({ t: table, s: sweepId }).slice(0, LIMITS.buttonValue);
+}
+
+export function decodeSweepValue(raw: string | undefined): { table: string; sweepId: string } | undefined {
+  try {
+    const parsed = JSON.parse(raw ?? "") as { t?: unknown; s?: unknown };
+    if (typeof parsed.t !== "string" || typeof parsed.s !== "string") return undefined;
+    return { table: parsed.t, sweepId: parsed.s };
+  } catch {
+    return undefined;
+  }
+}
+
+function headline(d: Digest): string {
+  return `Sweep: ${formatCount(d.tables)} tables, ${formatCount(d.failingTables)} with failing checks, ${formatCount(d.unhealthyNow)} failing now`;
+}
+
+function checkList(t: TableHealth): string {
+  const failing = failingChecks(t);
+  const fails = failing.filter((c) => c.status === "fail").map((c) => `\`${c.id}\``);
+  const warns = failing.filter((c) => c.status === "warn").map((c) => `\`${c.id}\``);
+  const parts: string[] = [];
+  if (fails.length > 0) parts.push(`fails ${fails.join(", ")}`);
+  if (warns.length > 0) parts.push(`warns ${warns.join(", ")}`);
+  if (t.verdict !== "healthy") parts.push(`failing now: \`${escapeCode(t.verdict)}\``);
+  return parts.join(" · ") || "all checks pass";
+}
+
+function tableBlocks(t: TableHealth, rank: number, sweepId: string): KnownBlock[] {
+  const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}`, checkList(t)];
+  if (t.fix) lines.push(`fix: \`${escapeCode(t.fix)}\``);
+  const buttons: Button[] = [
+    {
+      type: "button",
+      action_id: SWEEP_ACTIONS.audit,
+      text: { type: "plain_text", text: "Audit in thread" },
+      value: encodeSweepValue(t.table, sweepId),
+    },
+  ];
+  if (t.nextStep) {
+    buttons.push({
+      type: "button",
+      action_id: SWEEP_ACTIONS.fix,
+      style: "primary",
+      text: { type: "plain_text", text: "Start the fix" },
+      value: encodeSweepValue(t.table, sweepId),
+    });
+  }
+  return [section(truncateText(lines.join("\n"))), { type: "actions", elements: buttons }];
+}
+
+function changesText(d: Digest): string {
+  if (!d.changes)
+    return "*Since the last sweep:* this is the first sweep; the next one will say what changed.";
+  const c = d.changes;
+  const list = (items: { table: string; check: string }[], total: number) => {
+    const shown = items.slice(0, 5).map((x) => `\`${escapeCode(x.table)}\` ${x.check}`);
+    return `${shown.join(", ")}${total > shown.length ? `, … and ${formatCount(total - shown.length)} more` : ""}`;
+  };
+  const parts = [
+    c.newFailuresTotal > 0
+      ? `${formatCount(c.newFailuresTotal)} new failing checks (${list(c.newFailures, c.newFailuresTotal)})`
+      : "no new failing checks",
+    c.fixedTotal > 0 ? `${formatCount(c.fixedTotal)} fixed (${list(c.fixed, c.fixedTotal)})` : "none fixed",
+  ];
+  return `*Since the last sweep:* ${parts.join("; ")}.`;
+}
+
+function countsText(d: Digest): string {
+  const items = AUDIT_CHECK_IDS.filter((id) => d.countsByCheck[id].fail + d.countsByCheck[id].warn > 0).map(
+    (id) => {
+      const c = d.countsByCheck[id];
+      return `\`${id}\` ${formatCount(c.fail)} fail${c.warn > 0 ? `, ${formatCount(c.warn)} warn` : ""}`;
+    },
+  );
+  return `*By check:* ${items.length > 0 ? items.join(" · ") : "every check passes on every table."}`;
+}
+
+export function renderSweepDigest(d: Digest): SlackMessage {
+  const blocks: KnownBlock[] = [
+    header(headline(d).slice(0, LIMITS.headerText)),
+    context(
+      `Sweep \`${escapeCode(d.sweepId)}\` · took ${formatDuration(Math.max(0, d.finishedAtMs - d.startedAtMs))}${d.errorsTotal > 0 ? ` · ${formatCount(d.errorsTotal)} tables could not be read` : ""} · score 100 = nothing to fix`,
+    ),
+  ];
+  if (d.inIncident.length > 0) {
+    const lines = d.inIncident.map((i) => {
+      const link = threadLink(i.permalink, "incident thread");
+      return `• \`${escapeCode(i.table)}\` (score ${i.score}): ${link || `incident ${escapeMrkdwn(i.incidentId)}`}`;
+    });
+    blocks.push(section(truncateText(`*Failing right now, already in an incident:*\n${lines.join("\n")}`)));
+  }
+  blocks.push(divider());
+  if (d.worst.length === 0)
+    blocks.push(section("No table has a failing check or a warning. :white_check_mark:"));
+  d.worst.forEach((t, i) => {
+    blocks.push(...tableBlocks(t, i + 1, d.sweepId));
+  });
+  blocks.push(divider(), section(truncateText(changesText(d))), section(truncateText(countsText(d))));
+  if (d.errors.length > 0) {
+    const shown = d.errors
+      .slice(0, 5)
+      .map((e) => `\`${escapeCode(e.table)}\`: ${escapeMrkdwn(e.error.slice(0, 150))}`);
+    blocks.push(
+      context(
+        truncateText(
+          `Not read: ${shown.join("; ")}${d.errorsTotal > shown.length ? ` … and ${formatCount(d.errorsTotal - shown.length)} more` : ""}`,
+          LIMITS.fieldText,
+        ),
+      ),
+    );
+  }
+  return { text: headline(d), blocks: blocks.slice(0, LIMITS.messageBlocks) };
+}
+
+/** The latest sweep on App Home: the headline, when it ran, and the five worst tables. */
+export function sweepHomeBlocks(d: Digest | undefined, nowMs: number): KnownBlock[] {
+  const blocks: KnownBlock[] = [header("Latest sweep")];
+  if (!d) return [...blocks, section("No sweep has run yet. Start one with `/iceberg sweep`.")];
+  blocks.push(section(`${headline(d)}.`), context(`Finished ${formatUtcWhen(d.finishedAtMs, nowMs)}`));
+  const lines = d.worst
+    .slice(0, 5)
+    .map((t, i) => `${i + 1}. \`${escapeCode(t.table)}\` · score ${t.score} · ${checkList(t)}`);
+  const incidents = d.inIncident.slice(0, 5).map((i) => {
+    const link = threadLink(i.permalink, "incident thread");
+    return `• \`${escapeCode(i.table)}\`: ${link || "open incident"}`;
+  });
+  if (lines.length > 0) blocks.push(section(truncateText(`*Worst tables*\n${lines.join("\n")}`)));
+  if (incidents.length > 0) blocks.push(section(truncateText(`*In an incident*\n${incidents.join("\n")}`)));
+  blocks.push(divider());
+  return blocks;
+}

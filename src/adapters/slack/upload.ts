@@ -1,0 +1,67 @@
+// Shares a PNG in a Slack thread with the current upload flow: files.getUploadURLExternal for the
+// name and exact length, the bytes POSTed to the URL it returns, then files.completeUploadExternal
+// with the channel and thread. Needs the files:write scope.
+
+import type { TimelineChart } from "../../core/chart/timeline.js";
+import { timelineSpec } from "../../core/chart/timeline-spec.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import type { ThreadTarget, TimelineFile, TimelinePoster } from "../../services/ports.js";
+import { renderPng } from "../chart/render-png.js";
+import type { SlackClient } from "./web-client.js";
+
+export interface ThreadImage extends TimelineFile {
+  png: Uint8Array;
+}
+
+export interface UploadOptions {
+  /** For the POST of the bytes; the upload URL is not a Web API method, so WebClient does not send it. */
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export async function uploadToThread(
+  client: Pick<SlackClient, "files">,
+  target: ThreadTarget,
+  image: ThreadImage,
+  options: UploadOptions = {},
+): Promise<{ fileId: string }> {
+  const ticket = await client.files.getUploadURLExternal({
+    filename: image.name,
+    length: image.png.byteLength,
+    alt_text: image.altText,
+  });
+  if (!ticket.upload_url || !ticket.file_id) {
+    throw new CodedError(ErrorCode.SlackApi, "Slack files.getUploadURLExternal returned no upload URL");
+  }
+  const send = options.fetch ?? fetch;
+  const response = await send(ticket.upload_url, {
+    method: "POST",
+    headers: { "content-type": "image/png" },
+    body: image.png,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+  });
+  if (!response.ok) {
+    throw new CodedError(ErrorCode.SlackApi, `Slack refused the file bytes (HTTP ${response.status})`, {
+      retryable: response.status >= 500,
+    });
+  }
+  await client.files.completeUploadExternal({
+    files: [{ id: ticket.file_id, title: image.title }],
+    channel_id: target.channel,
+    thread_ts: target.threadTs,
+  });
+  return { fileId: ticket.file_id };
+}
+
+/** Renders the timeline and uploads it. */
+export function slackTimelinePoster(
+  client: Pick<SlackClient, "files">,
+  options: UploadOptions = {},
+): TimelinePoster {
+  return {
+    async post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile) {
+      const { png } = await renderPng(timelineSpec(chart));
+      return uploadToThread(client, target, { ...file, png }, options);
+    },
+  };
+}

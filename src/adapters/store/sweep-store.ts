@@ -1,0 +1,264 @@
+// A sweep's state in Redis. Every key shares the store's hash tag, so the Lua steps below touch
+// one Redis Cluster slot. What one table costs: a field in the results hash (its compact health)
+// and a member of the scores sorted set; tasks in flight sit in a set until they are done.
+//
+//   sweep:current            the running sweep's id (SET NX: one sweep at a time)
+//   sweep:<id>:meta          hash: startedAt, trigger, requestedBy, channel
+//   sweep:<id>:pending       set of task ids (listing pages, tables) not finished yet
+//   sweep:<id>:results       hash table -> compact outcome
+//   sweep:<id>:scores        sorted set table -> score
+//   sweep:<id>:digest        the digest, once built
+//   sweep:latest             the latest finished sweep's digest (JSON)
+//   sweep:latest:results     its results and scores (renamed from the sweep's own keys)
+//   sweep:latest:scores
+
+import type { Redis } from "ioredis";
+import { AUDIT_CHECK_IDS, type AuditCheckId } from "../../core/ids.js";
+import type { Digest } from "../../core/sweep/digest.js";
+import type { CheckStatus, TableHealth, TableOutcome } from "../../core/sweep/health.js";
+import type { SweepMeta, SweepStorePort } from "../../services/sweep/sweep-ports.js";
+import { DEFAULT_NAMESPACE } from "./keys.js";
+
+const DAY = 86_400;
+/** A sweep's keys outlive it by a week at most, whatever happens to its jobs. */
+const KEEP_SECONDS = 7 * DAY;
+
+const STATUS_CODE: Record<CheckStatus, string> = { pass: "p", warn: "w", fail: "f" };
+const CODE_STATUS: Record<string, CheckStatus> = { p: "pass", w: "warn", f: "fail" };
+
+/** Compact form: about 40 bytes plus the fix; field names kept to one letter on purpose. */
+interface Stored {
+  s?: number;
+  c?: string;
+  v?: string;
+  n?: string;
+  f?: string;
+  e?: string;
+}
+
+export function encodeOutcome(outcome: TableOutcome): string {
+  if (outcome.kind === "error") return JSON.stringify({ e: outcome.error.slice(0, 300) } satisfies Stored);
+  const c = AUDIT_CHECK_IDS.map((id) => {
+    const status = outcome.checks[id];
+    return status ? STATUS_CODE[status] : "-";
+  }).join("");
+  const stored: Stored = { s: outcome.score, c, v: outcome.verdict };
+  if (outcome.nextStep) stored.n = outcome.nextStep;
+  if (outcome.fix) stored.f = outcome.fix;
+  return JSON.stringify(stored);
+}
+
+export function decodeOutcome(table: string, text: string): TableOutcome {
+  const stored = JSON.parse(text) as Stored;
+  if (stored.e !== undefined) return { kind: "error", table, error: stored.e };
+  const checks: TableHealth["checks"] = {};
+  AUDIT_CHECK_IDS.forEach((id, i) => {
+    const status = CODE_STATUS[stored.c?.[i] ?? "-"];
+    if (status) checks[id] = status;
+  });
+  const health: TableOutcome = {
+    kind: "health",
+    table,
+    score: stored.s ?? 0,
+    checks,
+    verdict: stored.v ?? "healthy",
+  };
+  if (stored.n) health.nextStep = stored.n;
+  if (stored.f) health.fix = stored.f;
+  return health;
+}
+
+/** Marks a task done and tells how many are left, in one step (two finishing tasks cannot both miss 0). */
+const FINISH_TASK = `
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+  if ARGV[4] ~= '' then redis.call('ZADD', KEYS[3], tonumber(ARGV[4]), ARGV[2]) end
+  redis.call('EXPIRE', KEYS[2], ARGV[5])
+  redis.call('EXPIRE', KEYS[3], ARGV[5])
+end
+redis.call('SREM', KEYS[1], ARGV[1])
+return redis.call('SCARD', KEYS[1])
+`;
+
+/**
+ * Makes a finished sweep the latest one: its results and scores replace the previous ones, the
+ * digest is stored, and the running-sweep lock is let go. Runs once per sweep id (a retried
+ * finish finds latest already pointing at it).
+ */
+const PROMOTE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[4]) else redis.call('DEL', KEYS[4]) end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('RENAME', KEYS[3], KEYS[5]) else redis.call('DEL', KEYS[5]) end
+redis.call('PERSIST', KEYS[4])
+redis.call('PERSIST', KEYS[5])
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[6], ARGV[2])
+redis.call('DEL', KEYS[8])
+if redis.call('GET', KEYS[7]) == ARGV[1] then redis.call('DEL', KEYS[7]) end
+return 1
+`;
+
+export class SweepStore implements SweepStorePort {
+  private readonly p: string;
+
+  constructor(
+    private readonly redis: Redis,
+    namespace: string = DEFAULT_NAMESPACE,
+  ) {
+    this.p = `{${namespace}}:sweep`;
+  }
+
+  private key(...parts: string[]): string {
+    return [this.p, ...parts].join(":");
+  }
+
+  /** Takes the one-sweep-at-a-time lock; true when this sweep holds it (again, on a retry). */
+  async claim(sweepId: string, meta: SweepMeta): Promise<{ running: string | undefined; mine: boolean }> {
+    const set = await this.redis.set(this.key("current"), sweepId, "EX", DAY, "NX");
+    const running = set === "OK" ? sweepId : ((await this.redis.get(this.key("current"))) ?? undefined);
+    const mine = running === sweepId;
+    if (mine) {
+      const fields: Record<string, string> = { startedAt: String(meta.startedAt), trigger: meta.trigger };
+      if (meta.requestedBy) fields.requestedBy = meta.requestedBy;
+      if (meta.channel) fields.channel = meta.channel;
+      await this.redis
+        .multi()
+        .hsetnx(this.key(sweepId, "meta"), "startedAt", fields.startedAt!)
+        .hset(this.key(sweepId, "meta"), fields)
+        .expire(this.key(sweepId, "meta"), KEEP_SECONDS)
+        .exec();
+    }
+    return { running, mine };
+  }
+
+  async running(): Promise<string | undefined> {
+    return (await this.redis.get(this.key("current"))) ?? undefined;
+  }
+
+  async meta(sweepId: string): Promise<SweepMeta | undefined> {
+    const raw = await this.redis.hgetall(this.key(sweepId, "meta"));
+    if (!raw.startedAt) return undefined;
+    return {
+      startedAt: Number(raw.startedAt),
+      trigger: raw.trigger === "command" ? "command" : "schedule",
+      requestedBy: raw.requestedBy,
+      channel: raw.channel,
+    };
+  }
+
+  /** Registers tasks before their jobs are added, so the sweep cannot look finished in between. */
+  async addPending(sweepId: string, taskIds: readonly string[]): Promise<void> {
+    if (taskIds.length === 0) return;
+    const key = this.key(sweepId, "pending");
+    await this.redis
+      .multi()
+      .sadd(key, ...taskIds)
+      .expire(key, KEEP_SECONDS)
+      .exec();
+  }
+
+  async isPending(sweepId: string, taskId: string): Promise<boolean> {
+    return (await this.redis.sismember(this.key(sweepId, "pending"), taskId)) === 1;
+  }
+
+  /** Records a table's outcome (if any) and marks the task done; returns the tasks left. */
+  async finishTask(sweepId: string, taskId: string, outcome?: TableOutcome): Promise<number> {
+    const score = outcome?.kind === "health" ? String(outcome.score) : outcome ? "-1" : "";
+    const left = await this.redis.eval(
+      FINISH_TASK,
+      3,
+      this.key(sweepId, "pending"),
+      this.key(sweepId, "results"),
+      this.key(sweepId, "scores"),
+      taskId,
+      outcome?.table ?? "",
+      outcome ? encodeOutcome(outcome) : "",
+      outcome?.kind === "health" ? score : "",
+      String(KEEP_SECONDS),
+    );
+    return Number(left);
+  }
+
+  /** Every outcome of a sweep, a page at a time (HSCAN): memory stays flat in the catalog's size. */
+  async *outcomes(sweepId: string, pageSize = 500): AsyncGenerator<TableOutcome[]> {
+    let cursor = "0";
+    do {
+      const [next, flat] = await this.redis.hscan(this.key(sweepId, "results"), cursor, "COUNT", pageSize);
+      cursor = next;
+      const page: TableOutcome[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) page.push(decodeOutcome(flat[i]!, flat[i + 1]!));
+      if (page.length > 0) yield page;
+    } while (cursor !== "0");
+  }
+
+  /** The latest sweep's checks for these tables (for "what changed since the last sweep"). */
+  async previousChecks(
+    tables: readonly string[],
+  ): Promise<(Partial<Record<AuditCheckId, CheckStatus>> | undefined)[]> {
+    if (tables.length === 0) return [];
+    const raw = await this.redis.hmget(this.key("latest", "results"), ...tables);
+    return raw.map((text, i) => {
+      if (!text) return undefined;
+      const outcome = decodeOutcome(tables[i]!, text);
+      return outcome.kind === "health" ? outcome.checks : undefined;
+    });
+  }
+
+  async hasLatest(): Promise<boolean> {
+    return (await this.redis.exists(this.key("latest"))) === 1;
+  }
+
+  async savedDigest(sweepId: string): Promise<Digest | undefined> {
+    const text = await this.redis.get(this.key(sweepId, "digest"));
+    return text ? (JSON.parse(text) as Digest) : undefined;
+  }
+
+  async saveDigest(sweepId: string, digest: Digest): Promise<void> {
+    await this.redis.set(this.key(sweepId, "digest"), JSON.stringify(digest), "EX", KEEP_SECONDS);
+  }
+
+  async promote(sweepId: string, digest: Digest): Promise<void> {
+    await this.redis.eval(
+      PROMOTE,
+      8,
+      this.key("latest", "id"),
+      this.key(sweepId, "results"),
+      this.key(sweepId, "scores"),
+      this.key("latest", "results"),
+      this.key("latest", "scores"),
+      this.key("latest"),
+      this.key("current"),
+      this.key(sweepId, "pending"),
+      sweepId,
+      JSON.stringify(digest),
+    );
+  }
+
+  async latest(): Promise<Digest | undefined> {
+    const text = await this.redis.get(this.key("latest"));
+    return text ? (JSON.parse(text) as Digest) : undefined;
+  }
+
+  /** The `limit` worst tables of the latest sweep, worst first (for /metrics). */
+  async latestWorst(limit: number): Promise<TableHealth[]> {
+    if (limit <= 0) return [];
+    const flat = await this.redis.zrange(this.key("latest", "scores"), 0, limit - 1);
+    if (flat.length === 0) return [];
+    const raw = await this.redis.hmget(this.key("latest", "results"), ...flat);
+    const out: TableHealth[] = [];
+    raw.forEach((text, i) => {
+      if (!text) return;
+      const outcome = decodeOutcome(flat[i]!, text);
+      if (outcome.kind === "health") {
+        const { kind: _kind, ...health } = outcome;
+        out.push(health);
+      }
+    });
+    return out;
+  }
+
+  async latestOutcome(table: string): Promise<TableOutcome | undefined> {
+    const text = await this.redis.hget(this.key("latest", "results"), table);
+    return text ? decodeOutcome(table, text) : undefined;
+  }
+}

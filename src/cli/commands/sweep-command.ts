@@ -1,0 +1,100 @@
+// `sweep`: every table of the catalog (or of one namespace), graded with the audit and diagnosis
+// core, ranked worst first by the health score (docs/sweep.md).
+
+import { renderSweepMarkdown, renderSweepText } from "../../adapters/render/sweep-text.js";
+import { type Config, scrubSecrets, secretValues } from "../../config.js";
+import { parseTableName } from "../../core/table-name.js";
+import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { loadCliConfig } from "../config-overlay.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, readFileOf, useColor } from "../io.js";
+
+const FORMATS = ["text", "json", "markdown"] as const;
+
+const OPTIONS = {
+  format: { type: "string" },
+  namespace: { type: "string" },
+  limit: { type: "string" },
+  concurrency: { type: "string" },
+  "catalog-url": { type: "string" },
+  warehouse: { type: "string" },
+  "flink-url": { type: "string" },
+  "connect-url": { type: "string" },
+  "prometheus-url": { type: "string" },
+  config: { type: "string" },
+  "timeout-ms": { type: "string" },
+  "spark-catalog": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function runSweepCommand(
+  args: readonly string[],
+  io: CliIo,
+  onConfig?: (config: Readonly<Config>) => void,
+): Promise<ExitCodeValue> {
+  const { values, positionals } = parseCommandArgs("sweep", args, OPTIONS);
+  expectPositionals("sweep", positionals, [], 0);
+  const format = values.format ?? "text";
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    throw usageError(
+      "sweep",
+      `--format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format.slice(0, 40))}).`,
+    );
+  }
+  const limit = positiveInt("--limit", values.limit, 1_000_000);
+  const concurrency = positiveInt("--concurrency", values.concurrency, 64) ?? 4;
+  let under: string[] | undefined;
+  if (values.namespace !== undefined) {
+    // The namespace uses the table-name alphabet; checked as if it held a table.
+    under = parseTableName(`${values.namespace.trim()}._`).namespace;
+  }
+  const sparkCatalog = values["spark-catalog"];
+  if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
+    throw usageError("sweep", "--spark-catalog must be a catalog name (letters, digits and _).");
+  }
+  const config = loadCliConfig(
+    "sweep",
+    io.env,
+    {
+      catalogUrl: values["catalog-url"],
+      warehouse: values.warehouse,
+      flinkUrl: values["flink-url"],
+      connectUrl: values["connect-url"],
+      prometheusUrl: values["prometheus-url"],
+      configFile: values.config,
+      timeoutMs: values["timeout-ms"],
+    },
+    readFileOf(io),
+  );
+  onConfig?.(config);
+  const { createEvidencePorts } = await import("../../adapters/evidence/from-config.js");
+  const { runSweep } = await import("../../services/sweep/run-sweep.js");
+  const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
+  const { playbooks } = await loadPlaybooks();
+  const ports = createEvidencePorts(config, { timeoutMs: config.sourceTimeoutMs });
+  const report = await runSweep(ports, io.now ?? Date.now, {
+    under,
+    playbooks,
+    concurrency,
+    limit,
+    bot: config.bot,
+    timeoutMs: values["timeout-ms"] === undefined ? undefined : config.sourceTimeoutMs,
+    catalogName: sparkCatalog,
+  });
+  const text =
+    format === "json"
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : format === "markdown"
+        ? renderSweepMarkdown(report)
+        : renderSweepText(report, { color: useColor(io) });
+  io.stdout.write(scrubSecrets(text, secretValues(config)));
+  return report.failingTables > 0 || report.errors.length > 0 ? ExitCode.NeedsAction : ExitCode.Ok;
+}
+
+function positiveInt(flag: string, value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw usageError("sweep", `${flag} must be a whole number from 1 to ${max}.`);
+  return n;
+}

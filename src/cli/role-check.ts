@@ -1,0 +1,60 @@
+// What each long-running role needs before it may start. Format problems (a URL that is not one)
+// are config.ts's; this is about settings that are each optional on their own but required for a
+// role: a receiver without a webhook token would refuse every alert, a worker without a source
+// could diagnose nothing, a bot without approvers would propose steps nobody may approve.
+
+import type { BotConfig, Env } from "../config.js";
+
+export type BotRole = "start" | "serve" | "worker";
+
+const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
+
+const SOURCES = ["ICEBERG_CATALOG_URL", "FLINK_REST_URL", "CONNECT_REST_URL", "PROMETHEUS_URL"];
+
+/** Problems from the environment alone (usable even when BOT_CONFIG did not parse). */
+export function envRoleProblems(role: BotRole, env: Env): string[] {
+  const problems: string[] = [];
+  const receives = role !== "worker";
+  const works = role !== "serve";
+  if (!set(env, "SLACK_BOT_TOKEN")) problems.push("SLACK_BOT_TOKEN: required (the bot posts to Slack)");
+  if (receives && !set(env, "SLACK_SIGNING_SECRET") && !set(env, "SLACK_APP_TOKEN")) {
+    problems.push(
+      "SLACK_SIGNING_SECRET or SLACK_APP_TOKEN: one is required (HTTP mode verifies signatures, Socket Mode connects with the app token)",
+    );
+  }
+  if (receives && !set(env, "ALERT_WEBHOOK_TOKEN")) {
+    problems.push("ALERT_WEBHOOK_TOKEN: required (without it every alert webhook is refused)");
+  }
+  if (works && !SOURCES.some((name) => set(env, name))) {
+    problems.push(`evidence sources: set at least one of ${SOURCES.join(", ")}`);
+  }
+  return problems;
+}
+
+/** Problems that need BOT_CONFIG too: where incidents go, and who may approve a step. */
+export function botConfigRoleProblems(role: BotRole, env: Env, bot: BotConfig): string[] {
+  const problems: string[] = [];
+  const tables = Object.entries(bot.tables);
+  if (role !== "worker" && !set(env, "INCIDENT_CHANNEL") && bot.defaults.channel === undefined) {
+    const unrouted = tables.filter(([, t]) => t.channel === undefined).map(([name]) => name);
+    if (tables.length === 0 || unrouted.length > 0) {
+      problems.push(
+        `INCIDENT_CHANNEL: required unless BOT_CONFIG gives every table a channel${
+          unrouted.length > 0 ? ` (no channel for ${unrouted.join(", ")})` : ""
+        }`,
+      );
+    }
+  }
+  // Playbook steps are proposed whenever a diagnosis finds one; someone must be able to approve.
+  if (bot.defaults.approvers.length === 0) {
+    const without = tables.filter(([, t]) => (t.approvers ?? []).length === 0).map(([name]) => name);
+    if (tables.length === 0 || without.length > 0) {
+      problems.push(
+        `BOT_CONFIG approvers: set defaults.approvers or approvers for every table${
+          without.length > 0 ? ` (none for ${without.join(", ")})` : ""
+        }; nobody could approve a proposed step`,
+      );
+    }
+  }
+  return problems;
+}

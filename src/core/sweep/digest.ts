@@ -1,0 +1,160 @@
+// Folds a sweep's table outcomes into the digest people read, one table at a time, so the memory
+// it needs is bounded by the lists it keeps (the worst N, the first changes) and not by the size
+// of the catalog. Pure: outcomes and the previous sweep's view of each table come in as data.
+
+import { AUDIT_CHECK_IDS, type AuditCheckId } from "../ids.js";
+import { type CheckStatus, compareHealth, type TableHealth, type TableOutcome } from "./health.js";
+
+export interface CheckChange {
+  table: string;
+  check: AuditCheckId;
+}
+
+export interface Digest {
+  sweepId: string;
+  startedAtMs: number;
+  finishedAtMs: number;
+  /** Tables read and graded. */
+  tables: number;
+  /** Tables with at least one failing check. */
+  failingTables: number;
+  /** Tables whose diagnosis is not healthy right now. */
+  unhealthyNow: number;
+  /** Worst first, at most `worstLimit`. */
+  worst: TableHealth[];
+  countsByCheck: Record<AuditCheckId, { fail: number; warn: number }>;
+  /** Absent on the first sweep: nothing to compare with. */
+  changes?: {
+    newFailures: CheckChange[];
+    newFailuresTotal: number;
+    fixed: CheckChange[];
+    fixedTotal: number;
+  };
+  errors: { table: string; error: string }[];
+  errorsTotal: number;
+  /** Tables failing right now with an open incident: linked to its thread, not listed again. */
+  inIncident: { table: string; score: number; incidentId: string; permalink?: string }[];
+}
+
+export interface OpenIncidentRef {
+  incidentId: string;
+  permalink?: string;
+}
+
+export interface DigestOptions {
+  sweepId: string;
+  startedAtMs: number;
+  /** How many of the worst tables to keep (default 10). */
+  worstLimit?: number;
+  /** How many changes and errors to list by name (counts are always whole). */
+  listLimit?: number;
+  /** Whether a previous sweep exists to compare with. */
+  hasPrevious: boolean;
+  /** Tables with an open incident, by name. */
+  openIncidents?: ReadonlyMap<string, OpenIncidentRef>;
+}
+
+export class DigestBuilder {
+  private readonly worstLimit: number;
+  private readonly listLimit: number;
+  private readonly worst: TableHealth[] = [];
+  private readonly counts = emptyCounts();
+  private readonly newFailures: CheckChange[] = [];
+  private readonly fixed: CheckChange[] = [];
+  private readonly errors: { table: string; error: string }[] = [];
+  private readonly inIncident: Digest["inIncident"] = [];
+  private newFailuresTotal = 0;
+  private fixedTotal = 0;
+  private errorsTotal = 0;
+  private tables = 0;
+  private failingTables = 0;
+  private unhealthyNow = 0;
+
+  constructor(private readonly options: DigestOptions) {
+    this.worstLimit = options.worstLimit ?? 10;
+    this.listLimit = options.listLimit ?? 20;
+  }
+
+  /** `previous`: the table's checks in the last sweep, when it was graded then. */
+  add(outcome: TableOutcome, previous?: Partial<Record<AuditCheckId, CheckStatus>>): void {
+    if (outcome.kind === "error") {
+      this.errorsTotal++;
+      if (this.errors.length < this.listLimit)
+        this.errors.push({ table: outcome.table, error: outcome.error });
+      return;
+    }
+    this.tables++;
+    if (outcome.verdict !== "healthy") this.unhealthyNow++;
+    let fails = false;
+    for (const [id, status] of Object.entries(outcome.checks) as [AuditCheckId, CheckStatus][]) {
+      if (status === "fail") fails = true;
+      if (status !== "pass") this.counts[id][status]++;
+      if (!this.options.hasPrevious || previous === undefined) continue;
+      const before = previous[id];
+      if (status === "fail" && before !== "fail") {
+        this.newFailuresTotal++;
+        if (this.newFailures.length < this.listLimit)
+          this.newFailures.push({ table: outcome.table, check: id });
+      } else if (before === "fail" && status !== "fail") {
+        this.fixedTotal++;
+        if (this.fixed.length < this.listLimit) this.fixed.push({ table: outcome.table, check: id });
+      }
+    }
+    if (fails) this.failingTables++;
+    const open = this.options.openIncidents?.get(outcome.table);
+    if (open) {
+      if (this.inIncident.length < this.listLimit) {
+        this.inIncident.push({ table: outcome.table, score: outcome.score, ...open });
+      }
+      return;
+    }
+    this.keepIfWorst(stripKind(outcome));
+  }
+
+  finish(finishedAtMs: number): Digest {
+    const digest: Digest = {
+      sweepId: this.options.sweepId,
+      startedAtMs: this.options.startedAtMs,
+      finishedAtMs,
+      tables: this.tables,
+      failingTables: this.failingTables,
+      unhealthyNow: this.unhealthyNow,
+      worst: [...this.worst],
+      countsByCheck: this.counts,
+      errors: [...this.errors],
+      errorsTotal: this.errorsTotal,
+      inIncident: [...this.inIncident],
+    };
+    if (this.options.hasPrevious) {
+      digest.changes = {
+        newFailures: [...this.newFailures],
+        newFailuresTotal: this.newFailuresTotal,
+        fixed: [...this.fixed],
+        fixedTotal: this.fixedTotal,
+      };
+    }
+    return digest;
+  }
+
+  /** Sorted insertion into a short list: O(worstLimit) per table, no full sort of the catalog. */
+  private keepIfWorst(health: TableHealth): void {
+    if (health.score >= 100 && Object.values(health.checks).every((s) => s === "pass")) return;
+    const list = this.worst;
+    if (list.length >= this.worstLimit && compareHealth(health, list[list.length - 1]!) >= 0) return;
+    let at = list.length;
+    while (at > 0 && compareHealth(health, list[at - 1]!) < 0) at--;
+    list.splice(at, 0, health);
+    if (list.length > this.worstLimit) list.pop();
+  }
+}
+
+function stripKind(outcome: Extract<TableOutcome, { kind: "health" }>): TableHealth {
+  const { kind: _kind, ...health } = outcome;
+  return health;
+}
+
+function emptyCounts(): Record<AuditCheckId, { fail: number; warn: number }> {
+  const out = {} as Record<AuditCheckId, { fail: number; warn: number }>;
+  for (const id of AUDIT_CHECK_IDS) out[id] = { fail: 0, warn: 0 };
+  return out;
+}

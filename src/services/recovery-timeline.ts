@@ -1,0 +1,59 @@
+// After recovery the thread gets the commit timeline once more: the same window as the diagnosis,
+// now with the applied change as a vertical line and the writer's first new commit marked.
+// Best effort: the verification message is already in the thread, a missing picture is only logged.
+
+import type { WalkRecord } from "../adapters/store/walk-store.js";
+import { buildTimeline, describeTimeline, isTimelineChart } from "../core/chart/timeline.js";
+import type { Evidence } from "../core/evidence/model.js";
+import { asCodedError } from "../errors.js";
+import type { RemediationDeps } from "./remediation-deps.js";
+
+export interface RecoveryPicture {
+  evidence: Evidence;
+  proposalId: string;
+  changeAtMs: number;
+  changeLabel: string;
+  recoveredAtMs: number;
+}
+
+const MAX_CHANGE_LABEL = 36;
+
+export async function recoveryTimeline(
+  deps: Pick<RemediationDeps, "timeline" | "claims" | "store" | "now" | "log">,
+  record: WalkRecord,
+  picture: RecoveryPicture,
+): Promise<void> {
+  const poster = deps.timeline;
+  if (!poster) return;
+  const name = `recovery-chart-${picture.proposalId}`;
+  const owner = `recovery-${process.pid}-${name}`;
+  try {
+    const incident = await deps.store.get(record.incidentId);
+    if (!incident?.rootTs) return;
+    const claim = await deps.claims.claim(record.incidentId, name, owner);
+    if (claim.kind !== "mine") return;
+    const first = await deps.store.getChart(record.incidentId, Math.max(1, incident.diagnoses));
+    const label =
+      picture.changeLabel.length > MAX_CHANGE_LABEL
+        ? `${picture.changeLabel.slice(0, MAX_CHANGE_LABEL - 1)}…`
+        : picture.changeLabel;
+    const chart = buildTimeline(picture.evidence, deps.now(), {
+      tableName: record.table,
+      change: { atMs: picture.changeAtMs, label: `change: ${label}` },
+      recovery: { atMs: picture.recoveredAtMs, label: "writer recovered" },
+      ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),
+    });
+    const { fileId } = await poster.post({ channel: incident.channel, threadTs: incident.rootTs }, chart, {
+      name: `${record.table}-commits-after-change.png`,
+      title: `Commits to ${record.table} after the change`,
+      altText: describeTimeline(chart),
+    });
+    await deps.claims.complete(record.incidentId, name, fileId);
+  } catch (error) {
+    await deps.claims.complete(record.incidentId, name, "failed").catch(() => {});
+    deps.log.warn(
+      { incidentId: record.incidentId, err: asCodedError(error).message },
+      "recovery timeline not posted",
+    );
+  }
+}

@@ -1,0 +1,151 @@
+// Composition of the sweep for a worker process (main.ts stays the root and calls this): its
+// rate-limited evidence ports, the service, the BullMQ workers and the weekly schedule.
+
+import type { ConnectionOptions, Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { createEvidencePorts } from "./adapters/evidence/from-config.js";
+import { gatedDispatcher } from "./adapters/evidence/gated-dispatcher.js";
+import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "./adapters/queue/sweep-queue.js";
+import type { Renderers } from "./adapters/slack/renderers.js";
+import { threadPermalink } from "./adapters/slack/slack-jobs.js";
+import { postAuditInThread, postDigest, tell } from "./adapters/slack/sweep-slack.js";
+import type { SlackClient } from "./adapters/slack/web-client.js";
+import type { Claims } from "./adapters/store/claims.js";
+import type { IncidentStore } from "./adapters/store/incident-store.js";
+import { rateWindow } from "./adapters/store/rate-window.js";
+import type { SweepStore } from "./adapters/store/sweep-store.js";
+import { type Config, tableSettings } from "./config.js";
+import type { Playbook } from "./core/playbook/schema.js";
+import type { OpenIncidentRef } from "./core/sweep/digest.js";
+import { asCodedError } from "./errors.js";
+import { auditTable } from "./services/audit-table.js";
+import type { EvidencePorts } from "./services/ports.js";
+import { withSharedListings } from "./services/sweep/shared-listings.js";
+import { SweepService } from "./services/sweep/sweep-service.js";
+
+export interface SweepWiring {
+  config: Config;
+  redis: Redis;
+  connection: ConnectionOptions;
+  queues: SweepQueues;
+  store: SweepStore;
+  incidentStore: IncidentStore;
+  claims: Claims;
+  client: SlackClient;
+  render: Renderers;
+  playbooks: readonly Playbook[];
+  /** Injected evidence ports (tests); otherwise built from the config with the sweep's budgets. */
+  ports?: EvidencePorts;
+  namespace?: string;
+  concurrency?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  now: () => number;
+  log: Logger;
+  onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
+}
+
+export interface SweepRuntime {
+  service: SweepService;
+  workers: SweepWorkers;
+}
+
+/** Flink job lists and Connect connector lists are shared by a worker's tables for this long. */
+const SHARED_LISTINGS_MS = 60_000;
+
+export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
+  const { config } = w;
+  const rates = config.bot.sweep.ratePerSecond;
+  const ports = withSharedListings(
+    w.ports ??
+      createEvidencePorts(
+        { ...config, prometheusUrl: undefined },
+        {
+          dispatchers: {
+            flink: gatedDispatcher(rateWindow(w.redis, "flink", rates.flink, { namespace: w.namespace })),
+            connect: gatedDispatcher(
+              rateWindow(w.redis, "connect", rates.connect, { namespace: w.namespace }),
+            ),
+          },
+        },
+      ),
+    SHARED_LISTINGS_MS,
+  );
+  // Audits asked for from a digest are not part of the sweep: they read with the bot's own ports.
+  const auditPorts = w.ports ?? createEvidencePorts(config);
+  const service = new SweepService({
+    store: w.store,
+    queue: w.queues,
+    ports,
+    bot: config.bot,
+    playbooks: w.playbooks,
+    incidentChannel: config.incidentChannel,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    now: w.now,
+    log: w.log,
+    openIncidents: async () => {
+      const open = await w.incidentStore.listOpen(200);
+      const links = await Promise.all(open.map((incident) => threadPermalink(w.client, incident)));
+      return new Map<string, OpenIncidentRef>(
+        open.map((incident, i) => [incident.table, { incidentId: incident.id, permalink: links[i] }]),
+      );
+    },
+    postDigest: async (sweepId, channel, digest) => {
+      await postDigest({ client: w.client, claims: w.claims }, sweepId, channel, digest);
+    },
+    tell: (channel, user, text) => tell(w.client, channel, user, text),
+  });
+  const workers = startSweepWorkers(
+    {
+      connection: w.connection,
+      prefix: w.queues.control.opts.prefix,
+      names: w.queues.names,
+      catalogPerSecond: rates.catalog,
+      concurrency: w.concurrency,
+      lockDurationMs: w.lockDurationMs,
+      stalledIntervalMs: w.stalledIntervalMs,
+      onFailed: w.onFailed,
+    },
+    {
+      catalog: (job, lastAttempt) => service.runTask(job.data, lastAttempt),
+      control: async (job) => {
+        const data = job.data;
+        if (data.kind === "start") {
+          await service.start(data, String(job.id), job.timestamp);
+          return;
+        }
+        if (data.kind === "finish") {
+          await service.finish(data.sweepId);
+          return;
+        }
+        // An audit asked for from the digest: read now (not the sweep's copy) and post in its thread.
+        try {
+          const settings = tableSettings(config.bot, data.table);
+          const { report } = await auditTable(
+            auditPorts,
+            {
+              table: data.table,
+              flinkJob: settings.flinkJob,
+              connector: settings.connector,
+              timeoutMs: config.sourceTimeoutMs,
+            },
+            w.now,
+          );
+          await postAuditInThread(
+            { client: w.client, claims: w.claims, render: w.render },
+            { jobId: String(job.id), channel: data.channel, threadTs: data.threadTs },
+            report,
+          );
+        } catch (error) {
+          const coded = asCodedError(error);
+          if (coded.retryable) throw coded;
+          await tell(w.client, data.channel, data.user, `Could not audit ${data.table}: ${coded.message}`);
+        }
+      },
+    },
+  );
+  // Every worker process sets the same schedule id: one schedule, however many processes.
+  await w.queues.schedule(config.bot.sweep.schedule);
+  return { service, workers };
+}
