@@ -11,6 +11,7 @@ import { DEV_OPTIONS } from "../../src/cli/commands/dev-command.js";
 import { OPTIONS as PLAYBOOKS_OPTIONS } from "../../src/cli/commands/playbooks-command.js";
 import { OPTIONS as SCHEMAS_OPTIONS } from "../../src/cli/commands/schemas-command.js";
 import { OPTIONS as SIM_OPTIONS } from "../../src/cli/commands/sim-command.js";
+import { OPTIONS as SWEEP_OPTIONS } from "../../src/cli/commands/sweep-command.js";
 import { OPTIONS as TABLE_OPTIONS } from "../../src/cli/commands/table-command.js";
 import { COMMANDS } from "../../src/cli/run-cli.js";
 import { COMMAND_USAGE } from "../../src/cli/usage.js";
@@ -37,7 +38,9 @@ const OPTIONS_BY_COMMAND: Record<string, Record<string, unknown>> = {
   serve: BOT_OPTIONS,
   worker: BOT_OPTIONS,
   diagnose: TABLE_OPTIONS,
-  audit: TABLE_OPTIONS,
+  // audit shares diagnose's parser but refuses --chart.
+  audit: Object.fromEntries(Object.entries(TABLE_OPTIONS).filter(([name]) => name !== "chart")),
+  sweep: SWEEP_OPTIONS,
   playbooks: PLAYBOOKS_OPTIONS,
   demo: DEMO_OPTIONS,
   dev: DEV_OPTIONS,

@@ -232,7 +232,7 @@ export class IncidentStore {
       keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
       args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text, alert.fingerprint);
     }
-    const rows = (await this.redis.eval(INTAKE, keys.length, ...keys, ...args)) as [number, string, number][];
+    const rows = (await this.intakeScript()(keys.length, ...keys, ...args)) as [number, string, number][];
     return rows.map(([kind, id, version]): IntakeResult => {
       switch (kind) {
         case 1:
@@ -251,6 +251,15 @@ export class IncidentStore {
           return { kind: "repeat" };
       }
     });
+  }
+
+  /** INTAKE as a command of its own: sent by SHA (EVALSHA), its text only the first time. */
+  private intakeScript(): (...args: (string | number)[]) => Promise<unknown> {
+    const redis = this.redis as Redis & {
+      icebergIntake?: (...args: (string | number)[]) => Promise<unknown>;
+    };
+    if (!redis.icebergIntake) redis.defineCommand("icebergIntake", { lua: INTAKE });
+    return redis.icebergIntake!.bind(redis);
   }
 
   /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */

@@ -288,5 +288,6 @@ export function changeName(marker: { atMs: number; label: string }): string {
 }
 
 function trendName(trend: TrendSeries): string {
-  return `${trend.label} (${trend.unit})`;
+  // "files per commit" already says its unit; time units are named.
+  return trend.unit === "s" || trend.unit === "min" ? `${trend.label} (${trend.unit})` : trend.label;
 }

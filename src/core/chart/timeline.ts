@@ -40,7 +40,7 @@ export interface TimelineCheckpoint {
 export const TREND_IDS = [
   "lastCommitDurationMs",
   "elapsedSecondsSinceLastSuccessfulCommit",
-  "committedDataFilesCount",
+  "committedDataFilesPerCommit",
   "lastCheckpointDuration",
   "connectSinkLag",
 ] as const;
@@ -157,8 +157,10 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   }
   checkpoints.sort((a, b) => a.atMs - b.atMs);
 
+  // A healthy writer has no failure window to shade.
   const window =
-    options.window ?? (ctx.window ? { fromMs: ctx.window.startMs, toMs: ctx.window.endMs } : undefined);
+    options.window ??
+    (ctx.window && ctx.troubled ? { fromMs: ctx.window.startMs, toMs: ctx.window.endMs } : undefined);
 
   return {
     table: options.tableName ?? formatTableName(evidence.table),
@@ -275,9 +277,9 @@ function exceptionKind(name: string, message: string, stack: string): FailureKin
 const TREND_META: Record<TrendId, { label: string; unit: TrendSeries["unit"]; scale: number }> = {
   lastCommitDurationMs: { label: "commit duration", unit: "s", scale: 1 / 1000 },
   elapsedSecondsSinceLastSuccessfulCommit: { label: "time since last commit", unit: "min", scale: 1 / 60 },
-  committedDataFilesCount: { label: "files per commit", unit: "files", scale: 1 },
+  committedDataFilesPerCommit: { label: "files per commit", unit: "files", scale: 1 },
   lastCheckpointDuration: { label: "checkpoint duration", unit: "s", scale: 1 / 1000 },
-  connectSinkLag: { label: "sink lag", unit: "records", scale: 1 },
+  connectSinkLag: { label: "sink lag (records)", unit: "records", scale: 1 },
 };
 
 function trends(evidence: Evidence, fromMs: number, toMs: number): TrendSeries[] {

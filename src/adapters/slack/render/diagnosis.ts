@@ -35,7 +35,12 @@ function nextStepText(report: Report): string {
       ? "*Next step:* none; the writer is committing normally."
       : `*Next step:* none chosen; ${escapeMrkdwn(report.noStepReason ?? "no playbook step matches these findings yet; the evidence below is what we know.")}`;
   }
-  const how = step.automatic ? "the bot can apply it after approval" : "a person makes this change";
+  const how =
+    step.change.kind === "read-only-check"
+      ? "the bot checks this itself; nothing changes"
+      : step.automatic
+        ? "the bot can apply it after approval"
+        : "a person makes this change";
   return `*Next step: ${STEP_TITLES[step.id]}* (${how})\n${escapeMrkdwn(step.summary)}\n${renderChange(step.change)}`;
 }
 

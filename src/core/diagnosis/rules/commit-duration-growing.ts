@@ -1,53 +1,57 @@
-// lastCommitDurationMs climbing across samples: retries against other committers eat the time.
-// Fires when the newest sample is at least 1.5x the oldest, at least 1 s longer, and most steps rise.
+// lastCommitDurationMs climbing over the range a person would graph: retries against other
+// committers eat the time. Judged on the Prometheus range series (or the samples Flink gave):
+// fires when the least-squares slope is at least 50 ms per minute (3 s more per hour), the end of
+// the range is at least 1.5 times its start, and commits take at least 1 s longer than at the start.
 
 import type { MetricPoint } from "../../evidence/model.js";
 import { prometheusSeries } from "../context.js";
 import { type DiagnosisRule, finding } from "../rule.js";
+import { trendOf } from "../trend.js";
 
-const MIN_SAMPLES = 3;
-const MIN_RATIO = 1.5;
+const MIN_SAMPLES = 4;
+export const MIN_SLOPE_MS_PER_MIN = 50;
+export const MIN_RATIO = 1.5;
 const MIN_GROWTH_MS = 1000;
-const MIN_RISING_SHARE = 0.6;
 
 export function isGrowing(points: readonly MetricPoint[]): boolean {
-  if (points.length < MIN_SAMPLES) return false;
-  const first = points[0]!.value;
-  const last = points[points.length - 1]!.value;
-  if (last < first * MIN_RATIO || last - first < MIN_GROWTH_MS) return false;
-  let rising = 0;
-  for (let i = 1; i < points.length; i++) if (points[i]!.value >= points[i - 1]!.value) rising++;
-  return rising / (points.length - 1) >= MIN_RISING_SHARE;
+  const trend = points.length >= MIN_SAMPLES ? trendOf(points) : undefined;
+  return (
+    trend !== undefined &&
+    trend.slopePerMinute >= MIN_SLOPE_MS_PER_MIN &&
+    trend.ratio >= MIN_RATIO &&
+    trend.end - trend.start >= MIN_GROWTH_MS
+  );
 }
+
+const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
 
 export const commitDurationGrowing: DiagnosisRule = {
   id: "commit-duration-growing",
   evaluate(ctx) {
-    const fromFlink = ctx.job?.committer?.lastCommitDurationHistory;
-    const points =
-      fromFlink && fromFlink.length >= MIN_SAMPLES
-        ? fromFlink
-        : prometheusSeries(ctx.evidence, "lastCommitDurationMs");
+    // Prometheus' range first: it is what a person graphs; Flink's own samples otherwise.
+    const range = prometheusSeries(ctx.evidence, "lastCommitDurationMs");
+    const points = range ?? ctx.job?.committer?.lastCommitDurationHistory;
     if (!points || !isGrowing(points)) return null;
-    const first = points[0]!;
-    const last = points[points.length - 1]!;
-    const source = points === fromFlink ? "flink" : "prometheus";
+    const trend = trendOf(points)!;
+    const minutes = Math.round(trend.spanMs / 60_000);
     return finding(
       "commit-duration-growing",
       "warning",
-      `Commit duration grew from ${Math.round(first.value).toLocaleString("en-US")} ms to ${Math.round(last.value).toLocaleString("en-US")} ms across ${points.length} samples: commits spend longer retrying`,
+      `Commit duration grew from ${ms(trend.start)} to ${ms(trend.end)} over ${minutes} min (+${ms(trend.slopePerMinute)} a minute): commits spend longer retrying`,
       [
         {
-          source,
-          detail: `lastCommitDurationMs samples: ${points
+          source: range ? "prometheus" : "flink",
+          detail: `lastCommitDurationMs over ${minutes} min: ${points
             .slice(-8)
             .map((p) => Math.round(p.value))
-            .join(" → ")}`,
+            .join(" → ")}; slope ${ms(trend.slopePerMinute)}/min, end ${trend.ratio.toFixed(1)}× the start`,
           data: {
             metric: "lastCommitDurationMs",
             samples: points.slice(-20).map((p) => p.value),
-            first: first.value,
-            last: last.value,
+            slopeMsPerMinute: Math.round(trend.slopePerMinute),
+            ratio: Number(trend.ratio.toFixed(2)),
+            first: trend.start,
+            last: trend.end,
           },
         },
       ],
