@@ -15,7 +15,7 @@ import { OPTIONS as SWEEP_OPTIONS } from "../../src/cli/commands/sweep-command.j
 import { OPTIONS as TABLE_OPTIONS } from "../../src/cli/commands/table-command.js";
 import { COMMANDS } from "../../src/cli/run-cli.js";
 import { COMMAND_USAGE } from "../../src/cli/usage.js";
-import { ENV_VARIABLES } from "../../src/config.js";
+import { ENV_NAMES } from "../../src/config.js";
 import { REPO_ROOT } from "../support/openapi.js";
 
 const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
@@ -55,9 +55,9 @@ describe("README against the code", () => {
     const documented = new Set(
       rows.flatMap((row) => [...(row.split("|")[1] ?? "").matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
     );
-    expect(ENV_VARIABLES.length).toBeGreaterThan(15);
-    expect(ENV_VARIABLES.filter((name) => !documented.has(name))).toEqual([]);
-    const known = new Set([...ENV_VARIABLES, ...PROCESS_VARIABLES]);
+    expect(ENV_NAMES.length).toBeGreaterThan(15);
+    expect(ENV_NAMES.filter((name) => !documented.has(name))).toEqual([]);
+    const known = new Set([...ENV_NAMES, ...PROCESS_VARIABLES]);
     expect([...documented].filter((name) => name && !known.has(name))).toEqual([]);
   });
 
@@ -83,7 +83,7 @@ describe("docker-compose.yml against the code", () => {
   const bot = compose.services.bot;
 
   it("passes every environment variable the bot reads", () => {
-    expect(ENV_VARIABLES.filter((name) => !(name in bot.environment))).toEqual([]);
+    expect(ENV_NAMES.filter((name) => !(name in bot.environment))).toEqual([]);
   });
 
   it("mounts a BOT_CONFIG file where BOT_CONFIG points by default", () => {
