@@ -8,7 +8,7 @@ import { context, section } from "./blocks.js";
 import { renderChange } from "./change.js";
 import { formatUtcDateTime } from "./format.js";
 import { findingLabel, SOURCE_LABELS, STEP_TITLES, VERDICT_LABELS } from "./labels.js";
-import { capBlocks, escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
+import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, LIMITS, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
 
 export type { DiagnosisOptions } from "./view-models.js";
@@ -64,7 +64,7 @@ function evidenceLines(
     for (const item of finding.evidence) {
       if (shown >= maxItems) break;
       shown += 1;
-      lines.push(`• ${escapeMrkdwn(item.detail)} _(${SOURCE_LABELS[item.source]})_`);
+      lines.push(`• ${escapeOutside(item.detail)} _(${SOURCE_LABELS[item.source]})_`);
       items.push(shown);
     }
   }
@@ -74,7 +74,7 @@ function evidenceLines(
 function sourcesText(report: Report): string | undefined {
   const missing = SOURCE_NAMES.filter((name) => report.sources[name].status === "unavailable").map((name) => {
     const error = report.sources[name].error;
-    return `${SOURCE_LABELS[name]}: ${escapeMrkdwn(error ?? "did not answer")}`;
+    return `${SOURCE_LABELS[name]}: ${escapeOutside(error ?? "did not answer")}`;
   });
   return missing.length === 0 ? undefined : `*Could not read:* ${missing.join("; ")}`;
 }
