@@ -2,10 +2,10 @@
 // storm of alerts from any number of bot processes lands in one incident per table. Fields are
 // a hash so counters and state change without read-modify-write races.
 
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { RedisClient } from "../redis/connection.js";
 import { createKeys, type Keys } from "./keys.js";
 
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
@@ -179,7 +179,7 @@ export class IncidentStore {
   private readonly timelineMax: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: IncidentStoreOptions = {},
   ) {
     this.keys = createKeys(options.namespace);
@@ -255,7 +255,7 @@ export class IncidentStore {
 
   /** INTAKE as a command of its own: sent by SHA (EVALSHA), its text only the first time. */
   private intakeScript(): (...args: (string | number)[]) => Promise<unknown> {
-    const redis = this.redis as Redis & {
+    const redis = this.redis as RedisClient & {
       icebergIntake?: (...args: (string | number)[]) => Promise<unknown>;
     };
     if (!redis.icebergIntake) redis.defineCommand("icebergIntake", { lua: INTAKE });
