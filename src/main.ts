@@ -92,7 +92,7 @@ export interface BotOptions {
     | boolean
     | Pick<
         WorkerSupervisorOptions,
-        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "onEvent"
+        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "niceness" | "onEvent"
       >;
 }
 
