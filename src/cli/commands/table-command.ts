@@ -20,7 +20,7 @@ export type TableCommand = "diagnose" | "audit";
 const FORMATS = ["text", "json", "markdown"] as const;
 type Format = (typeof FORMATS)[number];
 
-const OPTIONS = {
+export const OPTIONS = {
   format: { type: "string" },
   chart: { type: "string" },
   "catalog-url": { type: "string" },
