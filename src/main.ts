@@ -29,6 +29,8 @@ import {
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
+import { OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox.js";
+import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox-poster.js";
 import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
@@ -59,6 +61,8 @@ export type BotRole = "start" | "serve" | "worker";
 
 export interface BotOptions {
   role?: BotRole;
+  /** How the outbox poster talks to Slack: its request timeout and its backoff between attempts. */
+  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings> };
   /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
   namespace?: string;
   queuePrefix?: string;
@@ -192,6 +196,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   ] as const) {
     redisErrors.watch(queue, `queue ${name}`);
   }
+  // Remediation's Slack messages go through the outbox; the poster (with the workers) sends them.
+  const outbox = new SlackOutbox(redis, options.namespace);
+  const directNotifier = new SlackRemediationNotifier({
+    slack: client,
+    claims,
+    store,
+    ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
+  });
   const remediation = new Remediation({
     walks: new WalkStore(redis, options.namespace),
     audit: new AuditTrail(redis, store.keys),
@@ -199,12 +211,10 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     claims,
     slackQueue: queues,
     jobs: remediationQueue,
-    notifier: new SlackRemediationNotifier({
-      slack: client,
-      claims,
-      store,
-      ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
-    }),
+    // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
+    notifier: new OutboxNotifier(outbox, Date.now, (triggerId, view) =>
+      directNotifier.openApplyModal(triggerId, view),
+    ),
     approvers: new SlackApproverDirectory(client, now, (group, error) =>
       log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
     ),
@@ -223,6 +233,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const inlineWorkers = role === "worker" || (role === "start" && !childWorkers);
   let workers: BotWorkers | undefined;
   let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
+  let poster: OutboxPoster | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   if (inlineWorkers) {
     // Loaded on first use: a serve-only process never needs the evidence stack.
@@ -288,6 +299,26 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       );
     }, 5_000);
     sweeper.unref();
+    poster = new OutboxPoster({
+      outbox,
+      slack: createSlackClient({
+        token: config.slack.botToken,
+        apiUrl: config.slack.apiUrl,
+        logger: boltLogger(log),
+        secrets: secretValues(config),
+        oneAttempt: true,
+        ...(options.slackDelivery?.timeoutMs !== undefined
+          ? { timeoutMs: options.slackDelivery.timeoutMs }
+          : {}),
+      }),
+      store,
+      claims,
+      now: Date.now,
+      log,
+      ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
+      ...(diagnosisWaitMs !== undefined ? { orderWaitMs: diagnosisWaitMs } : {}),
+    });
+    poster.start();
     remediationWorker = startRemediationWorker(
       {
         connection: queueRedis,
@@ -411,6 +442,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       if (sweeper) clearInterval(sweeper);
       await workers?.close();
       await remediationWorker?.close();
+      await poster?.stop();
       await sweepRuntime?.workers.close();
       await workerProcess?.stop();
       if (workers || workerProcess) log.info({ role }, "workers stopped");

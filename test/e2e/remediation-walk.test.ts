@@ -123,6 +123,8 @@ describe("guided remediation through Slack (e2e)", () => {
       "the resolved status card",
     );
     expect(JSON.stringify(root.blocks)).toMatch(/Fixed by:.*larger commit retry budget/);
+    // The verification message comes through the outbox, independently of the card edit.
+    await eventually(() => /Recovered/.test(everything(harness, rootTs)), 15_000, "the verification message");
     expect(everything(harness, rootTs)).toMatch(/Recovered/);
     expect(commits(harness)).toBe(1);
 

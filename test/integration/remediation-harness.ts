@@ -12,6 +12,8 @@ import {
   startRemediationWorker,
 } from "../../src/adapters/queue/remediation-queue.js";
 import { createRedisClient } from "../../src/adapters/redis/connection.js";
+import { type OutboxEntry, OutboxNotifier, SlackOutbox } from "../../src/adapters/slack/outbox.js";
+import { type BackoffSettings, OutboxPoster } from "../../src/adapters/slack/outbox-poster.js";
 import {
   SlackApproverDirectory,
   SlackRemediationNotifier,
@@ -39,6 +41,9 @@ export const CAROL = "U0CAROL";
 export const MALLORY = "U0MALLORY";
 
 export interface ServiceHarness {
+  /** Set with the outbox option: what is owed to Slack, and its poster. */
+  outbox?: SlackOutbox;
+  poster?: OutboxPoster;
   table: string;
   lakehouse: Lakehouse;
   standIn: SlackStandIn;
@@ -67,6 +72,13 @@ export interface ServiceHarnessOptions {
   redisUrl?: string;
   /** False: no worker takes remediation jobs (the test runs them by hand). */
   worker?: boolean;
+  /** Deliver through the outbox and a poster with these settings (the poster starts unless start: false). */
+  outbox?: {
+    backoff?: Partial<BackoffSettings>;
+    timeoutMs?: number;
+    start?: boolean;
+    afterSend?: (entry: OutboxEntry) => Promise<void>;
+  };
 }
 
 export async function startServiceHarness(label: string, options: ServiceHarnessOptions = {}) {
@@ -119,6 +131,28 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   const now = () => lakehouse.clock.now();
   const silent = { info() {}, warn() {}, error() {} };
   const playbooks = await loadPlaybooks();
+  const outbox = options.outbox ? new SlackOutbox(redis, scope.namespace) : undefined;
+  const poster =
+    outbox && options.outbox
+      ? new OutboxPoster({
+          outbox,
+          slack: createSlackClient({
+            token: "xoxb-stand-in",
+            apiUrl: standIn.apiUrl,
+            oneAttempt: true,
+            timeoutMs: options.outbox.timeoutMs ?? 2000,
+          }),
+          store,
+          claims,
+          now: Date.now,
+          log: { warn: (o: object, m?: string) => process.env.OUTBOX_DEBUG && console.log(m, o), error() {} },
+          pollMs: 50,
+          orderWaitMs: 200,
+          ...(options.outbox.backoff ? { backoff: options.outbox.backoff } : {}),
+          ...(options.outbox.afterSend ? { afterSend: options.outbox.afterSend } : {}),
+        })
+      : undefined;
+  if (poster && options.outbox?.start !== false) poster.start();
   const remediationSlack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 });
   const remediation = new Remediation({
     walks,
@@ -132,7 +166,9 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       },
     },
     jobs: queue,
-    notifier: new SlackRemediationNotifier({ slack: remediationSlack, claims, store, diagnosisWaitMs: 200 }),
+    notifier: outbox
+      ? new OutboxNotifier(outbox, Date.now, async () => true)
+      : new SlackRemediationNotifier({ slack: remediationSlack, claims, store, diagnosisWaitMs: 200 }),
     approvers: new SlackApproverDirectory(remediationSlack, now, () => {}),
     playbooks,
     bot: config.bot,
@@ -187,7 +223,10 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       lakehouse.requests.filter(
         (r) => r.service === "catalog" && r.method === "POST" && commitPath.test(r.path),
       ).length,
+    ...(outbox ? { outbox } : {}),
+    ...(poster ? { poster } : {}),
     async close() {
+      await poster?.stop();
       await worker?.close();
       await queue.obliterate().catch(() => {});
       await queue.close();

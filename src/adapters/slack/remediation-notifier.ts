@@ -58,8 +58,7 @@ export class SlackRemediationNotifier implements RemediationNotifier {
   }
 
   async postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void> {
-    const { text, words } = noteWords(note);
-    await this.postOnce(thread, name, { text, blocks: [section(words)] });
+    await this.postOnce(thread, name, noteMessage(note));
   }
 
   async postEphemeral(thread: WalkThread, user: string, text: string): Promise<void> {
@@ -148,6 +147,12 @@ export class SlackRemediationNotifier implements RemediationNotifier {
       blocks: message.blocks,
     });
   }
+}
+
+/** A thread note, rendered. */
+export function noteMessage(note: WalkNote): SlackMessage {
+  const { text, words } = noteWords(note);
+  return { text, blocks: [section(words)] };
 }
 
 function noteWords(note: WalkNote): { text: string; words: string } {

@@ -14,6 +14,11 @@ export interface SlackClientOptions {
   timeoutMs?: number;
   /** The client logs rate-limit waits; routed to our logger so nothing bypasses redaction. */
   logger?: Logger;
+  /**
+   * One attempt per call: no retries inside the client and a 429 comes back as an error carrying
+   * Retry-After, for a caller that schedules its own retries (the outbox poster).
+   */
+  oneAttempt?: boolean;
   /** Secret values that must never reach Slack, in any encoding (every argument is scrubbed). */
   secrets?: readonly string[];
 }
@@ -22,9 +27,14 @@ export function slackClientOptions(options: SlackClientOptions) {
   return {
     slackApiUrl: options.apiUrl,
     logger: options.logger,
-    // Must stay false: true would turn a 429 into an error instead of a wait.
-    rejectRateLimitedCalls: false,
-    retryConfig: { retries: options.retries ?? 3, factor: 2, minTimeout: 200, maxTimeout: 2000 },
+    // False unless the caller retries itself: true turns a 429 into an error instead of a wait.
+    rejectRateLimitedCalls: options.oneAttempt === true,
+    retryConfig: {
+      retries: options.oneAttempt ? 0 : (options.retries ?? 3),
+      factor: 2,
+      minTimeout: 200,
+      maxTimeout: 2000,
+    },
     timeout: options.timeoutMs ?? 10_000,
   };
 }

@@ -1,0 +1,269 @@
+// The only sender of the outbox's entries. One attempt is one request (the Web client's own
+// retries are off); a failed attempt waits with capped exponential backoff (or Slack's
+// Retry-After) and is tried again for as long as `giveUpAfterMs` allows. A post whose outcome is
+// unknown (timeout, reset, 5xx) is looked for in the thread by the outbox id in its metadata
+// before it is posted again, so it lands exactly once. Entries of one incident go in order.
+
+import type { LogLike } from "../../services/incident-deps.js";
+import type { Claims } from "../store/claims.js";
+import type { IncidentStore } from "../store/incident-store.js";
+import type { OutboxEntry, OutboxMessage, SlackOutbox } from "./outbox.js";
+import { noteMessage } from "./remediation-notifier.js";
+import type { SlackMessage } from "./render/block-kit.js";
+import { context } from "./render/blocks.js";
+import { renderProposal, renderVerification } from "./render/index.js";
+import type { SlackClient } from "./web-client.js";
+
+export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
+
+export interface BackoffSettings {
+  /** First wait after a failed attempt (default 1 s); doubled each time. */
+  baseMs: number;
+  /** Longest wait between attempts (default 5 min). */
+  capMs: number;
+  /** After this long an entry is dropped with an error in the log (default 6 h). */
+  giveUpAfterMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffSettings = {
+  baseMs: 1000,
+  capMs: 300_000,
+  giveUpAfterMs: 6 * 3_600_000,
+};
+
+export interface PosterDeps {
+  outbox: SlackOutbox;
+  /** A client with retries off: one attempt, one request. */
+  slack: SlackClient;
+  store: Pick<IncidentStore, "get">;
+  claims: Pick<Claims, "messageTs" | "complete">;
+  now: () => number;
+  log: Pick<LogLike, "warn" | "error">;
+  backoff?: Partial<BackoffSettings>;
+  /** How often due entries are looked for (default 100 ms). */
+  pollMs?: number;
+  /** How long a proposal waits for the diagnosis it answers before posting anyway (default 15 s). */
+  orderWaitMs?: number;
+  /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
+  afterSend?: (entry: OutboxEntry) => Promise<void>;
+}
+
+type Outcome =
+  | { kind: "done" }
+  | { kind: "wait"; ms: number }
+  | { kind: "failed"; unknown: boolean; retryAfterMs?: number; error: string };
+
+const LEASE_MS = 30_000;
+
+export class OutboxPoster {
+  private readonly backoff: BackoffSettings;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: PosterDeps) {
+    this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+  }
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.drain()
+        .catch((error: unknown) => this.deps.log.warn({ err: String(error) }, "outbox poll failed"))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.deps.pollMs ?? 100);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Sends what is due now; resolves when every claimed incident has been worked through. */
+  async drain(): Promise<void> {
+    const incidents = await this.deps.outbox.claimDue(this.deps.now(), LEASE_MS, 50);
+    await Promise.all(incidents.map((id) => this.drainIncident(id)));
+  }
+
+  private async drainIncident(incidentId: string): Promise<void> {
+    for (;;) {
+      const entry = await this.deps.outbox.head(incidentId);
+      if (!entry) return;
+      const outcome = await this.deliver(entry);
+      const now = this.deps.now();
+      if (outcome.kind === "done") {
+        await this.deps.outbox.done(entry, now);
+        continue;
+      }
+      const attempt = await this.deps.outbox.attempt(entry.id);
+      if (outcome.kind === "wait") {
+        await this.deps.outbox.retryAt(entry, attempt, now + outcome.ms);
+        return;
+      }
+      const next = { attempts: attempt.attempts + 1, unknown: attempt.unknown || outcome.unknown };
+      if (now - entry.createdAtMs > this.backoff.giveUpAfterMs) {
+        this.deps.log.error({ incidentId, entry: entry.id, err: outcome.error }, "Slack message given up");
+        await this.deps.outbox.done(entry, now);
+        continue;
+      }
+      const backoff = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** (next.attempts - 1));
+      this.deps.log.warn(
+        { incidentId, entry: entry.id, attempt: next.attempts, err: outcome.error },
+        "Slack message not delivered yet",
+      );
+      await this.deps.outbox.retryAt(entry, next, now + Math.max(backoff, outcome.retryAfterMs ?? 0));
+      return;
+    }
+  }
+
+  private async deliver(entry: OutboxEntry): Promise<Outcome> {
+    const { delivery } = entry;
+    try {
+      const incident = await this.deps.store.get(entry.incidentId);
+      const rootTs = incident?.rootTs;
+      switch (delivery.kind) {
+        case "ephemeral":
+          await this.deps.slack.chat.postEphemeral({
+            channel: entry.channel,
+            user: delivery.user,
+            text: delivery.text,
+            ...(rootTs ? { thread_ts: rootTs } : {}),
+          });
+          return { kind: "done" };
+        case "update":
+        case "upsert": {
+          const ts = await this.tsOf(entry.incidentId, delivery.name);
+          if (!ts) {
+            if (delivery.kind === "update") return { kind: "done" };
+            return await this.post(entry, delivery.name, render(delivery.message), rootTs);
+          }
+          const message = render(delivery.message);
+          await this.deps.slack.chat.update({
+            channel: entry.channel,
+            ts,
+            text: message.text,
+            blocks: message.blocks,
+          });
+          return { kind: "done" };
+        }
+        case "post": {
+          if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
+          if (!rootTs) return { kind: "wait", ms: 500 };
+          // The proposal answers a diagnosis: let that land first (bounded, then post anyway).
+          if (delivery.afterName && this.deps.now() - entry.createdAtMs < (this.deps.orderWaitMs ?? 15_000)) {
+            if (!(await this.deps.claims.messageTs(entry.incidentId, delivery.afterName)))
+              return { kind: "wait", ms: 100 };
+          }
+          return await this.post(entry, delivery.name, render(delivery.message), rootTs);
+        }
+      }
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  private async post(
+    entry: OutboxEntry,
+    name: string,
+    message: SlackMessage,
+    rootTs: string | undefined,
+  ): Promise<Outcome> {
+    if (!rootTs) return { kind: "wait", ms: 500 };
+    const attempt = await this.deps.outbox.attempt(entry.id);
+    if (attempt.unknown) {
+      // The last try may have landed: find it by its outbox id before posting again.
+      const found = await this.findInThread(entry, rootTs);
+      if (found) {
+        await this.record(entry, name, found);
+        return { kind: "done" };
+      }
+    }
+    const result = await this.deps.slack.chat.postMessage({
+      channel: entry.channel,
+      thread_ts: rootTs,
+      text: message.text,
+      blocks: message.blocks,
+      metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
+    });
+    await this.deps.afterSend?.(entry);
+    await this.record(entry, name, String(result.ts));
+    return { kind: "done" };
+  }
+
+  private async findInThread(entry: OutboxEntry, rootTs: string): Promise<string | undefined> {
+    let cursor: string | undefined;
+    // A bounded window: the thread's newest pages are where a recent post is.
+    for (let page = 0; page < 5; page++) {
+      const result = await this.deps.slack.conversations.replies({
+        channel: entry.channel,
+        ts: rootTs,
+        include_all_metadata: true,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const message of result.messages ?? []) {
+        const payload = (message as { metadata?: { event_payload?: Record<string, unknown> } }).metadata
+          ?.event_payload;
+        if (payload?.outbox_id === entry.id && message.ts) return message.ts;
+      }
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    return undefined;
+  }
+
+  private async record(entry: OutboxEntry, name: string, ts: string): Promise<void> {
+    await this.deps.outbox.saveTs(entry.incidentId, name, ts);
+    // Other readers (the recovery picture, card links) find thread messages by claim name.
+    await this.deps.claims.complete(entry.incidentId, name, ts);
+  }
+
+  private async tsOf(incidentId: string, name: string): Promise<string | undefined> {
+    return (
+      (await this.deps.outbox.messageTs(incidentId, name)) ??
+      (await this.deps.claims.messageTs(incidentId, name))
+    );
+  }
+}
+
+function render(message: OutboxMessage): SlackMessage {
+  switch (message.kind) {
+    case "proposal": {
+      const rendered = renderProposal(message.view);
+      if (message.note === undefined) return rendered;
+      let blocks = rendered.blocks;
+      if (message.withButtons === false) blocks = blocks.filter((b) => b.type !== "actions");
+      return { text: rendered.text, blocks: [...blocks, context(message.note)] };
+    }
+    case "verification":
+      return renderVerification(message.view);
+    case "note":
+      return noteMessage(message.note);
+  }
+}
+
+/** Whether Slack may have carried the call out: an answer that never came, or a 5xx. */
+function failure(error: unknown): Outcome {
+  const e = error as {
+    code?: string;
+    statusCode?: number;
+    retryAfter?: number;
+    message?: string;
+    data?: { error?: string };
+  };
+  const text = e.data?.error ?? e.message ?? String(error);
+  switch (e.code) {
+    case "slack_webapi_rate_limited_error":
+      return { kind: "failed", unknown: false, retryAfterMs: (e.retryAfter ?? 1) * 1000, error: text };
+    case "slack_webapi_platform_error":
+      return { kind: "failed", unknown: false, error: text };
+    default:
+      // Timeouts, resets and HTTP errors (5xx): the message may be in Slack already.
+      return { kind: "failed", unknown: true, error: text };
+  }
+}
