@@ -61,7 +61,14 @@ describe("remediation's Slack messages through the outbox", () => {
 
   it("Slack answering 5xx for 75 s: the proposal survives and exists exactly once within 60 s of recovery", async () => {
     h = await startServiceHarness("outbox-outage", { outbox: { backoff: { baseMs: 500, capMs: 5_000 } } });
-    h.standIn.inject({ method: "chat.postMessage", kind: "status", status: 503, forMs: 75_000 });
+    // Every post of the outbox fails for 75 s (the harness's own root and diagnosis posts go through).
+    h.standIn.inject({
+      method: "chat.postMessage",
+      kind: "status",
+      status: 503,
+      forMs: 75_000,
+      match: (args) => args.metadata !== undefined,
+    });
     const started = Date.now();
     const { rootTs } = await h.openIncident();
     expect(await h.outbox!.pending()).toBeGreaterThan(0);
