@@ -120,6 +120,39 @@ describe("renderProposal", () => {
     expect(hostile).not.toContain("ALTER TABLE");
   });
 
+  it("offers no Done by hand for a read-only check: the bot checks at once and would refuse it", () => {
+    const check: ProposalView = {
+      ...proposal,
+      step: {
+        id: "verify-unknown-commit",
+        playbook: "commit-failures",
+        summary: "Find out whether the last commit landed",
+        change: {
+          kind: "read-only-check",
+          statement: "SELECT snapshot_id FROM db.events.snapshots",
+          language: "sql",
+          checklist: ["Look for a snapshot from the writer newer than the failure."],
+        },
+        automatic: true,
+      },
+    };
+    const { text, blocks } = renderProposal(check);
+    expect(buttons(blocks).map((b) => b.action_id)).toEqual(["playbook_skip", "playbook_stop"]);
+    const all = sectionTexts(blocks);
+    expect(all).not.toMatch(/by hand/i);
+    expect(all).not.toContain("Approvers:");
+    expect(all).toContain("*The bot checks this itself, nothing changes:*");
+    expect(all).toContain("The bot is checking now");
+    expect(text).toBe("Step for db.events: check whether the commit landed (the bot is checking)");
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+    // Once the bot ran it, the line says it checked, not that it applied a change.
+    const done = renderProposal({
+      ...check,
+      decision: { kind: "applied", by: "bot", atMs: Date.UTC(2026, 10, 29, 10, 7) },
+    });
+    expect(sectionTexts(done.blocks)).toContain(":mag: Checked by bot at 10:07 UTC");
+  });
+
   it("shows a manual step's statement ready to copy and no Apply button", () => {
     const manual: ProposalView = {
       ...proposal,

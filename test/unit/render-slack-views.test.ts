@@ -9,7 +9,9 @@ import { STATE_EMOJI } from "../../src/adapters/slack/render/labels.js";
 import { renderStatusCard } from "../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../src/adapters/slack/render/status-list.js";
 import { INCIDENT_STATES, type StatusCardView } from "../../src/adapters/slack/render/view-models.js";
+import { cardView } from "../../src/adapters/slack/slack-jobs.js";
 import { checkBlocks, checkView } from "../../src/sim/slack/block-rules.js";
+import { healthyReport } from "./render-samples.js";
 
 const NOW = Date.parse("2026-11-29T10:07:00Z");
 const MIN = 60_000;
@@ -72,6 +74,49 @@ describe("renderStatusCard", () => {
       stalledSinceMs: NOW - 55 * MIN,
     });
     expect(allText(blocks)).toContain("commits failing for 55 min");
+  });
+
+  it("does not call a healthy table failing: the alert fired, but the writer commits", () => {
+    // What the diagnosis stores: the healthy finding marks the writer's newest commit.
+    const report = {
+      ...healthyReport,
+      findings: healthyReport.findings.map((f) => ({
+        ...f,
+        evidence: f.evidence.map((e) => ({
+          ...e,
+          data: { snapshotId: 42, writerLastCommitAt: new Date(NOW - 3 * MIN).toISOString() },
+        })),
+      })),
+    };
+    const incident = {
+      id: "i1",
+      table: "db.events",
+      state: "open" as const,
+      channel: "C1",
+      openedAt: NOW - 5 * MIN,
+      updatedAt: NOW,
+      alertCount: 1,
+      diagnoses: 1,
+      cardVersion: 1,
+      firingAlerts: 1,
+    };
+    const { text, blocks } = renderStatusCard(cardView(incident, report, NOW));
+    const all = allText(blocks);
+    expect(all).not.toMatch(/failing/);
+    expect(text).not.toMatch(/failing/);
+    expect(blocks[0]).toMatchObject({
+      text: {
+        text: `${STATE_EMOJI.open} db.events — alert fired, but commits are flowing (last commit 3 min ago)`,
+      },
+    });
+    expect(all).toContain("*Verdict:* the writer committed 3 minutes ago");
+    // Without a known last commit it still says commits flow, and a failing verdict still counts the stall.
+    const unknown = renderStatusCard(cardView(incident, healthyReport, NOW));
+    expect(allText(unknown.blocks)).toContain("db.events — alert fired, but commits are flowing\n");
+    const failing = { ...report, verdict: "commit-conflict" as const };
+    expect(allText(renderStatusCard(cardView(incident, failing, NOW)).blocks)).toContain(
+      "db.events — commits failing for 3 min",
+    );
   });
 
   it("changes emoji and wording with the state", () => {

@@ -51,6 +51,14 @@ export function canApply(view: Pick<ProposalView, "step">): boolean {
   );
 }
 
+/**
+ * Done by hand only while the step waits for someone: a read-only check is the bot's own look and
+ * starts at once, so the machine would refuse Done (the step is already verifying).
+ */
+export function canMarkDone(view: Pick<ProposalView, "step">): boolean {
+  return view.step.change.kind !== "read-only-check";
+}
+
 function stopButton(value: ActionValue): Button {
   return {
     ...button("Stop", ACTION_IDS.stop, value, "danger"),
@@ -110,22 +118,26 @@ export function renderProposal(view: ProposalView): SlackMessage {
   if (view.decision !== undefined) {
     const d = view.decision;
     const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
-    blocks.push(
-      context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${formatUtcTime(d.atMs)}${reason}`),
-    );
+    // A read-only check applies nothing: the bot's own run of it reads as a check.
+    const words = readOnly && d.kind === "applied" ? ":mag: Checked" : DECISION_WORDS[d.kind];
+    blocks.push(context(`${words} by ${mention(d.by)} at ${formatUtcTime(d.atMs)}${reason}`));
   } else {
     const elements: Button[] = [];
     if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));
-    elements.push(button("Done by hand", ACTION_IDS.done, value));
+    if (canMarkDone(view)) elements.push(button("Done by hand", ACTION_IDS.done, value));
     elements.push(button("Skip", ACTION_IDS.skip, value));
     elements.push(stopButton(value));
     blocks.push({ type: "actions", block_id: "playbook_actions", elements });
-    if (view.approvers !== undefined && view.approvers.length > 0) {
+    if (readOnly) {
+      // Nobody approves a look: say what happens instead of naming approvers.
+      blocks.push(context("The bot is checking now; the result follows in this thread. Skip moves on."));
+    } else if (view.approvers !== undefined && view.approvers.length > 0) {
       blocks.push(context(`Approvers: ${view.approvers.map(mention).join(", ")}`));
     }
   }
+  const pending = readOnly ? " (the bot is checking)" : " (waiting for approval)";
   const text = `Step for ${escapeMrkdwn(view.table)}: ${STEP_TITLES[view.step.id]}${
-    view.decision === undefined ? " (waiting for approval)" : ""
+    view.decision === undefined ? pending : ""
   }`;
   return { text, blocks: capBlocks(blocks) };
 }

@@ -18,6 +18,12 @@ function headline(view: StatusCardView): string {
     case "stopped":
       return `${view.table} — playbook stopped after ${age}`;
     default:
+      if (view.commitsFlowing !== undefined) {
+        const last = view.commitsFlowing.lastCommitMs;
+        const ago =
+          last === undefined ? "" : ` (last commit ${formatDuration(Math.max(0, view.nowMs - last))} ago)`;
+        return `${view.table} — alert fired, but commits are flowing${ago}`;
+      }
       return `${view.table} — commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
   }
 }
