@@ -1,6 +1,7 @@
 // Two Flink jobs whose commits interleave are both writing the table. A job that replaced an
 // older one (a restart with a new job id) does not overlap in time, so it does not count.
 
+import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
@@ -34,7 +35,7 @@ export const multipleFlinkJobs: DiagnosisRule = {
     if (overlapping.length < 2) return null;
     const items: EvidenceItem[] = overlapping.slice(0, 5).map((span) => ({
       source: "catalog",
-      detail: `flink.job-id ${span.jobId}: ${span.count} snapshot(s) from ${iso(span.first)} to ${iso(span.last)}`,
+      detail: `flink.job-id ${span.jobId}: ${plural(span.count, "snapshot")} from ${iso(span.first)} to ${iso(span.last)}`,
       data: { jobId: span.jobId, snapshots: span.count, first: iso(span.first), last: iso(span.last) },
     }));
     return finding(

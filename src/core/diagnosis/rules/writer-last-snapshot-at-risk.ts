@@ -4,6 +4,7 @@
 // (critical once older than the whole age) and not protected by min-snapshots-to-keep, or when
 // none of the running job's snapshots are left although the job started before the oldest one.
 
+import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty } from "../../properties.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { formatDuration, iso } from "../snapshots.js";
@@ -48,7 +49,7 @@ export const writerLastSnapshotAtRisk: DiagnosisRule = {
         [
           {
             source: "catalog",
-            detail: `Writer snapshot ${newest.snapshotId} at ${iso(newest.timestampMs)} (checkpoint ${newest.summary["flink.max-committed-checkpoint-id"] ?? "?"}), ${newer} newer snapshot(s) by others`,
+            detail: `Writer snapshot ${newest.snapshotId} at ${iso(newest.timestampMs)} (checkpoint ${newest.summary["flink.max-committed-checkpoint-id"] ?? "?"}), ${plural(newer, "newer snapshot")} by others`,
             data: {
               snapshotId: newest.snapshotId,
               committedAt: iso(newest.timestampMs),
