@@ -1,21 +1,38 @@
-// The load generator for the ack benchmark, in its own process so that firing 200 requests does
-// not compete for the event loop of the apps being measured. Prints the latencies as JSON.
+// The load generator for the ack benchmark, in its own process so that firing the requests does
+// not compete for the event loop of the apps being measured. Reads its plan as JSON on stdin:
+// { targets: [{ name, url }], secret, concurrency, rounds }. Each round fires `concurrency`
+// signed commands at once at every target in turn, the order rotating from round to round; the
+// first round warms connections and JIT and is not counted. Prints the latencies per target.
 import { pooled, signedSlashCommand } from "./_bot-setup.js";
 
-const [url, secret, concurrencyText, roundsText] = process.argv.slice(2);
-if (!url || !secret) throw new Error("usage: _ack-load.ts <url> <secret> <concurrency> <rounds>");
-const concurrency = Number(concurrencyText ?? 200);
-const rounds = Number(roundsText ?? 3);
-
-const all: number[] = [];
-for (let round = 0; round < rounds; round++) {
-  const latencies = await pooled(concurrency, concurrency, async (i) => {
-    const { body, headers } = signedSlashCommand(secret, "diagnose db.events", round * concurrency + i);
-    const response = await fetch(url, { method: "POST", headers, body });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
-  });
-  // The first round warms connections and JIT; only later rounds count.
-  if (round > 0) all.push(...latencies);
+interface Plan {
+  targets: { name: string; url: string }[];
+  secret: string;
+  concurrency: number;
+  rounds: number;
 }
-process.stdout.write(`${JSON.stringify(all)}\n`);
+
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const plan = JSON.parse(input) as Plan;
+
+const out: Record<string, { latencies: number[]; rounds: number[][] }> = {};
+for (const t of plan.targets) out[t.name] = { latencies: [], rounds: [] };
+let n = 0;
+for (let round = 0; round <= plan.rounds; round++) {
+  const order = plan.targets.map((_, i) => plan.targets[(i + round) % plan.targets.length]!);
+  for (const target of order) {
+    const latencies = await pooled(plan.concurrency, plan.concurrency, async () => {
+      const { body, headers } = signedSlashCommand(plan.secret, "diagnose db.events", n++);
+      const response = await fetch(target.url, { method: "POST", headers, body });
+      const text = await response.text();
+      if (response.status !== 200)
+        throw new Error(`${target.name} answered ${response.status}: ${text.slice(0, 200)}`);
+    });
+    if (round > 0) {
+      out[target.name]!.latencies.push(...latencies);
+      out[target.name]!.rounds.push(latencies);
+    }
+  }
+}
+process.stdout.write(`${JSON.stringify(out)}\n`);

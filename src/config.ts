@@ -4,6 +4,12 @@
 
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import {
+  DEFAULT_REDIS_URL,
+  parseRedisUrl,
+  type RedisTopology,
+  topologySecrets,
+} from "./adapters/redis/redis-url.js";
 import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./core/sweep/config.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { scrubAllForms } from "./util/secret-forms.js";
@@ -62,8 +68,14 @@ const EnvSchema = z.object({
   REDIS_URL: z
     .string()
     .trim()
-    .default("redis://127.0.0.1:6379")
-    .pipe(z.url({ protocol: /^rediss?$/ })),
+    .default(DEFAULT_REDIS_URL)
+    .superRefine((value, ctx) => {
+      try {
+        parseRedisUrl(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    }),
   ICEBERG_CATALOG_URL: optionalUrl,
   ICEBERG_CATALOG_TOKEN: optionalText,
   ICEBERG_CATALOG_CREDENTIAL: optionalText.pipe(
@@ -86,6 +98,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
+/** Every environment variable the bot reads (deployment manifests are checked against this). */
+export const ENV_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
+
 export interface Config {
   slack: {
     botToken?: string;
@@ -96,6 +111,8 @@ export interface Config {
     mode: "socket" | "http";
   };
   redisUrl: string;
+  /** REDIS_URL parsed: standalone, Sentinel or Cluster (see README, Running in production). */
+  redis: RedisTopology;
   catalog: {
     url?: string;
     token?: string;
@@ -157,6 +174,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       mode: e.SLACK_APP_TOKEN ? "socket" : "http",
     },
     redisUrl: e.REDIS_URL,
+    redis: parseRedisUrl(e.REDIS_URL),
     catalog: {
       url: e.ICEBERG_CATALOG_URL,
       token: e.ICEBERG_CATALOG_TOKEN,
@@ -227,6 +245,9 @@ export function redactConfig(config: Config): Record<string, unknown> {
     if (node[last] !== undefined) node[last] = REDACTED;
   }
   copy.redisUrl = redactUrl(config.redisUrl);
+  const redis = copy.redis as Record<string, unknown>;
+  for (const key of ["password", "sentinelPassword"]) if (redis[key] !== undefined) redis[key] = REDACTED;
+  if (typeof redis.url === "string") redis.url = redactUrl(redis.url);
   return copy;
 }
 
@@ -240,7 +261,7 @@ export function secretValues(config: Config): string[] {
     config.catalog.credential,
     config.catalog.credential?.split(":").slice(1).join(":"),
     config.alertWebhookToken,
-    passwordOf(config.redisUrl),
+    ...topologySecrets(config.redis),
   ];
   return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
 }
@@ -250,21 +271,20 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return scrubAllForms(text, secrets);
 }
 
-export function redactUrl(url: string): string {
+export function redactUrl(raw: string): string {
+  const url = raw.replace(/([?&]sentinelPassword=)[^&#]*/g, `$1${REDACTED}`);
+  // Sentinel and Cluster URLs list several hosts, which URL() cannot parse: mask user:password@.
+  const multi = /^(rediss?\+(?:sentinel|cluster):\/\/)(?:([^:@/]*):)?[^@/]*@/.exec(url);
+  if (multi) {
+    const user = multi[2] === undefined ? "" : `${multi[2]}:`;
+    return `${multi[1]}${user}${REDACTED}@${url.slice(multi[0].length)}`;
+  }
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = REDACTED;
     return parsed.toString();
   } catch {
     return url;
-  }
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
   }
 }
 

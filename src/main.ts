@@ -3,7 +3,6 @@
 // The `start` command runs the workers in a supervised child process (see worker-supervisor.ts)
 // so that diagnoses never share the event loop that acknowledges Slack and alerts.
 
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
@@ -21,6 +20,12 @@ import {
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
 import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
+import {
+  checkPrimary,
+  confirmReplicated,
+  createRedisClient,
+  type RedisClient,
+} from "./adapters/redis/connection.js";
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
@@ -101,7 +106,7 @@ export interface Bot {
   workerProcess?: WorkerSupervisor;
   store: IncidentStore;
   claims: Claims;
-  redis: Redis;
+  redis: RedisClient;
   log: Logger;
   remediation: Remediation;
   sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
@@ -122,18 +127,25 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const playbooks = await loadPlaybooks(options.playbooksDir);
   // One line per retry period while Redis is away, whichever connection notices (connection-errors.ts).
   const redisErrors = connectionErrorReporter(log);
+  // Commands (store, claims, queue producers) on one client; workers on a blocking one.
   const redis = redisErrors.watch(
-    new Redis(config.redisUrl, { maxRetriesPerRequest: 3, retryStrategy: redisRetryStrategy }),
+    createRedisClient(config.redis, "commands", {
+      connectionName: "iceberg-bot",
+      retryStrategy: redisRetryStrategy,
+    }),
     "redis",
   );
   const queueRedis = redisErrors.watch(
-    new Redis(config.redisUrl, { maxRetriesPerRequest: null, retryStrategy: redisRetryStrategy }),
+    createRedisClient(config.redis, "blocking", {
+      connectionName: "iceberg-bot-workers",
+      retryStrategy: redisRetryStrategy,
+    }),
     "queues",
   );
   const store = new IncidentStore(redis, { namespace: options.namespace });
   const claims = new Claims(redis, store.keys);
   const queues = createQueues({
-    connection: queueRedis,
+    connection: redis,
     prefix: options.queuePrefix,
     names: options.queueNames,
     backoffMs: options.backoffMs,
@@ -161,7 +173,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ? `${options.queueNames.diagnose}-remediation`
     : undefined;
   const remediationQueue = createRemediationQueue({
-    connection: queueRedis,
+    connection: redis,
     prefix: queues.prefix,
     name: remediationQueueName,
     backoffMs: options.backoffMs,
@@ -365,8 +377,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
           (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
       },
       latestSweep: () => sweepStore.latest(),
-      pingRedis: () => redis.ping(),
-      acceptAlerts: (alerts) => acceptAlerts({ ...deps, knownTables }, alerts),
+      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+      acceptAlerts: async (alerts) => {
+        const outcome = await acceptAlerts({ ...deps, knownTables }, alerts);
+        // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
+        // after the answer must not lose it (the sender retries a 5xx).
+        await confirmReplicated(redis, config.redis, store.keys.sequence());
+        return outcome;
+      },
     });
     ({ port } = await app.start(options.port ?? config.port));
     log.info({ port, mode: config.slack.mode, role }, "iceberg-bot listening");
@@ -407,7 +425,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
 }
 
 /** quit() waits for Redis to answer, which never comes while it is away: then just disconnect. */
-async function closeRedis(connection: Redis, waitMs = 1000): Promise<void> {
+async function closeRedis(connection: RedisClient, waitMs = 1000): Promise<void> {
   if (connection.status === "ready") {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -2,11 +2,11 @@
 // rate-limited evidence ports, the service, the BullMQ workers and the weekly schedule.
 
 import type { ConnectionOptions, Job } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { gatedDispatcher } from "./adapters/evidence/gated-dispatcher.js";
 import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "./adapters/queue/sweep-queue.js";
+import type { RedisClient } from "./adapters/redis/connection.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { threadPermalink } from "./adapters/slack/slack-jobs.js";
 import { postAuditInThread, postDigest, tell } from "./adapters/slack/sweep-slack.js";
@@ -26,7 +26,7 @@ import { SweepService } from "./services/sweep/sweep-service.js";
 
 export interface SweepWiring {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   connection: ConnectionOptions;
   queues: SweepQueues;
   store: SweepStore;

@@ -21,7 +21,7 @@ export const GENERAL_USAGE = `iceberg-bot: diagnose Apache Iceberg tables whose 
 Usage: iceberg-bot <command> [options]
 
 Commands:
-  start                    run the Slack bot: receiver and workers in one process
+  start                    run the Slack bot: the receiver, and the workers in a child process
   serve                    run only the receiver (Slack events, alert webhooks)
   worker                   run only the diagnosis workers
   diagnose <table>         diagnose one table now and print the report
@@ -40,7 +40,9 @@ Exit codes: 0 healthy, 1 needs action, 2 bad usage, configuration or table, 3 no
 export const COMMAND_USAGE: Record<string, string> = {
   start: `Usage: iceberg-bot start [--config FILE]
 
-Runs the Slack receiver and the diagnosis workers in one process (small installs).
+Runs the Slack receiver, and the diagnosis workers in a child process it supervises (restarted
+if it dies, drained and stopped after the receiver on shutdown): one command for small installs,
+and diagnoses never share the event loop that acknowledges Slack and alerts.
 Settings come from the environment (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET or SLACK_APP_TOKEN,
 REDIS_URL, ICEBERG_CATALOG_URL, FLINK_REST_URL, CONNECT_REST_URL, ...); every missing or
 invalid setting is listed at once and the command exits 2.

@@ -56,6 +56,10 @@ export async function applyChange(
       return applyConnectorConfig(need(ports.connect, "connect"), change.connector, change.changes);
     case "connector-restart":
       return restartConnector(need(ports.connect, "connect"), change.connector, change);
+    case "read-only-check":
+      throw new CodedError(ErrorCode.UsageInvalid, "A read-only check changes nothing to apply", {
+        hint: "The bot runs the check itself; nothing needs applying.",
+      });
     case "manual":
       throw new CodedError(ErrorCode.UsageInvalid, "A manual step cannot be applied by the bot", {
         hint: "Run the statement shown in the proposal, then mark the step done by hand.",

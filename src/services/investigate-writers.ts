@@ -1,6 +1,7 @@
 // Who writes the table: the Flink job named in the table's recent snapshot summaries, and the
 // Kafka Connect connector whose iceberg.tables lists it (or one routing tables dynamically).
 
+import { LIVE_JOB_STATES } from "../core/diagnosis/context.js";
 import type { FlinkJobEvidence, FlinkJobSummary, Snapshot, TableRef } from "../core/evidence/model.js";
 import { formatTableName, sanitizeForMetric } from "../core/table-name.js";
 import type { ConnectorInfo } from "./ports.js";
@@ -31,8 +32,6 @@ export function pickFlinkWriter(
   return writers.find((id) => known.get(id)?.state === "RUNNING") ?? writers.find((id) => known.has(id));
 }
 
-/** Job states in which a job is set up to commit (or just failed trying). */
-const LIVE_STATES = new Set(["RUNNING", "RESTARTING", "FAILING", "INITIALIZING", "CREATED", "RECONCILING"]);
 /** A FAILED job counts as a candidate writer when it started within this long. */
 const RECENT_FAILURE_MS = 24 * 60 * 60 * 1000;
 /** Upper bound on jobs read per diagnosis, so a large cluster cannot stall the answer. */
@@ -57,7 +56,7 @@ export function candidateWriterJobs(
   const live = [...jobs]
     .filter(
       (job) =>
-        LIVE_STATES.has(job.state) ||
+        LIVE_JOB_STATES.has(job.state) ||
         (job.state === "FAILED" && newestStart - job.startTimeMs <= RECENT_FAILURE_MS),
     )
     .sort((a, b) => b.startTimeMs - a.startTimeMs);

@@ -69,7 +69,7 @@ export class Remediation {
         : existing?.writer;
     // Guidance is as the diagnosis wrote it; a change the bot makes is built from the table now.
     const proposal: Proposal | undefined =
-      next.change.kind === "manual"
+      next.change.kind === "manual" || next.change.kind === "read-only-check"
         ? { change: next.change }
         : await this.proposalOrNote(
             {

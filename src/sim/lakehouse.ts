@@ -61,6 +61,7 @@ export async function startLakehouse(options: LakehouseOptions): Promise<Lakehou
   const world = new World(scenario, clock.now());
   world.sync(clock.now());
   const faults = new SimFaultInjector();
+  for (const fault of scenario.faults) faults.inject(fault);
   const requests: RecordedRequest[] = [];
   const host = options.host ?? "127.0.0.1";
 

@@ -241,6 +241,47 @@ describe("iceberg-bot diagnose against the simulated lakehouse", { timeout: 60_0
   });
 });
 
+describe("iceberg-bot diagnose with the catalog down and the Flink writer failing", {
+  timeout: 60_000,
+}, () => {
+  let down: Lakehouse;
+  beforeAll(async () => {
+    down = await startLakehouse({ scenario: "catalog-down-flink-failing" });
+  });
+  afterAll(async () => {
+    await down?.close();
+  });
+
+  it("says first that the catalog is unreachable, then what Flink shows, never healthy, exit 1", async () => {
+    const io = { now: () => down.clock.now() };
+    const flags = ["--catalog-url", down.urls.catalog, "--flink-url", down.urls.flink];
+    const text = await run(["diagnose", "db.events", ...flags], {}, io);
+    expect(text.code).toBe(1);
+    const lines = text.stdout.split("\n");
+    expect(lines[0]).toMatch(/^! The Iceberg REST catalog was unreachable \(.*503/);
+    expect(lines[2]).toMatch(/^✖ db\.events: /);
+    const flinkLine = lines.findIndex((l) => l.includes("CommitStateUnknownException"));
+    const catalogLine = lines.findIndex((l) =>
+      l.includes("catalog: The Iceberg REST catalog was unreachable"),
+    );
+    expect(catalogLine).toBeGreaterThan(0);
+    expect(flinkLine).toBeGreaterThan(catalogLine);
+
+    const json = await run(["diagnose", "db.events", "--format", "json", ...flags], {}, io);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as {
+      verdict: string;
+      sources: { catalog: { status: string } };
+      findings: Array<{ id: string; evidence: Array<{ source: string }> }>;
+    };
+    expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+    expect(report.sources.catalog.status).toBe("unavailable");
+    expect(report.verdict).toBe("commit-state-unknown");
+    const verdict = report.findings.find((f) => f.id === report.verdict)!;
+    expect(verdict.evidence.map((e) => e.source).slice(0, 2)).toEqual(["catalog", "flink"]);
+  });
+});
+
 describe("iceberg-bot diagnose with catalog credentials", { timeout: 60_000 }, () => {
   const token = "catalog-token-5f1e9a";
   let secured: Lakehouse;

@@ -106,6 +106,18 @@ describe("iceberg-bot sweep", { timeout: 60_000 }, () => {
     expect(md.stdout).not.toContain("analytics.web.events");
   });
 
+  it("the simulated catalog pages only when asked, and refuses a token it did not hand out", async () => {
+    const all = (await (await fetch(`${lake.urls.catalog}/v1/namespaces`)).json()) as Record<string, unknown>;
+    expect(all).toEqual({ namespaces: [["sales"], ["analytics"], ["db"], ["staging"]] });
+    const first = (await (await fetch(`${lake.urls.catalog}/v1/namespaces?pageToken=`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(first.namespaces).toEqual([["sales"], ["analytics"]]);
+    expect(typeof first["next-page-token"]).toBe("string");
+    expect((await fetch(`${lake.urls.catalog}/v1/namespaces?pageToken=bogus`)).status).toBe(400);
+  });
+
   it("exits 2 on bad usage and 3 when the catalog does not answer", async () => {
     expect((await run(["sweep", "--catalog-url", lake.urls.catalog, "--limit", "0"])).code).toBe(2);
     expect((await run(["sweep", "--catalog-url", lake.urls.catalog, "--format", "yaml"])).code).toBe(2);

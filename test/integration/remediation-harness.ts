@@ -2,7 +2,6 @@
 // the simulated lakehouse, the Slack stand-in and a real BullMQ worker for the remediation queue.
 // The status card queue is a recorder: card rendering is the bot's job and tested with the bot.
 
-import { Redis } from "ioredis";
 import { createEvidencePorts } from "../../src/adapters/evidence/from-config.js";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import type { SlackJob } from "../../src/adapters/queue/jobs.js";
@@ -12,6 +11,7 @@ import {
   type RemediationQueue,
   startRemediationWorker,
 } from "../../src/adapters/queue/remediation-queue.js";
+import { createRedisClient } from "../../src/adapters/redis/connection.js";
 import { createSlackClient } from "../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../src/adapters/store/audit-trail.js";
 import { Claims } from "../../src/adapters/store/claims.js";
@@ -96,8 +96,8 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       "",
     ].join("\n"),
   });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  const queueRedis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const redis = createRedisClient(config.redis, "commands");
+  const queueRedis = createRedisClient(config.redis, "blocking");
   redis.on("error", () => {});
   queueRedis.on("error", () => {});
   const store = new IncidentStore(redis, { namespace: scope.namespace });

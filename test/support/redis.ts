@@ -1,16 +1,25 @@
 // Per-test isolation on the shared Redis: a unique namespace for our keys and unique BullMQ
-// queue names, and a cleanup that removes exactly those keys.
+// queue names, and a cleanup that removes exactly those keys. A test project may hand the
+// suite another Redis (the Cluster one) through vitest's provide/inject.
 
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import { Cluster } from "ioredis";
+import { createRedisClient, type RedisClient } from "../../src/adapters/redis/connection.js";
 
-export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+async function providedUrl(): Promise<string | undefined> {
+  // Only inside a vitest worker; benchmarks import this module too.
+  if (!process.env.VITEST) return undefined;
+  const { inject } = await import("vitest");
+  return inject("redisUrl");
+}
+
+export const REDIS_URL = (await providedUrl()) ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export interface TestRedisScope {
   namespace: string;
   queuePrefix: string;
   queueNames: { diagnose: string; slack: string };
-  redis: Redis;
+  redis: RedisClient;
   cleanup(): Promise<void>;
 }
 
@@ -18,7 +27,7 @@ export function testRedisScope(label: string): TestRedisScope {
   const id = `${label}-${randomUUID().slice(0, 8)}`;
   const namespace = `t-${id}`;
   const queuePrefix = `{tq-${id}}`;
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const redis = createRedisClient(REDIS_URL, "commands");
   return {
     namespace,
     queuePrefix,
@@ -32,13 +41,18 @@ export function testRedisScope(label: string): TestRedisScope {
 }
 
 /** Deletes every key matching the glob patterns, a SCAN page at a time (no KEYS on a shared Redis). */
-export async function deleteKeysMatching(redis: Redis, patterns: readonly string[]): Promise<void> {
-  for (const pattern of patterns) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== "0");
+export async function deleteKeysMatching(redis: RedisClient, patterns: readonly string[]): Promise<void> {
+  // A Cluster spreads keys over its primaries: scan each of them.
+  const nodes = redis instanceof Cluster ? redis.nodes("master") : [redis];
+  for (const node of nodes) {
+    for (const pattern of patterns) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+        cursor = next;
+        // One DEL per key: keys of one pattern share a hash tag, but nothing else promises it.
+        await Promise.all(keys.map((key) => node.del(key)));
+      } while (cursor !== "0");
+    }
   }
 }

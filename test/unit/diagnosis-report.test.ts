@@ -2,6 +2,9 @@
 // report as a whole (ReportSchema-valid, ordered, honest about unavailable sources).
 
 import { describe, expect, it } from "vitest";
+import { renderReportText } from "../../src/adapters/render/report-text.js";
+import { renderDiagnosis } from "../../src/adapters/slack/render/diagnosis.js";
+import { cardView } from "../../src/adapters/slack/slack-jobs.js";
 import { buildContext } from "../../src/core/diagnosis/context.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
 import { hotPartitionFilter, pickStepId } from "../../src/core/diagnosis/next-step.js";
@@ -244,7 +247,9 @@ describe("diagnose", () => {
     expect(report.verdict).toBe("commit-state-unknown");
     expect(report.nextStep?.id).toBe("verify-unknown-commit");
     const change = report.nextStep!.change;
-    expect(change.kind === "manual" && change.statement).toContain("FROM spark_catalog.db.events.snapshots");
+    expect(change.kind === "read-only-check" && change.statement).toContain(
+      "FROM spark_catalog.db.events.snapshots",
+    );
   });
 
   it("reports unavailable sources with their error and stays silent on them", () => {
@@ -303,5 +308,77 @@ describe("diagnose", () => {
       expect.arrayContaining(["commit-conflict", "multiple-flink-jobs", "rewrite-in-window"]),
     );
     expect(tbl.snapshots).toBe(snapshots);
+  });
+
+  it("reads every writer: a failing second job decides the verdict, the card counts from its last commit", () => {
+    const failingLast = 40 * MIN;
+    const ev = evidence({
+      table: table({
+        snapshots: [
+          ...series(6 * HOUR, 2 * MIN, 5 * MIN),
+          ...series(6 * HOUR - MIN, failingLast, 5 * MIN, { by: { flink: JOB2 } }),
+        ],
+      }),
+      flink: flinkJob(),
+    });
+    const failing = flinkJob({ jobId: JOB2, exceptions: conflictAt(4 * MIN) });
+    ev.flink!.writers = [ev.flink!.writer!, failing];
+    ev.flink!.jobs.push(failing.job);
+    const alone = diagnose({ ...ev, flink: { ...ev.flink!, writers: undefined } }, NOW, {
+      playbooks: PLAYBOOKS,
+    });
+    expect(alone.verdict).not.toBe("commit-conflict");
+    const report = ReportSchema.parse(diagnose(ev, NOW, { playbooks: PLAYBOOKS }));
+    expect(report.verdict).toBe("commit-conflict");
+    expect(report.findings.map((f) => f.id)).toContain("multiple-flink-jobs");
+    expect(report.nextStep?.id).toBe("one-committer-per-table");
+    expect(report.nextStep?.summary).toContain(JOB2);
+    const card = cardView(
+      {
+        id: "i1",
+        table: "db.events",
+        state: "awaiting-approval",
+        channel: "C1",
+        openedAt: NOW - 5 * MIN,
+        updatedAt: NOW,
+        alertCount: 1,
+        diagnoses: 1,
+        cardVersion: 1,
+      },
+      report,
+      NOW,
+    );
+    const lastOfFailing = Math.max(
+      ...ev.catalog!.snapshots.filter((s) => s.summary["flink.job-id"] === JOB2).map((s) => s.timestampMs),
+    );
+    expect(card.stalledSinceMs).toBe(lastOfFailing);
+  });
+
+  it("verify-unknown-commit is the bot's own read-only check: automatic, and its change kind says so", () => {
+    const ev = evidence({
+      table: table({ snapshots: stalled() }),
+      flink: flinkJob({ exceptions: [{ ago: 10 * MIN, name: STATE_UNKNOWN, message: UNKNOWN_MESSAGE }] }),
+    });
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
+    expect(report.nextStep?.id).toBe("verify-unknown-commit");
+    expect(report.nextStep?.change.kind).toBe("read-only-check");
+    expect(report.nextStep?.automatic).toBe(true);
+    const text = renderReportText(report, { color: false });
+    expect(text).toContain("The bot checks this itself (nothing changes)");
+    expect(text).not.toContain("Run this yourself");
+    const slack = JSON.stringify(renderDiagnosis(report));
+    expect(slack).not.toContain("a person makes this change");
+  });
+
+  it("a manual step is never automatic", () => {
+    const ev = evidence({
+      table: table({
+        snapshots: [...stalled(), snap(40 * MIN, { op: "replace", by: { spark: SPARK_APP } })],
+      }),
+      flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
+    });
+    const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
+    expect(report.nextStep?.change.kind).toBe("manual");
+    expect(report.nextStep?.automatic).toBe(false);
   });
 });

@@ -63,7 +63,7 @@ const CASES: Case[] = [
         table: table({ snapshots: stalledWriter() }),
         flink: flinkJob({ exceptions: [{ ago: 40 * MIN, name: STATE_UNKNOWN, message: UNKNOWN_MESSAGE }] }),
       }),
-    mentions: "No snapshot from Flink job",
+    mentions: "The in-flight commit did not land: no snapshot from Flink job",
   },
   {
     name: "coordinator ended after one failed commit",
@@ -433,5 +433,114 @@ describe("rule details", () => {
     });
     expect(evaluate("commit-failing", ev)).toBeNull();
     expect(evaluate("writer-last-snapshot-at-risk", ev)).toBeNull();
+  });
+
+  it("writer-last-snapshot-at-risk: a settings risk is a warning; a restore failure is critical", () => {
+    const risky = evidence({
+      table: table({
+        snapshots: [
+          ...stalledWriter(),
+          ...series(50 * MIN, 10 * MIN, 10 * MIN, { op: "replace", by: { spark: SPARK_APP } }),
+        ],
+        properties: { "history.expire.max-snapshot-age-ms": "3600000" },
+      }),
+      flink: flinkJob(),
+    });
+    expect(evaluate("writer-last-snapshot-at-risk", risky)?.severity).toBe("warning");
+
+    const notFound = evidence({
+      table: table({ snapshots: stalledWriter() }),
+      flink: flinkJob({
+        state: "RESTARTING",
+        exceptions: [
+          {
+            ago: 2 * MIN,
+            name: "org.apache.iceberg.exceptions.NotFoundException",
+            message:
+              "Failed to open input stream for file: s3://lake/warehouse/db/events/metadata/snap-1-1-a.avro",
+          },
+        ],
+      }),
+    });
+    const found = evaluate("writer-last-snapshot-at-risk", notFound);
+    expect(found?.severity).toBe("critical");
+    expect(JSON.stringify(found)).toContain("NotFoundException: Failed to open input stream");
+  });
+
+  it("writer-last-snapshot-at-risk: the writer's newest snapshot lost its parent to expiry", () => {
+    const snapshots = stalledWriter();
+    snapshots[0] = { ...snapshots[0]!, parentSnapshotId: "1234" };
+    const ev = evidence({
+      table: table({ snapshots: [snapshots[snapshots.length - 1]!] }),
+      flink: flinkJob(),
+    });
+    ev.catalog!.snapshots[0]!.parentSnapshotId = "1234";
+    const found = evaluate("writer-last-snapshot-at-risk", ev);
+    expect(found?.severity).toBe("critical");
+    expect(JSON.stringify(found)).toContain("its parent 1234 was expired");
+  });
+
+  it("writer-last-snapshot-at-risk: restored from a checkpoint the table's commits do not reach", () => {
+    const ev = evidence({ table: table({ snapshots: stalledWriter() }), flink: flinkJob() });
+    const newest = ev.catalog!.snapshots[ev.catalog!.snapshots.length - 1]!;
+    const committed = Number(newest.summary["flink.max-committed-checkpoint-id"]);
+    ev.flink!.writer!.checkpoints!.latestRestored = { id: committed + 1 };
+    expect(evaluate("writer-last-snapshot-at-risk", ev)?.severity ?? "none").not.toBe("critical");
+    ev.flink!.writer!.checkpoints!.latestRestored = { id: committed + 12 };
+    const found = evaluate("writer-last-snapshot-at-risk", ev);
+    expect(found?.severity).toBe("critical");
+    expect(JSON.stringify(found)).toContain(`Job restored from checkpoint ${committed + 12}`);
+  });
+
+  it("schema-churn counts changes after the writer's last commit and a schema-change exception", () => {
+    const ev = evidence({
+      table: table({
+        snapshots: stalledWriter().map((s) => ({ ...s, schemaId: 2 })),
+        currentSchemaId: 3,
+        lastUpdatedAgo: 20 * MIN,
+      }),
+      flink: flinkJob({
+        exceptions: [
+          {
+            ago: 5 * MIN,
+            name: COMMIT_FAILED,
+            message: "Commit failed: Requirement failed: current schema changed: expected id 2 != 3",
+          },
+        ],
+      }),
+    });
+    ev.catalog!.schemas.push(
+      { schemaId: 1, fieldCount: 7 },
+      { schemaId: 2, fieldCount: 8 },
+      { schemaId: 3, fieldCount: 9 },
+    );
+    const found = evaluate("schema-churn", ev);
+    expect(JSON.stringify(found)).toContain(
+      "current-schema-id is 3 but the writer's last data commit used schema 2",
+    );
+    expect(JSON.stringify(found)).toContain("The commit failed on a schema change");
+  });
+
+  it("many-files-per-commit: small files count on their own, below the file-count threshold", () => {
+    const ev = evidence({
+      table: table({
+        snapshots: series(3 * HOUR, 2 * MIN, 5 * MIN, { files: 4, bytes: 4 * 2 * 1024 * 1024 }),
+      }),
+      flink: flinkJob(),
+    });
+    expect(JSON.stringify(evaluate("many-files-per-commit", ev))).toContain("average file size 2.0 MiB");
+  });
+
+  it("multiple-flink-jobs: a second live job whose sink names the table counts before it commits", () => {
+    const ev = evidence({
+      table: table({ snapshots: series(3 * HOUR, 2 * MIN, 5 * MIN) }),
+      flink: flinkJob(),
+    });
+    const second = flinkJob({ jobId: JOB2 });
+    second.job.name = "events-backfill";
+    ev.flink!.writers = [ev.flink!.writer!, second];
+    const found = evaluate("multiple-flink-jobs", ev);
+    expect(found?.evidence.map((e) => e.data.jobId)).toEqual([JOB, JOB2]);
+    expect(found?.summary).toContain("events-backfill (9b1d…)");
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { FlinkJobSummary, Snapshot } from "../../src/core/evidence/model.js";
 import {
+  candidateWriterJobs,
+  jobWritesTable,
   namesTable,
   pickConnector,
   pickFlinkWriter,
@@ -56,5 +58,34 @@ describe("writer discovery", () => {
     expect(pickConnector([other, dynamic, staticSink], table)).toEqual({ name: "s", source: "discovered" });
     expect(pickConnector([other, dynamic], table)).toEqual({ name: "d", source: "candidate" });
     expect(pickConnector([other], table)).toBe(undefined);
+  });
+});
+
+describe("candidate writers", () => {
+  const table = { namespace: ["db"], name: "events" };
+  const vertexJob = (name: string) => ({
+    job: { jobId: A, name: "x", state: "FAILED", startTimeMs: 0 },
+    vertices: [{ vertexId: "v", name, parallelism: 1, status: "FAILED" }],
+    exceptions: [],
+    backpressure: [],
+  });
+
+  it("reads jobs from the snapshots and live or recently failed jobs, never the primary twice", () => {
+    const jobs = [job(A, "RUNNING"), job(B, "CANCELED"), job(C, "RESTARTING")];
+    expect(candidateWriterJobs([B], jobs, A)).toEqual([B, C]);
+    const old = { ...job(C, "FAILED"), startTimeMs: 0 };
+    const recent = { ...job(B, "FAILED"), startTimeMs: 3 * 24 * 3600 * 1000 };
+    expect(candidateWriterJobs([], [old, recent], undefined)).toEqual([B]);
+  });
+
+  it("knows a writer by its committer metrics or by either sink generation's vertex names", () => {
+    expect(
+      jobWritesTable(vertexJob("IcebergFilesCommitter -> Sink: IcebergSink iceberg.db.events"), table),
+    ).toBe(true);
+    expect(jobWritesTable(vertexJob("db.events: Committer"), table)).toBe(true);
+    expect(
+      jobWritesTable(vertexJob("IcebergFilesCommitter -> Sink: IcebergSink iceberg.db.events_v2"), table),
+    ).toBe(false);
+    expect(jobWritesTable(vertexJob("Source: events -> Map"), table)).toBe(false);
   });
 });

@@ -99,6 +99,10 @@ describe("outside text cannot change formatting", () => {
       expect(formattingHazards(outsideParts(text)), text).toEqual([]);
     }
     expect(allText(message)).not.toMatch(BIDI_OR_ESCAPE);
+    // The multi-line exception is shown as a code block, as typed but without what hides text.
+    expect(mrkdwnTexts(message.blocks).join("\n")).toContain(
+      "```CommitFailedException: boom\n&gt; quoted by upstream\n[31mred &lt;@U0CEO&gt; hidden admin```",
+    );
   });
 
   it("keeps hostile labels and names inert on the proposal and the card; the bot's mentions render", () => {

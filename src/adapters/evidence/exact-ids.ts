@@ -40,13 +40,14 @@ export function recordExactIds(json: string): boolean {
   if (!ids) return false;
   let consistent = true;
   forEachLongId(json, (start, end) => {
-    // A plain slice would be a view that keeps the whole body alive as long as the id lives (in
-    // the evidence, for the whole diagnosis); going through a short concatenation copies the digits.
-    const digits = ` ${json.slice(start, end)}`.slice(1);
+    const digits = json.slice(start, end);
     const rounded = Number(digits);
     const known = ids.get(rounded);
-    if (known !== undefined && known !== digits) consistent = false;
-    else ids.set(rounded, digits);
+    // Parents and the snapshot log repeat ids already seen: only new ones are stored, as a copy.
+    // A plain slice would be a view that keeps the whole body alive as long as the id lives (in
+    // the evidence, for the whole diagnosis); going through a short concatenation copies the digits.
+    if (known === undefined) ids.set(rounded, ` ${digits}`.slice(1));
+    else if (known !== digits) consistent = false;
     return consistent;
   });
   return consistent;
@@ -55,4 +56,10 @@ export function recordExactIds(json: string): boolean {
 /** The exact id for a parsed number: the recorded digits, or the number itself when it is small. */
 export function exactId(value: number): string {
   return scope.getStore()?.ids.get(value) ?? String(value);
+}
+
+/** exactId for many ids at once: the call's scope is looked up once, not once per id. */
+export function exactIdsOfCall(): (value: number) => string {
+  const ids = scope.getStore()?.ids;
+  return ids ? (value) => ids.get(value) ?? String(value) : String;
 }

@@ -226,11 +226,16 @@ function toCheckpointSummary(stats: CheckpointStats): FlinkCheckpointSummary {
 
 function toCheckpoints(raw: {
   counts: { restored: number; total: number; in_progress: number; completed: number; failed: number };
-  latest?: { completed?: CheckpointStats | null; failed?: CheckpointStats | null } | null;
+  latest?: {
+    completed?: CheckpointStats | null;
+    failed?: CheckpointStats | null;
+    restored?: { id: number; restore_timestamp?: number | null; is_savepoint?: boolean | null } | null;
+  } | null;
   history: CheckpointStats[];
 }): FlinkCheckpoints {
   const completed = raw.latest?.completed;
   const failed = raw.latest?.failed;
+  const restored = raw.latest?.restored;
   return {
     counts: {
       restored: raw.counts.restored,
@@ -241,6 +246,17 @@ function toCheckpoints(raw: {
     },
     latestCompleted: completed ? toCheckpointSummary(completed) : undefined,
     latestFailed: failed ? toCheckpointSummary(failed) : undefined,
+    ...(restored
+      ? {
+          latestRestored: {
+            id: restored.id,
+            ...(restored.restore_timestamp ? { restoreTimestampMs: restored.restore_timestamp } : {}),
+            ...(restored.is_savepoint !== undefined && restored.is_savepoint !== null
+              ? { isSavepoint: restored.is_savepoint }
+              : {}),
+          },
+        }
+      : {}),
     history: raw.history.map(toCheckpointSummary),
   };
 }

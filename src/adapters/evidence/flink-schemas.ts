@@ -52,6 +52,13 @@ export const CheckpointingStatisticsSchema = z.object({
     .object({
       completed: CheckpointStatsSchema.nullish(),
       failed: CheckpointStatsSchema.nullish(),
+      restored: z
+        .object({
+          id: z.number().int(),
+          restore_timestamp: z.number().int().nullish(),
+          is_savepoint: z.boolean().nullish(),
+        })
+        .nullish(),
     })
     .nullish(),
   history: z.array(CheckpointStatsSchema).default([]),

@@ -11,7 +11,7 @@ import type {
   TableEvidence,
   TableRef,
 } from "../../core/evidence/model.js";
-import { exactId } from "./exact-ids.js";
+import { exactId, exactIdsOfCall } from "./exact-ids.js";
 
 /**
  * A snapshot id: a string (quoted by protectSnapshotIds or by the catalog) or a bare integer,
@@ -125,9 +125,12 @@ function checkedArray<T>(check: (list: readonly unknown[], issues: Issue[]) => v
     .default([]);
 }
 
-/** A snapshot id as read: digits kept as they are, a parsed number restored to its exact digits. */
-function snapshotIdOf(value: string | number): string {
-  return typeof value === "number" ? exactId(value) : value;
+type IdOf = (value: string | number) => string;
+
+/** Snapshot ids as read: digits kept as they are, parsed numbers restored to their exact digits. */
+function snapshotIds(): IdOf {
+  const exact = exactIdsOfCall();
+  return (value) => (typeof value === "number" ? exact(value) : value);
 }
 
 const MetadataLogSchema = z.object({ "metadata-file": z.string(), "timestamp-ms": z.number().int() });
@@ -191,6 +194,7 @@ export function toTableEvidence(
   const currentSchemaId = metadata["current-schema-id"] ?? schemas[0]?.schemaId ?? 0;
   const currentSnapshotId = snapshotIdOrNone(metadata["current-snapshot-id"]);
   const partitionFields = partitionFieldsOf(metadata);
+  const idOf = snapshotIds();
   return {
     ref,
     uuid: metadata["table-uuid"] ?? "",
@@ -199,10 +203,10 @@ export function toTableEvidence(
     metadataLocation: metadataLocation ?? metadata["metadata-location"],
     lastUpdatedMs: metadata["last-updated-ms"],
     currentSnapshotId,
-    snapshots: oldestFirst(metadata.snapshots.map(toSnapshot)),
+    snapshots: oldestFirst(metadata.snapshots.map((raw) => toSnapshot(raw, idOf))),
     snapshotLog: metadata["snapshot-log"].map(
       (e): SnapshotLogEntry => ({
-        snapshotId: snapshotIdOf(e["snapshot-id"]),
+        snapshotId: idOf(e["snapshot-id"]),
         timestampMs: e["timestamp-ms"],
       }),
     ),
@@ -228,14 +232,12 @@ function oldestFirst(snapshots: Snapshot[]): Snapshot[] {
   return snapshots;
 }
 
-function toSnapshot(raw: RawSnapshot): Snapshot {
+function toSnapshot(raw: RawSnapshot, idOf: IdOf): Snapshot {
   const summary = stringSummary(raw.summary ?? {});
   const parent = raw["parent-snapshot-id"];
   return {
-    snapshotId: snapshotIdOf(raw["snapshot-id"]),
-    parentSnapshotId: snapshotIdOrNone(
-      parent === null || parent === undefined ? parent : snapshotIdOf(parent),
-    ),
+    snapshotId: idOf(raw["snapshot-id"]),
+    parentSnapshotId: snapshotIdOrNone(parent === null || parent === undefined ? parent : idOf(parent)),
     sequenceNumber: raw["sequence-number"],
     timestampMs: raw["timestamp-ms"],
     // v1 snapshots may lack a summary; "unknown" keeps rules from guessing an operation.

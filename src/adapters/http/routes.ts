@@ -4,7 +4,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 
 export interface HealthRoutesOptions {
-  /** Resolves when Redis answers; readyz reports 503 otherwise. */
+  /**
+   * Resolves when Redis answers; readyz reports 503 otherwise. When it resolves with a status
+   * ({ ok, topology, primary }) readyz reports that too, and 503 when no primary is reachable.
+   */
   pingRedis: () => Promise<unknown>;
   registry: Registry;
   readyTimeoutMs?: number;
@@ -33,7 +36,13 @@ export function healthRoutes(options: HealthRoutesOptions) {
           timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
         });
         Promise.race([options.pingRedis(), timeout])
-          .then(() => send(res, 200, "application/json", '{"ok":true,"redis":"ok"}'))
+          .then((result) => {
+            const status = redisStatus(result);
+            if (status === undefined) return send(res, 200, "application/json", '{"ok":true,"redis":"ok"}');
+            const { ok, error, ...topology } = status;
+            const body = { ok, redis: ok ? "ok" : (error ?? "no primary reachable"), ...topology };
+            send(res, ok ? 200 : 503, "application/json", JSON.stringify(body));
+          })
           .catch((error: Error) =>
             send(res, 503, "application/json", JSON.stringify({ ok: false, redis: error.message })),
           )
@@ -51,4 +60,20 @@ export function healthRoutes(options: HealthRoutesOptions) {
       },
     },
   ];
+}
+
+interface RedisStatus {
+  ok: boolean;
+  error?: string;
+  topology?: string;
+  describe?: string;
+  primary?: string;
+}
+
+function redisStatus(result: unknown): RedisStatus | undefined {
+  if (typeof result !== "object" || result === null || typeof (result as RedisStatus).ok !== "boolean") {
+    return undefined;
+  }
+  const { ok, error, topology, describe, primary } = result as RedisStatus;
+  return { ok, error, topology, describe, primary };
 }

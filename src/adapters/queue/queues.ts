@@ -56,6 +56,8 @@ export function createQueues(options: QueueOptions): BotQueues {
     prefix,
     defaultJobOptions,
   });
+  // A lost connection is reported by the add() that needed it; without a listener BullMQ prints it.
+  for (const queue of [diagnose, slack]) queue.on("error", () => {});
   const addDiagnose = batchedAdd(diagnose);
   const addSlack = batchedAdd(slack);
   return {

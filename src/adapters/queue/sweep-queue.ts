@@ -75,6 +75,8 @@ export function createSweepQueues(options: SweepQueueOptions): SweepQueues {
   const catalog = new Queue<SweepTask>(names.catalog, {
     connection: options.connection,
     prefix,
+    // Nobody listens to this queue's event stream; a short one keeps Redis small during a sweep.
+    streams: { events: { maxLen: 500 } },
     defaultJobOptions: { attempts: 3, backoff, removeOnComplete: true, removeOnFail: { age: 7 * 86_400 } },
   });
   return {

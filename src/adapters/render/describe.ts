@@ -107,6 +107,15 @@ export function describeChange(change: Change): DescribedChange {
         checklist: [],
       };
     }
+    case "read-only-check":
+      return {
+        heading: "The bot checks this itself (nothing changes); to look too:",
+        lines: [],
+        statement: change.statement
+          ? { text: change.statement, language: change.language ?? "text" }
+          : undefined,
+        checklist: change.checklist.map((item) => oneLine(item, 400)),
+      };
     case "manual":
       return {
         heading: change.statement ? "Run this yourself:" : "Do this by hand:",

@@ -78,9 +78,11 @@ function nextStepMarkdown(report: Report): string {
   if (change.checklist.length > 0)
     parts.push(change.checklist.map((item) => `- [ ] ${mdText(item, 400)}`).join("\n"));
   parts.push(
-    step.automatic
-      ? "_The bot can apply this once an approver presses Apply in Slack._"
-      : "_The bot cannot apply this; make the change, then let the bot watch the commits._",
+    step.change.kind === "read-only-check"
+      ? "_The bot runs this check itself, without approval; nothing changes._"
+      : step.automatic
+        ? "_The bot can apply this once an approver presses Apply in Slack._"
+        : "_The bot cannot apply this; make the change, then let the bot watch the commits._",
   );
   return parts.join("\n\n");
 }

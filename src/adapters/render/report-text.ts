@@ -76,9 +76,11 @@ function nextStepLines(report: Report, style: Style): string[] {
   }
   for (const item of change.checklist) lines.push(`    - ${item}`);
   lines.push(
-    step.automatic
-      ? style.dim("  The bot can apply this once an approver presses Apply in Slack.")
-      : style.dim("  The bot cannot apply this; make the change, then let the bot watch the commits."),
+    step.change.kind === "read-only-check"
+      ? style.dim("  The bot runs this check itself, without approval; nothing changes.")
+      : step.automatic
+        ? style.dim("  The bot can apply this once an approver presses Apply in Slack.")
+        : style.dim("  The bot cannot apply this; make the change, then let the bot watch the commits."),
   );
   return lines;
 }

@@ -132,6 +132,9 @@ export function createBotApp(options: BotAppOptions): BotApp {
     logger,
     clientOptions: slackClientOptions({ apiUrl: options.slack.apiUrl, logger }),
     ignoreSelf: false,
+    // Bolt's default conversation store runs on every request before the listener (it showed in
+    // ack profiles) and nothing here reads it.
+    convoStore: false,
   });
 
   // Slack retries and replayed requests: one event, click, submission or command is handled once.

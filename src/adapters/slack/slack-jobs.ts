@@ -156,8 +156,17 @@ function isRootCause(id: string): boolean {
   return (ROOT_CAUSE_IDS as readonly string[]).includes(id);
 }
 
-/** The writer's newest snapshot time, as the verdict's catalog evidence records it. */
+/**
+ * The failing writer's newest snapshot time, whichever finding carries it (marked
+ * writerLastCommitAt); older reports only had committedAt on the verdict's own evidence.
+ */
 function lastWriterCommitMs(report: Report): number | undefined {
+  for (const finding of report.findings) {
+    for (const item of finding.evidence) {
+      const at = item.data.writerLastCommitAt;
+      if (typeof at === "string" && Number.isFinite(Date.parse(at))) return Date.parse(at);
+    }
+  }
   const verdict = report.findings.find((f) => f.id === report.verdict);
   for (const item of verdict?.evidence ?? []) {
     const committedAt = item.data.committedAt;

@@ -2,9 +2,9 @@
 // approval, refusal, applied change, revert and verification result. /iceberg history reads it.
 // It uses the stream the incident store names, so both sides read and write the same trail.
 
-import type { Redis } from "ioredis";
 import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { AuditEntry } from "../../core/playbook/walk.js";
+import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
 const MAX_ENTRIES = 10_000;
@@ -72,7 +72,7 @@ export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
 
 export class AuditTrail {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

@@ -2,10 +2,12 @@
 // the claim holds the job id so a retry of the same job may post again when the first try
 // died before storing the message ts.
 
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
 const DAY_SECONDS = 86_400;
+/** Longer than a Sentinel or Cluster failover takes to elect a new primary. */
+const COMPLETE_RETRY_MS = 30_000;
 
 export type ClaimOutcome =
   | { kind: "done"; ts: string }
@@ -14,7 +16,7 @@ export type ClaimOutcome =
 
 export class Claims {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
@@ -29,8 +31,21 @@ export class Claims {
     return { kind: "held-by-other", owner: rest };
   }
 
+  /**
+   * Records the posted message. It is already in Slack, so failing here would post it again on
+   * the job's retry: keep trying through a Redis failover (a few seconds) before giving up.
+   */
   async complete(incidentId: string, message: string, ts: string): Promise<void> {
-    await this.redis.set(this.keys.claim(incidentId, message), `done|${ts}`, "EX", 30 * DAY_SECONDS);
+    const deadline = Date.now() + COMPLETE_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.redis.set(this.keys.claim(incidentId, message), `done|${ts}`, "EX", 30 * DAY_SECONDS);
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * attempt, 1000)));
+      }
+    }
   }
 
   /** Lets another job take the message over (the post failed and nothing reached Slack). */

@@ -2,10 +2,10 @@
 // storm of alerts from any number of bot processes lands in one incident per table. Fields are
 // a hash so counters and state change without read-modify-write races.
 
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { RedisClient } from "../redis/connection.js";
 import { createKeys, type Keys } from "./keys.js";
 
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
@@ -179,7 +179,7 @@ export class IncidentStore {
   private readonly timelineMax: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: IncidentStoreOptions = {},
   ) {
     this.keys = createKeys(options.namespace);
@@ -232,7 +232,7 @@ export class IncidentStore {
       keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
       args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text, alert.fingerprint);
     }
-    const rows = (await this.redis.eval(INTAKE, keys.length, ...keys, ...args)) as [number, string, number][];
+    const rows = (await this.intakeScript()(keys.length, ...keys, ...args)) as [number, string, number][];
     return rows.map(([kind, id, version]): IntakeResult => {
       switch (kind) {
         case 1:
@@ -251,6 +251,15 @@ export class IncidentStore {
           return { kind: "repeat" };
       }
     });
+  }
+
+  /** INTAKE as a command of its own: sent by SHA (EVALSHA), its text only the first time. */
+  private intakeScript(): (...args: (string | number)[]) => Promise<unknown> {
+    const redis = this.redis as RedisClient & {
+      icebergIntake?: (...args: (string | number)[]) => Promise<unknown>;
+    };
+    if (!redis.icebergIntake) redis.defineCommand("icebergIntake", { lua: INTAKE });
+    return redis.icebergIntake!.bind(redis);
   }
 
   /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */

@@ -2,7 +2,7 @@
 // A caller over the budget waits for the next window. The windows are fixed, so at a window's
 // edge a burst of up to twice the budget in one second is possible; over a sweep the rate holds.
 
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 const COUNT = `
@@ -20,7 +20,7 @@ export interface RateWindowOptions {
 
 /** Returns a gate for `source` allowing `perSecond` requests per second across processes. */
 export function rateWindow(
-  redis: Redis,
+  redis: RedisClient,
   source: string,
   perSecond: number,
   options: RateWindowOptions = {},

@@ -12,11 +12,11 @@
 //   sweep:latest:results     its results and scores (renamed from the sweep's own keys)
 //   sweep:latest:scores
 
-import type { Redis } from "ioredis";
 import { AUDIT_CHECK_IDS, type AuditCheckId } from "../../core/ids.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { CheckStatus, TableHealth, TableOutcome } from "../../core/sweep/health.js";
 import type { SweepMeta, SweepStorePort } from "../../services/sweep/sweep-ports.js";
+import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 const DAY = 86_400;
@@ -102,7 +102,7 @@ export class SweepStore implements SweepStorePort {
   private readonly p: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     namespace: string = DEFAULT_NAMESPACE,
   ) {
     this.p = `{${namespace}}:sweep`;
@@ -163,7 +163,6 @@ export class SweepStore implements SweepStorePort {
 
   /** Records a table's outcome (if any) and marks the task done; returns the tasks left. */
   async finishTask(sweepId: string, taskId: string, outcome?: TableOutcome): Promise<number> {
-    const score = outcome?.kind === "health" ? String(outcome.score) : outcome ? "-1" : "";
     const left = await this.redis.eval(
       FINISH_TASK,
       3,
@@ -173,7 +172,7 @@ export class SweepStore implements SweepStorePort {
       taskId,
       outcome?.table ?? "",
       outcome ? encodeOutcome(outcome) : "",
-      outcome?.kind === "health" ? score : "",
+      outcome?.kind === "health" ? String(outcome.score) : "",
       String(KEEP_SECONDS),
     );
     return Number(left);

@@ -2,10 +2,10 @@
 // version field (one Lua script), so two clicks, two workers or two bot replicas never both win:
 // the loser re-reads the new state and runs its event again.
 
-import type { Redis } from "ioredis";
 import type { StepId } from "../../core/ids.js";
 import type { WalkState } from "../../core/playbook/walk.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 // KEYS: the walk hash. ARGV: expected version ("0" when absent), new data.
@@ -52,7 +52,7 @@ export class WalkStore {
   private readonly prefix: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     namespace: string = DEFAULT_NAMESPACE,
   ) {
     this.prefix = `{${namespace}}`;

@@ -95,6 +95,31 @@ export function prometheusSeries(evidence: Evidence, metric: string): MetricPoin
   return undefined;
 }
 
+/** Job states in which a Flink job is (or is about to be) committing. */
+export const LIVE_JOB_STATES: ReadonlySet<string> = new Set([
+  "RUNNING",
+  "RESTARTING",
+  "FAILING",
+  "INITIALIZING",
+  "CREATED",
+  "RECONCILING",
+]);
+
+/**
+ * The writer's job id plus the ids of the same pipeline's earlier runs: jobs with the writer's
+ * name that are no longer live (a resubmission gets a new id). Two live jobs that share a name are
+ * two writers and stay apart.
+ */
+export function writerLineage(jobId: string, evidence: Evidence, flinkOk: boolean): Set<string> {
+  const ids = new Set([jobId]);
+  if (!flinkOk || !evidence.flink) return ids;
+  const jobs = [...evidence.flink.jobs, ...(evidence.flink.writers ?? []).map((w) => w.job)];
+  const name = jobs.find((j) => j.jobId === jobId)?.name;
+  if (name === undefined) return ids;
+  for (const j of jobs) if (j.name === name && !LIVE_JOB_STATES.has(j.state)) ids.add(j.jobId);
+  return ids;
+}
+
 function relevantFailures(ctx: {
   job?: FlinkJobEvidence;
   connect?: ConnectEvidence;
@@ -134,7 +159,12 @@ export function buildContext(
   }
   const identified = identifyWriter(evidence);
   const writer = identified?.writer ?? null;
-  const isWriter = writer ? (s: Snapshot) => isWriterSnapshot(s, writer) : () => false;
+  const lineage = writer?.kind === "flink" ? writerLineage(writer.jobId, evidence, flinkOk) : undefined;
+  const isWriter = lineage
+    ? (s: Snapshot) => lineage.has(s.summary["flink.job-id"] ?? "")
+    : writer
+      ? (s: Snapshot) => isWriterSnapshot(s, writer)
+      : () => false;
   const newestIndex = writer ? newestWriterIndex(snapshots, isWriter) : -1;
   const writerNewest = newestIndex >= 0 ? snapshots[newestIndex] : undefined;
   const interval = expectedInterval(evidence, writer, snapshots, newestIndex, isWriter);

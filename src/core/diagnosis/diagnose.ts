@@ -4,11 +4,11 @@
 // in turn as the writer); the report is the one of the writer in the worst state, so a healthy
 // job never hides a failing one. The report then passes through the invariants (invariants.ts).
 
-import type { Evidence } from "../evidence/model.js";
+import type { Evidence, FlinkJobEvidence } from "../evidence/model.js";
 import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report } from "../report/schema.js";
-import { buildContext, type DiagnosisContext } from "./context.js";
+import { buildContext, type DiagnosisContext, LIVE_JOB_STATES } from "./context.js";
 import { settleReport } from "./invariants.js";
 import { buildNextStep } from "./next-step.js";
 import { RULES, runRules } from "./registry.js";
@@ -49,11 +49,39 @@ interface WriterDiagnosis {
   verdict: Report["verdict"];
 }
 
-/** The evidence once per candidate Flink writer (the configured or discovered one first). */
+/**
+ * The evidence once per candidate Flink writer (the configured or discovered one first). A job
+ * that is no longer live and shares its name with a live one is an earlier run of the same
+ * pipeline: its exceptions (an unknown commit before a resubmission) go with the live run.
+ */
 export function perWriterEvidence(evidence: Evidence): Evidence[] {
-  const writers = evidence.flink?.writers ?? [];
-  if (!evidence.flink || writers.length < 2) return [evidence];
-  return writers.map((writer) => ({ ...evidence, flink: { ...evidence.flink!, writer } }));
+  const all = evidence.flink?.writers ?? [];
+  if (!evidence.flink || all.length < 2) return [evidence];
+  const live = all.filter((w) => LIVE_JOB_STATES.has(w.job.state));
+  const writers: FlinkJobEvidence[] = [];
+  for (const w of all) {
+    const successor = LIVE_JOB_STATES.has(w.job.state)
+      ? undefined
+      : live.find((l) => l.job.name === w.job.name && l.job.startTimeMs >= w.job.startTimeMs);
+    if (!successor) writers.push(w);
+  }
+  const merged = writers.map((w) => {
+    if (!LIVE_JOB_STATES.has(w.job.state)) return w;
+    const earlier = all.filter(
+      (o) =>
+        o !== w &&
+        !LIVE_JOB_STATES.has(o.job.state) &&
+        o.job.name === w.job.name &&
+        o.job.startTimeMs <= w.job.startTimeMs,
+    );
+    if (earlier.length === 0) return w;
+    const exceptions = [...w.exceptions, ...earlier.flatMap((o) => o.exceptions)].sort(
+      (a, b) => b.timestampMs - a.timestampMs,
+    );
+    return { ...w, exceptions };
+  });
+  if (merged.length === 1) return [{ ...evidence, flink: { ...evidence.flink, writer: merged[0]! } }];
+  return merged.map((writer) => ({ ...evidence, flink: { ...evidence.flink!, writer } }));
 }
 
 function diagnoseWriter(evidence: Evidence, now: number, options: DiagnoseOptions): WriterDiagnosis {

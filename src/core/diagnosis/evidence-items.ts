@@ -7,9 +7,21 @@ import type { CommitFailure } from "./failures.js";
 import { MAX_LISTED } from "./rule.js";
 import { committerOf, describeCommitter, formatDuration, iso, snapshotData } from "./snapshots.js";
 
+/** A job id as people quote it: the first four characters, e.g. "4f2a…". */
+export function shortJobId(jobId: string): string {
+  return jobId.length > 8 ? `${jobId.slice(0, 4)}…` : jobId;
+}
+
+/** A Flink job as people know it: "events-ingest (4f2a…)", or the id when Flink did not name it. */
+export function flinkJobLabel(jobId: string, name: string | undefined): string {
+  return name ? `${name} (${shortJobId(jobId)})` : jobId;
+}
+
 export function describeWriter(ctx: DiagnosisContext): string {
   if (!ctx.writer) return "the writer";
-  return ctx.writer.kind === "flink" ? `Flink job ${ctx.writer.jobId}` : `connector ${ctx.writer.connector}`;
+  return ctx.writer.kind === "flink"
+    ? `Flink job ${flinkJobLabel(ctx.writer.jobId, ctx.jobNames.get(ctx.writer.jobId))}`
+    : `connector ${ctx.writer.connector}`;
 }
 
 /** The writer's newest snapshot and its age; null when the catalog has none (or did not answer). */
@@ -22,6 +34,9 @@ export function writerLastCommit(ctx: DiagnosisContext): EvidenceItem | null {
     data: {
       snapshotId: s.snapshotId,
       committedAt: iso(s.timestampMs),
+      /** Marks the failing writer's newest commit: the status card counts "failing for" from it. */
+      writerLastCommitAt: iso(s.timestampMs),
+      ...(ctx.writer?.kind === "flink" ? { jobId: ctx.writer.jobId } : {}),
       ageSeconds: Math.round(ctx.writerAgeMs / 1000),
       expectedIntervalMs: ctx.intervalMs,
       intervalSource: ctx.intervalSource,

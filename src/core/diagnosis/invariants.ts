@@ -5,7 +5,8 @@
 //      the catalog did not answer (the verdict is then about what could be read, and the verdict
 //      finding says first that the catalog was unreachable);
 //   3. the same fact (source and words) is listed once per report, and each finding id once;
-//   4. a next step is automatic exactly when its change is one the bot makes (not manual).
+//   4. a next step is automatic exactly when its change is one the bot makes or runs (any kind but
+//      manual: property and connector changes, a connector restart, a read-only check).
 // settleReport() applies 2 and 3 while the report is built (next-step.ts keeps 4); reportViolations()
 // checks all four on a finished report, from the evidence, independently of the rules.
 
@@ -174,6 +175,15 @@ export function settleReport(
       summary: `${describeWriter(ctx)} has stopped committing, and no source names a more specific cause`,
       evidence: stalenessEvidence(ctx),
     });
+  }
+  const last = writerLastCommit(ctx);
+  if (
+    settled !== "healthy" &&
+    last &&
+    !out.some((f) => f.evidence.some((e) => factKey(e) === factKey(last)))
+  ) {
+    // Every failing report says when the failing writer last committed ("failing for" counts from it).
+    out = out.map((f) => (f.id === settled ? { ...f, evidence: [...f.evidence, last] } : f));
   }
   if (!catalogAnswered && settled !== "healthy") {
     // The verdict finding says first that the catalog could not be read.

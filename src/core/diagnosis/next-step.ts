@@ -10,6 +10,7 @@ import type { Playbook, Step } from "../playbook/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
 import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
 import type { DiagnosisContext } from "./context.js";
+import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
 
 /** The step the findings select in these playbooks, or null (healthy, or nothing actionable). */
 export function pickStep(
@@ -50,6 +51,11 @@ function manual(
   return { kind: "manual", ...(statement ? { statement } : {}), language, checklist };
 }
 
+/** The bot reads the table itself (the finding above says what it saw); the query lets a person look too. */
+function readOnlyCheck(statement: string, checklist: string[]): Change {
+  return { kind: "read-only-check", statement, language: "sql", checklist };
+}
+
 const PLAYBOOK_ID = "commit-failures";
 
 function step(id: StepId, summary: string, change: Change, automatic: boolean): NextStep {
@@ -57,9 +63,16 @@ function step(id: StepId, summary: string, change: Change, automatic: boolean): 
   return { id, playbook: PLAYBOOK_ID, summary, change, automatic: automatic && change.kind !== "manual" };
 }
 
+/** The competing jobs as "name (id)", read from the multiple-flink-jobs evidence. */
 function flinkJobs(findings: readonly Finding[]): string[] {
   const f = findings.find((x) => x.id === "multiple-flink-jobs");
-  return (f?.evidence ?? []).map((e) => String(e.data.jobId ?? "")).filter((id) => id.length > 0);
+  return (f?.evidence ?? [])
+    .map((e) => {
+      const id = typeof e.data.jobId === "string" ? e.data.jobId : "";
+      const name = typeof e.data.jobName === "string" ? e.data.jobName : undefined;
+      return id ? (name ? `${name} (${id})` : id) : "";
+    })
+    .filter((label) => label.length > 0);
 }
 
 export function buildNextStep(
@@ -96,13 +109,28 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
   const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
   switch (id) {
     case "verify-unknown-commit": {
-      const from = ctx.window?.startMs ?? ctx.writerNewest?.timestampMs ?? ctx.now - ctx.staleAfterMs;
+      const failure = ctx.failures.find((f) => f.kind === "state-unknown");
+      const check =
+        failure?.atMs !== undefined && ctx.table ? checkUnknownCommit(ctx, failure.atMs) : undefined;
+      const compare = check ? snapshotsToCompare(check) : [];
+      const from =
+        check?.before?.timestampMs ??
+        ctx.window?.startMs ??
+        ctx.writerNewest?.timestampMs ??
+        ctx.now - ctx.staleAfterMs;
       return step(
         id,
-        "Check whether the writer's last commit landed before restarting or retrying anything",
-        manual(renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }), "sql", [
-          "Look for a snapshot from the writer newer than the failure time.",
-          "If it landed, do not replay that commit; if it did not, check the catalog and the network before restarting the writer.",
+        compare.length > 0
+          ? `Compare snapshots ${compare.join(", ")} before restarting or retrying anything`
+          : "Check whether the writer's last commit landed before restarting or retrying anything",
+        readOnlyCheck(renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }), [
+          ...(compare.length > 0
+            ? [
+                `Compare snapshots ${compare.join(", ")}: their flink.max-committed-checkpoint-id, added-data-files and added-records.`,
+              ]
+            : ["Look for a snapshot from the writer newer than the failure time."]),
+          "If the in-flight commit landed, do not replay it; if a later snapshot holds the same data again, remove the duplicate before anything else.",
+          "If it did not land, check the catalog and the network before restarting the writer.",
         ]),
         true,
       );

@@ -5,7 +5,7 @@ import type { Snapshot } from "../evidence/model.js";
 
 export type CommitterIdentity =
   | { kind: "flink"; jobId: string }
-  | { kind: "spark"; appId: string }
+  | { kind: "spark"; appId: string; appName?: string }
   | { kind: "connect"; connector?: string; taskId?: string }
   | { kind: "other"; label: string }
   | { kind: "anonymous" };
@@ -64,7 +64,10 @@ export function committerOf(snapshot: Snapshot): CommitterIdentity {
   const jobId = s["flink.job-id"];
   if (jobId) return { kind: "flink", jobId };
   const appId = s["spark.app.id"];
-  if (appId) return { kind: "spark", appId };
+  if (appId) {
+    const appName = s["spark.app.name"];
+    return appName ? { kind: "spark", appId, appName } : { kind: "spark", appId };
+  }
   const taskId = s["kafka.connect.task-id"];
   if (taskId) return { kind: "connect", connector: connectorFromTaskId(taskId), taskId };
   if (s["kafka.connect.commit-id"]) return { kind: "connect" };
@@ -95,7 +98,9 @@ export function describeCommitter(identity: CommitterIdentity): string {
     case "flink":
       return `Flink job ${identity.jobId}`;
     case "spark":
-      return `Spark app ${identity.appId}`;
+      return identity.appName
+        ? `Spark app ${identity.appName} (${identity.appId})`
+        : `Spark app ${identity.appId}`;
     case "connect":
       return identity.connector ? `connector ${identity.connector}` : "a Kafka Connect sink";
     case "other":

@@ -118,6 +118,8 @@ export interface FlinkCheckpoints {
   counts: { restored: number; total: number; inProgress: number; completed: number; failed: number };
   latestCompleted?: FlinkCheckpointSummary;
   latestFailed?: FlinkCheckpointSummary;
+  /** The checkpoint the job last restored from, when it restored. */
+  latestRestored?: { id: number; restoreTimestampMs?: number; isSavepoint?: boolean };
   /** Most recent first, as Flink returns it. */
   history: FlinkCheckpointSummary[];
 }

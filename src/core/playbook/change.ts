@@ -41,8 +41,8 @@ export function proposeChange(step: Step, facts: ChangeFacts): Change | undefine
 
 /** Whether the bot carries the step out itself once approved. */
 export function isAutomatic(step: Step, change: Change): boolean {
-  const readOnly = step.changes.some((c) => c.kind === "read-only-check");
-  return step.automatic && (readOnly || change.kind !== "manual");
+  // A manual change is always a person's; every other kind (a read-only check included) is the bot's.
+  return step.automatic && change.kind !== "manual";
 }
 
 function changeFromTemplate(variant: ChangeTemplate, facts: ChangeFacts): Change {
@@ -77,7 +77,7 @@ function changeFromTemplate(variant: ChangeTemplate, facts: ChangeFacts): Change
       return change;
     }
     case "read-only-check":
-      return { kind: "manual", language: "text", checklist: variant.checklist };
+      return { kind: "read-only-check", language: "text", checklist: variant.checklist };
   }
 }
 

@@ -43,6 +43,13 @@ export const ChangeSchema = z.discriminatedUnion("kind", [
     includeTasks: z.boolean(),
     onlyFailed: z.boolean(),
   }),
+  /** Nothing changes: the bot reads the table itself; the statement lets a person look too. */
+  z.object({
+    kind: z.literal("read-only-check"),
+    statement: z.string().optional(),
+    language: z.enum(["sql", "shell", "yaml", "text"]).optional(),
+    checklist: z.array(z.string()).default([]),
+  }),
   z.object({
     kind: z.literal("manual"),
     /** The exact statement for a person to run, ready to copy; absent for pure guidance. */

@@ -202,6 +202,9 @@ export class SimTable {
       }
     }
     pending.sort((a, b) => a.timestampMs - b.timestampMs);
+    const metadataChanges = scenario.metadataChanges
+      .map((at) => resolveRelative(at, nowMs))
+      .sort((a, b) => a - b);
     const first = pending[0];
     if (first && this.snapshots.length === 0) {
       // The table was created a little before its first snapshot.
@@ -209,7 +212,15 @@ export class SimTable {
       this.metadataVersions[0] = created;
       this.lastUpdatedMs = created;
     }
-    for (const s of pending) this.addSnapshot(s);
+    for (const s of pending) {
+      while (metadataChanges.length > 0 && (metadataChanges[0] as number) < s.timestampMs) {
+        this.touch(metadataChanges.shift() as number);
+      }
+      this.addSnapshot(s);
+    }
+    for (const at of metadataChanges) this.touch(at);
+    if (scenario.expiredBefore !== undefined)
+      this.expireBefore(resolveRelative(scenario.expiredBefore, nowMs));
     if (scenario.lastUpdated !== undefined) {
       this.touch(Math.max(this.lastUpdatedMs, resolveRelative(scenario.lastUpdated, nowMs)));
     }
@@ -386,6 +397,16 @@ export class SimTable {
       `"metadata-log":[${metadataLog.join(",")}]`,
     ];
     return `{"metadata-location":${JSON.stringify(this.metadataLocation())},"metadata":{${meta.join(",")}},"config":{}}`;
+  }
+
+  /** Drops snapshots older than `cutoffMs` as expire_snapshots would; branch heads are kept. */
+  private expireBefore(cutoffMs: number): void {
+    const heads = new Set([...this.heads.values()].map((h) => h.id));
+    for (let i = this.snapshots.length - 1; i >= 0; i--) {
+      const s = this.snapshots[i] as SimSnapshot;
+      if (s.timestampMs < cutoffMs && !heads.has(s.id)) this.snapshots.splice(i, 1);
+    }
+    this.rendered.clear();
   }
 
   private touch(atMs: number): void {

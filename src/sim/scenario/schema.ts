@@ -90,6 +90,10 @@ export const TableScenarioSchema = z.object({
       }),
     )
     .default([]),
+  /** Metadata-only commits (schema, spec or property changes) at these times: metadata-log entries, no snapshot. */
+  metadataChanges: z.array(RelativeTimeSchema).default([]),
+  /** Snapshots older than this were expired: gone from the metadata, their ids still named as parents. */
+  expiredBefore: RelativeTimeSchema.optional(),
   /** How many metadata-log entries to keep (defaults to one per snapshot, capped by the table's previous-versions-max). */
   metadataLogEntries: z.number().int().nonnegative().optional(),
 });
@@ -117,6 +121,8 @@ export const FlinkCheckpointScenarioSchema = z.object({
   endToEndDurationMs: z.number().int().nonnegative().default(1_800),
   /** Whether recent history entries are failures (true = checkpoints are failing now). */
   failing: z.boolean().default(false),
+  /** The checkpoint the job restored from after its last failure; default: its last committed one. */
+  restoredCheckpointId: z.number().int().positive().optional(),
 });
 
 export const CommitterScenarioSchema = z.object({
@@ -244,6 +250,19 @@ export const ScenarioSchema = z.object({
     })
     .default({ warehouse: "s3://lake/warehouse", tables: [], namespaces: [], pageSize: 100 }),
   flink: z.object({ jobs: z.array(FlinkJobScenarioSchema).default([]) }).optional(),
+  /** Faults in place from the start, e.g. the catalog answering 503 to everything. */
+  faults: z
+    .array(
+      z.object({
+        service: z.enum(["catalog", "flink", "connect", "prometheus"]),
+        /** Exact pathname, or a regex source starting with ^. */
+        path: z.string(),
+        kind: z.enum(["latency", "status", "hang", "reset", "truncate", "non-json"]),
+        status: z.number().int().optional(),
+        ms: z.number().int().optional(),
+      }),
+    )
+    .default([]),
   connect: ConnectScenarioSchema.optional(),
   prometheus: z.object({ series: z.array(PrometheusSeriesSchema).default([]) }).optional(),
   writers: z.array(WriterBehaviourSchema).default([]),

@@ -198,15 +198,19 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
    * The REST spec's pagination: without pageToken everything comes at once; with one (empty to
    * start) a page of at most pageSize items and a next-page-token, null on the last page.
    */
-  function paged<T>(req: SimRequest, items: T[], key: string): Record<string, unknown> {
-    if (!req.query.has("pageToken")) return { [key]: items };
+  function paged<T>(req: SimRequest, items: T[], key: string): SimResponse {
+    if (!req.query.has("pageToken")) return json(200, { [key]: items });
     const token = req.query.get("pageToken") ?? "";
-    const start = token === "" ? 0 : Number(Buffer.from(token, "base64url").toString("utf8").slice(2));
+    const decoded = Buffer.from(token, "base64url").toString("utf8");
+    const start = token === "" ? 0 : /^o:\d+$/.test(decoded) ? Number(decoded.slice(2)) : Number.NaN;
+    if (!Number.isInteger(start)) {
+      return catalogError(400, "BadRequestException", "Malformed request: invalid pageToken");
+    }
     const asked = Number(req.query.get("pageSize") ?? Number.NaN);
     const size = Math.min(scenarioCatalog.pageSize, asked > 0 ? asked : Number.POSITIVE_INFINITY);
     const end = start + size;
     const next = end < items.length ? Buffer.from(`o:${end}`, "utf8").toString("base64url") : null;
-    return { [key]: items.slice(start, end), "next-page-token": next };
+    return json(200, { [key]: items.slice(start, end), "next-page-token": next });
   }
 
   return (req) => {
@@ -235,7 +239,7 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
       const children = namespaces().filter(
         (n) => n.length === parent.length + 1 && parent.every((p, i) => n[i] === p),
       );
-      return json(200, paged(req, children, "namespaces"));
+      return paged(req, children, "namespaces");
     }
     const ns = (rest[1] ?? "").split(NAMESPACE_SEPARATOR);
     if (rest.length === 2) {
@@ -249,7 +253,7 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
         .filter((t) => t.namespace.join(NAMESPACE_SEPARATOR) === ns.join(NAMESPACE_SEPARATOR))
         .map((t) => ({ namespace: t.namespace, name: t.name }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      return json(200, paged(req, identifiers, "identifiers"));
+      return paged(req, identifiers, "identifiers");
     }
     if (rest.length === 4 && rest[2] === "tables") {
       const name = rest[3] as string;

@@ -26,6 +26,15 @@ export function checkpointCounts(job: SimJob, now: number) {
   return { completed, failed, inProgress: cp.inProgress };
 }
 
+/** The flink.max-committed-checkpoint-id of the job's newest snapshot in the table it writes. */
+function committedCheckpoint(world: World, job: SimJob): number | undefined {
+  const sink = job.scenario.committer?.table;
+  const table = sink ? world.tableForSinkName(sink, job.scenario.id) : undefined;
+  const newest = table?.newestBy({ kind: "flink", jobId: job.scenario.id, checkpointStart: 1 });
+  const id = Number(newest?.summary["flink.max-committed-checkpoint-id"]);
+  return Number.isFinite(id) ? id : undefined;
+}
+
 function latestCompletedMs(world: World, job: SimJob, now: number): number {
   const cp = job.scenario.checkpoints;
   if (cp.latestCompletedAt !== undefined) {
@@ -127,11 +136,15 @@ export function checkpointStatistics(world: World, job: SimJob, now: number) {
   if (latestFailed) latest.failed = latestFailed;
   if (restarts > 0) {
     const newest = Math.max(...job.scenario.exceptions.map((e) => resolveRelative(e.at, world.startMs)));
+    // A consistent restore resumes from the checkpoint the table last committed for this job;
+    // a scenario can restore from a later one whose commits the table no longer has.
+    const id =
+      cp.restoredCheckpointId ?? committedCheckpoint(world, job) ?? Math.max(1, counts.completed - 1);
     latest.restored = {
-      id: Math.max(1, counts.completed - 1),
+      id,
       restore_timestamp: newest + 12_000,
       is_savepoint: false,
-      external_path: `s3://lake/checkpoints/${job.scenario.id}/chk-${Math.max(1, counts.completed - 1)}`,
+      external_path: `s3://lake/checkpoints/${job.scenario.id}/chk-${id}`,
     };
   }
   return {

@@ -50,6 +50,7 @@ export function byHandStatement(change: Change): string | undefined {
     case "connector-config":
       // PUT /config replaces the whole config, so the diff above is the honest instruction.
       return undefined;
+    case "read-only-check":
     case "manual":
       return change.statement;
   }
@@ -70,6 +71,7 @@ export function renderChange(change: Change): string {
           : "the connector only";
       return `Restart connector \`${escapeCode(change.connector)}\` (${scope}):\n${codeBlock(byHandStatement(change) ?? "")}`;
     }
+    case "read-only-check":
     case "manual": {
       const parts: string[] = [];
       if (change.statement !== undefined) parts.push(codeBlock(change.statement));

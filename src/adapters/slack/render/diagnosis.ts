@@ -8,7 +8,7 @@ import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { renderChange } from "./change.js";
 import { findingLabel, SOURCE_LABELS, STEP_TITLES, VERDICT_LABELS } from "./labels.js";
-import { capBlocks, escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
+import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, LIMITS, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
 
 export type { DiagnosisOptions } from "./view-models.js";
@@ -37,7 +37,12 @@ function nextStepText(report: Report): string {
       ? "*Next step:* none; the writer is committing normally."
       : `*Next step:* none chosen; ${escapeMrkdwn(report.noStepReason ?? "no playbook step matches these findings yet; the evidence below is what we know.")}`;
   }
-  const how = step.automatic ? "the bot can apply it after approval" : "a person makes this change";
+  const how =
+    step.change.kind === "read-only-check"
+      ? "the bot checks this itself; nothing changes"
+      : step.automatic
+        ? "the bot can apply it after approval"
+        : "a person makes this change";
   return `*Next step: ${STEP_TITLES[step.id]}* (${how})\n${escapeMrkdwn(step.summary)}\n${renderChange(step.change)}`;
 }
 
@@ -66,7 +71,7 @@ function evidenceLines(
       if (seen.has(item.detail)) continue;
       seen.add(item.detail);
       shown += 1;
-      lines.push(`• ${slackTimes(escapeMrkdwn(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
+      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
       items.push(shown);
     }
   }
@@ -76,7 +81,7 @@ function evidenceLines(
 function sourcesText(report: Report): string | undefined {
   const missing = SOURCE_NAMES.filter((name) => report.sources[name].status === "unavailable").map((name) => {
     const error = report.sources[name].error;
-    return `${SOURCE_LABELS[name]}: ${escapeMrkdwn(error ?? "did not answer")}`;
+    return `${SOURCE_LABELS[name]}: ${escapeOutside(error ?? "did not answer")}`;
   });
   return missing.length === 0 ? undefined : `*Could not read:* ${missing.join("; ")}`;
 }
@@ -104,7 +109,7 @@ export function renderEvidenceModal(report: Report): ModalView {
   for (const finding of report.findings) {
     lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingLabel(finding.id)})`);
     for (const item of finding.evidence) {
-      lines.push(`• ${slackTimes(escapeMrkdwn(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
+      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
     }
   }
   // A modal holds 100 blocks; the last one says how much did not fit, if anything.

@@ -4,7 +4,7 @@
 // formatting; see neutralize.ts.
 
 import type { KnownBlock } from "./block-kit.js";
-import { neutralizeCode, neutralizeMrkdwn, stripInvisible } from "./neutralize.js";
+import { hideAddresses, neutralizeCode, neutralizeMrkdwn, stripInvisible } from "./neutralize.js";
 
 export const LIMITS = {
   messageBlocks: 50,
@@ -25,6 +25,19 @@ export const LIMITS = {
 /** Outside text for mrkdwn prose: entities, inert markup, no controls, bidi or hidden characters. */
 export function escapeMrkdwn(text: string): string {
   return neutralizeMrkdwn(text);
+}
+
+/** Outside text longer than this, or on several lines, is shown as a code block. */
+export const LONG_OUTSIDE_TEXT = 200;
+
+/**
+ * Outside text that may be long (exception messages, upstream error bodies): as prose when short,
+ * else in a ``` block, where nothing in it can format and it reads as the upstream wrote it.
+ */
+export function escapeOutside(text: string): string {
+  const clean = stripInvisible(text).trim();
+  if (clean.length <= LONG_OUTSIDE_TEXT && !clean.includes("\n")) return escapeMrkdwn(clean);
+  return `\`\`\`${escapeCodeBlock(hideAddresses(clean))}\`\`\``;
 }
 
 /** For text that sits inside `inline code`: a backtick would end the code span early. */

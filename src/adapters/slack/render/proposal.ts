@@ -46,7 +46,10 @@ function button(text: string, actionId: string, value: ActionValue, style?: "pri
 
 /** Apply is offered only when the bot can make the change itself. */
 export function canApply(view: Pick<ProposalView, "step">): boolean {
-  return view.step.automatic && view.step.change.kind !== "manual";
+  // A read-only check has nothing to apply: the bot looks at once.
+  return (
+    view.step.automatic && view.step.change.kind !== "manual" && view.step.change.kind !== "read-only-check"
+  );
 }
 
 function stopButton(value: ActionValue): Button {
@@ -85,10 +88,15 @@ export function renderProposal(view: ProposalView): SlackMessage {
     proposalId: view.proposalId,
   };
   const manual = view.step.change.kind === "manual";
+  const readOnly = view.step.change.kind === "read-only-check";
   const blocks: KnownBlock[] = [section(stepHeading(view))];
-  const changeLabel = manual ? "*Run this yourself, then press Done by hand:*" : "*What changes:*";
+  const changeLabel = manual
+    ? "*Run this yourself, then press Done by hand:*"
+    : readOnly
+      ? "*The bot checks this itself, nothing changes:*"
+      : "*What changes:*";
   blocks.push(section(`${changeLabel}\n${renderChange(view.step.change)}`));
-  const byHand = manual ? undefined : byHandStatement(view.step.change);
+  const byHand = manual || readOnly ? undefined : byHandStatement(view.step.change);
   if (byHand !== undefined && byHand !== "")
     blocks.push(section(`_To do it by hand instead:_\n${codeBlock(byHand)}`));
   blocks.push(

@@ -1,65 +1,162 @@
-// The writer lost the catalog mid-commit. The one thing that matters first: did its snapshot land?
+// The writer lost the catalog mid-commit. That stays relevant until it is checked, even after the
+// writer committed again: the report says whether the in-flight snapshot landed, and whether a
+// later snapshot committed the same data a second time (the duplicate blind retries cause).
+//
+//   in flight   the writer's snapshots from IN_FLIGHT_BEFORE_MS before the failure (a commit's
+//               timestamp is taken before the swap) to one commit interval after it;
+//   landed      one of those exists;
+//   duplicate   two snapshots of the writer (any job id under the same job name: a restart gets
+//               a new id) since the in-flight window opened carry the same
+//               flink.max-committed-checkpoint-id, or the landed one and the next one add the same
+//               data-file count, record count and bytes.
 
+import type { Snapshot } from "../../evidence/model.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import type { DiagnosisContext } from "../context.js";
-import { compact, describeWriter, failureItem } from "../evidence-items.js";
+import { compact, describeWriter, failureItem, flinkJobLabel } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { formatDuration, iso, lowerBound } from "../snapshots.js";
 
-function landingEvidence(
-  ctx: DiagnosisContext,
-  failureMs: number | undefined,
-): { item: EvidenceItem | null; landed: boolean | null } {
-  if (!ctx.table || !ctx.writer) return { item: null, landed: null };
-  const who = describeWriter(ctx);
-  if (failureMs === undefined) {
-    const s = ctx.writerNewest;
-    return {
-      item: {
-        source: "catalog",
-        detail: s
-          ? `The failure has no time; newest snapshot from ${who} is ${s.snapshotId} at ${iso(s.timestampMs)}: compare with the time in the writer's log`
-          : `No snapshot from ${who} in the table`,
-        data: s
-          ? { snapshotId: s.snapshotId, committedAt: iso(s.timestampMs), landedAfterFailure: null }
-          : { landedAfterFailure: null },
-      },
-      landed: null,
-    };
+export const IN_FLIGHT_BEFORE_MS = 60_000;
+const CHECKPOINT = "flink.max-committed-checkpoint-id";
+
+export interface UnknownCommitCheck {
+  failureMs: number;
+  /** The writer's newest snapshot before the in-flight window. */
+  before?: Snapshot;
+  /** The in-flight snapshot, when it landed. */
+  landed?: Snapshot;
+  /** The writer's first snapshot after the in-flight window (it resumed). */
+  resumed?: Snapshot;
+  /** Two snapshots holding the same data, when a re-commit duplicated it. */
+  duplicate?: { first: Snapshot; second: Snapshot; by: "checkpoint-id" | "same-data" };
+}
+
+function sameData(a: Snapshot, b: Snapshot): boolean {
+  const keys = ["added-data-files", "added-records", "added-files-size"];
+  return keys.every((k) => a.summary[k] !== undefined && a.summary[k] === b.summary[k]);
+}
+
+export function checkUnknownCommit(ctx: DiagnosisContext, failureMs: number): UnknownCommitCheck {
+  // The writer's lineage: its earlier runs under the same job name count as the writer.
+  const mine = ctx.isWriter;
+  const opens = failureMs - IN_FLIGHT_BEFORE_MS;
+  const closes = failureMs + ctx.intervalMs;
+  const out: UnknownCommitCheck = { failureMs };
+  const after: Snapshot[] = [];
+  const start = lowerBound(ctx.snapshots, opens);
+  for (let i = start - 1; i >= 0; i--) {
+    if (mine(ctx.snapshots[i]!)) {
+      out.before = ctx.snapshots[i]!;
+      break;
+    }
   }
-  // First writer snapshot at or after the failure, scanning forward from a binary-searched start.
-  for (let i = lowerBound(ctx.snapshots, failureMs); i < ctx.snapshots.length; i++) {
+  for (let i = start; i < ctx.snapshots.length && after.length < 200; i++) {
     const s = ctx.snapshots[i]!;
-    if (!ctx.isWriter(s)) continue;
-    return {
-      item: {
-        source: "catalog",
-        detail: `Snapshot ${s.snapshotId} from ${who} landed at ${iso(s.timestampMs)}, ${formatDuration(s.timestampMs - failureMs)} after the failure at ${iso(failureMs)}`,
-        data: {
-          landedAfterFailure: true,
-          snapshotId: s.snapshotId,
-          committedAt: iso(s.timestampMs),
-          failureAt: iso(failureMs),
-        },
-      },
-      landed: true,
-    };
+    if (mine(s)) after.push(s);
   }
-  const s = ctx.writerNewest;
-  return {
-    item: {
+  const first = after[0];
+  if (first && first.timestampMs <= closes) out.landed = first;
+  out.resumed = after.find((s) => s.timestampMs > closes);
+  const seen = new Map<string, Snapshot>();
+  for (const s of [...(out.before ? [out.before] : []), ...after]) {
+    const id = s.summary[CHECKPOINT];
+    if (id === undefined) continue;
+    const earlier = seen.get(id);
+    if (earlier) {
+      out.duplicate = { first: earlier, second: s, by: "checkpoint-id" };
+      break;
+    }
+    seen.set(id, s);
+  }
+  if (!out.duplicate && out.landed) {
+    const next = after[after.indexOf(out.landed) + 1];
+    if (next && sameData(out.landed, next))
+      out.duplicate = { first: out.landed, second: next, by: "same-data" };
+  }
+  return out;
+}
+
+function describe(ctx: DiagnosisContext, s: Snapshot): string {
+  const checkpoint = s.summary[CHECKPOINT];
+  const jobId = s.summary["flink.job-id"];
+  const run =
+    jobId && ctx.writer?.kind === "flink" && jobId !== ctx.writer.jobId
+      ? `, job ${flinkJobLabel(jobId, ctx.jobNames.get(jobId))}`
+      : "";
+  return `${s.snapshotId} at ${iso(s.timestampMs)}${checkpoint ? ` (checkpoint ${checkpoint}${run})` : run ? ` (${run.slice(2)})` : ""}`;
+}
+
+function checkItems(ctx: DiagnosisContext, check: UnknownCommitCheck): EvidenceItem[] {
+  const who = describeWriter(ctx);
+  const at = iso(check.failureMs);
+  const items: EvidenceItem[] = [];
+  items.push(
+    check.landed
+      ? {
+          source: "catalog",
+          detail: `The in-flight commit landed: snapshot ${describe(ctx, check.landed)}, ${formatDuration(Math.abs(check.landed.timestampMs - check.failureMs))} ${check.landed.timestampMs >= check.failureMs ? "after" : "before"} the failure at ${at}`,
+          data: {
+            landedAfterFailure: true,
+            snapshotId: check.landed.snapshotId,
+            committedAt: iso(check.landed.timestampMs),
+            failureAt: at,
+            ...(check.landed.summary[CHECKPOINT] ? { checkpointId: check.landed.summary[CHECKPOINT] } : {}),
+          },
+        }
+      : {
+          source: "catalog",
+          detail: `The in-flight commit did not land: no snapshot from ${who} within ${formatDuration(ctx.intervalMs)} of the failure at ${at}${check.before ? `; the one before is ${describe(ctx, check.before)}` : ""}`,
+          data: {
+            landedAfterFailure: false,
+            failureAt: at,
+            ...(check.before
+              ? { previousSnapshotId: check.before.snapshotId, previousAt: iso(check.before.timestampMs) }
+              : {}),
+          },
+        },
+  );
+  if (check.resumed) {
+    items.push({
       source: "catalog",
-      detail: s
-        ? `No snapshot from ${who} after the failure at ${iso(failureMs)}; its newest is ${s.snapshotId} at ${iso(s.timestampMs)}${s.summary["flink.max-committed-checkpoint-id"] ? ` (checkpoint ${s.summary["flink.max-committed-checkpoint-id"]})` : ""}`
-        : `No snapshot from ${who} in the table, before or after the failure at ${iso(failureMs)}`,
+      detail: `${who} committed again afterwards: snapshot ${describe(ctx, check.resumed)}`,
+      data: { resumedSnapshotId: check.resumed.snapshotId, resumedAt: iso(check.resumed.timestampMs) },
+    });
+  }
+  const d = check.duplicate;
+  if (d) {
+    items.push({
+      source: "catalog",
+      detail:
+        d.by === "checkpoint-id"
+          ? `Snapshots ${d.first.snapshotId} and ${d.second.snapshotId} both carry flink.max-committed-checkpoint-id ${d.first.summary[CHECKPOINT]}: the same checkpoint was committed twice`
+          : `Snapshots ${d.first.snapshotId} and ${d.second.snapshotId} add the same ${d.first.summary["added-data-files"]} data files and ${d.first.summary["added-records"]} records: likely the same data committed twice`,
       data: {
-        landedAfterFailure: false,
-        failureAt: iso(failureMs),
-        ...(s ? { newestSnapshotId: s.snapshotId, newestCommittedAt: iso(s.timestampMs) } : {}),
+        duplicate: true,
+        by: d.by,
+        snapshotIds: [d.first.snapshotId, d.second.snapshotId],
       },
-    },
-    landed: false,
-  };
+    });
+  } else if (check.landed || check.resumed) {
+    items.push({
+      source: "catalog",
+      detail: `No later snapshot from ${who} re-commits the same checkpoint or the same data`,
+      data: { duplicate: false },
+    });
+  }
+  return items;
+}
+
+/** Snapshot ids a person compares to settle the unknown commit. */
+export function snapshotsToCompare(check: UnknownCommitCheck): string[] {
+  const ids = [
+    check.before?.snapshotId,
+    check.landed?.snapshotId,
+    check.duplicate?.first.snapshotId,
+    check.duplicate?.second.snapshotId,
+    check.resumed?.snapshotId,
+  ].filter((id): id is string => id !== undefined);
+  return [...new Set(ids)];
 }
 
 export const commitStateUnknown: DiagnosisRule = {
@@ -68,14 +165,38 @@ export const commitStateUnknown: DiagnosisRule = {
     const failure = ctx.failures.find((f) => f.kind === "state-unknown");
     if (!failure) return null;
     const count = ctx.failures.filter((f) => f.kind === "state-unknown").length;
-    const { item, landed } = landingEvidence(ctx, failure.atMs);
     const when = failure.atMs !== undefined ? ` at ${iso(failure.atMs)}` : "";
-    const summary =
-      landed === true
-        ? `The writer lost the catalog mid-commit${when}; a snapshot of it landed afterwards, so do not replay that commit`
-        : landed === false
-          ? `The writer lost the catalog mid-commit${when} and none of its snapshots landed since; check before restarting anything`
-          : `The writer lost the catalog mid-commit${when}; check whether its snapshot landed before restarting anything`;
-    return finding("commit-state-unknown", "critical", summary, compact([failureItem(failure, count), item]));
+    if (failure.atMs === undefined || !ctx.table || !ctx.writer) {
+      const s = ctx.writerNewest;
+      return finding(
+        "commit-state-unknown",
+        "critical",
+        `The writer lost the catalog mid-commit${when}; check whether its snapshot landed before restarting anything`,
+        compact([
+          failureItem(failure, count),
+          s
+            ? {
+                source: "catalog",
+                detail: `Newest snapshot from ${describeWriter(ctx)} is ${describe(ctx, s)}: compare with the time in the writer's log`,
+                data: { snapshotId: s.snapshotId, committedAt: iso(s.timestampMs), landedAfterFailure: null },
+              }
+            : null,
+        ]),
+      );
+    }
+    const check = checkUnknownCommit(ctx, failure.atMs);
+    const summary = check.duplicate
+      ? `The writer lost the catalog mid-commit${when}, the commit landed and a later snapshot committed the same data again: a duplicate to remove`
+      : check.landed
+        ? `The writer lost the catalog mid-commit${when}; the snapshot landed, so do not replay that commit`
+        : check.resumed
+          ? `The writer lost the catalog mid-commit${when}; the in-flight snapshot did not land and the writer has committed since: confirm its data was re-committed once`
+          : `The writer lost the catalog mid-commit${when} and none of its snapshots landed since; check before restarting anything`;
+    return finding(
+      "commit-state-unknown",
+      "critical",
+      summary,
+      compact([failureItem(failure, count), ...checkItems(ctx, check)]),
+    );
   },
 };

@@ -22,7 +22,7 @@ export const healthy: DiagnosisRule = {
       if (ctx.job) {
         items.push({
           source: "flink",
-          detail: `Job ${ctx.job.job.jobId} is RUNNING with no commit exceptions`,
+          detail: `${describeWriter(ctx)} is RUNNING with no commit exceptions`,
           data: { jobId: ctx.job.job.jobId, state: ctx.job.job.state },
         });
       }

@@ -1,7 +1,8 @@
 // Each writer commit adds many data files, or many small ones: commits take longer, and every
 // compaction that follows rewrites more files and widens its conflict window.
-// Thresholds: >= 100 files per commit on average; or >= 20 files averaging under 8 MiB;
-// or the newer half of recent commits averaging >= 2x the older half and >= 50 files.
+// Thresholds (any one, over the writer's last 20 commits, at least 3): >= 100 files per commit on
+// average; or added files averaging under 8 MiB; or the newer half of recent commits averaging
+// >= 2x the older half and >= 50 files.
 
 import type { Snapshot } from "../../evidence/model.js";
 import { describeWriter } from "../evidence-items.js";
@@ -10,7 +11,6 @@ import { type DiagnosisRule, finding } from "../rule.js";
 const SAMPLE = 20;
 const HIGH_FILES = 100;
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
-const SMALL_FILES_MIN_COUNT = 20;
 const RISING_FACTOR = 2;
 const RISING_MIN_FILES = 50;
 
@@ -38,7 +38,9 @@ export const manyFilesPerCommit: DiagnosisRule = {
     const older = average(files.slice(half));
     const reasons: string[] = [];
     if (avgFiles >= HIGH_FILES) reasons.push(`${Math.round(avgFiles)} files per commit on average`);
-    if (avgFiles >= SMALL_FILES_MIN_COUNT && avgFileBytes > 0 && avgFileBytes < SMALL_FILE_BYTES) {
+    // RUNBOOK: "files per commit high or rising, or average added file size small": small files
+    // count on their own, whatever the number per commit.
+    if (avgFileBytes > 0 && avgFileBytes < SMALL_FILE_BYTES) {
       reasons.push(`average file size ${(avgFileBytes / 1024 / 1024).toFixed(1)} MiB`);
     }
     if (older > 0 && newer >= older * RISING_FACTOR && newer >= RISING_MIN_FILES) {

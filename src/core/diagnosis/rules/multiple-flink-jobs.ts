@@ -1,8 +1,13 @@
-// Two Flink jobs whose commits interleave are both writing the table. A job that replaced an
-// older one (a restart with a new job id) does not overlap in time, so it does not count.
+// Two or more Flink jobs commit to the table, or are set up to: their commits race each other.
+// A job counts when its snapshots interleave with another job's in the lookback (a job that
+// replaced an older one, a restart with a new id, does not overlap in time), or when it is live
+// (running, restarting, failing) with a committer or sink that names the table. Two jobs may share
+// a name; the id tells them apart.
 
 import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { LIVE_JOB_STATES } from "../context.js";
+import { flinkJobLabel } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
 
@@ -16,32 +21,50 @@ interface JobSpan {
 export const multipleFlinkJobs: DiagnosisRule = {
   id: "multiple-flink-jobs",
   evaluate(ctx) {
-    if (!ctx.window) return null;
     const spans = new Map<string, JobSpan>();
-    const { from, to } = ctx.window.lookback;
-    for (let i = from; i < to; i++) {
-      const s = ctx.snapshots[i]!;
-      const jobId = s.summary["flink.job-id"];
-      if (!jobId) continue;
-      const span = spans.get(jobId);
-      if (span) {
-        span.last = s.timestampMs;
-        span.count++;
-      } else spans.set(jobId, { jobId, first: s.timestampMs, last: s.timestampMs, count: 1 });
+    if (ctx.window) {
+      const { from, to } = ctx.window.lookback;
+      for (let i = from; i < to; i++) {
+        const s = ctx.snapshots[i]!;
+        const jobId = s.summary["flink.job-id"];
+        if (!jobId) continue;
+        const span = spans.get(jobId);
+        if (span) {
+          span.last = s.timestampMs;
+          span.count++;
+        } else spans.set(jobId, { jobId, first: s.timestampMs, last: s.timestampMs, count: 1 });
+      }
     }
-    if (spans.size < 2) return null;
     const all = [...spans.values()].sort((a, b) => b.count - a.count);
-    const overlapping = all.filter((a) => all.some((b) => b !== a && a.first < b.last && b.first < a.last));
-    if (overlapping.length < 2) return null;
-    const items: EvidenceItem[] = overlapping.slice(0, 5).map((span) => ({
-      source: "catalog",
-      detail: `flink.job-id ${span.jobId}: ${plural(span.count, "snapshot")} from ${iso(span.first)} to ${iso(span.last)}`,
-      data: { jobId: span.jobId, snapshots: span.count, first: iso(span.first), last: iso(span.last) },
-    }));
+    const interleaved = all.filter((a) => all.some((b) => b !== a && a.first < b.last && b.first < a.last));
+    const live = ctx.flinkWriters.filter((w) => LIVE_JOB_STATES.has(w.job.state));
+    const ids = new Set([...interleaved.map((s) => s.jobId), ...live.map((w) => w.job.jobId)]);
+    if (ids.size < 2) return null;
+    const label = (jobId: string) => flinkJobLabel(jobId, ctx.jobNames.get(jobId));
+    const items: EvidenceItem[] = [];
+    for (const jobId of ids) {
+      const span = spans.get(jobId);
+      const job = live.find((w) => w.job.jobId === jobId)?.job;
+      const parts = [
+        ...(span ? [`${plural(span.count, "snapshot")} from ${iso(span.first)} to ${iso(span.last)}`] : []),
+        ...(job ? [`${job.state} in Flink, its sink names the table`] : []),
+      ];
+      items.push({
+        source: span ? "catalog" : "flink",
+        detail: `Flink job ${label(jobId)}, flink.job-id ${jobId}: ${parts.join("; ")}`,
+        data: {
+          jobId,
+          jobName: ctx.jobNames.get(jobId) ?? null,
+          ...(span ? { snapshots: span.count, first: iso(span.first), last: iso(span.last) } : {}),
+          ...(job ? { state: job.state } : {}),
+        },
+      });
+      if (items.length >= 5) break;
+    }
     return finding(
       "multiple-flink-jobs",
       "critical",
-      `${overlapping.length} Flink jobs commit to this table with interleaved snapshots; every commit of one races the other`,
+      `${ids.size} Flink jobs commit to this table (${[...ids].slice(0, 3).map(label).join(", ")}); every commit of one races the others`,
       items,
     );
   },

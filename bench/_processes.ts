@@ -1,0 +1,145 @@
+// Processes for the side-by-side benchmarks: a private redis-server, the bot's own commands
+// (`start`, `serve`, `worker`) run from the sources as an operator would run them, and small
+// floor servers. Every process is ours and is stopped by the close() it comes with.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { freePort } from "../src/util/free-port.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+
+export interface Running {
+  port: number;
+  pid: number;
+  close(): Promise<void>;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A non-persistent redis-server on a free port: the bots under test share nothing with anyone. */
+export async function privateRedis(): Promise<{ url: string; close(): Promise<void> }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "bench-redis-"));
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: "ignore" },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    client.on("error", () => {});
+    const ok = await client
+      .connect()
+      .then(() => client.ping())
+      .then(
+        () => true,
+        () => false,
+      );
+    client.disconnect();
+    if (ok) break;
+    if (i > 50) throw new Error("redis-server did not start");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    close: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Runs `iceberg-bot <command>` from the sources with `env` and waits for its "listening" line
+ * (a worker has none: it waits for "started"). Extra node flags (e.g. --cpu-prof) go first.
+ */
+export async function botProcess(
+  command: "start" | "serve" | "worker",
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<Running> {
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, "--import", "tsx", join(root, "src/cli/main.ts"), command],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", ...env, PORT: "0", LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = "";
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf("\n");
+        let entry: { msg?: string; port?: number; role?: string };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          continue;
+        }
+        if (entry.msg === "iceberg-bot listening" && entry.port) resolve(entry.port);
+        if (command === "worker" && entry.msg === "started") resolve(0);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`iceberg-bot ${command} exited with ${code}`)));
+  });
+  // Keep draining its log so a full pipe never blocks it.
+  child.stdout?.resume();
+  return { port, pid: child.pid ?? -1, close: () => stopChild(child) };
+}
+
+/** Runs a bench script that prints {"port": n} once it listens (the floors). */
+export async function scriptProcess(script: string, args: string[] = []): Promise<Running> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, script), ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once("data", (chunk: Buffer) =>
+      resolve((JSON.parse(chunk.toString()) as { port: number }).port),
+    );
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { port, pid: child.pid ?? -1, close: () => stopChild(child) };
+}
+
+/** Runs a load generator in its own process and returns what it prints (JSON). */
+export async function loadProcess<T>(script: string, input: unknown): Promise<T> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, script)], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stdin?.end(JSON.stringify(input));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`${script} exited with ${code}`);
+  return JSON.parse(out) as T;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

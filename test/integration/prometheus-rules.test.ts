@@ -1,0 +1,97 @@
+// The alert rules that feed the bot, checked by Prometheus's own promtool: syntax (check rules)
+// and behaviour on input series (test rules). Series names must be the ones the exporters really
+// produce (test/fixtures/prometheus/series.json names the sources).
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const run = promisify(execFile);
+const RULES = "deploy/prometheus/iceberg-commit-alerts.yml";
+const TESTS = "test/prometheus/iceberg-commit-alerts.test.yml";
+
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+}
+interface RuleFile {
+  groups: Array<{ name: string; rules: Rule[] }>;
+}
+interface PromtoolTests {
+  tests: Array<{
+    input_series: Array<{ series: string }>;
+    alert_rule_test?: Array<{ alertname: string; exp_alerts: Array<{ exp_labels: Record<string, string> }> }>;
+  }>;
+}
+
+const fixture = JSON.parse(readFileSync("test/fixtures/prometheus/series.json", "utf8")) as {
+  series: Record<string, { source: string; labels: string[] }>;
+  ours: Record<string, string>;
+};
+const rules = parse(readFileSync(RULES, "utf8")) as RuleFile;
+const tests = parse(readFileSync(TESTS, "utf8")) as PromtoolTests;
+const allRules = rules.groups.flatMap((g) => g.rules);
+
+/** Metric names in a PromQL expression: identifiers of the exporters' and our own families. */
+function metricNames(expr: string): string[] {
+  return [...new Set(expr.match(/\b(?:flink_|kafka_|iceberg_|job:)[A-Za-z0-9_:]+/g) ?? [])];
+}
+
+describe("Prometheus alert rules for Iceberg commits", () => {
+  it("pass promtool check rules and promtool test rules", async () => {
+    const checked = await run("promtool", ["check", "rules", RULES]);
+    expect(checked.stdout).toMatch(/SUCCESS: \d+ rules found/);
+    const tested = await run("promtool", ["test", "rules", TESTS]).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`promtool test rules failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+      },
+    );
+    expect(tested.stdout).toMatch(/SUCCESS/);
+  });
+
+  it("read only series the Flink reporter and the Connect JMX exporter really export", () => {
+    const known = new Set([...Object.keys(fixture.series), ...Object.keys(fixture.ours)]);
+    const used = allRules.flatMap((r) => metricNames(r.expr));
+    expect(used.length).toBeGreaterThan(5);
+    expect(used.filter((name) => !known.has(name))).toEqual([]);
+    const inputs = tests.tests.flatMap((t) => t.input_series.map((s) => s.series.replace(/\{.*$/, "")));
+    expect(inputs.filter((name) => !known.has(name))).toEqual([]);
+    // Input series carry only labels their exporter gives them.
+    for (const t of tests.tests) {
+      for (const { series } of t.input_series) {
+        const name = series.replace(/\{.*$/, "");
+        const labels = [...series.matchAll(/([a-z_]+)="/g)].map((m) => m[1]);
+        const allowed = fixture.series[name]?.labels ?? ["connector", "table"];
+        expect(
+          labels.filter((l) => !allowed.includes(l as string)),
+          series,
+        ).toEqual([]);
+      }
+    }
+  });
+
+  it("covers every alert with a firing case whose labels name the table or the writer the bot maps", () => {
+    const alerts = allRules.filter((r) => r.alert).map((r) => r.alert as string);
+    expect(alerts).toEqual([
+      "IcebergFlinkCommitStalled",
+      "FlinkCheckpointsFailing",
+      "IcebergFlinkCommitDurationGrowing",
+      "IcebergConnectSinkTaskFailed",
+      "IcebergConnectSinkCommitsStopped",
+    ]);
+    const cases = tests.tests.flatMap((t) => t.alert_rule_test ?? []);
+    for (const alert of alerts) {
+      const firing = cases.filter((c) => c.alertname === alert).flatMap((c) => c.exp_alerts);
+      const quiet = cases.filter((c) => c.alertname === alert && c.exp_alerts.length === 0);
+      expect(firing.length, alert).toBeGreaterThan(0);
+      expect(quiet.length, alert).toBeGreaterThan(0);
+      for (const expected of firing) {
+        const labels = expected.exp_labels;
+        if (alert.includes("Flink")) expect(labels.table, alert).toBeTruthy();
+        else expect(labels.table ?? labels.connector, alert).toBeTruthy();
+      }
+    }
+  });
+});
