@@ -34,9 +34,19 @@ export function slackWhen(ms: number, nowMs?: number): string {
   return `<!date^${seconds}^${format}|${utcClock(ms, nowMs ?? Number.NaN)}>`;
 }
 
-/** Every ISO stamp in already-escaped mrkdwn becomes a date token. */
+/**
+ * Every ISO stamp in already-escaped mrkdwn becomes a date token; inside code (where Slack would
+ * show a token as typed) it becomes the UTC clock time instead.
+ */
 export function slackTimes(mrkdwn: string, nowMs?: number): string {
-  return mrkdwn.replace(ISO_STAMP, (stamp) => slackWhen(Date.parse(stamp), nowMs));
+  return mrkdwn
+    .split(/(```[\s\S]*?```|`[^`\n]*`)/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part.replace(ISO_STAMP, (stamp) => utcClock(Date.parse(stamp), nowMs ?? Number.NaN))
+        : part.replace(ISO_STAMP, (stamp) => slackWhen(Date.parse(stamp), nowMs)),
+    )
+    .join("");
 }
 
 /** Every ISO stamp in plain text becomes "20:30 UTC, 5 min ago". */

@@ -111,7 +111,9 @@ export function renderProposal(view: ProposalView): SlackMessage {
   if (view.decision !== undefined) {
     const d = view.decision;
     const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
-    blocks.push(context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${slackWhen(d.atMs)}${reason}`));
+    blocks.push(
+      context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`),
+    );
   } else {
     const elements: Button[] = [];
     if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));

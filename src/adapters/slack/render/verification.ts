@@ -72,7 +72,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
     blocks.push(
       section(
         `:white_check_mark: *Recovered:* commits on \`${table}\` resumed after *${title}*\n` +
-          `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${slackWhen(outcome.committedAtMs)}; ` +
+          `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${slackWhen(outcome.committedAtMs, outcome.committedAtMs)}; ` +
           `${formatDuration(outcome.recoveredAfterMs)} after the change.`,
       ),
     );
