@@ -84,6 +84,10 @@ export function createBotApp(options: BotAppOptions): BotApp {
       },
       onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
       onReject: (reason) => metrics.webhookRejected.inc({ source: kind, reason }),
+      onTruncated: (count) => {
+        metrics.alertsReceived.inc({ source: kind, outcome: "truncated_by_sender" }, count);
+        log.warn({ route: kind, truncatedAlerts: count }, "the sender left alerts out (max_alerts)");
+      },
     });
   const customRoutes = [
     { path: "/webhooks/alertmanager", method: "POST", handler: webhook("alertmanager") },
