@@ -48,11 +48,6 @@ export function rangeAfter(snapshots: readonly Snapshot[], fromMs: number, toMs:
   return { from: upperBound(snapshots, fromMs), to: upperBound(snapshots, toMs) };
 }
 
-/** Indexes of snapshots with fromMs <= timestampMs <= toMs. */
-export function rangeBetween(snapshots: readonly Snapshot[], fromMs: number, toMs: number): IndexRange {
-  return { from: lowerBound(snapshots, fromMs), to: upperBound(snapshots, toMs) };
-}
-
 function connectorFromTaskId(taskId: string): string | undefined {
   const match = /^(.+)-\d+$/.exec(taskId);
   return match ? match[1] : undefined;
