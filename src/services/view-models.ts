@@ -131,6 +131,11 @@ export interface VerificationView {
 export interface DiagnosisOptions {
   /** Evidence lines shown before "… and N more" (default 8). */
   maxEvidence?: number;
+  /**
+   * Where the whole report can be found again ("<incident id>|<n>"): when evidence is cut, a
+   * "Show all evidence" button carries it and opens the full list in a modal.
+   */
+  evidenceRef?: string;
 }
 
 export interface StatusListItem {

@@ -1,11 +1,12 @@
 // One playbook step put to the people in the thread: what changes, why, the risk, how we will know
 // it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
 
+import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { formatInterval, formatUtcTime } from "./format.js";
+import { formatInterval } from "./format.js";
 import { mention, STEP_TITLES } from "./labels.js";
 import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import type {
@@ -120,7 +121,7 @@ export function renderProposal(view: ProposalView): SlackMessage {
     const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
     // A read-only check applies nothing: the bot's own run of it reads as a check.
     const words = readOnly && d.kind === "applied" ? ":mag: Checked" : DECISION_WORDS[d.kind];
-    blocks.push(context(`${words} by ${mention(d.by)} at ${formatUtcTime(d.atMs)}${reason}`));
+    blocks.push(context(`${words} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`));
   } else {
     const elements: Button[] = [];
     if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));
