@@ -62,6 +62,12 @@ export async function privateRedis(): Promise<{ url: string; close(): Promise<vo
   };
 }
 
+/** Settings start-up insists on that the benchmarks do not exercise. */
+const BENCH_DEFAULTS = {
+  ALERT_WEBHOOK_TOKEN: "bench-webhook-token",
+  BOT_CONFIG: "defaults:\n  approvers: [U0BENCH]\n",
+};
+
 /**
  * Runs `iceberg-bot <command>` from the sources with `env` and waits for its "listening" line
  * (a worker has none: it waits for "started"). Extra node flags (e.g. --cpu-prof) go first.
@@ -76,7 +82,7 @@ export async function botProcess(
     [...nodeFlags, "--import", "tsx", join(root, "src/cli/main.ts"), command],
     {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "", ...env, PORT: "0", LOG_LEVEL: "info" },
+      env: { PATH: process.env.PATH ?? "", ...BENCH_DEFAULTS, ...env, PORT: "0", LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );

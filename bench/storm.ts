@@ -5,6 +5,7 @@
 // the later rounds arrive. Goals: intake p99 <= 3x the floor's, one thread per table, no non-2xx.
 
 import { randomBytes } from "node:crypto";
+import { startLakehouse } from "../src/sim/lakehouse.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import { CHANNEL, percentile } from "./_bot-setup.js";
 import { botProcess, loadProcess, privateRedis, type Running, scriptProcess } from "./_processes.js";
@@ -23,6 +24,8 @@ export async function run(): Promise<Record<string, number | string>> {
   const token = randomBytes(16).toString("hex");
   const redis = await privateRedis();
   const standIn = await startSlackStandIn();
+  // A catalog that does not know the storm's tables: each diagnosis is short, and real.
+  const lakehouse = await startLakehouse({ scenario: "quiet-table" });
   const running: Running[] = [];
   try {
     const env = {
@@ -32,6 +35,7 @@ export async function run(): Promise<Record<string, number | string>> {
       REDIS_URL: redis.url,
       ALERT_WEBHOOK_TOKEN: token,
       INCIDENT_CHANNEL: CHANNEL,
+      ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
     };
     const profile = process.env.BENCH_CPU_PROF
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
@@ -88,6 +92,7 @@ export async function run(): Promise<Record<string, number | string>> {
     };
   } finally {
     for (const r of running.reverse()) await r.close();
+    await lakehouse.close();
     await standIn.close();
     await redis.close();
   }

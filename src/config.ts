@@ -2,7 +2,6 @@
 // problem is reported at once, and the result is frozen. Secrets never leave through toJSON,
 // logs or error messages: use redactConfig() when printing.
 
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import {
   DEFAULT_REDIS_URL,
@@ -10,9 +9,12 @@ import {
   type RedisTopology,
   topologySecrets,
 } from "./adapters/redis/redis-url.js";
-import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./core/sweep/config.js";
+import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { scrubAllForms } from "./util/secret-forms.js";
+
+// Tests and the command line build settings through here; services import them from the core.
+export { type BotConfig, BotConfigSchema, tableSettings } from "./core/settings.js";
 
 const optionalText = z
   .string()
@@ -21,44 +23,6 @@ const optionalText = z
   .optional();
 
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
-
-const FollowUpSchema = z.object({
-  intervalSeconds: z.number().int().min(5).max(86_400).default(300),
-  checks: z.number().int().min(1).max(100).default(6),
-});
-
-/** Slack user ids (U…/W…) or user group ids (S…). */
-const ApproverSchema = z.string().regex(/^[UWS][A-Z0-9]{2,}$/, "a Slack user id (U…) or user group id (S…)");
-
-export const TableSettingsSchema = z.object({
-  /** Flink job id that writes the table; discovered from snapshot summaries when absent. */
-  flinkJob: z
-    .string()
-    .regex(/^[0-9a-f]{32}$/)
-    .optional(),
-  /** Flink job name, as alerts carry it in the job_name label. */
-  flinkJobName: z.string().optional(),
-  /** Kafka Connect connector that writes the table; discovered from iceberg.tables when absent. */
-  connector: z.string().optional(),
-  channel: z.string().optional(),
-  approvers: z.array(ApproverSchema).optional(),
-  followUp: FollowUpSchema.partial().optional(),
-});
-
-export const BotConfigSchema = z.object({
-  defaults: z
-    .object({
-      channel: z.string().optional(),
-      approvers: z.array(ApproverSchema).default([]),
-      followUp: FollowUpSchema.default({ intervalSeconds: 300, checks: 6 }),
-    })
-    .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
-  tables: z.record(z.string(), TableSettingsSchema).default({}),
-  sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
-});
-
-export type BotConfig = z.infer<typeof BotConfigSchema>;
-export type TableSettings = z.infer<typeof TableSettingsSchema>;
 
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: optionalText,
@@ -198,30 +162,11 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
 
 /** BOT_CONFIG holds YAML text, or the path of a YAML file (a single line ending in .yaml/.yml). */
 export function parseBotConfig(raw: string, readFile?: (path: string) => string): BotConfig {
-  let text = raw;
   if (!raw.includes("\n") && /\.ya?ml$/i.test(raw)) {
     if (!readFile) throw new Error(`names a file (${raw}) but no file reader was given`);
-    text = readFile(raw);
+    return parseBotConfigText(readFile(raw), raw);
   }
-  const document: unknown = parseYaml(text);
-  const result = BotConfigSchema.safeParse(document ?? {});
-  if (!result.success) {
-    throw new Error(
-      result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
-    );
-  }
-  return result.data;
-}
-
-/** Settings for one table: its own entry over the defaults. */
-export function tableSettings(bot: BotConfig, table: string) {
-  const own = bot.tables[table] ?? {};
-  return {
-    ...own,
-    channel: own.channel ?? bot.defaults.channel,
-    approvers: own.approvers ?? bot.defaults.approvers,
-    followUp: { ...bot.defaults.followUp, ...own.followUp },
-  };
+  return parseBotConfigText(raw, "BOT_CONFIG");
 }
 
 const SECRET_PATHS = [

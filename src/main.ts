@@ -29,6 +29,7 @@ import {
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
+import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { runSlackJob } from "./adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "./adapters/slack/upload.js";
@@ -39,7 +40,7 @@ import { IncidentStore } from "./adapters/store/incident-store.js";
 import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig, secretValues } from "./config.js";
-import { CodedError, ErrorCode } from "./errors.js";
+import { asCodedError, CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
 import { runDiagnoseJob } from "./services/incident-diagnosis.js";
@@ -81,7 +82,10 @@ export interface BotOptions {
   sweepConcurrency?: number;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
-    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "diagnosisWaitMs" | "afterApply">
+    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply"> & {
+      /** How long a proposal waits for the diagnosis message it answers (default 15 s). */
+      diagnosisWaitMs?: number;
+    }
   >;
   /**
    * With role "start": run the workers in a supervised child process instead of this one (the
@@ -92,7 +96,7 @@ export interface BotOptions {
     | boolean
     | Pick<
         WorkerSupervisorOptions,
-        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "onEvent"
+        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "niceness" | "onEvent"
       >;
 }
 
@@ -168,6 +172,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
     secrets: secretValues(config),
+    // Channels hear "the catalog", never its internal address (the logs keep it).
+    addresses: [
+      { url: config.catalog.url ?? "", name: "the catalog" },
+      { url: config.flinkUrl ?? "", name: "Flink" },
+      { url: config.connectUrl ?? "", name: "Kafka Connect" },
+      { url: config.prometheusUrl ?? "", name: "Prometheus" },
+    ],
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`
@@ -178,6 +189,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     name: remediationQueueName,
     backoffMs: options.backoffMs,
   });
+  const { diagnosisWaitMs, ...remediationOptions } = options.remediation ?? {};
   for (const [name, queue] of [
     ["diagnose", queues.diagnose],
     ["slack", queues.slack],
@@ -194,7 +206,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     claims,
     slackQueue: queues,
     jobs: remediationQueue,
-    slack: client,
+    notifier: new SlackRemediationNotifier({
+      slack: client,
+      claims,
+      store,
+      ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
+    }),
+    approvers: new SlackApproverDirectory(client, now, (group, error) =>
+      log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
+    ),
     playbooks,
     bot: config.bot,
     ports,
@@ -202,7 +222,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
     timeline: slackTimelinePoster(client),
-    ...options.remediation,
+    ...remediationOptions,
   });
 
   const childWorkers =

@@ -4,6 +4,7 @@
 
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "./config.js";
@@ -41,6 +42,11 @@ export interface WorkerSupervisorOptions {
   healthyAfterMs?: number;
   /** How long a stop waits for the child to drain before killing it. */
   stopTimeoutMs?: number;
+  /**
+   * How much nicer than the parent the child runs (default 5): when the CPU is short, the
+   * receiver's acks go before diagnoses. 0 keeps the parent's priority.
+   */
+  niceness?: number;
   onEvent?: (event: SupervisorEvent) => void;
 }
 
@@ -91,6 +97,15 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     });
     child = proc;
     const pid = proc.pid ?? -1;
+    const niceness = options.niceness ?? 5;
+    try {
+      if (pid > 0 && niceness !== 0) setPriority(pid, Math.min(19, getPriority() + niceness));
+    } catch (error) {
+      options.log.warn(
+        { pid, err: (error as Error).message },
+        "could not lower the worker process's priority",
+      );
+    }
     emit({ kind: "started", pid });
     proc.on("message", (message: ChildMessage) => {
       if (message.type === "ready") {

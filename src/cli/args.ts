@@ -1,6 +1,7 @@
 // node:util parseArgs with its errors turned into usage errors that point at --help.
 
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { closestMatch } from "../core/incident/closest-match.js";
 import { CodedError, ErrorCode } from "../errors.js";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
@@ -13,8 +14,32 @@ export function parseCommandArgs<T extends OptionsConfig>(
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw usageError(command, (error as Error).message);
+    throw flagError(command, options, error as NodeJS.ErrnoException);
   }
+}
+
+/** Node's parser messages, said plainly, with the nearest flag for a typo (like commands get). */
+function flagError(command: string, options: OptionsConfig, error: NodeJS.ErrnoException): CodedError {
+  const quoted = /'(-[^' ]*)/.exec(error.message)?.[1];
+  const names = Object.keys(options).map((name) => `--${name}`);
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && quoted) {
+    const flag = quoted.split("=")[0] ?? quoted;
+    const shown = JSON.stringify(flag.slice(0, 40));
+    const guess = flag.startsWith("--") ? closestMatch(flag, names) : undefined;
+    return new CodedError(ErrorCode.UsageInvalid, `Unknown option ${shown} for ${command}.`, {
+      hint: guess
+        ? `Did you mean ${guess}? Run \`iceberg-bot ${command} --help\` for the options.`
+        : `Run \`iceberg-bot ${command} --help\` for the options.`,
+    });
+  }
+  if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && quoted) {
+    const flag = quoted.split(/[ =]/)[0] ?? quoted;
+    const takesValue = options[flag.replace(/^-+/, "")]?.type === "string";
+    const message = takesValue ? `${flag} needs a value (e.g. ${flag} VALUE).` : `${flag} takes no value.`;
+    return usageError(command, message);
+  }
+  // Anything else: Node's own message, still pointing at --help.
+  return usageError(command, error.message);
 }
 
 export function usageError(command: string, message: string): CodedError {

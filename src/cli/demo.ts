@@ -502,31 +502,49 @@ function describeWrites(writes: readonly { service: string; method: string; path
 
 /** Uses REDIS_URL when it answers; otherwise starts a private, non-persistent redis-server. */
 async function findRedis(ctx: DemoContext): Promise<boolean> {
-  if (await pings(ctx.redisUrl)) return true;
+  const found = await ensureRedis(ctx.redisUrl, ctx.options.env, (line) => say(ctx, line));
+  if (!found) return false;
+  ctx.redisUrl = found.url;
+  if (found.stop) ctx.cleanups.push(found.stop);
+  return true;
+}
+
+/**
+ * A Redis for the demo and `dev`: `url` when it answers, else a private non-persistent
+ * redis-server on a free port (stopped by `stop`), else undefined when redis-server is not on PATH.
+ */
+export async function ensureRedis(
+  url: string,
+  env: Env,
+  say: (line: string) => void,
+): Promise<{ url: string; stop?: () => Promise<void> } | undefined> {
+  if (await pings(url)) return { url };
   // PATH comes from the injected environment, like every other setting.
-  const env = { PATH: ctx.options.env.PATH ?? "" };
-  if (spawnSync("redis-server", ["--version"], { stdio: "ignore", env }).status !== 0) return false;
+  const childEnv = { PATH: env.PATH ?? "" };
+  if (spawnSync("redis-server", ["--version"], { stdio: "ignore", env: childEnv }).status !== 0)
+    return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-demo-redis-"));
   const child: ChildProcess = spawn(
     "redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: "ignore", env },
+    { stdio: "ignore", env: childEnv },
   );
-  ctx.cleanups.push(async () => {
+  const stop = async () => {
     child.kill("SIGTERM");
     await new Promise((resolve) => child.once("exit", resolve));
     rmSync(dir, { recursive: true, force: true });
-  });
-  ctx.redisUrl = `redis://127.0.0.1:${port}`;
+  };
+  const privateUrl = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
-    if (await pings(ctx.redisUrl)) {
-      say(ctx, `Started a private redis-server on port ${port} for this demo.`);
-      return true;
+    if (await pings(privateUrl)) {
+      say(`Started a private redis-server on port ${port}.`);
+      return { url: privateUrl, stop };
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
-  return false;
+  await stop();
+  return undefined;
 }
 
 async function pings(url: string): Promise<boolean> {
@@ -548,7 +566,7 @@ async function pings(url: string): Promise<boolean> {
   }
 }
 
-async function deleteNamespace(url: string, namespace: string): Promise<void> {
+export async function deleteNamespace(url: string, namespace: string): Promise<void> {
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
     let cursor = "0";
@@ -562,7 +580,7 @@ async function deleteNamespace(url: string, namespace: string): Promise<void> {
   }
 }
 
-function alertBody(table: string, jobName: string | undefined, nowMs: number): string {
+export function alertBody(table: string, jobName: string | undefined, nowMs: number): string {
   const labels: Record<string, string> = { alertname: "IcebergCommitStalled", severity: "critical", table };
   if (jobName) labels.job_name = jobName;
   return JSON.stringify({

@@ -22,6 +22,7 @@ export const COMMANDS = [
   "sweep",
   "playbooks",
   "demo",
+  "dev",
   "sim",
   "schemas",
   "help",
@@ -80,6 +81,10 @@ async function dispatch(
     case "demo": {
       const { runDemoCommand } = await import("./commands/bot-command.js");
       return runDemoCommand(args, io);
+    }
+    case "dev": {
+      const { runDevCommand } = await import("./commands/dev-command.js");
+      return runDevCommand(args, io);
     }
     case "sim": {
       const { runSimCommand } = await import("./commands/sim-command.js");

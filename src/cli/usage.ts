@@ -29,6 +29,7 @@ Commands:
   sweep                    grade every table of the catalog and rank them, worst first
   playbooks lint [dir]     check playbook files, with file:line for every problem
   demo [scenario]          run a whole incident against the simulated lakehouse
+  dev                      a local Slack to click through: lakehouse, stand-in, bot, web page
   sim [scenario]           serve a simulated lakehouse (catalog, Flink, Connect, Prometheus)
   schemas                  print or regenerate the JSON Schemas of the reports
   help [command]           show help for a command
@@ -124,6 +125,18 @@ Exit codes: 0 all valid, 1 problems found, 2 bad usage or the directory does not
 Runs a whole incident against the simulated lakehouse and a local Slack stand-in, then prints
 the thread. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379).
 Default scenario: competing-appends. List scenarios with \`iceberg-bot sim --list\`.
+`,
+  dev: `Usage: iceberg-bot dev [--port N] [--host HOST] [--scenario NAME]
+
+Starts the simulated lakehouse, a local Slack stand-in, the bot and its workers, and serves a
+web page showing the incident channel as Slack would. Buttons, forms and slash commands on the
+page go into the bot as signed Slack requests, as the person you pick (an approver, a second
+approver, or someone who may not approve). A menu fires an alert for any scenario. Needs Redis
+(REDIS_URL, default redis://127.0.0.1:6379; a private redis-server is started when none answers).
+
+  --port N          port of the page (default 3100)
+  --host HOST       address of the page (default 127.0.0.1)
+  --scenario NAME   scenario the lakehouse plays first (default competing-appends)
 `,
   sim: `Usage: iceberg-bot sim [scenario] [--list] [--host HOST] [--port-base N]
 

@@ -60,8 +60,6 @@ export const AUDIT_CHECK_IDS = [
 ] as const;
 
 export type TriageId = (typeof TRIAGE_IDS)[number];
-export type RootCauseId = (typeof ROOT_CAUSE_IDS)[number];
-export type SignalId = (typeof SIGNAL_IDS)[number];
 export type FindingId = (typeof FINDING_IDS)[number];
 export type StepId = (typeof STEP_IDS)[number];
 export type AuditCheckId = (typeof AUDIT_CHECK_IDS)[number];

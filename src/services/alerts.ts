@@ -6,11 +6,11 @@
 // intake script, which also records the jobs it promised in an outbox. The jobs are queued after
 // the answer; whatever a dead process left in the outbox is queued by the sweeper.
 
-import type { IntakeAlert, OutboxEntry } from "../adapters/store/incident-store.js";
-import { tableSettings } from "../config.js";
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
+import { tableSettings } from "../core/settings.js";
 import type { IncidentDeps } from "./incident-deps.js";
+import type { IntakeAlert, OutboxEntry } from "./ports.js";
 
 export interface AlertIntakeDeps extends IncidentDeps {
   /** Tables the catalog knows (cached by the caller); config tables are always known. */

@@ -1,13 +1,10 @@
 // What the incident use cases need, as narrow interfaces: the store, the queues and the
 // evidence functions are injected so tests wire real ones against local servers.
 
-import type { DiagnoseJob, SlackJob } from "../adapters/queue/jobs.js";
-import type { Claims } from "../adapters/store/claims.js";
-import type { IncidentStore } from "../adapters/store/incident-store.js";
-import type { BotConfig } from "../config.js";
 import type { Evidence } from "../core/evidence/model.js";
 import type { AuditReport, Report } from "../core/report/schema.js";
-import type { EvidencePorts } from "./ports.js";
+import type { BotConfig } from "../core/settings.js";
+import type { EvidencePorts, IncidentStorePort, JobScheduler, MessageClaimsPort } from "./ports.js";
 
 export interface TableRequest {
   table: string;
@@ -27,10 +24,7 @@ export type AuditFn = (
   now: () => number,
 ) => Promise<{ report: AuditReport }>;
 
-export interface Enqueuer {
-  enqueueDiagnose(job: DiagnoseJob): Promise<string>;
-  enqueueSlack(job: SlackJob): Promise<string | undefined>;
-}
+export type Enqueuer = JobScheduler;
 
 export interface LogLike {
   info(obj: object, msg?: string): void;
@@ -39,8 +33,8 @@ export interface LogLike {
 }
 
 export interface IncidentDeps {
-  store: IncidentStore;
-  claims: Claims;
+  store: IncidentStorePort;
+  claims: MessageClaimsPort;
   queues: Enqueuer;
   bot: BotConfig;
   incidentChannel?: string;

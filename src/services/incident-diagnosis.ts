@@ -3,15 +3,14 @@
 // edit. Slack jobs carry deterministic ids, so a job that runs twice (a worker died mid-job)
 // still yields one message.
 
-import type { DiagnoseJob } from "../adapters/queue/jobs.js";
-import { tableSettings } from "../config.js";
 import { buildTimeline } from "../core/chart/timeline.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../core/incident/model.js";
 import type { Report } from "../core/report/schema.js";
+import { tableSettings } from "../core/settings.js";
 import { CodedError, ErrorCode, isCodedError } from "../errors.js";
 import type { AuditFn, DiagnoseFn, IncidentDeps, TableRequest } from "./incident-deps.js";
-import type { EvidencePorts } from "./ports.js";
+import type { DiagnoseJob, EvidencePorts } from "./ports.js";
 
 export interface DiagnosisDeps extends IncidentDeps {
   ports: EvidencePorts;

@@ -1,7 +1,7 @@
 // The tables the bot can name: BOT_CONFIG's, plus the catalog's when it answers (cached, so an
 // alert storm does not list the catalog once per alert).
 
-import type { BotConfig } from "../config.js";
+import type { BotConfig } from "../core/settings.js";
 import { formatTableName } from "../core/table-name.js";
 import type { CatalogPort } from "./ports.js";
 

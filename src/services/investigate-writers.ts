@@ -92,6 +92,32 @@ export interface ConnectorMatch {
   source: "discovered" | "candidate";
 }
 
+/** Upper bound on connectors read per diagnosis. */
+const MAX_CONNECTORS = 8;
+
+/**
+ * Every connector that may write the table: those listing it in iceberg.tables first, then those
+ * routing tables per record (candidates).
+ */
+export function matchingConnectors(connectors: readonly ConnectorInfo[], table: TableRef): ConnectorMatch[] {
+  const listing = connectors
+    .filter((c) =>
+      (c.config["iceberg.tables"] ?? "")
+        .split(",")
+        .filter((t) => t.trim() !== "")
+        .some((t) => namesTable(t, table)),
+    )
+    .map((c): ConnectorMatch => ({ name: c.name, source: "discovered" }));
+  const dynamic = connectors
+    .filter(
+      (c) =>
+        c.config["iceberg.tables.dynamic-enabled"]?.trim().toLowerCase() === "true" &&
+        (c.config["iceberg.tables.route-field"] ?? "").trim() !== "",
+    )
+    .map((c): ConnectorMatch => ({ name: c.name, source: "candidate" }));
+  return [...listing, ...dynamic].slice(0, MAX_CONNECTORS);
+}
+
 /** The connector listing the table in iceberg.tables, else one that routes tables per record. */
 export function pickConnector(
   connectors: readonly ConnectorInfo[],

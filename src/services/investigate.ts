@@ -21,8 +21,8 @@ import { loadResolvedTable, tableRefWithoutCatalog } from "./investigate-resolve
 import {
   candidateWriterJobs,
   jobWritesTable,
+  matchingConnectors,
   namesTable,
-  pickConnector,
   pickFlinkWriter,
   recentFlinkWriters,
 } from "./investigate-writers.js";
@@ -233,9 +233,25 @@ async function gatherConnect(
   if (configured)
     return { ...(await connect.getConnectorEvidence(configured)), connectorSource: "configured" };
   const [connectors, table] = await Promise.all([connect.listConnectors(), refNow()]);
-  const match = pickConnector(connectors, table);
-  if (!match) return undefined;
-  return { ...(await connect.getConnectorEvidence(match.name)), connectorSource: match.source };
+  // Every connector that may write the table is read at once; the first is the writer unless the
+  // diagnosis finds another one failing.
+  const matches = matchingConnectors(connectors, table);
+  if (matches.length === 0) return undefined;
+  const read = await Promise.all(
+    matches.map((m, i) =>
+      connect.getConnectorEvidence(m.name).then(
+        (evidence): ConnectEvidence => ({ ...evidence, connectorSource: m.source }),
+        (error) => {
+          if (i === 0) throw error; // the primary's failure is the source's failure
+          return undefined;
+        },
+      ),
+    ),
+  );
+  const found = read.filter((c): c is ConnectEvidence => c !== undefined);
+  const [primary] = found;
+  if (!primary) return undefined;
+  return found.length > 1 ? { ...primary, others: found.slice(1) } : primary;
 }
 
 /**

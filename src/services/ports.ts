@@ -1,5 +1,6 @@
-// What the services need from the outside world. Adapters implement these; tests inject real
-// adapters pointed at loopback servers (never mocks of our own modules).
+// What the services need from the outside world, and all they see of it besides the core.
+// Adapters implement these; src/main.ts wires them; tests inject real adapters pointed at
+// loopback servers and real Redis (never mocks of our own modules).
 
 import type { TimelineChart } from "../core/chart/timeline.js";
 import type {
@@ -11,6 +12,14 @@ import type {
   TableEvidence,
   TableRef,
 } from "../core/evidence/model.js";
+import type { StepId } from "../core/ids.js";
+import type { Incident, TimelineEntry } from "../core/incident/model.js";
+import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
+import type { Versioned, WalkRecord } from "../core/playbook/record.js";
+import type { AuditEntry } from "../core/playbook/walk.js";
+import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
+
+export type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 
 export interface CatalogConfig {
   prefix?: string;
@@ -87,6 +96,167 @@ export interface EvidencePorts {
   flink?: FlinkPort;
   connect?: ConnectPort;
   prometheus?: PrometheusPort;
+}
+
+// --- time ------------------------------------------------------------------------------------
+
+/** The one clock services read (simulated in tests and the demo). */
+export type Clock = () => number;
+
+// --- incidents -------------------------------------------------------------------------------
+
+export interface IntakeAlert {
+  /** Identifies one notification of one alert; a repeat within the window is only noted. */
+  repeatKey: string;
+  status: "firing" | "resolved";
+  table: string;
+  channel: string;
+  alertName: string;
+  /** The timeline line for this alert. */
+  text: string;
+  /** The sender's alert identity; the incident tracks which of its alerts still fire. */
+  fingerprint: string;
+}
+
+export type IntakeResult =
+  | { kind: "repeat" }
+  | {
+      kind: "joined";
+      incidentId: string;
+      /** Set when the card must show a changed alert set. */
+      cardVersion?: number;
+    }
+  | { kind: "opened"; incidentId: string }
+  | { kind: "resolved-noted"; incidentId: string; cardVersion?: number }
+  | { kind: "nothing-open" };
+
+/** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
+export type OutboxEntry =
+  | { kind: "open"; incidentId: string; member: string }
+  | { kind: "card"; incidentId: string; version: number; member: string };
+
+export interface OpenResult {
+  incident: Incident;
+  created: boolean;
+}
+
+export interface IncidentStorePort {
+  openOrJoin(table: string, channel: string, now: number): Promise<OpenResult>;
+  intake(alerts: readonly IntakeAlert[], now: number, repeatTtlSeconds: number): Promise<IntakeResult[]>;
+  dueOutbox(olderThanMs: number, limit?: number): Promise<OutboxEntry[]>;
+  outboxDone(entries: readonly OutboxEntry[]): Promise<void>;
+  get(id: string): Promise<Incident | undefined>;
+  require(id: string): Promise<Incident>;
+  openIncidentFor(table: string): Promise<Incident | undefined>;
+  update(
+    id: string,
+    fields: Partial<
+      Pick<Incident, "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk">
+    >,
+    now: number,
+    bumpCard?: boolean,
+  ): Promise<number>;
+  nextDiagnosis(id: string): Promise<number>;
+  close(incident: Incident, state: "resolved" | "stopped", now: number): Promise<number>;
+  saveReport(id: string, n: number, report: unknown): Promise<void>;
+  saveChart(id: string, n: number, chart: unknown): Promise<void>;
+  getChart(id: string, n: number): Promise<unknown>;
+  appendTimeline(id: string, entry: TimelineEntry): Promise<void>;
+}
+
+export type ClaimOutcome =
+  | { kind: "done"; ts: string }
+  | { kind: "mine" }
+  | { kind: "held-by-other"; owner: string };
+
+/** "Do it once" across processes: whoever claims a named thing first does it. */
+export interface ClaimsPort {
+  claim(incidentId: string, message: string, owner: string): Promise<ClaimOutcome>;
+  complete(incidentId: string, message: string, ts: string): Promise<void>;
+}
+
+/** "Post once" guards and the ts of messages already posted, per incident. */
+export interface MessageClaimsPort {
+  messageTs(incidentId: string, message: string): Promise<string | undefined>;
+  complete(incidentId: string, message: string, ts: string): Promise<void>;
+  firstTime(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
+  forget(scope: string, key: string): Promise<void>;
+}
+
+// --- jobs ------------------------------------------------------------------------------------
+
+export interface JobScheduler {
+  enqueueDiagnose(job: DiagnoseJob): Promise<string>;
+  enqueueSlack(job: SlackJob): Promise<string | undefined>;
+}
+
+export interface RemediationScheduler {
+  enqueue(job: RemediationJob, delayMs?: number): Promise<string>;
+}
+
+// --- remediation -----------------------------------------------------------------------------
+
+export interface WalkStorePort {
+  get(incidentId: string): Promise<Versioned<WalkRecord> | undefined>;
+  /** Runs a pure `change` on the current record and saves its result atomically (compare-and-set). */
+  mutate<R>(
+    incidentId: string,
+    change: (current: WalkRecord | undefined) => { record: WalkRecord; result: R } | undefined,
+  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean }>;
+}
+
+/** One row of a table's audit trail, as /iceberg history lists it. */
+export interface AuditRow {
+  atMs: number;
+  actor: string;
+  /** A verb people read in the history ("approved", "refused", "applied"…). */
+  action: string;
+  stepId?: StepId;
+  outcome: AuditEntry["outcome"];
+  detail: string;
+  incidentId?: string;
+}
+
+export interface AuditPort {
+  /** A machine decision, in the history's words. */
+  record(table: string, entry: AuditEntry, incidentId?: string): Promise<void>;
+  append(table: string, row: AuditRow): Promise<void>;
+}
+
+/** Members of Slack user groups, for the approval policy. */
+export interface ApproverDirectory {
+  groupMembers(groupId: string): Promise<string[]>;
+}
+
+/** A thread note the bot writes about the walk (the notifier owns the words). */
+export type WalkNote =
+  | { kind: "apply-failed"; stepTitle: string; detail: string }
+  | { kind: "proposal-failed"; stepTitle: string; reason: string; table: string }
+  | { kind: "walk-stopped"; table: string; detail: string }
+  | { kind: "walk-stalled"; table: string; detail: string };
+
+/** Thread target of a walk's messages. */
+export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedForDiagnosis">;
+
+/**
+ * Everything remediation says in Slack. Messages are named per incident ("proposal-p2",
+ * "verify-p2"): posted once under that name, edited in place afterwards.
+ */
+export interface RemediationNotifier {
+  postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void>;
+  /** Edits a posted proposal: its decision, a note under it, and no buttons once decided. */
+  updateProposal(
+    thread: WalkThread,
+    name: string,
+    view: ProposalView,
+    note: string,
+    withButtons: boolean,
+  ): Promise<void>;
+  upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void>;
+  postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void>;
+  postEphemeral(thread: WalkThread, user: string, text: string): Promise<void>;
+  /** false when Slack refused to open it (e.g. the trigger expired). */
+  openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean>;
 }
 
 /** Where a picture goes: an incident's thread. */

@@ -3,21 +3,15 @@
 // Slack failures are logged and do not undo a recorded decision; queue failures are thrown so the
 // caller's job is retried.
 
-import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
-import type { SlackMessage } from "../adapters/slack/render/block-kit.js";
-import { context, section } from "../adapters/slack/render/blocks.js";
-import { escapeMrkdwn, renderProposal, renderVerification } from "../adapters/slack/render/index.js";
-import type { VerificationOutcome } from "../adapters/slack/render/view-models.js";
-import { auditRow } from "../adapters/store/audit-trail.js";
-import type { WalkRecord } from "../adapters/store/walk-store.js";
 import type { ApprovalPolicy } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
+import type { WalkRecord } from "../core/playbook/record.js";
 import type { Step } from "../core/playbook/schema.js";
 import type { Effect, StepPhase, StepRun } from "../core/playbook/walk.js";
 import type { RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
+import type { RemediationJob } from "./ports.js";
 import type { RemediationDeps } from "./remediation-deps.js";
-import { ThreadPoster } from "./remediation-thread.js";
 import {
   cardSummary,
   decisionFor,
@@ -25,6 +19,7 @@ import {
   proposalView,
   verificationView,
 } from "./remediation-views.js";
+import type { VerificationOutcome } from "./view-models.js";
 
 export interface ExecuteExtra {
   /** The person whose click caused the effects, for "Skipped by …" lines. */
@@ -42,14 +37,10 @@ export interface EffectHooks {
 const QUEUE_EFFECTS = new Set<Effect["type"]>(["apply-change", "schedule-check", "revert-change"]);
 
 export class RemediationEffects {
-  private readonly thread: ThreadPoster;
-
   constructor(
     private readonly deps: RemediationDeps,
     private readonly hooks: EffectHooks,
-  ) {
-    this.thread = new ThreadPoster(deps);
-  }
+  ) {}
 
   async execute(record: WalkRecord, effects: readonly Effect[], extra: ExecuteExtra = {}): Promise<void> {
     const later: Array<() => Promise<void>> = [];
@@ -116,13 +107,9 @@ export class RemediationEffects {
     job: Extract<RemediationJob, { kind: "apply" }>,
     detail: string,
   ): Promise<void> {
-    const title = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
-    const text = `:warning: *${escapeMrkdwn(title)}* was not applied: ${escapeMrkdwn(detail)}`;
-    await this.thread
-      .postOnce(record, `apply-${job.proposalId}-${job.attempt}`, {
-        text: `${escapeMrkdwn(title)} was not applied`,
-        blocks: [section(text)],
-      })
+    const stepTitle = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
+    await this.deps.notifier
+      .postNote(record, `apply-${job.proposalId}-${job.attempt}`, { kind: "apply-failed", stepTitle, detail })
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "apply note failed"),
       );
@@ -130,18 +117,19 @@ export class RemediationEffects {
 
   /** A step that could not be proposed: said in the thread and audited, never proposed blind. */
   async noteProposalFailed(
-    record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk">,
+    record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk" | "proposedForDiagnosis">,
     stepId: StepId,
     reason: string,
     actor?: string,
   ): Promise<void> {
-    const title = this.hooks.step(record.walk.playbookId, stepId)?.title ?? stepId;
-    const text = `:warning: *${title}* could not be proposed: ${reason}. Nothing was changed; run /iceberg diagnose ${record.table} to try again.`;
+    const stepTitle = this.hooks.step(record.walk.playbookId, stepId)?.title ?? stepId;
     const at = this.deps.now();
-    await this.thread
-      .postOnce(record as WalkRecord, `proposal-failed-${stepId}-${at}`, {
-        text: `${title} could not be proposed`,
-        blocks: [section(text)],
+    await this.deps.notifier
+      .postNote(record, `proposal-failed-${stepId}-${at}`, {
+        kind: "proposal-failed",
+        stepTitle,
+        reason,
+        table: record.table,
       })
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "proposal failure note failed"),
@@ -174,16 +162,9 @@ export class RemediationEffects {
       case "update-proposal":
         await this.updateProposal(record, effect.stepId, effect.phase, effect.note, extra.actor);
         return;
-      case "post-ephemeral": {
-        const incident = await deps.store.get(record.incidentId);
-        await deps.slack.chat.postEphemeral({
-          channel: record.channel,
-          user: effect.user,
-          text: effect.text,
-          ...(incident?.rootTs ? { thread_ts: incident.rootTs } : {}),
-        });
+      case "post-ephemeral":
+        await deps.notifier.postEphemeral(record, effect.user, effect.text);
         return;
-      }
       case "apply-change": {
         const proposalId = proposalIdFor(record, effect.stepId) ?? "p0";
         await deps.jobs.enqueue({
@@ -234,20 +215,17 @@ export class RemediationEffects {
         const incident = await deps.store.require(record.incidentId);
         if (effect.outcome === "stopped" && incident.state !== "stopped")
           await deps.store.close(incident, "stopped", deps.now());
-        const words =
-          effect.outcome === "stopped"
-            ? `:octagonal_sign: The playbook for \`${record.table}\` was stopped. ${effect.detail}`
-            : `:raised_hand: No further step fits \`${record.table}\`. ${effect.detail} The thread is yours from here.`;
-        await this.thread.postOnce(record, `walk-ended-${record.proposals.length}`, {
-          text: words,
-          blocks: [section(words)],
+        await deps.notifier.postNote(record, `walk-ended-${record.proposals.length}`, {
+          kind: effect.outcome === "stopped" ? "walk-stopped" : "walk-stalled",
+          table: record.table,
+          detail: effect.detail,
         });
         return;
       }
       case "audit":
         // Stale jobs and duplicate results the bot itself ignored are noise in the history.
         if (effect.entry.outcome === "ignored" && effect.entry.actor === "bot") return;
-        await deps.audit.append(record.table, auditRow(effect.entry, record.incidentId));
+        await deps.audit.record(record.table, effect.entry, record.incidentId);
         return;
     }
   }
@@ -257,21 +235,19 @@ export class RemediationEffects {
     return record.walk.history.findLast((r) => r.stepId === stepId);
   }
 
-  private async proposalMessage(record: WalkRecord, stepId: StepId): Promise<SlackMessage | undefined> {
+  private async proposalView(record: WalkRecord, stepId: StepId) {
     const run = this.runFor(record, stepId);
     const step = this.hooks.step(record.walk.playbookId, stepId);
     const proposalId = proposalIdFor(record, stepId);
     if (!run || !step || !proposalId) return undefined;
     const policy = await this.hooks.policy(record.table);
-    return renderProposal(proposalView(record, run, step, proposalId, policy.approvers));
+    return { run, proposalId, view: proposalView(record, run, step, proposalId, policy.approvers) };
   }
 
   private async postProposal(record: WalkRecord, stepId: StepId): Promise<void> {
-    const proposalId = proposalIdFor(record, stepId);
-    const message = await this.proposalMessage(record, stepId);
-    if (!proposalId || !message) return;
-    await this.thread.waitForDiagnosis(record);
-    await this.thread.postOnce(record, `proposal-${proposalId}`, message);
+    const built = await this.proposalView(record, stepId);
+    if (!built) return;
+    await this.deps.notifier.postProposal(record, `proposal-${built.proposalId}`, built.view);
   }
 
   private async updateProposal(
@@ -281,21 +257,18 @@ export class RemediationEffects {
     note: string,
     actor: string | undefined,
   ): Promise<void> {
-    const proposalId = proposalIdFor(record, stepId);
-    const run = this.runFor(record, stepId);
-    const step = this.hooks.step(record.walk.playbookId, stepId);
-    if (!proposalId || !run || !step) return;
-    const ts = await this.deps.claims.messageTs(record.incidentId, `proposal-${proposalId}`);
-    if (!ts) return;
-    const policy = await this.hooks.policy(record.table);
-    const view = proposalView(record, run, step, proposalId, policy.approvers);
-    const decision = decisionFor(run, phase, actor, this.deps.now());
-    const rendered = renderProposal(decision ? { ...view, decision } : view);
-    let blocks = rendered.blocks;
-    // A superseded or ended proposal must not offer buttons any more.
-    if (decision || phase === "superseded") blocks = blocks.filter((b) => b.type !== "actions");
-    blocks = [...blocks, context(note)];
-    await this.deps.slack.chat.update({ channel: record.channel, ts, text: rendered.text, blocks });
+    const built = await this.proposalView(record, stepId);
+    if (!built) return;
+    const decision = decisionFor(built.run, phase, actor, this.deps.now());
+    // A superseded or decided proposal must not offer buttons any more.
+    const withButtons = !decision && phase !== "superseded";
+    await this.deps.notifier.updateProposal(
+      record,
+      `proposal-${built.proposalId}`,
+      decision ? { ...built.view, decision } : built.view,
+      note,
+      withButtons,
+    );
   }
 
   private async updateVerification(
@@ -346,7 +319,7 @@ export class RemediationEffects {
       recovery,
       outcome,
     );
-    await this.thread.upsert(record, `verify-${proposalId}`, renderVerification(view));
+    await this.deps.notifier.upsertVerification(record, `verify-${proposalId}`, view);
     await this.deps.audit.append(record.table, {
       atMs: this.deps.now(),
       actor: "bot",

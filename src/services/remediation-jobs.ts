@@ -1,19 +1,18 @@
 // The remediation queue's work: apply an approved change, run a follow-up check, revert. Each
 // one feeds its outcome back to the walk as a machine event.
 
-import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
-import { STEP_TITLES } from "../adapters/render/describe.js";
-import { tableSettings } from "../config.js";
 import type { Evidence } from "../core/evidence/model.js";
+import { tableSettings } from "../core/settings.js";
 import { parseTableName } from "../core/table-name.js";
 import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import { investigate } from "./investigate.js";
+import type { RemediationJob } from "./ports.js";
 import { recoveryTimeline } from "./recovery-timeline.js";
-import type { WalkDispatcher } from "./remediation-core.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { proposalIdFor } from "./remediation-views.js";
+import type { WalkDispatcher } from "./walk-dispatcher.js";
 
 export class RemediationJobs {
   constructor(
@@ -122,7 +121,7 @@ export class RemediationJobs {
         evidence,
         proposalId: job.proposalId,
         changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
-        changeLabel: STEP_TITLES[job.stepId],
+        changeLabel: this.core.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId,
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
       });
     }

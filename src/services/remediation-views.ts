@@ -2,6 +2,14 @@
 // verification message and the status card's summary. Plain functions over plain data.
 
 import { z } from "zod";
+import { INCIDENT_STATES } from "../core/incident/model.js";
+import { proposalIdFor, type WalkRecord } from "../core/playbook/record.js";
+
+export { proposalIdFor } from "../core/playbook/record.js";
+
+import type { Step, VerifySignal } from "../core/playbook/schema.js";
+import type { StepPhase, StepRun, WalkState } from "../core/playbook/walk.js";
+import type { RecoveryResult } from "../core/verification/check.js";
 import type {
   IncidentState,
   ProposalDecision,
@@ -9,12 +17,7 @@ import type {
   RiskLevel,
   VerificationOutcome,
   VerificationView,
-} from "../adapters/slack/render/view-models.js";
-import type { WalkRecord } from "../adapters/store/walk-store.js";
-import { INCIDENT_STATES } from "../core/incident/model.js";
-import type { Step, VerifySignal } from "../core/playbook/schema.js";
-import type { StepPhase, StepRun, WalkState } from "../core/playbook/walk.js";
-import type { RecoveryResult } from "../core/verification/check.js";
+} from "./view-models.js";
 
 const SIGNAL_WORDS: Record<VerifySignal, string> = {
   "writer-snapshots-resume": "the writer's own snapshots resume",
@@ -29,15 +32,6 @@ export function riskLevel(step: Step): RiskLevel {
   if (/^\s*(none|low)\b/i.test(step.risk)) return "low";
   if (/^\s*high\b/i.test(step.risk)) return "high";
   return "medium";
-}
-
-/** The proposal id of the live proposal for a step (the newest one). */
-export function proposalIdFor(record: WalkRecord, stepId: string): string | undefined {
-  for (let i = record.proposals.length - 1; i >= 0; i--) {
-    const p = record.proposals[i];
-    if (p?.stepId === stepId) return p.id;
-  }
-  return undefined;
 }
 
 /** Position of a proposal in the walk (1-based), shown as "step N". */

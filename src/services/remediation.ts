@@ -2,15 +2,12 @@
 // and queue jobs. Every input becomes a machine event applied with a compare-and-set on the stored
 // walk; the effects the machine returns are then carried out (Slack messages, jobs, audit rows).
 
-import type { RemediationJob } from "../adapters/queue/remediation-queue.js";
-import { renderApplyModal } from "../adapters/slack/render/index.js";
-import type { ActionValue } from "../adapters/slack/render/view-models.js";
-import type { WalkRecord } from "../adapters/store/walk-store.js";
-import { tableSettings } from "../config.js";
 import { type ApprovalPolicy, canApprove } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
 import { type ChangeFacts, chooseVariant, proposeChange } from "../core/playbook/change.js";
-import { nextTarget, transition } from "../core/playbook/machine.js";
+import { decide } from "../core/playbook/decide.js";
+import { nextTarget } from "../core/playbook/machine.js";
+import type { WalkRecord } from "../core/playbook/record.js";
 import {
   type AuditEntry,
   type Effect,
@@ -20,11 +17,14 @@ import {
   type WalkState,
 } from "../core/playbook/walk.js";
 import type { Change, Report } from "../core/report/schema.js";
+import { tableSettings } from "../core/settings.js";
 import { parseTableName } from "../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
-import { staleProposal, WalkDispatcher } from "./remediation-core.js";
+import type { RemediationJob } from "./ports.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { RemediationJobs } from "./remediation-jobs.js";
+import type { ActionValue } from "./view-models.js";
+import { WalkDispatcher } from "./walk-dispatcher.js";
 
 export type { RemediationDeps } from "./remediation-deps.js";
 
@@ -126,9 +126,7 @@ export class Remediation {
       user,
       confirmations: step?.confirmations ?? [],
     };
-    const dry =
-      staleProposal(record, event, value.proposalId, this.deps.now()) ??
-      transition(record.walk, event, this.deps.now(), ctx);
+    const dry = decide(record, event, this.deps.now(), { ...ctx, proposalId: value.proposalId });
     const refused = dry.effects.some(
       (e) => e.type === "audit" && (e.entry.outcome === "refused" || e.entry.outcome === "ignored"),
     );
@@ -141,7 +139,7 @@ export class Remediation {
       await this.core.effects.ensurePending(record);
       return;
     }
-    const modal = renderApplyModal({
+    const opened = await this.deps.notifier.openApplyModal(triggerId, {
       incidentId: record.incidentId,
       proposalId: value.proposalId,
       stepId: run.stepId,
@@ -150,10 +148,8 @@ export class Remediation {
       change: run.change,
       risky: step.risky || step.confirmations.length > 0,
     });
-    try {
-      await this.deps.slack.views.open({ trigger_id: triggerId, view: modal });
-    } catch (error) {
-      this.deps.log.warn({ err: asCodedError(error).message }, "views.open failed for the apply modal");
+    if (!opened) {
+      this.deps.log.warn({ incidentId: record.incidentId }, "views.open failed for the apply modal");
       await this.core.effects.execute(
         record,
         [

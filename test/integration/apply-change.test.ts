@@ -8,6 +8,7 @@ import { type ApplyPorts, applyChange, outcomeEvent, revertChange } from "../../
 import { createSimClock } from "../../src/sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { ScenarioSchema } from "../../src/sim/scenario/schema.js";
+import { until } from "../support/poll.js";
 
 const TABLE: TableRef = { namespace: ["db"], name: "events" };
 const COMMIT_PATH = "/v1/namespaces/db/tables/events";
@@ -268,12 +269,8 @@ describe("applyChange: Kafka Connect", () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<boolean> {
+  return until(() => condition(), "the condition", timeoutMs, 5);
 }
 
 describe("applyChange: the pre-read fails", () => {

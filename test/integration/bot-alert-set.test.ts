@@ -75,5 +75,14 @@ describe("alerts: the card tells the truth, nothing is refused for its size", ()
         ).exec(metrics)?.[1] ?? 0,
       );
     expect([count("unauthorized"), count("invalid_json"), count("invalid_body")]).toEqual([1, 1, 2]);
+
+    // Alerts the sender left out under max_alerts are counted too.
+    const truncated = JSON.parse(alertmanagerBody([A]));
+    truncated.truncatedAlerts = 7;
+    expect((await postAlert(h, JSON.stringify(truncated))).status).toBe(202);
+    const after = await (await fetch(h.url("/metrics"))).text();
+    expect(after).toMatch(
+      /iceberg_bot_alerts_total\{source="alertmanager",outcome="truncated_by_sender"\} 7/,
+    );
   });
 });

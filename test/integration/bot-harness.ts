@@ -9,6 +9,7 @@ import type { DiagnoseFn } from "../../src/services/incident-deps.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { startSlackStandIn } from "../../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../src/sim/slack/types.js";
+import { until } from "../support/poll.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 export const CHANNEL = "C0INCIDENTS";
@@ -194,16 +195,10 @@ export function fixtureReport(table: string, nowMs: number): Report {
 }
 
 /** Polls until probe returns a value (Slack calls land asynchronously); fails saying what it waited for. */
-export async function eventually<T>(
+export function eventually<T>(
   probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   timeoutMs = 5000,
   what = "the expected Slack messages",
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return until(probe, what, timeoutMs, 50);
 }

@@ -2,6 +2,7 @@
 // replaced and the diagnosis is finished; shutdown stops the receiver first, then drains and ends
 // the child, and only then returns.
 
+import { getPriority } from "node:os";
 import { Writable } from "node:stream";
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
@@ -51,6 +52,8 @@ describe("start runs its workers in a supervised process", () => {
     expect(harness.bots[0]!.workers).toBeUndefined();
     const firstPid = supervisor.pid!;
     expect(firstPid).not.toBe(process.pid);
+    // Diagnoses yield the CPU to the receiver's acks.
+    expect(getPriority(firstPid)).toBe(Math.min(19, getPriority() + 5));
     // Slow table reads keep the diagnosis running while we kill its process.
     harness.lakehouse!.faults.inject({
       service: "catalog",

@@ -12,6 +12,10 @@ import {
   startRemediationWorker,
 } from "../../src/adapters/queue/remediation-queue.js";
 import { createRedisClient } from "../../src/adapters/redis/connection.js";
+import {
+  SlackApproverDirectory,
+  SlackRemediationNotifier,
+} from "../../src/adapters/slack/remediation-notifier.js";
 import { createSlackClient } from "../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../src/adapters/store/audit-trail.js";
 import { Claims } from "../../src/adapters/store/claims.js";
@@ -115,6 +119,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   const now = () => lakehouse.clock.now();
   const silent = { info() {}, warn() {}, error() {} };
   const playbooks = await loadPlaybooks();
+  const remediationSlack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 });
   const remediation = new Remediation({
     walks,
     audit,
@@ -127,7 +132,8 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       },
     },
     jobs: queue,
-    slack: createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 }),
+    notifier: new SlackRemediationNotifier({ slack: remediationSlack, claims, store, diagnosisWaitMs: 200 }),
+    approvers: new SlackApproverDirectory(remediationSlack, now, () => {}),
     playbooks,
     bot: config.bot,
     ports,
@@ -135,7 +141,6 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     log: silent,
     sourceTimeoutMs: config.sourceTimeoutMs,
     followUpIntervalMs: options.intervalMs ?? 150,
-    diagnosisWaitMs: 200,
     ...(options.afterApply ? { afterApply: options.afterApply } : {}),
   });
   const worker =
@@ -195,17 +200,4 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   return harness;
 }
 
-/** Polls until probe returns a truthy value; fails naming what it waited for. */
-export async function until<T>(
-  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 8000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
-}
+export { until } from "../support/poll.js";

@@ -102,11 +102,32 @@ describe("runCli: help and usage", () => {
   });
 });
 
+describe("runCli: flag typos", () => {
+  it("suggests the nearest flag, like commands get", async () => {
+    const ran = await run(["diagnose", "db.events", "--formt", "json"]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe(
+      'error: Unknown option "--formt" for diagnose.\nhint: Did you mean --format? Run `iceberg-bot diagnose --help` for the options.\n',
+    );
+    const dev = await run(["dev", "--prot", "4000"]);
+    expect(dev.stderr).toContain("Did you mean --port?");
+  });
+
+  it("says plainly when a flag lacks its value or takes none", async () => {
+    expect((await run(["diagnose", "db.events", "--format"])).stderr).toContain(
+      "error: --format needs a value (e.g. --format VALUE).",
+    );
+    expect((await run(["sim", "--list=yes"])).stderr).toContain("error: --list takes no value.");
+    const far = await run(["sim", "--zzzzzzzz"]);
+    expect(far.stderr).not.toContain("Did you mean");
+  });
+});
+
 describe("runCli: diagnose and audit argument errors exit 2 before any request", () => {
   const cases: [string, string[], string][] = [
     ["a missing table", ["diagnose"], "Missing <table>."],
     ["two tables", ["audit", "db.a", "db.b"], 'Unexpected argument "db.b".'],
-    ["an unknown flag", ["diagnose", "db.events", "--catalog", NOWHERE], "'--catalog'"],
+    ["an unknown flag", ["diagnose", "db.events", "--catalog", NOWHERE], 'Unknown option "--catalog"'],
     [
       "an unknown format",
       ["diagnose", "db.events", "--format", "yaml"],
@@ -256,11 +277,17 @@ describe("runCli: schemas", () => {
 });
 
 describe("runCli: sim", () => {
-  it("lists the built-in scenarios", async () => {
+  it("lists the built-in scenarios with their whole descriptions", async () => {
     const ran = await run(["sim", "--list"]);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(/^competing-appends {2,}\S/m);
-    expect(ran.stdout).toMatch(/^healthy-flink {2,}\S/m);
+    expect(ran.stdout).toMatch(/^competing-appends\n {2}A Flink job appends/m);
+    expect(ran.stdout).toMatch(/^healthy-flink\n {2}\S/m);
+    // The last sentence of a long description is there, not cut at the first line.
+    const flat = ran.stdout.replace(/\n {2}/g, " ");
+    expect(flat).toContain(
+      "raising commit.retry.num-retries to 8 or more lets the Flink writer commit again.",
+    );
+    expect(ran.stdout.split("\n").every((line) => line.length <= 100)).toBe(true);
   });
 
   it("rejects an unknown scenario with the closest name", async () => {

@@ -117,6 +117,25 @@ describe("BOT_CONFIG", () => {
     expect(config.tables["db.events"]?.flinkJob).toBe("4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b");
   });
 
+  it("refuses unknown keys, naming the file and the line", () => {
+    const text = [
+      "defaults:",
+      "  approvers: [U0ALICE]",
+      "tables:",
+      "  db.events:",
+      "    aprovers: [U0BOB]",
+    ].join("\n");
+    expect(() => parseBotConfig("/etc/iceberg-bot/bot.yaml", () => text)).toThrow(
+      /tables\.db\.events\.aprovers: unknown key .*\(at \/etc\/iceberg-bot\/bot\.yaml:5\)/,
+    );
+    expect(() => loadConfig({ BOT_CONFIG: "defaults:\n  channel: C1\nextra: 1" })).toThrow(
+      /extra: unknown key .*\(at BOT_CONFIG:3\)/,
+    );
+    expect(() => loadConfig({ BOT_CONFIG: "defaults:\n  followUp: { every: 5 }" })).toThrow(
+      /defaults\.followUp\.every: unknown key \(allowed: intervalSeconds, checks\)/,
+    );
+  });
+
   it("names the bad field", () => {
     expect(() => loadConfig({ BOT_CONFIG: "tables:\n  db.events:\n    approvers: [alice]" })).toThrow(
       /BOT_CONFIG: tables\.db\.events\.approvers\.0/,

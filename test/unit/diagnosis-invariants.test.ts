@@ -146,6 +146,7 @@ const evidenceArb = fc
       .array(fc.constantFrom(JOB, JOB2), { maxLength: 2 })
       .chain((ids) => fc.tuple(...[...new Set(ids)].map(jobArb))),
     connect: fc.option(connectArb, { nil: undefined }),
+    secondConnector: fc.option(connectArb, { nil: undefined }),
     catalog: sourceArb,
     flink: sourceArb,
     connectSource: sourceArb,
@@ -197,7 +198,19 @@ const evidenceArb = fc
         ...(jobs.length > 1 ? { writers: jobs } : {}),
       };
     }
-    if (connectStatus === "ok" && connectEvidence) ev.connect = connectEvidence;
+    if (connectStatus === "ok" && connectEvidence) {
+      ev.connect = connectEvidence;
+      if (g.secondConnector) {
+        const c = g.secondConnector;
+        const other = connect({
+          name: "events-sink-eu",
+          state: c.state,
+          taskState: c.taskState,
+          ...(c.trace ? { trace: CONNECT_TERMINATED_TRACE } : {}),
+        });
+        ev.connect = { ...connectEvidence, others: [other] };
+      }
+    }
     return ev;
   });
 

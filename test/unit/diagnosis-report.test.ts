@@ -381,4 +381,28 @@ describe("diagnose", () => {
     expect(report.nextStep?.change.kind).toBe("manual");
     expect(report.nextStep?.automatic).toBe(false);
   });
+
+  it("reads every connector: a failed second connector decides the verdict", () => {
+    const ev = evidence({
+      table: table({
+        snapshots: [
+          ...series(6 * HOUR, 2 * MIN, 5 * MIN, { by: { connect: CONNECTOR } }),
+          ...series(6 * HOUR, 50 * MIN, 5 * MIN, { by: { connect: "events-sink-eu" } }),
+        ],
+      }),
+      connect: connect(),
+    });
+    const failed = connect({
+      name: "events-sink-eu",
+      taskState: "FAILED",
+      trace: CONNECT_TERMINATED_TRACE,
+      sinkVersion: "1.12.0",
+    });
+    const alone = diagnose(ev, NOW, { playbooks: PLAYBOOKS });
+    ev.connect = { ...ev.connect!, others: [failed] };
+    const report = ReportSchema.parse(diagnose(ev, NOW, { playbooks: PLAYBOOKS }));
+    expect(alone.verdict).toBe("healthy");
+    expect(report.verdict).toBe("connect-coordinator-stopped");
+    expect(report.nextStep?.change).toMatchObject({ kind: "connector-restart", connector: "events-sink-eu" });
+  });
 });

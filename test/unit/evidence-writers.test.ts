@@ -3,6 +3,7 @@ import type { FlinkJobSummary, Snapshot } from "../../src/core/evidence/model.js
 import {
   candidateWriterJobs,
   jobWritesTable,
+  matchingConnectors,
   namesTable,
   pickConnector,
   pickFlinkWriter,
@@ -87,5 +88,23 @@ describe("candidate writers", () => {
       jobWritesTable(vertexJob("IcebergFilesCommitter -> Sink: IcebergSink iceberg.db.events_v2"), table),
     ).toBe(false);
     expect(jobWritesTable(vertexJob("Source: events -> Map"), table)).toBe(false);
+  });
+});
+
+describe("every connector of the table", () => {
+  it("lists connectors naming the table first, then dynamic routers", () => {
+    const table = { namespace: ["db"], name: "events" };
+    const info = (name: string, config: Record<string, string>) => ({ name, type: "sink", config });
+    const list = [
+      info("dyn", { "iceberg.tables.dynamic-enabled": "true", "iceberg.tables.route-field": "t" }),
+      info("a", { "iceberg.tables": "db.events" }),
+      info("other", { "iceberg.tables": "db.orders" }),
+      info("b", { "iceberg.tables": "db.orders, iceberg.db.events" }),
+    ];
+    expect(matchingConnectors(list, table)).toEqual([
+      { name: "a", source: "discovered" },
+      { name: "b", source: "discovered" },
+      { name: "dyn", source: "candidate" },
+    ]);
   });
 });

@@ -27,7 +27,6 @@ const policy: ApprovalPolicy = {
   table: "db.events",
   approvers: [ALICE, BOB, "S0ONCALL"],
   groupMembers: { S0ONCALL: [CAROL] },
-  handles: { S0ONCALL: "iceberg-oncall" },
 };
 const ctx: MachineContext = { playbook, policy, followUp: { intervalSeconds: 60, checks: 3 } };
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
@@ -198,7 +197,7 @@ describe("playbook state machine: idempotency and abuse", () => {
     expect(result.state).toBe(before);
     const [ephemeral] = of(result.effects, "post-ephemeral");
     expect(ephemeral).toMatchObject({ user: MALLORY, code: ErrorCode.NotPermitted });
-    expect(ephemeral?.text).toContain("ask @iceberg-oncall");
+    expect(ephemeral?.text).toContain("ask <!subteam^S0ONCALL>");
     expect(of(result.effects, "audit")[0]?.entry).toMatchObject({ actor: MALLORY, outcome: "refused" });
     expect(of(result.effects, "apply-change")).toHaveLength(0);
   });

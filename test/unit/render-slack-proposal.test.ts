@@ -86,7 +86,9 @@ describe("renderProposal", () => {
   it("says what changes, why, the risk and how it will be verified", () => {
     const all = sectionTexts(renderProposal(proposal).blocks);
     expect(all).toContain("*Step 1 of 2: raise commit retries* for `db.events`");
-    expect(all).toContain("```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset → 500```");
+    expect(all).toContain(
+      "```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset (default 100) → 500```",
+    );
     expect(all).toContain(
       "ALTER TABLE db.events SET TBLPROPERTIES (\n  'commit.retry.num-retries' = '10',\n  'commit.retry.min-wait-ms' = '500'\n);",
     );
@@ -158,7 +160,7 @@ describe("renderProposal", () => {
     });
     expect(buttons(blocks)).toEqual([]);
     expect(sectionTexts(blocks)).toContain(
-      ":white_check_mark: Applied by <@U0LEAD> at 09:20 UTC: &lt;!channel&gt; ok",
+      ":white_check_mark: Applied by <@U0LEAD> at <!date^1795944000^{time}|09:20 UTC>: &lt;!channel&gt; ok",
     );
     expect(text).not.toContain("waiting");
   });
@@ -257,7 +259,7 @@ describe("renderVerification", () => {
     });
     const all = sectionTexts(blocks);
     expect(all).toContain(
-      "First new snapshot `7204611893422137813` from job 4f2a… at 09:41 UTC; 18 min after the change.",
+      "First new snapshot `7204611893422137813` from job 4f2a… at <!date^1795945260^{time}|09:41 UTC>; 18 min after the change.",
     );
     expect(all).toContain("confirmed at check 3 of 6");
   });

@@ -60,7 +60,10 @@ describe("renderStatusCard", () => {
     expect(all).toContain("*Verdict:* commit conflict (CommitFailedException, retries exhausted)");
     expect(all).toContain("*Cause:* compaction (Spark app …0412) replaced files 3 times");
     expect(all).toContain('*Now:* waiting for approval of "move compaction off hot partitions"');
-    expect(all).toContain("waiting for approval · step 1 of 1 · opened 09:12 UTC · updated 10:07 UTC");
+    // Date tokens: each reader sees their own time zone; the fallback is UTC.
+    expect(all).toContain(
+      "waiting for approval · step 1 of 1 · opened <!date^1795943520^{time}|09:12 UTC> · updated <!date^1795946820^{time}|10:07 UTC>",
+    );
     expect(text).toBe(":large_yellow_circle: db.events — commits failing for 55 min (waiting for approval)");
     expect(checkBlocks(blocks, "message")).toEqual([]);
   });
@@ -178,8 +181,8 @@ describe("renderHistory", () => {
     const lines = allText(blocks).split("\n");
     expect(lines).toEqual([
       "*History of `db.events`*",
-      "`2026-11-29 10:06 UTC` iceberg-bot proposed *raise commit retries*",
-      "`2026-11-29 10:07 UTC` <@U0LEAD> approved *raise commit retries*: compaction &lt;!channel&gt;",
+      "<!date^1795946760^{date_short_pretty} {time}|2026-11-29 10:06 UTC> iceberg-bot proposed *raise commit retries*",
+      "<!date^1795946820^{date_short_pretty} {time}|2026-11-29 10:07 UTC> <@U0LEAD> approved *raise commit retries*: compaction &lt;!channel&gt;",
     ]);
   });
 
@@ -223,7 +226,9 @@ describe("renderAppHome", () => {
     const all = allText(view.blocks as KnownBlock[]);
     expect(all.indexOf("db.new")).toBeLessThan(all.indexOf("db.old"));
     expect(all).toContain("<https://acme.slack.com/archives/C1/p1|Open the thread>");
-    expect(all).toContain("`db.orders`: 2 incidents, last opened 2026-11-27 10:07 UTC");
+    expect(all).toContain(
+      "`db.orders`: 2 incidents, last opened <!date^1795774020^{date_short_pretty} {time}|2026-11-27 10:07 UTC>",
+    );
     expect(all).not.toContain("db.ancient");
     expect(checkView(view, "home")).toEqual([]);
   });

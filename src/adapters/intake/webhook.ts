@@ -21,6 +21,8 @@ export interface WebhookOptions {
   onError?: (error: unknown) => void;
   /** Every refused request, for the rejected-webhooks metric. */
   onReject?: (reason: RejectReason) => void;
+  /** Alerts the sender left out of a notification (Alertmanager's truncatedAlerts). */
+  onTruncated?: (count: number) => void;
 }
 
 export type RejectReason = "unauthorized" | "too_large" | "invalid_json" | "invalid_body" | "unavailable";
@@ -116,6 +118,9 @@ export function createWebhookHandler(options: WebhookOptions) {
           throw new WebhookRejection(400, "Body is not valid JSON.", "invalid_json");
         }
         const alerts = parseWebhookBody(options.kind, parsed);
+        // Alertmanager's max_alerts: the alerts it left out are counted so the operator sees them.
+        const truncated = (parsed as { truncatedAlerts?: unknown }).truncatedAlerts;
+        if (typeof truncated === "number" && truncated > 0) options.onTruncated?.(truncated);
         const outcome = await options.accept(alerts);
         reply(res, 202, { ok: true, ...outcome });
       } catch (error) {

@@ -6,6 +6,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parsePlaybook } from "../../core/playbook/load.js";
+import { propertyKeyWarnings } from "../../core/playbook/property-keys.js";
 import type { PlaybookFile, PlaybookProblem, PlaybookSet } from "../../core/playbook/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 
@@ -17,12 +18,13 @@ export interface LintResult {
 /** Every problem in every playbook file of `dir`, with file and line (for `playbooks lint`). */
 export async function lintPlaybooks(dir: string = defaultPlaybooksDir()): Promise<LintResult> {
   const { problems } = await readSet(dir);
-  return { ok: problems.length === 0, problems };
+  return { ok: problems.every((p) => p.severity === "warning"), problems };
 }
 
 /** The playbooks the bot runs with; throws PlaybookInvalid listing file:line problems. */
 export async function loadPlaybooks(dir: string = defaultPlaybooksDir()): Promise<PlaybookSet> {
-  const { set, problems } = await readSet(dir);
+  const { set, problems: all } = await readSet(dir);
+  const problems = all.filter((p) => p.severity !== "warning");
   if (problems.length > 0) {
     const lines = problems.map((p) => `${p.file}:${p.line}: ${p.message}`);
     throw new CodedError(
@@ -76,9 +78,13 @@ async function readSet(dir: string): Promise<{ set: PlaybookSet; problems: Playb
   const parsed: { file: string; playbook: PlaybookFile }[] = [];
   for (const name of names) {
     const file = join(dir, name);
-    const result = parsePlaybook(await readFile(file, "utf8"), file);
+    const text = await readFile(file, "utf8");
+    const result = parsePlaybook(text, file);
     problems.push(...result.problems);
-    if (result.playbook) parsed.push({ file, playbook: result.playbook });
+    if (result.playbook) {
+      parsed.push({ file, playbook: result.playbook });
+      problems.push(...propertyKeyWarnings(result.playbook, text, file));
+    }
   }
 
   const ownerOfStep = new Map<string, string>();

@@ -36,28 +36,40 @@ export interface BotQueues {
   obliterate(): Promise<void>;
 }
 
-const KEEP = { removeOnComplete: { age: 86_400, count: 10_000 }, removeOnFail: { age: 7 * 86_400 } };
+/**
+ * The one way a queue is made, with the one retry policy every queue uses: a failed job is
+ * retried with exponential backoff (doubling from `backoffMs`), and kept a week for inspection.
+ */
+export function createQueue<T>(
+  name: string,
+  options: { connection: ConnectionOptions; prefix: string; attempts?: number; backoffMs?: number },
+): Queue<T> {
+  const queue = new Queue<T>(name, {
+    connection: options.connection,
+    prefix: options.prefix,
+    defaultJobOptions: {
+      attempts: options.attempts ?? 6,
+      backoff: { type: "exponential", delay: options.backoffMs ?? 1000 },
+      removeOnComplete: { age: 86_400, count: 10_000 },
+      removeOnFail: { age: 7 * 86_400 },
+    },
+  });
+  // A lost connection is reported by the add() that needed it; the event itself adds nothing.
+  queue.on("error", () => {});
+  return queue;
+}
 
 export function createQueues(options: QueueOptions): BotQueues {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const names = { ...DEFAULT_QUEUE_NAMES, ...options.names };
-  const defaultJobOptions = {
-    attempts: options.attempts ?? 6,
-    backoff: { type: "exponential", delay: options.backoffMs ?? 1000 },
-    ...KEEP,
+  const common = {
+    connection: options.connection,
+    prefix,
+    attempts: options.attempts,
+    backoffMs: options.backoffMs,
   };
-  const diagnose = new Queue<DiagnoseJob>(names.diagnose, {
-    connection: options.connection,
-    prefix,
-    defaultJobOptions,
-  });
-  const slack = new Queue<SlackJob>(names.slack, {
-    connection: options.connection,
-    prefix,
-    defaultJobOptions,
-  });
-  // A lost connection is reported by the add() that needed it; without a listener BullMQ prints it.
-  for (const queue of [diagnose, slack]) queue.on("error", () => {});
+  const diagnose = createQueue<DiagnoseJob>(names.diagnose, common);
+  const slack = createQueue<SlackJob>(names.slack, common);
   const addDiagnose = batchedAdd(diagnose);
   const addSlack = batchedAdd(slack);
   return {
@@ -120,7 +132,7 @@ export interface BotWorkers {
  * Errors that will not get better with time fail the job at once; coded errors marked retryable
  * and unknown errors (network, Slack 5xx) are retried with exponential backoff.
  */
-function retryPolicy<T>(process: (job: Job<T>) => Promise<void>) {
+export function retryPolicy<T>(process: (job: Job<T>) => Promise<void>) {
   return async (job: Job<T>) => {
     try {
       await process(job);

@@ -3,50 +3,14 @@
 // retry or a second replica adds the same job once (BullMQ refuses a duplicate id). Follow-ups
 // are delayed jobs in Redis, so they survive a restart of the bot.
 
-import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import { z } from "zod";
-import { STEP_IDS } from "../../core/ids.js";
-import { isCodedError } from "../../errors.js";
-import { idPart } from "./jobs.js";
+import type { ConnectionOptions, Job, Queue } from "bullmq";
+import { Worker } from "bullmq";
+import { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
+import { createQueue, retryPolicy } from "./queues.js";
 
-export const RemediationJobSchema = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("apply"),
-    incidentId: z.string(),
-    stepId: z.enum(STEP_IDS),
-    proposalId: z.string(),
-    attempt: z.number().int().positive(),
-  }),
-  z.object({
-    kind: z.literal("check"),
-    incidentId: z.string(),
-    stepId: z.enum(STEP_IDS),
-    proposalId: z.string(),
-    checkIndex: z.number().int().positive(),
-  }),
-  z.object({
-    kind: z.literal("revert"),
-    incidentId: z.string(),
-    stepId: z.enum(STEP_IDS),
-    attempt: z.number().int().positive(),
-  }),
-]);
-
-export type RemediationJob = z.infer<typeof RemediationJobSchema>;
+export { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
 
 export const DEFAULT_REMEDIATION_QUEUE = "remediation";
-
-export function remediationJobId(job: RemediationJob): string {
-  const base = `${job.kind}-${idPart(job.incidentId)}-${job.stepId}`;
-  switch (job.kind) {
-    case "apply":
-      return `${base}-${idPart(job.proposalId)}-${job.attempt}`;
-    case "check":
-      return `${base}-${idPart(job.proposalId)}-${job.checkIndex}`;
-    case "revert":
-      return `${base}-${job.attempt}`;
-  }
-}
 
 export interface RemediationEnqueuer {
   enqueue(job: RemediationJob, delayMs?: number): Promise<string>;
@@ -67,18 +31,11 @@ export interface RemediationQueueOptions {
 }
 
 export function createRemediationQueue(options: RemediationQueueOptions): RemediationQueue {
-  const queue = new Queue<RemediationJob>(options.name ?? DEFAULT_REMEDIATION_QUEUE, {
+  const queue = createQueue<RemediationJob>(options.name ?? DEFAULT_REMEDIATION_QUEUE, {
     connection: options.connection,
     prefix: options.prefix,
-    defaultJobOptions: {
-      attempts: 5,
-      backoff: { type: "exponential", delay: options.backoffMs ?? 1000 },
-      removeOnComplete: { age: 7 * 86_400, count: 10_000 },
-      removeOnFail: { age: 30 * 86_400 },
-    },
+    ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}),
   });
-  // A lost connection is reported by the add() that needed it; the event itself adds nothing.
-  queue.on("error", () => {});
   return {
     queue,
     async enqueue(job, delayMs = 0) {
@@ -108,15 +65,9 @@ export function startRemediationWorker(
 ): Worker<RemediationJob> {
   const worker = new Worker<RemediationJob>(
     options.name ?? DEFAULT_REMEDIATION_QUEUE,
-    async (job) => {
-      try {
-        await run(RemediationJobSchema.parse(job.data), String(job.id));
-      } catch (error) {
-        // A problem that will not fix itself fails at once; anything else is retried.
-        if (isCodedError(error) && !error.retryable) throw new UnrecoverableError(error.message);
-        throw error;
-      }
-    },
+    retryPolicy(async (job: Job<RemediationJob>) => {
+      await run(RemediationJobSchema.parse(job.data), String(job.id));
+    }),
     {
       connection: options.connection,
       prefix: options.prefix,

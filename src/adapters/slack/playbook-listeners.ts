@@ -15,9 +15,6 @@ const BUTTONS: Array<[string, ButtonKind]> = [
   [ACTION_IDS.next, "next"],
 ];
 
-/** Action ids this module answers; the app's catch-all must leave them alone. */
-export const PLAYBOOK_ACTION_IDS: readonly string[] = Object.values(ACTION_IDS);
-
 export function registerPlaybookListeners(app: App, remediation: Remediation, log: LogLike): void {
   const failed = (what: string) => (error: unknown) =>
     log.error({ err: asCodedError(error).message, what }, "playbook action failed");

@@ -229,7 +229,7 @@ async function postDiagnosis(
   jobId: string,
 ): Promise<void> {
   const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
-  const message = deps.render.diagnosis(report);
+  const message = deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
   const incident = await deps.store.require(incidentId);
   const rootTs = await ensureRoot(deps, incident, jobId);
   await postOnce(deps, incidentId, `diagnosis-${n}`, jobId, async () => {

@@ -4,21 +4,13 @@
 
 import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { AuditEntry } from "../../core/playbook/walk.js";
+import type { AuditPort, AuditRow } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
-const MAX_ENTRIES = 10_000;
+export type { AuditRow } from "../../services/ports.js";
 
-export interface AuditRow {
-  atMs: number;
-  actor: string;
-  /** A verb people read in the history ("approved", "refused", "applied"…). */
-  action: string;
-  stepId?: StepId;
-  outcome: AuditEntry["outcome"];
-  detail: string;
-  incidentId?: string;
-}
+const MAX_ENTRIES = 10_000;
 
 /** The words the history shows for each machine event. */
 const VERBS: Record<AuditEntry["action"], string> = {
@@ -70,11 +62,15 @@ export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
   return row;
 }
 
-export class AuditTrail {
+export class AuditTrail implements AuditPort {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
+
+  async record(table: string, entry: AuditEntry, incidentId?: string): Promise<void> {
+    await this.append(table, auditRow(entry, incidentId));
+  }
 
   async append(table: string, row: AuditRow): Promise<void> {
     const fields: string[] = [

@@ -2,6 +2,7 @@
 // the claim holds the job id so a retry of the same job may post again when the first try
 // died before storing the message ts.
 
+import type { ClaimOutcome } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
@@ -9,10 +10,7 @@ const DAY_SECONDS = 86_400;
 /** Longer than a Sentinel or Cluster failover takes to elect a new primary. */
 const COMPLETE_RETRY_MS = 30_000;
 
-export type ClaimOutcome =
-  | { kind: "done"; ts: string }
-  | { kind: "mine" }
-  | { kind: "held-by-other"; owner: string };
+export type { ClaimOutcome } from "../../services/ports.js";
 
 export class Claims {
   constructor(

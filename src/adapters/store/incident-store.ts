@@ -5,8 +5,17 @@
 import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type {
+  IncidentStorePort,
+  IntakeAlert,
+  IntakeResult,
+  OpenResult,
+  OutboxEntry,
+} from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { createKeys, type Keys } from "./keys.js";
+
+export type { IntakeAlert, IntakeResult, OpenResult, OutboxEntry } from "../../services/ports.js";
 
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
 const OPEN_OR_JOIN = `
@@ -135,46 +144,12 @@ const IncidentHashSchema = z.object({
   walk: z.string().optional(),
 });
 
-export interface IntakeAlert {
-  /** Identifies one notification of one alert; a repeat within the window is only noted. */
-  repeatKey: string;
-  status: "firing" | "resolved";
-  table: string;
-  channel: string;
-  alertName: string;
-  /** The timeline line for this alert. */
-  text: string;
-  /** The sender's alert identity; the incident tracks which of its alerts still fire. */
-  fingerprint: string;
-}
-
-export type IntakeResult =
-  | { kind: "repeat" }
-  | {
-      kind: "joined";
-      incidentId: string /** Set when the card must show a changed alert set. */;
-      cardVersion?: number;
-    }
-  | { kind: "opened"; incidentId: string }
-  | { kind: "resolved-noted"; incidentId: string; cardVersion?: number }
-  | { kind: "nothing-open" };
-
-/** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
-export type OutboxEntry =
-  | { kind: "open"; incidentId: string; member: string }
-  | { kind: "card"; incidentId: string; version: number; member: string };
-
-export interface OpenResult {
-  incident: Incident;
-  created: boolean;
-}
-
 export interface IncidentStoreOptions {
   namespace?: string;
   timelineMaxLength?: number;
 }
 
-export class IncidentStore {
+export class IncidentStore implements IncidentStorePort {
   readonly keys: Keys;
   private readonly timelineMax: number;
 
@@ -405,11 +380,6 @@ export class IncidentStore {
   }
 
   /** The per-table audit trail (who proposed, approved, applied what); read by /iceberg history. */
-  async appendAudit(table: string, entry: Record<string, string>): Promise<void> {
-    const flat = Object.entries(entry).flat();
-    await this.redis.xadd(this.keys.tableAudit(table), "MAXLEN", "~", 10_000, "*", ...flat);
-  }
-
   async audit(table: string, count = 50): Promise<Record<string, string>[]> {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
     return rows.map(([, flat]) => fromFlat(flat));

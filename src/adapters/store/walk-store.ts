@@ -2,11 +2,12 @@
 // version field (one Lua script), so two clicks, two workers or two bot replicas never both win:
 // the loser re-reads the new state and runs its event again.
 
-import type { StepId } from "../../core/ids.js";
-import type { WalkState } from "../../core/playbook/walk.js";
+import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
+
+export type { ProposalRef, Versioned, WalkRecord } from "../../core/playbook/record.js";
 
 // KEYS: the walk hash. ARGV: expected version ("0" when absent), new data.
 const COMPARE_AND_SET = `
@@ -15,36 +16,6 @@ if (v or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
 return 1
 `;
-
-/** One proposal message: a step put to the thread. Buttons carry its id. */
-export interface ProposalRef {
-  id: string;
-  stepId: StepId;
-  atMs: number;
-}
-
-export interface WalkRecord {
-  incidentId: string;
-  table: string;
-  channel: string;
-  walk: WalkState;
-  /** Every proposal posted, oldest first; the last one for the current step is the live one. */
-  proposals: ProposalRef[];
-  /** Bumped for each apply the machine asks for; part of the apply job id. */
-  applySeq: number;
-  revertSeq: number;
-  /** The diagnosis whose next step was proposed, so a retried diagnosis job proposes once. */
-  proposedForDiagnosis?: number;
-  /** The writer the follow-ups watch, once a check has identified it. */
-  writer?: { kind: "flink-job" | "connector"; id: string };
-  /** When the writer's first snapshot after the change landed (the recovery the card reports). */
-  recoveredAtMs?: number;
-}
-
-export interface Versioned<T> {
-  version: number;
-  value: T;
-}
 
 const MAX_ATTEMPTS = 25;
 

@@ -12,7 +12,7 @@ import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
 
 export type BotCommand = "start" | "serve" | "worker";
 
-const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+export const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
 
 export async function runBotCommand(
   command: BotCommand,
@@ -61,7 +61,7 @@ function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Rea
   return config;
 }
 
-const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+export const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
 
 export async function runDemoCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
   const { positionals } = parseCommandArgs("demo", args, DEMO_OPTIONS);

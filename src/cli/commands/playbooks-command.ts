@@ -7,7 +7,7 @@ import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, writeLine } from "../io.js";
 
-const OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+export const OPTIONS = { help: { type: "boolean", short: "h" } } as const;
 
 export async function runPlaybooksCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
   const { positionals } = parseCommandArgs("playbooks", args, OPTIONS);
@@ -26,17 +26,21 @@ export async function runPlaybooksCommand(args: readonly string[], io: CliIo): P
   }
   const result = await lintPlaybooks(dir);
   for (const problem of result.problems) {
+    const label = problem.severity === "warning" ? "warning: " : "";
     writeLine(
       io.stdout,
-      `${problem.file}:${problem.line}: ${cleanText(problem.message).replace(/\n/g, " ")}`,
+      `${problem.file}:${problem.line}: ${label}${cleanText(problem.message).replace(/\n/g, " ")}`,
     );
   }
-  if (result.ok && result.problems.length === 0) {
-    writeLine(io.stdout, `Playbooks in ${dir} are valid.`);
+  const warnings = result.problems.filter((p) => p.severity === "warning").length;
+  if (result.ok) {
+    const note = warnings === 0 ? "" : ` (${warnings} warning${warnings === 1 ? "" : "s"})`;
+    writeLine(io.stdout, `Playbooks in ${dir} are valid${note}.`);
     return ExitCode.Ok;
   }
-  const files = new Set(result.problems.map((p) => p.file)).size;
-  const count = result.problems.length;
+  const errors = result.problems.filter((p) => p.severity !== "warning");
+  const files = new Set(errors.map((p) => p.file)).size;
+  const count = errors.length;
   writeLine(
     io.stderr,
     `${count} problem${count === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}.`,

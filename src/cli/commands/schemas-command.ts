@@ -7,7 +7,7 @@ import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, writeLine } from "../io.js";
 import { renderSchemaFiles, reportJsonSchemas } from "../schemas.js";
 
-const OPTIONS = {
+export const OPTIONS = {
   write: { type: "string" },
   check: { type: "string" },
   help: { type: "boolean", short: "h" },

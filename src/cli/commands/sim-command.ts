@@ -12,7 +12,7 @@ import { type CliIo, writeLine } from "../io.js";
 
 export const DEFAULT_SCENARIO = "competing-appends";
 
-const OPTIONS = {
+export const OPTIONS = {
   list: { type: "boolean" },
   host: { type: "string" },
   "port-base": { type: "string" },
@@ -32,12 +32,20 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
   const host = values.host ?? "127.0.0.1";
 
   const { startLakehouse } = await import("../../sim/lakehouse.js");
-  const lakehouse = await startLakehouse({ scenario, host, ports });
+  const { createSimClock } = await import("../../sim/clock.js");
+  // The world runs on the wall clock, so `diagnose` (which reads the real time) sees the scenario
+  // as written however long the simulator has been up.
+  const clock = createSimClock(undefined, { running: true });
+  const startedAt = new Date(clock.now()).toISOString().slice(11, 16);
+  const lakehouse = await startLakehouse({ scenario, host, ports, clock });
   try {
     const { urls } = lakehouse;
     const lines = [
       `Simulated lakehouse: scenario ${scenario.name}`,
-      `  ${oneLineDescription(scenario.description)}`,
+      ...wrap(scenario.description.trim(), 96).map((line) => `  ${line}`),
+      "",
+      `Scenario times count from now (${startedAt} UTC); the world then moves on with the wall clock:`,
+      "writers that work keep committing, broken ones stay broken until a change fixes them.",
       "",
       `  Iceberg REST catalog  ${urls.catalog}`,
       `  Flink REST            ${urls.flink}`,
@@ -64,18 +72,34 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
   return ExitCode.Ok;
 }
 
+/** Every scenario with its whole description, wrapped under its name. */
 function printScenarioList(io: CliIo): void {
   const names = listScenarios();
-  const width = Math.max(0, ...names.map((n) => n.length));
-  for (const name of names) {
+  for (const [i, name] of names.entries()) {
     let description: string;
     try {
-      description = oneLineDescription(loadScenario(name).description);
+      description = loadScenario(name).description.trim();
     } catch (error) {
       description = `(cannot be loaded: ${(error as Error).message.split("\n")[0]})`;
     }
-    writeLine(io.stdout, `${name.padEnd(width)}  ${description}`);
+    if (i > 0) writeLine(io.stdout, "");
+    writeLine(io.stdout, name);
+    for (const line of wrap(description, 96)) writeLine(io.stdout, `  ${line}`);
   }
+}
+
+/** Greedy word wrap; a word longer than the width stays whole on its own line. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 function resolveScenario(name: string): Scenario {
@@ -104,11 +128,6 @@ function parsePortBase(
     throw usageError("sim", "--port-base must be a port number from 1024 to 65532.");
   }
   return { catalog: base, flink: base + 1, connect: base + 2, prometheus: base + 3 };
-}
-
-function oneLineDescription(text: string): string {
-  const first = text.trim().split("\n")[0] ?? "";
-  return first.length > 100 ? `${first.slice(0, 99)}…` : first;
 }
 
 function untilAborted(signal: AbortSignal | undefined): Promise<void> {

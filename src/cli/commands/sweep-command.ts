@@ -11,7 +11,7 @@ import { type CliIo, readFileOf, useColor } from "../io.js";
 
 const FORMATS = ["text", "json", "markdown"] as const;
 
-const OPTIONS = {
+export const OPTIONS = {
   format: { type: "string" },
   namespace: { type: "string" },
   limit: { type: "string" },

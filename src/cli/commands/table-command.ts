@@ -5,8 +5,9 @@ import { renderAuditText } from "../../adapters/render/audit-text.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
 import { renderReportMarkdown } from "../../adapters/render/report-markdown.js";
 import { renderReportText } from "../../adapters/render/report-text.js";
-import { type Config, scrubSecrets, secretValues, tableSettings } from "../../config.js";
+import { type Config, scrubSecrets, secretValues } from "../../config.js";
 import type { Evidence } from "../../core/evidence/model.js";
+import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
@@ -19,7 +20,7 @@ export type TableCommand = "diagnose" | "audit";
 const FORMATS = ["text", "json", "markdown"] as const;
 type Format = (typeof FORMATS)[number];
 
-const OPTIONS = {
+export const OPTIONS = {
   format: { type: "string" },
   chart: { type: "string" },
   "catalog-url": { type: "string" },

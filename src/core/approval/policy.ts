@@ -2,7 +2,7 @@
 // defaults) as Slack user ids (U…/W…) or user group ids (S…); group membership is looked up by
 // the Slack adapter and handed in as data, so this stays pure.
 
-import type { BotConfig } from "../../config.js";
+import { type BotConfig, tableSettings } from "../settings.js";
 
 export interface ApprovalPolicy {
   table: string;
@@ -10,8 +10,6 @@ export interface ApprovalPolicy {
   approvers: readonly string[];
   /** Members of each user group named in `approvers`. */
   groupMembers: Readonly<Record<string, readonly string[]>>;
-  /** Display handles for ids ("S0ONCALL" -> "iceberg-oncall"), used in refusal messages. */
-  handles?: Readonly<Record<string, string>>;
 }
 
 export type PolicyDecision = { allowed: true; via: string } | { allowed: false; reason: string };
@@ -21,10 +19,9 @@ export function policyFor(
   bot: BotConfig,
   table: string,
   groupMembers: Readonly<Record<string, readonly string[]>> = {},
-  handles: Readonly<Record<string, string>> = {},
 ): ApprovalPolicy {
-  const approvers = bot.tables[table]?.approvers ?? bot.defaults.approvers;
-  return { table, approvers, groupMembers, handles };
+  const { approvers } = tableSettings(bot, table);
+  return { table, approvers, groupMembers };
 }
 
 export function canApprove(policy: ApprovalPolicy, user: string): PolicyDecision {
@@ -47,14 +44,12 @@ export function canApprove(policy: ApprovalPolicy, user: string): PolicyDecision
 /** "@iceberg-oncall or <@U123>": the approvers as people can reach them, groups first. */
 export function whoCanApprove(policy: ApprovalPolicy): string {
   const sorted = [...policy.approvers].sort((a, b) => Number(isGroupId(b)) - Number(isGroupId(a)));
-  const names = sorted.map((id) => mention(id, policy.handles));
+  const names = sorted.map((id) => mention(id));
   if (names.length <= 1) return names[0] ?? "an administrator to configure approvers";
   return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
 
-export function mention(id: string, handles?: Readonly<Record<string, string>>): string {
-  const handle = handles?.[id];
-  if (handle) return `@${handle.replace(/^@/, "")}`;
+export function mention(id: string): string {
   return isGroupId(id) ? `<!subteam^${id}>` : `<@${id}>`;
 }
 

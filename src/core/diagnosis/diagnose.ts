@@ -55,6 +55,22 @@ interface WriterDiagnosis {
  * pipeline: its exceptions (an unknown commit before a resubmission) go with the live run.
  */
 export function perWriterEvidence(evidence: Evidence): Evidence[] {
+  // Each further connector is a writer of its own: diagnosed with Flink's writer set aside.
+  const primary = evidence.connect;
+  const asWriters = primary
+    ? [...(evidence.flink?.writer ? [{ ...primary, others: undefined }] : []), ...(primary.others ?? [])]
+    : [];
+  const connectors = asWriters.map(
+    (connect): Evidence => ({
+      ...evidence,
+      connect,
+      ...(evidence.flink ? { flink: { jobs: evidence.flink.jobs } } : {}),
+    }),
+  );
+  return [...perFlinkWriter(evidence), ...connectors];
+}
+
+function perFlinkWriter(evidence: Evidence): Evidence[] {
   const all = evidence.flink?.writers ?? [];
   if (!evidence.flink || all.length < 2) return [evidence];
   const live = all.filter((w) => LIVE_JOB_STATES.has(w.job.state));

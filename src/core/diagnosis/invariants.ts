@@ -53,7 +53,9 @@ export function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
       }
     }
   }
-  if (sourceOk(evidence, "connect") && evidence.connect) out.push(...connectFailures(evidence.connect));
+  if (sourceOk(evidence, "connect") && evidence.connect) {
+    for (const c of [evidence.connect, ...(evidence.connect.others ?? [])]) out.push(...connectFailures(c));
+  }
   return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
 }
 

@@ -225,6 +225,8 @@ export interface ConnectEvidence {
   sinkVersion?: string;
   /** candidate: a dynamic-routing connector that may write the table (routing is per record). */
   connectorSource?: "configured" | "discovered" | "candidate";
+  /** The other connectors that may write the table, read at the same time. */
+  others?: ConnectEvidence[];
 }
 
 export interface PrometheusEvidence {

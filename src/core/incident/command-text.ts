@@ -29,10 +29,6 @@ const EXAMPLES: Record<Subcommand, string> = {
   help: "/iceberg help",
 };
 
-export function commandExample(sub: Subcommand): string {
-  return EXAMPLES[sub];
-}
-
 export function parseCommandText(text: string): ParsedCommand {
   const words = text.trim().split(/\s+/).filter(Boolean);
   const [first, ...rest] = words;

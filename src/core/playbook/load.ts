@@ -190,7 +190,11 @@ function unknownPlaceholders(template: string | undefined): string[] {
 }
 
 /** The line of the deepest node on `path` that exists (the key's line for map entries). */
-function lineOfPath(doc: Document, path: readonly PathSegment[], lineAt: (offset: number) => number): number {
+export function lineOfPath(
+  doc: Document,
+  path: readonly PathSegment[],
+  lineAt: (offset: number) => number,
+): number {
   let node: unknown = doc.contents;
   let line = startLine(node, lineAt) ?? 1;
   for (const segment of path) {

@@ -182,6 +182,8 @@ export interface PlaybookProblem {
   file: string;
   line: number;
   message: string;
+  /** Absent: an error (the bot refuses the playbooks). "warning": reported by lint only. */
+  severity?: "warning";
 }
 
 /** Placeholders a statement template may use; anything else is a lint error. */

@@ -1,13 +1,13 @@
 // One table of a sweep: read its evidence once, then grade it with the same core as `audit` and
 // `diagnose` (both reports checked against their public schemas), and fold them into its health.
 
-import type { BotConfig } from "../../config.js";
-import { tableSettings } from "../../config.js";
 import { audit } from "../../core/audit/audit.js";
 import { diagnose } from "../../core/diagnosis/diagnose.js";
 import type { Playbook } from "../../core/playbook/schema.js";
 import type { AuditReport, Report } from "../../core/report/schema.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
+import type { BotConfig } from "../../core/settings.js";
+import { tableSettings } from "../../core/settings.js";
 import { type TableHealth, tableHealth } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";

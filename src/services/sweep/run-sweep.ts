@@ -1,8 +1,8 @@
 // A whole sweep in one process (the `sweep` command): walk the catalog, grade every table with a
 // bounded number in flight, and rank them. The bot runs the same grading spread over workers.
 
-import type { BotConfig } from "../../config.js";
 import type { Playbook } from "../../core/playbook/schema.js";
+import type { BotConfig } from "../../core/settings.js";
 import { compareHealth, type TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";

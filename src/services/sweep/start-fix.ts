@@ -2,7 +2,7 @@
 // one (status card, a fresh diagnosis, then the playbook's proposal with the table's approval
 // rules), so a fix started from the sweep walks the same path as one started by an alert.
 
-import { tableSettings } from "../../config.js";
+import { tableSettings } from "../../core/settings.js";
 import type { IncidentDeps } from "../incident-deps.js";
 
 export type StartFixOutcome = { kind: "opened" | "already-open"; incidentId: string; channel: string };

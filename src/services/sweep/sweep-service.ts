@@ -6,9 +6,9 @@
 // over; the last task to finish queues the digest.
 
 import { createHash } from "node:crypto";
-import type { BotConfig } from "../../config.js";
 import type { TableRef } from "../../core/evidence/model.js";
 import type { Playbook } from "../../core/playbook/schema.js";
+import type { BotConfig } from "../../core/settings.js";
 import { type Digest, DigestBuilder, type OpenIncidentRef } from "../../core/sweep/digest.js";
 import type { TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";

@@ -53,6 +53,16 @@ export async function postSignedToSlackRoute(
   body: string,
   contentType: string,
 ): Promise<number> {
+  return (await postSigned(url, secret, body, contentType)).status;
+}
+
+/** Like postSignedToSlackRoute, with the answer's body (an ack's ephemeral reply or modal errors). */
+export async function postSigned(
+  url: string,
+  secret: string,
+  body: string,
+  contentType: string,
+): Promise<{ status: number; body: string }> {
   const ts = Math.floor(Date.now() / 1000);
   const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
   const response = await fetch(url, {
@@ -64,8 +74,7 @@ export async function postSignedToSlackRoute(
     },
     body,
   });
-  await response.text();
-  return response.status;
+  return { status: response.status, body: await response.text() };
 }
 
 function form(payload: unknown): string {

@@ -1,11 +1,12 @@
 // One playbook step put to the people in the thread: what changes, why, the risk, how we will know
 // it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
 
+import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { formatInterval, formatUtcTime } from "./format.js";
+import { formatInterval } from "./format.js";
 import { mention, STEP_TITLES } from "./labels.js";
 import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import type {
@@ -111,7 +112,7 @@ export function renderProposal(view: ProposalView): SlackMessage {
     const d = view.decision;
     const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
     blocks.push(
-      context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${formatUtcTime(d.atMs)}${reason}`),
+      context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`),
     );
   } else {
     const elements: Button[] = [];

@@ -1,9 +1,10 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
+import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
-import { formatDuration, formatUtcTime } from "./format.js";
+import { formatDuration } from "./format.js";
 import { STATE_EMOJI, STATE_LABELS } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";
 import type { StatusCardView } from "./view-models.js";
@@ -30,8 +31,8 @@ function statusLine(view: StatusCardView): string {
   if (view.check !== undefined && view.state === "verifying") {
     parts.push(`check ${view.check.index} of ${view.check.total}`);
   }
-  parts.push(`opened ${formatUtcTime(view.openedAtMs)}`);
-  parts.push(`updated ${formatUtcTime(view.nowMs)}`);
+  parts.push(`opened ${slackWhen(view.openedAtMs, view.nowMs)}`);
+  parts.push(`updated ${slackWhen(view.nowMs, view.nowMs)}`);
   return parts.join(" · ");
 }
 

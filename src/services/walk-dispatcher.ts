@@ -1,13 +1,11 @@
-// The heart of guided remediation: one machine event at a time, applied to the stored walk with a
-// compare-and-set, then its effects carried out. Also answers who may approve (user groups looked
-// up in Slack) and which playbook, step and follow-up pacing apply to a table.
+// Dispatches walk events: load the walk record, decide (core), save it with a compare-and-set,
+// then carry out the effects. Also answers who may approve (user groups through the approver
+// directory) and which playbook, step and follow-up pacing apply to a table.
 
-import type { ActionValue } from "../adapters/slack/render/view-models.js";
-import type { WalkRecord } from "../adapters/store/walk-store.js";
-import { tableSettings } from "../config.js";
 import { type ApprovalPolicy, policyFor } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
-import { transition } from "../core/playbook/machine.js";
+import { decide } from "../core/playbook/decide.js";
+import type { WalkRecord } from "../core/playbook/record.js";
 import type { Playbook, Step } from "../core/playbook/schema.js";
 import type {
   Effect,
@@ -16,10 +14,12 @@ import type {
   WalkEvent,
   WalkState,
 } from "../core/playbook/walk.js";
+import { tableSettings } from "../core/settings.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { type ExecuteExtra, RemediationEffects } from "./remediation-effects.js";
 import { proposalIdFor } from "./remediation-views.js";
+import type { ActionValue } from "./view-models.js";
 
 export interface DispatchOptions extends ExecuteExtra {
   /** The proposal the button belonged to; older proposals are refused as out of date. */
@@ -31,11 +31,8 @@ export interface DispatchOptions extends ExecuteExtra {
   table?: string;
 }
 
-const GROUP_CACHE_MS = 60_000;
-
 export class WalkDispatcher {
   readonly effects: RemediationEffects;
-  private readonly groupCache = new Map<string, { atMs: number; users: string[] }>();
 
   constructor(
     private readonly deps: RemediationDeps,
@@ -53,7 +50,8 @@ export class WalkDispatcher {
   async policy(table: string): Promise<ApprovalPolicy> {
     const approvers = tableSettings(this.deps.bot, table).approvers;
     const members: Record<string, string[]> = {};
-    for (const id of approvers.filter((a) => a.startsWith("S"))) members[id] = await this.groupMembers(id);
+    for (const id of approvers.filter((a) => a.startsWith("S")))
+      members[id] = await this.deps.approvers.groupMembers(id);
     return policyFor(this.deps.bot, table, members);
   }
 
@@ -76,13 +74,15 @@ export class WalkDispatcher {
         policy,
         followUp,
       };
-      const result =
-        staleProposal(base, event, opts.proposalId, now) ?? transition(base.walk, event, now, ctx);
-      const record = bookkeep(base, result.state, result.effects, now, opts.writer);
-      const resolved = result.effects.some((e) => e.type === "resolve-incident");
-      const snapshotAt = opts.recovery?.firstNewSnapshot?.timestampMs;
-      if (resolved && snapshotAt !== undefined) record.recoveredAtMs = snapshotAt;
-      return { record, result: result.effects };
+      const { record, effects } = decide(base, event, now, {
+        ...ctx,
+        ...(opts.proposalId !== undefined ? { proposalId: opts.proposalId } : {}),
+        ...(opts.writer ? { writer: opts.writer } : {}),
+        ...(opts.recovery?.firstNewSnapshot
+          ? { recoveredAtMs: opts.recovery.firstNewSnapshot.timestampMs }
+          : {}),
+      });
+      return { record, result: effects };
     });
     if (!outcome.changed || !outcome.record) {
       if (!outcome.record && "user" in event)
@@ -98,12 +98,12 @@ export class WalkDispatcher {
   async noProposal(value: Pick<ActionValue, "incidentId">, user: string): Promise<void> {
     const incident = await this.deps.store.get(value.incidentId);
     if (!incident) return;
-    await this.deps.slack.chat
-      .postEphemeral({
-        channel: incident.channel,
+    await this.deps.notifier
+      .postEphemeral(
+        { incidentId: incident.id, channel: incident.channel },
         user,
-        text: "There is no open proposal for this incident any more; run /iceberg status to see where things stand.",
-      })
+        "There is no open proposal for this incident any more; run /iceberg status to see where things stand.",
+      )
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "ephemeral failed"),
       );
@@ -141,73 +141,4 @@ export class WalkDispatcher {
   step(playbookId: string, stepId: string): Step | undefined {
     return this.playbookFor(playbookId, stepId).steps.find((s) => s.id === stepId);
   }
-
-  private async groupMembers(groupId: string): Promise<string[]> {
-    const cached = this.groupCache.get(groupId);
-    const now = Date.now();
-    if (cached && now - cached.atMs < GROUP_CACHE_MS) return cached.users;
-    try {
-      const result = await this.deps.slack.usergroups.users.list({ usergroup: groupId });
-      const users = result.users ?? [];
-      this.groupCache.set(groupId, { atMs: now, users });
-      return users;
-    } catch (error) {
-      // Fail closed: an unreadable group approves nobody, and the refusal names the group.
-      this.deps.log.warn(
-        { group: groupId, err: asCodedError(error).message },
-        "usergroups.users.list failed",
-      );
-      return cached?.users ?? [];
-    }
-  }
-}
-
-/** Buttons of an older proposal of the same step are refused, so an old message cannot approve. */
-export function staleProposal(
-  record: WalkRecord,
-  event: WalkEvent,
-  proposalId: string | undefined,
-  now: number,
-): { state: WalkState; effects: Effect[] } | undefined {
-  if (proposalId === undefined || !("stepId" in event) || !("user" in event)) return undefined;
-  const live = proposalIdFor(record, event.stepId);
-  if (live === undefined || live === proposalId) return undefined;
-  const text = "This proposal is out of date; use the latest one in the thread.";
-  return {
-    state: record.walk,
-    effects: [
-      { type: "post-ephemeral", user: event.user, text },
-      {
-        type: "audit",
-        entry: {
-          atMs: now,
-          table: record.table,
-          actor: event.user,
-          action: event.type,
-          stepId: event.stepId,
-          outcome: "ignored",
-          detail: text,
-        },
-      },
-    ],
-  };
-}
-
-/** Records what the effects imply for the stored record: new proposal ids, apply and revert counters. */
-function bookkeep(
-  record: WalkRecord,
-  walk: WalkState,
-  effects: readonly Effect[],
-  now: number,
-  writer: WalkRecord["writer"] | undefined,
-): WalkRecord {
-  const proposals = [...record.proposals];
-  let { applySeq, revertSeq } = record;
-  for (const effect of effects) {
-    if (effect.type === "post-proposal")
-      proposals.push({ id: `p${proposals.length + 1}`, stepId: effect.stepId, atMs: now });
-    if (effect.type === "apply-change") applySeq++;
-    if (effect.type === "revert-change") revertSeq++;
-  }
-  return { ...record, walk, proposals, applySeq, revertSeq, ...(writer ? { writer } : {}) };
 }

@@ -1,0 +1,65 @@
+// `dev`: the simulated lakehouse, the Slack stand-in, the bot and its workers, and the page to
+// click through them, until Ctrl-C.
+
+import { closestMatch } from "../../core/incident/closest-match.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { listScenarios } from "../../sim/scenarios.js";
+import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, writeLine } from "../io.js";
+
+export const DEV_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  scenario: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function runDevCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  const { values, positionals } = parseCommandArgs("dev", args, DEV_OPTIONS);
+  expectPositionals("dev", positionals, [], 0);
+  const port = values.port === undefined ? 3100 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw usageError("dev", "--port must be a port number from 0 to 65535.");
+  }
+  const scenario = values.scenario ?? "competing-appends";
+  const known = listScenarios();
+  if (!known.includes(scenario)) {
+    const guess = closestMatch(scenario, known);
+    throw new CodedError(ErrorCode.UsageInvalid, `Unknown scenario "${scenario.slice(0, 80)}".`, {
+      hint: guess
+        ? `Did you mean ${guess}? \`iceberg-bot sim --list\` shows them all.`
+        : "`iceberg-bot sim --list` shows the built-in scenarios.",
+    });
+  }
+  const { startDev } = await import("../dev.js");
+  const dev = await startDev({
+    env: io.env,
+    say: (line) => writeLine(io.stdout, line),
+    port,
+    scenario,
+    ...(values.host ? { host: values.host } : {}),
+  });
+  try {
+    for (const line of [
+      `iceberg-bot dev: open ${dev.url}`,
+      "",
+      `The simulated lakehouse plays ${scenario}; the page's menu fires an alert for any scenario.`,
+      "Buttons and forms on the page are sent into the bot as signed Slack requests, as the person",
+      "picked at the top (two approvers and one person who may not approve).",
+      "Press Ctrl-C to stop.",
+    ])
+      writeLine(io.stdout, line);
+    await untilAborted(io.signal);
+    writeLine(io.stderr, "Stopping.");
+  } finally {
+    await dev.close();
+  }
+  return ExitCode.Ok;
+}
+
+function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise<void>(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

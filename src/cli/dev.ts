@@ -1,0 +1,389 @@
+// `iceberg-bot dev`: the whole bot on one machine to click through. It runs the simulated
+// lakehouse, the Slack stand-in, the bot (HTTP mode) and its workers, and serves a small web page
+// that shows the incident channel from the stand-in's store. Buttons, modals and slash commands on
+// the page become the signed requests Slack would send, as the user picked on the page.
+
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Env, loadConfig } from "../config.js";
+import { type Bot, startBot } from "../main.js";
+import { createSimClock, type SimClock } from "../sim/clock.js";
+import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
+import { listScenarios, loadScenario } from "../sim/scenarios.js";
+import { postSigned } from "../sim/slack/person.js";
+import { startSlackStandIn } from "../sim/slack/stand-in.js";
+import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
+import { DEV_PAGE } from "./dev-page.js";
+
+export const DEV_CHANNEL = "C0INCIDENTS";
+/** The people on the page: two approvers (risky steps need both) and someone who may not approve. */
+export const DEV_USERS = [
+  { id: "U0DEVONCALL", label: "on-call engineer (approver)" },
+  { id: "U0DEVLEAD", label: "data platform lead (second approver)" },
+  { id: "U0DEVGUEST", label: "analyst (not an approver)" },
+] as const;
+const APPROVERS = DEV_USERS.slice(0, 2).map((u) => u.id);
+
+export interface DevOptions {
+  env: Env;
+  say: (line: string) => void;
+  /** The page's port (default 3100; 0 picks a free one). */
+  port?: number;
+  host?: string;
+  /** The scenario the lakehouse plays first (default competing-appends). */
+  scenario?: string;
+  /** Real time between follow-up checks (default 10 s). */
+  followUpIntervalMs?: number;
+}
+
+export interface DevServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface Modal {
+  /** Index in the stand-in's views.opened. */
+  index: number;
+  user: string;
+  closed: boolean;
+  errors?: Record<string, string>;
+}
+
+interface LocalEphemeral {
+  ts: string;
+  user: string;
+  text: string;
+  blocks: unknown[];
+}
+
+type Json = Record<string, unknown>;
+
+export async function startDev(options: DevOptions): Promise<DevServer> {
+  const found = await ensureRedis(
+    options.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    options.env,
+    options.say,
+  );
+  if (!found) {
+    throw new Error(
+      "No Redis answers and redis-server is not on PATH: start one (docker compose up -d redis) or set REDIS_URL.",
+    );
+  }
+  const redisUrl = found.url;
+  // One running clock for every scenario played: the world moves with the wall clock.
+  const clock: SimClock = createSimClock(undefined, { running: true });
+  const standIn = await startSlackStandIn();
+  const signingSecret = randomBytes(16).toString("hex");
+  const webhookToken = randomBytes(16).toString("hex");
+
+  interface Running {
+    scenario: string;
+    lakehouse: Lakehouse;
+    bot: Bot;
+    namespace: string;
+  }
+  let running: Running | undefined;
+  const modals: Modal[] = [];
+  const ephemerals: LocalEphemeral[] = [];
+  let ephemeralSeq = 0;
+  /** trigger_id handed out with each click -> the person who clicked. */
+  const triggers = new Map<string, string>();
+
+  /** Gives each view the bot opened to the person whose click (trigger_id) opened it. */
+  function claimViews(): void {
+    const claimed = new Set(modals.map((m) => m.index));
+    for (const call of standIn.calls) {
+      if (call.method !== "views.open" || !call.ok) continue;
+      const user = triggers.get(String(call.args.trigger_id));
+      const id = (call.response as { view?: { id?: string } } | undefined)?.view?.id;
+      const index = standIn.views.opened.findIndex((v) => (v as { id?: string }).id === id);
+      if (user && index >= 0 && !claimed.has(index)) {
+        modals.push({ index, user, closed: false });
+        claimed.add(index);
+      }
+    }
+  }
+
+  async function stopRunning(): Promise<void> {
+    if (!running) return;
+    const { bot, lakehouse, namespace } = running;
+    running = undefined;
+    await bot.queues.obliterate().catch(() => {});
+    await bot.stop().catch(() => {});
+    await deleteNamespace(redisUrl, namespace).catch(() => {});
+    await lakehouse.close();
+  }
+
+  /** Plays `scenario`: a fresh lakehouse and bot (earlier threads stay on the page). */
+  async function play(scenario: string): Promise<Running> {
+    if (running?.scenario === scenario) return running;
+    await stopRunning();
+    const lakehouse = await startLakehouse({ scenario, clock });
+    const namespace = `iceberg-bot-dev-${randomBytes(4).toString("hex")}`;
+    try {
+      const config = loadConfig({
+        SLACK_BOT_TOKEN: "xoxb-stand-in",
+        SLACK_SIGNING_SECRET: signingSecret,
+        SLACK_API_URL: standIn.apiUrl,
+        REDIS_URL: redisUrl,
+        ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+        FLINK_REST_URL: lakehouse.urls.flink,
+        CONNECT_REST_URL: lakehouse.urls.connect,
+        PROMETHEUS_URL: lakehouse.urls.prometheus,
+        ALERT_WEBHOOK_TOKEN: webhookToken,
+        INCIDENT_CHANNEL: DEV_CHANNEL,
+        BOT_CONFIG: `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n`,
+        PORT: "0",
+        LOG_LEVEL: options.env.LOG_LEVEL ?? "silent",
+      });
+      const bot = await startBot(config, {
+        namespace,
+        queuePrefix: `{${namespace}}`,
+        now: () => clock.now(),
+        remediation: { followUpIntervalMs: options.followUpIntervalMs ?? 10_000 },
+      });
+      running = { scenario, lakehouse, bot, namespace };
+      return running;
+    } catch (error) {
+      await lakehouse.close();
+      throw error;
+    }
+  }
+
+  const botUrl = () => `http://127.0.0.1:${running?.bot.port}/slack/events`;
+  const userOf = (id: string) => ({
+    id,
+    username: id.toLowerCase(),
+    name: id.toLowerCase(),
+    team_id: "T0DEV",
+  });
+  const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const formType = "application/x-www-form-urlencoded";
+
+  function state(): Json {
+    claimViews();
+    return {
+      channel: DEV_CHANNEL,
+      scenario: running?.scenario,
+      scenarios: listScenarios(),
+      users: DEV_USERS,
+      nowMs: clock.now(),
+      urls: running?.lakehouse.urls,
+      messages: standIn.messages(DEV_CHANNEL),
+      ephemerals,
+      modals: modals.map((m) => ({ ...m, view: standIn.views.opened[m.index] })),
+    };
+  }
+
+  async function fireAlert(body: Json): Promise<Json> {
+    const name = String(body.scenario ?? "");
+    if (!listScenarios().includes(name)) return { ok: false, error: `unknown scenario ${name}` };
+    const { bot } = await play(name);
+    const scenario = loadScenario(name);
+    const response = await fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
+      body: alertBody(scenario.table, scenario.flink?.jobs[0]?.name, clock.now()),
+    });
+    return { ok: response.status === 202, status: response.status, table: scenario.table };
+  }
+
+  /** A button press on a message, as block_actions from `user`; a modal it opens is theirs. */
+  async function action(body: Json): Promise<Json> {
+    if (!running) return { ok: false, error: "fire an alert first" };
+    const user = String(body.user);
+    const message = standIn.messages(DEV_CHANNEL).find((m) => m.ts === body.ts);
+    if (!message) return { ok: false, error: "no such message" };
+    const before = standIn.views.opened.length;
+    const triggerId = `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`;
+    triggers.set(triggerId, user);
+    const payload = {
+      type: "block_actions",
+      user: userOf(user),
+      api_app_id: "A0DEV",
+      token: "legacy-verification-token",
+      container: { type: "message", message_ts: message.ts, channel_id: DEV_CHANNEL, is_ephemeral: false },
+      trigger_id: triggerId,
+      team: { id: "T0DEV", domain: "dev" },
+      channel: { id: DEV_CHANNEL, name: "incidents" },
+      message: { type: "message", ts: message.ts, text: message.text, blocks: message.blocks },
+      response_url: standIn.responseUrl(),
+      actions: [
+        {
+          action_id: body.actionId,
+          block_id: body.blockId,
+          value: body.value,
+          type: "button",
+          text: { type: "plain_text", text: String(body.text ?? body.actionId) },
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
+    };
+    const answer = await postSigned(botUrl(), signingSecret, form(payload), formType);
+    // The bot opens its modal after the ack; give it a moment so the page can show it at once.
+    for (let i = 0; i < 40 && standIn.views.opened.length === before; i++) await sleep(50);
+    claimViews();
+    return { ok: answer.status === 200, status: answer.status };
+  }
+
+  /** The modal's submit: view_submission with the values typed on the page. */
+  async function submit(body: Json): Promise<Json> {
+    const modal = modals.find((m) => m.index === body.index && !m.closed);
+    if (!running || !modal) return { ok: false, error: "no open modal" };
+    const view = standIn.views.opened[modal.index] as Json;
+    const payload = {
+      type: "view_submission",
+      team: { id: "T0DEV", domain: "dev" },
+      user: userOf(modal.user),
+      api_app_id: "A0DEV",
+      token: "legacy-verification-token",
+      trigger_id: `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`,
+      view: { ...view, type: "modal", state: { values: body.values ?? {} } },
+    };
+    const answer = await postSigned(botUrl(), signingSecret, form(payload), formType);
+    const ack = parseJson(answer.body);
+    if (ack?.response_action === "errors") {
+      modal.errors = ack.errors as Record<string, string>;
+      return { ok: false, errors: modal.errors };
+    }
+    modal.closed = answer.status === 200;
+    return { ok: modal.closed, status: answer.status };
+  }
+
+  function closeModal(body: Json): Json {
+    const modal = modals.find((m) => m.index === body.index);
+    if (modal) modal.closed = true;
+    return { ok: true };
+  }
+
+  /** A slash command typed on the page; the ack's ephemeral reply shows for that user only. */
+  async function command(body: Json): Promise<Json> {
+    if (!running)
+      await play(listScenarios().includes(options.scenario ?? "") ? options.scenario! : "competing-appends");
+    const user = String(body.user);
+    const typed = String(body.text ?? "").trim();
+    const match = /^(\/\S+)\s*([\s\S]*)$/.exec(typed);
+    if (!match) return { ok: false, error: "type a command such as /iceberg help" };
+    const params = new URLSearchParams({
+      token: "legacy-verification-token",
+      team_id: "T0DEV",
+      team_domain: "dev",
+      channel_id: DEV_CHANNEL,
+      channel_name: "incidents",
+      user_id: user,
+      user_name: user.toLowerCase(),
+      command: match[1] ?? "",
+      text: match[2] ?? "",
+      api_app_id: "A0DEV",
+      response_url: standIn.responseUrl(),
+      trigger_id: `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`,
+    });
+    const answer = await postSigned(botUrl(), signingSecret, params.toString(), formType);
+    const ack = parseJson(answer.body);
+    if (ack && (typeof ack.text === "string" || Array.isArray(ack.blocks))) {
+      ephemerals.push({
+        ts: `${Math.floor(Date.now() / 1000)}.${String(++ephemeralSeq).padStart(6, "0")}`,
+        user,
+        text: String(ack.text ?? ""),
+        blocks: Array.isArray(ack.blocks) ? ack.blocks : [],
+      });
+    }
+    return { ok: answer.status === 200, status: answer.status };
+  }
+
+  async function advance(body: Json): Promise<Json> {
+    const minutes = Number(body.minutes ?? 6);
+    if (!running) return { ok: false, error: "fire an alert first" };
+    if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60)
+      return { ok: false, error: "minutes out of range" };
+    running.lakehouse.advance(minutes * 60_000);
+    return { ok: true, nowMs: clock.now() };
+  }
+
+  function fixByHand(): Json {
+    if (!running) return { ok: false, error: "fire an alert first" };
+    const table = loadScenario(running.scenario).table;
+    return { ok: true, fixed: running.lakehouse.fixByHand(table), table };
+  }
+
+  const routes: Record<string, (body: Json) => Json | Promise<Json>> = {
+    "POST /api/alert": fireAlert,
+    "POST /api/action": action,
+    "POST /api/submit": submit,
+    "POST /api/close": closeModal,
+    "POST /api/command": command,
+    "POST /api/advance": advance,
+    "POST /api/fix": fixByHand,
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      sendJson(res, 500, { ok: false, error: (error as Error).message });
+    });
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
+    if (req.method === "GET" && path === "/") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      res.end(DEV_PAGE);
+      return;
+    }
+    if (req.method === "GET" && path === "/api/state") {
+      sendJson(res, 200, state());
+      return;
+    }
+    const route = routes[`${req.method} ${path}`];
+    if (!route) {
+      sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
+      return;
+    }
+    const body = parseJson(await readBody(req)) ?? {};
+    sendJson(res, 200, await route(body));
+  }
+
+  await play(options.scenario ?? "competing-appends");
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 3100, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await stopRunning();
+      await standIn.close();
+      await found.stop?.();
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1_000_000) throw new Error("request body too large");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(text: string): Json | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

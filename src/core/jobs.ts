@@ -1,0 +1,121 @@
+// Job payloads (zod, checked when a worker picks a job up) and the ids that make duplicates
+// impossible: the same logical job always gets the same id, and BullMQ refuses a second one.
+// BullMQ ids may not contain ':'.
+
+import { z } from "zod";
+import { STEP_IDS } from "./ids.js";
+
+export const DiagnoseJobSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("incident"), incidentId: z.string(), n: z.number().int().positive() }),
+  z.object({
+    kind: z.literal("command"),
+    command: z.enum(["diagnose", "audit"]),
+    table: z.string(),
+    channel: z.string(),
+    user: z.string(),
+    requestId: z.string(),
+  }),
+]);
+
+/** Ephemeral replies to one person; rendered by the Slack adapter when the job runs. */
+export const EphemeralSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("unknown-table"),
+    input: z.string(),
+    suggestion: z.string().optional(),
+    command: z.string(),
+  }),
+  z.object({ kind: z.literal("failed"), message: z.string(), hint: z.string().optional() }),
+  z.object({ kind: z.literal("status") }),
+  z.object({ kind: z.literal("history"), table: z.string() }),
+]);
+
+export const SlackJobSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("root"), incidentId: z.string() }),
+  z.object({ kind: z.literal("card"), incidentId: z.string(), version: z.number().int() }),
+  z.object({ kind: z.literal("diagnosis"), incidentId: z.string(), n: z.number().int().positive() }),
+  z.object({ kind: z.literal("note"), incidentId: z.string(), key: z.string(), text: z.string() }),
+  z.object({
+    kind: z.literal("command-result"),
+    key: z.string(),
+    channel: z.string(),
+    /** The open incident's thread, when there is one. */
+    incidentId: z.string().optional(),
+    result: z.discriminatedUnion("type", [
+      z.object({ type: z.literal("diagnosis"), report: z.unknown() }),
+      z.object({ type: z.literal("audit"), report: z.unknown() }),
+    ]),
+  }),
+  z.object({ kind: z.literal("ephemeral"), channel: z.string(), user: z.string(), reply: EphemeralSchema }),
+]);
+
+export type DiagnoseJob = z.infer<typeof DiagnoseJobSchema>;
+export type SlackJob = z.infer<typeof SlackJobSchema>;
+export type EphemeralReply = z.infer<typeof EphemeralSchema>;
+
+/** Makes any text safe inside a job id (no ':'), keeping it readable. */
+export function idPart(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120);
+}
+
+export function diagnoseJobId(job: DiagnoseJob): string {
+  return job.kind === "incident"
+    ? `diagnose-${idPart(job.incidentId)}-${job.n}`
+    : `${job.command}-cmd-${idPart(job.requestId)}`;
+}
+
+export function slackJobId(job: SlackJob): string | undefined {
+  switch (job.kind) {
+    case "root":
+      return `root-${idPart(job.incidentId)}`;
+    case "card":
+      return `card-${idPart(job.incidentId)}-${job.version}`;
+    case "diagnosis":
+      return `diagnosis-${idPart(job.incidentId)}-${job.n}`;
+    case "note":
+      return `note-${idPart(job.incidentId)}-${idPart(job.key)}`;
+    case "command-result":
+      return `result-${idPart(job.key)}`;
+    case "ephemeral":
+      // Ephemeral replies are one per request and harmless to repeat: no dedupe id.
+      return undefined;
+  }
+}
+
+// The remediation queue: applying an approved change, the delayed follow-up checks and reverts.
+export const RemediationJobSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("apply"),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    proposalId: z.string(),
+    attempt: z.number().int().positive(),
+  }),
+  z.object({
+    kind: z.literal("check"),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    proposalId: z.string(),
+    checkIndex: z.number().int().positive(),
+  }),
+  z.object({
+    kind: z.literal("revert"),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    attempt: z.number().int().positive(),
+  }),
+]);
+
+export type RemediationJob = z.infer<typeof RemediationJobSchema>;
+
+export function remediationJobId(job: RemediationJob): string {
+  const base = `${job.kind}-${idPart(job.incidentId)}-${job.stepId}`;
+  switch (job.kind) {
+    case "apply":
+      return `${base}-${idPart(job.proposalId)}-${job.attempt}`;
+    case "check":
+      return `${base}-${idPart(job.proposalId)}-${job.checkIndex}`;
+    case "revert":
+      return `${base}-${job.attempt}`;
+  }
+}

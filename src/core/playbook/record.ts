@@ -1,0 +1,45 @@
+// The walk record: the aggregate guided remediation decides on. It holds the walk (state machine
+// state), the proposals posted for it with their ids, and the counters that make job ids unique.
+// Stored as JSON by the walk store; decided on by decide() in decide.ts.
+
+import type { StepId } from "../ids.js";
+import type { WalkState } from "./walk.js";
+
+/** One proposal message: a step put to the thread. Buttons carry its id. */
+export interface ProposalRef {
+  id: string;
+  stepId: StepId;
+  atMs: number;
+}
+
+export interface WalkRecord {
+  incidentId: string;
+  table: string;
+  channel: string;
+  walk: WalkState;
+  /** Every proposal posted, oldest first; the last one for the current step is the live one. */
+  proposals: ProposalRef[];
+  /** Bumped for each apply the machine asks for; part of the apply job id. */
+  applySeq: number;
+  revertSeq: number;
+  /** The diagnosis whose next step was proposed, so a retried diagnosis job proposes once. */
+  proposedForDiagnosis?: number;
+  /** The writer the follow-ups watch, once a check has identified it. */
+  writer?: { kind: "flink-job" | "connector"; id: string };
+  /** When the writer's first snapshot after the change landed (the recovery the card reports). */
+  recoveredAtMs?: number;
+}
+
+export interface Versioned<T> {
+  version: number;
+  value: T;
+}
+
+/** The proposal id of the live proposal for a step (the newest one). */
+export function proposalIdFor(record: WalkRecord, stepId: string): string | undefined {
+  for (let i = record.proposals.length - 1; i >= 0; i--) {
+    const p = record.proposals[i];
+    if (p?.stepId === stepId) return p.id;
+  }
+  return undefined;
+}

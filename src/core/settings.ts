@@ -1,0 +1,112 @@
+// BOT_CONFIG: the bot's own settings (channels, approvers, follow-up pacing, per-table writers).
+// The schema, the per-table merge and the parse from YAML text live here, pure; config.ts only
+// hands over the environment variable (and reads the file it names). Unknown keys are errors,
+// each with the file and line it is on, because a misspelt "aprovers" must not silently mean
+// "nobody may approve".
+
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { lineOfPath } from "./playbook/load.js";
+import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./sweep/config.js";
+
+const FollowUpSchema = z.strictObject({
+  intervalSeconds: z.number().int().min(5).max(86_400).default(300),
+  checks: z.number().int().min(1).max(100).default(6),
+});
+
+/** Slack user ids (U…/W…) or user group ids (S…). */
+const ApproverSchema = z.string().regex(/^[UWS][A-Z0-9]{2,}$/, "a Slack user id (U…) or user group id (S…)");
+
+export const TableSettingsSchema = z.strictObject({
+  /** Flink job id that writes the table; discovered from snapshot summaries when absent. */
+  flinkJob: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/)
+    .optional(),
+  /** Flink job name, as alerts carry it in the job_name label. */
+  flinkJobName: z.string().optional(),
+  /** Kafka Connect connector that writes the table; discovered from iceberg.tables when absent. */
+  connector: z.string().optional(),
+  channel: z.string().optional(),
+  approvers: z.array(ApproverSchema).optional(),
+  followUp: FollowUpSchema.partial().optional(),
+});
+
+export const BotConfigSchema = z.strictObject({
+  defaults: z
+    .strictObject({
+      channel: z.string().optional(),
+      approvers: z.array(ApproverSchema).default([]),
+      followUp: FollowUpSchema.default({ intervalSeconds: 300, checks: 6 }),
+    })
+    .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
+  tables: z.record(z.string(), TableSettingsSchema).default({}),
+  sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
+});
+
+export type BotConfig = z.infer<typeof BotConfigSchema>;
+export type TableSettings = z.infer<typeof TableSettingsSchema>;
+
+export interface ResolvedTableSettings extends Omit<TableSettings, "approvers" | "followUp"> {
+  channel?: string;
+  /** The table's own approvers, else the defaults': the one place this fallback is made. */
+  approvers: readonly string[];
+  followUp: { intervalSeconds: number; checks: number };
+}
+
+/** Settings for one table: its own entry over the defaults. */
+export function tableSettings(bot: BotConfig, table: string): ResolvedTableSettings {
+  const own = bot.tables[table] ?? {};
+  return {
+    ...own,
+    channel: own.channel ?? bot.defaults.channel,
+    approvers: own.approvers ?? bot.defaults.approvers,
+    followUp: { ...bot.defaults.followUp, ...own.followUp },
+  };
+}
+
+/**
+ * BOT_CONFIG from YAML text; `source` names where the text came from (a file path, or
+ * "BOT_CONFIG") for the messages. Throws one Error listing every problem with its line.
+ */
+export function parseBotConfigText(text: string, source: string): BotConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line;
+  if (doc.errors.length > 0) {
+    throw new Error(
+      doc.errors
+        .map(
+          (e) =>
+            `YAML syntax: ${e.message.split("\n")[0]} (at ${source}:${e.linePos?.[0].line ?? lineAt(e.pos[0])})`,
+        )
+        .join("; "),
+    );
+  }
+  const result = BotConfigSchema.safeParse(doc.toJS() ?? {});
+  if (result.success) return result.data;
+  throw new Error(
+    result.error.issues
+      .map((issue) => {
+        // An unknown key is reported at the key itself, not at the object holding it.
+        const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+        return keys
+          .map((key) => {
+            const path = key === undefined ? issue.path : [...issue.path, key];
+            const where = `${source}:${lineOfPath(doc, path, lineAt)}`;
+            const what =
+              key === undefined ? issue.message : `unknown key (allowed: ${allowedKeys(issue.path)})`;
+            return `${path.map(String).join(".") || "(root)"}: ${what} (at ${where})`;
+          })
+          .join("; ");
+      })
+      .join("; "),
+  );
+}
+
+function allowedKeys(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return Object.keys(BotConfigSchema.shape).join(", ");
+  if (path[0] === "defaults" && path.length === 1) return "channel, approvers, followUp";
+  if (path[path.length - 1] === "followUp") return "intervalSeconds, checks";
+  return Object.keys(TableSettingsSchema.shape).join(", ");
+}

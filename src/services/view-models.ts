@@ -1,0 +1,188 @@
+// View models: what the services hand to the notifier and the renderers. They carry plain facts
+// (ids, times as epoch milliseconds, the report) and no Slack formatting; the renderers own every word.
+
+import type { StepId } from "../core/ids.js";
+import type { IncidentState } from "../core/incident/model.js";
+import type { AuditReport, Change, NextStep, Report } from "../core/report/schema.js";
+
+// The status card shows the incident's own states; the core owns the list.
+export { INCIDENT_STATES, type IncidentState } from "../core/incident/model.js";
+export type { AuditReport, Report };
+
+/** The root message of an incident thread, edited in place as the incident moves. */
+export interface StatusCardView {
+  table: string;
+  state: IncidentState;
+  /** e.g. "commit conflict (CommitFailedException, retries exhausted)". */
+  verdictLine?: string;
+  /** e.g. "compaction (Spark app …0412) replaced files 3 times since the last good commit". */
+  causeLine?: string;
+  /** e.g. 'waiting for approval of "move compaction off hot partitions"'. */
+  nowLine?: string;
+  openedAtMs: number;
+  /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
+  stalledSinceMs?: number;
+  nowMs: number;
+  step?: { index: number; total?: number; title: string };
+  check?: { index: number; total: number };
+  resolution?: { fixedBy: string; recoveredAfterMs: number };
+}
+
+/** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
+export interface ActionValue {
+  incidentId: string;
+  stepId: StepId;
+  proposalId: string;
+}
+
+export type RiskLevel = "low" | "medium" | "high";
+
+/** What happened to a proposal; once set, the proposal message shows it instead of buttons. */
+export interface ProposalDecision {
+  kind: "applying" | "applied" | "done-by-hand" | "skipped" | "stopped" | "reverted";
+  /** Slack user id of the person who pressed the button. */
+  by: string;
+  atMs: number;
+  reason?: string;
+}
+
+export interface ProposalView {
+  incidentId: string;
+  proposalId: string;
+  table: string;
+  /** The step as the report names it: id, summary, change, automatic. */
+  step: NextStep;
+  /** Position in the playbook, shown as "step 1 of 3". */
+  index?: number;
+  total?: number;
+  /** Why this step and not another. */
+  why: string;
+  risk: { level: RiskLevel; detail: string };
+  verification: { checks: number; intervalSeconds: number; signal?: string };
+  /** Steps such as isolation-level changes need the approver to confirm correctness. */
+  needsCorrectnessConfirmation?: boolean;
+  /** Who may approve: Slack user ids (U…) or user group ids (S…). */
+  approvers?: string[];
+  decision?: ProposalDecision;
+}
+
+export interface ApplyModalView {
+  incidentId: string;
+  proposalId: string;
+  stepId: StepId;
+  table: string;
+  title: string;
+  change: Change;
+  /** When true the modal adds a required checkbox confirming the change is correct for the table. */
+  risky: boolean;
+}
+
+export interface RevertButtonView {
+  incidentId: string;
+  stepId: StepId;
+  proposalId: string;
+}
+
+/** The writer whose commits we wait for. */
+export interface WriterRef {
+  kind: "flink-job" | "connector";
+  id: string;
+}
+
+export type VerificationOutcome =
+  | {
+      kind: "recovered";
+      snapshotId: string;
+      committedAtMs: number;
+      /** From the change being applied to the first new snapshot. */
+      recoveredAfterMs: number;
+    }
+  | {
+      kind: "ineffective";
+      /** Offer Revert when the applied change can be undone. */
+      revertable: boolean;
+      nextStep?: { stepId: StepId; title: string };
+    };
+
+export interface VerificationView {
+  incidentId: string;
+  proposalId: string;
+  stepId: StepId;
+  table: string;
+  stepTitle: string;
+  writer: WriterRef;
+  check: { index: number; total: number };
+  intervalSeconds?: number;
+  /** What the latest check saw. */
+  latest?: {
+    newSnapshotId?: string | null;
+    elapsedSecondsSinceLastSuccessfulCommit?: number;
+    trend?: "rising" | "falling" | "steady";
+    connectorState?: string;
+  };
+  outcome?: VerificationOutcome;
+}
+
+export interface DiagnosisOptions {
+  /** Evidence lines shown before "… and N more" (default 8). */
+  maxEvidence?: number;
+  /**
+   * Where the whole report can be found again ("<incident id>|<n>"): when evidence is cut, a
+   * "Show all evidence" button carries it and opens the full list in a modal.
+   */
+  evidenceRef?: string;
+}
+
+export interface StatusListItem {
+  incidentId: string;
+  table: string;
+  state: IncidentState;
+  openedAtMs: number;
+  step?: { index: number; total?: number; title: string };
+  /** chat.getPermalink of the thread root. */
+  permalink?: string;
+}
+
+export interface StatusListView {
+  incidents: StatusListItem[];
+  nowMs: number;
+}
+
+export interface HistoryEntry {
+  atMs: number;
+  /** Slack user id (U…) or "bot". */
+  actor: string;
+  /** e.g. "proposed", "approved", "applied", "skipped", "stopped", "reverted", "resolved". */
+  action: string;
+  stepId?: StepId;
+  /** Free text such as the approval reason; escaped when rendered. */
+  detail?: string;
+}
+
+export interface HistoryView {
+  table: string;
+  entries: HistoryEntry[];
+  /** Entries shown before "… and N more" (default 30). */
+  maxEntries?: number;
+}
+
+export interface AppHomeIncident extends StatusCardView {
+  incidentId: string;
+  permalink?: string;
+}
+
+export interface AppHomeView {
+  /** Open incidents; rendered newest first whatever the order given. */
+  open: AppHomeIncident[];
+  /** Tables with incidents recently; entries older than 7 days before nowMs are left out. */
+  recentTables: Array<{ table: string; incidents: number; lastOpenedAtMs: number }>;
+  nowMs: number;
+}
+
+export type UsageErrorView =
+  | { kind: "unknown-table"; input: string; suggestion?: string; command: string }
+  | { kind: "missing-table"; command: string }
+  | { kind: "unknown-command"; input: string; suggestion?: string }
+  | { kind: "not-permitted"; action: string; approvers: string[] }
+  | { kind: "busy"; table: string; detail: string }
+  | { kind: "failed"; message: string; hint?: string };

@@ -1,0 +1,116 @@
+// `iceberg-bot dev` in a real headless Chromium: open the page, fire an alert, see the thread, try
+// Apply as someone who may not approve, then as the approver fill in the modal and watch the card
+// resolve. Screenshots of the page are kept in test-artifacts/ for people to look at.
+
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DevServer, startDev } from "../../src/cli/dev.js";
+import { REPO_ROOT } from "../support/openapi.js";
+import { REDIS_URL } from "../support/redis.js";
+
+const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts");
+
+/** Debian's chromium package (installed by .ci/run); no browser is downloaded. */
+function chromiumPath(): string {
+  return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], {
+    encoding: "utf8",
+  }).trim();
+}
+
+function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, name);
+}
+
+let dev: DevServer;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+/** Every POST the page made and its answer, printed when the test fails. */
+const posts: string[] = [];
+
+beforeAll(async () => {
+  dev = await startDev({ env: { REDIS_URL }, say: () => {}, port: 0, followUpIntervalMs: 300 });
+  browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    // Root in a container has no user namespace for Chromium's sandbox.
+    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("response", async (response) => {
+    if (response.request().method() !== "POST") return;
+    const body = await response.text().catch(() => "");
+    posts.push(`${response.request().postData()?.slice(0, 120)} -> ${body.slice(0, 160)}`);
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.close();
+});
+
+async function walkThrough(): Promise<void> {
+  await page.goto(dev.url);
+  await page.selectOption("#scenario", "competing-appends");
+  await page.click("#fire");
+
+  // The thread: status card, diagnosis, proposal with its buttons.
+  const thread = page.locator("section.incident", { hasText: "db.events: commit conflict" });
+  const apply = thread.locator('button[data-action-id="playbook_apply"]');
+  await apply.waitFor();
+  expect(await thread.locator(".block.header").first().textContent()).toContain("db.events");
+
+  // Someone who may not approve gets an ephemeral refusal only they can see.
+  await page.selectOption("#user", "U0DEVGUEST");
+  await apply.click();
+  const refusal = page.locator(".msg.ephemeral", { hasText: "not an approver" });
+  await refusal.waitFor();
+  expect(await refusal.locator(".only-you").textContent()).toBe("Only visible to you");
+  await page.selectOption("#user", "U0DEVONCALL");
+  await page.locator(".msg.ephemeral", { hasText: "not an approver" }).waitFor({ state: "detached" });
+
+  // A slash command's ack shows as an ephemeral message too.
+  await page.fill("#command", "/iceberg help");
+  await page.press("#command", "Enter");
+  await page.locator(".msg.ephemeral").first().waitFor();
+
+  // The approver: Apply opens the modal; the reason is typed and submitted.
+  await apply.click();
+  await page.locator("#modal h2").waitFor();
+  await page
+    .locator("#modal textarea, #modal input[type=text]")
+    .first()
+    .fill("Spark backfill keeps winning; more retries");
+  await page.screenshot({ path: artifact("dev-modal.png") });
+  await page.click("#modal-submit");
+  await page.locator("#overlay").waitFor({ state: "hidden" });
+  await thread.getByText(/Applied by @on-call engineer/).waitFor({ timeout: 30_000 });
+  expect(await thread.locator(".edited").count()).toBeGreaterThan(0);
+
+  // Six simulated minutes later the writer has committed and the card resolves.
+  await page.click("#advance");
+  await thread
+    .locator(".msg.root .block.header", { hasText: "commits resumed" })
+    .waitFor({ timeout: 30_000 });
+  await thread.getByText(/Recovered: commits on/).waitFor();
+  await page.screenshot({ path: artifact("dev-page.png"), fullPage: true });
+  expect(pageErrors).toEqual([]);
+}
+
+describe("iceberg-bot dev in a browser", () => {
+  it("fires an alert, refuses an outsider, and resolves after the approver applies", {
+    timeout: 120_000,
+  }, async () => {
+    try {
+      await walkThrough();
+    } catch (error) {
+      await page.screenshot({ path: artifact("dev-failure.png"), fullPage: true }).catch(() => {});
+      throw new Error(`${(error as Error).message}\nrequests:\n${posts.join("\n")}`);
+    }
+  });
+});
