@@ -176,6 +176,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
     secrets: secretValues(config),
+    // Channels hear "the catalog", never its internal address (the logs keep it).
+    addresses: [
+      { url: config.catalog.url ?? "", name: "the catalog" },
+      { url: config.flinkUrl ?? "", name: "Flink" },
+      { url: config.connectUrl ?? "", name: "Kafka Connect" },
+      { url: config.prometheusUrl ?? "", name: "Prometheus" },
+    ],
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`

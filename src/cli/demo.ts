@@ -209,9 +209,13 @@ function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undef
   const apply = open("apply");
   if (apply) return { kind: "apply", message: apply.message };
   const done = open("done");
-  if (!done) return undefined;
-  // A read-only check needs nobody: the bot starts checking the moment it proposes it.
-  return { kind: readOnlyStep(ctx, done.button.value) ? "checking" : "done", message: done.message };
+  if (done) return { kind: "done", message: done.message };
+  // A read-only check needs nobody: the bot starts checking the moment it proposes it, so its
+  // proposal offers only Skip and Stop.
+  const skip = open("skip");
+  return skip && readOnlyStep(ctx, skip.button.value)
+    ? { kind: "checking", message: skip.message }
+    : undefined;
 }
 
 function readOnlyStep(ctx: DemoContext, value: string | undefined): boolean {
@@ -325,7 +329,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_next");
         break;
       case "checking":
-        markHandled(ctx, handled, "done");
+        markHandled(ctx, handled, "skip");
         progress(
           ctx,
           `the bot proposes: ${stepTitle(decision.message)}; it only reads the table, so the bot starts checking at once, without approval`,

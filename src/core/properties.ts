@@ -58,3 +58,15 @@ export function effectiveConnectNumber(config: Record<string, string>, key: Know
   if (config[key] !== undefined && Number.isFinite(parsed)) return parsed;
   return Number(CONNECT_DEFAULTS[key]);
 }
+
+/** Iceberg's (or the Connect sink's) default for a key, when the key is one we know. */
+export function defaultOf(key: string): string | undefined {
+  return (TABLE_DEFAULTS as Record<string, string>)[key] ?? (CONNECT_DEFAULTS as Record<string, string>)[key];
+}
+
+/** A value as a diff shows it: "unset (default 4)" says what an unset key means. */
+export function shownValue(key: string, value: string | null): string {
+  if (value !== null) return value;
+  const fallback = defaultOf(key);
+  return fallback === undefined ? "unset" : `unset (default ${fallback})`;
+}

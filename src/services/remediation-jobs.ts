@@ -121,7 +121,8 @@ export class RemediationJobs {
         evidence,
         proposalId: job.proposalId,
         changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
-        changeLabel: this.core.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId,
+        // The step id reads as words ("raise commit retries") and is short enough for the legend.
+        changeLabel: job.stepId.replaceAll("-", " "),
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
       });
     }

@@ -22,6 +22,11 @@ export interface StatusCardView {
   openedAtMs: number;
   /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
   stalledSinceMs?: number;
+  /**
+   * Set when the newest diagnosis judged the table healthy: the alert fired but the writer commits,
+   * so the headline must not speak of failing commits. lastCommitMs is the writer's newest commit.
+   */
+  commitsFlowing?: { lastCommitMs?: number };
   nowMs: number;
   step?: { index: number; total?: number; title: string };
   check?: { index: number; total: number };
@@ -126,6 +131,11 @@ export interface VerificationView {
 export interface DiagnosisOptions {
   /** Evidence lines shown before "… and N more" (default 8). */
   maxEvidence?: number;
+  /**
+   * Where the whole report can be found again ("<incident id>|<n>"): when evidence is cut, a
+   * "Show all evidence" button carries it and opens the full list in a modal.
+   */
+  evidenceRef?: string;
 }
 
 export interface StatusListItem {

@@ -89,7 +89,7 @@ describe("guided remediation through Slack (e2e)", () => {
   it("goes from a firing alert to a resolved status card, refusing an outsider and applying a double click once", async () => {
     const harness = await start("rem-e2e", "competing-appends");
     const rootTs = await alertToProposal(harness);
-    expect(everything(harness, rootTs)).toContain("commit.retry.num-retries: unset → 10");
+    expect(everything(harness, rootTs)).toContain("commit.retry.num-retries: unset (default 4) → 10");
     await eventually(
       () => /waiting for approval of/.test(JSON.stringify(rootOf(harness)?.blocks)),
       5000,

@@ -62,7 +62,13 @@ describe("outside text and secrets on the way to Slack and the logs", () => {
       path: "^/v1/.*tables/events$",
       kind: "status",
       status: 400,
-      body: { error: { message: HOSTILE, type: "BadRequestException", code: 400 } },
+      body: {
+        error: {
+          message: `see ${h.lakehouse!.urls.catalog}/v1/oauth/tokens; ${HOSTILE}`,
+          type: "BadRequestException",
+          code: 400,
+        },
+      },
     });
     h.lakehouse!.faults.inject({ service: "flink", path: "^/", kind: "reset" });
   });
@@ -103,6 +109,8 @@ describe("outside text and secrets on the way to Slack and the logs", () => {
     expect(posted).toMatch(/```[^`]*\*URGENT\*[^`]*```/);
     expect(sent).not.toContain(new URL(h.lakehouse!.urls.flink).host);
     expect(sent).not.toContain(new URL(h.lakehouse!.urls.catalog).host);
+    // An address quoted by the upstream is named, not shown.
+    expect(posted).toContain("see the catalog");
   });
 
   it("keeps the secret out of the log lines and the source address in them", async () => {

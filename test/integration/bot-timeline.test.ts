@@ -3,6 +3,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { decodePng } from "../support/png.js";
+import { postSigned } from "../support/slack-signing.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -39,6 +40,55 @@ describe("the commit timeline in the incident thread", () => {
     expect(complete.args).toMatchObject({ channel_id: CHANNEL, thread_ts: root.ts });
     expect(decodePng(file.bytes!).width).toBeGreaterThan(800);
     expect(file.altText).toMatch(/^Commits to db\.events\. Flink events-ingest \(the writer\)/);
+
+    // "Show all evidence" (the button under a cut diagnosis, see the renderer's tests) opens every
+    // piece of evidence of this diagnosis in a modal.
+    const diagnosis = thread[diagnosisIndex]!;
+    const incident = (await h.bots[0]!.store.openIncidentFor("db.events"))!;
+    const button = { value: `${incident.id}|1` };
+    const payload = JSON.stringify({
+      type: "block_actions",
+      user: { id: "U0ONCALL" },
+      team: { id: "T0TEST" },
+      api_app_id: "A0TEST",
+      token: "legacy-verification-token",
+      trigger_id: "12345.98765.abcd",
+      actions: [
+        {
+          action_id: "evidence_show_all",
+          block_id: "b",
+          type: "button",
+          value: button.value,
+          action_ts: "1",
+        },
+      ],
+      container: { type: "message", message_ts: diagnosis.ts, channel_id: CHANNEL },
+      channel: { id: CHANNEL },
+    });
+    const response = await postSigned(
+      h.url("/slack/events"),
+      h.secret,
+      new URLSearchParams({ payload }).toString(),
+      "application/x-www-form-urlencoded",
+    );
+    expect(response.status).toBe(200);
+    const modal = (await eventually(() => h.standIn.views.opened[0], 5000)) as {
+      title: { text: string };
+      blocks: unknown[];
+    };
+    expect(modal.title.text).toBe("All evidence");
+    const report = (await h.bots[0]!.store.getReport(
+      (await h.bots[0]!.store.openIncidentFor("db.events"))!.id,
+      1,
+    )) as {
+      findings: Array<{ evidence: unknown[] }>;
+    };
+    const evidenceCount = report.findings.reduce((sum, f) => sum + f.evidence.length, 0);
+    const bullets = JSON.stringify(modal.blocks).match(/• /g) ?? [];
+    expect(bullets.length).toBe(evidenceCount);
+    // Times read as Slack date tokens, never ISO stamps.
+    expect(JSON.stringify(modal.blocks)).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+    expect(JSON.stringify(modal.blocks)).toContain("<!date^");
   });
 
   it("still posts the diagnosis and the proposal when the upload fails", async () => {

@@ -96,7 +96,7 @@ describe("iceberg-bot diagnose against the simulated lakehouse", { timeout: 60_0
     expect(ran.code).toBe(1);
     const [first] = ran.stdout.split("\n");
     expect(first).toMatch(/^✖ db\.events: commit conflict/);
-    expect(ran.stdout).toMatch(/commit\.retry\.num-retries: (unset|4) → \d+/);
+    expect(ran.stdout).toMatch(/commit\.retry\.num-retries: (unset \(default 4\)|4) → \d+/);
     expect(ran.stdout).not.toContain("\u001b[");
   });
 

@@ -25,7 +25,7 @@ describe("remediation service against the simulated lakehouse", () => {
     expect(report.nextStep?.id).toBe("raise-commit-retries");
     const proposal = await until(() => proposalOf(h!, rootTs), "the proposal");
     const blocks = JSON.stringify(proposal.blocks);
-    expect(blocks).toContain("commit.retry.num-retries: unset → 10");
+    expect(blocks).toContain("commit.retry.num-retries: unset (default 4) → 10");
     for (const id of ["playbook_apply", "playbook_done", "playbook_skip", "playbook_stop"])
       expect(blocks).toContain(id);
     // A retried diagnosis job proposes nothing new.

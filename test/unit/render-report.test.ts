@@ -22,7 +22,7 @@ describe("renderReportText", () => {
     const text = renderReportText(conflictReport, { color: false });
     expect(text).toContain("Next step: raise the commit retry budget [raise-commit-retries]");
     expect(text).toContain("    commit.retry.num-retries: 4 → 10\n");
-    expect(text).toContain("    commit.retry.min-wait-ms: unset → 500\n");
+    expect(text).toContain("    commit.retry.min-wait-ms: unset (default 100) → 500\n");
     expect(text).toContain("once an approver presses Apply");
   });
 
@@ -102,7 +102,7 @@ describe("renderReportMarkdown", () => {
     expect(md.split("\n")[0]).toBe("### 🔴 db.events: commit conflict");
     expect(md).toContain("**Next step: raise the commit retry budget** (`raise-commit-retries`)");
     expect(md).toContain("- `commit.retry.num-retries`: `4` → `10`");
-    expect(md).toContain("- `commit.retry.min-wait-ms`: `unset` → `500`");
+    expect(md).toContain("- `commit.retry.min-wait-ms`: `unset (default 100)` → `500`");
     expect(md).toContain("  - … and 3 more");
     expect(md).toContain("**Could not read**\n\n- Prometheus: timed out after 5 s");
   });

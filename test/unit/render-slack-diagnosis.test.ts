@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KnownBlock } from "../../src/adapters/slack/render/block-kit.js";
-import { renderDiagnosis } from "../../src/adapters/slack/render/diagnosis.js";
+import { renderDiagnosis, renderEvidenceModal } from "../../src/adapters/slack/render/diagnosis.js";
 import { type Report, ReportSchema } from "../../src/core/report/schema.js";
-import { checkBlocks } from "../../src/sim/slack/block-rules.js";
+import { checkBlocks, checkView } from "../../src/sim/slack/block-rules.js";
 
 function report(overrides: Partial<Report> = {}): Report {
   return ReportSchema.parse({
@@ -102,6 +102,49 @@ describe("renderDiagnosis", () => {
     const joined = texts(blocks).join("\n");
     expect(joined.match(/^• /gm)).toHaveLength(5);
     expect(joined).toContain("… and 15 more");
+  });
+
+  it("offers the full list behind a cut: a Show all evidence button, and the modal lists everything", () => {
+    const cut = renderDiagnosis(manyEvidence(20), { maxEvidence: 5, evidenceRef: "inc-1|2" });
+    const actions = cut.blocks.filter((b) => b.type === "actions");
+    expect(JSON.stringify(actions)).toContain('"action_id":"evidence_show_all"');
+    expect(JSON.stringify(actions)).toContain('"value":"inc-1|2"');
+    expect(checkBlocks(cut.blocks, "message")).toEqual([]);
+    // Nothing cut, no button; no reference, no button.
+    expect(
+      renderDiagnosis(manyEvidence(3), { evidenceRef: "inc-1|2" }).blocks.some((b) => b.type === "actions"),
+    ).toBe(false);
+    expect(
+      renderDiagnosis(manyEvidence(20), { maxEvidence: 5 }).blocks.some((b) => b.type === "actions"),
+    ).toBe(false);
+
+    const modal = renderEvidenceModal(manyEvidence(500, 50));
+    expect(modal.title.text).toBe("All evidence");
+    expect(modal.blocks.length).toBeLessThanOrEqual(100);
+    expect(checkView(modal, "modal")).toEqual([]);
+    const all = JSON.stringify(modal.blocks);
+    const listed = all.match(/• /g)?.length ?? 0;
+    const more = /… and (\d+) more lines/.exec(all);
+    expect(listed + Number(more?.[1] ?? 0)).toBeGreaterThanOrEqual(500);
+    expect(JSON.stringify(renderEvidenceModal(manyEvidence(20)).blocks).match(/• /g)).toHaveLength(20);
+  });
+
+  it("writes evidence times as Slack date tokens, never ISO stamps", () => {
+    const withStamp = report({
+      findings: [
+        {
+          id: "commit-conflict",
+          severity: "critical",
+          summary: "CommitFailedException after 4 retries",
+          evidence: [
+            { source: "flink", detail: "CommitFailedException at 2026-11-29T09:03:20.941Z", data: {} },
+          ],
+        },
+      ],
+    });
+    const joined = texts(renderDiagnosis(withStamp).blocks).join("\n");
+    expect(joined).toContain("at <!date^1795943000^{time}|09:03 UTC>");
+    expect(joined).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
 
   it("keeps a 500-item report under 50 blocks and 3,000 characters a section, counting what it left out", () => {

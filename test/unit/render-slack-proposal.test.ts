@@ -86,7 +86,9 @@ describe("renderProposal", () => {
   it("says what changes, why, the risk and how it will be verified", () => {
     const all = sectionTexts(renderProposal(proposal).blocks);
     expect(all).toContain("*Step 1 of 2: raise commit retries* for `db.events`");
-    expect(all).toContain("```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset → 500```");
+    expect(all).toContain(
+      "```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset (default 100) → 500```",
+    );
     expect(all).toContain(
       "ALTER TABLE db.events SET TBLPROPERTIES (\n  'commit.retry.num-retries' = '10',\n  'commit.retry.min-wait-ms' = '500'\n);",
     );
@@ -118,6 +120,41 @@ describe("renderProposal", () => {
     const hostile = sectionTexts(renderProposal(change("db.events; DROP TABLE x")).blocks);
     expect(hostile).not.toContain("To do it by hand instead");
     expect(hostile).not.toContain("ALTER TABLE");
+  });
+
+  it("offers no Done by hand for a read-only check: the bot checks at once and would refuse it", () => {
+    const check: ProposalView = {
+      ...proposal,
+      step: {
+        id: "verify-unknown-commit",
+        playbook: "commit-failures",
+        summary: "Find out whether the last commit landed",
+        change: {
+          kind: "read-only-check",
+          statement: "SELECT snapshot_id FROM db.events.snapshots",
+          language: "sql",
+          checklist: ["Look for a snapshot from the writer newer than the failure."],
+        },
+        automatic: true,
+      },
+    };
+    const { text, blocks } = renderProposal(check);
+    expect(buttons(blocks).map((b) => b.action_id)).toEqual(["playbook_skip", "playbook_stop"]);
+    const all = sectionTexts(blocks);
+    expect(all).not.toMatch(/by hand/i);
+    expect(all).not.toContain("Approvers:");
+    expect(all).toContain("*The bot checks this itself, nothing changes:*");
+    expect(all).toContain("The bot is checking now");
+    expect(text).toBe("Step for db.events: check whether the commit landed (the bot is checking)");
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+    // Once the bot ran it, the line says it checked, not that it applied a change.
+    const done = renderProposal({
+      ...check,
+      decision: { kind: "applied", by: "bot", atMs: Date.UTC(2026, 10, 29, 10, 7) },
+    });
+    expect(sectionTexts(done.blocks)).toContain(
+      ":mag: Checked by bot at <!date^1795946820^{time}|10:07 UTC>",
+    );
   });
 
   it("shows a manual step's statement ready to copy and no Apply button", () => {
@@ -158,7 +195,7 @@ describe("renderProposal", () => {
     });
     expect(buttons(blocks)).toEqual([]);
     expect(sectionTexts(blocks)).toContain(
-      ":white_check_mark: Applied by <@U0LEAD> at 09:20 UTC: &lt;!channel&gt; ok",
+      ":white_check_mark: Applied by <@U0LEAD> at <!date^1795944000^{time}|09:20 UTC>: &lt;!channel&gt; ok",
     );
     expect(text).not.toContain("waiting");
   });
@@ -257,7 +294,7 @@ describe("renderVerification", () => {
     });
     const all = sectionTexts(blocks);
     expect(all).toContain(
-      "First new snapshot `7204611893422137813` from job 4f2a… at 09:41 UTC; 18 min after the change.",
+      "First new snapshot `7204611893422137813` from job 4f2a… at <!date^1795945260^{time}|09:41 UTC>; 18 min after the change.",
     );
     expect(all).toContain("confirmed at check 3 of 6");
   });

@@ -9,7 +9,9 @@ import { STATE_EMOJI } from "../../src/adapters/slack/render/labels.js";
 import { renderStatusCard } from "../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../src/adapters/slack/render/status-list.js";
 import { INCIDENT_STATES, type StatusCardView } from "../../src/adapters/slack/render/view-models.js";
+import { cardView } from "../../src/adapters/slack/slack-jobs.js";
 import { checkBlocks, checkView } from "../../src/sim/slack/block-rules.js";
+import { healthyReport } from "./render-samples.js";
 
 const NOW = Date.parse("2026-11-29T10:07:00Z");
 const MIN = 60_000;
@@ -60,7 +62,10 @@ describe("renderStatusCard", () => {
     expect(all).toContain("*Verdict:* commit conflict (CommitFailedException, retries exhausted)");
     expect(all).toContain("*Cause:* compaction (Spark app …0412) replaced files 3 times");
     expect(all).toContain('*Now:* waiting for approval of "move compaction off hot partitions"');
-    expect(all).toContain("waiting for approval · step 1 of 1 · opened 09:12 UTC · updated 10:07 UTC");
+    // Date tokens: each reader sees their own time zone; the fallback is UTC.
+    expect(all).toContain(
+      "waiting for approval · step 1 of 1 · opened <!date^1795943520^{time}|09:12 UTC> · updated <!date^1795946820^{time}|10:07 UTC>",
+    );
     expect(text).toBe(":large_yellow_circle: db.events — commits failing for 55 min (waiting for approval)");
     expect(checkBlocks(blocks, "message")).toEqual([]);
   });
@@ -72,6 +77,49 @@ describe("renderStatusCard", () => {
       stalledSinceMs: NOW - 55 * MIN,
     });
     expect(allText(blocks)).toContain("commits failing for 55 min");
+  });
+
+  it("does not call a healthy table failing: the alert fired, but the writer commits", () => {
+    // What the diagnosis stores: the healthy finding marks the writer's newest commit.
+    const report = {
+      ...healthyReport,
+      findings: healthyReport.findings.map((f) => ({
+        ...f,
+        evidence: f.evidence.map((e) => ({
+          ...e,
+          data: { snapshotId: 42, writerLastCommitAt: new Date(NOW - 3 * MIN).toISOString() },
+        })),
+      })),
+    };
+    const incident = {
+      id: "i1",
+      table: "db.events",
+      state: "open" as const,
+      channel: "C1",
+      openedAt: NOW - 5 * MIN,
+      updatedAt: NOW,
+      alertCount: 1,
+      diagnoses: 1,
+      cardVersion: 1,
+      firingAlerts: 1,
+    };
+    const { text, blocks } = renderStatusCard(cardView(incident, report, NOW));
+    const all = allText(blocks);
+    expect(all).not.toMatch(/failing/);
+    expect(text).not.toMatch(/failing/);
+    expect(blocks[0]).toMatchObject({
+      text: {
+        text: `${STATE_EMOJI.open} db.events — alert fired, but commits are flowing (last commit 3 min ago)`,
+      },
+    });
+    expect(all).toContain("*Verdict:* the writer committed 3 minutes ago");
+    // Without a known last commit it still says commits flow, and a failing verdict still counts the stall.
+    const unknown = renderStatusCard(cardView(incident, healthyReport, NOW));
+    expect(allText(unknown.blocks)).toContain("db.events — alert fired, but commits are flowing\n");
+    const failing = { ...report, verdict: "commit-conflict" as const };
+    expect(allText(renderStatusCard(cardView(incident, failing, NOW)).blocks)).toContain(
+      "db.events — commits failing for 3 min",
+    );
   });
 
   it("changes emoji and wording with the state", () => {
@@ -178,8 +226,8 @@ describe("renderHistory", () => {
     const lines = allText(blocks).split("\n");
     expect(lines).toEqual([
       "*History of `db.events`*",
-      "`2026-11-29 10:06 UTC` iceberg-bot proposed *raise commit retries*",
-      "`2026-11-29 10:07 UTC` <@U0LEAD> approved *raise commit retries*: compaction &lt;!channel&gt;",
+      "<!date^1795946760^{date_short_pretty} {time}|2026-11-29 10:06 UTC> iceberg-bot proposed *raise commit retries*",
+      "<!date^1795946820^{date_short_pretty} {time}|2026-11-29 10:07 UTC> <@U0LEAD> approved *raise commit retries*: compaction &lt;!channel&gt;",
     ]);
   });
 
@@ -223,7 +271,9 @@ describe("renderAppHome", () => {
     const all = allText(view.blocks as KnownBlock[]);
     expect(all.indexOf("db.new")).toBeLessThan(all.indexOf("db.old"));
     expect(all).toContain("<https://acme.slack.com/archives/C1/p1|Open the thread>");
-    expect(all).toContain("`db.orders`: 2 incidents, last opened 2026-11-27 10:07 UTC");
+    expect(all).toContain(
+      "`db.orders`: 2 incidents, last opened <!date^1795774020^{date_short_pretty} {time}|2026-11-27 10:07 UTC>",
+    );
     expect(all).not.toContain("db.ancient");
     expect(checkView(view, "home")).toEqual([]);
   });

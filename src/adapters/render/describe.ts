@@ -2,6 +2,7 @@
 // reads, and how sources are named. Ids stay visible next to the words because people cite them.
 
 import type { FindingId, SourceName, StepId } from "../../core/ids.js";
+import { shownValue } from "../../core/properties.js";
 import type { Change, PropertyChange, Report } from "../../core/report/schema.js";
 import { oneLine } from "./text-safety.js";
 
@@ -66,7 +67,7 @@ export function formatPropertyValue(value: string | null): string {
 /** `commit.retry.num-retries: 4 → 10`, or `… → (removed)` when the proposal unsets the key. */
 export function formatPropertyChange(change: PropertyChange): string {
   const proposed = change.proposed === null ? "(removed)" : formatPropertyValue(change.proposed);
-  return `${oneLine(change.key, 120)}: ${formatPropertyValue(change.current)} → ${proposed}`;
+  return `${oneLine(change.key, 120)}: ${oneLine(shownValue(change.key, change.current), 120)} → ${proposed}`;
 }
 
 export interface DescribedChange {

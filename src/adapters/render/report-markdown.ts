@@ -1,6 +1,7 @@
 // The diagnosis as Markdown (for tickets, PR comments and chat tools that render it): the same
 // order as the terminal text, with the statement in a fenced block ready to copy.
 
+import { shownValue } from "../../core/properties.js";
 import type { Report } from "../../core/report/schema.js";
 import {
   answeredSummary,
@@ -17,6 +18,7 @@ import {
   verdictSummary,
 } from "./describe.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
+import { plainTimes, reportMs, utcStamp } from "./times.js";
 
 export interface MarkdownRenderOptions {
   maxEvidence?: number;
@@ -32,7 +34,8 @@ export function renderReportMarkdown(report: Report, options: MarkdownRenderOpti
   const unreachable = catalogUnreachable(report);
   if (unreachable) blocks.push(`> ⚠️ **${mdText(unreachable, 600)}**`);
   blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${FINDING_TITLES[report.verdict]}`);
-  if (summary) blocks.push(`**Verdict:** ${mdText(summary)} (${mdCode(report.verdict)})`);
+  if (summary)
+    blocks.push(`**Verdict:** ${mdText(plainTimes(summary, reportMs(report)))} (${mdCode(report.verdict)})`);
   if (options.chart) blocks.push(chartMarkdown(options.chart));
   blocks.push(nextStepMarkdown(report));
   const evidence = evidenceMarkdown(report, options);
@@ -63,7 +66,9 @@ function nextStepMarkdown(report: Report): string {
   if (step.change.kind === "table-properties" || step.change.kind === "connector-config") {
     for (const c of step.change.changes) {
       const proposed = c.proposed === null ? "(removed)" : mdCode(formatPropertyValue(c.proposed));
-      rows.push(`- ${mdCode(c.key)}: ${mdCode(formatPropertyValue(c.current))} → ${proposed}`);
+      rows.push(
+        `- ${mdCode(c.key)}: ${mdCode(formatPropertyValue(shownValue(c.key, c.current)))} → ${proposed}`,
+      );
     }
   } else {
     for (const line of change.lines) rows.push(`- ${mdCode(line, 400)}`);
@@ -87,9 +92,12 @@ function evidenceMarkdown(report: Report, options: MarkdownRenderOptions): strin
   const findings = limitList(report.findings, options.maxFindings ?? 10);
   const lines = ["**Evidence**", ""];
   for (const finding of findings.shown) {
-    lines.push(`- **${finding.severity}** ${mdCode(finding.id)}: ${mdText(finding.summary)}`);
+    lines.push(
+      `- **${finding.severity}** ${mdCode(finding.id)}: ${mdText(plainTimes(finding.summary, reportMs(report)))}`,
+    );
     const evidence = limitList(finding.evidence, options.maxEvidence ?? 4);
-    for (const item of evidence.shown) lines.push(`  - ${item.source}: ${mdText(item.detail)}`);
+    for (const item of evidence.shown)
+      lines.push(`  - ${item.source}: ${mdText(plainTimes(item.detail, reportMs(report)))}`);
     if (evidence.hidden > 0) lines.push(`  - ${moreLine(evidence.hidden)}`);
   }
   if (findings.hidden > 0) lines.push(`- ${moreLine(findings.hidden)}`);
@@ -108,7 +116,7 @@ function sourcesMarkdown(report: Report): string {
   if (unconfigured.length > 0) lines.push(`_Not configured: ${unconfigured.join(", ")}_`, "");
   const answered = answeredSummary(report);
   lines.push(
-    `_Generated ${report.generatedAt}, ${answered ? `read from ${answered}` : "no source answered"}._`,
+    `_Generated ${utcStamp(reportMs(report))}, ${answered ? `read from ${answered}` : "no source answered"}._`,
   );
   return lines.join("\n");
 }

@@ -17,6 +17,7 @@ import {
   verdictSummary,
 } from "./describe.js";
 import { cleanText, oneLine } from "./text-safety.js";
+import { plainTimes, reportMs, utcStamp } from "./times.js";
 
 export interface TextRenderOptions {
   color: boolean;
@@ -51,7 +52,7 @@ function verdictLine(report: Report, style: Style): string {
   const head = `${oneLine(report.table, 255)}: ${title}`;
   const summary = verdictSummary(report);
   const painted = healthy ? style.bold(style.green(head)) : style.bold(style.red(head));
-  return summary ? `${mark} ${painted} — ${summary}` : `${mark} ${painted}`;
+  return summary ? `${mark} ${painted} — ${plainTimes(summary, reportMs(report))}` : `${mark} ${painted}`;
 }
 
 function nextStepLines(report: Report, style: Style): string[] {
@@ -97,12 +98,18 @@ function evidenceLines(report: Report, style: Style, options: TextRenderOptions)
   if (report.findings.length === 0) return [];
   const findings = limitList(report.findings, options.maxFindings ?? 10);
   const lines = [style.bold("Evidence:")];
+  // A fact several findings rest on is listed under the first of them only.
+  const seen = new Set<string>();
   for (const finding of findings.shown) {
-    lines.push(`  ${severityLabel(finding.severity, style)}  ${finding.id}: ${oneLine(finding.summary)}`);
-    const evidence = limitList(finding.evidence, options.maxEvidence ?? 4);
+    lines.push(
+      `  ${severityLabel(finding.severity, style)}  ${finding.id}: ${plainTimes(oneLine(finding.summary), reportMs(report))}`,
+    );
+    const fresh = finding.evidence.filter((item) => !seen.has(item.detail));
+    const evidence = limitList(fresh, options.maxEvidence ?? 4);
+    for (const item of evidence.shown) seen.add(item.detail);
     for (const item of evidence.shown) {
       lines.push(
-        `  ${" ".repeat(SEVERITY_WIDTH)}    - ${style.dim(`${item.source}:`)} ${oneLine(item.detail)}`,
+        `  ${" ".repeat(SEVERITY_WIDTH)}    - ${style.dim(`${item.source}:`)} ${plainTimes(oneLine(item.detail), reportMs(report))}`,
       );
     }
     if (evidence.hidden > 0) lines.push(`  ${" ".repeat(SEVERITY_WIDTH)}    ${moreLine(evidence.hidden)}`);
@@ -122,6 +129,6 @@ function sourceLines(report: Report, style: Style): string[] {
   if (unconfigured.length > 0) lines.push(style.dim(`Not configured: ${unconfigured.join(", ")}`));
   const answered = answeredSummary(report);
   const read = answered.length > 0 ? `read from ${answered}` : "no source answered";
-  lines.push(style.dim(`Generated ${report.generatedAt}, ${read}`));
+  lines.push(style.dim(`Generated ${utcStamp(reportMs(report))}, ${read}`));
   return lines;
 }

@@ -3,10 +3,12 @@
 // the work to the queues.
 
 import type { Server } from "node:http";
+import type { BlockAction, ButtonAction } from "@slack/bolt";
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from "@slack/bolt";
 import type { Logger } from "pino";
 import { parseCommandText } from "../../core/incident/command-text.js";
 import type { AlertEvent } from "../../core/incident/model.js";
+import { ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import { ackFor, dispatchCommand } from "../../services/commands.js";
 import type { Enqueuer } from "../../services/incident-deps.js";
@@ -21,6 +23,7 @@ import { boltLogger } from "./bolt-logger.js";
 import { publishHome } from "./home.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
 import type { SlackMessage } from "./render/block-kit.js";
+import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
 import { refuseFutureRequests, replayGuard } from "./replay-guard.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
@@ -172,17 +175,32 @@ export function createBotApp(options: BotAppOptions): BotApp {
     );
   });
 
+  // "Show all evidence" under a cut diagnosis: the whole report in a modal.
+  app.action<BlockAction<ButtonAction>>(SHOW_EVIDENCE_ACTION, async ({ ack, body, action, client }) => {
+    await ack();
+    try {
+      const [incidentId = "", n = ""] = (action.value ?? "").split("|");
+      const report = ReportSchema.safeParse(await options.store.getReport(incidentId, Number(n)));
+      if (!report.success) return;
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: options.render.evidenceModal(report.data),
+      });
+    } catch (error) {
+      log.error({ err: (error as Error).message }, "evidence modal failed");
+    }
+  });
   if (options.remediation) registerPlaybookListeners(app, options.remediation, log);
   if (options.sweep) registerSweepListeners(app, { ...options.sweep, store: options.store }, log);
   // Anything else (a button of a future version, say) is acknowledged so Slack shows no error.
   const ours = options.remediation !== undefined;
   const others = options.sweep
     ? ours
-      ? /^(?!playbook_|sweep_)/
-      : /^(?!sweep_)/
+      ? /^(?!playbook_|sweep_|evidence_)/
+      : /^(?!sweep_|evidence_)/
     : ours
-      ? /^(?!playbook_)/
-      : /.*/;
+      ? /^(?!playbook_|evidence_)/
+      : /^(?!evidence_)/;
   app.action(others, async ({ ack }) => {
     await ack();
   });

@@ -5,6 +5,7 @@ import {
   renderAudit,
   renderDiagnosingAck,
   renderDiagnosis,
+  renderEvidenceModal,
   renderHelp,
   renderHistory,
   renderStatusCard,
@@ -15,7 +16,8 @@ import type { Renderers } from "./renderers.js";
 
 export const defaultRenderers: Renderers = {
   statusCard: renderStatusCard,
-  diagnosis: (report) => renderDiagnosis(report),
+  diagnosis: (report, options) => renderDiagnosis(report, options),
+  evidenceModal: renderEvidenceModal,
   diagnosingAck: renderDiagnosingAck,
   audit: renderAudit,
   statusList: renderStatusList,

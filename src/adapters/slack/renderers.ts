@@ -1,10 +1,11 @@
 // The renderers this adapter uses, as one injectable set: the composition root passes the real
 // Block Kit renderers from ./render, and every caller stays independent of their file layout.
 
-import type { HomeView, SlackMessage } from "./render/block-kit.js";
+import type { HomeView, ModalView, SlackMessage } from "./render/block-kit.js";
 import type {
   AppHomeView,
   AuditReport,
+  DiagnosisOptions,
   HistoryView,
   Report,
   StatusCardView,
@@ -14,7 +15,9 @@ import type {
 
 export interface Renderers {
   statusCard(view: StatusCardView): SlackMessage;
-  diagnosis(report: Report): SlackMessage;
+  diagnosis(report: Report, options?: DiagnosisOptions): SlackMessage;
+  /** The modal behind "Show all evidence". */
+  evidenceModal(report: Report): ModalView;
   diagnosingAck(table: string): SlackMessage;
   audit(report: AuditReport): SlackMessage;
   statusList(view: StatusListView): SlackMessage;

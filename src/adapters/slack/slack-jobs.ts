@@ -144,12 +144,21 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
     causeLine: cause?.summary,
     nowLine,
     openedAtMs: incident.openedAt,
-    stalledSinceMs: report ? lastWriterCommitMs(report) : undefined,
+    ...commitTiming(report),
     nowMs: now,
     ...(walk?.step ? { step: walk.step } : {}),
     ...(walk?.check ? { check: walk.check } : {}),
     ...(walk?.resolution && incident.state === "resolved" ? { resolution: walk.resolution } : {}),
   };
+}
+
+/** A healthy verdict means commits flow: the last commit is news, not the start of a stall. */
+function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing"> {
+  if (!report) return {};
+  const lastCommitMs = lastWriterCommitMs(report);
+  if (report.verdict === "healthy")
+    return { commitsFlowing: lastCommitMs === undefined ? {} : { lastCommitMs } };
+  return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
 
 function isRootCause(id: string): boolean {
@@ -229,7 +238,7 @@ async function postDiagnosis(
   jobId: string,
 ): Promise<void> {
   const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
-  const message = deps.render.diagnosis(report);
+  const message = deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
   const incident = await deps.store.require(incidentId);
   const rootTs = await ensureRoot(deps, incident, jobId);
   await postOnce(deps, incidentId, `diagnosis-${n}`, jobId, async () => {

@@ -21,6 +21,31 @@ export interface SlackClientOptions {
   oneAttempt?: boolean;
   /** Secret values that must never reach Slack, in any encoding (every argument is scrubbed). */
   secrets?: readonly string[];
+  /** Internal addresses (evidence sources) named instead of shown: "http://catalog:8181" → "the catalog". */
+  addresses?: ReadonlyArray<{ url: string; name: string }>;
+}
+
+interface Scrub {
+  secrets: readonly string[];
+  addresses: ReadonlyArray<{ pattern: RegExp; name: string }>;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The origin of each address, and anything after it up to a space or closing mark. */
+function addressPatterns(addresses: ReadonlyArray<{ url: string; name: string }>): Scrub["addresses"] {
+  const patterns: Array<{ pattern: RegExp; name: string }> = [];
+  for (const { url, name } of addresses) {
+    try {
+      const origin = new URL(url).origin;
+      patterns.push({ pattern: new RegExp(`${escapeRegExp(origin)}(?![0-9])[^\\s)\\]>"'|]*`, "g"), name });
+    } catch {
+      // Not a URL: nothing to hide.
+    }
+  }
+  return patterns;
 }
 
 export function slackClientOptions(options: SlackClientOptions) {
@@ -39,12 +64,17 @@ export function slackClientOptions(options: SlackClientOptions) {
   };
 }
 
-/** Every string in a Web API call's arguments, with secrets removed; the token argument is kept. */
-function scrubArgs(value: unknown, secrets: readonly string[], key?: string): unknown {
-  if (typeof value === "string") return key === "token" ? value : scrubAllForms(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => scrubArgs(item, secrets));
+/** Every string in a Web API call's arguments, without secrets or internal addresses; the token argument is kept. */
+function scrubArgs(value: unknown, scrub: Scrub, key?: string): unknown {
+  if (typeof value === "string") {
+    if (key === "token") return value;
+    let out = scrub.secrets.length > 0 ? scrubAllForms(value, scrub.secrets) : value;
+    for (const { pattern, name } of scrub.addresses) out = out.replace(pattern, name);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((item) => scrubArgs(item, scrub));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubArgs(v, secrets, k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubArgs(v, scrub, k)]));
   }
   return value;
 }
@@ -52,22 +82,25 @@ function scrubArgs(value: unknown, secrets: readonly string[], key?: string): un
 // The last gate before Slack: whatever text an upstream echoed, in whatever message or view,
 // leaves without the secrets. Method shortcuts (chat.postMessage, …) all go through apiCall.
 class ScrubbingWebClient extends webApi.WebClient {
-  private readonly secrets: readonly string[];
+  private readonly scrub: Scrub;
 
-  constructor(token: string | undefined, options: webApi.WebClientOptions, secrets: readonly string[]) {
+  constructor(token: string | undefined, options: webApi.WebClientOptions, scrub: Scrub) {
     super(token, options);
-    this.secrets = secrets;
+    this.scrub = scrub;
   }
 
   override apiCall(method: string, options?: Record<string, unknown>): Promise<webApi.WebAPICallResult> {
     const scrubbed =
-      options === undefined ? undefined : (scrubArgs(options, this.secrets) as Record<string, unknown>);
+      options === undefined ? undefined : (scrubArgs(options, this.scrub) as Record<string, unknown>);
     return super.apiCall(method, scrubbed);
   }
 }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-  if (secrets.length === 0) return new webApi.WebClient(options.token, slackClientOptions(options));
-  return new ScrubbingWebClient(options.token, slackClientOptions(options), secrets);
+  const addresses = addressPatterns(options.addresses ?? []);
+  if (secrets.length === 0 && addresses.length === 0) {
+    return new webApi.WebClient(options.token, slackClientOptions(options));
+  }
+  return new ScrubbingWebClient(options.token, slackClientOptions(options), { secrets, addresses });
 }

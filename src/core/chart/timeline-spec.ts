@@ -266,7 +266,7 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
               top: 40 + MARKER_LEGEND_H,
               left: 12,
               right: 12,
-              itemGap: 48,
+              itemGap: 64,
               itemWidth: 22,
               itemHeight: 4,
               textStyle: { fontSize: 15, color: "#111" },

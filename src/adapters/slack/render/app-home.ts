@@ -1,9 +1,9 @@
 // The App Home tab: open incidents newest first, each as its status card with a link to the thread,
 // then the tables that had incidents in the last 7 days.
 
+import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
 import { context, divider, header, section } from "./blocks.js";
-import { formatUtcWhen } from "./format.js";
 import { escapeCode, formatCount, LIMITS, packLines } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
 import { threadLink } from "./status-list.js";
@@ -29,7 +29,7 @@ function recentBlocks(view: AppHomeView): KnownBlock[] {
   if (recent.length === 0) return [...blocks, section("None.")];
   const lines = recent.map(
     (t) =>
-      `\`${escapeCode(t.table)}\`: ${formatCount(t.incidents)} incident${t.incidents === 1 ? "" : "s"}, last opened ${formatUtcWhen(t.lastOpenedAtMs, view.nowMs)}`,
+      `\`${escapeCode(t.table)}\`: ${formatCount(t.incidents)} incident${t.incidents === 1 ? "" : "s"}, last opened ${slackWhen(t.lastOpenedAtMs, view.nowMs)}`,
   );
   const packed = packLines(lines, { maxSections: 3 });
   blocks.push(...packed.texts.map((t) => section(t)));

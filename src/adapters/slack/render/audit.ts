@@ -2,10 +2,10 @@
 // then the one statement that fixes each failing or warning check.
 
 import type { AuditCheck, AuditReport } from "../../../core/report/schema.js";
+import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { codeBlock } from "./change.js";
-import { formatUtcDateTime } from "./format.js";
 import { escapeCode, escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
 
 const STATUS_ORDER: Record<AuditCheck["status"], number> = { fail: 0, warn: 1, pass: 2 };
@@ -54,6 +54,6 @@ export function renderAudit(report: AuditReport): SlackMessage {
     if (packed.used < fixes.length)
       blocks.push(context(`… and ${formatCount(fixes.length - packed.used)} more fixes`));
   }
-  blocks.push(context(`audited ${formatUtcDateTime(Date.parse(report.generatedAt))}`));
+  blocks.push(context(`audited ${slackWhen(Date.parse(report.generatedAt))}`));
   return { text: `Audit of ${escapeMrkdwn(report.table)}: ${summary}`, blocks };
 }

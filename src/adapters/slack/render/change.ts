@@ -1,6 +1,7 @@
 // How a proposed change reads in Slack: property changes as "key: old → new" lines, restarts as the
 // REST call, manual steps as the statement to copy. Everything inside is escaped for mrkdwn.
 
+import { shownValue } from "../../../core/properties.js";
 import type { Change, PropertyChange } from "../../../core/report/schema.js";
 import { renderSetProperties, renderUnsetProperties } from "../../../core/statements.js";
 import { parseTableName } from "../../../core/table-name.js";
@@ -11,13 +12,11 @@ export function codeBlock(body: string): string {
   return `\`\`\`${escapeCodeBlock(body)}\`\`\``;
 }
 
-function shown(value: string | null): string {
-  return value === null ? "unset" : value;
-}
-
-/** "commit.retry.num-retries: 4 → 10", one line per property. */
+/** "commit.retry.num-retries: unset (default 4) → 10", one line per property. */
 export function diffLines(changes: PropertyChange[]): string {
-  return changes.map((c) => `${c.key}: ${shown(c.current)} → ${shown(c.proposed)}`).join("\n");
+  return changes
+    .map((c) => `${c.key}: ${shownValue(c.key, c.current)} → ${shownValue(c.key, c.proposed)}`)
+    .join("\n");
 }
 
 /** SET and UNSET statements for a table-properties change, quoted by the statement renderer. */

@@ -1,9 +1,9 @@
 // `/iceberg history <table>`: the audit trail, oldest first; when it is long the most recent
 // entries are kept and the top line says how many earlier ones were left out.
 
+import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatUtcDateTime } from "./format.js";
 import { mention, STEP_TITLES } from "./labels.js";
 import { escapeCode, escapeMrkdwn, formatCount, packLines, truncateText } from "./limits.js";
 import type { HistoryEntry, HistoryView } from "./view-models.js";
@@ -21,7 +21,7 @@ function actorText(actor: string): string {
 function entryLine(entry: HistoryEntry): string {
   const step = entry.stepId === undefined ? "" : ` *${STEP_TITLES[entry.stepId]}*`;
   const detail = entry.detail === undefined || entry.detail === "" ? "" : `: ${escapeMrkdwn(entry.detail)}`;
-  return `\`${formatUtcDateTime(entry.atMs)}\` ${actorText(entry.actor)} ${escapeMrkdwn(entry.action)}${step}${detail}`;
+  return `${slackWhen(entry.atMs)} ${actorText(entry.actor)} ${escapeMrkdwn(entry.action)}${step}${detail}`;
 }
 
 export function renderHistory(view: HistoryView): SlackMessage {

@@ -4,7 +4,7 @@ export { ACTION_IDS, APPLY_MODAL, decodeActionValue, encodeActionValue } from ".
 export { renderAppHome } from "./app-home.js";
 export { renderAudit } from "./audit.js";
 export type { HomeView, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
-export { renderDiagnosis } from "./diagnosis.js";
+export { renderDiagnosis, renderEvidenceModal, SHOW_EVIDENCE_ACTION } from "./diagnosis.js";
 export { renderDiagnosingAck, renderUsageError } from "./errors.js";
 export { renderHelp } from "./help.js";
 export { renderHistory } from "./history.js";

@@ -1,11 +1,12 @@
 // One playbook step put to the people in the thread: what changes, why, the risk, how we will know
 // it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
 
+import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { formatInterval, formatUtcTime } from "./format.js";
+import { formatInterval } from "./format.js";
 import { mention, STEP_TITLES } from "./labels.js";
 import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import type {
@@ -49,6 +50,14 @@ export function canApply(view: Pick<ProposalView, "step">): boolean {
   return (
     view.step.automatic && view.step.change.kind !== "manual" && view.step.change.kind !== "read-only-check"
   );
+}
+
+/**
+ * Done by hand only while the step waits for someone: a read-only check is the bot's own look and
+ * starts at once, so the machine would refuse Done (the step is already verifying).
+ */
+export function canMarkDone(view: Pick<ProposalView, "step">): boolean {
+  return view.step.change.kind !== "read-only-check";
 }
 
 function stopButton(value: ActionValue): Button {
@@ -110,22 +119,26 @@ export function renderProposal(view: ProposalView): SlackMessage {
   if (view.decision !== undefined) {
     const d = view.decision;
     const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
-    blocks.push(
-      context(`${DECISION_WORDS[d.kind]} by ${mention(d.by)} at ${formatUtcTime(d.atMs)}${reason}`),
-    );
+    // A read-only check applies nothing: the bot's own run of it reads as a check.
+    const words = readOnly && d.kind === "applied" ? ":mag: Checked" : DECISION_WORDS[d.kind];
+    blocks.push(context(`${words} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`));
   } else {
     const elements: Button[] = [];
     if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));
-    elements.push(button("Done by hand", ACTION_IDS.done, value));
+    if (canMarkDone(view)) elements.push(button("Done by hand", ACTION_IDS.done, value));
     elements.push(button("Skip", ACTION_IDS.skip, value));
     elements.push(stopButton(value));
     blocks.push({ type: "actions", block_id: "playbook_actions", elements });
-    if (view.approvers !== undefined && view.approvers.length > 0) {
+    if (readOnly) {
+      // Nobody approves a look: say what happens instead of naming approvers.
+      blocks.push(context("The bot is checking now; the result follows in this thread. Skip moves on."));
+    } else if (view.approvers !== undefined && view.approvers.length > 0) {
       blocks.push(context(`Approvers: ${view.approvers.map(mention).join(", ")}`));
     }
   }
+  const pending = readOnly ? " (the bot is checking)" : " (waiting for approval)";
   const text = `Step for ${escapeMrkdwn(view.table)}: ${STEP_TITLES[view.step.id]}${
-    view.decision === undefined ? " (waiting for approval)" : ""
+    view.decision === undefined ? pending : ""
   }`;
   return { text, blocks: capBlocks(blocks) };
 }

@@ -1,9 +1,10 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
+import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
-import { formatDuration, formatUtcTime } from "./format.js";
+import { formatDuration } from "./format.js";
 import { STATE_EMOJI, STATE_LABELS } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";
 import type { StatusCardView } from "./view-models.js";
@@ -18,6 +19,12 @@ function headline(view: StatusCardView): string {
     case "stopped":
       return `${view.table} — playbook stopped after ${age}`;
     default:
+      if (view.commitsFlowing !== undefined) {
+        const last = view.commitsFlowing.lastCommitMs;
+        const ago =
+          last === undefined ? "" : ` (last commit ${formatDuration(Math.max(0, view.nowMs - last))} ago)`;
+        return `${view.table} — alert fired, but commits are flowing${ago}`;
+      }
       return `${view.table} — commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
   }
 }
@@ -30,8 +37,8 @@ function statusLine(view: StatusCardView): string {
   if (view.check !== undefined && view.state === "verifying") {
     parts.push(`check ${view.check.index} of ${view.check.total}`);
   }
-  parts.push(`opened ${formatUtcTime(view.openedAtMs)}`);
-  parts.push(`updated ${formatUtcTime(view.nowMs)}`);
+  parts.push(`opened ${slackWhen(view.openedAtMs, view.nowMs)}`);
+  parts.push(`updated ${slackWhen(view.nowMs, view.nowMs)}`);
   return parts.join(" · ");
 }
 

@@ -6,9 +6,10 @@
 import { AUDIT_CHECK_IDS } from "../../../core/ids.js";
 import type { Digest } from "../../../core/sweep/digest.js";
 import { failingChecks, type TableHealth } from "../../../core/sweep/health.js";
+import { slackWhen } from "../../render/times.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, divider, header, section } from "./blocks.js";
-import { formatDuration, formatUtcWhen } from "./format.js";
+import { formatDuration } from "./format.js";
 import { escapeCode, escapeMrkdwn, formatCount, LIMITS, truncateText } from "./limits.js";
 import { threadLink } from "./status-list.js";
 
@@ -135,7 +136,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
 export function sweepHomeBlocks(d: Digest | undefined, nowMs: number): KnownBlock[] {
   const blocks: KnownBlock[] = [header("Latest sweep")];
   if (!d) return [...blocks, section("No sweep has run yet. Start one with `/iceberg sweep`.")];
-  blocks.push(section(`${headline(d)}.`), context(`Finished ${formatUtcWhen(d.finishedAtMs, nowMs)}`));
+  blocks.push(section(`${headline(d)}.`), context(`Finished ${slackWhen(d.finishedAtMs, nowMs)}`));
   const lines = d.worst
     .slice(0, 5)
     .map((t, i) => `${i + 1}. \`${escapeCode(t.table)}\` · score ${t.score} · ${checkList(t)}`);

@@ -2,10 +2,11 @@
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
 import type { StepId } from "../../../core/ids.js";
+import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatDuration, formatSeconds, formatUtcTime, shortId } from "./format.js";
+import { formatDuration, formatSeconds, shortId } from "./format.js";
 import { STEP_TITLES } from "./labels.js";
 import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
@@ -71,7 +72,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
     blocks.push(
       section(
         `:white_check_mark: *Recovered:* commits on \`${table}\` resumed after *${title}*\n` +
-          `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${formatUtcTime(outcome.committedAtMs)}; ` +
+          `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${slackWhen(outcome.committedAtMs, outcome.committedAtMs)}; ` +
           `${formatDuration(outcome.recoveredAfterMs)} after the change.`,
       ),
     );

@@ -3,6 +3,7 @@
 // warn: two or more committers in the last day with retries still at 4 or less, or
 //       retries x max-wait longer than the total timeout (the last retries can never run).
 
+import { plural } from "../../plural.js";
 import { effectiveNumber } from "../../properties.js";
 import { renderSetProperties } from "../../statements.js";
 import { type AuditRule, committersSince, pick, result } from "../context.js";
@@ -71,7 +72,7 @@ export const retryBudget: AuditRule = {
     return result(
       "retry-budget",
       "pass",
-      `Retry budget of ${retries} fits ${committers} committer(s) in the last day`,
+      `Retry budget of ${retries} fits ${plural(committers, "committer")} in the last day`,
       values,
     );
   },

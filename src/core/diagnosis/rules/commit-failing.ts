@@ -2,6 +2,7 @@
 // the commit step itself fails. Sink 1.11.0 and earlier log the failure and stay RUNNING, so
 // stale commits are the only sign there.
 
+import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import type { DiagnosisContext } from "../context.js";
 import { compact, describeWriter, elapsedMetric, writerLastCommit } from "../evidence-items.js";
@@ -69,7 +70,7 @@ function connectCase(ctx: DiagnosisContext) {
     compact([
       {
         source: "connect",
-        detail: `Connector ${status.name} and its ${status.tasks.length} task(s) are RUNNING${connect.sinkVersion ? ` (Iceberg sink ${connect.sinkVersion})` : ""}`,
+        detail: `Connector ${status.name} and its ${plural(status.tasks.length, "task")} ${status.tasks.length === 1 ? "is" : "are"} RUNNING${connect.sinkVersion ? ` (Iceberg sink ${connect.sinkVersion})` : ""}`,
         data: {
           connector: status.name,
           state: status.state,

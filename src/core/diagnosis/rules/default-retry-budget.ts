@@ -1,5 +1,6 @@
 // Conflict retries at Iceberg's defaults (4 retries from 100 ms) while other committers are active.
 
+import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty, TABLE_DEFAULTS } from "../../properties.js";
 import { forEachOther } from "../context.js";
 import { type DiagnosisRule, finding } from "../rule.js";
@@ -30,7 +31,7 @@ export const defaultRetryBudget: DiagnosisRule = {
     return finding(
       "default-retry-budget",
       "warning",
-      `${retries === Number(TABLE_DEFAULTS["commit.retry.num-retries"]) ? "commit.retry.num-retries is at Iceberg's default of 4" : `commit.retry.num-retries is ${retries}, below Iceberg's default of 4,`} while ${others.size} other committer(s) commit around the failure`,
+      `${retries === Number(TABLE_DEFAULTS["commit.retry.num-retries"]) ? "commit.retry.num-retries is at Iceberg's default of 4" : `commit.retry.num-retries is ${retries}, below Iceberg's default of 4,`} while ${plural(others.size, "other committer")} ${others.size === 1 ? "commits" : "commit"} around the failure`,
       [
         {
           source: "catalog",
@@ -39,7 +40,7 @@ export const defaultRetryBudget: DiagnosisRule = {
         },
         {
           source: "catalog",
-          detail: `${count} commit(s) by ${[...others.values()].join(", ")} around the failure`,
+          detail: `${plural(count, "commit")} by ${[...others.values()].join(", ")} around the failure`,
           data: { otherCommits: count, committers: [...others.values()] },
         },
       ],

@@ -4,6 +4,7 @@
 // (running, restarting, failing) with a committer or sink that names the table. Two jobs may share
 // a name; the id tells them apart.
 
+import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { LIVE_JOB_STATES } from "../context.js";
 import { flinkJobLabel } from "../evidence-items.js";
@@ -45,7 +46,7 @@ export const multipleFlinkJobs: DiagnosisRule = {
       const span = spans.get(jobId);
       const job = live.find((w) => w.job.jobId === jobId)?.job;
       const parts = [
-        ...(span ? [`${span.count} snapshot(s) from ${iso(span.first)} to ${iso(span.last)}`] : []),
+        ...(span ? [`${plural(span.count, "snapshot")} from ${iso(span.first)} to ${iso(span.last)}`] : []),
         ...(job ? [`${job.state} in Flink, its sink names the table`] : []),
       ];
       items.push({

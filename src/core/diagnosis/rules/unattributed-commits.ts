@@ -1,6 +1,7 @@
 // Snapshots in the window that carry no writer identity at all: someone commits without saying who.
 
 import type { Snapshot } from "../../evidence/model.js";
+import { plural } from "../../plural.js";
 import { forEachOther } from "../context.js";
 import { compact, snapshotListItem, windowItem } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
@@ -21,7 +22,7 @@ export const unattributedCommits: DiagnosisRule = {
     return finding(
       "unattributed-commits",
       "warning",
-      `${count} snapshot(s) in the window carry no writer identity (no flink.job-id, spark.app.id or Connect keys)`,
+      `${plural(count, "snapshot")} in the window ${count === 1 ? "carries" : "carry"} no writer identity (no flink.job-id, spark.app.id or Connect keys)`,
       compact([snapshotListItem("Snapshots without a writer identity", found, count), windowItem(ctx)]),
     );
   },

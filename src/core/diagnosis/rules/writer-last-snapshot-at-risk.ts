@@ -12,6 +12,7 @@
 // half of history.expire.max-snapshot-age-ms and not protected by min-snapshots-to-keep.
 
 import type { Snapshot } from "../../evidence/model.js";
+import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty } from "../../properties.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import type { DiagnosisContext } from "../context.js";
@@ -150,7 +151,7 @@ export const writerLastSnapshotAtRisk: DiagnosisRule = {
       "writer-last-snapshot-at-risk",
       "warning",
       `The Flink writer's last snapshot is ${formatDuration(ctx.writerAgeMs)} old; expiry ${expired ? "will" : "can soon"} remove it (max age ${formatDuration(settings.maxAge)}), losing the job's last committed checkpoint id`,
-      [snapshotItem(newest, `${newer} newer snapshot(s) by others`), settings.item],
+      [snapshotItem(newest, `${plural(newer, "newer snapshot")} by others`), settings.item],
     );
   },
 };

@@ -1,0 +1,65 @@
+// Times as people read them at a glance. Reports carry ISO-8601 stamps (exact, for machines); every
+// place the bot writes for people turns them into a clock time: a Slack date token, so each reader
+// sees their own time zone, or "20:30 UTC, 5 min ago" in a terminal.
+
+import { formatDuration } from "../../core/diagnosis/snapshots.js";
+
+const ISO_STAMP = /\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z\b/g;
+
+/** "20:30 UTC" on the same UTC day as `nowMs`, else "2026-11-29 20:30 UTC". */
+function utcClock(ms: number, nowMs: number): string {
+  const iso = new Date(ms).toISOString();
+  const sameDay = Number.isFinite(nowMs) && iso.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
+  return sameDay ? `${iso.slice(11, 16)} UTC` : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** "20:30 UTC, 5 min ago" (or "in 5 min" for a time after `nowMs`). */
+export function plainWhen(ms: number, nowMs: number): string {
+  const delta = nowMs - ms;
+  if (Math.abs(delta) < 30_000) return `${utcClock(ms, nowMs)}, just now`;
+  return `${utcClock(ms, nowMs)}, ${delta >= 0 ? `${formatDuration(delta)} ago` : `in ${formatDuration(-delta)}`}`;
+}
+
+/**
+ * A Slack date token: each reader sees their own time zone. With `nowMs`, a time on the same day
+ * reads as the clock alone; otherwise the date comes first ("yesterday 20:30", "Nov 28 20:30").
+ * The fallback (clients that cannot render tokens, notifications) is the UTC time.
+ */
+export function slackWhen(ms: number, nowMs?: number): string {
+  const seconds = Math.floor(ms / 1000);
+  const sameDay =
+    nowMs !== undefined &&
+    new Date(ms).toISOString().slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
+  const format = sameDay ? "{time}" : "{date_short_pretty} {time}";
+  return `<!date^${seconds}^${format}|${utcClock(ms, nowMs ?? Number.NaN)}>`;
+}
+
+/**
+ * Every ISO stamp in already-escaped mrkdwn becomes a date token; inside code (where Slack would
+ * show a token as typed) it becomes the UTC clock time instead.
+ */
+export function slackTimes(mrkdwn: string, nowMs?: number): string {
+  return mrkdwn
+    .split(/(```[\s\S]*?```|`[^`\n]*`)/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part.replace(ISO_STAMP, (stamp) => utcClock(Date.parse(stamp), nowMs ?? Number.NaN))
+        : part.replace(ISO_STAMP, (stamp) => slackWhen(Date.parse(stamp), nowMs)),
+    )
+    .join("");
+}
+
+/** Every ISO stamp in plain text becomes "20:30 UTC, 5 min ago". */
+export function plainTimes(text: string, nowMs: number): string {
+  return text.replace(ISO_STAMP, (stamp) => plainWhen(Date.parse(stamp), nowMs));
+}
+
+/** When the report was made: the reference for "5 min ago". */
+export function reportMs(report: { generatedAt: string }): number {
+  return Date.parse(report.generatedAt);
+}
+
+/** "2026-11-30 20:30 UTC". */
+export function utcStamp(ms: number): string {
+  return utcClock(ms, Number.NaN);
+}
