@@ -12,6 +12,7 @@ import { noteMessage } from "./remediation-notifier.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
 import { renderProposal, renderVerification } from "./render/index.js";
+import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import type { SlackClient } from "./web-client.js";
 
 export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
@@ -131,7 +132,7 @@ export class OutboxPoster {
           await this.deps.slack.chat.postEphemeral({
             channel: entry.channel,
             user: delivery.user,
-            text: delivery.text,
+            text: renderNotice(delivery.notice),
             ...(rootTs ? { thread_ts: rootTs } : {}),
           });
           return { kind: "done" };
@@ -238,7 +239,7 @@ function render(message: OutboxMessage): SlackMessage {
       if (message.note === undefined) return rendered;
       let blocks = rendered.blocks;
       if (message.withButtons === false) blocks = blocks.filter((b) => b.type !== "actions");
-      return { text: rendered.text, blocks: [...blocks, context(message.note)] };
+      return { text: rendered.text, blocks: [...blocks, context(renderProposalNote(message.note))] };
     }
     case "verification":
       return renderVerification(message.view);

@@ -8,6 +8,7 @@
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
+import type { Notice, ProposalNote } from "../../core/playbook/walk.js";
 import type { RemediationNotifier, WalkNote, WalkThread } from "../../services/ports.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "../../services/view-models.js";
 import type { RedisClient } from "../redis/connection.js";
@@ -15,7 +16,7 @@ import { DEFAULT_NAMESPACE } from "../store/keys.js";
 
 /** What one entry asks of Slack, as view models; the poster renders them when it sends. */
 export type OutboxMessage =
-  | { kind: "proposal"; view: ProposalView; note?: string; withButtons?: boolean }
+  | { kind: "proposal"; view: ProposalView; note?: ProposalNote; withButtons?: boolean }
   | { kind: "verification"; view: VerificationView }
   | { kind: "note"; note: WalkNote };
 
@@ -26,7 +27,7 @@ export type OutboxDelivery =
   | { kind: "update"; name: string; message: OutboxMessage }
   /** Posted under the name the first time, edited afterwards. */
   | { kind: "upsert"; name: string; message: OutboxMessage }
-  | { kind: "ephemeral"; user: string; text: string };
+  | { kind: "ephemeral"; user: string; notice: Notice };
 
 export interface OutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -188,7 +189,7 @@ export class OutboxNotifier implements RemediationNotifier {
     thread: WalkThread,
     name: string,
     view: ProposalView,
-    note: string,
+    note: ProposalNote,
     withButtons: boolean,
   ): Promise<void> {
     await this.add(thread, { kind: "update", name, message: { kind: "proposal", view, note, withButtons } });
@@ -202,8 +203,8 @@ export class OutboxNotifier implements RemediationNotifier {
     await this.add(thread, { kind: "post", name, message: { kind: "note", note } });
   }
 
-  async postEphemeral(thread: WalkThread, user: string, text: string): Promise<void> {
-    await this.add(thread, { kind: "ephemeral", user, text });
+  async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
+    await this.add(thread, { kind: "ephemeral", user, notice });
   }
 
   openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean> {
