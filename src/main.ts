@@ -10,7 +10,7 @@ import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { connectionErrorReporter, redisRetryStrategy } from "./adapters/queue/connection-errors.js";
-import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
+import { DiagnoseJobSchema, type SlackJob, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
   type BotWorkers,
@@ -30,10 +30,17 @@ import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import { OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox.js";
+import { appendSlackJob, routeSlackJobs } from "./adapters/slack/outbox-jobs.js";
 import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox-poster.js";
 import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
-import { runSlackJob } from "./adapters/slack/slack-jobs.js";
+import {
+  commandResultMessage,
+  diagnosisMessage,
+  postDiagnosisChart,
+  renderCard,
+  runSlackJob,
+} from "./adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "./adapters/slack/upload.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
@@ -169,20 +176,33 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
   const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
-  const deps = { store, claims, queues, bot: config.bot, incidentChannel: config.incidentChannel, now, log };
+  // The status card, diagnoses, notes and in-thread results are written to the outbox when asked
+  // for; one poster (with the workers) sends them and everything else remediation owes Slack.
+  const outbox = new SlackOutbox(redis, options.namespace);
+  const slackQueues = routeSlackJobs(queues, outbox, store);
+  const deps = {
+    store,
+    claims,
+    queues: slackQueues,
+    bot: config.bot,
+    incidentChannel: config.incidentChannel,
+    now,
+    log,
+  };
 
+  // Channels hear "the catalog", never its internal address (the logs keep it).
+  const addresses = [
+    { url: config.catalog.url ?? "", name: "the catalog" },
+    { url: config.flinkUrl ?? "", name: "Flink" },
+    { url: config.connectUrl ?? "", name: "Kafka Connect" },
+    { url: config.prometheusUrl ?? "", name: "Prometheus" },
+  ];
   const client = createSlackClient({
     token: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
     logger: boltLogger(log),
     secrets: secretValues(config),
-    // Channels hear "the catalog", never its internal address (the logs keep it).
-    addresses: [
-      { url: config.catalog.url ?? "", name: "the catalog" },
-      { url: config.flinkUrl ?? "", name: "Flink" },
-      { url: config.connectUrl ?? "", name: "Kafka Connect" },
-      { url: config.prometheusUrl ?? "", name: "Prometheus" },
-    ],
+    addresses,
   });
   const remediationQueueName = options.queueNames?.diagnose
     ? `${options.queueNames.diagnose}-remediation`
@@ -203,8 +223,6 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   ] as const) {
     redisErrors.watch(queue, `queue ${name}`);
   }
-  // Remediation's Slack messages go through the outbox; the poster (with the workers) sends them.
-  const outbox = new SlackOutbox(redis, options.namespace);
   const directNotifier = new SlackRemediationNotifier({
     slack: client,
     claims,
@@ -216,7 +234,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     audit: new AuditTrail(redis, store.keys),
     store,
     claims,
-    slackQueue: queues,
+    slackQueue: slackQueues,
     jobs: remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
     notifier: new OutboxNotifier(outbox, Date.now, (triggerId, view) =>
@@ -272,6 +290,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
       timeline: slackTimelinePoster(client),
       log,
+      // Jobs queued before the outbox carried their kind are handed to it.
+      route: async (job: SlackJob) => (await appendSlackJob(outbox, store, job)) !== undefined,
     };
     workers = startWorkers(
       {
@@ -301,7 +321,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   if (inlineWorkers) {
     // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
     sweeper = setInterval(() => {
-      sweepOutbox({ queues, store }).catch((error: unknown) =>
+      sweepOutbox({ queues: slackQueues, store }).catch((error: unknown) =>
         log.warn({ err: (error as Error).message }, "intake outbox sweep failed"),
       );
     }, 5_000);
@@ -313,6 +333,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         apiUrl: config.slack.apiUrl,
         logger: boltLogger(log),
         secrets: secretValues(config),
+        addresses,
         oneAttempt: true,
         ...(options.slackDelivery?.timeoutMs !== undefined
           ? { timeoutMs: options.slackDelivery.timeoutMs }
@@ -320,6 +341,26 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       }),
       store,
       claims,
+      views: {
+        card: (incident) => renderCard({ store, render, now }, incident),
+        diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
+        commandResult: (result) =>
+          commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
+        afterDiagnosis: (incident, rootTs, n) =>
+          postDiagnosisChart(
+            {
+              store,
+              claims,
+              timeline: slackTimelinePoster(client),
+              onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
+              log,
+            },
+            { channel: incident.channel, threadTs: rootTs },
+            incident.id,
+            n,
+            "outbox",
+          ),
+      },
       now: Date.now,
       log,
       ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
@@ -415,7 +456,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       webhookBodyLimitBytes: options.webhookBodyLimitBytes,
       // The producers, the store and the claims all use this connection.
       redisReady: () => redis.status === "ready",
-      queues,
+      queues: slackQueues,
       store,
       claims,
       render,

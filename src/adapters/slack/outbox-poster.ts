@@ -3,7 +3,10 @@
 // Retry-After) and is tried again for as long as `giveUpAfterMs` allows. A post whose outcome is
 // unknown (timeout, reset, 5xx) is looked for in the thread by the outbox id in its metadata
 // before it is posted again, so it lands exactly once. Entries of one incident go in order.
+// The incident's root (its status card) is posted by this poster too, before anything that
+// threads under it; a root whose answer was lost is looked for in the channel's recent history.
 
+import type { Incident } from "../../core/incident/model.js";
 import type { LogLike } from "../../services/incident-deps.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
@@ -12,6 +15,7 @@ import { noteMessage } from "./remediation-notifier.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
 import { renderProposal, renderVerification } from "./render/index.js";
+import { escapeMrkdwn } from "./render/limits.js";
 import type { SlackClient } from "./web-client.js";
 
 export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
@@ -35,8 +39,10 @@ export interface PosterDeps {
   outbox: SlackOutbox;
   /** A client with retries off: one attempt, one request. */
   slack: SlackClient;
-  store: Pick<IncidentStore, "get">;
+  store: Pick<IncidentStore, "get" | "update">;
   claims: Pick<Claims, "messageTs" | "complete">;
+  /** The messages of the status card, diagnoses and command results (absent: those entries fail). */
+  views?: PosterViews;
   now: () => number;
   log: Pick<LogLike, "warn" | "error">;
   backoff?: Partial<BackoffSettings>;
@@ -46,6 +52,20 @@ export interface PosterDeps {
   orderWaitMs?: number;
   /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
   afterSend?: (entry: OutboxEntry) => Promise<void>;
+}
+
+export interface PosterViews {
+  /** The status card of the incident's current state. */
+  card(incident: Incident): Promise<SlackMessage>;
+  diagnosis(incidentId: string, n: number): Promise<SlackMessage>;
+  commandResult(result: unknown): SlackMessage;
+  /** After diagnosis n is in the thread: its commit timeline, once; a failure is only logged. */
+  afterDiagnosis?(incident: Incident, rootTs: string, n: number): Promise<void>;
+}
+
+/** The outbox id of an incident's root: one per incident, whichever entry asked for it. */
+export function rootOutboxId(incidentId: string): string {
+  return `root-${incidentId}`;
 }
 
 type Outcome =
@@ -94,10 +114,16 @@ export class OutboxPoster {
     for (;;) {
       const entry = await this.deps.outbox.head(incidentId);
       if (!entry) return;
-      const outcome = await this.deliver(entry);
+      // A card edit followed by another shows nothing the later one will not: skip it.
+      const outcome =
+        entry.delivery.kind === "card" && (await this.deps.outbox.next(incidentId))?.delivery.kind === "card"
+          ? ({ kind: "done" } as const)
+          : await this.deliver(entry);
       const now = this.deps.now();
       if (outcome.kind === "done") {
-        await this.deps.outbox.done(entry, now);
+        // Due again a lease ahead: this poster goes on with the next entry, and no other may
+        // take the incident meanwhile (two posters on one queue would post its head twice).
+        await this.deps.outbox.done(entry, now + LEASE_MS);
         continue;
       }
       const attempt = await this.deps.outbox.attempt(entry.id);
@@ -108,7 +134,7 @@ export class OutboxPoster {
       const next = { attempts: attempt.attempts + 1, unknown: attempt.unknown || outcome.unknown };
       if (now - entry.createdAtMs > this.backoff.giveUpAfterMs) {
         this.deps.log.error({ incidentId, entry: entry.id, err: outcome.error }, "Slack message given up");
-        await this.deps.outbox.done(entry, now);
+        await this.deps.outbox.done(entry, now + LEASE_MS);
         continue;
       }
       const backoff = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** (next.attempts - 1));
@@ -124,9 +150,54 @@ export class OutboxPoster {
   private async deliver(entry: OutboxEntry): Promise<Outcome> {
     const { delivery } = entry;
     try {
-      const incident = await this.deps.store.get(entry.incidentId);
-      const rootTs = incident?.rootTs;
+      let incident = await this.deps.store.get(entry.incidentId);
+      if (!incident) {
+        this.deps.log.warn(
+          { incidentId: entry.incidentId, entry: entry.id },
+          "Slack message for no incident",
+        );
+        return { kind: "done" };
+      }
+      if (delivery.kind !== "ephemeral" && !incident.rootTs) {
+        // Everything else threads under the root or edits it: the root comes first.
+        const root = await this.postRoot(incident, entry);
+        if (root.kind !== "done") return root;
+        // Just rendered from the current state: nothing left to edit.
+        if (delivery.kind === "root" || delivery.kind === "card") return root;
+        incident = (await this.deps.store.get(entry.incidentId)) ?? incident;
+      }
+      const rootTs = incident.rootTs;
       switch (delivery.kind) {
+        case "root":
+          return { kind: "done" };
+        case "card": {
+          const message = await this.views().card(incident);
+          await this.deps.slack.chat.update({
+            channel: incident.channel,
+            ts: String(rootTs),
+            text: message.text,
+            blocks: message.blocks,
+          });
+          return { kind: "done" };
+        }
+        case "diagnosis": {
+          const name = `diagnosis-${delivery.n}`;
+          if (!(await this.tsOf(entry.incidentId, name))) {
+            const posted = await this.post(
+              entry,
+              name,
+              await this.views().diagnosis(entry.incidentId, delivery.n),
+              rootTs,
+            );
+            if (posted.kind !== "done") return posted;
+          }
+          // Once, guarded by its own name; never holds back or repeats the words.
+          if (rootTs) await this.views().afterDiagnosis?.(incident, rootTs, delivery.n);
+          return { kind: "done" };
+        }
+        case "command-result":
+          if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
+          return await this.post(entry, delivery.name, this.views().commandResult(delivery.result), rootTs);
         case "ephemeral":
           await this.deps.slack.chat.postEphemeral({
             channel: entry.channel,
@@ -195,6 +266,66 @@ export class OutboxPoster {
     return { kind: "done" };
   }
 
+  private views(): PosterViews {
+    if (!this.deps.views) throw new Error("the poster has no views for status cards and diagnoses");
+    return this.deps.views;
+  }
+
+  /**
+   * Posts the incident's root once. An attempt whose answer was lost is looked for by its outbox
+   * id in the channel's recent history before posting again.
+   */
+  private async postRoot(incident: Incident, entry: OutboxEntry): Promise<Outcome> {
+    const id = rootOutboxId(incident.id);
+    const attempt = await this.deps.outbox.attempt(id);
+    try {
+      let ts = attempt.unknown ? await this.findRoot(incident.channel, id) : undefined;
+      if (!ts) {
+        const message = await this.views().card(incident);
+        const result = await this.deps.slack.chat.postMessage({
+          channel: incident.channel,
+          text: message.text,
+          blocks: message.blocks,
+          metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: id } },
+        });
+        await this.deps.afterSend?.(entry);
+        ts = String(result.ts);
+      }
+      // The incident record first: what threads under the root reads it there.
+      await this.deps.store.update(incident.id, { rootTs: ts }, incident.updatedAt);
+      await this.deps.outbox.saveTs(incident.id, "root", ts);
+      await this.deps.claims.complete(incident.id, "root", ts);
+      await this.deps.outbox.clearAttempt(id);
+      return { kind: "done" };
+    } catch (error) {
+      const outcome = failure(error);
+      if (outcome.kind === "failed" && outcome.unknown && !attempt.unknown) {
+        await this.deps.outbox.saveAttempt(id, { attempts: attempt.attempts + 1, unknown: true });
+      }
+      return outcome;
+    }
+  }
+
+  private async findRoot(channel: string, id: string): Promise<string | undefined> {
+    let cursor: string | undefined;
+    // A bounded window, newest first: the channel's last 1000 messages. Counted, not timed, so a
+    // clock that differs from Slack's cannot hide a root posted a moment ago.
+    for (let page = 0; page < 5; page++) {
+      const result = await this.deps.slack.conversations.history({
+        channel,
+        include_all_metadata: true,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const message of result.messages ?? []) {
+        if (outboxIdOf(message) === id && message.ts) return message.ts;
+      }
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    return undefined;
+  }
+
   private async findInThread(entry: OutboxEntry, rootTs: string): Promise<string | undefined> {
     let cursor: string | undefined;
     // A bounded window: the thread's newest pages are where a recent post is.
@@ -207,9 +338,7 @@ export class OutboxPoster {
         ...(cursor ? { cursor } : {}),
       });
       for (const message of result.messages ?? []) {
-        const payload = (message as { metadata?: { event_payload?: Record<string, unknown> } }).metadata
-          ?.event_payload;
-        if (payload?.outbox_id === entry.id && message.ts) return message.ts;
+        if (outboxIdOf(message) === entry.id && message.ts) return message.ts;
       }
       cursor = result.response_metadata?.next_cursor || undefined;
       if (!cursor) return undefined;
@@ -231,6 +360,11 @@ export class OutboxPoster {
   }
 }
 
+function outboxIdOf(message: unknown): unknown {
+  return (message as { metadata?: { event_payload?: Record<string, unknown> } }).metadata?.event_payload
+    ?.outbox_id;
+}
+
 function render(message: OutboxMessage): SlackMessage {
   switch (message.kind) {
     case "proposal": {
@@ -244,6 +378,8 @@ function render(message: OutboxMessage): SlackMessage {
       return renderVerification(message.view);
     case "note":
       return noteMessage(message.note);
+    case "text":
+      return { text: escapeMrkdwn(message.text), blocks: [] };
   }
 }
 

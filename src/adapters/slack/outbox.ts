@@ -17,7 +17,9 @@ import { DEFAULT_NAMESPACE } from "../store/keys.js";
 export type OutboxMessage =
   | { kind: "proposal"; view: ProposalView; note?: string; withButtons?: boolean }
   | { kind: "verification"; view: VerificationView }
-  | { kind: "note"; note: WalkNote };
+  | { kind: "note"; note: WalkNote }
+  /** Plain text that may quote upstream words: shown as typed, never as markup. */
+  | { kind: "text"; text: string };
 
 export type OutboxDelivery =
   /** A thread message posted once under its name. */
@@ -26,7 +28,15 @@ export type OutboxDelivery =
   | { kind: "update"; name: string; message: OutboxMessage }
   /** Posted under the name the first time, edited afterwards. */
   | { kind: "upsert"; name: string; message: OutboxMessage }
-  | { kind: "ephemeral"; user: string; text: string };
+  | { kind: "ephemeral"; user: string; text: string }
+  /** The incident's root message, its status card: posted once (every other kind waits for it). */
+  | { kind: "root" }
+  /** An edit of the status card from the incident's current state. */
+  | { kind: "card" }
+  /** Diagnosis n in the thread, with its commit timeline under it. */
+  | { kind: "diagnosis"; n: number }
+  /** A slash command's result in the incident's thread, posted once under its name. */
+  | { kind: "command-result"; name: string; result: unknown };
 
 export interface OutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -143,6 +153,21 @@ export class SlackOutbox {
   async retryAt(entry: OutboxEntry, attempt: Attempt, dueMs: number): Promise<void> {
     await this.redis.hset(`${this.prefix}:try`, entry.id, JSON.stringify(attempt));
     await this.redis.zadd(`${this.prefix}:due`, dueMs, entry.incidentId);
+  }
+
+  /** The entry after the head, when there is one (a card edit followed by another is skipped). */
+  async next(incidentId: string): Promise<OutboxEntry | undefined> {
+    const raw = await this.redis.lindex(this.queueKey(incidentId), 1);
+    return raw ? (JSON.parse(raw) as OutboxEntry) : undefined;
+  }
+
+  /** Records an attempt at a message that is not an entry of its own (the root). */
+  async saveAttempt(id: string, attempt: Attempt): Promise<void> {
+    await this.redis.hset(`${this.prefix}:try`, id, JSON.stringify(attempt));
+  }
+
+  async clearAttempt(id: string): Promise<void> {
+    await this.redis.hdel(`${this.prefix}:try`, id);
   }
 
   async messageTs(incidentId: string, name: string): Promise<string | undefined> {

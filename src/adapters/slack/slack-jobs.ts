@@ -29,9 +29,15 @@ export interface SlackJobDeps {
   /** Draws and shares the commit timeline under the diagnosis; absent, the thread is words only. */
   timeline?: TimelinePoster;
   log?: Pick<LogLike, "warn">;
+  /**
+   * Hands a job to the outbox when the outbox carries its kind (the root, card edits, diagnoses,
+   * notes and in-thread results); true when it did. Absent, every job is carried out here.
+   */
+  route?: (job: SlackJob) => Promise<boolean>;
 }
 
 export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, jobId: string): Promise<void> {
+  if (deps.route && (await deps.route(job))) return;
   switch (job.kind) {
     case "root":
       await ensureRoot(deps, await deps.store.require(job.incidentId), jobId);
@@ -105,7 +111,10 @@ async function postOnce(
   return ts;
 }
 
-async function latestReport(deps: SlackJobDeps, incident: Incident): Promise<Report | undefined> {
+async function latestReport(
+  deps: Pick<SlackJobDeps, "store">,
+  incident: Incident,
+): Promise<Report | undefined> {
   for (let n = incident.diagnoses; n >= 1; n--) {
     const parsed = ReportSchema.safeParse(await deps.store.getReport(incident.id, n));
     if (parsed.success) return parsed.data;
@@ -187,7 +196,11 @@ function lastWriterCommitMs(report: Report): number | undefined {
   return undefined;
 }
 
-async function renderCard(deps: SlackJobDeps, incident: Incident): Promise<SlackMessage> {
+/** The status card of the incident's current state. */
+export async function renderCard(
+  deps: Pick<SlackJobDeps, "store" | "render" | "now">,
+  incident: Incident,
+): Promise<SlackMessage> {
   return deps.render.statusCard(cardView(incident, await latestReport(deps, incident), deps.now()));
 }
 
@@ -237,8 +250,7 @@ async function postDiagnosis(
   n: number,
   jobId: string,
 ): Promise<void> {
-  const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
-  const message = deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
+  const message = await diagnosisMessage(deps, incidentId, n);
   const incident = await deps.store.require(incidentId);
   const rootTs = await ensureRoot(deps, incident, jobId);
   await postOnce(deps, incidentId, `diagnosis-${n}`, jobId, async () => {
@@ -255,8 +267,8 @@ async function postDiagnosis(
  * The commit timeline under the diagnosis, once. It comes after the words and its failure is only
  * logged: an upload that fails must never hold back or repeat the text diagnosis.
  */
-async function postDiagnosisChart(
-  deps: SlackJobDeps,
+export async function postDiagnosisChart(
+  deps: Pick<SlackJobDeps, "timeline" | "store" | "claims" | "onSlackError" | "log">,
   target: ThreadTarget,
   incidentId: string,
   n: number,
@@ -284,15 +296,32 @@ async function postDiagnosisChart(
   }
 }
 
+/** The message of diagnosis n of an incident, as its thread shows it. */
+export async function diagnosisMessage(
+  deps: Pick<SlackJobDeps, "store" | "render">,
+  incidentId: string,
+  n: number,
+): Promise<SlackMessage> {
+  const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
+  return deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
+}
+
+/** A slash command's result (a diagnosis or an audit). */
+export function commandResultMessage(
+  deps: Pick<SlackJobDeps, "render">,
+  result: Extract<SlackJob, { kind: "command-result" }>["result"],
+): SlackMessage {
+  return result.type === "diagnosis"
+    ? deps.render.diagnosis(ReportSchema.parse(result.report))
+    : deps.render.audit(AuditReportSchema.parse(result.report));
+}
+
 async function postCommandResult(
   deps: SlackJobDeps,
   job: Extract<SlackJob, { kind: "command-result" }>,
   jobId: string,
 ): Promise<void> {
-  const message =
-    job.result.type === "diagnosis"
-      ? deps.render.diagnosis(ReportSchema.parse(job.result.report))
-      : deps.render.audit(AuditReportSchema.parse(job.result.report));
+  const message = commandResultMessage(deps, job.result);
   if (job.incidentId) {
     await postInThread(deps, job.incidentId, `result-${job.key}`, jobId, message);
     return;
