@@ -7,6 +7,7 @@ import { SlackOutbox } from "../../src/adapters/slack/outbox.js";
 import { OUTBOX_EVENT_TYPE, rootOutboxId } from "../../src/adapters/slack/outbox-poster.js";
 import type { StoredMessage } from "../../src/sim/slack/types.js";
 import { until } from "../support/poll.js";
+import { postSigned, slashCommandBody } from "../support/slack-signing.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -125,5 +126,32 @@ describe("the incident's root and diagnosis through the outbox", () => {
     expect(failedRootPosts.length).toBeGreaterThan(1);
     expect(replies.filter((m) => JSON.stringify(m.blocks).includes("losing the race"))).toHaveLength(1);
     expect(replies.every((m) => m.thread_ts === roots[0]!.ts)).toBe(true);
+  });
+
+  it("slow Slack on a command's top-level result (stored, answered late): the result exists once", async () => {
+    const harness = await start("outbox-command-slow", 500);
+    harness.standIn.inject({ method: "chat.postMessage", kind: "late", delayMs: 1500, match: topLevel });
+    const ack = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      slashCommandBody({ text: "diagnose db.events" }),
+      "application/x-www-form-urlencoded",
+    );
+    expect(ack.status).toBe(200);
+    const bot = harness.bots[0]!;
+    const outbox = new SlackOutbox(bot.redis, harness.scope.namespace);
+    await until(
+      () => harness.standIn.calls.some((c) => c.method === "conversations.history"),
+      "the lost answer to be looked for",
+      15_000,
+      100,
+    );
+    await until(async () => (await outbox.pending()) === 0, "the outbox to drain", 15_000, 100);
+    await harness.standIn.settled();
+    const results = harness.standIn
+      .messages(CHANNEL)
+      .filter((m) => !m.ephemeralUser && !m.thread_ts && m.text.includes("db.events"));
+    expect(results).toHaveLength(1);
+    expect(outboxIdOf(results[0]!)).toBeDefined();
   });
 });

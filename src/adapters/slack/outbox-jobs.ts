@@ -1,13 +1,13 @@
 // Which Slack jobs the outbox carries: the status card (root and edits), diagnoses, notes and
 // slash-command results in an incident's thread. They are written to the outbox when asked for,
 // so the one poster sends them in the incident's order and one post-once mechanism guards them
-// (the outbox id in the message's metadata). Ephemeral answers and top-level command results
-// still go through the Slack job queue.
+// (the outbox id in the message's metadata). A command result with no incident open goes
+// top-level, queued per channel. Ephemeral answers still go through the Slack job queue.
 
 import type { SlackJob } from "../queue/jobs.js";
 import type { BotQueues } from "../queue/queues.js";
 import type { IncidentStore } from "../store/incident-store.js";
-import type { OutboxDelivery, SlackOutbox } from "./outbox.js";
+import { channelQueueId, type OutboxDelivery, type SlackOutbox } from "./outbox.js";
 
 /** The outbox delivery a job stands for, or undefined when the job queue carries it. */
 export function outboxDelivery(job: SlackJob): { incidentId: string; delivery: OutboxDelivery } | undefined {
@@ -24,7 +24,11 @@ export function outboxDelivery(job: SlackJob): { incidentId: string; delivery: O
         delivery: { kind: "post", name: `note-${job.key}`, message: { kind: "text", text: job.text } },
       };
     case "command-result":
-      if (!job.incidentId) return undefined;
+      if (!job.incidentId)
+        return {
+          incidentId: channelQueueId(job.channel),
+          delivery: { kind: "channel-result", name: `result-${job.key}`, result: job.result },
+        };
       return {
         incidentId: job.incidentId,
         delivery: { kind: "command-result", name: `result-${job.key}`, result: job.result },
@@ -45,6 +49,8 @@ export async function appendSlackJob(
 ): Promise<string | undefined> {
   const routed = outboxDelivery(job);
   if (!routed) return undefined;
+  if (routed.delivery.kind === "channel-result" && job.kind === "command-result")
+    return outbox.append(routed.incidentId, job.channel, Date.now(), routed.delivery);
   const incident = await store.get(routed.incidentId);
   if (!incident) return undefined;
   const channel = job.kind === "command-result" ? job.channel : incident.channel;

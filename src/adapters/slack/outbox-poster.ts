@@ -151,6 +151,7 @@ export class OutboxPoster {
   private async deliver(entry: OutboxEntry): Promise<Outcome> {
     const { delivery } = entry;
     try {
+      if (delivery.kind === "channel-result") return await this.postInChannel(entry, delivery);
       let incident = await this.deps.store.get(entry.incidentId);
       if (!incident) {
         this.deps.log.warn(
@@ -177,7 +178,7 @@ export class OutboxPoster {
             channel: incident.channel,
             ts: String(rootTs),
             text: message.text,
-            blocks: message.blocks,
+            ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
           });
           return { kind: "done" };
         }
@@ -219,7 +220,7 @@ export class OutboxPoster {
             channel: entry.channel,
             ts,
             text: message.text,
-            blocks: message.blocks,
+            ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
           });
           return { kind: "done" };
         }
@@ -259,7 +260,7 @@ export class OutboxPoster {
       channel: entry.channel,
       thread_ts: rootTs,
       text: message.text,
-      blocks: message.blocks,
+      ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
       metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
     });
     await this.deps.afterSend?.(entry);
@@ -272,6 +273,29 @@ export class OutboxPoster {
     return this.deps.views;
   }
 
+  /** A top-level message of no incident, once: looked for in the channel after a lost answer. */
+  private async postInChannel(
+    entry: OutboxEntry,
+    delivery: Extract<OutboxEntry["delivery"], { kind: "channel-result" }>,
+  ): Promise<Outcome> {
+    if (await this.deps.outbox.messageTs(entry.incidentId, delivery.name)) return { kind: "done" };
+    const attempt = await this.deps.outbox.attempt(entry.id);
+    let ts = attempt.unknown ? await this.findInChannel(entry.channel, entry.id) : undefined;
+    if (!ts) {
+      const message = this.views().commandResult(delivery.result);
+      const result = await this.deps.slack.chat.postMessage({
+        channel: entry.channel,
+        text: message.text,
+        ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+        metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
+      });
+      await this.deps.afterSend?.(entry);
+      ts = String(result.ts);
+    }
+    await this.deps.outbox.saveTs(entry.incidentId, delivery.name, ts);
+    return { kind: "done" };
+  }
+
   /**
    * Posts the incident's root once. An attempt whose answer was lost is looked for by its outbox
    * id in the channel's recent history before posting again.
@@ -280,13 +304,13 @@ export class OutboxPoster {
     const id = rootOutboxId(incident.id);
     const attempt = await this.deps.outbox.attempt(id);
     try {
-      let ts = attempt.unknown ? await this.findRoot(incident.channel, id) : undefined;
+      let ts = attempt.unknown ? await this.findInChannel(incident.channel, id) : undefined;
       if (!ts) {
         const message = await this.views().card(incident);
         const result = await this.deps.slack.chat.postMessage({
           channel: incident.channel,
           text: message.text,
-          blocks: message.blocks,
+          ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
           metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: id } },
         });
         await this.deps.afterSend?.(entry);
@@ -307,7 +331,7 @@ export class OutboxPoster {
     }
   }
 
-  private async findRoot(channel: string, id: string): Promise<string | undefined> {
+  private async findInChannel(channel: string, id: string): Promise<string | undefined> {
     let cursor: string | undefined;
     // A bounded window, newest first: the channel's last 1000 messages. Counted, not timed, so a
     // clock that differs from Slack's cannot hide a root posted a moment ago.

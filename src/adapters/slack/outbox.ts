@@ -37,7 +37,12 @@ export type OutboxDelivery =
   /** Diagnosis n in the thread, with its commit timeline under it. */
   | { kind: "diagnosis"; n: number }
   /** A slash command's result in the incident's thread, posted once under its name. */
-  | { kind: "command-result"; name: string; result: unknown };
+  | { kind: "command-result"; name: string; result: unknown }
+  /**
+   * A slash command's result top-level in the entry's channel (no incident open for the table),
+   * posted once; queued under the channel's own id (see channelQueueId), not an incident's.
+   */
+  | { kind: "channel-result"; name: string; result: unknown };
 
 export interface OutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -79,6 +84,11 @@ if redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2])
 else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
 return 1
 `;
+
+/** The queue of a channel's top-level messages that belong to no incident. */
+export function channelQueueId(channel: string): string {
+  return `channel-${channel}`;
+}
 
 export class SlackOutbox {
   private readonly prefix: string;

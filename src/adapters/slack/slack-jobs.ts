@@ -1,6 +1,6 @@
-// Carries out Slack jobs: the status card (posted once, then edited in place), the diagnosis in
-// the thread, notes, command results and ephemeral replies. Every thread message goes through a
-// claim so two processes, or a job that runs twice, never post it twice.
+// Slack jobs: ephemeral replies are sent here; every other kind (the status card, diagnoses,
+// notes, command results) is handed to the outbox, whose one poster posts each message once.
+// Also the views those messages are rendered from: the status card, a diagnosis, a result.
 
 import { describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
@@ -14,7 +14,6 @@ import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import type { SlackMessage } from "./render/block-kit.js";
-import { escapeMrkdwn } from "./render/limits.js";
 import type { HistoryEntry, StatusCardView } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
@@ -30,38 +29,19 @@ export interface SlackJobDeps {
   timeline?: TimelinePoster;
   log?: Pick<LogLike, "warn">;
   /**
-   * Hands a job to the outbox when the outbox carries its kind (the root, card edits, diagnoses,
-   * notes and in-thread results); true when it did. Absent, every job is carried out here.
+   * Hands a job to the outbox, which carries every kind but ephemeral answers (the root, card
+   * edits, diagnoses, notes, command results); false when its incident is gone.
    */
-  route?: (job: SlackJob) => Promise<boolean>;
+  route: (job: SlackJob) => Promise<boolean>;
 }
 
-export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, jobId: string): Promise<void> {
-  if (deps.route && (await deps.route(job))) return;
-  switch (job.kind) {
-    case "root":
-      await ensureRoot(deps, await deps.store.require(job.incidentId), jobId);
-      return;
-    case "card":
-      await updateCard(deps, job.incidentId, jobId);
-      return;
-    case "diagnosis":
-      await postDiagnosis(deps, job.incidentId, job.n, jobId);
-      return;
-    case "note":
-      // Notes carry error messages that may quote upstream text: shown as typed, never as markup.
-      await postInThread(deps, job.incidentId, `note-${job.key}`, jobId, {
-        text: escapeMrkdwn(job.text),
-        blocks: [],
-      });
-      return;
-    case "command-result":
-      await postCommandResult(deps, job, jobId);
-      return;
-    case "ephemeral":
-      await postEphemeral(deps, job.channel, job.user, await ephemeralMessage(deps, job.reply));
-      return;
+export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, _jobId: string): Promise<void> {
+  if (job.kind === "ephemeral") {
+    await postEphemeral(deps, job.channel, job.user, await ephemeralMessage(deps, job.reply));
+    return;
   }
+  // Every other kind is the outbox's: one poster posts it once.
+  if (!(await deps.route(job))) deps.log?.warn({ job: job.kind }, "Slack job for no incident dropped");
 }
 
 async function call<T>(deps: SlackJobDeps, method: string, fn: () => Promise<T>): Promise<T> {
@@ -79,36 +59,6 @@ async function call<T>(deps: SlackJobDeps, method: string, fn: () => Promise<T>)
 
 function messageArgs(message: SlackMessage) {
   return message.blocks.length > 0 ? { text: message.text, blocks: message.blocks } : { text: message.text };
-}
-
-/** Posts a message at most once per (incident, name): the claim guards it across processes. */
-async function postOnce(
-  deps: SlackJobDeps,
-  incidentId: string,
-  name: string,
-  jobId: string,
-  post: () => Promise<string>,
-): Promise<string> {
-  const claim = await deps.claims.claim(incidentId, name, jobId);
-  if (claim.kind === "done") return claim.ts;
-  if (claim.kind === "held-by-other") {
-    throw new CodedError(
-      ErrorCode.SlackApi,
-      `Message ${name} of ${incidentId} is being posted by ${claim.owner}.`,
-      {
-        retryable: true,
-      },
-    );
-  }
-  let ts: string;
-  try {
-    ts = await post();
-  } catch (error) {
-    await deps.claims.release(incidentId, name, jobId);
-    throw error;
-  }
-  await deps.claims.complete(incidentId, name, ts);
-  return ts;
 }
 
 async function latestReport(
@@ -204,65 +154,6 @@ export async function renderCard(
   return deps.render.statusCard(cardView(incident, await latestReport(deps, incident), deps.now()));
 }
 
-export async function ensureRoot(deps: SlackJobDeps, incident: Incident, jobId: string): Promise<string> {
-  if (incident.rootTs) return incident.rootTs;
-  const ts = await postOnce(deps, incident.id, "root", jobId, async () => {
-    const message = await renderCard(deps, incident);
-    const result = await call(deps, "chat.postMessage", () =>
-      deps.client.chat.postMessage({ channel: incident.channel, ...messageArgs(message) }),
-    );
-    return String(result.ts);
-  });
-  await deps.store.update(incident.id, { rootTs: ts }, deps.now());
-  return ts;
-}
-
-async function updateCard(deps: SlackJobDeps, incidentId: string, jobId: string): Promise<void> {
-  const incident = await deps.store.require(incidentId);
-  const ts = await ensureRoot(deps, incident, jobId);
-  // Rendered from the current state, so a late job never shows an older card.
-  const message = await renderCard(deps, await deps.store.require(incidentId));
-  await call(deps, "chat.update", () =>
-    deps.client.chat.update({ channel: incident.channel, ts, ...messageArgs(message) }),
-  );
-}
-
-async function postInThread(
-  deps: SlackJobDeps,
-  incidentId: string,
-  name: string,
-  jobId: string,
-  message: SlackMessage,
-): Promise<string> {
-  const incident = await deps.store.require(incidentId);
-  const rootTs = await ensureRoot(deps, incident, jobId);
-  return postOnce(deps, incidentId, name, jobId, async () => {
-    const result = await call(deps, "chat.postMessage", () =>
-      deps.client.chat.postMessage({ channel: incident.channel, thread_ts: rootTs, ...messageArgs(message) }),
-    );
-    return String(result.ts);
-  });
-}
-
-async function postDiagnosis(
-  deps: SlackJobDeps,
-  incidentId: string,
-  n: number,
-  jobId: string,
-): Promise<void> {
-  const message = await diagnosisMessage(deps, incidentId, n);
-  const incident = await deps.store.require(incidentId);
-  const rootTs = await ensureRoot(deps, incident, jobId);
-  await postOnce(deps, incidentId, `diagnosis-${n}`, jobId, async () => {
-    const result = await call(deps, "chat.postMessage", () =>
-      deps.client.chat.postMessage({ channel: incident.channel, thread_ts: rootTs, ...messageArgs(message) }),
-    );
-    // Before the diagnosis counts as posted, so the proposal that waits for it lands under the picture.
-    await postDiagnosisChart(deps, { channel: incident.channel, threadTs: rootTs }, incidentId, n, jobId);
-    return String(result.ts);
-  });
-}
-
 /**
  * The commit timeline under the diagnosis, once. It comes after the words and its failure is only
  * logged: an upload that fails must never hold back or repeat the text diagnosis.
@@ -314,25 +205,6 @@ export function commandResultMessage(
   return result.type === "diagnosis"
     ? deps.render.diagnosis(ReportSchema.parse(result.report))
     : deps.render.audit(AuditReportSchema.parse(result.report));
-}
-
-async function postCommandResult(
-  deps: SlackJobDeps,
-  job: Extract<SlackJob, { kind: "command-result" }>,
-  jobId: string,
-): Promise<void> {
-  const message = commandResultMessage(deps, job.result);
-  if (job.incidentId) {
-    await postInThread(deps, job.incidentId, `result-${job.key}`, jobId, message);
-    return;
-  }
-  // No open incident: a top-level message. The job id dedupes it; the claim covers a retried job.
-  await postOnce(deps, "commands", job.key, jobId, async () => {
-    const result = await call(deps, "chat.postMessage", () =>
-      deps.client.chat.postMessage({ channel: job.channel, ...messageArgs(message) }),
-    );
-    return String(result.ts);
-  });
 }
 
 async function postEphemeral(deps: SlackJobDeps, channel: string, user: string, message: SlackMessage) {
