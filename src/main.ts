@@ -461,6 +461,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       slack: config.slack,
       alertWebhookToken: config.alertWebhookToken,
       webhookBodyLimitBytes: options.webhookBodyLimitBytes,
+      // The producers, the store and the claims all use this connection.
+      redisReady: () => redis.status === "ready",
       queues: slackQueues,
       store,
       claims,

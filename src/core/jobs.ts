@@ -104,11 +104,33 @@ export const RemediationJobSchema = z.discriminatedUnion("kind", [
     stepId: z.enum(STEP_IDS),
     attempt: z.number().int().positive(),
   }),
+  // A person's click or apply-form submission, recorded by the receiver and carried out by a
+  // worker. `slackId` is Slack's own id of that delivery, so a repeat adds the same job once.
+  z.object({
+    kind: z.literal("click"),
+    button: z.enum(["done", "skip", "stop", "revert", "next"]),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    proposalId: z.string(),
+    user: z.string(),
+    slackId: z.string(),
+  }),
+  z.object({
+    kind: z.literal("approval"),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    proposalId: z.string(),
+    user: z.string(),
+    reason: z.string().optional(),
+    confirmed: z.boolean(),
+    slackId: z.string(),
+  }),
 ]);
 
 export type RemediationJob = z.infer<typeof RemediationJobSchema>;
 
 export function remediationJobId(job: RemediationJob): string {
+  if (job.kind === "click" || job.kind === "approval") return `${job.kind}-${idPart(job.slackId)}`;
   const base = `${job.kind}-${idPart(job.incidentId)}-${job.stepId}`;
   switch (job.kind) {
     case "apply":

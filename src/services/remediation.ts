@@ -30,6 +30,12 @@ export type { RemediationDeps } from "./remediation-deps.js";
 
 export type ButtonKind = "done" | "skip" | "stop" | "revert" | "next";
 
+const pick = (value: ActionValue): ActionValue => ({
+  incidentId: value.incidentId,
+  stepId: value.stepId,
+  proposalId: value.proposalId,
+});
+
 export class Remediation {
   private readonly core: WalkDispatcher;
   private readonly jobs: RemediationJobs;
@@ -212,7 +218,35 @@ export class Remediation {
     }
   }
 
+  /**
+   * The receiver's part of a click or a form submission: record it as a job and return. What it
+   * causes (reads, the walk's decision, messages) happens in a worker, in runJob. `slackId` is
+   * Slack's id of the delivery, so a repeat adds the same job once.
+   */
+  async recordClick(kind: ButtonKind, value: ActionValue, user: string, slackId: string): Promise<void> {
+    await this.deps.jobs.enqueue({ kind: "click", button: kind, ...pick(value), user, slackId });
+  }
+
+  async recordApproval(
+    value: ActionValue,
+    user: string,
+    reason: string | undefined,
+    confirmed: boolean,
+    slackId: string,
+  ): Promise<void> {
+    await this.deps.jobs.enqueue({
+      kind: "approval",
+      ...pick(value),
+      user,
+      ...(reason ? { reason } : {}),
+      confirmed,
+      slackId,
+    });
+  }
+
   async runJob(job: RemediationJob): Promise<void> {
+    if (job.kind === "click") return this.press(job.button, pick(job), job.user);
+    if (job.kind === "approval") return this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
     await this.jobs.run(job);
   }
 

@@ -1,6 +1,6 @@
 // The Bolt app: HTTP mode (HTTPReceiver; Bolt verifies every Slack signature) or Socket Mode,
-// with the alert webhooks and health routes on the same port. Listeners ack first, then hand
-// the work to the queues.
+// with the alert webhooks and health routes on the same port. Listeners verify (Bolt), record the
+// interaction as a queued job and acknowledge; the workers do the rest.
 
 import type { Server } from "node:http";
 import type { BlockAction, ButtonAction } from "@slack/bolt";
@@ -22,6 +22,7 @@ import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { publishHome } from "./home.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
+import { NOT_RECORDED_TEXT, recorder } from "./record.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
@@ -54,6 +55,13 @@ export interface BotAppOptions {
     requestSweep(request: { requestId: string; channel: string; user: string }): Promise<void>;
   };
   now?: () => number;
+  /**
+   * Whether the Redis connection is up (a status check, no round trip). Interactions are recorded
+   * only when it is; otherwise the person is told at once. Default: always.
+   */
+  redisReady?: () => boolean;
+  /** How long recording an interaction may take before the person is told it failed. */
+  recordTimeoutMs?: number;
   latestSweep?: () => Promise<Digest | undefined>;
   /** Hands an App Home publish to the outbox; absent, the receiver publishes it itself. */
   queueHome?: (user: string) => Promise<void>;
@@ -143,30 +151,47 @@ export function createBotApp(options: BotAppOptions): BotApp {
     convoStore: false,
   });
 
+  const record = recorder({
+    ...(options.redisReady ? { ready: options.redisReady } : {}),
+    ...(options.recordTimeoutMs !== undefined ? { timeoutMs: options.recordTimeoutMs } : {}),
+    log,
+  });
+
   // Slack retries and replayed requests: one event, click, submission or command is handled once.
-  app.use(replayGuard({ firstTime: (scope, key, ttl) => options.claims.firstTime(scope, key, ttl), log }));
+  // With Redis away the check is skipped rather than waited for (the listener then tells the person).
+  app.use(
+    replayGuard({
+      firstTime: (scope, key, ttl) =>
+        record.ready()
+          ? options.claims.firstTime(scope, key, ttl)
+          : Promise.reject(new Error("redis unavailable")),
+      log,
+    }),
+  );
 
   app.command("/iceberg", async ({ command, ack }) => {
     const parsed = parseCommandText(command.text ?? "");
     const reply = ackFor(parsed);
-    // Ack before any I/O: Slack gives us 3 seconds.
-    if (reply.kind === "help") await ack(ephemeral(options.render.help()));
-    else if (reply.kind === "usage-error") await ack(ephemeral(options.render.usageError(reply.error)));
+    // Help and usage errors need no I/O; anything else is recorded (queued) before the ack says
+    // it is on its way, so the ack can say so truthfully, or say it could not be recorded.
+    if (reply.kind === "help") return ack(ephemeral(options.render.help()));
+    if (reply.kind === "usage-error") return ack(ephemeral(options.render.usageError(reply.error)));
+    const recorded = await record.record(`command ${parsed.kind}`, () =>
+      parsed.kind === "sweep"
+        ? (options.sweep?.requestSweep({
+            requestId: command.trigger_id,
+            channel: command.channel_id,
+            user: command.user_id,
+          }) ?? Promise.resolve())
+        : dispatchCommand(options.queues, parsed, {
+            channel: command.channel_id,
+            user: command.user_id,
+            requestId: command.trigger_id,
+          }),
+    );
+    if (!recorded) await ack({ response_type: "ephemeral", text: NOT_RECORDED_TEXT });
     else if (parsed.kind === "diagnose") await ack(ephemeral(options.render.diagnosingAck(parsed.table)));
     else await ack({ response_type: "ephemeral", text: reply.text });
-    if (parsed.kind === "sweep") {
-      await options.sweep?.requestSweep({
-        requestId: command.trigger_id,
-        channel: command.channel_id,
-        user: command.user_id,
-      });
-      return;
-    }
-    await dispatchCommand(options.queues, parsed, {
-      channel: command.channel_id,
-      user: command.user_id,
-      requestId: command.trigger_id,
-    });
   });
 
   app.event("app_home_opened", async ({ event, client }) => {
@@ -196,7 +221,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
       log.error({ err: (error as Error).message }, "evidence modal failed");
     }
   });
-  if (options.remediation) registerPlaybookListeners(app, options.remediation, log);
+  if (options.remediation) registerPlaybookListeners(app, options.remediation, log, record);
   if (options.sweep) registerSweepListeners(app, { ...options.sweep, store: options.store }, log);
   // Anything else (a button of a future version, say) is acknowledged so Slack shows no error.
   const ours = options.remediation !== undefined;

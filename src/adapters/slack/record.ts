@@ -1,0 +1,51 @@
+// The receiver's one job for an interaction: record it in Redis (a queued job) before answering.
+// When Redis is away the person is told at once, through the ack or the response_url (neither
+// needs Redis), and nothing is left waiting to be recorded behind their back: the attempt is not
+// even started unless the connection is up, and is bounded well inside Slack's 3 s.
+
+import type { LogLike } from "../../services/incident-deps.js";
+
+/** What a person sees when their click, submission or command could not be recorded. */
+export const NOT_RECORDED_TEXT = "Could not record this, try again in a moment.";
+
+/** Leaves room for the ack itself inside Slack's 3 s. */
+export const RECORD_TIMEOUT_MS = 1500;
+
+export interface Recorder {
+  /** True when `work` finished in time; false (and logged) when Redis is away, slow or failing. */
+  record(what: string, work: () => Promise<unknown>): Promise<boolean>;
+  /** Whether Redis can be asked at all right now (a check of the connection, not a round trip). */
+  ready(): boolean;
+}
+
+export function recorder(options: { ready?: () => boolean; timeoutMs?: number; log: LogLike }): Recorder {
+  const ready = options.ready ?? (() => true);
+  const timeoutMs = options.timeoutMs ?? RECORD_TIMEOUT_MS;
+  return {
+    ready,
+    async record(what, work) {
+      if (!ready()) {
+        options.log.warn({ what }, "redis unavailable, interaction not recorded");
+        return false;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          work(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer from Redis in ${timeoutMs} ms`)), timeoutMs);
+          }),
+        ]);
+        return true;
+      } catch (error) {
+        options.log.warn(
+          { what, err: error instanceof Error ? error.message : String(error) },
+          "interaction not recorded",
+        );
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
