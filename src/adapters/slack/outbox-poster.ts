@@ -62,6 +62,8 @@ export interface PosterViews {
   commandResult(result: unknown): SlackMessage;
   /** After diagnosis n is in the thread: its commit timeline, once; a failure is only logged. */
   afterDiagnosis?(incident: Incident, rootTs: string, n: number): Promise<void>;
+  /** Publishes a user's App Home from the current state, through this poster's client. */
+  home?(user: string): Promise<void>;
 }
 
 /** The outbox id of an incident's root: one per incident, whichever entry asked for it. */
@@ -115,9 +117,11 @@ export class OutboxPoster {
     for (;;) {
       const entry = await this.deps.outbox.head(incidentId);
       if (!entry) return;
-      // A card edit followed by another shows nothing the later one will not: skip it.
+      // A card edit (or home publish) followed by another shows nothing the later one will not.
+      const kind = entry.delivery.kind;
       const outcome =
-        entry.delivery.kind === "card" && (await this.deps.outbox.next(incidentId))?.delivery.kind === "card"
+        (kind === "card" || kind === "home") &&
+        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind
           ? ({ kind: "done" } as const)
           : await this.deliver(entry);
       const now = this.deps.now();
@@ -152,6 +156,10 @@ export class OutboxPoster {
     const { delivery } = entry;
     try {
       if (delivery.kind === "channel-result") return await this.postInChannel(entry, delivery);
+      if (delivery.kind === "home") {
+        await this.views().home?.(delivery.user);
+        return { kind: "done" };
+      }
       let incident = await this.deps.store.get(entry.incidentId);
       if (!incident) {
         this.deps.log.warn(

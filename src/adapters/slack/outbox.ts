@@ -1,6 +1,7 @@
-// The durable outbox of what remediation owes Slack: every thread message, edit and ephemeral
-// answer is an entry in Redis before anything is sent, and one poster (outbox-poster.ts) drains
-// it. Entries queue per incident, oldest first, so a thread keeps its order; a sorted set says
+// The durable outbox of what the bot owes Slack (status cards, diagnoses, results, App Home and
+// remediation's messages): every message and edit is an entry in Redis before anything is
+// sent, and one poster (outbox-poster.ts) drains it. Entries queue per incident (or per channel
+// or user for what belongs to none), oldest first, so a thread keeps its order; a sorted set says
 // when each incident's queue is next due. A message's outbox id travels in its Slack metadata,
 // so a post whose answer was lost is found in the thread instead of being posted twice.
 //
@@ -42,7 +43,9 @@ export type OutboxDelivery =
    * A slash command's result top-level in the entry's channel (no incident open for the table),
    * posted once; queued under the channel's own id (see channelQueueId), not an incident's.
    */
-  | { kind: "channel-result"; name: string; result: unknown };
+  | { kind: "channel-result"; name: string; result: unknown }
+  /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
+  | { kind: "home"; user: string };
 
 export interface OutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -88,6 +91,11 @@ return 1
 /** The queue of a channel's top-level messages that belong to no incident. */
 export function channelQueueId(channel: string): string {
   return `channel-${channel}`;
+}
+
+/** The queue of a user's App Home publishes. */
+export function homeQueueId(user: string): string {
+  return `home-${user}`;
 }
 
 export class SlackOutbox {
