@@ -231,7 +231,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
   });
   const remediation = new Remediation({
-    walks: new WalkStore(redis, options.namespace),
+    // A decision and the messages it owes Slack are saved in one atomic step.
+    walks: new WalkStore(redis, options.namespace, { outbox, now: Date.now }),
     audit: new AuditTrail(redis, store.keys),
     store,
     claims,

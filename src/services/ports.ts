@@ -196,13 +196,28 @@ export interface RemediationScheduler {
 
 // --- remediation -----------------------------------------------------------------------------
 
+/** One message of a walk as data: what the notifier is asked to say, so it can be stored with the walk. */
+export type WalkMessage =
+  | { kind: "post-proposal"; name: string; view: ProposalView }
+  | { kind: "update-proposal"; name: string; view: ProposalView; note: ProposalNote; withButtons: boolean }
+  | { kind: "upsert-verification"; name: string; view: VerificationView }
+  | { kind: "note"; name: string; note: WalkNote }
+  | { kind: "ephemeral"; user: string; notice: Notice };
+
 export interface WalkStorePort {
   get(incidentId: string): Promise<Versioned<WalkRecord> | undefined>;
-  /** Runs a pure `change` on the current record and saves its result atomically (compare-and-set). */
+  /**
+   * Runs a pure `change` on the current record and saves its result atomically (compare-and-set).
+   * A store with an outbox saves the change's `messages` in the same atomic step
+   * (`messagesRecorded`), so a process dying after the save cannot lose them; otherwise the
+   * caller hands them to the notifier after the save.
+   */
   mutate<R>(
     incidentId: string,
-    change: (current: WalkRecord | undefined) => { record: WalkRecord; result: R } | undefined,
-  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean }>;
+    change: (
+      current: WalkRecord | undefined,
+    ) => { record: WalkRecord; result: R; messages?: WalkMessage[] } | undefined,
+  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean; messagesRecorded?: boolean }>;
 }
 
 /** One row of a table's audit trail, as /iceberg history lists it. */

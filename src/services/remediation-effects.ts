@@ -7,10 +7,10 @@ import type { ApprovalPolicy } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
 import type { WalkRecord } from "../core/playbook/record.js";
 import type { Step } from "../core/playbook/schema.js";
-import type { Effect, ProposalNote, StepPhase, StepRun } from "../core/playbook/walk.js";
+import type { Effect, StepRun } from "../core/playbook/walk.js";
 import type { RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
-import type { RemediationJob } from "./ports.js";
+import type { RemediationJob, WalkMessage } from "./ports.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import {
   cardSummary,
@@ -19,9 +19,11 @@ import {
   proposalView,
   verificationView,
 } from "./remediation-views.js";
-import type { VerificationOutcome } from "./view-models.js";
+import type { VerificationOutcome, VerificationView } from "./view-models.js";
 
 export interface ExecuteExtra {
+  /** The walk store already saved the effects' messages with the record (the outbox sends them). */
+  messagesRecorded?: boolean;
   /** The person whose click caused the effects, for "Skipped by …" lines. */
   actor?: string;
   /** What the follow-up check read, for the verification message. */
@@ -35,6 +37,8 @@ export interface EffectHooks {
 }
 
 const QUEUE_EFFECTS = new Set<Effect["type"]>(["apply-change", "schedule-check", "revert-change"]);
+/** Effects that are only something said in Slack; their messages may be saved with the walk. */
+const MESSAGE_EFFECTS = new Set<Effect["type"]>(["post-proposal", "update-proposal", "post-ephemeral"]);
 
 export class RemediationEffects {
   constructor(
@@ -44,9 +48,14 @@ export class RemediationEffects {
 
   async execute(record: WalkRecord, effects: readonly Effect[], extra: ExecuteExtra = {}): Promise<void> {
     const later: Array<() => Promise<void>> = [];
+    const approvers = extra.messagesRecorded ? [] : await this.approversFor(record, effects);
     for (const effect of effects) {
       try {
-        await this.perform(record, effect, effects, extra, later);
+        if (!extra.messagesRecorded)
+          for (const message of this.messagesOf(record, effect, effects, extra, approvers))
+            await this.deliver(record, message);
+        if (MESSAGE_EFFECTS.has(effect.type)) continue;
+        await this.perform(record, effect, extra, later);
       } catch (error) {
         if (QUEUE_EFFECTS.has(effect.type)) throw error;
         this.deps.log.warn(
@@ -61,10 +70,115 @@ export class RemediationEffects {
     for (const next of later) await next();
   }
 
+  /**
+   * What the effects say in Slack, as data, built without I/O so the walk store can save them
+   * in the same atomic step as the record they belong to.
+   */
+  messages(
+    record: WalkRecord,
+    effects: readonly Effect[],
+    extra: ExecuteExtra,
+    approvers: readonly string[],
+  ): WalkMessage[] {
+    return effects.flatMap((effect) => this.messagesOf(record, effect, effects, extra, approvers));
+  }
+
   /** Posts the live proposal of a step if it is not in the thread yet (idempotent). */
   async ensureProposalPosted(record: WalkRecord, stepId: StepId): Promise<void> {
-    await this.postProposal(record, stepId);
+    const { approvers } = await this.hooks.policy(record.table);
+    const built = this.proposalView(record, stepId, approvers);
+    if (built)
+      await this.deliver(record, {
+        kind: "post-proposal",
+        name: `proposal-${built.proposalId}`,
+        view: built.view,
+      });
     await this.syncCard(record);
+  }
+
+  /** The table's approvers when a proposal is shown; undefined (no proposal message) when unreadable. */
+  private async approversFor(record: WalkRecord, effects: readonly Effect[]) {
+    if (!effects.some((e) => e.type === "post-proposal" || e.type === "update-proposal")) return [];
+    try {
+      return (await this.hooks.policy(record.table)).approvers;
+    } catch (error) {
+      this.deps.log.warn({ err: asCodedError(error).message }, "approvers unreadable; proposal not shown");
+      return undefined;
+    }
+  }
+
+  /** Hands one message to the notifier. */
+  private async deliver(record: WalkRecord, message: WalkMessage): Promise<void> {
+    const { notifier } = this.deps;
+    switch (message.kind) {
+      case "post-proposal":
+        return notifier.postProposal(record, message.name, message.view);
+      case "update-proposal":
+        return notifier.updateProposal(record, message.name, message.view, message.note, message.withButtons);
+      case "upsert-verification":
+        return notifier.upsertVerification(record, message.name, message.view);
+      case "note":
+        return notifier.postNote(record, message.name, message.note);
+      case "ephemeral":
+        return notifier.postEphemeral(record, message.user, message.notice);
+    }
+  }
+
+  private messagesOf(
+    record: WalkRecord,
+    effect: Effect,
+    all: readonly Effect[],
+    extra: ExecuteExtra,
+    approvers: readonly string[] | undefined,
+  ): WalkMessage[] {
+    switch (effect.type) {
+      case "post-proposal": {
+        const built = this.proposalView(record, effect.stepId, approvers);
+        return built
+          ? [{ kind: "post-proposal", name: `proposal-${built.proposalId}`, view: built.view }]
+          : [];
+      }
+      case "update-proposal": {
+        const built = this.proposalView(record, effect.stepId, approvers);
+        if (!built) return [];
+        const decision = decisionFor(built.run, effect.phase, extra.actor, this.deps.now());
+        // A superseded or decided proposal must not offer buttons any more.
+        const withButtons = !decision && effect.phase !== "superseded";
+        return [
+          {
+            kind: "update-proposal",
+            name: `proposal-${built.proposalId}`,
+            view: decision ? { ...built.view, decision } : built.view,
+            note: effect.note,
+            withButtons,
+          },
+        ];
+      }
+      case "post-ephemeral":
+        return [{ kind: "ephemeral", user: effect.user, notice: effect.notice }];
+      case "update-verification": {
+        const view = this.verificationView(record, effect, all, extra.recovery);
+        return view ? [{ kind: "upsert-verification", name: view.name, view: view.view }] : [];
+      }
+      case "walk-ended":
+        return [
+          {
+            kind: "note",
+            name: `walk-ended-${record.proposals.length}`,
+            note:
+              effect.outcome === "stopped"
+                ? { kind: "walk-stopped", table: record.table, by: effect.by }
+                : {
+                    kind: "walk-stalled",
+                    table: record.table,
+                    afterStepId: effect.afterStepId,
+                    ...(effect.terminal ? { terminalTitle: effect.terminal.title } : {}),
+                  },
+          },
+        ];
+      default:
+        return [];
+    }
   }
 
   /**
@@ -150,20 +264,14 @@ export class RemediationEffects {
   private async perform(
     record: WalkRecord,
     effect: Effect,
-    all: readonly Effect[],
     extra: ExecuteExtra,
     later: Array<() => Promise<void>>,
   ): Promise<void> {
     const { deps } = this;
     switch (effect.type) {
       case "post-proposal":
-        await this.postProposal(record, effect.stepId);
-        return;
       case "update-proposal":
-        await this.updateProposal(record, effect.stepId, effect.phase, effect.note, extra.actor);
-        return;
       case "post-ephemeral":
-        await deps.notifier.postEphemeral(record, effect.user, effect.notice);
         return;
       case "apply-change": {
         const proposalId = proposalIdFor(record, effect.stepId) ?? "p0";
@@ -199,7 +307,15 @@ export class RemediationEffects {
         });
         return;
       case "update-verification":
-        await this.updateVerification(record, effect, all, extra.recovery);
+        await this.deps.audit.append(record.table, {
+          atMs: this.deps.now(),
+          actor: "bot",
+          action: effect.recovered ? "verified: recovered" : "verified: not yet",
+          stepId: effect.stepId,
+          outcome: "ok",
+          detail: `check ${effect.checkIndex} of ${effect.checksTotal}: ${effect.detail}`,
+          incidentId: record.incidentId,
+        });
         return;
       case "resolve-incident": {
         const incident = await deps.store.require(record.incidentId);
@@ -215,18 +331,6 @@ export class RemediationEffects {
         const incident = await deps.store.require(record.incidentId);
         if (effect.outcome === "stopped" && incident.state !== "stopped")
           await deps.store.close(incident, "stopped", deps.now());
-        await deps.notifier.postNote(
-          record,
-          `walk-ended-${record.proposals.length}`,
-          effect.outcome === "stopped"
-            ? { kind: "walk-stopped", table: record.table, by: effect.by }
-            : {
-                kind: "walk-stalled",
-                table: record.table,
-                afterStepId: effect.afterStepId,
-                ...(effect.terminal ? { terminalTitle: effect.terminal.title } : {}),
-              },
-        );
         return;
       }
       case "audit":
@@ -242,52 +346,25 @@ export class RemediationEffects {
     return record.walk.history.findLast((r) => r.stepId === stepId);
   }
 
-  private async proposalView(record: WalkRecord, stepId: StepId) {
+  private proposalView(record: WalkRecord, stepId: StepId, approvers: readonly string[] | undefined) {
+    if (!approvers) return undefined;
     const run = this.runFor(record, stepId);
     const step = this.hooks.step(record.walk.playbookId, stepId);
     const proposalId = proposalIdFor(record, stepId);
     if (!run || !step || !proposalId) return undefined;
-    const policy = await this.hooks.policy(record.table);
-    return { run, proposalId, view: proposalView(record, run, step, proposalId, policy.approvers) };
+    return { run, proposalId, view: proposalView(record, run, step, proposalId, approvers) };
   }
 
-  private async postProposal(record: WalkRecord, stepId: StepId): Promise<void> {
-    const built = await this.proposalView(record, stepId);
-    if (!built) return;
-    await this.deps.notifier.postProposal(record, `proposal-${built.proposalId}`, built.view);
-  }
-
-  private async updateProposal(
-    record: WalkRecord,
-    stepId: StepId,
-    phase: StepPhase,
-    note: ProposalNote,
-    actor: string | undefined,
-  ): Promise<void> {
-    const built = await this.proposalView(record, stepId);
-    if (!built) return;
-    const decision = decisionFor(built.run, phase, actor, this.deps.now());
-    // A superseded or decided proposal must not offer buttons any more.
-    const withButtons = !decision && phase !== "superseded";
-    await this.deps.notifier.updateProposal(
-      record,
-      `proposal-${built.proposalId}`,
-      decision ? { ...built.view, decision } : built.view,
-      note,
-      withButtons,
-    );
-  }
-
-  private async updateVerification(
+  private verificationView(
     record: WalkRecord,
     effect: Extract<Effect, { type: "update-verification" }>,
     all: readonly Effect[],
     recovery: RecoveryResult | undefined,
-  ): Promise<void> {
+  ): { name: string; view: VerificationView } | undefined {
     const proposalId = proposalIdFor(record, effect.stepId);
     const run = this.runFor(record, effect.stepId);
     const step = this.hooks.step(record.walk.playbookId, effect.stepId);
-    if (!proposalId || !run || !step) return;
+    if (!proposalId || !run || !step) return undefined;
     let outcome: VerificationOutcome | undefined;
     if (effect.recovered) {
       const snapshot = recovery?.firstNewSnapshot;
@@ -326,16 +403,7 @@ export class RemediationEffects {
       recovery,
       outcome,
     );
-    await this.deps.notifier.upsertVerification(record, `verify-${proposalId}`, view);
-    await this.deps.audit.append(record.table, {
-      atMs: this.deps.now(),
-      actor: "bot",
-      action: effect.recovered ? "verified: recovered" : "verified: not yet",
-      stepId: effect.stepId,
-      outcome: "ok",
-      detail: `check ${effect.checkIndex} of ${effect.checksTotal}: ${effect.detail}`,
-      incidentId: record.incidentId,
-    });
+    return { name: `verify-${proposalId}`, view };
   }
 
   private async syncCard(record: WalkRecord): Promise<void> {

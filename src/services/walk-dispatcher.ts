@@ -82,14 +82,22 @@ export class WalkDispatcher {
           ? { recoveredAtMs: opts.recovery.firstNewSnapshot.timestampMs }
           : {}),
       });
-      return { record, result: effects };
+      // What the decision says in Slack is built now, so the store can save it with the record.
+      return {
+        record,
+        result: effects,
+        messages: this.effects.messages(record, effects, opts, policy.approvers),
+      };
     });
     if (!outcome.changed || !outcome.record) {
       if (!outcome.record && "user" in event)
         await this.noProposal({ incidentId } as ActionValue, event.user);
       return { changed: false, ...(outcome.record ? { record: outcome.record } : {}) };
     }
-    await this.effects.execute(outcome.record, outcome.result ?? [], opts);
+    await this.effects.execute(outcome.record, outcome.result ?? [], {
+      ...opts,
+      messagesRecorded: outcome.messagesRecorded === true,
+    });
     // If an earlier process died between recording and queueing, the missing job is added now.
     await this.effects.ensurePending(outcome.record);
     return { record: outcome.record, changed: true };

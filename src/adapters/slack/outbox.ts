@@ -10,7 +10,7 @@
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
 import type { Notice, ProposalNote } from "../../core/playbook/walk.js";
-import type { RemediationNotifier, WalkNote, WalkThread } from "../../services/ports.js";
+import type { RemediationNotifier, WalkMessage, WalkNote, WalkThread } from "../../services/ports.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "../../services/view-models.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "../store/keys.js";
@@ -112,19 +112,27 @@ export class SlackOutbox {
     return `${this.prefix}:q:${incidentId}`;
   }
 
+  /** The keys an incident's entries are appended to (seq, queue, due), for a script that also appends. */
+  appendKeys(incidentId: string): [string, string, string] {
+    return [`${this.prefix}:seq`, this.queueKey(incidentId), `${this.prefix}:due`];
+  }
+
+  /** An entry as stored, with its id left blank ("id":"" first) for the appending script to fill. */
+  entryJson(incidentId: string, channel: string, nowMs: number, delivery: OutboxDelivery): string {
+    return JSON.stringify({ id: "", incidentId, channel, createdAtMs: nowMs, delivery });
+  }
+
   async append(
     incidentId: string,
     channel: string,
     nowMs: number,
     delivery: OutboxDelivery,
   ): Promise<string> {
-    const json = JSON.stringify({ id: "", incidentId, channel, createdAtMs: nowMs, delivery });
+    const json = this.entryJson(incidentId, channel, nowMs, delivery);
     const id = await this.redis.eval(
       APPEND,
       3,
-      `${this.prefix}:seq`,
-      this.queueKey(incidentId),
-      `${this.prefix}:due`,
+      ...this.appendKeys(incidentId),
       String(nowMs),
       incidentId,
       json,
@@ -218,14 +226,7 @@ export class OutboxNotifier implements RemediationNotifier {
   ) {}
 
   async postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void> {
-    const afterName =
-      thread.proposedForDiagnosis === undefined ? undefined : `diagnosis-${thread.proposedForDiagnosis}`;
-    await this.add(thread, {
-      kind: "post",
-      name,
-      message: { kind: "proposal", view },
-      ...(afterName ? { afterName } : {}),
-    });
+    await this.add(thread, { kind: "post-proposal", name, view });
   }
 
   async updateProposal(
@@ -235,15 +236,15 @@ export class OutboxNotifier implements RemediationNotifier {
     note: ProposalNote,
     withButtons: boolean,
   ): Promise<void> {
-    await this.add(thread, { kind: "update", name, message: { kind: "proposal", view, note, withButtons } });
+    await this.add(thread, { kind: "update-proposal", name, view, note, withButtons });
   }
 
   async upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void> {
-    await this.add(thread, { kind: "upsert", name, message: { kind: "verification", view } });
+    await this.add(thread, { kind: "upsert-verification", name, view });
   }
 
   async postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void> {
-    await this.add(thread, { kind: "post", name, message: { kind: "note", note } });
+    await this.add(thread, { kind: "note", name, note });
   }
 
   async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
@@ -254,7 +255,41 @@ export class OutboxNotifier implements RemediationNotifier {
     return this.openModal(triggerId, view);
   }
 
-  private async add(thread: WalkThread, delivery: OutboxDelivery): Promise<void> {
-    await this.outbox.append(thread.incidentId, thread.channel, this.now(), delivery);
+  private async add(thread: WalkThread, message: WalkMessage): Promise<void> {
+    await this.outbox.append(thread.incidentId, thread.channel, this.now(), deliveryFor(thread, message));
+  }
+}
+
+/** The outbox entry of one walk message: the same whether the notifier or the walk store records it. */
+export function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDelivery {
+  switch (message.kind) {
+    case "post-proposal": {
+      // A proposal waits (bounded) for the diagnosis message it answers.
+      const afterName =
+        thread.proposedForDiagnosis === undefined ? undefined : `diagnosis-${thread.proposedForDiagnosis}`;
+      return {
+        kind: "post",
+        name: message.name,
+        message: { kind: "proposal", view: message.view },
+        ...(afterName ? { afterName } : {}),
+      };
+    }
+    case "update-proposal":
+      return {
+        kind: "update",
+        name: message.name,
+        message: {
+          kind: "proposal",
+          view: message.view,
+          note: message.note,
+          withButtons: message.withButtons,
+        },
+      };
+    case "upsert-verification":
+      return { kind: "upsert", name: message.name, message: { kind: "verification", view: message.view } };
+    case "note":
+      return { kind: "post", name: message.name, message: { kind: "note", note: message.note } };
+    case "ephemeral":
+      return { kind: "ephemeral", user: message.user, notice: message.notice };
   }
 }

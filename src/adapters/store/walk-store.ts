@@ -1,10 +1,14 @@
 // The playbook walk of each incident, durable in Redis. Every change is a compare-and-set on a
 // version field (one Lua script), so two clicks, two workers or two bot replicas never both win:
-// the loser re-reads the new state and runs its event again.
+// the loser re-reads the new state and runs its event again. With an outbox, the messages a change
+// owes Slack are appended in the same script as the record is saved (walk and outbox keys share
+// one hash tag), so they are stored together or not at all.
 
 import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { deliveryFor, type SlackOutbox } from "../slack/outbox.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 export type { ProposalRef, Versioned, WalkRecord } from "../../core/playbook/record.js";
@@ -17,7 +21,29 @@ redis.call('HSET', KEYS[1], 'version', tostring(tonumber(ARGV[1]) + 1), 'data', 
 return 1
 `;
 
+// KEYS: the walk hash, outbox seq, outbox queue, outbox due. ARGV: expected version, new data,
+// now, incident id, then each entry's JSON with "id":"" first. The queue's type is checked before
+// anything is written: a script that failed half-way would keep its first writes.
+const SAVE_WITH_OUTBOX = `
+local t = redis.call('TYPE', KEYS[3]).ok
+if t ~= 'none' and t ~= 'list' then return redis.error_reply('WRONGTYPE outbox queue is not a list') end
+local v = redis.call('HGET', KEYS[1], 'version')
+if (v or '0') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'version', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
+for i = 5, #ARGV do
+  local id = redis.call('INCR', KEYS[2])
+  redis.call('RPUSH', KEYS[3], '{"id":"o' .. id .. '"' .. string.sub(ARGV[i], 9))
+end
+if #ARGV >= 5 then redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[4]) end
+return 1
+`;
+
 const MAX_ATTEMPTS = 25;
+
+export interface WalkOutbox {
+  outbox: SlackOutbox;
+  now: () => number;
+}
 
 export class WalkStore {
   private readonly prefix: string;
@@ -25,6 +51,8 @@ export class WalkStore {
   constructor(
     private readonly redis: RedisClient,
     namespace: string = DEFAULT_NAMESPACE,
+    /** When given, a change's messages are saved with it (same namespace, so the same hash tag). */
+    private readonly withOutbox?: WalkOutbox,
   ) {
     this.prefix = `{${namespace}}`;
   }
@@ -46,25 +74,56 @@ export class WalkStore {
    */
   async mutate<R>(
     incidentId: string,
-    change: (current: WalkRecord | undefined) => { record: WalkRecord; result: R } | undefined,
-  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean }> {
+    change: (
+      current: WalkRecord | undefined,
+    ) => { record: WalkRecord; result: R; messages?: WalkMessage[] } | undefined,
+  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean; messagesRecorded?: boolean }> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(incidentId);
       const next = change(current?.value);
       if (!next) return { record: current?.value, changed: false };
-      const stored = await this.redis.eval(
-        COMPARE_AND_SET,
-        1,
-        this.key(incidentId),
-        String(current?.version ?? 0),
-        JSON.stringify(next.record),
-      );
-      if (Number(stored) === 1) return { record: next.record, result: next.result, changed: true };
+      const version = String(current?.version ?? 0);
+      const data = JSON.stringify(next.record);
+      const stored = this.withOutbox
+        ? await this.saveWithOutbox(incidentId, version, data, next.record, next.messages ?? [])
+        : await this.redis.eval(COMPARE_AND_SET, 1, this.key(incidentId), version, data);
+      if (Number(stored) === 1)
+        return {
+          record: next.record,
+          result: next.result,
+          changed: true,
+          messagesRecorded: this.withOutbox !== undefined,
+        };
     }
     throw new CodedError(
       ErrorCode.ChangeInProgress,
       `The playbook state of ${incidentId} kept changing under this update`,
       { retryable: true, hint: "Many clicks arrived at once; the action is retried." },
+    );
+  }
+
+  private saveWithOutbox(
+    incidentId: string,
+    version: string,
+    data: string,
+    record: WalkRecord,
+    messages: readonly WalkMessage[],
+  ): Promise<unknown> {
+    const { outbox, now } = this.withOutbox as WalkOutbox;
+    const at = now();
+    const entries = messages.map((m) =>
+      outbox.entryJson(incidentId, record.channel, at, deliveryFor(record, m)),
+    );
+    return this.redis.eval(
+      SAVE_WITH_OUTBOX,
+      4,
+      this.key(incidentId),
+      ...outbox.appendKeys(incidentId),
+      version,
+      data,
+      String(at),
+      incidentId,
+      ...entries,
     );
   }
 }
