@@ -29,7 +29,8 @@ import {
 import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
-import { OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox.js";
+import { publishHome } from "./adapters/slack/home.js";
+import { homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox.js";
 import { appendSlackJob, routeSlackJobs } from "./adapters/slack/outbox-jobs.js";
 import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox-poster.js";
 import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
@@ -326,19 +327,20 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       );
     }, 5_000);
     sweeper.unref();
+    const posterClient = createSlackClient({
+      token: config.slack.botToken,
+      apiUrl: config.slack.apiUrl,
+      logger: boltLogger(log),
+      secrets: secretValues(config),
+      addresses,
+      oneAttempt: true,
+      ...(options.slackDelivery?.timeoutMs !== undefined
+        ? { timeoutMs: options.slackDelivery.timeoutMs }
+        : {}),
+    });
     poster = new OutboxPoster({
       outbox,
-      slack: createSlackClient({
-        token: config.slack.botToken,
-        apiUrl: config.slack.apiUrl,
-        logger: boltLogger(log),
-        secrets: secretValues(config),
-        addresses,
-        oneAttempt: true,
-        ...(options.slackDelivery?.timeoutMs !== undefined
-          ? { timeoutMs: options.slackDelivery.timeoutMs }
-          : {}),
-      }),
+      slack: posterClient,
       store,
       claims,
       views: {
@@ -359,6 +361,11 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
             incident.id,
             n,
             "outbox",
+          ),
+        home: (user) =>
+          publishHome(
+            { client: posterClient, store, render, now: now(), latestSweep: () => sweepStore.latest() },
+            user,
           ),
       },
       now: Date.now,
@@ -471,6 +478,10 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
           (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
       },
       latestSweep: () => sweepStore.latest(),
+      // Published by the outbox's poster, retried through a Slack outage.
+      queueHome: async (user) => {
+        await outbox.append(homeQueueId(user), "", Date.now(), { kind: "home", user });
+      },
       pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
       acceptAlerts: async (alerts) => {
         const outcome = await acceptAlerts({ ...deps, knownTables }, alerts);

@@ -16,7 +16,7 @@ import type { StepId } from "../core/ids.js";
 import type { Incident, TimelineEntry } from "../core/incident/model.js";
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { Versioned, WalkRecord } from "../core/playbook/record.js";
-import type { AuditEntry } from "../core/playbook/walk.js";
+import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
 
 export type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
@@ -232,8 +232,8 @@ export interface ApproverDirectory {
 export type WalkNote =
   | { kind: "apply-failed"; stepTitle: string; detail: string }
   | { kind: "proposal-failed"; stepTitle: string; reason: string; table: string }
-  | { kind: "walk-stopped"; table: string; detail: string }
-  | { kind: "walk-stalled"; table: string; detail: string };
+  | { kind: "walk-stopped"; table: string; by: string }
+  | { kind: "walk-stalled"; table: string; afterStepId: StepId; terminalTitle?: string };
 
 /** Thread target of a walk's messages. */
 export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedForDiagnosis">;
@@ -249,12 +249,12 @@ export interface RemediationNotifier {
     thread: WalkThread,
     name: string,
     view: ProposalView,
-    note: string,
+    note: ProposalNote,
     withButtons: boolean,
   ): Promise<void>;
   upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void>;
   postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void>;
-  postEphemeral(thread: WalkThread, user: string, text: string): Promise<void>;
+  postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void>;
   /** false when Slack refused to open it (e.g. the trigger expired). */
   openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean>;
 }

@@ -7,7 +7,7 @@ import type { ApprovalPolicy } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
 import type { WalkRecord } from "../core/playbook/record.js";
 import type { Step } from "../core/playbook/schema.js";
-import type { Effect, StepPhase, StepRun } from "../core/playbook/walk.js";
+import type { Effect, ProposalNote, StepPhase, StepRun } from "../core/playbook/walk.js";
 import type { RecoveryResult } from "../core/verification/check.js";
 import { asCodedError } from "../errors.js";
 import type { RemediationJob } from "./ports.js";
@@ -163,7 +163,7 @@ export class RemediationEffects {
         await this.updateProposal(record, effect.stepId, effect.phase, effect.note, extra.actor);
         return;
       case "post-ephemeral":
-        await deps.notifier.postEphemeral(record, effect.user, effect.text);
+        await deps.notifier.postEphemeral(record, effect.user, effect.notice);
         return;
       case "apply-change": {
         const proposalId = proposalIdFor(record, effect.stepId) ?? "p0";
@@ -215,11 +215,18 @@ export class RemediationEffects {
         const incident = await deps.store.require(record.incidentId);
         if (effect.outcome === "stopped" && incident.state !== "stopped")
           await deps.store.close(incident, "stopped", deps.now());
-        await deps.notifier.postNote(record, `walk-ended-${record.proposals.length}`, {
-          kind: effect.outcome === "stopped" ? "walk-stopped" : "walk-stalled",
-          table: record.table,
-          detail: effect.detail,
-        });
+        await deps.notifier.postNote(
+          record,
+          `walk-ended-${record.proposals.length}`,
+          effect.outcome === "stopped"
+            ? { kind: "walk-stopped", table: record.table, by: effect.by }
+            : {
+                kind: "walk-stalled",
+                table: record.table,
+                afterStepId: effect.afterStepId,
+                ...(effect.terminal ? { terminalTitle: effect.terminal.title } : {}),
+              },
+        );
         return;
       }
       case "audit":
@@ -254,7 +261,7 @@ export class RemediationEffects {
     record: WalkRecord,
     stepId: StepId,
     phase: StepPhase,
-    note: string,
+    note: ProposalNote,
     actor: string | undefined,
   ): Promise<void> {
     const built = await this.proposalView(record, stepId);

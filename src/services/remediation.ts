@@ -2,7 +2,7 @@
 // and queue jobs. Every input becomes a machine event applied with a compare-and-set on the stored
 // walk; the effects the machine returns are then carried out (Slack messages, jobs, audit rows).
 
-import { type ApprovalPolicy, canApprove } from "../core/approval/policy.js";
+import { type ApprovalPolicy, approverIds, canApprove } from "../core/approval/policy.js";
 import type { StepId } from "../core/ids.js";
 import { type ChangeFacts, chooseVariant, proposeChange } from "../core/playbook/change.js";
 import { decide } from "../core/playbook/decide.js";
@@ -11,6 +11,7 @@ import type { WalkRecord } from "../core/playbook/record.js";
 import {
   type AuditEntry,
   type Effect,
+  type Notice,
   type ProposalTarget,
   startWalk,
   type WalkEvent,
@@ -158,13 +159,7 @@ export class Remediation {
       this.deps.log.warn({ incidentId: record.incidentId }, "views.open failed for the apply modal");
       await this.core.effects.execute(
         record,
-        [
-          {
-            type: "post-ephemeral",
-            user,
-            text: "The approval form could not be opened (Slack refused it, perhaps it took too long). Press Apply again.",
-          },
-        ],
+        [{ type: "post-ephemeral", user, notice: { kind: "apply-form-failed" } }],
         { actor: user },
       );
     }
@@ -264,8 +259,8 @@ export class Remediation {
     const record = stored.value;
     const policy = await this.core.policy(record.table);
     const decision = canApprove(policy, user);
-    const refusal = (text: string, outcome: AuditEntry["outcome"]): Effect[] => [
-      { type: "post-ephemeral", user, text },
+    const refusal = (notice: Notice, outcome: AuditEntry["outcome"]): Effect[] => [
+      { type: "post-ephemeral", user, notice },
       {
         type: "audit",
         entry: {
@@ -275,28 +270,31 @@ export class Remediation {
           action: "propose",
           stepId: value.stepId,
           outcome,
-          detail: text,
+          detail: `${outcome}: ${notice.kind}`,
         },
       },
     ];
     if (!decision.allowed) {
-      await this.core.effects.execute(record, refusal(decision.reason, "refused"), { actor: user });
+      const notice: Notice = {
+        kind: "not-approver",
+        table: record.table,
+        reason: decision.reason,
+        ...approverIds(policy),
+      };
+      await this.core.effects.execute(record, refusal(notice, "refused"), { actor: user });
       return;
     }
     if (record.walk.status !== "active" || record.walk.current) {
-      const text =
-        record.walk.current?.stepId === value.stepId
-          ? "That step is already proposed in the thread."
-          : "A step is already open for this table; decide on it first.";
-      await this.core.effects.execute(record, refusal(text, "ignored"), { actor: user });
+      const notice: Notice =
+        record.walk.current?.stepId === value.stepId ? { kind: "already-proposed" } : { kind: "step-open" };
+      await this.core.effects.execute(record, refusal(notice, "ignored"), { actor: user });
       return;
     }
     // Only the step the playbook offers next can be proposed from this button.
     const last = record.walk.history[record.walk.history.length - 1];
     const offered = last ? nextTarget(record.walk, last.stepId, await this.core.context(record)) : undefined;
     if (offered?.kind !== "step" || offered.stepId !== value.stepId) {
-      const text = "This button is out of date; the playbook offers a different step now.";
-      await this.core.effects.execute(record, refusal(text, "ignored"), { actor: user });
+      await this.core.effects.execute(record, refusal({ kind: "offer-changed" }, "ignored"), { actor: user });
       return;
     }
     await this.proposeStep(value.incidentId, value.stepId, user);

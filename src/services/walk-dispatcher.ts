@@ -99,11 +99,7 @@ export class WalkDispatcher {
     const incident = await this.deps.store.get(value.incidentId);
     if (!incident) return;
     await this.deps.notifier
-      .postEphemeral(
-        { incidentId: incident.id, channel: incident.channel },
-        user,
-        "There is no open proposal for this incident any more; run /iceberg status to see where things stand.",
-      )
+      .postEphemeral({ incidentId: incident.id, channel: incident.channel }, user, { kind: "no-walk" })
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "ephemeral failed"),
       );

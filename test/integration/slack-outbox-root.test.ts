@@ -7,7 +7,7 @@ import { SlackOutbox } from "../../src/adapters/slack/outbox.js";
 import { OUTBOX_EVENT_TYPE, rootOutboxId } from "../../src/adapters/slack/outbox-poster.js";
 import type { StoredMessage } from "../../src/sim/slack/types.js";
 import { until } from "../support/poll.js";
-import { postSigned, slashCommandBody } from "../support/slack-signing.js";
+import { eventBody, postSigned, slashCommandBody } from "../support/slack-signing.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -153,5 +153,20 @@ describe("the incident's root and diagnosis through the outbox", () => {
       .filter((m) => !m.ephemeralUser && !m.thread_ts && m.text.includes("db.events"));
     expect(results).toHaveLength(1);
     expect(outboxIdOf(results[0]!)).toBeDefined();
+  });
+
+  it("App Home through Slack 5xx for a while: published once Slack is back", async () => {
+    const harness = await start("outbox-home-5xx");
+    harness.standIn.inject({ method: "views.publish", kind: "status", status: 503, forMs: 3_000 });
+    const body = eventBody(
+      { type: "app_home_opened", user: "U0HOMEOUT", channel: "D0HOME", tab: "home", event_ts: "1.3" },
+      "Ev0HOMEOUT01",
+    );
+    const ack = await postSigned(harness.url("/slack/events"), harness.secret, body, "application/json");
+    expect(ack.status).toBe(200);
+    await until(() => harness.standIn.views.published.U0HOMEOUT, "App Home to be published", 15_000, 100);
+    const publishes = harness.standIn.calls.filter((c) => c.method === "views.publish");
+    expect(publishes.filter((c) => c.fault === "status").length).toBeGreaterThan(0);
+    expect(publishes.filter((c) => c.ok)).toHaveLength(1);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { renderNotice } from "../../src/adapters/slack/render/walk-notice.js";
 import { parseBotConfig } from "../../src/config.js";
-import { canApprove, policyFor, whoCanApprove } from "../../src/core/approval/policy.js";
+import { type ApprovalPolicy, approverIds, canApprove, policyFor } from "../../src/core/approval/policy.js";
+
+/** The refusal a person sees: the core's structured reason, worded by the Slack renderer. */
+function refusalText(policy: ApprovalPolicy, reason: "no-approvers" | "not-listed"): string {
+  return renderNotice({ kind: "not-approver", table: policy.table, reason, ...approverIds(policy) });
+}
 
 const bot = parseBotConfig(
   [
@@ -26,9 +32,13 @@ describe("approval policy", () => {
   ];
   for (const c of cases) {
     it(`${c.user} on ${c.table}: ${c.allowed ? "allowed" : "refused"}`, () => {
-      const decision = canApprove(policyFor(bot, c.table, groups), c.user);
+      const policy = policyFor(bot, c.table, groups);
+      const decision = canApprove(policy, c.user);
       expect(decision.allowed).toBe(c.allowed);
-      if (!decision.allowed) expect(decision.reason).toMatch(c.why as RegExp);
+      if (!decision.allowed) {
+        expect(decision.reason).toBe("not-listed");
+        expect(refusalText(policy, decision.reason)).toMatch(c.why as RegExp);
+      }
     });
   }
 
@@ -44,14 +54,15 @@ describe("approval policy", () => {
   });
 
   it("fails closed when no approvers are configured, and says where to add them", () => {
-    const decision = canApprove(policyFor(parseBotConfig("tables: {}"), "db.events"), "U0LEAD");
-    expect(decision).toEqual({
-      allowed: false,
-      reason: expect.stringContaining("tables.db.events.approvers or defaults.approvers"),
-    });
+    const policy = policyFor(parseBotConfig("tables: {}"), "db.events");
+    const decision = canApprove(policy, "U0LEAD");
+    expect(decision).toEqual({ allowed: false, reason: "no-approvers" });
+    expect(refusalText(policy, "no-approvers")).toContain("tables.db.events.approvers or defaults.approvers");
   });
 
   it("names groups with Slack mentions when no handle is known", () => {
-    expect(whoCanApprove(policyFor(bot, "db.events"))).toBe("<!subteam^S0ONCALL> or <@U0LEAD>");
+    const policy = policyFor(bot, "db.events");
+    expect(approverIds(policy)).toEqual({ approverUserIds: ["U0LEAD"], approverGroupIds: ["S0ONCALL"] });
+    expect(refusalText(policy, "not-listed")).toContain("ask <!subteam^S0ONCALL> or <@U0LEAD>.");
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { renderNotice, renderProposalNote } from "../../src/adapters/slack/render/walk-notice.js";
 import type { ApprovalPolicy } from "../../src/core/approval/policy.js";
 import type { StepId } from "../../src/core/ids.js";
 import { parsePlaybook } from "../../src/core/playbook/load.js";
@@ -13,7 +14,6 @@ import {
   type WalkState,
 } from "../../src/core/playbook/walk.js";
 import type { Change } from "../../src/core/report/schema.js";
-import { ErrorCode } from "../../src/errors.js";
 
 const parsed = parsePlaybook(readFileSync("playbooks/commit-failures.yaml", "utf8"), "commit-failures.yaml");
 const playbook = parsed.playbook as Playbook;
@@ -43,6 +43,11 @@ const isolation: Change = {
   changes: [{ key: "write.merge.isolation-level", current: null, proposed: "snapshot" }],
 };
 const manual: Change = { kind: "manual", checklist: ["do it"] };
+
+/** What the person sees for an ephemeral effect: its notice, as the Slack renderer words it. */
+function seen(effect: { notice: Parameters<typeof renderNotice>[0] } | undefined): string | undefined {
+  return effect && renderNotice(effect.notice);
+}
 
 interface Run {
   state: WalkState;
@@ -107,9 +112,10 @@ function appliedRetries(): Run {
 describe("playbook state machine: the happy path", () => {
   it("proposes, applies once, verifies and resolves", () => {
     const run = appliedRetries();
-    expect(of(run.effects, "post-proposal")).toMatchObject([
-      { stepId: "raise-commit-retries", automatic: true, risky: false, approvalsNeeded: 1, checksTotal: 3 },
+    expect(of(run.effects, "post-proposal")).toEqual([
+      { type: "post-proposal", stepId: "raise-commit-retries" },
     ]);
+    expect(run.state.current).toMatchObject({ checksTotal: 3, approvals: [{ user: ALICE }] });
     expect(of(run.effects, "apply-change")).toHaveLength(1);
     expect(run.state.current?.phase).toBe("applied");
     expect(run.state.current?.verifyEndsAtMs).toBe(T0 + 2 * MIN + 3 * MIN);
@@ -131,9 +137,11 @@ describe("playbook state machine: the happy path", () => {
       [1, false],
       [2, true],
     ]);
-    expect(of(after.effects, "resolve-incident")).toMatchObject([
-      { stepId: "raise-commit-retries", timeToRecoveryMs: 2 * MIN },
+    expect(of(after.effects, "resolve-incident")).toEqual([
+      { type: "resolve-incident", stepId: "raise-commit-retries" },
     ]);
+    const recovered = after.state.history.at(-1);
+    expect((recovered?.endedAtMs ?? 0) - (recovered?.appliedAtMs ?? 0)).toBe(2 * MIN);
   });
 
   it("accepts an approval from a member of an approver user group", () => {
@@ -187,7 +195,7 @@ describe("playbook state machine: idempotency and abuse", () => {
       expect(of(run.effects, "apply-change")).toHaveLength(1);
       expect(of(run.last, "apply-change")).toHaveLength(0);
       expect(run.state.current?.phase).toBe(c.phase);
-      expect(of(run.last, "post-ephemeral")[0]?.text).toMatch(c.ephemeral as RegExp);
+      expect(seen(of(run.last, "post-ephemeral")[0])).toMatch(c.ephemeral as RegExp);
     });
   }
 
@@ -196,8 +204,19 @@ describe("playbook state machine: idempotency and abuse", () => {
     const result = transition(before, approve("raise-commit-retries", MALLORY), T0, ctx);
     expect(result.state).toBe(before);
     const [ephemeral] = of(result.effects, "post-ephemeral");
-    expect(ephemeral).toMatchObject({ user: MALLORY, code: ErrorCode.NotPermitted });
-    expect(ephemeral?.text).toContain("ask <!subteam^S0ONCALL>");
+    expect(ephemeral).toEqual({
+      type: "post-ephemeral",
+      user: MALLORY,
+      notice: {
+        kind: "not-approver",
+        table: "db.events",
+        reason: "not-listed",
+        approverUserIds: [ALICE, BOB],
+        approverGroupIds: ["S0ONCALL"],
+      },
+    });
+    expect(JSON.stringify(result.effects)).not.toMatch(/<[@!]/);
+    expect(seen(ephemeral)).toContain("ask <!subteam^S0ONCALL>");
     expect(of(result.effects, "audit")[0]?.entry).toMatchObject({ actor: MALLORY, outcome: "refused" });
     expect(of(result.effects, "apply-change")).toHaveLength(0);
   });
@@ -216,7 +235,11 @@ describe("playbook state machine: idempotency and abuse", () => {
       closed,
     );
     expect(run.state.current?.phase).toBe("proposed");
-    expect(of(run.last, "post-ephemeral")[0]?.text).toContain("BOT_CONFIG");
+    expect(of(run.last, "post-ephemeral")[0]?.notice).toMatchObject({
+      kind: "not-approver",
+      reason: "no-approvers",
+    });
+    expect(seen(of(run.last, "post-ephemeral")[0])).toContain("BOT_CONFIG");
   });
 
   it("never applies a manual step: Apply is refused, Done by hand starts verification", () => {
@@ -225,7 +248,7 @@ describe("playbook state machine: idempotency and abuse", () => {
       [approve("one-committer-per-table", ALICE), T0],
     ]);
     expect(of(run.effects, "apply-change")).toHaveLength(0);
-    expect(of(run.last, "post-ephemeral")[0]?.text).toMatch(/Done by hand/);
+    expect(seen(of(run.last, "post-ephemeral")[0])).toMatch(/Done by hand/);
     const done = play(
       [[{ type: "done-by-hand", stepId: "one-committer-per-table", user: BOB }, T0 + MIN]],
       run.state,
@@ -266,17 +289,27 @@ describe("playbook state machine: risky steps", () => {
     play([[propose("review-isolation-level", isolation, ALICE), T0], ...events]);
 
   it("proposes with two approvals and the correctness confirmation", () => {
-    expect(of(risky([]).effects, "post-proposal")[0]).toMatchObject({
-      risky: true,
-      approvalsNeeded: 2,
-      confirmations: ["correctness"],
+    const run = risky([]);
+    expect(of(run.effects, "post-proposal")).toEqual([
+      { type: "post-proposal", stepId: "review-isolation-level" },
+    ]);
+    const step = playbook.steps.find((s) => s.id === "review-isolation-level");
+    expect(step).toMatchObject({ risky: true, confirmations: ["correctness"] });
+    const once = play([[approve("review-isolation-level", BOB, ["correctness"]), T0]], run.state);
+    expect(once.state.current?.phase).toBe("proposed");
+    expect(of(once.last, "update-proposal")[0]?.note).toEqual({
+      kind: "approval-recorded",
+      by: BOB,
+      approvals: 1,
+      needed: 2,
+      approverUserIds: [BOB],
     });
   });
 
   it("refuses an approval without the correctness confirmation", () => {
     const run = risky([[approve("review-isolation-level", BOB), T0]]);
     expect(run.state.current?.approvals).toEqual([]);
-    expect(of(run.last, "post-ephemeral")[0]?.text).toMatch(/confirm: correctness/);
+    expect(seen(of(run.last, "post-ephemeral")[0])).toMatch(/confirm: correctness/);
   });
 
   it("does not apply on the requester's approval alone, even clicked twice", () => {
@@ -287,7 +320,11 @@ describe("playbook state machine: risky steps", () => {
     expect(of(run.effects, "apply-change")).toHaveLength(0);
     expect(run.state.current?.phase).toBe("proposed");
     expect(run.state.current?.approvals.map((a) => a.user)).toEqual([ALICE]);
-    expect(of(run.last, "post-ephemeral")[0]).toMatchObject({ code: ErrorCode.NotPermitted });
+    expect(of(run.last, "post-ephemeral")[0]?.notice).toEqual({
+      kind: "second-approver-needed",
+      approvals: 1,
+      needed: 2,
+    });
   });
 
   it("applies once a second, distinct approver confirms", () => {
@@ -297,7 +334,7 @@ describe("playbook state machine: risky steps", () => {
     ]);
     expect(run.state.current?.phase).toBe("approved");
     expect(of(run.effects, "apply-change")).toEqual([
-      { type: "apply-change", stepId: "review-isolation-level", change: isolation },
+      { type: "apply-change", stepId: "review-isolation-level" },
     ]);
   });
 });
@@ -308,9 +345,13 @@ describe("playbook state machine: one change at a time", () => {
     const result = transition(verifying.state, approve("commit-less-often", BOB), T0 + 4 * MIN, ctx);
     expect(result.state).toBe(verifying.state);
     const [ephemeral] = of(result.effects, "post-ephemeral");
-    expect(ephemeral?.code).toBe(ErrorCode.ChangeInProgress);
-    expect(ephemeral?.text).toContain("raise-commit-retries");
-    expect(ephemeral?.text).toContain("09:05 UTC");
+    expect(ephemeral?.notice).toMatchObject({
+      kind: "one-at-a-time",
+      stepId: "raise-commit-retries",
+      verifyEndsAtMs: T0 + 5 * MIN,
+    });
+    expect(seen(ephemeral)).toContain("raise-commit-retries");
+    expect(seen(ephemeral)).toContain("09:05 UTC");
   });
 
   it("ignores a new proposal while a change is in flight", () => {
@@ -328,7 +369,7 @@ describe("playbook state machine: one change at a time", () => {
       [{ type: "skip", stepId: "raise-commit-retries", user: BOB }, T0],
     ]);
     expect(run.state.current?.phase).toBe("applying");
-    expect(of(run.last, "post-ephemeral")[0]?.code).toBe(ErrorCode.ChangeInProgress);
+    expect(of(run.last, "post-ephemeral")[0]?.notice).toEqual({ kind: "applying-now", action: "skip" });
   });
 });
 
@@ -343,7 +384,6 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
     expect(of(run.last, "offer-next-step")).toEqual([
       {
         type: "offer-next-step",
-        afterStepId: "raise-commit-retries",
         nextStepId: "commit-less-often",
         reason: "skipped",
       },
@@ -359,7 +399,7 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
     expect(run.state.status).toBe("stopped");
     expect(of(run.effects, "walk-ended")).toMatchObject([{ outcome: "stopped" }]);
     expect(of(run.effects, "apply-change")).toHaveLength(0);
-    expect(of(run.last, "post-ephemeral")[0]?.text).toMatch(/has ended \(stopped\)/);
+    expect(seen(of(run.last, "post-ephemeral")[0])).toMatch(/has ended \(stopped\)/);
   });
 
   it("a step that does not help is declared ineffective after the agreed checks and the next is offered", () => {
@@ -373,7 +413,9 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
     );
     expect(of(run.effects, "schedule-check").map((e) => e.checkIndex)).toEqual([2, 3]);
     expect(run.state.history.at(-1)).toMatchObject({ stepId: "raise-commit-retries", phase: "ineffective" });
-    expect(of(run.last, "update-proposal")[0]?.note).toMatch(/Revert is available/);
+    const note = of(run.last, "update-proposal")[0]?.note;
+    expect(note).toEqual({ kind: "ineffective", checks: 3, revertable: true });
+    expect(note && renderProposalNote(note)).toMatch(/Revert is available/);
     expect(of(run.last, "offer-next-step")).toMatchObject([
       { nextStepId: "commit-less-often", reason: "ineffective" },
     ]);
@@ -389,7 +431,9 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
     ]);
     expect(of(run.effects, "offer-next-step").map((e) => e.nextStepId)).toEqual(["one-committer-per-table"]);
     expect(run.state.status).toBe("stalled");
-    expect(of(run.last, "walk-ended")).toMatchObject([{ outcome: "stalled", terminal: "escalate" }]);
+    expect(of(run.last, "walk-ended")).toMatchObject([
+      { outcome: "stalled", afterStepId: "one-committer-per-table", terminal: { id: "escalate" } },
+    ]);
   });
 
   it("reverts an ineffective change with its previous values, once", () => {
@@ -405,12 +449,7 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
       ineffective.state,
     );
     expect(of(revert.last, "revert-change")).toEqual([
-      {
-        type: "revert-change",
-        stepId: "raise-commit-retries",
-        change: retries,
-        previous: { "commit.retry.num-retries": null },
-      },
+      { type: "revert-change", stepId: "raise-commit-retries" },
     ]);
     const twice = play(
       [[{ type: "revert-requested", stepId: "raise-commit-retries", user: BOB }, T0 + 6 * MIN]],
@@ -441,7 +480,7 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
       ineffective.state,
     );
     expect(of(next.last, "revert-change")).toHaveLength(0);
-    expect(of(next.last, "post-ephemeral")[0]?.code).toBe(ErrorCode.ChangeInProgress);
+    expect(of(next.last, "post-ephemeral")[0]?.notice).toMatchObject({ kind: "one-at-a-time" });
   });
 });
 
@@ -467,7 +506,7 @@ describe("playbook state machine: failed applies and read-only checks", () => {
   it("after an unknown outcome nothing is retried; the person is told to check first", () => {
     const again = play([[approve("raise-commit-retries", BOB), T0 + MIN]], failed("unknown").state);
     expect(of(again.effects, "apply-change")).toHaveLength(0);
-    expect(of(again.last, "post-ephemeral")[0]?.code).toBe(ErrorCode.ChangeOutcomeUnknown);
+    expect(of(again.last, "post-ephemeral")[0]?.notice).toEqual({ kind: "outcome-unknown" });
   });
 
   it("after a confirmed failure a new explicit approval applies again", () => {
@@ -479,7 +518,9 @@ describe("playbook state machine: failed applies and read-only checks", () => {
   it("a read-only check needs no approval and uses the playbook's own check count", () => {
     const run = play([[propose("verify-unknown-commit", manual), T0]]);
     expect(run.state.current).toMatchObject({ phase: "verifying", checksTotal: 3 });
-    expect(of(run.effects, "post-proposal")[0]).toMatchObject({ approvalsNeeded: 0, automatic: true });
+    expect(of(run.effects, "post-proposal")).toEqual([
+      { type: "post-proposal", stepId: "verify-unknown-commit" },
+    ]);
     expect(of(run.effects, "schedule-check")).toMatchObject([{ delayMs: 0, checkIndex: 1 }]);
     const landed = play([[check("verify-unknown-commit", 1, true), T0]], run.state);
     expect(landed.state.status).toBe("resolved");
@@ -491,6 +532,31 @@ describe("playbook state machine: failed applies and read-only checks", () => {
       [approve("commit-less-often", ALICE), T0],
     ]);
     expect(run.state.current?.phase).toBe("proposed");
-    expect(of(run.last, "post-ephemeral")[0]?.text).toMatch(/out of date/);
+    expect(seen(of(run.last, "post-ephemeral")[0])).toMatch(/out of date/);
+  });
+});
+
+describe("playbook state machine: effects are data", () => {
+  it("no effect carries Slack formatting or mentions; the renderer words them", () => {
+    const runs = [
+      appliedRetries(),
+      play([
+        [propose("review-isolation-level", isolation, ALICE), T0],
+        [approve("review-isolation-level", ALICE, ["correctness"]), T0],
+        [approve("review-isolation-level", ALICE, ["correctness"]), T0],
+        [approve("review-isolation-level", MALLORY, ["correctness"]), T0],
+        [{ type: "skip", stepId: "review-isolation-level", user: BOB }, T0],
+        [{ type: "stop", user: BOB }, T0],
+        [approve("review-isolation-level", BOB), T0],
+      ]),
+    ];
+    for (const run of runs) expect(JSON.stringify(run.effects)).not.toMatch(/<[@!#]|:[a-z_]+:/);
+    const notes = runs
+      .flatMap((r) => of(r.effects, "update-proposal"))
+      .map((e) => renderProposalNote(e.note));
+    expect(notes).toContain("Skipped by <@U0BOB>.");
+    expect(notes).toContain(
+      "Approved by <@U0ALICE> (1 of 2); someone other than <@U0ALICE> must approve too.",
+    );
   });
 });

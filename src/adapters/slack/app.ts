@@ -63,6 +63,8 @@ export interface BotAppOptions {
   /** How long recording an interaction may take before the person is told it failed. */
   recordTimeoutMs?: number;
   latestSweep?: () => Promise<Digest | undefined>;
+  /** Hands an App Home publish to the outbox; absent, the receiver publishes it itself. */
+  queueHome?: (user: string) => Promise<void>;
 }
 
 export interface BotApp {
@@ -194,6 +196,10 @@ export function createBotApp(options: BotAppOptions): BotApp {
 
   app.event("app_home_opened", async ({ event, client }) => {
     if (event.tab !== undefined && event.tab !== "home") return;
+    if (options.queueHome) {
+      await options.queueHome(event.user);
+      return;
+    }
     await publishHome(
       { client, store: options.store, render: options.render, now: now(), latestSweep: options.latestSweep },
       event.user,

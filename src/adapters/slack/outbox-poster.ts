@@ -16,6 +16,7 @@ import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
 import { renderProposal, renderVerification } from "./render/index.js";
 import { escapeMrkdwn } from "./render/limits.js";
+import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import type { SlackClient } from "./web-client.js";
 
 export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
@@ -61,6 +62,8 @@ export interface PosterViews {
   commandResult(result: unknown): SlackMessage;
   /** After diagnosis n is in the thread: its commit timeline, once; a failure is only logged. */
   afterDiagnosis?(incident: Incident, rootTs: string, n: number): Promise<void>;
+  /** Publishes a user's App Home from the current state, through this poster's client. */
+  home?(user: string): Promise<void>;
 }
 
 /** The outbox id of an incident's root: one per incident, whichever entry asked for it. */
@@ -114,9 +117,11 @@ export class OutboxPoster {
     for (;;) {
       const entry = await this.deps.outbox.head(incidentId);
       if (!entry) return;
-      // A card edit followed by another shows nothing the later one will not: skip it.
+      // A card edit (or home publish) followed by another shows nothing the later one will not.
+      const kind = entry.delivery.kind;
       const outcome =
-        entry.delivery.kind === "card" && (await this.deps.outbox.next(incidentId))?.delivery.kind === "card"
+        (kind === "card" || kind === "home") &&
+        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind
           ? ({ kind: "done" } as const)
           : await this.deliver(entry);
       const now = this.deps.now();
@@ -151,6 +156,10 @@ export class OutboxPoster {
     const { delivery } = entry;
     try {
       if (delivery.kind === "channel-result") return await this.postInChannel(entry, delivery);
+      if (delivery.kind === "home") {
+        await this.views().home?.(delivery.user);
+        return { kind: "done" };
+      }
       let incident = await this.deps.store.get(entry.incidentId);
       if (!incident) {
         this.deps.log.warn(
@@ -203,7 +212,7 @@ export class OutboxPoster {
           await this.deps.slack.chat.postEphemeral({
             channel: entry.channel,
             user: delivery.user,
-            text: delivery.text,
+            text: renderNotice(delivery.notice),
             ...(rootTs ? { thread_ts: rootTs } : {}),
           });
           return { kind: "done" };
@@ -396,7 +405,7 @@ function render(message: OutboxMessage): SlackMessage {
       if (message.note === undefined) return rendered;
       let blocks = rendered.blocks;
       if (message.withButtons === false) blocks = blocks.filter((b) => b.type !== "actions");
-      return { text: rendered.text, blocks: [...blocks, context(message.note)] };
+      return { text: rendered.text, blocks: [...blocks, context(renderProposalNote(message.note))] };
     }
     case "verification":
       return renderVerification(message.view);

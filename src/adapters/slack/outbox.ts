@@ -1,6 +1,7 @@
-// The durable outbox of what remediation owes Slack: every thread message, edit and ephemeral
-// answer is an entry in Redis before anything is sent, and one poster (outbox-poster.ts) drains
-// it. Entries queue per incident, oldest first, so a thread keeps its order; a sorted set says
+// The durable outbox of what the bot owes Slack (status cards, diagnoses, results, App Home and
+// remediation's messages): every message and edit is an entry in Redis before anything is
+// sent, and one poster (outbox-poster.ts) drains it. Entries queue per incident (or per channel
+// or user for what belongs to none), oldest first, so a thread keeps its order; a sorted set says
 // when each incident's queue is next due. A message's outbox id travels in its Slack metadata,
 // so a post whose answer was lost is found in the thread instead of being posted twice.
 //
@@ -8,6 +9,7 @@
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
+import type { Notice, ProposalNote } from "../../core/playbook/walk.js";
 import type { RemediationNotifier, WalkNote, WalkThread } from "../../services/ports.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "../../services/view-models.js";
 import type { RedisClient } from "../redis/connection.js";
@@ -15,7 +17,7 @@ import { DEFAULT_NAMESPACE } from "../store/keys.js";
 
 /** What one entry asks of Slack, as view models; the poster renders them when it sends. */
 export type OutboxMessage =
-  | { kind: "proposal"; view: ProposalView; note?: string; withButtons?: boolean }
+  | { kind: "proposal"; view: ProposalView; note?: ProposalNote; withButtons?: boolean }
   | { kind: "verification"; view: VerificationView }
   | { kind: "note"; note: WalkNote }
   /** Plain text that may quote upstream words: shown as typed, never as markup. */
@@ -28,7 +30,7 @@ export type OutboxDelivery =
   | { kind: "update"; name: string; message: OutboxMessage }
   /** Posted under the name the first time, edited afterwards. */
   | { kind: "upsert"; name: string; message: OutboxMessage }
-  | { kind: "ephemeral"; user: string; text: string }
+  | { kind: "ephemeral"; user: string; notice: Notice }
   /** The incident's root message, its status card: posted once (every other kind waits for it). */
   | { kind: "root" }
   /** An edit of the status card from the incident's current state. */
@@ -41,7 +43,9 @@ export type OutboxDelivery =
    * A slash command's result top-level in the entry's channel (no incident open for the table),
    * posted once; queued under the channel's own id (see channelQueueId), not an incident's.
    */
-  | { kind: "channel-result"; name: string; result: unknown };
+  | { kind: "channel-result"; name: string; result: unknown }
+  /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
+  | { kind: "home"; user: string };
 
 export interface OutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -87,6 +91,11 @@ return 1
 /** The queue of a channel's top-level messages that belong to no incident. */
 export function channelQueueId(channel: string): string {
   return `channel-${channel}`;
+}
+
+/** The queue of a user's App Home publishes. */
+export function homeQueueId(user: string): string {
+  return `home-${user}`;
 }
 
 export class SlackOutbox {
@@ -223,7 +232,7 @@ export class OutboxNotifier implements RemediationNotifier {
     thread: WalkThread,
     name: string,
     view: ProposalView,
-    note: string,
+    note: ProposalNote,
     withButtons: boolean,
   ): Promise<void> {
     await this.add(thread, { kind: "update", name, message: { kind: "proposal", view, note, withButtons } });
@@ -237,8 +246,8 @@ export class OutboxNotifier implements RemediationNotifier {
     await this.add(thread, { kind: "post", name, message: { kind: "note", note } });
   }
 
-  async postEphemeral(thread: WalkThread, user: string, text: string): Promise<void> {
-    await this.add(thread, { kind: "ephemeral", user, text });
+  async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
+    await this.add(thread, { kind: "ephemeral", user, notice });
   }
 
   openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean> {

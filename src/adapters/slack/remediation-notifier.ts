@@ -3,6 +3,7 @@
 // word and every mention is rendered here. Thread messages are posted at most once per name
 // (claims in Redis guard it across processes and retried jobs) and edited in place afterwards.
 
+import type { Notice, ProposalNote } from "../../core/playbook/walk.js";
 import type { Clock, RemediationNotifier, WalkNote, WalkThread } from "../../services/ports.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "../../services/view-models.js";
 import type { Claims } from "../store/claims.js";
@@ -10,6 +11,8 @@ import type { IncidentStore } from "../store/incident-store.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
 import { escapeMrkdwn, renderApplyModal, renderProposal, renderVerification } from "./render/index.js";
+import { mention } from "./render/labels.js";
+import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackNotifierDeps {
@@ -41,7 +44,7 @@ export class SlackRemediationNotifier implements RemediationNotifier {
     thread: WalkThread,
     name: string,
     view: ProposalView,
-    note: string,
+    note: ProposalNote,
     withButtons: boolean,
   ): Promise<void> {
     const ts = await this.deps.claims.messageTs(thread.incidentId, name);
@@ -49,7 +52,7 @@ export class SlackRemediationNotifier implements RemediationNotifier {
     const rendered = renderProposal(view);
     let blocks = rendered.blocks;
     if (!withButtons) blocks = blocks.filter((b) => b.type !== "actions");
-    blocks = [...blocks, context(note)];
+    blocks = [...blocks, context(renderProposalNote(note))];
     await this.deps.slack.chat.update({ channel: thread.channel, ts, text: rendered.text, blocks });
   }
 
@@ -61,12 +64,12 @@ export class SlackRemediationNotifier implements RemediationNotifier {
     await this.postOnce(thread, name, noteMessage(note));
   }
 
-  async postEphemeral(thread: WalkThread, user: string, text: string): Promise<void> {
+  async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
     const incident = await this.deps.store.get(thread.incidentId);
     await this.deps.slack.chat.postEphemeral({
       channel: thread.channel,
       user,
-      text,
+      text: renderNotice(notice),
       ...(incident?.rootTs ? { thread_ts: incident.rootTs } : {}),
     });
   }
@@ -168,11 +171,15 @@ function noteWords(note: WalkNote): { text: string; words: string } {
         words: `:warning: *${escapeMrkdwn(note.stepTitle)}* could not be proposed: ${escapeMrkdwn(note.reason)}. Nothing was changed; run /iceberg diagnose ${note.table} to try again.`,
       };
     case "walk-stopped": {
-      const words = `:octagonal_sign: The playbook for \`${note.table}\` was stopped. ${note.detail}`;
+      const words = `:octagonal_sign: The playbook for \`${note.table}\` was stopped. Stopped by ${mention(note.by)}.`;
       return { text: words, words };
     }
     case "walk-stalled": {
-      const words = `:raised_hand: No further step fits \`${note.table}\`. ${note.detail} The thread is yours from here.`;
+      const detail =
+        note.terminalTitle === undefined
+          ? `Every follow-up step after ${note.afterStepId} has been tried.`
+          : `${escapeMrkdwn(note.terminalTitle)}: no further step in the playbook after ${note.afterStepId}.`;
+      const words = `:raised_hand: No further step fits \`${note.table}\`. ${detail} The thread is yours from here.`;
       return { text: words, words };
     }
   }

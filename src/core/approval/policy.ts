@@ -12,7 +12,10 @@ export interface ApprovalPolicy {
   groupMembers: Readonly<Record<string, readonly string[]>>;
 }
 
-export type PolicyDecision = { allowed: true; via: string } | { allowed: false; reason: string };
+/** Why a user may not approve: nobody is configured (fail closed), or they are not among the approvers. */
+export type PolicyDecision =
+  | { allowed: true; via: string }
+  | { allowed: false; reason: "no-approvers" | "not-listed" };
 
 /** Builds the policy for one table from the bot config (the table's own list wins over defaults). */
 export function policyFor(
@@ -26,31 +29,24 @@ export function policyFor(
 
 export function canApprove(policy: ApprovalPolicy, user: string): PolicyDecision {
   if (policy.approvers.length === 0) {
-    return {
-      allowed: false,
-      reason: `Nobody is allowed to approve changes to ${policy.table} yet: add approvers to BOT_CONFIG (tables.${policy.table}.approvers or defaults.approvers).`,
-    };
+    return { allowed: false, reason: "no-approvers" };
   }
   for (const id of policy.approvers) {
     if (id === user) return { allowed: true, via: id };
     if (isGroupId(id) && (policy.groupMembers[id] ?? []).includes(user)) return { allowed: true, via: id };
   }
+  return { allowed: false, reason: "not-listed" };
+}
+
+/** The configured approvers split into people and user groups, for whoever words a refusal. */
+export function approverIds(policy: ApprovalPolicy): {
+  approverUserIds: string[];
+  approverGroupIds: string[];
+} {
   return {
-    allowed: false,
-    reason: `You are not an approver for ${policy.table}; ask ${whoCanApprove(policy)}.`,
+    approverUserIds: policy.approvers.filter((id) => !isGroupId(id)),
+    approverGroupIds: policy.approvers.filter(isGroupId),
   };
-}
-
-/** "@iceberg-oncall or <@U123>": the approvers as people can reach them, groups first. */
-export function whoCanApprove(policy: ApprovalPolicy): string {
-  const sorted = [...policy.approvers].sort((a, b) => Number(isGroupId(b)) - Number(isGroupId(a)));
-  const names = sorted.map((id) => mention(id));
-  if (names.length <= 1) return names[0] ?? "an administrator to configure approvers";
-  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
-}
-
-export function mention(id: string): string {
-  return isGroupId(id) ? `<!subteam^${id}>` : `<@${id}>`;
 }
 
 function isGroupId(id: string): boolean {

@@ -40,11 +40,10 @@ export function staleProposal(
   if (proposalId === undefined || !("stepId" in event) || !("user" in event)) return undefined;
   const live = proposalIdFor(record, event.stepId);
   if (live === undefined || live === proposalId) return undefined;
-  const text = "This proposal is out of date; use the latest one in the thread.";
   return {
     state: record.walk,
     effects: [
-      { type: "post-ephemeral", user: event.user, text },
+      { type: "post-ephemeral", user: event.user, notice: { kind: "stale-proposal" } },
       {
         type: "audit",
         entry: {
@@ -54,7 +53,7 @@ export function staleProposal(
           action: event.type,
           stepId: event.stepId,
           outcome: "ignored",
-          detail: text,
+          detail: "ignored: stale-proposal",
         },
       },
     ],

@@ -2,8 +2,7 @@
 // become events; the services carry out the returned effects. Idempotency lives here: a repeated
 // event (double click, Slack retry, duplicate delayed job) changes nothing and applies nothing.
 
-import { ErrorCode } from "../../errors.js";
-import { canApprove } from "../approval/policy.js";
+import { approverIds, canApprove } from "../approval/policy.js";
 import type { StepId } from "../ids.js";
 import type { Step } from "./schema.js";
 import {
@@ -12,6 +11,8 @@ import {
   type FollowUpSettings,
   IN_FLIGHT_PHASES,
   type MachineContext,
+  type Notice,
+  type ProposalNote,
   type StepRun,
   type TransitionResult,
   type WalkEvent,
@@ -72,7 +73,7 @@ const onPropose: Handler<"propose"> = (state, event, now, ctx) => {
   const history = [...state.history];
   if (state.current) {
     history.push({ ...state.current, phase: "superseded", endedAtMs: now });
-    effects.push(update(state.current.stepId, "superseded", "Replaced by a newer proposal below."));
+    effects.push(update(state.current.stepId, "superseded", { kind: "superseded" }));
   }
   const readOnly = step.changes.some((c) => c.kind === "read-only-check");
   const run: StepRun = {
@@ -89,17 +90,7 @@ const onPropose: Handler<"propose"> = (state, event, now, ctx) => {
     checks: [],
     ...(readOnly ? { appliedAtMs: now, verifyEndsAtMs: now + (checksTotal - 1) * intervalMs } : {}),
   };
-  effects.push({
-    type: "post-proposal",
-    stepId: step.id,
-    change: event.change,
-    automatic: step.automatic && (readOnly || event.change.kind !== "manual"),
-    risky: step.risky,
-    approvalsNeeded: readOnly ? 0 : approvalsNeeded(step),
-    confirmations: step.confirmations,
-    checksTotal,
-    intervalMs,
-  });
+  effects.push({ type: "post-proposal", stepId: step.id });
   // A read-only check changes nothing, so it needs no approval: the bot looks at once.
   if (readOnly) effects.push({ type: "schedule-check", stepId: step.id, delayMs: 0, checkIndex: 1 });
   effects.push(audit(state, now, event.requestedBy ?? "bot", event, "ok", `proposed ${step.id}`));
@@ -116,82 +107,47 @@ const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
   switch (cur.phase) {
     case "approved":
     case "applying":
-      return alreadyHandled(
-        state,
-        now,
-        event,
-        event.user,
-        `Already approved by ${cur.approvals.map((a) => `<@${a.user}>`).join(" and ")}; it is applied once.`,
-      );
+      return alreadyHandled(state, now, event, event.user, {
+        kind: "already-approved",
+        approverUserIds: cur.approvals.map((a) => a.user),
+      });
     case "applied":
     case "done-by-hand":
     case "verifying":
-      return alreadyHandled(
-        state,
-        now,
-        event,
-        event.user,
-        `This change is already in place; verification runs until ${clock(cur.verifyEndsAtMs ?? now)}.`,
-      );
+      return alreadyHandled(state, now, event, event.user, {
+        kind: "already-in-place",
+        verifyEndsAtMs: cur.verifyEndsAtMs ?? now,
+      });
     case "failed":
       if (cur.failure?.outcome === "conflict") {
-        return refuse(
-          state,
-          now,
-          event,
-          event.user,
-          "The table changed since this proposal was made; wait for the refreshed proposal and approve that one.",
-          ErrorCode.ChangeInProgress,
-        );
+        return refuse(state, now, event, event.user, { kind: "await-refresh" });
       }
       if (cur.failure?.outcome === "unknown") {
-        return refuse(
-          state,
-          now,
-          event,
-          event.user,
-          "Nobody can tell yet whether the last attempt landed. Check the table first; if the change is there press Done by hand, otherwise ask for a fresh proposal.",
-          ErrorCode.ChangeOutcomeUnknown,
-        );
+        return refuse(state, now, event, event.user, { kind: "outcome-unknown" });
       }
       break;
     case "proposed":
       break;
     default:
-      return refuse(state, now, event, event.user, `This step is ${cur.phase}; nothing to approve.`);
+      return refuse(state, now, event, event.user, { kind: "nothing-to-approve", phase: cur.phase });
   }
 
   if (!step.automatic || cur.change.kind === "manual") {
-    return refuse(
-      state,
-      now,
-      event,
-      event.user,
-      "The bot cannot make this change itself: run the statement shown in the proposal, then press Done by hand.",
-    );
+    return refuse(state, now, event, event.user, { kind: "manual-step" });
   }
   const given = new Set(event.confirmations ?? []);
   const missing = step.confirmations.filter((c) => !given.has(c));
   if (missing.length > 0) {
-    return refuse(
-      state,
-      now,
-      event,
-      event.user,
-      `Before approving, confirm: ${missing.join(", ")}. This step is only safe when you have checked it.`,
-    );
+    return refuse(state, now, event, event.user, { kind: "confirm-first", missing });
   }
   // A failed attempt (confirmed not applied) starts the approval over: it is a new decision.
   const earlier = cur.phase === "failed" ? [] : cur.approvals;
   if (earlier.some((a) => a.user === event.user)) {
-    return refuse(
-      state,
-      now,
-      event,
-      event.user,
-      `You already approved this risky step; it needs a second approver other than you (${cur.approvals.length} of ${approvalsNeeded(step)}).`,
-      ErrorCode.NotPermitted,
-    );
+    return refuse(state, now, event, event.user, {
+      kind: "second-approver-needed",
+      approvals: cur.approvals.length,
+      needed: approvalsNeeded(step),
+    });
   }
   const approvals = [
     ...earlier,
@@ -203,15 +159,14 @@ const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
     return {
       state: { ...state, current: next },
       effects: [
-        update(
-          cur.stepId,
-          "proposed",
-          `Approved by <@${event.user}> (${approvals.length} of ${needed}); someone other than ${approvals.map((a) => `<@${a.user}>`).join(" and ")} must approve too.`,
-        ),
-        ephemeral(
-          event.user,
-          "Your approval is recorded. This step is risky, so someone else must approve it too before it is applied.",
-        ),
+        update(cur.stepId, "proposed", {
+          kind: "approval-recorded",
+          by: event.user,
+          approvals: approvals.length,
+          needed,
+          approverUserIds: approvals.map((a) => a.user),
+        }),
+        ephemeral(event.user, { kind: "approval-recorded" }),
         audit(state, now, event.user, event, "ok", `approval ${approvals.length} of ${needed}`),
       ],
     };
@@ -220,8 +175,8 @@ const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
   return {
     state: { ...state, current: next },
     effects: [
-      update(cur.stepId, "approved", `Approved by ${approvals.map((a) => `<@${a.user}>`).join(" and ")}.`),
-      { type: "apply-change", stepId: cur.stepId, change: cur.change },
+      update(cur.stepId, "approved", { kind: "approved", approverUserIds: approvals.map((a) => a.user) }),
+      { type: "apply-change", stepId: cur.stepId },
       audit(
         state,
         now,
@@ -242,7 +197,7 @@ const onApplyStarted: Handler<"apply-started"> = (state, event, now) => {
   return {
     state: { ...state, current: { ...cur, phase: "applying" } },
     effects: [
-      update(cur.stepId, "applying", "Applying the change…"),
+      update(cur.stepId, "applying", { kind: "applying" }),
       audit(state, now, "bot", event, "ok", "applying"),
     ],
   };
@@ -256,7 +211,7 @@ const onApplySucceeded: Handler<"apply-succeeded"> = (state, event, now) => {
       state,
       { ...cur, phase: "applied", appliedBy: "bot", previous: event.previous },
       now,
-      event.detail ?? "Applied. The first check follows.",
+      event.detail === undefined ? { kind: "applied" } : { kind: "applied", detail: event.detail },
       audit(state, now, "bot", event, "ok", event.detail ?? "applied"),
     );
   }
@@ -282,11 +237,6 @@ const onApplyFailed: Handler<"apply-failed"> = (state, event, now) => {
   if (!cur || cur.stepId !== event.stepId || (cur.phase !== "applying" && cur.phase !== "approved")) {
     return ignored(state, now, event, "bot", `late apply failure: ${event.message}`);
   }
-  const notes: Record<typeof event.outcome, string> = {
-    conflict: `The table changed while applying, so nothing was forced: ${event.message} A refreshed proposal follows.`,
-    unknown: `It is not known whether the change landed: ${event.message} Nothing will be retried; check the table, then press Done by hand if it is there.`,
-    error: `Nothing was changed: ${event.message} Press Apply to try again.`,
-  };
   const next: StepRun = {
     ...cur,
     phase: "failed",
@@ -295,7 +245,7 @@ const onApplyFailed: Handler<"apply-failed"> = (state, event, now) => {
   return {
     state: { ...state, current: next },
     effects: [
-      update(cur.stepId, "failed", notes[event.outcome]),
+      update(cur.stepId, "failed", { kind: "apply-failed", outcome: event.outcome, message: event.message }),
       audit(state, now, "bot", event, "failed", event.message),
     ],
   };
@@ -306,19 +256,13 @@ const onDoneByHand: Handler<"done-by-hand"> = (state, event, now, ctx) => {
   if (!open.ok) return open.result;
   const cur = open.run;
   if (cur.phase !== "proposed" && cur.phase !== "failed") {
-    return alreadyHandled(
-      state,
-      now,
-      event,
-      event.user,
-      `This step is ${cur.phase}; it cannot be marked done by hand now.`,
-    );
+    return alreadyHandled(state, now, event, event.user, { kind: "cannot-mark-done", phase: cur.phase });
   }
   return changeInPlace(
     state,
     { ...cur, phase: "done-by-hand", appliedBy: event.user, failure: undefined },
     now,
-    `Done by hand by <@${event.user}>. The first check follows.`,
+    { kind: "done-by-hand", by: event.user },
     audit(state, now, event.user, event, "ok", "marked done by hand"),
   );
 };
@@ -328,18 +272,11 @@ const onSkip: Handler<"skip"> = (state, event, now, ctx) => {
   if (!open.ok) return open.result;
   const cur = open.run;
   if (cur.phase === "applying" || cur.phase === "approved") {
-    return refuse(
-      state,
-      now,
-      event,
-      event.user,
-      "The change is being applied right now; wait for the result, then skip.",
-      ErrorCode.ChangeInProgress,
-    );
+    return refuse(state, now, event, event.user, { kind: "applying-now", action: "skip" });
   }
   const base = retire(state, cur, "skipped", now);
   const effects: Effect[] = [
-    update(cur.stepId, "skipped", `Skipped by <@${event.user}>.`),
+    update(cur.stepId, "skipped", { kind: "skipped", by: event.user }),
     audit(state, now, event.user, event, "ok", `skipped ${cur.stepId}`),
   ];
   return moveOn(base, cur.stepId, "skipped", effects, now, ctx);
@@ -350,22 +287,15 @@ const onStop: Handler<"stop"> = (state, event, now, ctx) => {
   if (denied) return denied;
   const cur = state.current;
   if (cur?.phase === "applying") {
-    return refuse(
-      state,
-      now,
-      event,
-      event.user,
-      "A change is being applied right now; stop once it finishes (seconds), and revert it then if needed.",
-      ErrorCode.ChangeInProgress,
-    );
+    return refuse(state, now, event, event.user, { kind: "applying-now", action: "stop" });
   }
   const effects: Effect[] = [];
   if (cur) {
-    const kept = cur.appliedAtMs !== undefined ? " The change stays in place; use Revert to undo it." : "";
-    effects.push(update(cur.stepId, "stopped", `Stopped by <@${event.user}>.${kept}`));
+    const changeKept = cur.appliedAtMs !== undefined;
+    effects.push(update(cur.stepId, "stopped", { kind: "stopped", by: event.user, changeKept }));
   }
   effects.push(
-    { type: "walk-ended", outcome: "stopped", detail: `Stopped by <@${event.user}>.` },
+    { type: "walk-ended", outcome: "stopped", by: event.user },
     audit(state, now, event.user, event, "ok", "walk stopped"),
   );
   const base = cur ? retire(state, cur, "stopped", now) : { ...state, current: undefined };
@@ -393,21 +323,14 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
     checksTotal: cur.checksTotal,
     recovered: event.result.recovered,
     detail: event.result.detail,
-    endsAtMs: cur.verifyEndsAtMs,
   };
   if (event.result.recovered) {
     return {
       state: { ...retire(state, checked, "recovered", now), status: "resolved", endedAtMs: now },
       effects: [
         verification,
-        update(cur.stepId, "recovered", "The writer is committing again."),
-        {
-          type: "resolve-incident",
-          stepId: cur.stepId,
-          atMs: now,
-          detail: event.result.detail,
-          timeToRecoveryMs: cur.appliedAtMs === undefined ? undefined : now - cur.appliedAtMs,
-        },
+        update(cur.stepId, "recovered", { kind: "recovered" }),
+        { type: "resolve-incident", stepId: cur.stepId },
         audit(state, now, "bot", event, "ok", `recovered after ${cur.stepId}`),
       ],
     };
@@ -429,11 +352,7 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
   const revertable = checked.previous !== undefined && isRevertable(checked);
   const effects: Effect[] = [
     verification,
-    update(
-      cur.stepId,
-      "ineffective",
-      `No recovery after ${cur.checksTotal} checks.${revertable ? " Revert is available." : ""}`,
-    ),
+    update(cur.stepId, "ineffective", { kind: "ineffective", checks: cur.checksTotal, revertable }),
     audit(state, now, "bot", event, "ok", `${cur.stepId} ineffective after ${cur.checksTotal} checks`),
   ];
   return moveOn(retire(state, checked, "ineffective", now), cur.stepId, "ineffective", effects, now, ctx);
@@ -450,29 +369,23 @@ const onRevertRequested: Handler<"revert-requested"> = (state, event, now, ctx) 
     !isRevertable(run) ||
     !["ineffective", "stopped"].includes(run.phase)
   ) {
-    const why =
-      run?.phase === "reverting" || run?.phase === "reverted"
-        ? `already ${run.phase}`
-        : "nothing the bot applied";
-    return alreadyHandled(
-      state,
-      now,
-      event,
-      event.user,
-      `There is nothing to revert for ${event.stepId} (${why}).`,
-    );
+    const why = run?.phase === "reverting" || run?.phase === "reverted" ? run.phase : "not-applied-by-bot";
+    return alreadyHandled(state, now, event, event.user, {
+      kind: "nothing-to-revert",
+      stepId: event.stepId,
+      why,
+    });
   }
   const busy = inFlight(state);
-  if (busy)
-    return refuse(state, now, event, event.user, busyMessage(state, busy, now), ErrorCode.ChangeInProgress);
+  if (busy) return refuse(state, now, event, event.user, busyNotice(state, busy, now));
   const history = state.history.map((r, i) =>
     i === idx ? { ...r, phase: "reverting" as const, beforeRevert: r.phase } : r,
   );
   return {
     state: { ...state, history },
     effects: [
-      { type: "revert-change", stepId: run.stepId, change: run.change, previous: run.previous },
-      update(run.stepId, "reverting", `Reverting, as <@${event.user}> asked…`),
+      { type: "revert-change", stepId: run.stepId },
+      update(run.stepId, "reverting", { kind: "reverting", by: event.user }),
       audit(state, now, event.user, event, "ok", `revert of ${run.stepId} requested`),
     ],
   };
@@ -484,14 +397,17 @@ const onReverted: Handler<"reverted"> = (state, event, now) => {
   if (!run) return ignored(state, now, event, "bot", "no revert in progress");
   const phase = event.ok ? "reverted" : (run.beforeRevert ?? "ineffective");
   const history = state.history.map((r, i) => (i === idx ? { ...r, phase } : r));
-  const note = event.ok
-    ? "Reverted to the previous values."
-    : `The revert did not go through: ${event.message ?? "unknown error"}. The change is still in place.`;
+  const note: ProposalNote = event.ok
+    ? { kind: "reverted" }
+    : event.message === undefined
+      ? { kind: "revert-failed" }
+      : { kind: "revert-failed", message: event.message };
+  const detail = event.ok ? "reverted" : `revert failed: ${event.message ?? "unknown error"}`;
   return {
     state: { ...state, history },
     effects: [
       update(run.stepId, phase, note),
-      audit(state, now, "bot", event, event.ok ? "ok" : "failed", note),
+      audit(state, now, "bot", event, event.ok ? "ok" : "failed", detail),
     ],
   };
 };
@@ -517,7 +433,7 @@ function changeInPlace(
   state: WalkState,
   run: StepRun,
   now: number,
-  note: string,
+  note: ProposalNote,
   audited: Effect,
 ): TransitionResult {
   const next: StepRun = { ...run, appliedAtMs: now, verifyEndsAtMs: now + run.checksTotal * run.intervalMs };
@@ -549,26 +465,21 @@ function moveOn(
   if (next.kind === "step") {
     return {
       state,
-      effects: [
-        ...effects,
-        { type: "offer-next-step", afterStepId: fromStepId, nextStepId: next.stepId, reason },
-      ],
+      effects: [...effects, { type: "offer-next-step", nextStepId: next.stepId, reason }],
     };
   }
-  const detail =
-    next.kind === "terminal"
-      ? `${next.title}: no further step in the playbook after ${fromStepId}.`
-      : `Every follow-up step after ${fromStepId} has been tried.`;
   return {
     state: { ...state, status: "stalled", endedAtMs: now },
     effects: [
       ...effects,
-      {
-        type: "walk-ended",
-        outcome: "stalled",
-        terminal: next.kind === "terminal" ? next.id : undefined,
-        detail,
-      },
+      next.kind === "terminal"
+        ? {
+            type: "walk-ended",
+            outcome: "stalled",
+            afterStepId: fromStepId,
+            terminal: { id: next.id, title: next.title },
+          }
+        : { type: "walk-ended", outcome: "stalled", afterStepId: fromStepId },
     ],
   };
 }
@@ -617,9 +528,15 @@ function inFlight(state: WalkState): StepRun | undefined {
   return state.history.find((r) => r.phase === "reverting");
 }
 
-function busyMessage(state: WalkState, busy: StepRun, now: number): string {
+function busyNotice(state: WalkState, busy: StepRun, now: number): Notice {
   const ends = busy.verifyEndsAtMs ?? now + (busy.checksTotal - busy.checksDone) * busy.intervalMs;
-  return `One change at a time: ${busy.stepId} on ${state.table} is ${busy.phase}; its verification ends at ${clock(ends)}. Decide on the next step after that.`;
+  return {
+    kind: "one-at-a-time",
+    table: state.table,
+    stepId: busy.stepId,
+    phase: busy.phase,
+    verifyEndsAtMs: ends,
+  };
 }
 
 type ButtonEvent = EventOf<"approve" | "done-by-hand" | "skip">;
@@ -648,7 +565,12 @@ function notPermitted(
 ): TransitionResult | undefined {
   const decision = canApprove(ctx.policy, event.user);
   if (decision.allowed) return undefined;
-  return refuse(state, now, event, event.user, decision.reason, ErrorCode.NotPermitted);
+  return refuse(state, now, event, event.user, {
+    kind: "not-approver",
+    table: state.table,
+    reason: decision.reason,
+    ...approverIds(ctx.policy),
+  });
 }
 
 /** Refuses buttons of another step (an older proposal, or one posted while a change is in flight). */
@@ -662,34 +584,26 @@ function staleButton(
   const cur = state.current;
   const busy = inFlight(state);
   if (busy && busy.stepId !== stepId) {
-    return refuse(state, now, event, user, busyMessage(state, busy, now), ErrorCode.ChangeInProgress);
+    return refuse(state, now, event, user, busyNotice(state, busy, now));
   }
   if (cur && cur.stepId !== stepId) {
-    return alreadyHandled(
-      state,
-      now,
-      event,
-      user,
-      `This proposal is out of date; the current step is ${cur.stepId}. Use the latest proposal in the thread.`,
-    );
+    return alreadyHandled(state, now, event, user, { kind: "not-current", currentStepId: cur.stepId });
   }
   return undefined;
 }
 
 function noCurrent(state: WalkState, event: WalkEvent, now: number, user: string): TransitionResult {
-  return alreadyHandled(state, now, event, user, "There is no open proposal for this table right now.");
+  return alreadyHandled(state, now, event, user, { kind: "no-open-proposal" });
 }
 
 function walkOver(state: WalkState, event: WalkEvent, now: number): TransitionResult {
   const user = "user" in event ? event.user : undefined;
   if (!user) return ignored(state, now, event, "bot", `the walk is ${state.status}`);
-  return alreadyHandled(
-    state,
-    now,
-    event,
-    user,
-    `The playbook for ${state.table} has ended (${state.status}). Run /iceberg diagnose ${state.table} to start again.`,
-  );
+  return alreadyHandled(state, now, event, user, {
+    kind: "walk-over",
+    table: state.table,
+    status: state.status,
+  });
 }
 
 function refuse(
@@ -697,13 +611,12 @@ function refuse(
   now: number,
   event: WalkEvent,
   user: string,
-  text: string,
-  code?: ErrorCode,
+  notice: Notice,
   outcome: AuditEntry["outcome"] = "refused",
 ): TransitionResult {
   return {
     state,
-    effects: [ephemeral(user, text, code), audit(state, now, user, event, outcome, text)],
+    effects: [ephemeral(user, notice), audit(state, now, user, event, outcome, `${outcome}: ${notice.kind}`)],
   };
 }
 
@@ -713,9 +626,9 @@ function alreadyHandled(
   now: number,
   event: WalkEvent,
   user: string,
-  text: string,
+  notice: Notice,
 ): TransitionResult {
-  return refuse(state, now, event, user, text, undefined, "ignored");
+  return refuse(state, now, event, user, notice, "ignored");
 }
 
 function ignored(
@@ -728,13 +641,11 @@ function ignored(
   return { state, effects: [audit(state, now, actor, event, "ignored", detail)] };
 }
 
-function ephemeral(user: string, text: string, code?: ErrorCode): Effect {
-  return code === undefined
-    ? { type: "post-ephemeral", user, text }
-    : { type: "post-ephemeral", user, text, code };
+function ephemeral(user: string, notice: Notice): Effect {
+  return { type: "post-ephemeral", user, notice };
 }
 
-function update(stepId: StepId, phase: StepRun["phase"], note: string): Effect {
+function update(stepId: StepId, phase: StepRun["phase"], note: ProposalNote): Effect {
   return { type: "update-proposal", stepId, phase, note };
 }
 
@@ -757,9 +668,4 @@ function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): num
     if (predicate(items[i] as T)) return i;
   }
   return -1;
-}
-
-/** "09:42 UTC" — deterministic, no locale. */
-export function clock(ms: number): string {
-  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
 }

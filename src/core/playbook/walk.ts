@@ -1,7 +1,6 @@
 // The types of a playbook walk: its state per table, the events that move it and the effects
 // the services carry out. Everything is plain data so a walk can be stored as JSON in Redis.
 
-import type { ErrorCode } from "../../errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import type { StepId } from "../ids.js";
 import type { Change } from "../report/schema.js";
@@ -125,21 +124,65 @@ export interface AuditEntry {
   detail: string;
 }
 
-export type Effect =
+/**
+ * Why a click changed nothing, or what it did, as data. The Slack renderer owns the words and
+ * the mentions; the core only says which case it is and with which ids and times.
+ */
+export type Notice =
+  | { kind: "stale-proposal" }
+  | { kind: "not-current"; currentStepId: StepId }
+  | { kind: "already-approved"; approverUserIds: string[] }
+  | { kind: "already-in-place"; verifyEndsAtMs: number }
+  | { kind: "await-refresh" }
+  | { kind: "outcome-unknown" }
+  | { kind: "nothing-to-approve"; phase: StepPhase }
+  | { kind: "manual-step" }
+  | { kind: "confirm-first"; missing: string[] }
+  | { kind: "second-approver-needed"; approvals: number; needed: number }
+  | { kind: "approval-recorded" }
+  | { kind: "cannot-mark-done"; phase: StepPhase }
+  | { kind: "applying-now"; action: "skip" | "stop" }
+  | { kind: "nothing-to-revert"; stepId: StepId; why: "reverting" | "reverted" | "not-applied-by-bot" }
+  | { kind: "one-at-a-time"; table: string; stepId: StepId; phase: StepPhase; verifyEndsAtMs: number }
+  | { kind: "no-open-proposal" }
+  /** The incident has no walk any more (it ended or was never started). */
+  | { kind: "no-walk" }
+  | { kind: "walk-over"; table: string; status: WalkStatus }
   | {
-      type: "post-proposal";
-      stepId: StepId;
-      change: Change;
-      automatic: boolean;
-      risky: boolean;
-      approvalsNeeded: number;
-      confirmations: string[];
-      checksTotal: number;
-      intervalMs: number;
+      kind: "not-approver";
+      table: string;
+      /** "no-approvers": nobody is configured (fail closed); "not-listed": the user is not among them. */
+      reason: "no-approvers" | "not-listed";
+      approverUserIds: string[];
+      approverGroupIds: string[];
     }
-  | { type: "update-proposal"; stepId: StepId; phase: StepPhase; note: string }
-  | { type: "post-ephemeral"; user: string; text: string; code?: ErrorCode }
-  | { type: "apply-change"; stepId: StepId; change: Change }
+  | { kind: "already-proposed" }
+  | { kind: "step-open" }
+  | { kind: "offer-changed" }
+  | { kind: "apply-form-failed" };
+
+/** The line under an edited proposal: what happened to it, as data. */
+export type ProposalNote =
+  | { kind: "superseded" }
+  | { kind: "approval-recorded"; by: string; approvals: number; needed: number; approverUserIds: string[] }
+  | { kind: "approved"; approverUserIds: string[] }
+  | { kind: "applying" }
+  | { kind: "applied"; detail?: string }
+  | { kind: "apply-failed"; outcome: ApplyFailure; message: string }
+  | { kind: "done-by-hand"; by: string }
+  | { kind: "skipped"; by: string }
+  | { kind: "stopped"; by: string; changeKept: boolean }
+  | { kind: "recovered" }
+  | { kind: "ineffective"; checks: number; revertable: boolean }
+  | { kind: "reverting"; by: string }
+  | { kind: "reverted" }
+  | { kind: "revert-failed"; message?: string };
+
+export type Effect =
+  | { type: "post-proposal"; stepId: StepId }
+  | { type: "update-proposal"; stepId: StepId; phase: StepPhase; note: ProposalNote }
+  | { type: "post-ephemeral"; user: string; notice: Notice }
+  | { type: "apply-change"; stepId: StepId }
   | { type: "schedule-check"; stepId: StepId; delayMs: number; checkIndex: number }
   | {
       type: "update-verification";
@@ -148,13 +191,19 @@ export type Effect =
       checksTotal: number;
       recovered: boolean;
       detail: string;
-      endsAtMs?: number;
     }
-  | { type: "resolve-incident"; stepId: StepId; atMs: number; detail: string; timeToRecoveryMs?: number }
-  | { type: "offer-next-step"; afterStepId: StepId; nextStepId: StepId; reason: "ineffective" | "skipped" }
-  | { type: "walk-ended"; outcome: "stalled" | "stopped"; terminal?: string; detail: string }
+  | { type: "resolve-incident"; stepId: StepId }
+  | { type: "offer-next-step"; nextStepId: StepId; reason: "ineffective" | "skipped" }
+  | { type: "walk-ended"; outcome: "stopped"; by: string }
+  | {
+      type: "walk-ended";
+      outcome: "stalled";
+      afterStepId: StepId;
+      /** The playbook's terminal reached, when the walk ended at one rather than running out of steps. */
+      terminal?: { id: string; title: string };
+    }
   | { type: "audit"; entry: AuditEntry }
-  | { type: "revert-change"; stepId: StepId; change: Change; previous: PreviousValues };
+  | { type: "revert-change"; stepId: StepId };
 
 export interface FollowUpSettings {
   intervalSeconds: number;
