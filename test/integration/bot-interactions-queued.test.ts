@@ -329,6 +329,17 @@ describe("interactions while Redis is away", () => {
       "the response_url answer",
     );
     expect(told.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
+    // Apply too (its form is opened from the walk, which lives in Redis): told, no form opened.
+    const applyClick = clickPayload(standIn, ACTION_IDS.apply, value, "1764540000.300004", {
+      ts: "1764540000.000100",
+    });
+    expect((await postSigned(`${base}/slack/events`, secret, form(applyClick), FORM)).status).toBe(200);
+    await eventually(
+      () => standIn.responses.filter((r) => r.body.text === NOT_RECORDED_TEXT).length === 2 || undefined,
+      5000,
+      "the answer to Apply",
+    );
+    expect(standIn.views.opened).toHaveLength(0);
 
     // A submission of the apply form: the form stays open with the reason under its field.
     const submission = {
