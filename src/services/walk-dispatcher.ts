@@ -7,18 +7,11 @@ import type { StepId } from "../core/ids.js";
 import { decide } from "../core/playbook/decide.js";
 import type { WalkRecord } from "../core/playbook/record.js";
 import type { Playbook, Step } from "../core/playbook/schema.js";
-import type {
-  Effect,
-  FollowUpSettings,
-  MachineContext,
-  WalkEvent,
-  WalkState,
-} from "../core/playbook/walk.js";
+import type { Effect, FollowUpSettings, MachineContext, WalkEvent } from "../core/playbook/walk.js";
 import { tableSettings } from "../core/settings.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import type { RemediationDeps } from "./remediation-deps.js";
 import { type ExecuteExtra, RemediationEffects } from "./remediation-effects.js";
-import { proposalIdFor } from "./remediation-views.js";
 import type { ActionValue } from "./view-models.js";
 
 export interface DispatchOptions extends ExecuteExtra {
