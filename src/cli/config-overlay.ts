@@ -24,6 +24,18 @@ const URL_FLAGS = [
   ["prometheusUrl", "--prometheus-url", "PROMETHEUS_URL"],
 ] as const;
 
+/** The flags every command that reads evidence takes: sources, BOT_CONFIG file, deadline. */
+export const SOURCE_FLAGS = {
+  "catalog-url": { type: "string" },
+  warehouse: { type: "string" },
+  "flink-url": { type: "string" },
+  "connect-url": { type: "string" },
+  "prometheus-url": { type: "string" },
+  config: { type: "string" },
+  "timeout-ms": { type: "string" },
+  "spark-catalog": { type: "string" },
+} as const;
+
 export const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
 
 export function buildEnvOverlay(

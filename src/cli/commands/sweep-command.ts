@@ -5,7 +5,7 @@ import { renderSweepMarkdown, renderSweepText } from "../../adapters/render/swee
 import { type Config, scrubSecrets, secretValues } from "../../config.js";
 import { parseTableName } from "../../core/table-name.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig } from "../config-overlay.js";
+import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf, useColor } from "../io.js";
 
@@ -16,14 +16,7 @@ export const OPTIONS = {
   namespace: { type: "string" },
   limit: { type: "string" },
   concurrency: { type: "string" },
-  "catalog-url": { type: "string" },
-  warehouse: { type: "string" },
-  "flink-url": { type: "string" },
-  "connect-url": { type: "string" },
-  "prometheus-url": { type: "string" },
-  config: { type: "string" },
-  "timeout-ms": { type: "string" },
-  "spark-catalog": { type: "string" },
+  ...SOURCE_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
 

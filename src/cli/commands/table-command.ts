@@ -11,7 +11,7 @@ import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig } from "../config-overlay.js";
+import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf, useColor, writeFileOf, writeLine } from "../io.js";
 
@@ -23,16 +23,9 @@ type Format = (typeof FORMATS)[number];
 export const OPTIONS = {
   format: { type: "string" },
   chart: { type: "string" },
-  "catalog-url": { type: "string" },
-  warehouse: { type: "string" },
-  "flink-url": { type: "string" },
+  ...SOURCE_FLAGS,
   "flink-job": { type: "string" },
-  "connect-url": { type: "string" },
   connector: { type: "string" },
-  "prometheus-url": { type: "string" },
-  config: { type: "string" },
-  "timeout-ms": { type: "string" },
-  "spark-catalog": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
