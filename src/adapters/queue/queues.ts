@@ -143,6 +143,22 @@ export function retryPolicy<T>(process: (job: Job<T>) => Promise<void>) {
   };
 }
 
+/** Lock and stall settings every worker of the bot shares, so a dead worker's job is taken over alike. */
+export function workerDefaults(options: {
+  connection: ConnectionOptions;
+  prefix?: string;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}) {
+  return {
+    connection: options.connection,
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 2,
+  };
+}
+
 export function startWorkers(
   options: WorkerOptions,
   processors: {
@@ -150,15 +166,8 @@ export function startWorkers(
     slack: (job: Job<SlackJob>) => Promise<void>;
   },
 ): BotWorkers {
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
   const names = { ...DEFAULT_QUEUE_NAMES, ...options.names };
-  const common = {
-    connection: options.connection,
-    prefix,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-    maxStalledCount: 2,
-  };
+  const common = workerDefaults(options);
   const diagnose = new Worker<DiagnoseJob>(names.diagnose, retryPolicy(processors.diagnose), {
     ...common,
     concurrency: options.concurrency?.diagnose ?? 8,

@@ -6,7 +6,7 @@
 import type { ConnectionOptions, Job, Queue } from "bullmq";
 import { Worker } from "bullmq";
 import { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
-import { createQueue, retryPolicy } from "./queues.js";
+import { createQueue, retryPolicy, workerDefaults } from "./queues.js";
 
 export { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
 
@@ -68,14 +68,7 @@ export function startRemediationWorker(
     retryPolicy(async (job: Job<RemediationJob>) => {
       await run(RemediationJobSchema.parse(job.data), String(job.id));
     }),
-    {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency ?? 4,
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 30_000,
-      maxStalledCount: 2,
-    },
+    { ...workerDefaults(options), concurrency: options.concurrency ?? 4 },
   );
   worker.on("failed", (job, error) => options.onFailed?.(job, error));
   worker.on("error", () => {});

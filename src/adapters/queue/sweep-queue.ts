@@ -4,11 +4,10 @@
 // BullMQ's limiter so that all of them together stay under the catalog's requests per second.
 
 import { createHash } from "node:crypto";
-import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import { isCodedError } from "../../errors.js";
+import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import type { SweepQueuePort, SweepTask } from "../../services/sweep/sweep-ports.js";
 import { taskId } from "../../services/sweep/sweep-service.js";
-import { DEFAULT_PREFIX } from "./queues.js";
+import { DEFAULT_PREFIX, retryPolicy, workerDefaults } from "./queues.js";
 
 export const SCHEDULER_ID = "sweep-schedule";
 
@@ -159,22 +158,15 @@ export function startSweepWorkers(
     catalog: (job: Job<SweepTask>, lastAttempt: boolean) => Promise<void>;
   },
 ): SweepWorkers {
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
   const names = defaultSweepNames(options.names);
-  const common = {
-    connection: options.connection,
-    prefix,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-    maxStalledCount: 2,
-  };
-  const control = new Worker<SweepControlJob>(names.control, unrecoverable(processors.control), {
+  const common = workerDefaults(options);
+  const control = new Worker<SweepControlJob>(names.control, retryPolicy(processors.control), {
     ...common,
     concurrency: 2,
   });
   const catalog = new Worker<SweepTask>(
     names.catalog,
-    unrecoverable((job) => processors.catalog(job, job.attemptsMade + 1 >= (job.opts.attempts ?? 1))),
+    retryPolicy((job) => processors.catalog(job, job.attemptsMade + 1 >= (job.opts.attempts ?? 1))),
     { ...common, concurrency: options.concurrency ?? 16, limiter: limiterFor(options.catalogPerSecond) },
   );
   for (const [queue, worker] of [
@@ -190,16 +182,5 @@ export function startSweepWorkers(
     async close(force = false) {
       await Promise.all([control.close(force), catalog.close(force)]);
     },
-  };
-}
-
-function unrecoverable<T>(process: (job: Job<T>) => Promise<void>) {
-  return async (job: Job<T>) => {
-    try {
-      await process(job);
-    } catch (error) {
-      if (isCodedError(error) && !error.retryable) throw new UnrecoverableError(error.message);
-      throw error;
-    }
   };
 }
