@@ -371,6 +371,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       },
       now: Date.now,
       log,
+      confirmDurable: () => confirmReplicated(redis, config.redis, store.keys.sequence()),
       ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
       ...(diagnosisWaitMs !== undefined ? { orderWaitMs: diagnosisWaitMs } : {}),
     });

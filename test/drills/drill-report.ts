@@ -85,18 +85,18 @@ export function duplicatedMessages(
   standIn: SlackStandIn,
   channel: string,
   tables: readonly string[],
-): number {
+): string[] {
   const messages = standIn.messages(channel).filter((m) => !m.ephemeralUser);
   const seen = new Set<string>();
-  let duplicates = 0;
+  const duplicates: string[] = [];
   for (const m of messages) {
     const key = `${m.thread_ts ?? "root"}|${m.text}`;
-    if (seen.has(key)) duplicates++;
+    if (seen.has(key)) duplicates.push(`twice in ${m.thread_ts ?? "the channel"}: ${m.text.slice(0, 120)}`);
     seen.add(key);
   }
   for (const table of tables) {
     const roots = messages.filter((m) => !m.thread_ts && rootNames(m.text, table));
-    if (roots.length > 1) duplicates += roots.length - 1;
+    if (roots.length > 1) duplicates.push(`${roots.length} roots for ${table}`);
   }
   return duplicates;
 }

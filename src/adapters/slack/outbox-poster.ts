@@ -10,7 +10,7 @@ import type { Incident } from "../../core/incident/model.js";
 import type { LogLike } from "../../services/incident-deps.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
-import type { OutboxEntry, OutboxMessage, SlackOutbox } from "./outbox.js";
+import type { Attempt, OutboxEntry, OutboxMessage, SlackOutbox } from "./outbox.js";
 import { noteMessage } from "./remediation-notifier.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
@@ -51,6 +51,11 @@ export interface PosterDeps {
   pollMs?: number;
   /** How long a proposal waits for the diagnosis it answers before posting anyway (default 15 s). */
   orderWaitMs?: number;
+  /**
+   * Resolves once what this poster wrote is on the replicas REDIS_URL asks for (throws when it
+   * cannot be): a post is sent only after its "sending" mark would survive a failover.
+   */
+  confirmDurable?: () => Promise<void>;
   /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
   afterSend?: (entry: OutboxEntry) => Promise<void>;
 }
@@ -256,7 +261,7 @@ export class OutboxPoster {
   ): Promise<Outcome> {
     if (!rootTs) return { kind: "wait", ms: 500 };
     const attempt = await this.deps.outbox.attempt(entry.id);
-    if (attempt.unknown) {
+    if (attempt.unknown || attempt.sending) {
       // The last try may have landed: find it by its outbox id before posting again.
       const found = await this.findInThread(entry, rootTs);
       if (found) {
@@ -264,6 +269,7 @@ export class OutboxPoster {
         return { kind: "done" };
       }
     }
+    await this.markSending(entry.id, attempt);
     const result = await this.deps.slack.chat.postMessage({
       channel: entry.channel,
       thread_ts: rootTs,
@@ -288,8 +294,10 @@ export class OutboxPoster {
   ): Promise<Outcome> {
     if (await this.deps.outbox.messageTs(entry.incidentId, delivery.name)) return { kind: "done" };
     const attempt = await this.deps.outbox.attempt(entry.id);
-    let ts = attempt.unknown ? await this.findInChannel(entry.channel, entry.id) : undefined;
+    let ts =
+      attempt.unknown || attempt.sending ? await this.findInChannel(entry.channel, entry.id) : undefined;
     if (!ts) {
+      await this.markSending(entry.id, attempt);
       const message = this.views().commandResult(delivery.result);
       const result = await this.deps.slack.chat.postMessage({
         channel: entry.channel,
@@ -312,8 +320,10 @@ export class OutboxPoster {
     const id = rootOutboxId(incident.id);
     const attempt = await this.deps.outbox.attempt(id);
     try {
-      let ts = attempt.unknown ? await this.findInChannel(incident.channel, id) : undefined;
+      let ts =
+        attempt.unknown || attempt.sending ? await this.findInChannel(incident.channel, id) : undefined;
       if (!ts) {
+        await this.markSending(id, attempt);
         const message = await this.views().card(incident);
         const result = await this.deps.slack.chat.postMessage({
           channel: incident.channel,
@@ -332,11 +342,23 @@ export class OutboxPoster {
       return { kind: "done" };
     } catch (error) {
       const outcome = failure(error);
-      if (outcome.kind === "failed" && outcome.unknown && !attempt.unknown) {
-        await this.deps.outbox.saveAttempt(id, { attempts: attempt.attempts + 1, unknown: true });
+      if (outcome.kind === "failed") {
+        // A refusal Slack answered clears the "sending" mark: nothing to look for next time.
+        const unknown = attempt.unknown || outcome.unknown;
+        await this.deps.outbox.saveAttempt(id, { attempts: attempt.attempts + 1, unknown });
       }
       return outcome;
     }
+  }
+
+  /**
+   * Marks a post as possibly landing before it is sent, and waits for the mark to be replicated
+   * where REDIS_URL asks for replicas: the record of Slack's answer is written after the send and
+   * can be lost (a crash, a failover), the mark cannot, so the next attempt looks first.
+   */
+  private async markSending(id: string, attempt: Attempt): Promise<void> {
+    await this.deps.outbox.saveAttempt(id, { ...attempt, sending: true });
+    await this.deps.confirmDurable?.();
   }
 
   private async findInChannel(channel: string, id: string): Promise<string | undefined> {

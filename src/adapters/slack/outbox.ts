@@ -60,6 +60,11 @@ export interface Attempt {
   attempts: number;
   /** The last attempt may have reached Slack: look before posting again. */
   unknown: boolean;
+  /**
+   * Written (and replicated) before a post is sent, cleared with the entry: a poster that dies,
+   * or a failover that loses the record of the answer, leaves it set, and the next one looks.
+   */
+  sending?: boolean;
 }
 
 // KEYS: seq, queue, due. ARGV: now, incident id, entry JSON with "id":"" first.
