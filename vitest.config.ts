@@ -2,9 +2,9 @@ import { defineConfig } from "vitest/config";
 
 /** The suites whose flows must also hold on a Redis Cluster (keys and scripts in one slot). */
 export const CLUSTER_SUITES = [
-  "test/integration/bot-storm.test.ts",
-  "test/integration/remediation-service.test.ts",
-  "test/integration/remediation-failures.test.ts",
+  "test/integration/bot/storm.test.ts",
+  "test/integration/remediation/service.test.ts",
+  "test/integration/remediation/failures.test.ts",
   "test/e2e/remediation-walk.test.ts",
   "test/drills/cluster-*.test.ts",
 ];

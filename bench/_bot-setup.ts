@@ -5,10 +5,10 @@ import { createHmac, randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { loadConfig } from "../src/config.js";
 import { type Bot, type BotOptions, startBot } from "../src/main.js";
-import type { DiagnoseFn } from "../src/services/incident-deps.js";
+import type { DiagnoseFn } from "../src/services/incident/deps.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../src/sim/slack/types.js";
-import { fixtureReport } from "../test/integration/bot-harness.js";
+import { fixtureReport } from "../test/integration/bot/harness.js";
 import { deleteKeysMatching, REDIS_URL } from "../test/support/redis.js";
 
 export { REDIS_URL };

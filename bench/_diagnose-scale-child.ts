@@ -7,7 +7,7 @@ import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
 import { loadPlaybooks } from "../src/adapters/playbooks/files.js";
 import { loadConfig } from "../src/config.js";
 import { diagnose } from "../src/core/diagnosis/diagnose.js";
-import { investigate } from "../src/services/investigate.js";
+import { investigate } from "../src/services/investigate/investigate.js";
 
 // Each mode runs twice and times the second run: the first warms the JIT, as a long-running bot
 // process is warm. A forced GC between the two keeps the peak honest.

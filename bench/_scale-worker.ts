@@ -4,8 +4,8 @@
 // queue, the workers and the catalog round trip rather than the diagnosis rules.
 import { loadConfig } from "../src/config.js";
 import { startBot } from "../src/main.js";
-import type { DiagnoseFn } from "../src/services/incident-deps.js";
-import { fixtureReport } from "../test/integration/bot-harness.js";
+import type { DiagnoseFn } from "../src/services/incident/deps.js";
+import { fixtureReport } from "../test/integration/bot/harness.js";
 
 const [namespace, queuePrefix, envJson] = process.argv.slice(2);
 if (!namespace || !queuePrefix || !envJson)

@@ -30,9 +30,9 @@ import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import { publishHome } from "./adapters/slack/home.js";
-import { homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox.js";
-import { appendSlackJob, routeSlackJobs } from "./adapters/slack/outbox-jobs.js";
-import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox-poster.js";
+import { appendSlackJob, routeSlackJobs } from "./adapters/slack/outbox/jobs.js";
+import { homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox/outbox.js";
+import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox/poster.js";
 import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import {
@@ -52,11 +52,11 @@ import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig, secretValues } from "./config.js";
 import { asCodedError, CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
-import type { AuditFn, DiagnoseFn } from "./services/incident-deps.js";
-import { runDiagnoseJob } from "./services/incident-diagnosis.js";
-import { createKnownTables } from "./services/incident-tables.js";
+import type { AuditFn, DiagnoseFn } from "./services/incident/deps.js";
+import { runDiagnoseJob } from "./services/incident/diagnosis.js";
+import { createKnownTables } from "./services/incident/tables.js";
 import type { EvidencePorts } from "./services/ports.js";
-import { Remediation, type RemediationDeps } from "./services/remediation.js";
+import { Remediation, type RemediationDeps } from "./services/remediation/remediation.js";
 import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
 import {
   superviseWorker,
@@ -160,6 +160,9 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   );
   const store = new IncidentStore(redis, { namespace: options.namespace });
   const claims = new Claims(redis, store.keys);
+  // What a post or upload to Slack writes first (its claim, its "sending" mark) must survive a
+  // failover before the request goes out, or a new primary would send it again.
+  const confirmDurable = () => confirmReplicated(redis, config.redis, store.keys.sequence());
   const queues = createQueues({
     connection: redis,
     prefix: options.queuePrefix,
@@ -251,7 +254,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
-    timeline: slackTimelinePoster(client),
+    timeline: slackTimelinePoster(client, { confirmDurable }),
     ...remediationOptions,
   });
 
@@ -290,7 +293,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       render,
       now,
       onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
-      timeline: slackTimelinePoster(client),
+      timeline: slackTimelinePoster(client, { confirmDurable }),
       log,
       // Jobs queued before the outbox carried their kind are handed to it.
       route: async (job: SlackJob) => (await appendSlackJob(outbox, store, job)) !== undefined,
@@ -354,7 +357,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
             {
               store,
               claims,
-              timeline: slackTimelinePoster(client),
+              timeline: slackTimelinePoster(client, { confirmDurable }),
               onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
               log,
             },
@@ -371,7 +374,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       },
       now: Date.now,
       log,
-      confirmDurable: () => confirmReplicated(redis, config.redis, store.keys.sequence()),
+      confirmDurable,
       ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
       ...(diagnosisWaitMs !== undefined ? { orderWaitMs: diagnosisWaitMs } : {}),
     });

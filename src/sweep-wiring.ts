@@ -21,8 +21,8 @@ import type { OpenIncidentRef } from "./core/sweep/digest.js";
 import { asCodedError } from "./errors.js";
 import { auditTable } from "./services/audit-table.js";
 import type { EvidencePorts } from "./services/ports.js";
+import { SweepService } from "./services/sweep/service.js";
 import { withSharedListings } from "./services/sweep/shared-listings.js";
-import { SweepService } from "./services/sweep/sweep-service.js";
 
 export interface SweepWiring {
   config: Config;

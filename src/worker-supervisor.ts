@@ -8,7 +8,7 @@ import { getPriority, setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "./config.js";
-import type { LogLike } from "./services/incident-deps.js";
+import type { LogLike } from "./services/incident/deps.js";
 
 /** What a worker child needs: plain data only, sent over IPC (functions cannot cross). */
 export interface WorkerChildOptions {

@@ -9,7 +9,7 @@
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
 import { tableSettings } from "../core/settings.js";
-import type { IncidentDeps } from "./incident-deps.js";
+import type { IncidentDeps } from "./incident/deps.js";
 import type { IntakeAlert, OutboxEntry } from "./ports.js";
 
 export interface AlertIntakeDeps extends IncidentDeps {

@@ -6,7 +6,7 @@ import { type AuditReport, AuditReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { requireSomeEvidence, validateReport } from "./diagnose-table.js";
-import { type InvestigateRequest, investigate } from "./investigate.js";
+import { type InvestigateRequest, investigate } from "./investigate/investigate.js";
 import type { EvidencePorts } from "./ports.js";
 
 export interface AuditTableOptions {

@@ -2,7 +2,7 @@
 // usage error or a "working on it" line; this queues the work whose result arrives later.
 
 import type { ParsedCommand, UsageProblem } from "../core/incident/command-text.js";
-import type { Enqueuer } from "./incident-deps.js";
+import type { Enqueuer } from "./incident/deps.js";
 
 export interface CommandContext {
   channel: string;

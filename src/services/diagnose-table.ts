@@ -10,7 +10,7 @@ import type { Playbook } from "../core/playbook/schema.js";
 import { type Report, ReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
-import { type InvestigateRequest, investigate } from "./investigate.js";
+import { type InvestigateRequest, investigate } from "./investigate/investigate.js";
 import type { EvidencePorts } from "./ports.js";
 
 export interface DiagnoseTableOptions {

@@ -166,7 +166,8 @@ export interface IncidentStorePort {
 
 export type ClaimOutcome =
   | { kind: "done"; ts: string }
-  | { kind: "mine" }
+  /** `again`: this owner claimed it before and never completed it; the earlier try may have landed. */
+  | { kind: "mine"; again?: boolean }
   | { kind: "held-by-other"; owner: string };
 
 /** "Do it once" across processes: whoever claims a named thing first does it. */
@@ -294,5 +295,14 @@ export interface TimelineFile {
  * carries thread messages out can carry pictures the same way.
  */
 export interface TimelinePoster {
-  post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile): Promise<{ fileId: string }>;
+  /**
+   * Uploads the chart into the thread. `again`: an earlier try of this file may have reached
+   * Slack (its claim was never completed), so the thread is searched for it by name first.
+   */
+  post(
+    target: ThreadTarget,
+    chart: TimelineChart,
+    file: TimelineFile,
+    options?: { again?: boolean },
+  ): Promise<{ fileId: string }>;
 }

@@ -6,7 +6,7 @@ import { buildTimeline, describeTimeline, isTimelineChart } from "../core/chart/
 import type { Evidence } from "../core/evidence/model.js";
 import type { WalkRecord } from "../core/playbook/record.js";
 import { asCodedError } from "../errors.js";
-import type { RemediationDeps } from "./remediation-deps.js";
+import type { RemediationDeps } from "./remediation/deps.js";
 
 export interface RecoveryPicture {
   evidence: Evidence;
@@ -43,11 +43,16 @@ export async function recoveryTimeline(
       recovery: { atMs: picture.recoveredAtMs, label: "writer recovered" },
       ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),
     });
-    const { fileId } = await poster.post({ channel: incident.channel, threadTs: incident.rootTs }, chart, {
-      name: `${record.table}-commits-after-change.png`,
-      title: `Commits to ${record.table} after the change`,
-      altText: describeTimeline(chart),
-    });
+    const { fileId } = await poster.post(
+      { channel: incident.channel, threadTs: incident.rootTs },
+      chart,
+      {
+        name: `${record.table}-commits-after-change.png`,
+        title: `Commits to ${record.table} after the change`,
+        altText: describeTimeline(chart),
+      },
+      { again: claim.again === true },
+    );
     await deps.claims.complete(record.incidentId, name, fileId);
   } catch (error) {
     await deps.claims.complete(record.incidentId, name, "failed").catch(() => {});

@@ -8,7 +8,7 @@ import type { Scenario } from "./scenario/schema.js";
 import { loadScenario } from "./scenarios.js";
 import { type CatalogAuthOptions, catalogErrorBody, createCatalogRouter } from "./servers/catalog.js";
 import { connectErrorBody, createConnectRouter } from "./servers/connect.js";
-import { createFlinkRouter, flinkErrorBody } from "./servers/flink.js";
+import { createFlinkRouter, flinkErrorBody } from "./servers/flink/server.js";
 import {
   type AdminHooks,
   type RecordedRequest,

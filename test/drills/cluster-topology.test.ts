@@ -11,7 +11,7 @@ import {
   type Harness,
   postAlert,
   startHarness,
-} from "../integration/bot-harness.js";
+} from "../integration/bot/harness.js";
 import { deleteKeysMatching, REDIS_URL } from "../support/redis.js";
 
 describe("the bot on a Redis Cluster", () => {

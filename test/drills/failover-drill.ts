@@ -9,7 +9,7 @@ import { expect } from "vitest";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import { createRedisClient } from "../../src/adapters/redis/connection.js";
 import { diagnoseTable } from "../../src/services/diagnose-table.js";
-import type { DiagnoseFn } from "../../src/services/incident-deps.js";
+import type { DiagnoseFn } from "../../src/services/incident/deps.js";
 import { approveStep } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
@@ -20,7 +20,7 @@ import {
   postAlert,
   startHarness,
   WEBHOOK_TOKEN,
-} from "../integration/bot-harness.js";
+} from "../integration/bot/harness.js";
 import { type DrillFigures, deliverAll, duplicatedMessages, formatFigures } from "./drill-report.js";
 
 export interface FailoverDrill {

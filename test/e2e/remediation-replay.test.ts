@@ -11,7 +11,7 @@ import {
   type Harness,
   postAlert,
   startHarness,
-} from "../integration/bot-harness.js";
+} from "../integration/bot/harness.js";
 import { postSigned } from "../support/slack-signing.js";
 
 const ALICE = "U0ALICE";

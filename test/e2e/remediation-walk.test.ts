@@ -14,7 +14,7 @@ import {
   type Harness,
   postAlert,
   startHarness,
-} from "../integration/bot-harness.js";
+} from "../integration/bot/harness.js";
 import { REDIS_URL } from "../support/redis.js";
 import { postSigned, slashCommandBody } from "../support/slack-signing.js";
 

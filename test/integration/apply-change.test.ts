@@ -1,10 +1,15 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createCatalogClient } from "../../src/adapters/evidence/catalog-client.js";
-import { createConnectClient } from "../../src/adapters/evidence/connect-client.js";
+import { createCatalogClient } from "../../src/adapters/evidence/catalog/client.js";
+import { createConnectClient } from "../../src/adapters/evidence/connect/client.js";
 import type { TableRef } from "../../src/core/evidence/model.js";
 import type { Change } from "../../src/core/report/schema.js";
 import { ErrorCode } from "../../src/errors.js";
-import { type ApplyPorts, applyChange, outcomeEvent, revertChange } from "../../src/services/apply-change.js";
+import {
+  type ApplyPorts,
+  applyChange,
+  outcomeEvent,
+  revertChange,
+} from "../../src/services/remediation/apply-change.js";
 import { createSimClock } from "../../src/sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { ScenarioSchema } from "../../src/sim/scenario/schema.js";

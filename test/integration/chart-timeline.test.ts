@@ -18,7 +18,7 @@ import {
   timelineSpec,
 } from "../../src/core/chart/timeline-spec.js";
 import type { Evidence } from "../../src/core/evidence/model.js";
-import { investigate } from "../../src/services/investigate.js";
+import { investigate } from "../../src/services/investigate/investigate.js";
 import { startLakehouse } from "../../src/sim/lakehouse.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
 import { decodePng } from "../support/png.js";

@@ -7,16 +7,16 @@ import path from "node:path";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { createCatalogClient } from "../../src/adapters/evidence/catalog-client.js";
+import { createCatalogClient } from "../../src/adapters/evidence/catalog/client.js";
 import {
   ConnectorConfigSchema,
   ConnectorStateInfoSchema,
-} from "../../src/adapters/evidence/connect-schemas.js";
+} from "../../src/adapters/evidence/connect/schemas.js";
 import {
   JobDetailsSchema,
   MetricIdsSchema,
   MetricValuesSchema,
-} from "../../src/adapters/evidence/flink-schemas.js";
+} from "../../src/adapters/evidence/flink/schemas.js";
 import {
   LoadTableResultSchema,
   TableMetadataSchema,

@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
-import { investigate, resolveTable } from "../../src/services/investigate.js";
+import { investigate, resolveTable } from "../../src/services/investigate/investigate.js";
 import type { EvidencePorts } from "../../src/services/ports.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { TableScenarioSchema } from "../../src/sim/scenario/schema.js";

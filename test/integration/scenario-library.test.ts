@@ -9,7 +9,7 @@ import { audit } from "../../src/core/audit/audit.js";
 import { diagnose } from "../../src/core/diagnosis/diagnose.js";
 import { reportViolations } from "../../src/core/diagnosis/invariants.js";
 import { AuditReportSchema, ReportSchema } from "../../src/core/report/schema.js";
-import { investigate } from "../../src/services/investigate.js";
+import { investigate } from "../../src/services/investigate/investigate.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
 import { PLAYBOOKS } from "../support/playbooks.js";

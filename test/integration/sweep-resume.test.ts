@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { type Bot, startBot } from "../../src/main.js";
 import { REDIS_URL } from "../support/redis.js";
-import { CHANNEL, eventually, type Harness, startHarness } from "./bot-harness.js";
+import { CHANNEL, eventually, type Harness, startHarness } from "./bot/harness.js";
 import { digests, rankedTables, slash } from "./sweep-support.js";
 
 // Four catalog round trips a second: the sweep's 25 or so tasks take several seconds.

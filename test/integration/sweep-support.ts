@@ -3,7 +3,7 @@
 
 import type { StoredMessage } from "../../src/sim/slack/types.js";
 import { postSigned, slashCommandBody } from "../support/slack-signing.js";
-import { CHANNEL, type Harness } from "./bot-harness.js";
+import { CHANNEL, type Harness } from "./bot/harness.js";
 
 export const SWEEP_BOT_CONFIG = `
 defaults:

@@ -2,7 +2,7 @@
 // visible or neither is, so no failure between "saved" and "queued for Slack" can lose a message.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { SlackOutbox } from "../../src/adapters/slack/outbox.js";
+import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
 import { WalkStore } from "../../src/adapters/store/walk-store.js";
 import type { WalkRecord } from "../../src/core/playbook/record.js";
 import { startWalk } from "../../src/core/playbook/walk.js";

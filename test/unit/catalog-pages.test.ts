@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allPages } from "../../src/adapters/evidence/catalog-pages.js";
+import { allPages } from "../../src/adapters/evidence/catalog/pages.js";
 import { ErrorCode } from "../../src/errors.js";
 
 describe("allPages", () => {

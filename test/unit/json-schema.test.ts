@@ -4,7 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { AUDIT_SCHEMA_FILE, REPORT_SCHEMA_FILE, renderSchemaFiles } from "../../src/cli/schemas.js";
 import { AuditReportSchema, ReportSchema } from "../../src/core/report/schema.js";
-import { allSampleReports, auditReport } from "./render-samples.js";
+import { allSampleReports, auditReport } from "./render/samples.js";
 
 const docsDir = path.resolve(import.meta.dirname, "../../docs");
 const readDoc = (file: string) => readFileSync(path.join(docsDir, file), "utf8");

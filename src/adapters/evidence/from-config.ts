@@ -3,10 +3,10 @@
 import type { Dispatcher } from "undici";
 import type { Config } from "../../config.js";
 import type { EvidencePorts } from "../../services/ports.js";
-import type { CatalogAuth } from "./catalog-auth.js";
-import { createCatalogClient } from "./catalog-client.js";
-import { createConnectClient } from "./connect-client.js";
-import { createFlinkClient } from "./flink-client.js";
+import type { CatalogAuth } from "./catalog/auth.js";
+import { createCatalogClient } from "./catalog/client.js";
+import { createConnectClient } from "./connect/client.js";
+import { createFlinkClient } from "./flink/client.js";
 import { createPrometheusClient } from "./prometheus-client.js";
 
 export interface EvidencePortOverrides {

@@ -5,8 +5,8 @@
 
 import { createHash } from "node:crypto";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
-import type { SweepQueuePort, SweepTask } from "../../services/sweep/sweep-ports.js";
-import { taskId } from "../../services/sweep/sweep-service.js";
+import type { SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
+import { taskId } from "../../services/sweep/service.js";
 import { DEFAULT_PREFIX, retryPolicy, workerDefaults } from "./queues.js";
 
 export const SCHEDULER_ID = "sweep-schedule";

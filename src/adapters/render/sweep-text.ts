@@ -2,7 +2,7 @@
 // failing checks and the one-line fix, then the counts by check and the tables not read.
 
 import { AUDIT_CHECK_IDS } from "../../core/ids.js";
-import type { SweepReport } from "../../services/sweep/sweep-report.js";
+import type { SweepReport } from "../../services/sweep/report.js";
 import { styleFor } from "./ansi.js";
 import { mdCode, mdText } from "./markdown-safety.js";
 import { oneLine } from "./text-safety.js";

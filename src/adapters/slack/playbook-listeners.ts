@@ -5,8 +5,8 @@
 
 import type { App, BlockAction, ButtonAction, RespondFn } from "@slack/bolt";
 import { asCodedError } from "../../errors.js";
-import type { LogLike } from "../../services/incident-deps.js";
-import type { ButtonKind, Remediation } from "../../services/remediation.js";
+import type { LogLike } from "../../services/incident/deps.js";
+import type { ButtonKind, Remediation } from "../../services/remediation/remediation.js";
 import { NOT_RECORDED_TEXT, type Recorder } from "./record.js";
 import { ACTION_IDS, APPLY_MODAL, decodeActionValue } from "./render/action-value.js";
 

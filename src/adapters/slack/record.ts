@@ -3,7 +3,7 @@
 // needs Redis), and nothing is left waiting to be recorded behind their back: the attempt is not
 // even started unless the connection is up, and is bounded well inside Slack's 3 s.
 
-import type { LogLike } from "../../services/incident-deps.js";
+import type { LogLike } from "../../services/incident/deps.js";
 
 /** What a person sees when their click, submission or command could not be recorded. */
 export const NOT_RECORDED_TEXT = "Could not record this, try again in a moment.";

@@ -7,9 +7,9 @@ import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import type { LogLike } from "../../services/incident-deps.js";
+import type { LogLike } from "../../services/incident/deps.js";
 import type { ThreadTarget, TimelinePoster } from "../../services/ports.js";
-import { readCardSummary } from "../../services/remediation-views.js";
+import { readCardSummary } from "../../services/remediation/views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
@@ -173,11 +173,16 @@ export async function postDiagnosisChart(
     if (!isTimelineChart(chart)) return;
     const claim = await deps.claims.claim(incidentId, name, jobId);
     if (claim.kind !== "mine") return;
-    const { fileId } = await poster.post(target, chart, {
-      name: `${chart.table}-commits-${n}.png`,
-      title: `Commits to ${chart.table}`,
-      altText: describeTimeline(chart),
-    });
+    const { fileId } = await poster.post(
+      target,
+      chart,
+      {
+        name: `${chart.table}-commits-${n}.png`,
+        title: `Commits to ${chart.table}`,
+        altText: describeTimeline(chart),
+      },
+      { again: claim.again === true },
+    );
     await deps.claims.complete(incidentId, name, fileId);
   } catch (error) {
     // Marked done anyway: a retried job must not try again and again, nor post the words twice.

@@ -6,7 +6,7 @@ import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { AuditReport } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
-import type { LogLike } from "../../services/incident-deps.js";
+import type { LogLike } from "../../services/incident/deps.js";
 import type { StartFixOutcome } from "../../services/sweep/start-fix.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";

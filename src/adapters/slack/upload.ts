@@ -53,15 +53,52 @@ export async function uploadToThread(
   return { fileId: ticket.file_id };
 }
 
-/** Renders the timeline and uploads it. */
+/** Renders the timeline and uploads it, once: see TimelinePoster.post. */
 export function slackTimelinePoster(
-  client: Pick<SlackClient, "files">,
-  options: UploadOptions = {},
+  client: Pick<SlackClient, "files" | "conversations">,
+  options: UploadOptions & {
+    /**
+     * Resolves once the file's claim is on the replicas REDIS_URL asks for: a file is uploaded
+     * only when a failover cannot forget that it may have been.
+     */
+    confirmDurable?: () => Promise<void>;
+  } = {},
 ): TimelinePoster {
   return {
-    async post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile) {
+    async post(target: ThreadTarget, chart: TimelineChart, file: TimelineFile, attempt = {}) {
+      if (attempt.again) {
+        const found = await findFileInThread(client, target, file.name);
+        if (found) return { fileId: found };
+      }
+      await options.confirmDurable?.();
       const { png } = await renderPng(timelineSpec(chart));
       return uploadToThread(client, target, { ...file, png }, options);
     },
   };
+}
+
+/** The id of a file shared in the thread under that name (newest pages first, bounded). */
+async function findFileInThread(
+  client: Pick<SlackClient, "conversations">,
+  target: ThreadTarget,
+  name: string,
+): Promise<string | undefined> {
+  let cursor: string | undefined;
+  for (let page = 0; page < 5; page++) {
+    const result = await client.conversations.replies({
+      channel: target.channel,
+      ts: target.threadTs,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const message of result.messages ?? []) {
+      const file = (message as { files?: Array<{ id?: string; name?: string }> }).files?.find(
+        (f) => f.name === name,
+      );
+      if (file?.id) return file.id;
+    }
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!cursor) return undefined;
+  }
+  return undefined;
 }

@@ -25,7 +25,7 @@ export class Claims {
     const value = (await this.redis.get(key)) ?? "";
     const [state, rest] = splitOnce(value);
     if (state === "done") return { kind: "done", ts: rest };
-    if (rest === owner) return { kind: "mine" };
+    if (rest === owner) return { kind: "mine", again: true };
     return { kind: "held-by-other", owner: rest };
   }
 

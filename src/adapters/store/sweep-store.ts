@@ -15,7 +15,7 @@
 import { AUDIT_CHECK_IDS, type AuditCheckId } from "../../core/ids.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { CheckStatus, TableHealth, TableOutcome } from "../../core/sweep/health.js";
-import type { SweepMeta, SweepStorePort } from "../../services/sweep/sweep-ports.js";
+import type { SweepMeta, SweepStorePort } from "../../services/sweep/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 

@@ -8,7 +8,7 @@ import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
-import { deliveryFor, type SlackOutbox } from "../slack/outbox.js";
+import { deliveryFor, type SlackOutbox } from "../slack/outbox/outbox.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 export type { ProposalRef, Versioned, WalkRecord } from "../../core/playbook/record.js";

@@ -1,7 +1,7 @@
 // `diagnose <table>` and `audit <table>`: flags -> config -> evidence ports -> report -> output.
 
-import { renderAuditMarkdown } from "../../adapters/render/audit-markdown.js";
-import { renderAuditText } from "../../adapters/render/audit-text.js";
+import { renderAuditMarkdown } from "../../adapters/render/audit/markdown.js";
+import { renderAuditText } from "../../adapters/render/audit/text.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
 import { renderReportMarkdown } from "../../adapters/render/report-markdown.js";
 import { renderReportText } from "../../adapters/render/report-text.js";

@@ -12,7 +12,7 @@ import { type TableHealth, tableHealth } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { requireSomeEvidence, validateReport } from "../diagnose-table.js";
-import { investigate } from "../investigate.js";
+import { investigate } from "../investigate/investigate.js";
 import type { EvidencePorts } from "../ports.js";
 
 export interface GradeOptions {

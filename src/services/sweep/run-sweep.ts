@@ -9,7 +9,7 @@ import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { EvidencePorts } from "../ports.js";
 import { walkCatalog } from "./catalog-walk.js";
 import { gradeTable } from "./grade-table.js";
-import { type SweepReport, sweepReport } from "./sweep-report.js";
+import { type SweepReport, sweepReport } from "./report.js";
 
 export interface RunSweepOptions {
   playbooks: readonly Playbook[];

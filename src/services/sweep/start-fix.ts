@@ -3,7 +3,7 @@
 // rules), so a fix started from the sweep walks the same path as one started by an alert.
 
 import { tableSettings } from "../../core/settings.js";
-import type { IncidentDeps } from "../incident-deps.js";
+import type { IncidentDeps } from "../incident/deps.js";
 
 export type StartFixOutcome = { kind: "opened" | "already-open"; incidentId: string; channel: string };
 

@@ -140,6 +140,10 @@ function messageJson(
     ts: message.ts,
     ...(message.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
     team: ctx.teamId,
+    // A shared file's message lists its files, as Slack's history and replies do.
+    ...(message.files === undefined || message.files.length === 0
+      ? {}
+      : { upload: true, files: message.files.map((f) => ({ ...f })) }),
     ...(withMetadata && message.metadata !== undefined
       ? { metadata: structuredClone(message.metadata) }
       : {}),

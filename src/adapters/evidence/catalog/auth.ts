@@ -1,0 +1,115 @@
+// Catalog authentication: nothing, a fixed bearer token, or OAuth2 client credentials exchanged
+// for a token that is cached, renewed shortly before it expires, and dropped after a 401/419.
+
+import { CodedError, ErrorCode } from "../../../errors.js";
+import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
+import { OAuthTokenSchema } from "../iceberg-schemas.js";
+
+export type CatalogAuth =
+  | { kind: "none" }
+  | { kind: "bearer"; token: string }
+  /** credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens. */
+  | { kind: "oauth2"; credential: string; tokenUrl?: string; scope?: string };
+
+export interface TokenProvider {
+  headers(): Promise<Record<string, string>>;
+  /** Forgets the cached token after a 401/419; true when asking again for a new one may help. */
+  invalidate(): boolean;
+  /** Values that must never appear in a message (tokens, the client secret). */
+  secrets(): string[];
+}
+
+const DEFAULT_TTL_SECONDS = 3600;
+
+export function createTokenProvider(
+  auth: CatalogAuth,
+  catalogUrl: string,
+  http: HttpSourceOptions,
+  now: () => number = Date.now,
+): TokenProvider {
+  if (auth.kind === "none") return { headers: async () => ({}), invalidate: () => false, secrets: () => [] };
+  if (auth.kind === "bearer") {
+    const header = { authorization: `Bearer ${auth.token}` };
+    return { headers: async () => header, invalidate: () => false, secrets: () => [auth.token] };
+  }
+
+  const split = auth.credential.indexOf(":");
+  if (split <= 0 || split === auth.credential.length - 1) {
+    throw new CodedError(
+      ErrorCode.ConfigInvalid,
+      "ICEBERG_CATALOG_CREDENTIAL must look like client_id:client_secret",
+      {
+        hint: "Set it to the OAuth2 client id and secret joined by a colon.",
+      },
+    );
+  }
+  const clientId = auth.credential.slice(0, split);
+  const clientSecret = auth.credential.slice(split + 1);
+  const tokenUrl = auth.tokenUrl ? new URL(auth.tokenUrl) : buildUrl(catalogUrl, "v1/oauth/tokens");
+  let cached: { token: string; renewAtMs: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+
+  async function fetchToken(): Promise<string> {
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: clientId,
+      client_secret: clientSecret,
+      scope: auth.kind === "oauth2" && auth.scope ? auth.scope : "catalog",
+    });
+    let body: { access_token: string; expires_in?: number };
+    try {
+      body = await sendJson(
+        http,
+        {
+          method: "POST",
+          url: tokenUrl,
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form.toString(),
+        },
+        OAuthTokenSchema,
+      );
+    } catch (error) {
+      if (
+        error instanceof CodedError &&
+        (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed)
+      ) {
+        const status = error.details?.status;
+        if (status === 400 || status === 401 || status === 403) {
+          throw new CodedError(
+            ErrorCode.AuthFailed,
+            `The catalog token endpoint refused client ${clientId}: ${error.message}`,
+            {
+              hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
+              details: { ...error.details, clientId },
+              cause: error,
+            },
+          );
+        }
+      }
+      throw error;
+    }
+    const ttlMs = (body.expires_in ?? DEFAULT_TTL_SECONDS) * 1000;
+    // Renew a little early so a request never leaves with a token about to lapse.
+    const margin = Math.min(60_000, ttlMs / 10);
+    cached = { token: body.access_token, renewAtMs: now() + ttlMs - margin };
+    return body.access_token;
+  }
+
+  async function token(): Promise<string> {
+    if (cached && now() < cached.renewAtMs) return cached.token;
+    // One exchange at a time: concurrent requests share it.
+    inFlight ??= fetchToken().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  return {
+    headers: async () => ({ authorization: `Bearer ${await token()}` }),
+    invalidate: () => {
+      cached = undefined;
+      return true;
+    },
+    secrets: () => (cached ? [clientSecret, cached.token] : [clientSecret]),
+  };
+}

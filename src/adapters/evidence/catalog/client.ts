@@ -1,0 +1,293 @@
+// CatalogPort over the Iceberg REST catalog, using iceberg-js for the calls. We fetch /v1/config
+// ourselves (iceberg-js does not) to learn the prefix, give iceberg-js a fetch built on our HTTP
+// request layer, check every answer with zod, and turn its errors into coded ones.
+
+import { IcebergError, IcebergRestCatalog } from "iceberg-js";
+import type { Dispatcher } from "undici";
+import { scrubSecrets } from "../../../config.js";
+import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
+import { formatTableName } from "../../../core/table-name.js";
+import { CodedError, ErrorCode } from "../../../errors.js";
+import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
+import { metadataLocationOfCall, withExactIds } from "../exact-ids.js";
+import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, httpStatusError } from "../http.js";
+import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
+import { SOURCE_LABELS } from "../labels.js";
+import { parseJsonText, parseWithSchema } from "../parse.js";
+import { type CatalogAuth, createTokenProvider } from "./auth.js";
+import { createCatalogFetch } from "./fetch.js";
+import { allPages, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
+
+export interface CatalogClientOptions {
+  /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
+  url: string;
+  warehouse?: string;
+  auth?: CatalogAuth;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Clock for token expiry; wall time by default. */
+  now?: () => number;
+}
+
+/** What iceberg-js's updateTable is given: a real CommitTableRequest, which it posts as is. */
+interface CommitTableRequest {
+  identifier: { namespace: string[]; name: string };
+  requirements: { type: "assert-table-uuid"; uuid: string }[];
+  updates: (
+    | { action: "set-properties"; updates: Record<string, string> }
+    | { action: "remove-properties"; removals: string[] }
+  )[];
+}
+
+type UpdateTableRequest = Parameters<IcebergRestCatalog["updateTable"]>[1];
+
+export function createCatalogClient(options: CatalogClientOptions): CatalogPort {
+  const http: HttpSourceOptions = {
+    source: "catalog",
+    dispatcher: options.dispatcher,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES,
+  };
+  const tokens = createTokenProvider(options.auth ?? { kind: "none" }, options.url, http, options.now);
+  const fetchFn = createCatalogFetch(http, tokens);
+
+  let ready: Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> | undefined;
+
+  async function connect(): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
+    const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
+    const response = await fetchFn(url);
+    const body = await response.text();
+    const what = `GET ${url.pathname}`;
+    if (!response.ok) {
+      throw httpStatusError("catalog", { status: response.status, body, path: url.pathname, method: "GET" });
+    }
+    const ctx = { source: "catalog" as const, what };
+    const raw = parseWithSchema(CatalogConfigSchema, parseJsonText(body, ctx), ctx);
+    const config: CatalogConfig = {
+      prefix: raw.overrides.prefix ?? raw.defaults.prefix,
+      warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
+      defaults: raw.defaults,
+      overrides: raw.overrides,
+    };
+    const catalog = new IcebergRestCatalog({
+      baseUrl: options.url,
+      catalogName: config.prefix,
+      // Our fetch adds the token itself so it can renew it after a 401.
+      auth: { type: "none" },
+      fetch: fetchFn as typeof fetch,
+    });
+    return { config, catalog };
+  }
+
+  /** Config is read once; a failed read is forgotten so the next call tries again. */
+  function init() {
+    ready ??= connect().catch((error: unknown) => {
+      ready = undefined;
+      throw scrub(toCodedError(error, "read /v1/config"), tokens.secrets());
+    });
+    return ready;
+  }
+
+  async function call<T>(operation: string, run: (catalog: IcebergRestCatalog) => Promise<T>): Promise<T> {
+    const { catalog } = await init();
+    try {
+      return await run(catalog);
+    } catch (error) {
+      throw scrub(toCodedError(error, operation), tokens.secrets());
+    }
+  }
+
+  async function listing<T>(operation: string, run: (target: PageTarget) => Promise<T>): Promise<T> {
+    const { config } = await init();
+    try {
+      return await run({ baseUrl: options.url, prefix: config.prefix, fetch: fetchFn });
+    } catch (error) {
+      throw scrub(toCodedError(error, operation), tokens.secrets());
+    }
+  }
+
+  const namespacesListPage = (parent: string[] | undefined, pageToken?: string) =>
+    listing(parent ? `list namespaces under ${parent.join(".")}` : "list namespaces", (target) =>
+      namespacesPage(target, parent, pageToken),
+    );
+  const tablesListPage = (namespace: string[], pageToken?: string) =>
+    listing(`list tables in ${namespace.join(".")}`, (target) => tablesPage(target, namespace, pageToken));
+
+  return {
+    url: displayUrl(options.url),
+
+    async getConfig() {
+      return (await init()).config;
+    },
+
+    // Listings page through next-page-token ourselves (see pages.ts).
+    async listNamespaces(parent) {
+      const what = parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
+      return allPages(what, (token) => namespacesListPage(parent, token));
+    },
+
+    async listTables(namespace) {
+      return allPages(`list tables in ${namespace.join(".")}`, (token) => tablesListPage(namespace, token));
+    },
+
+    listNamespacesPage: namespacesListPage,
+    listTablesPage: tablesListPage,
+
+    async loadTable(ref) {
+      const operation = `load table ${formatTableName(ref)}`;
+      return withExactIds(async () =>
+        toEvidence(ref, await call(operation, (c) => c.loadTable(ref)), operation),
+      );
+    },
+
+    async commitProperties(ref, commit) {
+      const name = formatTableName(ref);
+      const request = commitRequest(ref, commit);
+      const operation = `commit properties to ${name}`;
+      try {
+        return await withExactIds(async () => {
+          const result = await call(operation, (c) =>
+            c.updateTable(ref, request as unknown as UpdateTableRequest),
+          );
+          return toEvidence(
+            ref,
+            { ...result.metadata, "metadata-location": result["metadata-location"] },
+            operation,
+          );
+        });
+      } catch (error) {
+        throw commitError(error, name);
+      }
+    },
+  };
+}
+
+/** An upstream that echoes our token or secret back must not get it into a message. */
+function scrub(error: CodedError, secrets: readonly string[]): CodedError {
+  const usable = secrets.filter((s) => s.length >= 4);
+  // Echoed as typed or encoded (a form-encoded body, a Basic header, a JSON-quoted value).
+  const message = scrubSecrets(error.message, usable);
+  const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, usable);
+  if (message === error.message && hint === error.hint) return error;
+  return new CodedError(error.code, message, {
+    hint,
+    details: error.details,
+    retryable: error.retryable,
+    // The cause still holds the raw text, so it stays behind.
+  });
+}
+
+/** The URL without any user:password part, for messages. */
+function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.toString().replace(/\/$/, "");
+  } catch {
+    return "(invalid catalog URL)";
+  }
+}
+
+function commitRequest(ref: TableRef, commit: PropertyCommit): CommitTableRequest {
+  const updates: CommitTableRequest["updates"] = [];
+  if (Object.keys(commit.set).length > 0)
+    updates.push({ action: "set-properties", updates: { ...commit.set } });
+  if (commit.remove.length > 0) updates.push({ action: "remove-properties", removals: [...commit.remove] });
+  if (updates.length === 0) {
+    throw new CodedError(
+      ErrorCode.UsageInvalid,
+      "A property change must set or remove at least one property",
+      {
+        hint: "Give at least one property to set or remove.",
+      },
+    );
+  }
+  return {
+    identifier: { namespace: [...ref.namespace], name: ref.name },
+    requirements: [{ type: "assert-table-uuid", uuid: commit.expectedUuid }],
+    updates,
+  };
+}
+
+function toEvidence(ref: TableRef, metadata: unknown, operation: string): TableEvidence {
+  const ctx = { source: "catalog" as const, what: operation };
+  const parsed = parseWithSchema(TableMetadataSchema, metadata, ctx);
+  return toTableEvidence(ref, parsed, parsed["metadata-location"] ?? metadataLocationOfCall());
+}
+
+/** iceberg-js errors keep their status, Iceberg type and message; odd shapes become malformed. */
+function toCodedError(error: unknown, operation: string): CodedError {
+  if (error instanceof CodedError) return error;
+  if (error instanceof IcebergError) {
+    const status = error.status;
+    const auth = status === 401 || status === 403 || status === 419;
+    return new CodedError(
+      auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
+      `${SOURCE_LABELS.catalog} answered HTTP ${status} to ${operation}: ${error.message}`,
+      {
+        hint: catalogHint(status, error.icebergType),
+        retryable: status >= 500 || status === 429,
+        details: {
+          source: "catalog",
+          operation,
+          status,
+          ...(error.icebergType ? { upstreamType: error.icebergType } : {}),
+          ...(error.icebergCode !== undefined ? { upstreamCode: error.icebergCode } : {}),
+          ...(error.isCommitStateUnknown ? { commitStateUnknown: true } : {}),
+        },
+        cause: error,
+      },
+    );
+  }
+  // iceberg-js parses bodies and reads fields without checking them: a SyntaxError means a body
+  // that is not JSON (cut short, an HTML page), a TypeError an unexpected shape.
+  const message = error instanceof Error ? error.message : String(error);
+  const notJson = error instanceof SyntaxError;
+  return new CodedError(
+    ErrorCode.SourceMalformed,
+    `${SOURCE_LABELS.catalog} sent ${notJson ? "a body that is not valid JSON" : "an unexpected answer"} to ${operation}`,
+    {
+      hint: "Check that ICEBERG_CATALOG_URL points at an Iceberg REST catalog (without /v1).",
+      details: { source: "catalog", operation, reason: message.slice(0, 200) },
+      cause: error,
+    },
+  );
+}
+
+function catalogHint(status: number, type: string | undefined): string {
+  if (status === 404)
+    return `The catalog does not know it${type ? ` (${type})` : ""}; check the namespace and table name.`;
+  if (status === 401 || status === 419) return "Check ICEBERG_CATALOG_TOKEN or ICEBERG_CATALOG_CREDENTIAL.";
+  if (status === 403) return "The catalog credentials lack permission for this table.";
+  if (status === 409) return "The table changed since it was read; reload it and try again.";
+  return "The catalog failed on its side; look at its logs and try again.";
+}
+
+/**
+ * A commit that timed out, lost its connection, came back garbled or got a 500/502/504 may
+ * still have been applied, so
+ * it must not be retried blindly. A 409 means a requirement failed and nothing was written.
+ */
+function commitError(error: unknown, table: string): CodedError {
+  const coded = error instanceof CodedError ? error : toCodedError(error, `commit properties to ${table}`);
+  const status = coded.details?.status;
+  const neverSent = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"].includes(String(coded.details?.errorCode));
+  const unknownOutcome =
+    coded.code === ErrorCode.SourceTimeout ||
+    coded.code === ErrorCode.SourceMalformed ||
+    (coded.code === ErrorCode.SourceUnreachable && !neverSent) ||
+    (coded.code === ErrorCode.SourceHttpStatus && (status === 500 || status === 502 || status === 504)) ||
+    coded.details?.commitStateUnknown === true;
+  if (!unknownOutcome) return coded;
+  return new CodedError(
+    ErrorCode.ChangeOutcomeUnknown,
+    `Not known whether the property change to ${table} was applied: ${coded.message}`,
+    {
+      hint: `Reload ${table} and compare its properties before trying again.`,
+      details: { ...coded.details, table, causeCode: coded.code },
+      cause: coded,
+    },
+  );
+}

@@ -1,0 +1,93 @@
+// Namespace and table listings with `next-page-token` pagination. iceberg-js 0.8.1 sends one
+// request and keeps the first page only, so listings go through our own fetch: an empty
+// `pageToken` asks a paginating catalog for pages (the REST spec's way to start), each answer's
+// `next-page-token` is sent back until it is null or absent, and a catalog that does not paginate
+// answers everything at once.
+
+import type { TableRef } from "../../../core/evidence/model.js";
+import { CodedError, ErrorCode } from "../../../errors.js";
+import type { ListPage } from "../../../services/ports.js";
+import { buildUrl, httpStatusError } from "../http.js";
+import { ListNamespacesSchema, ListTablesSchema } from "../iceberg-schemas.js";
+import { parseJsonText, parseWithSchema } from "../parse.js";
+import type { FetchLike } from "./fetch.js";
+
+/** The REST spec's default namespace separator, url-encoded as %1F. */
+const SEPARATOR = "\u001f";
+/** A catalog that keeps answering with new tokens past this is broken, not large. */
+const MAX_PAGES = 100_000;
+
+export interface PageTarget {
+  baseUrl: string;
+  prefix?: string;
+  fetch: FetchLike;
+}
+
+function prefixed(target: PageTarget, path: string): string {
+  return target.prefix ? `v1/${encodeURIComponent(target.prefix)}/${path}` : `v1/${path}`;
+}
+
+async function getPage(target: PageTarget, path: string, query: Record<string, string | undefined>) {
+  const url = buildUrl(target.baseUrl, prefixed(target, path), query);
+  const response = await target.fetch(url);
+  const body = await response.text();
+  if (!response.ok) {
+    throw httpStatusError("catalog", { status: response.status, body, path: url.pathname, method: "GET" });
+  }
+  return { body, what: `GET ${url.pathname}` };
+}
+
+export async function namespacesPage(
+  target: PageTarget,
+  parent: readonly string[] | undefined,
+  pageToken = "",
+): Promise<ListPage<string[]>> {
+  const { body, what } = await getPage(target, "namespaces", {
+    parent: parent && parent.length > 0 ? parent.join(SEPARATOR) : undefined,
+    pageToken,
+  });
+  const ctx = { source: "catalog" as const, what };
+  const parsed = parseWithSchema(ListNamespacesSchema, parseJsonText(body, ctx), ctx);
+  return { items: parsed.namespaces, nextPageToken: parsed["next-page-token"] ?? undefined };
+}
+
+export async function tablesPage(
+  target: PageTarget,
+  namespace: readonly string[],
+  pageToken = "",
+): Promise<ListPage<TableRef>> {
+  const path = `namespaces/${encodeURIComponent(namespace.join(SEPARATOR))}/tables`;
+  const { body, what } = await getPage(target, path, { pageToken });
+  const ctx = { source: "catalog" as const, what };
+  const parsed = parseWithSchema(ListTablesSchema, parseJsonText(body, ctx), ctx);
+  return {
+    items: parsed.identifiers.map((id): TableRef => ({ namespace: id.namespace, name: id.name })),
+    nextPageToken: parsed["next-page-token"] ?? undefined,
+  };
+}
+
+/** Follows `next-page-token` until the last page; refuses a token that comes back twice. */
+export async function allPages<T>(
+  what: string,
+  page: (token: string | undefined) => Promise<ListPage<T>>,
+): Promise<T[]> {
+  const out: T[] = [];
+  const seen = new Set<string>();
+  let token: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const current = await page(token);
+    out.push(...current.items);
+    if (!current.nextPageToken) return out;
+    if (seen.has(current.nextPageToken)) break;
+    seen.add(current.nextPageToken);
+    token = current.nextPageToken;
+  }
+  throw new CodedError(
+    ErrorCode.SourceMalformed,
+    `The Iceberg catalog kept sending next-page-token values to ${what}`,
+    {
+      hint: "The catalog's pagination repeats itself; look at its logs or list without paging.",
+      details: { source: "catalog", operation: what },
+    },
+  );
+}

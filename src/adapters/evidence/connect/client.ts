@@ -1,0 +1,123 @@
+// ConnectPort over the Kafka Connect REST API: connector status with traces, config, the Iceberg
+// sink's plugin version, restarts (204 vs 202) and config updates. A 409 means the workers are
+// rebalancing: the call may succeed a little later, so it is flagged retryable.
+
+import type { Dispatcher } from "undici";
+import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
+import type { ConnectorInfo, ConnectPort, RestartOutcome } from "../../../services/ports.js";
+import { buildUrl, type HttpRequest, type HttpSourceOptions, send, sendJson } from "../http.js";
+import { parseJsonText, parseWithSchema } from "../parse.js";
+import {
+  ConnectorConfigSchema,
+  ConnectorInfoSchema,
+  ConnectorPluginsSchema,
+  ConnectorStateInfoSchema,
+  ExpandedConnectorsSchema,
+  toConnectorStatus,
+} from "./schemas.js";
+
+export const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
+
+export interface ConnectClientOptions {
+  url: string;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+export function createConnectClient(options: ConnectClientOptions): ConnectPort {
+  const http: HttpSourceOptions = {
+    source: "connect",
+    dispatcher: options.dispatcher,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+  };
+  const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
+
+  /** Runs a call and turns a 409 into a retryable coded error. */
+  async function guarded<T>(name: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (isCodedError(error) && error.details?.status === 409) {
+        throw new CodedError(
+          ErrorCode.SourceRetryable,
+          `Kafka Connect is rebalancing and refused the change to ${name} for now (HTTP 409)`,
+          {
+            hint: "Wait for the rebalance to finish (a few seconds to a minute), then try again.",
+            retryable: true,
+            details: { ...error.details },
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
+  }
+
+  return {
+    async listConnectors() {
+      const url = buildUrl(options.url, "connectors", { expand: ["status", "info"] });
+      const expanded = await sendJson(http, { url }, ExpandedConnectorsSchema);
+      return Object.entries(expanded).map(
+        ([name, entry]): ConnectorInfo => ({
+          name,
+          type: entry.info?.type ?? entry.status?.type ?? "unknown",
+          config: entry.info?.config ?? {},
+          status: entry.status ? toConnectorStatus(entry.status) : undefined,
+        }),
+      );
+    },
+
+    async getConnectorEvidence(name) {
+      const [status, config, sinkVersion] = await Promise.all([
+        sendJson(
+          http,
+          { url: buildUrl(options.url, connectorPath(name, "/status")) },
+          ConnectorStateInfoSchema,
+        ),
+        sendJson(http, { url: buildUrl(options.url, connectorPath(name, "/config")) }, ConnectorConfigSchema),
+        icebergSinkVersion(),
+      ]);
+      return { connector: toConnectorStatus(status), config, sinkVersion };
+    },
+
+    async restart(name, { includeTasks, onlyFailed }) {
+      const url = buildUrl(options.url, connectorPath(name, "/restart"), {
+        includeTasks: String(includeTasks),
+        onlyFailed: String(onlyFailed),
+      });
+      const response = await guarded(name, () => send(http, { method: "POST", url }, [202, 204]));
+      if (response.status === 204) return { httpStatus: 204 } satisfies RestartOutcome;
+      const ctx = { source: "connect" as const, what: `POST ${response.path}` };
+      const body = parseWithSchema(ConnectorStateInfoSchema, parseJsonText(response.body, ctx), ctx);
+      return { httpStatus: 202, status: toConnectorStatus(body) } satisfies RestartOutcome;
+    },
+
+    async updateConfig(name, config) {
+      const req: HttpRequest = {
+        method: "PUT",
+        url: buildUrl(options.url, connectorPath(name, "/config")),
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(config),
+      };
+      const info = await guarded(name, () => sendJson(http, req, ConnectorInfoSchema, [200, 201]));
+      return info.config;
+    },
+  };
+
+  /** The plugin list is only a detail: when it cannot be read the version stays unknown. */
+  async function icebergSinkVersion(): Promise<string | undefined> {
+    try {
+      const plugins = await sendJson(
+        http,
+        { url: buildUrl(options.url, "connector-plugins") },
+        ConnectorPluginsSchema,
+      );
+      return plugins.find((p) => p.class === ICEBERG_SINK_CLASS)?.version;
+    } catch (error) {
+      if (isCodedError(error) && error.code === ErrorCode.SourceHttpStatus) return undefined;
+      throw error;
+    }
+  }
+}

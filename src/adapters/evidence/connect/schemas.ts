@@ -1,0 +1,48 @@
+// Kafka Connect REST shapes (ConnectorStateInfo, ConnectorInfo, plugin list) the bot reads.
+
+import { z } from "zod";
+import type { ConnectorStatus } from "../../../core/evidence/model.js";
+
+const StateSchema = z.object({
+  state: z.string(),
+  worker_id: z.string().default(""),
+  trace: z.string().nullish(),
+});
+
+export const ConnectorStateInfoSchema = z.object({
+  name: z.string(),
+  connector: StateSchema,
+  tasks: z.array(StateSchema.extend({ id: z.number().int() })).default([]),
+  type: z.string().default("unknown"),
+});
+
+export const ConnectorConfigSchema = z.record(z.string(), z.string());
+
+export const ConnectorInfoSchema = z.object({
+  name: z.string(),
+  config: ConnectorConfigSchema,
+  type: z.string().default("unknown"),
+});
+
+/** GET /connectors?expand=status&expand=info */
+export const ExpandedConnectorsSchema = z.record(
+  z.string(),
+  z.object({ status: ConnectorStateInfoSchema.optional(), info: ConnectorInfoSchema.optional() }),
+);
+
+export const ConnectorPluginsSchema = z.array(
+  z.object({ class: z.string(), type: z.string().optional(), version: z.string().optional() }),
+);
+
+export function toConnectorStatus(raw: z.infer<typeof ConnectorStateInfoSchema>): ConnectorStatus {
+  return {
+    name: raw.name,
+    type: raw.type,
+    state: raw.connector.state,
+    workerId: raw.connector.worker_id,
+    trace: raw.connector.trace ?? undefined,
+    tasks: raw.tasks
+      .map((t) => ({ id: t.id, state: t.state, workerId: t.worker_id, trace: t.trace ?? undefined }))
+      .sort((a, b) => a.id - b.id),
+  };
+}

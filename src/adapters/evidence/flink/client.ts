@@ -1,0 +1,262 @@
+// FlinkPort over the Flink REST API: the job, its checkpoints and exceptions, the Iceberg
+// committer's metrics (found by listing metric ids, never by guessing operator names), and
+// back pressure on the sink side of the job.
+
+import type { Dispatcher } from "undici";
+import type {
+  CommitterMetrics,
+  FlinkBackpressure,
+  FlinkCheckpointSummary,
+  FlinkCheckpoints,
+  FlinkJobEvidence,
+  FlinkJobSummary,
+  FlinkVertex,
+  TableRef,
+} from "../../../core/evidence/model.js";
+import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
+import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
+import type { FlinkPort } from "../../../services/ports.js";
+import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
+import { toExceptions } from "./exceptions.js";
+import {
+  type CommitterMetricId,
+  foldCommitterMetrics,
+  parseCommitterMetricId,
+  pickMetricTable,
+} from "./metrics.js";
+import {
+  BackPressureSchema,
+  CheckpointConfigSchema,
+  CheckpointingStatisticsSchema,
+  type CheckpointStats,
+  JobDetailsSchema,
+  JobExceptionsSchema,
+  JobsOverviewSchema,
+  MetricIdsSchema,
+  MetricValuesSchema,
+} from "./schemas.js";
+
+export interface FlinkClientOptions {
+  url: string;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+const JOB_ID = /^[0-9a-f]{32}$/;
+const SINK_VERTEX = /sink|committer|writer/i;
+
+export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
+  const http: HttpSourceOptions = {
+    source: "flink",
+    dispatcher: options.dispatcher,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+  };
+  const get = <S extends Parameters<typeof sendJson>[2]>(
+    path: string,
+    schema: S,
+    query?: Record<string, string>,
+  ) => sendJson(http, { url: buildUrl(options.url, path, query) }, schema);
+
+  async function listJobs(): Promise<FlinkJobSummary[]> {
+    const overview = await get("jobs/overview", JobsOverviewSchema);
+    return overview.jobs.map((job) => ({
+      jobId: job.jid,
+      name: job.name,
+      state: job.state,
+      startTimeMs: job["start-time"],
+    }));
+  }
+
+  async function committerMetrics(
+    jobPath: string,
+    vertices: readonly FlinkVertex[],
+    table: TableRef,
+  ): Promise<CommitterMetrics | undefined> {
+    const filtered = sanitizeForMetric(formatTableName(table));
+    const listIds = async (some: readonly FlinkVertex[]) => {
+      const listed = await Promise.all(
+        some.map(async (vertex) => {
+          const ids = await get(
+            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/metrics`,
+            MetricIdsSchema,
+          );
+          return ids
+            .map((m) => parseCommitterMetricId(m.id, vertex.vertexId))
+            .filter((m): m is CommitterMetricId => m !== undefined);
+        }),
+      );
+      return listed.flat().filter((c) => pickMetricTable([c], filtered).length > 0);
+    };
+    // Metric lists are long on wide jobs: look at the sink side first, the rest only if needed.
+    const sinkSide = vertices.filter((v) => SINK_VERTEX.test(v.name));
+    let candidates = await listIds(sinkSide);
+    if (candidates.length === 0) candidates = await listIds(vertices.filter((v) => !sinkSide.includes(v)));
+    const tables = pickMetricTable(candidates, filtered);
+    if (tables.length === 0) return undefined;
+    if (tables.length > 1) {
+      throw new CodedError(
+        ErrorCode.TableAmbiguous,
+        `The Flink job commits to several tables whose metric names end with ${filtered}: ${tables.join(", ")}`,
+        {
+          hint: "Flink metric names drop the dots, so these cannot be told apart; configure the writer job per table or check the sink's table names.",
+          details: { source: "flink", metricTables: tables },
+        },
+      );
+    }
+    const chosen = candidates.filter((c) => c.metricTable === tables[0]);
+    // One committer vertex: if the table shows up on several, read the first one.
+    const vertexId = chosen[0]?.vertexId;
+    const onVertex = chosen.filter((c) => c.vertexId === vertexId);
+    const values = await get(
+      `${jobPath}/vertices/${encodeURIComponent(vertexId ?? "")}/metrics`,
+      MetricValuesSchema,
+      {
+        get: onVertex.map((c) => c.id).join(","),
+      },
+    );
+    return foldCommitterMetrics(onVertex, new Map(values.map((v) => [v.id, Number(v.value)])));
+  }
+
+  async function backpressure(
+    jobPath: string,
+    vertices: readonly FlinkVertex[],
+  ): Promise<FlinkBackpressure[]> {
+    const read = await Promise.all(
+      vertices.map(async (vertex) => {
+        try {
+          const info = await get(
+            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/backpressure`,
+            BackPressureSchema,
+          );
+          const ratios = info.subtasks.map((s) => s.ratio ?? 0);
+          return {
+            vertexId: vertex.vertexId,
+            vertexName: vertex.name,
+            level: info.backpressureLevel ?? "ok",
+            maxRatio: ratios.length > 0 ? Math.max(...ratios) : 0,
+          } satisfies FlinkBackpressure;
+        } catch {
+          // Back pressure is sampled on demand and often not ready yet; it is a hint, not a must.
+          return undefined;
+        }
+      }),
+    );
+    return read.filter((b): b is FlinkBackpressure => b !== undefined);
+  }
+
+  return {
+    listJobs,
+
+    async getJobEvidence(jobId, table) {
+      if (!JOB_ID.test(jobId)) {
+        throw new CodedError(ErrorCode.UsageInvalid, "A Flink job id is 32 hexadecimal characters", {
+          hint: "Copy the job id from the Flink UI or GET /jobs/overview.",
+          details: { length: jobId.length },
+        });
+      }
+      const jobPath = `jobs/${jobId}`;
+      // Only the metric and back-pressure reads need the vertex ids; the rest start at once.
+      const early = Promise.all([
+        unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
+        unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
+        get(`${jobPath}/exceptions`, JobExceptionsSchema),
+      ]);
+      early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+      const details = await get(jobPath, JobDetailsSchema);
+      const vertices: FlinkVertex[] = details.vertices.map((v) => ({
+        vertexId: v.id,
+        name: v.name,
+        parallelism: v.parallelism,
+        status: v.status,
+      }));
+      const [[checkpoints, checkpointConfig, exceptions], committer, pressure] = await Promise.all([
+        early,
+        committerMetrics(jobPath, vertices, table),
+        backpressure(
+          jobPath,
+          vertices.filter((v) => SINK_VERTEX.test(v.name)),
+        ),
+      ]);
+      return {
+        job: {
+          jobId: details.jid,
+          name: details.name,
+          state: details.state,
+          startTimeMs: details["start-time"],
+        },
+        vertices,
+        checkpoints: checkpoints ? toCheckpoints(checkpoints) : undefined,
+        checkpointConfig: checkpointConfig
+          ? {
+              intervalMs: checkpointConfig.interval,
+              timeoutMs: checkpointConfig.timeout,
+              mode: checkpointConfig.mode,
+            }
+          : undefined,
+        exceptions: toExceptions(exceptions),
+        committer,
+        backpressure: pressure,
+      } satisfies FlinkJobEvidence;
+    },
+  };
+}
+
+/** A 404 here means the feature is off for this job (e.g. no checkpointing), not a failure. */
+async function unlessMissing<T>(pending: Promise<T>): Promise<T | undefined> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return undefined;
+    throw error;
+  }
+}
+
+function toCheckpointSummary(stats: CheckpointStats): FlinkCheckpointSummary {
+  return {
+    id: stats.id,
+    status: stats.status,
+    triggerTimestampMs: stats.trigger_timestamp,
+    latestAckTimestampMs: stats.latest_ack_timestamp ?? undefined,
+    endToEndDurationMs: stats.end_to_end_duration ?? undefined,
+    failureMessage: stats.failure_message ?? undefined,
+  };
+}
+
+function toCheckpoints(raw: {
+  counts: { restored: number; total: number; in_progress: number; completed: number; failed: number };
+  latest?: {
+    completed?: CheckpointStats | null;
+    failed?: CheckpointStats | null;
+    restored?: { id: number; restore_timestamp?: number | null; is_savepoint?: boolean | null } | null;
+  } | null;
+  history: CheckpointStats[];
+}): FlinkCheckpoints {
+  const completed = raw.latest?.completed;
+  const failed = raw.latest?.failed;
+  const restored = raw.latest?.restored;
+  return {
+    counts: {
+      restored: raw.counts.restored,
+      total: raw.counts.total,
+      inProgress: raw.counts.in_progress,
+      completed: raw.counts.completed,
+      failed: raw.counts.failed,
+    },
+    latestCompleted: completed ? toCheckpointSummary(completed) : undefined,
+    latestFailed: failed ? toCheckpointSummary(failed) : undefined,
+    ...(restored
+      ? {
+          latestRestored: {
+            id: restored.id,
+            ...(restored.restore_timestamp ? { restoreTimestampMs: restored.restore_timestamp } : {}),
+            ...(restored.is_savepoint !== undefined && restored.is_savepoint !== null
+              ? { isSavepoint: restored.is_savepoint }
+              : {}),
+          },
+        }
+      : {}),
+    history: raw.history.map(toCheckpointSummary),
+  };
+}

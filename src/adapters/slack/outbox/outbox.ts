@@ -1,0 +1,300 @@
+// The durable outbox of what the bot owes Slack (status cards, diagnoses, results, App Home and
+// remediation's messages): every message and edit is an entry in Redis before anything is
+// sent, and one poster (poster.ts) drains it. Entries queue per incident (or per channel
+// or user for what belongs to none), oldest first, so a thread keeps its order; a sorted set says
+// when each incident's queue is next due. A message's outbox id travels in its Slack metadata,
+// so a post whose answer was lost is found in the thread instead of being posted twice.
+//
+// Keys (one hash tag, one Redis Cluster slot): {ns}:outbox:seq, {ns}:outbox:q:<incident> (list),
+// {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
+// {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
+
+import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
+import type { RemediationNotifier, WalkMessage, WalkNote, WalkThread } from "../../../services/ports.js";
+import type { ApplyModalView, ProposalView, VerificationView } from "../../../services/view-models.js";
+import type { RedisClient } from "../../redis/connection.js";
+import { DEFAULT_NAMESPACE } from "../../store/keys.js";
+
+/** What one entry asks of Slack, as view models; the poster renders them when it sends. */
+export type OutboxMessage =
+  | { kind: "proposal"; view: ProposalView; note?: ProposalNote; withButtons?: boolean }
+  | { kind: "verification"; view: VerificationView }
+  | { kind: "note"; note: WalkNote }
+  /** Plain text that may quote upstream words: shown as typed, never as markup. */
+  | { kind: "text"; text: string };
+
+export type OutboxDelivery =
+  /** A thread message posted once under its name. */
+  | { kind: "post"; name: string; message: OutboxMessage; afterName?: string }
+  /** An edit of the named message (skipped when it was never posted). */
+  | { kind: "update"; name: string; message: OutboxMessage }
+  /** Posted under the name the first time, edited afterwards. */
+  | { kind: "upsert"; name: string; message: OutboxMessage }
+  | { kind: "ephemeral"; user: string; notice: Notice }
+  /** The incident's root message, its status card: posted once (every other kind waits for it). */
+  | { kind: "root" }
+  /** An edit of the status card from the incident's current state. */
+  | { kind: "card" }
+  /** Diagnosis n in the thread, with its commit timeline under it. */
+  | { kind: "diagnosis"; n: number }
+  /** A slash command's result in the incident's thread, posted once under its name. */
+  | { kind: "command-result"; name: string; result: unknown }
+  /**
+   * A slash command's result top-level in the entry's channel (no incident open for the table),
+   * posted once; queued under the channel's own id (see channelQueueId), not an incident's.
+   */
+  | { kind: "channel-result"; name: string; result: unknown }
+  /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
+  | { kind: "home"; user: string };
+
+export interface OutboxEntry {
+  /** Stable id, carried in the Slack message's metadata. */
+  id: string;
+  incidentId: string;
+  channel: string;
+  createdAtMs: number;
+  delivery: OutboxDelivery;
+}
+
+export interface Attempt {
+  attempts: number;
+  /** The last attempt may have reached Slack: look before posting again. */
+  unknown: boolean;
+  /**
+   * Written (and replicated) before a post is sent, cleared with the entry: a poster that dies,
+   * or a failover that loses the record of the answer, leaves it set, and the next one looks.
+   */
+  sending?: boolean;
+}
+
+// KEYS: seq, queue, due. ARGV: now, incident id, entry JSON with "id":"" first.
+const APPEND = `
+local id = redis.call('INCR', KEYS[1])
+local entry = '{"id":"o' .. id .. '"' .. string.sub(ARGV[3], 9)
+redis.call('RPUSH', KEYS[2], entry)
+redis.call('ZADD', KEYS[3], 'NX', ARGV[1], ARGV[2])
+return 'o' .. id
+`;
+
+// KEYS: due. ARGV: now, lease ms, limit. Claims due incidents by pushing them a lease ahead.
+const CLAIM = `
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), id) end
+return ids
+`;
+
+// KEYS: queue, due, try. ARGV: entry id, incident id, now. Drops the head if it is that entry.
+const DONE = `
+local head = redis.call('LINDEX', KEYS[1], 0)
+if head and string.find(head, '"id":"' .. ARGV[1] .. '"', 1, true) == 2 then redis.call('LPOP', KEYS[1]) end
+redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2])
+else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
+return 1
+`;
+
+/** The queue of a channel's top-level messages that belong to no incident. */
+export function channelQueueId(channel: string): string {
+  return `channel-${channel}`;
+}
+
+/** The queue of a user's App Home publishes. */
+export function homeQueueId(user: string): string {
+  return `home-${user}`;
+}
+
+export class SlackOutbox {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: RedisClient,
+    namespace: string = DEFAULT_NAMESPACE,
+  ) {
+    this.prefix = `{${namespace}}:outbox`;
+  }
+
+  private queueKey(incidentId: string): string {
+    return `${this.prefix}:q:${incidentId}`;
+  }
+
+  /** The keys an incident's entries are appended to (seq, queue, due), for a script that also appends. */
+  appendKeys(incidentId: string): [string, string, string] {
+    return [`${this.prefix}:seq`, this.queueKey(incidentId), `${this.prefix}:due`];
+  }
+
+  /** An entry as stored, with its id left blank ("id":"" first) for the appending script to fill. */
+  entryJson(incidentId: string, channel: string, nowMs: number, delivery: OutboxDelivery): string {
+    return JSON.stringify({ id: "", incidentId, channel, createdAtMs: nowMs, delivery });
+  }
+
+  async append(
+    incidentId: string,
+    channel: string,
+    nowMs: number,
+    delivery: OutboxDelivery,
+  ): Promise<string> {
+    const json = this.entryJson(incidentId, channel, nowMs, delivery);
+    const id = await this.redis.eval(
+      APPEND,
+      3,
+      ...this.appendKeys(incidentId),
+      String(nowMs),
+      incidentId,
+      json,
+    );
+    return String(id);
+  }
+
+  /** Incidents whose queue is due, each leased to the caller for `leaseMs`. */
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
+    const ids = await this.redis.eval(
+      CLAIM,
+      1,
+      `${this.prefix}:due`,
+      String(nowMs),
+      String(leaseMs),
+      String(limit),
+    );
+    return (ids as string[]) ?? [];
+  }
+
+  async head(incidentId: string): Promise<OutboxEntry | undefined> {
+    const raw = await this.redis.lindex(this.queueKey(incidentId), 0);
+    return raw ? (JSON.parse(raw) as OutboxEntry) : undefined;
+  }
+
+  async done(entry: OutboxEntry, nowMs: number): Promise<void> {
+    await this.redis.eval(
+      DONE,
+      3,
+      this.queueKey(entry.incidentId),
+      `${this.prefix}:due`,
+      `${this.prefix}:try`,
+      entry.id,
+      entry.incidentId,
+      String(nowMs),
+    );
+  }
+
+  async attempt(id: string): Promise<Attempt> {
+    const raw = await this.redis.hget(`${this.prefix}:try`, id);
+    return raw ? (JSON.parse(raw) as Attempt) : { attempts: 0, unknown: false };
+  }
+
+  /** Records a failed attempt and when the incident's queue is due again. */
+  async retryAt(entry: OutboxEntry, attempt: Attempt, dueMs: number): Promise<void> {
+    await this.redis.hset(`${this.prefix}:try`, entry.id, JSON.stringify(attempt));
+    await this.redis.zadd(`${this.prefix}:due`, dueMs, entry.incidentId);
+  }
+
+  /** The entry after the head, when there is one (a card edit followed by another is skipped). */
+  async next(incidentId: string): Promise<OutboxEntry | undefined> {
+    const raw = await this.redis.lindex(this.queueKey(incidentId), 1);
+    return raw ? (JSON.parse(raw) as OutboxEntry) : undefined;
+  }
+
+  /** Records an attempt at a message that is not an entry of its own (the root). */
+  async saveAttempt(id: string, attempt: Attempt): Promise<void> {
+    await this.redis.hset(`${this.prefix}:try`, id, JSON.stringify(attempt));
+  }
+
+  async clearAttempt(id: string): Promise<void> {
+    await this.redis.hdel(`${this.prefix}:try`, id);
+  }
+
+  async messageTs(incidentId: string, name: string): Promise<string | undefined> {
+    return (await this.redis.hget(`${this.prefix}:ts`, `${incidentId}|${name}`)) ?? undefined;
+  }
+
+  async saveTs(incidentId: string, name: string, ts: string): Promise<void> {
+    await this.redis.hset(`${this.prefix}:ts`, `${incidentId}|${name}`, ts);
+  }
+
+  /** Entries still owed (every incident's queue), for tests and /metrics. */
+  async pending(): Promise<number> {
+    const due = await this.redis.zrange(`${this.prefix}:due`, 0, -1);
+    let n = 0;
+    for (const id of due) n += await this.redis.llen(this.queueKey(id));
+    return n;
+  }
+}
+
+/**
+ * The notifier remediation uses when deliveries go through the outbox: each call records an entry
+ * and returns; the poster sends it. Only the apply modal is opened at once (its trigger expires).
+ */
+export class OutboxNotifier implements RemediationNotifier {
+  constructor(
+    private readonly outbox: SlackOutbox,
+    private readonly now: () => number,
+    private readonly openModal: (triggerId: string, view: ApplyModalView) => Promise<boolean>,
+  ) {}
+
+  async postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void> {
+    await this.add(thread, { kind: "post-proposal", name, view });
+  }
+
+  async updateProposal(
+    thread: WalkThread,
+    name: string,
+    view: ProposalView,
+    note: ProposalNote,
+    withButtons: boolean,
+  ): Promise<void> {
+    await this.add(thread, { kind: "update-proposal", name, view, note, withButtons });
+  }
+
+  async upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void> {
+    await this.add(thread, { kind: "upsert-verification", name, view });
+  }
+
+  async postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void> {
+    await this.add(thread, { kind: "note", name, note });
+  }
+
+  async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
+    await this.add(thread, { kind: "ephemeral", user, notice });
+  }
+
+  openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean> {
+    return this.openModal(triggerId, view);
+  }
+
+  private async add(thread: WalkThread, message: WalkMessage): Promise<void> {
+    await this.outbox.append(thread.incidentId, thread.channel, this.now(), deliveryFor(thread, message));
+  }
+}
+
+/** The outbox entry of one walk message: the same whether the notifier or the walk store records it. */
+export function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDelivery {
+  switch (message.kind) {
+    case "post-proposal": {
+      // A proposal waits (bounded) for the diagnosis message it answers.
+      const afterName =
+        thread.proposedForDiagnosis === undefined ? undefined : `diagnosis-${thread.proposedForDiagnosis}`;
+      return {
+        kind: "post",
+        name: message.name,
+        message: { kind: "proposal", view: message.view },
+        ...(afterName ? { afterName } : {}),
+      };
+    }
+    case "update-proposal":
+      return {
+        kind: "update",
+        name: message.name,
+        message: {
+          kind: "proposal",
+          view: message.view,
+          note: message.note,
+          withButtons: message.withButtons,
+        },
+      };
+    case "upsert-verification":
+      return { kind: "upsert", name: message.name, message: { kind: "verification", view: message.view } };
+    case "note":
+      return { kind: "post", name: message.name, message: { kind: "note", note: message.note } };
+    case "ephemeral":
+      return { kind: "ephemeral", user: message.user, notice: message.notice };
+  }
+}

@@ -1,0 +1,460 @@
+// The only sender of the outbox's entries. One attempt is one request (the Web client's own
+// retries are off); a failed attempt waits with capped exponential backoff (or Slack's
+// Retry-After) and is tried again for as long as `giveUpAfterMs` allows. A post whose outcome is
+// unknown (timeout, reset, 5xx) is looked for in the thread by the outbox id in its metadata
+// before it is posted again, so it lands exactly once. Entries of one incident go in order.
+// The incident's root (its status card) is posted by this poster too, before anything that
+// threads under it; a root whose answer was lost is looked for in the channel's recent history.
+
+import type { Incident } from "../../../core/incident/model.js";
+import type { LogLike } from "../../../services/incident/deps.js";
+import type { Claims } from "../../store/claims.js";
+import type { IncidentStore } from "../../store/incident-store.js";
+import { noteMessage } from "../remediation-notifier.js";
+import type { SlackMessage } from "../render/block-kit.js";
+import { context } from "../render/blocks.js";
+import { renderProposal, renderVerification } from "../render/index.js";
+import { escapeMrkdwn } from "../render/limits.js";
+import { renderNotice, renderProposalNote } from "../render/walk-notice.js";
+import type { SlackClient } from "../web-client.js";
+import type { Attempt, OutboxEntry, OutboxMessage, SlackOutbox } from "./outbox.js";
+
+export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
+
+export interface BackoffSettings {
+  /** First wait after a failed attempt (default 1 s); doubled each time. */
+  baseMs: number;
+  /** Longest wait between attempts (default 5 min). */
+  capMs: number;
+  /** After this long an entry is dropped with an error in the log (default 6 h). */
+  giveUpAfterMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffSettings = {
+  baseMs: 1000,
+  capMs: 300_000,
+  giveUpAfterMs: 6 * 3_600_000,
+};
+
+export interface PosterDeps {
+  outbox: SlackOutbox;
+  /** A client with retries off: one attempt, one request. */
+  slack: SlackClient;
+  store: Pick<IncidentStore, "get" | "update">;
+  claims: Pick<Claims, "messageTs" | "complete">;
+  /** The messages of the status card, diagnoses and command results (absent: those entries fail). */
+  views?: PosterViews;
+  now: () => number;
+  log: Pick<LogLike, "warn" | "error">;
+  backoff?: Partial<BackoffSettings>;
+  /** How often due entries are looked for (default 100 ms). */
+  pollMs?: number;
+  /** How long a proposal waits for the diagnosis it answers before posting anyway (default 15 s). */
+  orderWaitMs?: number;
+  /**
+   * Resolves once what this poster wrote is on the replicas REDIS_URL asks for (throws when it
+   * cannot be): a post is sent only after its "sending" mark would survive a failover.
+   */
+  confirmDurable?: () => Promise<void>;
+  /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
+  afterSend?: (entry: OutboxEntry) => Promise<void>;
+}
+
+export interface PosterViews {
+  /** The status card of the incident's current state. */
+  card(incident: Incident): Promise<SlackMessage>;
+  diagnosis(incidentId: string, n: number): Promise<SlackMessage>;
+  commandResult(result: unknown): SlackMessage;
+  /** After diagnosis n is in the thread: its commit timeline, once; a failure is only logged. */
+  afterDiagnosis?(incident: Incident, rootTs: string, n: number): Promise<void>;
+  /** Publishes a user's App Home from the current state, through this poster's client. */
+  home?(user: string): Promise<void>;
+}
+
+/** The outbox id of an incident's root: one per incident, whichever entry asked for it. */
+export function rootOutboxId(incidentId: string): string {
+  return `root-${incidentId}`;
+}
+
+type Outcome =
+  | { kind: "done" }
+  | { kind: "wait"; ms: number }
+  | { kind: "failed"; unknown: boolean; retryAfterMs?: number; error: string };
+
+const LEASE_MS = 30_000;
+
+export class OutboxPoster {
+  private readonly backoff: BackoffSettings;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: PosterDeps) {
+    this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+  }
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.drain()
+        .catch((error: unknown) => this.deps.log.warn({ err: String(error) }, "outbox poll failed"))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.deps.pollMs ?? 100);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Sends what is due now; resolves when every claimed incident has been worked through. */
+  async drain(): Promise<void> {
+    const incidents = await this.deps.outbox.claimDue(this.deps.now(), LEASE_MS, 50);
+    await Promise.all(incidents.map((id) => this.drainIncident(id)));
+  }
+
+  private async drainIncident(incidentId: string): Promise<void> {
+    for (;;) {
+      const entry = await this.deps.outbox.head(incidentId);
+      if (!entry) return;
+      // A card edit (or home publish) followed by another shows nothing the later one will not.
+      const kind = entry.delivery.kind;
+      const outcome =
+        (kind === "card" || kind === "home") &&
+        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind
+          ? ({ kind: "done" } as const)
+          : await this.deliver(entry);
+      const now = this.deps.now();
+      if (outcome.kind === "done") {
+        // Due again a lease ahead: this poster goes on with the next entry, and no other may
+        // take the incident meanwhile (two posters on one queue would post its head twice).
+        await this.deps.outbox.done(entry, now + LEASE_MS);
+        continue;
+      }
+      const attempt = await this.deps.outbox.attempt(entry.id);
+      if (outcome.kind === "wait") {
+        await this.deps.outbox.retryAt(entry, attempt, now + outcome.ms);
+        return;
+      }
+      const next = { attempts: attempt.attempts + 1, unknown: attempt.unknown || outcome.unknown };
+      if (now - entry.createdAtMs > this.backoff.giveUpAfterMs) {
+        this.deps.log.error({ incidentId, entry: entry.id, err: outcome.error }, "Slack message given up");
+        await this.deps.outbox.done(entry, now + LEASE_MS);
+        continue;
+      }
+      const backoff = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** (next.attempts - 1));
+      this.deps.log.warn(
+        { incidentId, entry: entry.id, attempt: next.attempts, err: outcome.error },
+        "Slack message not delivered yet",
+      );
+      await this.deps.outbox.retryAt(entry, next, now + Math.max(backoff, outcome.retryAfterMs ?? 0));
+      return;
+    }
+  }
+
+  private async deliver(entry: OutboxEntry): Promise<Outcome> {
+    const { delivery } = entry;
+    try {
+      if (delivery.kind === "channel-result") return await this.postInChannel(entry, delivery);
+      if (delivery.kind === "home") {
+        await this.views().home?.(delivery.user);
+        return { kind: "done" };
+      }
+      let incident = await this.deps.store.get(entry.incidentId);
+      if (!incident) {
+        this.deps.log.warn(
+          { incidentId: entry.incidentId, entry: entry.id },
+          "Slack message for no incident",
+        );
+        return { kind: "done" };
+      }
+      if (delivery.kind !== "ephemeral" && !incident.rootTs) {
+        // Everything else threads under the root or edits it: the root comes first.
+        const root = await this.postRoot(incident, entry);
+        if (root.kind !== "done") return root;
+        // Just rendered from the current state: nothing left to edit.
+        if (delivery.kind === "root" || delivery.kind === "card") return root;
+        incident = (await this.deps.store.get(entry.incidentId)) ?? incident;
+      }
+      const rootTs = incident.rootTs;
+      switch (delivery.kind) {
+        case "root":
+          return { kind: "done" };
+        case "card": {
+          const message = await this.views().card(incident);
+          await this.deps.slack.chat.update({
+            channel: incident.channel,
+            ts: String(rootTs),
+            text: message.text,
+            ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+          });
+          return { kind: "done" };
+        }
+        case "diagnosis": {
+          const name = `diagnosis-${delivery.n}`;
+          if (!(await this.tsOf(entry.incidentId, name))) {
+            const posted = await this.post(
+              entry,
+              name,
+              await this.views().diagnosis(entry.incidentId, delivery.n),
+              rootTs,
+            );
+            if (posted.kind !== "done") return posted;
+          }
+          // Once, guarded by its own name; never holds back or repeats the words.
+          if (rootTs) await this.views().afterDiagnosis?.(incident, rootTs, delivery.n);
+          return { kind: "done" };
+        }
+        case "command-result":
+          if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
+          return await this.post(entry, delivery.name, this.views().commandResult(delivery.result), rootTs);
+        case "ephemeral":
+          await this.deps.slack.chat.postEphemeral({
+            channel: entry.channel,
+            user: delivery.user,
+            text: renderNotice(delivery.notice),
+            ...(rootTs ? { thread_ts: rootTs } : {}),
+          });
+          return { kind: "done" };
+        case "update":
+        case "upsert": {
+          const ts = await this.tsOf(entry.incidentId, delivery.name);
+          if (!ts) {
+            if (delivery.kind === "update") return { kind: "done" };
+            return await this.post(entry, delivery.name, render(delivery.message), rootTs);
+          }
+          const message = render(delivery.message);
+          await this.deps.slack.chat.update({
+            channel: entry.channel,
+            ts,
+            text: message.text,
+            ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+          });
+          return { kind: "done" };
+        }
+        case "post": {
+          if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
+          if (!rootTs) return { kind: "wait", ms: 500 };
+          // The proposal answers a diagnosis: let that land first (bounded, then post anyway).
+          if (delivery.afterName && this.deps.now() - entry.createdAtMs < (this.deps.orderWaitMs ?? 15_000)) {
+            if (!(await this.deps.claims.messageTs(entry.incidentId, delivery.afterName)))
+              return { kind: "wait", ms: 100 };
+          }
+          return await this.post(entry, delivery.name, render(delivery.message), rootTs);
+        }
+      }
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  private async post(
+    entry: OutboxEntry,
+    name: string,
+    message: SlackMessage,
+    rootTs: string | undefined,
+  ): Promise<Outcome> {
+    if (!rootTs) return { kind: "wait", ms: 500 };
+    const attempt = await this.deps.outbox.attempt(entry.id);
+    if (attempt.unknown || attempt.sending) {
+      // The last try may have landed: find it by its outbox id before posting again.
+      const found = await this.findInThread(entry, rootTs);
+      if (found) {
+        await this.record(entry, name, found);
+        return { kind: "done" };
+      }
+    }
+    await this.markSending(entry.id, attempt);
+    const result = await this.deps.slack.chat.postMessage({
+      channel: entry.channel,
+      thread_ts: rootTs,
+      text: message.text,
+      ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+      metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
+    });
+    await this.deps.afterSend?.(entry);
+    await this.record(entry, name, String(result.ts));
+    return { kind: "done" };
+  }
+
+  private views(): PosterViews {
+    if (!this.deps.views) throw new Error("the poster has no views for status cards and diagnoses");
+    return this.deps.views;
+  }
+
+  /** A top-level message of no incident, once: looked for in the channel after a lost answer. */
+  private async postInChannel(
+    entry: OutboxEntry,
+    delivery: Extract<OutboxEntry["delivery"], { kind: "channel-result" }>,
+  ): Promise<Outcome> {
+    if (await this.deps.outbox.messageTs(entry.incidentId, delivery.name)) return { kind: "done" };
+    const attempt = await this.deps.outbox.attempt(entry.id);
+    let ts =
+      attempt.unknown || attempt.sending ? await this.findInChannel(entry.channel, entry.id) : undefined;
+    if (!ts) {
+      await this.markSending(entry.id, attempt);
+      const message = this.views().commandResult(delivery.result);
+      const result = await this.deps.slack.chat.postMessage({
+        channel: entry.channel,
+        text: message.text,
+        ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+        metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
+      });
+      await this.deps.afterSend?.(entry);
+      ts = String(result.ts);
+    }
+    await this.deps.outbox.saveTs(entry.incidentId, delivery.name, ts);
+    return { kind: "done" };
+  }
+
+  /**
+   * Posts the incident's root once. An attempt whose answer was lost is looked for by its outbox
+   * id in the channel's recent history before posting again.
+   */
+  private async postRoot(incident: Incident, entry: OutboxEntry): Promise<Outcome> {
+    const id = rootOutboxId(incident.id);
+    const attempt = await this.deps.outbox.attempt(id);
+    try {
+      let ts =
+        attempt.unknown || attempt.sending ? await this.findInChannel(incident.channel, id) : undefined;
+      if (!ts) {
+        await this.markSending(id, attempt);
+        const message = await this.views().card(incident);
+        const result = await this.deps.slack.chat.postMessage({
+          channel: incident.channel,
+          text: message.text,
+          ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+          metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: id } },
+        });
+        await this.deps.afterSend?.(entry);
+        ts = String(result.ts);
+      }
+      // The incident record first: what threads under the root reads it there.
+      await this.deps.store.update(incident.id, { rootTs: ts }, incident.updatedAt);
+      await this.deps.outbox.saveTs(incident.id, "root", ts);
+      await this.deps.claims.complete(incident.id, "root", ts);
+      await this.deps.outbox.clearAttempt(id);
+      return { kind: "done" };
+    } catch (error) {
+      const outcome = failure(error);
+      if (outcome.kind === "failed") {
+        // A refusal Slack answered clears the "sending" mark: nothing to look for next time.
+        const unknown = attempt.unknown || outcome.unknown;
+        await this.deps.outbox.saveAttempt(id, { attempts: attempt.attempts + 1, unknown });
+      }
+      return outcome;
+    }
+  }
+
+  /**
+   * Marks a post as possibly landing before it is sent, and waits for the mark to be replicated
+   * where REDIS_URL asks for replicas: the record of Slack's answer is written after the send and
+   * can be lost (a crash, a failover), the mark cannot, so the next attempt looks first.
+   */
+  private async markSending(id: string, attempt: Attempt): Promise<void> {
+    await this.deps.outbox.saveAttempt(id, { ...attempt, sending: true });
+    await this.deps.confirmDurable?.();
+  }
+
+  private async findInChannel(channel: string, id: string): Promise<string | undefined> {
+    let cursor: string | undefined;
+    // A bounded window, newest first: the channel's last 1000 messages. Counted, not timed, so a
+    // clock that differs from Slack's cannot hide a root posted a moment ago.
+    for (let page = 0; page < 5; page++) {
+      const result = await this.deps.slack.conversations.history({
+        channel,
+        include_all_metadata: true,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const message of result.messages ?? []) {
+        if (outboxIdOf(message) === id && message.ts) return message.ts;
+      }
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    return undefined;
+  }
+
+  private async findInThread(entry: OutboxEntry, rootTs: string): Promise<string | undefined> {
+    let cursor: string | undefined;
+    // A bounded window: the thread's newest pages are where a recent post is.
+    for (let page = 0; page < 5; page++) {
+      const result = await this.deps.slack.conversations.replies({
+        channel: entry.channel,
+        ts: rootTs,
+        include_all_metadata: true,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const message of result.messages ?? []) {
+        if (outboxIdOf(message) === entry.id && message.ts) return message.ts;
+      }
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    return undefined;
+  }
+
+  private async record(entry: OutboxEntry, name: string, ts: string): Promise<void> {
+    await this.deps.outbox.saveTs(entry.incidentId, name, ts);
+    // Other readers (the recovery picture, card links) find thread messages by claim name.
+    await this.deps.claims.complete(entry.incidentId, name, ts);
+  }
+
+  private async tsOf(incidentId: string, name: string): Promise<string | undefined> {
+    return (
+      (await this.deps.outbox.messageTs(incidentId, name)) ??
+      (await this.deps.claims.messageTs(incidentId, name))
+    );
+  }
+}
+
+function outboxIdOf(message: unknown): unknown {
+  return (message as { metadata?: { event_payload?: Record<string, unknown> } }).metadata?.event_payload
+    ?.outbox_id;
+}
+
+function render(message: OutboxMessage): SlackMessage {
+  switch (message.kind) {
+    case "proposal": {
+      const rendered = renderProposal(message.view);
+      if (message.note === undefined) return rendered;
+      let blocks = rendered.blocks;
+      if (message.withButtons === false) blocks = blocks.filter((b) => b.type !== "actions");
+      return { text: rendered.text, blocks: [...blocks, context(renderProposalNote(message.note))] };
+    }
+    case "verification":
+      return renderVerification(message.view);
+    case "note":
+      return noteMessage(message.note);
+    case "text":
+      return { text: escapeMrkdwn(message.text), blocks: [] };
+  }
+}
+
+/** Whether Slack may have carried the call out: an answer that never came, or a 5xx. */
+function failure(error: unknown): Outcome {
+  const e = error as {
+    code?: string;
+    statusCode?: number;
+    retryAfter?: number;
+    message?: string;
+    data?: { error?: string };
+  };
+  const text = e.data?.error ?? e.message ?? String(error);
+  switch (e.code) {
+    case "slack_webapi_rate_limited_error":
+      return { kind: "failed", unknown: false, retryAfterMs: (e.retryAfter ?? 1) * 1000, error: text };
+    case "slack_webapi_platform_error":
+      return { kind: "failed", unknown: false, error: text };
+    default:
+      // Timeouts, resets and HTTP errors (5xx): the message may be in Slack already.
+      return { kind: "failed", unknown: true, error: text };
+  }
+}

@@ -1,0 +1,43 @@
+// What the incident use cases need, as narrow interfaces: the store, the queues and the
+// evidence functions are injected so tests wire real ones against local servers.
+
+import type { Evidence } from "../../core/evidence/model.js";
+import type { AuditReport, Report } from "../../core/report/schema.js";
+import type { BotConfig } from "../../core/settings.js";
+import type { EvidencePorts, IncidentStorePort, JobScheduler, MessageClaimsPort } from "../ports.js";
+
+export interface TableRequest {
+  table: string;
+  flinkJob?: string;
+  connector?: string;
+  timeoutMs?: number;
+}
+
+export type DiagnoseFn = (
+  ports: EvidencePorts,
+  request: TableRequest,
+  now: () => number,
+) => Promise<{ report: Report; evidence?: Evidence }>;
+export type AuditFn = (
+  ports: EvidencePorts,
+  request: TableRequest,
+  now: () => number,
+) => Promise<{ report: AuditReport }>;
+
+export type Enqueuer = JobScheduler;
+
+export interface LogLike {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface IncidentDeps {
+  store: IncidentStorePort;
+  claims: MessageClaimsPort;
+  queues: Enqueuer;
+  bot: BotConfig;
+  incidentChannel?: string;
+  now: () => number;
+  log: LogLike;
+}

@@ -1,0 +1,148 @@
+// The diagnosis job: read every evidence source (in parallel, each under its own timeout, inside
+// diagnoseTable), keep the report with the incident, and queue the thread message and the card
+// edit. Slack jobs carry deterministic ids, so a job that runs twice (a worker died mid-job)
+// still yields one message.
+
+import { buildTimeline } from "../../core/chart/timeline.js";
+import { closestMatch } from "../../core/incident/closest-match.js";
+import { stateAfterDiagnosis } from "../../core/incident/model.js";
+import type { Report } from "../../core/report/schema.js";
+import { tableSettings } from "../../core/settings.js";
+import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
+import type { DiagnoseJob, EvidencePorts } from "../ports.js";
+import type { AuditFn, DiagnoseFn, IncidentDeps, TableRequest } from "./deps.js";
+
+export interface DiagnosisDeps extends IncidentDeps {
+  ports: EvidencePorts;
+  diagnose: DiagnoseFn;
+  audit: AuditFn;
+  sourceTimeoutMs: number;
+  /** Tables to suggest from when a name is unknown (config and catalog). */
+  knownTables?: () => Promise<string[]>;
+  /** Puts the report's next step to the thread (guided remediation). */
+  remediation?: { proposeFromReport(incidentId: string, n: number, report: Report): Promise<void> };
+}
+
+export async function runDiagnoseJob(deps: DiagnosisDeps, job: DiagnoseJob, jobId: string): Promise<void> {
+  if (job.kind === "incident") await diagnoseIncident(deps, job.incidentId, job.n);
+  else await runCommand(deps, job, jobId);
+}
+
+function requestFor(deps: DiagnosisDeps, table: string): TableRequest {
+  const settings = tableSettings(deps.bot, table);
+  return {
+    table,
+    flinkJob: settings.flinkJob,
+    connector: settings.connector,
+    timeoutMs: deps.sourceTimeoutMs,
+  };
+}
+
+async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: number): Promise<void> {
+  const incident = await deps.store.require(incidentId);
+  if (incident.state === "resolved" || incident.state === "stopped") return;
+  if (incident.state !== "diagnosing") {
+    // Only a change of state edits the card; a retried job does not touch Slack again.
+    const startVersion = await deps.store.update(incidentId, { state: "diagnosing" }, deps.now(), true);
+    await deps.queues.enqueueSlack({ kind: "card", incidentId, version: startVersion });
+  }
+  let report: Awaited<ReturnType<DiagnoseFn>>["report"];
+  let evidence: Awaited<ReturnType<DiagnoseFn>>["evidence"];
+  try {
+    ({ report, evidence } = await deps.diagnose(deps.ports, requestFor(deps, incident.table), deps.now));
+  } catch (error) {
+    if (isCodedError(error) && !error.retryable) {
+      // A problem a person must fix (unknown table, bad config): say so in the thread, stop retrying.
+      await deps.queues.enqueueSlack({
+        kind: "note",
+        incidentId,
+        key: `diagnose-failed-${n}`,
+        text: `${error.message}${error.hint ? ` ${error.hint}` : ""}`,
+      });
+      const version = await deps.store.update(incidentId, { state: "open" }, deps.now(), true);
+      await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+      return;
+    }
+    throw error;
+  }
+  // The thread names a source that failed ("the catalog"); its address and the full reason are
+  // for the logs only.
+  for (const [source, status] of Object.entries(report.sources)) {
+    if (status.status === "unavailable") {
+      deps.log.warn({ incident: incidentId, source, reason: status.error }, "evidence source unavailable");
+    }
+  }
+  const now = deps.now();
+  await deps.store.saveReport(incidentId, n, report);
+  // The picture of the commit race goes with the diagnosis; drawing it is the Slack job's work.
+  // A picture that cannot be built never holds the words back.
+  if (evidence) {
+    try {
+      await deps.store.saveChart(incidentId, n, buildTimeline(evidence, now, { tableName: report.table }));
+    } catch (error) {
+      deps.log.warn({ incidentId, err: (error as Error).message }, "commit timeline not built");
+    }
+  }
+  await deps.store.appendTimeline(incidentId, {
+    at: now,
+    kind: "diagnosis",
+    text: `verdict ${report.verdict}`,
+  });
+  const version = await deps.store.update(
+    incidentId,
+    { state: stateAfterDiagnosis(report.nextStep !== null), verdict: report.verdict },
+    now,
+    true,
+  );
+  await deps.queues.enqueueSlack({ kind: "diagnosis", incidentId, n });
+  await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+  await deps.remediation?.proposeFromReport(incidentId, n, report);
+}
+
+async function runCommand(
+  deps: DiagnosisDeps,
+  job: Extract<DiagnoseJob, { kind: "command" }>,
+  jobId: string,
+): Promise<void> {
+  const request = requestFor(deps, job.table);
+  try {
+    const open = await deps.store.openIncidentFor(job.table);
+    const result =
+      job.command === "diagnose"
+        ? { type: "diagnosis" as const, report: (await deps.diagnose(deps.ports, request, deps.now)).report }
+        : { type: "audit" as const, report: (await deps.audit(deps.ports, request, deps.now)).report };
+    await deps.queues.enqueueSlack({
+      kind: "command-result",
+      key: jobId,
+      channel: open?.channel ?? job.channel,
+      incidentId: open?.id,
+      result,
+    });
+  } catch (error) {
+    if (isCodedError(error, ErrorCode.TableNotFound)) {
+      const known = (await deps.knownTables?.().catch(() => [])) ?? Object.keys(deps.bot.tables);
+      await deps.queues.enqueueSlack({
+        kind: "ephemeral",
+        channel: job.channel,
+        user: job.user,
+        reply: {
+          kind: "unknown-table",
+          input: job.table,
+          suggestion: closestMatch(job.table, known),
+          command: job.command,
+        },
+      });
+      return;
+    }
+    if (isCodedError(error) && !error.retryable) {
+      await deps.queues.enqueueSlack({
+        kind: "ephemeral",
+        channel: job.channel,
+        user: job.user,
+        reply: { kind: "failed", message: error.message, hint: error.hint },
+      });
+      return;
+    }
+    throw error instanceof Error ? error : new CodedError(ErrorCode.Internal, String(error));
+  }
+}

@@ -1,0 +1,43 @@
+// The tables the bot can name: BOT_CONFIG's, plus the catalog's when it answers (cached, so an
+// alert storm does not list the catalog once per alert).
+
+import type { BotConfig } from "../../core/settings.js";
+import { formatTableName } from "../../core/table-name.js";
+import type { CatalogPort } from "../ports.js";
+
+export interface KnownTablesOptions {
+  bot: BotConfig;
+  catalog?: CatalogPort;
+  now: () => number;
+  ttlMs?: number;
+  /** Namespaces listed at most, to bound the work on a large catalog. */
+  maxNamespaces?: number;
+}
+
+export function createKnownTables(options: KnownTablesOptions): () => Promise<string[]> {
+  const ttl = options.ttlMs ?? 60_000;
+  let cached: { at: number; tables: string[] } | undefined;
+  let pending: Promise<string[]> | undefined;
+  const configured = Object.keys(options.bot.tables);
+  const listCatalog = async (): Promise<string[]> => {
+    const catalog = options.catalog;
+    if (!catalog) return [];
+    const namespaces = (await catalog.listNamespaces()).slice(0, options.maxNamespaces ?? 200);
+    const lists = await Promise.all(namespaces.map((ns) => catalog.listTables(ns).catch(() => [])));
+    return lists.flat().map(formatTableName);
+  };
+  return async () => {
+    const now = options.now();
+    if (cached && now - cached.at < ttl) return cached.tables;
+    pending ??= listCatalog()
+      .catch(() => [] as string[])
+      .then((fromCatalog) => {
+        cached = { at: options.now(), tables: [...new Set([...configured, ...fromCatalog])] };
+        return cached.tables;
+      })
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
+  };
+}

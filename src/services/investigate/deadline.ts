@@ -1,0 +1,39 @@
+// One deadline per evidence source, so a slow source cannot hold up the others or the answer.
+
+import type { SourceName } from "../../core/ids.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+
+const LABELS: Record<SourceName, string> = {
+  catalog: "Iceberg REST catalog",
+  flink: "Flink REST API",
+  connect: "Kafka Connect REST API",
+  prometheus: "Prometheus",
+};
+
+export async function withDeadline<T>(
+  source: SourceName,
+  timeoutMs: number,
+  run: () => Promise<T>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new CodedError(
+          ErrorCode.SourceTimeout,
+          `${LABELS[source]}: no complete answer within ${timeoutMs} ms`,
+          {
+            hint: "The source is slow; check its health, or allow more time with --timeout-ms.",
+            retryable: true,
+            details: { source, timeoutMs },
+          },
+        ),
+      );
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([run(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,374 @@
+// Gathering evidence about one table: the catalog first (it names the writers), then Flink,
+// Kafka Connect and Prometheus in parallel, each under its own deadline. A source that fails is
+// recorded as unavailable with its reason; only when no source answers at all is it an error.
+
+import type {
+  ConnectEvidence,
+  Evidence,
+  FlinkEvidence,
+  FlinkJobEvidence,
+  MetricPoint,
+  PrometheusEvidence,
+  SourceStatus,
+  TableEvidence,
+  TableRef,
+} from "../../core/evidence/model.js";
+import type { SourceName } from "../../core/ids.js";
+import { formatTableName, parseTableName } from "../../core/table-name.js";
+import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
+import type { ConnectPort, EvidencePorts, FlinkPort, PrometheusPort } from "../ports.js";
+import { withDeadline } from "./deadline.js";
+import { loadResolvedTable, tableRefWithoutCatalog } from "./resolve.js";
+import {
+  candidateWriterJobs,
+  jobWritesTable,
+  matchingConnectors,
+  namesTable,
+  pickFlinkWriter,
+  recentFlinkWriters,
+} from "./writers.js";
+
+export { resolveTable } from "./resolve.js";
+
+export interface InvestigateRequest {
+  table: string;
+  flinkJob?: string;
+  connector?: string;
+  /** Deadline for each source's whole answer (several requests); default 15 s. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_INVESTIGATE_TIMEOUT_MS = 15_000;
+
+const COMMITTER_SERIES = {
+  lastCommitDurationMs:
+    "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_lastCommitDurationMs",
+  elapsedSecondsSinceLastSuccessfulCommit:
+    "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_elapsedSecondsSinceLastSuccessfulCommit",
+  // A counter (exported as a gauge): turned into files per commit below.
+  committedDataFilesCount:
+    "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_committedDataFilesCount",
+} as const;
+/** Job scope (the Prometheus reporter's jobmanager_job logical scope), labelled job_id and job_name. */
+const CHECKPOINT_DURATION = "flink_jobmanager_job_lastCheckpointDuration";
+/**
+ * The sink task's consumer lag as the Prometheus JMX exporter names Kafka's
+ * consumer-fetch-manager-metrics records-lag-max; Connect's sink consumers are
+ * client_id="connector-consumer-<connector>-<task>".
+ */
+const SINK_LAG = "kafka_consumer_consumer_fetch_manager_metrics_records_lag_max";
+const HISTORY_MS = 3 * 60 * 60 * 1000;
+const HISTORY_STEP_SECONDS = 300;
+
+/** Errors about the table itself: no source can help, so they reach the person as they are. */
+const TABLE_ERRORS = new Set<ErrorCode>([
+  ErrorCode.TableNotFound,
+  ErrorCode.TableAmbiguous,
+  ErrorCode.TableNameInvalid,
+]);
+
+export async function investigate(
+  ports: EvidencePorts,
+  request: InvestigateRequest,
+  now: () => number,
+): Promise<Evidence> {
+  const timeoutMs = request.timeoutMs ?? DEFAULT_INVESTIGATE_TIMEOUT_MS;
+  const sources: Record<SourceName, SourceStatus> = {
+    catalog: { status: "not-configured" },
+    flink: { status: "not-configured" },
+    connect: { status: "not-configured" },
+    prometheus: { status: "not-configured" },
+  };
+
+  // Every source starts at once. Only what truly needs the catalog waits for it: the resolved
+  // name (for the sanitised and catalog-qualified forms) and, when no Flink job is configured,
+  // the job ids in the table's snapshots. The alert-to-diagnosis time is then close to the
+  // slowest source's own reading time instead of the sum of all of them.
+  const guessedRef = plainTableRef(request.table);
+  const catalogPort = ports.catalog;
+  const catalogTask = catalogPort
+    ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table))
+    : undefined;
+  const resolved = (async () => {
+    const outcome = await catalogTask;
+    return { ref: outcome?.value?.ref ?? guessedRef ?? tableRefWithoutCatalog(request.table), outcome };
+  })();
+  const refNow = async () => (await resolved).ref;
+
+  const flinkPort = ports.flink;
+  const connectPort = ports.connect;
+  const prometheusPort = ports.prometheus;
+  const flinkTask = flinkPort
+    ? timed("flink", timeoutMs, now, () => gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob))
+    : undefined;
+  const connectTask = connectPort
+    ? timed("connect", timeoutMs, now, async () => gatherConnect(connectPort, refNow, request.connector))
+    : undefined;
+  const prometheusTask = prometheusPort
+    ? timed("prometheus", timeoutMs, now, async () =>
+        gatherPrometheus(prometheusPort, await refNow(), now(), request.flinkJob),
+      )
+    : undefined;
+
+  const { ref, outcome: catalogOutcome } = await resolved;
+  let catalog: TableEvidence | undefined;
+  if (catalogOutcome) {
+    sources.catalog = catalogOutcome.status;
+    catalog = catalogOutcome.value?.evidence;
+    if (catalogOutcome.error && TABLE_ERRORS.has(catalogOutcome.error.code)) throw catalogOutcome.error;
+  }
+  const [flink, connect, prometheus] = await Promise.all([flinkTask, connectTask, prometheusTask]);
+  if (flink) sources.flink = flink.status;
+  if (connect) sources.connect = connect.status;
+  if (prometheus) sources.prometheus = prometheus.status;
+
+  const evidence: Evidence = { table: ref, collectedAtMs: now(), sources };
+  if (catalog) evidence.catalog = catalog;
+  if (flink?.value) evidence.flink = flink.value;
+  if (connect?.value) evidence.connect = connect.value;
+  if (prometheus?.value) {
+    evidence.prometheus = finishPrometheus(prometheus.value, evidence);
+    addHistories(evidence.flink, evidence.prometheus);
+  }
+
+  if (!Object.values(sources).some((s) => s.status === "ok")) throw noEvidence(ref, sources);
+  return evidence;
+}
+
+interface Timed<T> {
+  status: SourceStatus;
+  value?: T;
+  error?: CodedError;
+}
+
+async function timed<T>(
+  source: SourceName,
+  timeoutMs: number,
+  now: () => number,
+  run: () => Promise<T>,
+): Promise<Timed<T>> {
+  const started = now();
+  try {
+    const value = await withDeadline(source, timeoutMs, run);
+    return { status: { status: "ok", latencyMs: Math.max(0, now() - started) }, value };
+  } catch (thrown) {
+    const error = asCodedError(thrown);
+    return {
+      status: {
+        status: "unavailable",
+        latencyMs: Math.max(0, now() - started),
+        error: error.message,
+        errorCode: error.code,
+      },
+      error,
+    };
+  }
+}
+
+async function gatherFlink(
+  flink: FlinkPort,
+  guessedRef: TableRef | undefined,
+  resolved: Promise<{ ref: TableRef; outcome?: Timed<{ evidence: TableEvidence }> }>,
+  configuredJob: string | undefined,
+): Promise<FlinkEvidence> {
+  const listing = flink.listJobs();
+  // A configured job does not need the catalog: read it alongside, under the name as typed.
+  const early = configuredJob && guessedRef ? flink.getJobEvidence(configuredJob, guessedRef) : undefined;
+  early?.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const jobs = await listing;
+  const { ref: table, outcome } = await resolved;
+  const fromSnapshots = recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []);
+  const jobId = configuredJob ?? pickFlinkWriter(fromSnapshots, jobs);
+  // The catalog may have resolved the name differently (a catalog-qualified form): read again then.
+  const sameTable = guessedRef !== undefined && formatTableName(guessedRef) === formatTableName(table);
+  // Every other candidate writer is read at the same time, under the same deadline: jobs named in
+  // the snapshots, and live or recently failed jobs whose committer or sink vertices name the table.
+  const others = candidateWriterJobs(fromSnapshots, jobs, jobId);
+  const probes = others.map((id) =>
+    flink.getJobEvidence(id, table).then(
+      (evidence) => evidence,
+      () => undefined, // a job that vanished or cannot be read is no candidate
+    ),
+  );
+  let writer: FlinkJobEvidence | undefined;
+  if (jobId) {
+    try {
+      writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table));
+    } catch (error) {
+      if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
+        throw new CodedError(
+          ErrorCode.SourceHttpStatus,
+          `Flink does not know the configured writer job ${jobId}`,
+          {
+            hint: `Check the flinkJob set for ${formatTableName(table)} in BOT_CONFIG; the job may have been redeployed under a new id.`,
+            details: { ...error.details, jobId },
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
+  }
+  const snapshotIds = new Set(fromSnapshots);
+  const found = (await Promise.all(probes)).filter(
+    (job): job is FlinkJobEvidence =>
+      job !== undefined && (snapshotIds.has(job.job.jobId) || jobWritesTable(job, table)),
+  );
+  const writers = [...(writer ? [writer] : []), ...found];
+  if (writers.length === 0) return { jobs };
+  const primary = writer ?? writers[0]!;
+  return {
+    jobs,
+    writer: primary,
+    writerSource: configuredJob ? "configured" : "discovered",
+    ...(writers.length > 1 ? { writers } : {}),
+  };
+}
+
+async function gatherConnect(
+  connect: ConnectPort,
+  refNow: () => Promise<TableRef>,
+  configured: string | undefined,
+): Promise<ConnectEvidence | undefined> {
+  if (configured)
+    return { ...(await connect.getConnectorEvidence(configured)), connectorSource: "configured" };
+  const [connectors, table] = await Promise.all([connect.listConnectors(), refNow()]);
+  // Every connector that may write the table is read at once; the first is the writer unless the
+  // diagnosis finds another one failing.
+  const matches = matchingConnectors(connectors, table);
+  if (matches.length === 0) return undefined;
+  const read = await Promise.all(
+    matches.map((m, i) =>
+      connect.getConnectorEvidence(m.name).then(
+        (evidence): ConnectEvidence => ({ ...evidence, connectorSource: m.source }),
+        (error) => {
+          if (i === 0) throw error; // the primary's failure is the source's failure
+          return undefined;
+        },
+      ),
+    ),
+  );
+  const found = read.filter((c): c is ConnectEvidence => c !== undefined);
+  const [primary] = found;
+  if (!primary) return undefined;
+  return found.length > 1 ? { ...primary, others: found.slice(1) } : primary;
+}
+
+/**
+ * Asks for each committer metric by name and keeps the series whose `table` label is ours;
+ * the label holds the sink's table name with dots turned into underscores.
+ */
+async function gatherPrometheus(
+  prometheus: PrometheusPort,
+  table: TableRef,
+  endMs: number,
+  configuredJob: string | undefined,
+): Promise<GatheredPrometheus> {
+  const series: Record<string, MetricPoint[]> = {};
+  const range = (metric: string) =>
+    prometheus.queryRange(metric, endMs - HISTORY_MS, endMs, HISTORY_STEP_SECONDS);
+  const [checkpointDurations, sinkLag] = await Promise.all([
+    range(CHECKPOINT_DURATION),
+    range(SINK_LAG),
+    ...Object.entries(COMMITTER_SERIES).map(async ([name, metric]) => {
+      const ours = ownSeries(await range(metric), table);
+      if (ours.length === 0) return;
+      const merged = mergeMax(ours.map((s) => s.points));
+      if (name === "committedDataFilesCount") series.committedDataFilesPerCommit = perCommit(merged);
+      else series[name] = merged;
+    }),
+  ]);
+  return { series, checkpointDurations: checkpointDurations ?? [], sinkLag: sinkLag ?? [], configuredJob };
+}
+
+type LabelledSeries = { labels: Record<string, string>; points: MetricPoint[] };
+
+interface GatheredPrometheus extends PrometheusEvidence {
+  /** Job-scope series for every job; the writer's is picked once Flink named it. */
+  checkpointDurations: LabelledSeries[];
+  /** Consumer lag of every client; the sink connector's tasks are picked once Connect named it. */
+  sinkLag: LabelledSeries[];
+  configuredJob?: string;
+}
+
+/** The writer's own series among those read for every job and consumer. */
+function finishPrometheus(gathered: GatheredPrometheus, evidence: Evidence): PrometheusEvidence {
+  const series = { ...gathered.series };
+  const jobId = evidence.flink?.writer?.job.jobId ?? gathered.configuredJob;
+  const checkpoints = gathered.checkpointDurations.filter((s) => jobId && s.labels.job_id === jobId);
+  if (checkpoints.length > 0) series.lastCheckpointDuration = mergeMax(checkpoints.map((s) => s.points));
+  const connector = evidence.connect?.connector.name;
+  const lag = gathered.sinkLag.filter(
+    (s) => connector && s.labels.client_id?.startsWith(`connector-consumer-${connector}-`),
+  );
+  if (lag.length > 0) series.connectSinkLag = mergeMax(lag.map((s) => s.points));
+  return { series };
+}
+
+/**
+ * Files per commit from the committed-files counter: each rise between two samples is what the
+ * commits in that step added (one commit per step at the usual checkpoint cadence). A fall is a
+ * restarted counter and is skipped; flat steps had no commit.
+ */
+function perCommit(counter: readonly MetricPoint[]): MetricPoint[] {
+  const out: MetricPoint[] = [];
+  for (let i = 1; i < counter.length; i++) {
+    const added = counter[i]!.value - counter[i - 1]!.value;
+    if (added > 0) out.push({ atMs: counter[i]!.atMs, value: added });
+  }
+  return out;
+}
+
+function ownSeries<T extends { labels: Record<string, string> }>(found: readonly T[], table: TableRef): T[] {
+  const labelled = found.filter((s) => s.labels.table !== undefined && namesTable(s.labels.table, table));
+  const tables = new Set(labelled.map((s) => s.labels.table));
+  // Two different tables that both end with our name cannot be told apart: keep neither.
+  return tables.size === 1 ? labelled : [];
+}
+
+/** Several series for one table (one per subtask): the largest value at each instant. */
+function mergeMax(seriesList: readonly MetricPoint[][]): MetricPoint[] {
+  const byTime = new Map<number, number>();
+  for (const points of seriesList) {
+    for (const p of points)
+      byTime.set(p.atMs, Math.max(byTime.get(p.atMs) ?? Number.NEGATIVE_INFINITY, p.value));
+  }
+  return [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([atMs, value]) => ({ atMs, value }));
+}
+
+function addHistories(flink: FlinkEvidence | undefined, prometheus: PrometheusEvidence): void {
+  const committer = flink?.writer?.committer;
+  if (!committer) return;
+  const durations = prometheus.series.lastCommitDurationMs;
+  const elapsed = prometheus.series.elapsedSecondsSinceLastSuccessfulCommit;
+  if (durations) committer.lastCommitDurationHistory = durations;
+  if (elapsed) committer.elapsedSecondsHistory = elapsed;
+}
+
+function noEvidence(table: TableRef, sources: Record<SourceName, SourceStatus>): CodedError {
+  const configured = Object.entries(sources).filter(([, s]) => s.status !== "not-configured");
+  const reasons = configured.map(([name, s]) => `${name}: ${s.error ?? s.status}`);
+  const message =
+    configured.length === 0
+      ? `No evidence source is configured, so nothing can be read about ${formatTableName(table)}`
+      : `No evidence source answered for ${formatTableName(table)} (${reasons.join("; ")})`;
+  return new CodedError(ErrorCode.NoEvidence, message, {
+    hint:
+      configured.length === 0
+        ? "Set at least one of ICEBERG_CATALOG_URL, FLINK_REST_URL, CONNECT_REST_URL or PROMETHEUS_URL."
+        : "Check that the URLs are right and the services are up, then try again.",
+    retryable: configured.length > 0,
+    details: { sources },
+  });
+}
+
+/** The table as typed when it is a plain `namespace.table` (the usual case); else the catalog decides. */
+function plainTableRef(input: string): TableRef | undefined {
+  const trimmed = input.trim();
+  if (!trimmed.includes(".")) return undefined;
+  try {
+    return parseTableName(trimmed);
+  } catch {
+    return undefined;
+  }
+}

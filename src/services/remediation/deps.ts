@@ -1,0 +1,47 @@
+// What guided remediation needs from the rest of the bot, as one injectable set of ports: tests
+// wire real Redis, the simulated lakehouse and the Slack stand-in through it.
+
+import type { PlaybookSet } from "../../core/playbook/schema.js";
+import type { BotConfig } from "../../core/settings.js";
+import type { LogLike } from "../incident/deps.js";
+import type {
+  ApproverDirectory,
+  AuditPort,
+  ClaimsPort,
+  Clock,
+  EvidencePorts,
+  IncidentStorePort,
+  JobScheduler,
+  RemediationJob,
+  RemediationNotifier,
+  RemediationScheduler,
+  TimelinePoster,
+  WalkStorePort,
+} from "../ports.js";
+
+export interface RemediationDeps {
+  walks: WalkStorePort;
+  audit: AuditPort;
+  store: Pick<IncidentStorePort, "get" | "require" | "update" | "close" | "getChart">;
+  /** "Do it once" guards (the recovery picture). */
+  claims: ClaimsPort;
+  /** The bot's Slack queue, for status card edits. */
+  slackQueue: Pick<JobScheduler, "enqueueSlack">;
+  jobs: RemediationScheduler;
+  notifier: RemediationNotifier;
+  approvers: ApproverDirectory;
+  playbooks: PlaybookSet;
+  bot: BotConfig;
+  ports: EvidencePorts;
+  now: Clock;
+  log: LogLike;
+  sourceTimeoutMs: number;
+  /** Shares the updated commit timeline once the writer recovered; absent, no picture. */
+  timeline?: TimelinePoster;
+  /** Overrides BOT_CONFIG's follow-up interval (the demo and tests use a short one). */
+  followUpIntervalMs?: number;
+  /** Overrides BOT_CONFIG's number of follow-up checks. */
+  followUpChecks?: number;
+  /** Runs after a change was applied and before the result is recorded (tests crash a worker here). */
+  afterApply?: (job: Extract<RemediationJob, { kind: "apply" }>) => Promise<void>;
+}

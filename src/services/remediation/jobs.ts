@@ -1,0 +1,147 @@
+// The remediation queue's work: apply an approved change, run a follow-up check, revert. Each
+// one feeds its outcome back to the walk as a machine event.
+
+import type { Evidence } from "../../core/evidence/model.js";
+import { tableSettings } from "../../core/settings.js";
+import { parseTableName } from "../../core/table-name.js";
+import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../../core/verification/check.js";
+import { asCodedError } from "../../errors.js";
+import { investigate } from "../investigate/investigate.js";
+import type { RemediationJob } from "../ports.js";
+import { recoveryTimeline } from "../recovery-timeline.js";
+import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
+import type { RemediationDeps } from "./deps.js";
+import { proposalIdFor } from "./views.js";
+import type { WalkDispatcher } from "./walk-dispatcher.js";
+
+export class RemediationJobs {
+  constructor(
+    private readonly deps: RemediationDeps,
+    private readonly core: WalkDispatcher,
+  ) {}
+
+  async run(job: RemediationJob): Promise<void> {
+    switch (job.kind) {
+      case "apply":
+        await this.runApply(job);
+        return;
+      case "check":
+        await this.runCheck(job);
+        return;
+      case "revert":
+        await this.runRevert(job);
+        return;
+    }
+  }
+
+  private async runApply(job: Extract<RemediationJob, { kind: "apply" }>): Promise<void> {
+    // apply-started first: a Stop that came before it wins, and nothing is applied.
+    const started = await this.core.dispatch(
+      job.incidentId,
+      { type: "apply-started", stepId: job.stepId },
+      {},
+    );
+    const record = started.record;
+    const run = record?.walk.current;
+    if (!record || !run || run.stepId !== job.stepId || run.phase !== "applying") {
+      // Already recorded (a retried job): make sure what follows it is queued.
+      if (record) await this.core.effects.ensurePending(record);
+      return;
+    }
+    if (record.applySeq !== job.attempt || proposalIdFor(record, job.stepId) !== job.proposalId) return;
+    // The proposal's own uuid: a table recreated since it was made must not get its change.
+    const outcome = await applyChange(this.deps.ports, run.change, {
+      table: parseTableName(record.table),
+      ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
+    });
+    await this.deps.afterApply?.(job);
+    const recorded = await this.core.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
+    if (
+      outcome.status === "conflict-rechecked" ||
+      outcome.status === "not-applied" ||
+      outcome.status === "unknown"
+    ) {
+      await this.core.effects.noteApplyFailure(recorded.record ?? record, job, outcome.detail);
+    }
+    if (outcome.status === "conflict-rechecked") {
+      // The table moved under the proposal: the same step again, built afresh from today's values.
+      await this.core.proposeNext(job.incidentId, job.stepId);
+    }
+  }
+
+  private async runCheck(job: Extract<RemediationJob, { kind: "check" }>): Promise<void> {
+    const stored = await this.deps.walks.get(job.incidentId);
+    const record = stored?.value;
+    const run = record?.walk.current;
+    if (!record || !run || run.stepId !== job.stepId || run.checksDone + 1 !== job.checkIndex) return;
+    if (proposalIdFor(record, job.stepId) !== job.proposalId) return;
+    const step = this.core.step(record.walk.playbookId, job.stepId);
+    const settings = tableSettings(this.deps.bot, record.table);
+    let recovery: RecoveryResult;
+    let writer = record.writer;
+    let evidence: Evidence | undefined;
+    try {
+      evidence = await investigate(
+        this.deps.ports,
+        {
+          table: record.table,
+          flinkJob: settings.flinkJob,
+          connector: settings.connector,
+          timeoutMs: this.deps.sourceTimeoutMs,
+        },
+        this.deps.now,
+      );
+      const identity = identifyWriter(evidence);
+      if (identity.kind === "flink") writer = { kind: "flink-job", id: identity.jobId };
+      if (identity.kind === "connect") writer = { kind: "connector", id: identity.connector };
+      recovery = evaluateRecovery(
+        {
+          changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+          writer: identity,
+          ...(step ? { signals: step.verify.signals } : {}),
+        },
+        evidence,
+        this.deps.now(),
+      );
+    } catch (error) {
+      recovery = { recovered: false, detail: `could not read the table (${asCodedError(error).message})` };
+    }
+    await this.core.dispatch(
+      job.incidentId,
+      {
+        type: "check",
+        stepId: job.stepId,
+        checkIndex: job.checkIndex,
+        result: { recovered: recovery.recovered, detail: recovery.detail },
+      },
+      { recovery, ...(writer ? { writer } : {}) },
+    );
+    if (recovery.recovered && evidence) {
+      await recoveryTimeline(this.deps, record, {
+        evidence,
+        proposalId: job.proposalId,
+        changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+        // The step id reads as words ("raise commit retries") and is short enough for the legend.
+        changeLabel: job.stepId.replaceAll("-", " "),
+        recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+      });
+    }
+  }
+
+  private async runRevert(job: Extract<RemediationJob, { kind: "revert" }>): Promise<void> {
+    const stored = await this.deps.walks.get(job.incidentId);
+    const record = stored?.value;
+    const run = record?.walk.history.findLast((r) => r.stepId === job.stepId && r.phase === "reverting");
+    if (!record || !run?.previous) return;
+    const outcome = await revertChange(this.deps.ports, run.change, run.previous, {
+      table: parseTableName(record.table),
+      ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
+    });
+    const ok = ["applied", "already-applied", "applied-confirmed"].includes(outcome.status);
+    await this.core.dispatch(
+      job.incidentId,
+      { type: "reverted", stepId: job.stepId, ok, message: outcome.detail },
+      {},
+    );
+  }
+}

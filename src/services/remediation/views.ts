@@ -1,0 +1,219 @@
+// From the stored walk to the renderers' view models: the proposal, its decision line, the
+// verification message and the status card's summary. Plain functions over plain data.
+
+import { z } from "zod";
+import { INCIDENT_STATES } from "../../core/incident/model.js";
+import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
+
+export { proposalIdFor } from "../../core/playbook/record.js";
+
+import type { Step, VerifySignal } from "../../core/playbook/schema.js";
+import type { StepPhase, StepRun, WalkState } from "../../core/playbook/walk.js";
+import type { RecoveryResult } from "../../core/verification/check.js";
+import type {
+  IncidentState,
+  ProposalDecision,
+  ProposalView,
+  RiskLevel,
+  VerificationOutcome,
+  VerificationView,
+} from "../view-models.js";
+
+const SIGNAL_WORDS: Record<VerifySignal, string> = {
+  "writer-snapshots-resume": "the writer's own snapshots resume",
+  "elapsed-seconds-normal": "elapsedSecondsSinceLastSuccessfulCommit is back in its normal range",
+  "connector-running": "the connector and its tasks are RUNNING",
+};
+
+const LEADING_LEVEL = /^\s*(none|low|medium|high)\b[.;:,]?\s*/i;
+
+export function riskLevel(step: Step): RiskLevel {
+  if (step.risky) return "high";
+  if (/^\s*(none|low)\b/i.test(step.risk)) return "low";
+  if (/^\s*high\b/i.test(step.risk)) return "high";
+  return "medium";
+}
+
+/** Position of a proposal in the walk (1-based), shown as "step N". */
+export function proposalIndex(record: WalkRecord, proposalId: string): number {
+  const distinct: string[] = [];
+  for (const p of record.proposals) {
+    if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
+    if (p.id === proposalId) return distinct.indexOf(p.stepId) + 1;
+  }
+  return distinct.length;
+}
+
+export function proposalView(
+  record: WalkRecord,
+  run: StepRun,
+  step: Step,
+  proposalId: string,
+  approvers: readonly string[],
+): ProposalView {
+  return {
+    incidentId: record.incidentId,
+    proposalId,
+    table: record.table,
+    step: {
+      id: run.stepId,
+      playbook: record.walk.playbookId,
+      summary: step.title,
+      change: run.change,
+      automatic: step.automatic && run.change.kind !== "manual",
+    },
+    index: proposalIndex(record, proposalId),
+    why: step.why,
+    // The level is shown as a word already; a leading "Low." in the playbook text would repeat it.
+    risk: { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk },
+    verification: {
+      checks: run.checksTotal,
+      intervalSeconds: run.intervalMs / 1000,
+      signal: step.verify.signals.map((s) => SIGNAL_WORDS[s]).join(", and "),
+    },
+    needsCorrectnessConfirmation: step.confirmations.includes("correctness"),
+    approvers: [...approvers],
+  };
+}
+
+/** What the proposal message shows once a decision was taken; undefined keeps the buttons. */
+export function decisionFor(
+  run: StepRun,
+  phase: StepPhase,
+  actor: string | undefined,
+  now: number,
+): ProposalDecision | undefined {
+  const approver = run.approvals[run.approvals.length - 1];
+  const reason = approver?.reason;
+  const by = actor ?? approver?.user ?? run.appliedBy ?? "bot";
+  const withReason = (d: ProposalDecision): ProposalDecision => (reason ? { ...d, reason } : d);
+  switch (phase) {
+    case "approved":
+    case "applying":
+      return withReason({ kind: "applying", by: approver?.user ?? by, atMs: approver?.atMs ?? now });
+    case "applied":
+    case "verifying":
+    case "recovered":
+    case "ineffective":
+    case "reverting":
+      if (run.appliedBy !== undefined && run.appliedBy !== "bot")
+        return { kind: "done-by-hand", by: run.appliedBy, atMs: run.appliedAtMs ?? now };
+      return withReason({ kind: "applied", by: approver?.user ?? by, atMs: run.appliedAtMs ?? now });
+    case "done-by-hand":
+      return { kind: "done-by-hand", by, atMs: run.appliedAtMs ?? now };
+    case "skipped":
+      return { kind: "skipped", by, atMs: now };
+    case "stopped":
+    case "superseded":
+      return { kind: "stopped", by, atMs: now };
+    case "reverted":
+      return { kind: "reverted", by, atMs: now };
+    case "proposed":
+    case "failed":
+      return undefined;
+  }
+}
+
+export function verificationView(
+  record: WalkRecord,
+  run: StepRun,
+  step: Step,
+  proposalId: string,
+  check: { index: number; total: number; recovered: boolean },
+  recovery: RecoveryResult | undefined,
+  outcome: VerificationOutcome | undefined,
+): VerificationView {
+  const writer = record.writer ?? { kind: "flink-job" as const, id: "the writer" };
+  const latest: NonNullable<VerificationView["latest"]> = {
+    newSnapshotId: recovery?.firstNewSnapshot?.id ?? null,
+  };
+  if (recovery?.elapsedSeconds !== undefined)
+    latest.elapsedSecondsSinceLastSuccessfulCommit = recovery.elapsedSeconds;
+  return {
+    incidentId: record.incidentId,
+    proposalId,
+    stepId: run.stepId,
+    table: record.table,
+    stepTitle: step.title,
+    writer,
+    check: { index: check.index, total: check.total },
+    intervalSeconds: run.intervalMs / 1000,
+    latest,
+    ...(outcome === undefined ? {} : { outcome }),
+  };
+}
+
+/** What the status card shows about the walk, kept on the incident for the card renderer. */
+export interface CardWalkSummary {
+  state: IncidentState;
+  nowLine?: string;
+  step?: { index: number; title: string };
+  check?: { index: number; total: number };
+  resolution?: { fixedBy: string; recoveredAfterMs: number };
+}
+
+export function cardSummary(
+  record: WalkRecord,
+  title: (stepId: string) => string,
+): CardWalkSummary | undefined {
+  const walk: WalkState = record.walk;
+  const cur = walk.current;
+  const index = (stepId: string) => {
+    const id = proposalIdFor(record, stepId);
+    return id === undefined ? 1 : proposalIndex(record, id);
+  };
+  if (cur) {
+    const name = `"${title(cur.stepId)}"`;
+    const step = { index: index(cur.stepId), title: title(cur.stepId) };
+    switch (cur.phase) {
+      case "proposed":
+        return { state: "awaiting-approval", nowLine: `waiting for approval of ${name}`, step };
+      case "failed":
+        return {
+          state: "awaiting-approval",
+          nowLine: `${name} did not go through; waiting for a decision`,
+          step,
+        };
+      case "approved":
+      case "applying":
+        return { state: "applying", nowLine: `applying ${name}`, step };
+      default: {
+        const check = { index: Math.max(1, cur.checksDone), total: cur.checksTotal };
+        return {
+          state: "verifying",
+          nowLine: `verifying ${name}: watching the writer's commits`,
+          step,
+          check,
+        };
+      }
+    }
+  }
+  const last = walk.history[walk.history.length - 1];
+  if (walk.status === "resolved" && last) {
+    const recoveredAt = record.recoveredAtMs ?? last.endedAtMs ?? 0;
+    const recoveredAfterMs = recoveredAt - (last.appliedAtMs ?? last.proposedAtMs);
+    return {
+      state: "resolved",
+      step: { index: index(last.stepId), title: title(last.stepId) },
+      resolution: { fixedBy: title(last.stepId), recoveredAfterMs: Math.max(0, recoveredAfterMs) },
+    };
+  }
+  if (walk.status === "stalled")
+    return { state: "stalled", nowLine: "no playbook step left to try; the thread is yours" };
+  if (walk.status === "stopped") return { state: "stopped", nowLine: "the playbook was stopped" };
+  return undefined;
+}
+
+const CardWalkSummarySchema = z.object({
+  state: z.enum(INCIDENT_STATES),
+  nowLine: z.string().optional(),
+  step: z.object({ index: z.number(), title: z.string() }).optional(),
+  check: z.object({ index: z.number(), total: z.number() }).optional(),
+  resolution: z.object({ fixedBy: z.string(), recoveredAfterMs: z.number() }).optional(),
+});
+
+/** The walk summary stored on an incident, or undefined when there is none (or it is not ours). */
+export function readCardSummary(value: unknown): CardWalkSummary | undefined {
+  const parsed = CardWalkSummarySchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,225 @@
+// The scheduled sweep, spread over workers. A start job takes the one-sweep lock and queues the
+// first listing; every listing page and every table is then a task of its own on a queue whose
+// BullMQ limiter keeps to the catalog's budget (one catalog round trip per task). Tasks are
+// registered in Redis before their jobs exist and crossed off after their result is stored, so
+// a worker that dies mid-task leaves its task pending until another worker takes the stalled job
+// over; the last task to finish queues the digest.
+
+import { createHash } from "node:crypto";
+import type { TableRef } from "../../core/evidence/model.js";
+import type { Playbook } from "../../core/playbook/schema.js";
+import type { BotConfig } from "../../core/settings.js";
+import { type Digest, DigestBuilder, type OpenIncidentRef } from "../../core/sweep/digest.js";
+import type { TableOutcome } from "../../core/sweep/health.js";
+import { formatTableName } from "../../core/table-name.js";
+import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
+import type { LogLike } from "../incident/deps.js";
+import type { EvidencePorts } from "../ports.js";
+import { gradeTable } from "./grade-table.js";
+import type { SweepMeta, SweepQueuePort, SweepStorePort, SweepTask } from "./ports.js";
+
+export interface SweepServiceDeps {
+  store: SweepStorePort;
+  queue: SweepQueuePort;
+  /** The sweep's own ports: rate-limited, without Prometheus (trends are for incidents). */
+  ports: EvidencePorts;
+  bot: BotConfig;
+  playbooks: readonly Playbook[];
+  incidentChannel?: string;
+  sourceTimeoutMs: number;
+  now: () => number;
+  log: LogLike;
+  /** Tables with an open incident, and a link to its thread. */
+  openIncidents(): Promise<Map<string, OpenIncidentRef>>;
+  /** Posts the digest once per sweep (the adapter guards against a second post). */
+  postDigest(sweepId: string, channel: string, digest: Digest): Promise<void>;
+  /** Tells one person something only they see (a sweep already running). */
+  tell?(channel: string, user: string, text: string): Promise<void>;
+}
+
+export interface StartRequest {
+  trigger: "schedule" | "command";
+  requestedBy?: string;
+  channel?: string;
+}
+
+export type StartOutcome = { started: true; sweepId: string } | { started: false; running: string };
+
+export function sweepIdFor(jobKey: string, atMs: number): string {
+  const stamp = new Date(atMs).toISOString().replace(/[-:]/g, "").slice(0, 15);
+  return `${stamp}-${shortHash(jobKey)}`;
+}
+
+export function taskId(task: SweepTask): string {
+  switch (task.kind) {
+    case "namespaces":
+      return `ns-${task.sweepId}-${shortHash(`${(task.parent ?? []).join("\u001f")}\u0000${task.pageToken ?? ""}`)}`;
+    case "tables":
+      return `tb-${task.sweepId}-${shortHash(`${task.namespace.join("\u001f")}\u0000${task.pageToken ?? ""}`)}`;
+    case "table":
+      return `t-${task.sweepId}-${shortHash(task.table)}`;
+  }
+}
+
+function shortHash(text: string): string {
+  return createHash("sha1").update(text).digest("base64url").slice(0, 16);
+}
+
+export class SweepService {
+  constructor(private readonly deps: SweepServiceDeps) {}
+
+  /** Starts a sweep unless one is running; `jobKey` is the start job's id (a retry reuses the sweep). */
+  async start(request: StartRequest, jobKey: string, jobAtMs: number): Promise<StartOutcome> {
+    const sweepId = sweepIdFor(jobKey, jobAtMs);
+    const meta: SweepMeta = { startedAt: jobAtMs, trigger: request.trigger };
+    if (request.requestedBy) meta.requestedBy = request.requestedBy;
+    if (request.channel) meta.channel = request.channel;
+    const claim = await this.deps.store.claim(sweepId, meta);
+    if (!claim.mine) {
+      const running = claim.running ?? "unknown";
+      this.deps.log.info({ sweep: running, asked: sweepId }, "sweep already running, not starting another");
+      if (request.requestedBy && request.channel) {
+        await this.deps.tell?.(
+          request.channel,
+          request.requestedBy,
+          "A sweep of the catalog is already running; its digest will be posted when it is done.",
+        );
+      }
+      return { started: false, running };
+    }
+    const roots = this.rootTasks(sweepId);
+    await this.schedule(sweepId, roots);
+    this.deps.log.info({ sweep: sweepId, trigger: request.trigger }, "sweep started");
+    return { started: true, sweepId };
+  }
+
+  /** One task; `lastAttempt` turns a failure into a recorded error instead of a retry. */
+  async runTask(task: SweepTask, lastAttempt: boolean): Promise<void> {
+    const { store } = this.deps;
+    const id = taskId(task);
+    if (!(await store.isPending(task.sweepId, id))) {
+      // Done before (the job ran again after its result was stored): only make sure the digest follows.
+      if ((await store.finishTask(task.sweepId, id)) === 0) await this.deps.queue.addFinish(task.sweepId);
+      return;
+    }
+    let children: SweepTask[] = [];
+    let outcome: TableOutcome | undefined;
+    try {
+      if (task.kind === "table") outcome = await this.grade(task.table);
+      else children = await this.list(task);
+    } catch (error) {
+      const coded = asCodedError(error);
+      if (coded.retryable && !lastAttempt) throw coded;
+      outcome = { kind: "error", table: labelOf(task), error: coded.message };
+      this.deps.log.warn(
+        { sweep: task.sweepId, task: labelOf(task), err: coded.message },
+        "sweep task gave up",
+      );
+    }
+    await this.schedule(task.sweepId, children);
+    const left = await store.finishTask(task.sweepId, id, outcome);
+    if (left === 0) await this.deps.queue.addFinish(task.sweepId);
+  }
+
+  /** Folds the results into the digest, makes this sweep the latest, and posts the digest. */
+  async finish(sweepId: string): Promise<Digest | undefined> {
+    const { store, bot } = this.deps;
+    const meta = await store.meta(sweepId);
+    if (!meta) return undefined;
+    let digest = await store.savedDigest(sweepId);
+    if (!digest) {
+      const builder = new DigestBuilder({
+        sweepId,
+        startedAtMs: meta.startedAt,
+        worstLimit: bot.sweep.worst,
+        hasPrevious: await store.hasLatest(),
+        openIncidents: await this.deps.openIncidents(),
+      });
+      for await (const page of store.outcomes(sweepId)) {
+        const previous = await store.previousChecks(page.map((o) => o.table));
+        page.forEach((outcome, i) => {
+          builder.add(outcome, previous[i]);
+        });
+      }
+      digest = builder.finish(this.deps.now());
+      await store.saveDigest(sweepId, digest);
+    }
+    await store.promote(sweepId, digest);
+    const channel = bot.sweep.channel ?? bot.defaults.channel ?? this.deps.incidentChannel ?? meta.channel;
+    if (channel) await this.deps.postDigest(sweepId, channel, digest);
+    else this.deps.log.warn({ sweep: sweepId }, "sweep digest not posted: no channel (set sweep.channel)");
+    this.deps.log.info(
+      { sweep: sweepId, tables: digest.tables, failing: digest.failingTables },
+      "sweep finished",
+    );
+    return digest;
+  }
+
+  private rootTasks(sweepId: string): SweepTask[] {
+    const prefixes = this.deps.bot.sweep.namespaces;
+    if (prefixes.length === 0) return [{ kind: "namespaces", sweepId }];
+    return prefixes.flatMap((prefix): SweepTask[] => {
+      const levels = prefix.split(".").filter(Boolean);
+      return [
+        { kind: "tables", sweepId, namespace: levels },
+        { kind: "namespaces", sweepId, parent: levels },
+      ];
+    });
+  }
+
+  private async schedule(sweepId: string, tasks: SweepTask[]): Promise<void> {
+    if (tasks.length === 0) return;
+    await this.deps.store.addPending(sweepId, tasks.map(taskId));
+    await this.deps.queue.addTasks(tasks);
+  }
+
+  private catalog() {
+    const catalog = this.deps.ports.catalog;
+    if (!catalog) {
+      throw new CodedError(
+        ErrorCode.ConfigInvalid,
+        "A sweep needs the Iceberg catalog, which is not configured.",
+        {
+          hint: "Set ICEBERG_CATALOG_URL.",
+        },
+      );
+    }
+    return catalog;
+  }
+
+  private async list(task: Exclude<SweepTask, { kind: "table" }>): Promise<SweepTask[]> {
+    const { sweepId } = task;
+    if (task.kind === "namespaces") {
+      const page = await this.catalog().listNamespacesPage(task.parent, task.pageToken);
+      const out: SweepTask[] = page.items.flatMap((namespace): SweepTask[] => [
+        { kind: "tables", sweepId, namespace },
+        { kind: "namespaces", sweepId, parent: namespace },
+      ]);
+      if (page.nextPageToken) out.push({ ...task, pageToken: page.nextPageToken });
+      return out;
+    }
+    const page = await this.catalog().listTablesPage(task.namespace, task.pageToken);
+    const out: SweepTask[] = page.items.map((ref: TableRef) => ({
+      kind: "table",
+      sweepId,
+      table: formatTableName(ref),
+    }));
+    if (page.nextPageToken) out.push({ ...task, pageToken: page.nextPageToken });
+    return out;
+  }
+
+  private async grade(table: string): Promise<TableOutcome> {
+    const { health } = await gradeTable(this.deps.ports, table, this.deps.now, {
+      bot: this.deps.bot,
+      playbooks: this.deps.playbooks,
+      timeoutMs: this.deps.sourceTimeoutMs,
+    });
+    return { kind: "health", ...health };
+  }
+}
+
+function labelOf(task: SweepTask): string {
+  if (task.kind === "table") return task.table;
+  if (task.kind === "tables") return `${task.namespace.join(".")} (table listing)`;
+  return `${task.parent?.join(".") || "(root)"} (namespace listing)`;
+}

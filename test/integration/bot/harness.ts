@@ -1,0 +1,204 @@
+// Starts the whole bot for a test: the Slack stand-in, optionally the simulated lakehouse, and
+// one or more bot processes (HTTP mode, random signing secret) on a private Redis namespace.
+
+import { randomBytes } from "node:crypto";
+import { type Config, loadConfig } from "../../../src/config.js";
+import type { Report } from "../../../src/core/report/schema.js";
+import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
+import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
+import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
+import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
+import type { SlackStandIn } from "../../../src/sim/slack/types.js";
+import { until } from "../../support/poll.js";
+import { REDIS_URL, type TestRedisScope, testRedisScope } from "../../support/redis.js";
+
+export const CHANNEL = "C0INCIDENTS";
+export const WEBHOOK_TOKEN = "webhook-token-for-tests";
+
+export interface Harness {
+  standIn: SlackStandIn;
+  lakehouse?: Lakehouse;
+  bots: Bot[];
+  config: Config;
+  secret: string;
+  scope: TestRedisScope;
+  url(path: string, bot?: number): string;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  scenario?: string;
+  bots?: number;
+  botOptions?: Partial<BotOptions>;
+  env?: Record<string, string>;
+  botConfig?: string;
+}
+
+const DEFAULT_BOT_CONFIG = `
+tables:
+  db.events:
+    flinkJobName: events-ingest
+`;
+
+export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
+  const scope = testRedisScope(label);
+  const standIn = await startSlackStandIn();
+  const lakehouse = options.scenario ? await startLakehouse({ scenario: options.scenario }) : undefined;
+  const secret = randomBytes(16).toString("hex");
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: "xoxb-stand-in",
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_API_URL: standIn.apiUrl,
+    REDIS_URL,
+    ALERT_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
+    INCIDENT_CHANNEL: CHANNEL,
+    BOT_CONFIG: options.botConfig ?? DEFAULT_BOT_CONFIG,
+    PORT: "0",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    SOURCE_TIMEOUT_MS: "3000",
+    ...(lakehouse
+      ? {
+          ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+          FLINK_REST_URL: lakehouse.urls.flink,
+          CONNECT_REST_URL: lakehouse.urls.connect,
+          PROMETHEUS_URL: lakehouse.urls.prometheus,
+        }
+      : {}),
+    ...options.env,
+  });
+  const bots: Bot[] = [];
+  for (let i = 0; i < (options.bots ?? 1); i++) {
+    bots.push(
+      await startBot(config, {
+        namespace: scope.namespace,
+        queuePrefix: scope.queuePrefix,
+        queueNames: scope.queueNames,
+        port: 0,
+        backoffMs: 100,
+        lockDurationMs: 2000,
+        stalledIntervalMs: 1000,
+        ...options.botOptions,
+        ...(lakehouse ? { now: () => lakehouse.clock.now() } : {}),
+      }),
+    );
+  }
+  return {
+    standIn,
+    lakehouse,
+    bots,
+    config,
+    secret,
+    scope,
+    url: (path, bot = 0) => `http://127.0.0.1:${bots[bot]?.port}${path}`,
+    async close() {
+      await Promise.all(bots.map((b) => b.stop()));
+      const queues = bots[0]?.queues;
+      await standIn.close();
+      await lakehouse?.close();
+      await scope.cleanup();
+      void queues;
+    },
+  };
+}
+
+/** A real Alertmanager v4 body (shape as captured from Alertmanager 0.25) for one or more alerts. */
+export function alertmanagerBody(
+  alerts: Array<{
+    table?: string;
+    labels?: Record<string, string>;
+    status?: "firing" | "resolved";
+    fingerprint?: string;
+  }>,
+): string {
+  const startsAt = new Date(Date.now() - 60_000).toISOString();
+  return JSON.stringify({
+    receiver: "iceberg-bot",
+    status: alerts.some((a) => (a.status ?? "firing") === "firing") ? "firing" : "resolved",
+    alerts: alerts.map((a, i) => ({
+      status: a.status ?? "firing",
+      labels: {
+        alertname: "IcebergCommitStalled",
+        severity: "critical",
+        ...(a.table ? { table: a.table } : {}),
+        ...a.labels,
+      },
+      annotations: { summary: `No successful Iceberg commit for ${a.table ?? "a table"}` },
+      startsAt,
+      endsAt: a.status === "resolved" ? new Date().toISOString() : "0001-01-01T00:00:00Z",
+      generatorURL: "http://127.0.0.1:9090/graph",
+      fingerprint: a.fingerprint ?? `fp${i.toString(16).padStart(14, "0")}`,
+    })),
+    groupLabels: { alertname: "IcebergCommitStalled" },
+    commonLabels: { alertname: "IcebergCommitStalled" },
+    commonAnnotations: {},
+    externalURL: "http://127.0.0.1:9093",
+    version: "4",
+    groupKey: '{}:{alertname="IcebergCommitStalled"}',
+    truncatedAlerts: 0,
+  });
+}
+
+export async function postAlert(
+  harness: Harness,
+  body: string,
+  options: { bot?: number; token?: string | null; path?: string } = {},
+): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (options.token !== null) headers.authorization = `Bearer ${options.token ?? WEBHOOK_TOKEN}`;
+  const response = await fetch(harness.url(options.path ?? "/webhooks/alertmanager", options.bot), {
+    method: "POST",
+    headers,
+    body,
+  });
+  return { status: response.status, body: await response.text() };
+}
+
+/**
+ * A diagnosis function for tests about queues and Slack rather than evidence: it returns a
+ * schema-valid report after `delayMs` and counts its calls. Evidence itself is tested against
+ * the simulated lakehouse elsewhere.
+ */
+export function fixedDiagnosis(delayMs = 0) {
+  const calls: string[] = [];
+  const diagnose: DiagnoseFn = async (_ports, request, now) => {
+    calls.push(request.table);
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return { report: fixtureReport(request.table, now()) };
+  };
+  return { diagnose, calls };
+}
+
+export function fixtureReport(table: string, nowMs: number): Report {
+  return {
+    reportVersion: 1,
+    table,
+    generatedAt: new Date(nowMs).toISOString(),
+    verdict: "commit-conflict",
+    findings: [
+      {
+        id: "commit-conflict",
+        severity: "critical",
+        summary: `Commits to ${table} keep losing the race to another writer`,
+        evidence: [
+          { source: "flink", detail: "CommitFailedException in the committer, retries exhausted", data: {} },
+        ],
+      },
+    ],
+    nextStep: null,
+    sources: {
+      catalog: { status: "ok", latencyMs: 3 },
+      flink: { status: "ok", latencyMs: 4 },
+      connect: { status: "not-configured" },
+      prometheus: { status: "not-configured" },
+    },
+  };
+}
+
+/** Polls until probe returns a value (Slack calls land asynchronously); fails saying what it waited for. */
+export function eventually<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  what = "the expected Slack messages",
+): Promise<T> {
+  return until(probe, what, timeoutMs, 50);
+}

@@ -1,0 +1,380 @@
+// The receiver only verifies, records and acknowledges. A click or an apply-form submission is a
+// queued job: with only the receiver running (no workers) nothing it causes happens, no catalog
+// or Connect request and no message, until a worker starts. With Redis away, a slash command, a
+// click and a submission are each told "could not record this" at once (ack body or response_url),
+// and nothing turns up in the queues when Redis comes back.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
+import { Queue } from "bullmq";
+import { afterEach, describe, expect, it } from "vitest";
+import { NOT_RECORDED_TEXT } from "../../../src/adapters/slack/record.js";
+import { ACTION_IDS, encodeActionValue } from "../../../src/adapters/slack/render/action-value.js";
+import { loadConfig } from "../../../src/config.js";
+import { type Bot, startBot } from "../../../src/main.js";
+import { findButton } from "../../../src/sim/slack/person.js";
+import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
+import type { SlackStandIn } from "../../../src/sim/slack/types.js";
+import { freePort } from "../../../src/util/free-port.js";
+import { REDIS_URL } from "../../support/redis.js";
+import { postSigned, slashCommandBody } from "../../support/slack-signing.js";
+import {
+  alertmanagerBody,
+  CHANNEL,
+  eventually,
+  type Harness,
+  postAlert,
+  startHarness,
+  WEBHOOK_TOKEN,
+} from "./harness.js";
+
+const ALICE = "U0ALICE";
+const FORM = "application/x-www-form-urlencoded";
+const BOT_CONFIG = `
+defaults:
+  approvers: [${ALICE}]
+tables:
+  db.events:
+    flinkJobName: events-ingest
+`;
+const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
+const user = { id: ALICE, username: "alice", name: "alice", team_id: "T0TEST" };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+
+function clickPayload(
+  standIn: SlackStandIn,
+  actionId: string,
+  value: string,
+  actionTs: string,
+  message: { ts: string; text?: string; blocks?: unknown },
+  blockId = "playbook_actions",
+) {
+  return {
+    type: "block_actions",
+    user,
+    api_app_id: "A0TEST",
+    token: "legacy-verification-token",
+    container: { type: "message", message_ts: message.ts, channel_id: CHANNEL, is_ephemeral: false },
+    trigger_id: `${actionTs}.42.click`,
+    team: { id: "T0TEST", domain: "test" },
+    channel: { id: CHANNEL, name: "incidents" },
+    message: { type: "message", ts: message.ts, text: message.text ?? "", blocks: message.blocks ?? [] },
+    response_url: standIn.responseUrl(),
+    actions: [
+      {
+        action_id: actionId,
+        block_id: blockId,
+        value,
+        type: "button",
+        text: { type: "plain_text", text: "Button" },
+        action_ts: actionTs,
+      },
+    ],
+  };
+}
+
+let h: Harness | undefined;
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+describe("clicks and submissions are queued jobs", () => {
+  it("does nothing a click or a submission causes until a worker runs", async () => {
+    h = await startHarness("clicks-queued", {
+      scenario: "competing-appends",
+      botConfig: BOT_CONFIG,
+      botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 } },
+    });
+    const harness = h;
+    const lakehouse = harness.lakehouse!;
+    expect(
+      (
+        await postAlert(
+          harness,
+          alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+        )
+      ).status,
+    ).toBe(202);
+    const thread = (ts: string) =>
+      harness.standIn
+        .thread(CHANNEL, ts)
+        .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
+        .join("\n");
+    const rootTs = await eventually(
+      () => {
+        const root = harness.standIn
+          .messages(CHANNEL)
+          .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+        return root && thread(root.ts).includes("playbook_apply") ? root.ts : undefined;
+      },
+      20_000,
+      "the proposal",
+    );
+    const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
+
+    // Only a receiver from now on: the bot that ran the workers is stopped.
+    const shared = {
+      namespace: harness.scope.namespace,
+      queuePrefix: harness.scope.queuePrefix,
+      queueNames: harness.scope.queueNames,
+      port: 0,
+      backoffMs: 100,
+      lockDurationMs: 2000,
+      stalledIntervalMs: 1000,
+      remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 },
+      now: () => lakehouse.clock.now(),
+    };
+    const receiver = await startBot(harness.config, { ...shared, role: "serve" });
+    const first = harness.bots.splice(0, 1, receiver)[0]!;
+    await first.stop();
+    const remediationQueue = new Queue(`${harness.scope.queueNames.diagnose}-remediation`, {
+      connection: { url: REDIS_URL },
+      prefix: harness.scope.queuePrefix,
+    });
+    cleanups.push(() => remediationQueue.close());
+    const waiting = async () => (await remediationQueue.getJobCounts("waiting")).waiting ?? 0;
+    const waitingKinds = async () => (await remediationQueue.getJobs(["waiting"])).map((j) => j.name);
+    const url = harness.url("/slack/events");
+
+    // Apply: the form is opened by the receiver (the click's trigger expires in 3 s).
+    expect(
+      (
+        await postSigned(
+          url,
+          harness.secret,
+          form(
+            clickPayload(
+              harness.standIn,
+              "playbook_apply",
+              apply.button.value ?? "",
+              "1764540000.100001",
+              apply.message,
+              apply.blockId,
+            ),
+          ),
+          FORM,
+        )
+      ).status,
+    ).toBe(200);
+    await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the apply form");
+    const view = harness.standIn.views.opened[0] as Record<string, unknown>;
+
+    const upstreamBefore = lakehouse.requests.length;
+    const slackBefore = harness.standIn.calls.length;
+    const submission = {
+      type: "view_submission",
+      team: { id: "T0TEST", domain: "test" },
+      user,
+      api_app_id: "A0TEST",
+      token: "legacy-verification-token",
+      trigger_id: "7002.42.submit",
+      view: {
+        ...view,
+        state: {
+          values: { apply_reason: { reason: { type: "plain_text_input", value: "retries at default" } } },
+        },
+      },
+    };
+    const submitted = await postSigned(url, harness.secret, form(submission), FORM);
+    expect(submitted.status).toBe(200);
+    expect(submitted.body).not.toContain("errors");
+    // Recorded, not carried out: one job waits, and nothing reached the catalog, Connect or Slack.
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued approval");
+    // The submission itself is the job (not an apply job a decision in the receiver would add).
+    expect(await waitingKinds()).toEqual(["approval"]);
+    await sleep(1000);
+    expect(lakehouse.requests.length).toBe(upstreamBefore);
+    expect(harness.standIn.calls.length).toBe(slackBefore);
+    expect(
+      lakehouse.requests.filter((r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path)),
+    ).toHaveLength(0);
+
+    // A worker starts: the approval is carried out (one catalog commit, the proposal says so).
+    const worker = await startBot(harness.config, { ...shared, role: "worker" });
+    harness.bots.push(worker);
+    await eventually(
+      () =>
+        lakehouse.requests.filter(
+          (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
+        ).length === 1 || undefined,
+      15_000,
+      "the catalog commit",
+    );
+    await eventually(() => /Applied by/.test(thread(rootTs)) || undefined, 10_000, "the applied proposal");
+
+    // A button click with the worker stopped again: queued, no Slack call, until a worker runs.
+    harness.bots.splice(harness.bots.indexOf(worker), 1);
+    await worker.stop();
+    await sleep(300);
+    const slackBeforeClick = harness.standIn.calls.length;
+    const upstreamBeforeClick = lakehouse.requests.length;
+    const stop = clickPayload(
+      harness.standIn,
+      ACTION_IDS.stop,
+      apply.button.value ?? "",
+      "1764540000.200002",
+      apply.message,
+    );
+    expect((await postSigned(url, harness.secret, form(stop), FORM)).status).toBe(200);
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued click");
+    expect(await waitingKinds()).toEqual(["click"]);
+    await sleep(1000);
+    expect(harness.standIn.calls.length).toBe(slackBeforeClick);
+    expect(lakehouse.requests.length).toBe(upstreamBeforeClick);
+    harness.bots.push(await startBot(harness.config, { ...shared, role: "worker" }));
+    await eventually(
+      async () => ((await waiting()) === 0 ? true : undefined),
+      10_000,
+      "the click's job to run",
+    );
+    await eventually(
+      () => harness.standIn.calls.length > slackBeforeClick || undefined,
+      10_000,
+      "the click's answer",
+    );
+  }, 90_000);
+});
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
+    {
+      stdio: "ignore",
+    },
+  );
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (up) return child;
+    await sleep(50);
+  }
+  child.kill("SIGKILL");
+  throw new Error("redis-server did not start");
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+describe("interactions while Redis is away", () => {
+  it("tells the person at once and queues nothing later", async () => {
+    const redisPort = await freePort();
+    let redis = await startRedis(redisPort);
+    cleanups.push(() => stopRedis(redis));
+    const standIn = await startSlackStandIn();
+    cleanups.push(() => standIn.close());
+    const secret = "signing-secret-redis-away";
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: "xoxb-stand-in",
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_API_URL: standIn.apiUrl,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      ALERT_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
+      INCIDENT_CHANNEL: CHANNEL,
+      BOT_CONFIG: BOT_CONFIG,
+      PORT: "0",
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    });
+    const bot: Bot = await startBot(config, { role: "serve", port: 0, queuePrefix: "{redis-away}" });
+    cleanups.push(() => bot.stop());
+    const base = `http://127.0.0.1:${bot.port}`;
+    const remediationQueue = new Queue("remediation", {
+      connection: { url: `redis://127.0.0.1:${redisPort}`, enableOfflineQueue: true },
+      prefix: "{redis-away}",
+    });
+    remediationQueue.on("error", () => {});
+    cleanups.push(() => remediationQueue.close());
+
+    await stopRedis(redis);
+    await eventually(
+      async () => ((await fetch(`${base}/readyz`)).status === 503 ? true : undefined),
+      15_000,
+      "not ready",
+    );
+
+    // A slash command: the ack itself says so.
+    const command = await postSigned(
+      `${base}/slack/events`,
+      secret,
+      slashCommandBody({ text: "diagnose db.events", userId: ALICE }),
+      FORM,
+    );
+    expect(command.status).toBe(200);
+    expect(JSON.parse(command.body)).toMatchObject({ response_type: "ephemeral", text: NOT_RECORDED_TEXT });
+
+    // A button click: answered through its response_url, which needs no Redis.
+    const value = encodeActionValue({ incidentId: "inc-1", stepId: "check-checkpoints", proposalId: "p1" });
+    const click = clickPayload(standIn, ACTION_IDS.skip, value, "1764540000.300003", {
+      ts: "1764540000.000100",
+    });
+    expect((await postSigned(`${base}/slack/events`, secret, form(click), FORM)).status).toBe(200);
+    const told = await eventually(
+      () => standIn.responses.find((r) => r.body.text === NOT_RECORDED_TEXT),
+      5000,
+      "the response_url answer",
+    );
+    expect(told.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
+    // Apply too (its form is opened from the walk, which lives in Redis): told, no form opened.
+    const applyClick = clickPayload(standIn, ACTION_IDS.apply, value, "1764540000.300004", {
+      ts: "1764540000.000100",
+    });
+    expect((await postSigned(`${base}/slack/events`, secret, form(applyClick), FORM)).status).toBe(200);
+    await eventually(
+      () => standIn.responses.filter((r) => r.body.text === NOT_RECORDED_TEXT).length === 2 || undefined,
+      5000,
+      "the answer to Apply",
+    );
+    expect(standIn.views.opened).toHaveLength(0);
+
+    // A submission of the apply form: the form stays open with the reason under its field.
+    const submission = {
+      type: "view_submission",
+      team: { id: "T0TEST", domain: "test" },
+      user,
+      api_app_id: "A0TEST",
+      token: "legacy-verification-token",
+      trigger_id: "7003.42.submit",
+      view: {
+        id: "V0AWAY",
+        hash: "1764540000.abcdef",
+        type: "modal",
+        callback_id: "playbook_apply_modal",
+        private_metadata: value,
+        state: { values: { apply_reason: { reason: { type: "plain_text_input", value: "because" } } } },
+      },
+    };
+    const submitted = await postSigned(`${base}/slack/events`, secret, form(submission), FORM);
+    expect(submitted.status).toBe(200);
+    expect(JSON.parse(submitted.body)).toEqual({
+      response_action: "errors",
+      errors: { apply_reason: NOT_RECORDED_TEXT },
+    });
+
+    // Redis back (empty, so anything that reaches it was sent after the outage): nothing arrives.
+    redis = await startRedis(redisPort);
+    await eventually(
+      async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined),
+      20_000,
+      "ready",
+    );
+    await sleep(1000);
+    const depth = await bot.queues.depth();
+    expect(Object.values(depth).reduce((a, b) => a + b, 0)).toBe(0);
+    expect(Object.values(await remediationQueue.getJobCounts()).reduce((a, b) => a + b, 0)).toBe(0);
+  }, 90_000);
+});

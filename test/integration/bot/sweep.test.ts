@@ -1,0 +1,157 @@
+// The sweep in the whole bot: `/iceberg sweep` over the simulated lakehouse and the Slack
+// stand-in, one digest with working buttons, the second sweep's changes and incident links,
+// /metrics checked by promtool, and two schedulers that still run one sweep.
+
+import { execFileSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventBody, postSigned } from "../../support/slack-signing.js";
+import { click, digests, rankedTables, SWEEP_BOT_CONFIG, slash } from "../sweep-support.js";
+import { CHANNEL, eventually, type Harness, startHarness } from "./harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const everything = (harness: Harness, ts: string) =>
+  harness.standIn
+    .thread(CHANNEL, ts)
+    .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
+    .join("\n");
+
+describe("the sweep in the bot", { timeout: 120_000 }, () => {
+  it("/iceberg sweep posts one digest whose buttons audit in its thread and start the same fix as an incident", async () => {
+    h = await startHarness("sweep-digest", { scenario: "sweep-catalog", botConfig: SWEEP_BOT_CONFIG });
+    const harness = h;
+    const acked = await slash(harness, "sweep");
+    expect(acked.status).toBe(200);
+    expect(acked.body).toContain("Starting a sweep");
+
+    const [digest] = await eventually(
+      () => digests(harness).length > 0 && digests(harness),
+      30_000,
+      "the digest",
+    );
+    expect(rankedTables(digest!)).toEqual([
+      "sales.orders",
+      "sales.payments",
+      "analytics.web.events",
+      "analytics.web.sessions",
+    ]);
+    expect(digest!.text).toBe("Sweep: 9 tables, 3 with failing checks, 1 failing now");
+    const blocks = JSON.stringify(digest!.blocks);
+    expect(blocks).toContain("this is the first sweep");
+    expect(blocks).toContain("`retry-budget` 1 fail, 2 warn");
+    // Only a table whose diagnosis has a next step offers the guided fix.
+    expect(blocks.match(/"action_id":"sweep_fix"/g)).toHaveLength(1);
+
+    await click(harness, digest!, "sweep_audit", "sales.orders");
+    const audit = await eventually(
+      () =>
+        harness.standIn
+          .thread(CHANNEL, digest!.ts)
+          .find((m) => m.ts !== digest!.ts && /sales\.orders/.test(m.text)),
+      20_000,
+      "the audit in the digest's thread",
+    );
+    expect(JSON.stringify(audit.blocks)).toContain("retry-budget");
+
+    await click(harness, digest!, "sweep_fix", "sales.payments");
+    const incident = await eventually(
+      () => harness.bots[0]!.store.openIncidentFor("sales.payments"),
+      10_000,
+      "the incident",
+    );
+    // The same walk as an alert's incident: its root card, its diagnosis, the proposal and its buttons.
+    const root = await eventually(
+      async () => (await harness.bots[0]!.store.require(incident.id)).rootTs,
+      20_000,
+      "the incident's root message",
+    );
+    await eventually(
+      () =>
+        /playbook_apply/.test(everything(harness, root)) &&
+        /raise-commit-retries|commit\.retry\.num-retries/.test(everything(harness, root)),
+      30_000,
+      "the proposal with its Apply button",
+    );
+    const told = harness.standIn
+      .messages(CHANNEL)
+      .find((m) => m.ephemeralUser === "U0ALICE" && /Opened an incident/.test(m.text));
+    expect(told).toBeDefined();
+    expect(digests(harness)).toHaveLength(1);
+
+    // A second sweep links the table in an incident instead of listing it, and says what changed.
+    await slash(harness, "sweep");
+    const second = await eventually(() => digests(harness)[1], 30_000, "the second digest");
+    expect(rankedTables(second)).not.toContain("sales.payments");
+    const secondBlocks = JSON.stringify(second.blocks);
+    expect(secondBlocks).toContain("already in an incident");
+    expect(secondBlocks).toContain("no new failing checks; none fixed");
+
+    // App Home shows the latest sweep.
+    const opened = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      eventBody({ type: "app_home_opened", user: "U0ALICE", channel: "D0HOME", tab: "home" }, "Ev0SWEEPHOME"),
+      "application/json",
+    );
+    expect(opened.status).toBe(200);
+    const home = await eventually(() => harness.standIn.views.published.U0ALICE, 10_000, "the App Home view");
+    const homeText = JSON.stringify(home);
+    expect(homeText).toContain("Latest sweep");
+    expect(homeText).toContain("Sweep: 9 tables, 3 with failing checks, 1 failing now");
+    expect(homeText).toContain("sales.orders");
+    const metrics = await (await fetch(harness.url("/metrics"))).text();
+    expect(metrics).toContain(
+      'iceberg_bot_table_check{table="sales.orders",check="retry-budget",status="fail"} 1',
+    );
+    expect(metrics).toContain('iceberg_bot_table_health_score{table="sales.orders"} 62');
+    expect(metrics).toMatch(/iceberg_bot_sweep_tables\{result="graded"\} 9/);
+    // promtool reads the exposition exactly as Prometheus would, and lints its names and help.
+    const checked = execFileSync("promtool", ["check", "metrics"], { input: metrics, encoding: "utf8" });
+    expect(checked.trim()).toBe("");
+  });
+
+  it("two bots share one schedule, and two sweeps asked for at once run as one", async () => {
+    h = await startHarness("sweep-twice", {
+      scenario: "sweep-catalog",
+      botConfig: SWEEP_BOT_CONFIG,
+      bots: 2,
+    });
+    const harness = h;
+    const [a, b] = harness.bots;
+    expect(await a!.sweep.queues.control.getJobSchedulersCount()).toBe(1);
+    const schedulers = await b!.sweep.queues.control.getJobSchedulers();
+    expect(schedulers.map((s) => s.pattern)).toEqual(["0 6 * * 1"]);
+
+    // Table loads take a while, so the sweep is surely still running when the second request comes.
+    harness.lakehouse!.faults.inject({
+      service: "catalog",
+      path: /^\/v1\/namespaces\/[^/]+\/tables\/[^/]+$/,
+      kind: "latency",
+      ms: 1500,
+    });
+    // Two schedulers firing the same tick, or two people asking at once: one sweep starts.
+    const t = Date.now();
+    const outcomes = await Promise.all([
+      a!.sweep.runtime!.service.start({ trigger: "schedule" }, "repeat:sweep-schedule:1", t),
+      b!.sweep.runtime!.service.start({ trigger: "schedule" }, "repeat:sweep-schedule:1-other", t),
+    ]);
+    expect(outcomes.filter((o) => o.started)).toHaveLength(1);
+    await slash(harness, "sweep", "U0BOB", 1);
+    await eventually(() => digests(harness).length > 0, 30_000, "the digest");
+    await eventually(
+      () =>
+        harness.standIn
+          .messages(CHANNEL)
+          .some((m) => m.ephemeralUser === "U0BOB" && /already running/.test(m.text)),
+      10_000,
+      "the note that a sweep is running",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(digests(harness)).toHaveLength(1);
+    expect(await a!.sweep.store.running()).toBeUndefined();
+  });
+});

@@ -1,0 +1,257 @@
+// Wires the remediation service by hand for service-level tests: real Redis (private namespace),
+// the simulated lakehouse, the Slack stand-in and a real BullMQ worker for the remediation queue.
+// The status card queue is a recorder: card rendering is the bot's job and tested with the bot.
+
+import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
+import { loadPlaybooks } from "../../../src/adapters/playbooks/files.js";
+import type { SlackJob } from "../../../src/adapters/queue/jobs.js";
+import {
+  createRemediationQueue,
+  type RemediationJob,
+  type RemediationQueue,
+  startRemediationWorker,
+} from "../../../src/adapters/queue/remediation-queue.js";
+import { createRedisClient } from "../../../src/adapters/redis/connection.js";
+import { type OutboxEntry, OutboxNotifier, SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
+import {
+  type BackoffSettings,
+  OutboxPoster,
+  type PosterDeps,
+} from "../../../src/adapters/slack/outbox/poster.js";
+import {
+  SlackApproverDirectory,
+  SlackRemediationNotifier,
+} from "../../../src/adapters/slack/remediation-notifier.js";
+import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
+import { AuditTrail } from "../../../src/adapters/store/audit-trail.js";
+import { Claims } from "../../../src/adapters/store/claims.js";
+import { IncidentStore } from "../../../src/adapters/store/incident-store.js";
+import { WalkStore } from "../../../src/adapters/store/walk-store.js";
+import { type Config, loadConfig } from "../../../src/config.js";
+import type { Report } from "../../../src/core/report/schema.js";
+import { diagnoseTable } from "../../../src/services/diagnose-table.js";
+import { Remediation, type RemediationDeps } from "../../../src/services/remediation/remediation.js";
+import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
+import type { Scenario } from "../../../src/sim/scenario/schema.js";
+import { loadScenario } from "../../../src/sim/scenarios.js";
+import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
+import type { SlackStandIn } from "../../../src/sim/slack/types.js";
+import { REDIS_URL, testRedisScope } from "../../support/redis.js";
+
+export const CHANNEL = "C0REMEDY";
+export const ALICE = "U0ALICE";
+export const BOB = "U0BOB";
+export const CAROL = "U0CAROL";
+export const MALLORY = "U0MALLORY";
+
+export interface ServiceHarness {
+  /** Set with the outbox option: what is owed to Slack, and its poster. */
+  outbox?: SlackOutbox;
+  poster?: OutboxPoster;
+  /** A second poster on the same outbox (another process), not started; stopped on close. */
+  anotherPoster(overrides: Partial<PosterDeps>): OutboxPoster;
+  table: string;
+  lakehouse: Lakehouse;
+  standIn: SlackStandIn;
+  remediation: Remediation;
+  store: IncidentStore;
+  walks: WalkStore;
+  audit: AuditTrail;
+  claims: Claims;
+  queue: RemediationQueue;
+  config: Config;
+  cards: SlackJob[];
+  /** Opens an incident for db.events with its root message, diagnoses it and proposes the next step. */
+  openIncident(): Promise<{ incidentId: string; rootTs: string; report: Report }>;
+  catalogCommits(): number;
+  close(): Promise<void>;
+}
+
+export interface ServiceHarnessOptions {
+  scenario?: string | Scenario;
+  approvers?: string[];
+  checks?: number;
+  intervalMs?: number;
+  afterApply?: RemediationDeps["afterApply"];
+  catalogTimeoutMs?: number;
+  /** A private Redis (the restart test); the shared one by default. */
+  redisUrl?: string;
+  /** False: no worker takes remediation jobs (the test runs them by hand). */
+  worker?: boolean;
+  /** Deliver through the outbox and a poster with these settings (the poster starts unless start: false). */
+  outbox?: {
+    backoff?: Partial<BackoffSettings>;
+    timeoutMs?: number;
+    start?: boolean;
+    afterSend?: (entry: OutboxEntry) => Promise<void>;
+  };
+}
+
+export async function startServiceHarness(label: string, options: ServiceHarnessOptions = {}) {
+  const scope = testRedisScope(label);
+  const scenario =
+    typeof options.scenario === "object"
+      ? options.scenario
+      : loadScenario(options.scenario ?? "competing-appends");
+  const lakehouse = await startLakehouse({ scenario });
+  const table = scenario.table;
+  const [namespace, name] = [table.slice(0, table.lastIndexOf(".")), table.slice(table.lastIndexOf(".") + 1)];
+  const commitPath = new RegExp(`/namespaces/${namespace.replace(/\./g, "%1F")}/tables/${name}$`);
+  const standIn = await startSlackStandIn({ usergroups: { S0ONCALL: [CAROL] } });
+  const approvers = options.approvers ?? [ALICE, BOB, "S0ONCALL"];
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: "xoxb-stand-in",
+    SLACK_API_URL: standIn.apiUrl,
+    REDIS_URL: options.redisUrl ?? REDIS_URL,
+    ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+    FLINK_REST_URL: lakehouse.urls.flink,
+    CONNECT_REST_URL: lakehouse.urls.connect,
+    PROMETHEUS_URL: lakehouse.urls.prometheus,
+    SOURCE_TIMEOUT_MS: String(options.catalogTimeoutMs ?? 2000),
+    BOT_CONFIG: [
+      "defaults:",
+      `  approvers: [${approvers.join(", ")}]`,
+      `  followUp: { intervalSeconds: 60, checks: ${options.checks ?? 3} }`,
+      "tables:",
+      "  db.events:",
+      "    flinkJobName: events-ingest",
+      "",
+    ].join("\n"),
+  });
+  const redis = createRedisClient(config.redis, "commands");
+  const queueRedis = createRedisClient(config.redis, "blocking");
+  redis.on("error", () => {});
+  queueRedis.on("error", () => {});
+  const store = new IncidentStore(redis, { namespace: scope.namespace });
+  const claims = new Claims(redis, store.keys);
+  const walks = new WalkStore(redis, scope.namespace);
+  const audit = new AuditTrail(redis, store.keys);
+  const queue = createRemediationQueue({
+    connection: queueRedis,
+    prefix: scope.queuePrefix,
+    name: `remediation-${scope.namespace}`,
+    backoffMs: 50,
+  });
+  const cards: SlackJob[] = [];
+  const ports = createEvidencePorts(config);
+  const now = () => lakehouse.clock.now();
+  const silent = { info() {}, warn() {}, error() {} };
+  const playbooks = await loadPlaybooks();
+  const outbox = options.outbox ? new SlackOutbox(redis, scope.namespace) : undefined;
+  const posterDeps: PosterDeps | undefined =
+    outbox && options.outbox
+      ? {
+          outbox,
+          slack: createSlackClient({
+            token: "xoxb-stand-in",
+            apiUrl: standIn.apiUrl,
+            oneAttempt: true,
+            timeoutMs: options.outbox.timeoutMs ?? 2000,
+          }),
+          store,
+          claims,
+          now: Date.now,
+          log: { warn: (o: object, m?: string) => process.env.OUTBOX_DEBUG && console.log(m, o), error() {} },
+          pollMs: 50,
+          orderWaitMs: 200,
+          ...(options.outbox.backoff ? { backoff: options.outbox.backoff } : {}),
+          ...(options.outbox.afterSend ? { afterSend: options.outbox.afterSend } : {}),
+        }
+      : undefined;
+  const poster = posterDeps ? new OutboxPoster(posterDeps) : undefined;
+  const otherPosters: OutboxPoster[] = [];
+  if (poster && options.outbox?.start !== false) poster.start();
+  const remediationSlack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 });
+  const remediation = new Remediation({
+    walks,
+    audit,
+    store,
+    claims,
+    slackQueue: {
+      enqueueSlack: async (job: SlackJob) => {
+        cards.push(job);
+        return undefined;
+      },
+    },
+    jobs: queue,
+    notifier: outbox
+      ? new OutboxNotifier(outbox, Date.now, async () => true)
+      : new SlackRemediationNotifier({ slack: remediationSlack, claims, store, diagnosisWaitMs: 200 }),
+    approvers: new SlackApproverDirectory(remediationSlack, now, () => {}),
+    playbooks,
+    bot: config.bot,
+    ports,
+    now,
+    log: silent,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    followUpIntervalMs: options.intervalMs ?? 150,
+    ...(options.afterApply ? { afterApply: options.afterApply } : {}),
+  });
+  const worker =
+    options.worker === false
+      ? undefined
+      : startRemediationWorker(
+          {
+            connection: queueRedis,
+            prefix: scope.queuePrefix,
+            name: `remediation-${scope.namespace}`,
+            lockDurationMs: 2000,
+            stalledIntervalMs: 1000,
+          },
+          (job: RemediationJob) => remediation.runJob(job),
+        );
+  const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl });
+
+  const harness: ServiceHarness = {
+    table,
+    lakehouse,
+    standIn,
+    remediation,
+    store,
+    walks,
+    audit,
+    claims,
+    queue,
+    config,
+    cards,
+    async openIncident() {
+      const { incident } = await store.openOrJoin(table, CHANNEL, now());
+      const root = await slack.chat.postMessage({ channel: CHANNEL, text: "status card" });
+      const rootTs = String(root.ts);
+      await store.update(incident.id, { rootTs, state: "awaiting-approval" }, now());
+      const { report } = await diagnoseTable(ports, { table }, now, { playbooks: playbooks.playbooks });
+      const n = await store.nextDiagnosis(incident.id);
+      await store.saveReport(incident.id, n, report);
+      const posted = await slack.chat.postMessage({ channel: CHANNEL, thread_ts: rootTs, text: "diagnosis" });
+      await claims.complete(incident.id, `diagnosis-${n}`, String(posted.ts));
+      await remediation.proposeFromReport(incident.id, n, report);
+      return { incidentId: incident.id, rootTs, report };
+    },
+    catalogCommits: () =>
+      lakehouse.requests.filter(
+        (r) => r.service === "catalog" && r.method === "POST" && commitPath.test(r.path),
+      ).length,
+    ...(outbox ? { outbox } : {}),
+    ...(poster ? { poster } : {}),
+    anotherPoster(overrides) {
+      if (!posterDeps) throw new Error("the harness was started without the outbox option");
+      const another = new OutboxPoster({ ...posterDeps, ...overrides });
+      otherPosters.push(another);
+      return another;
+    },
+    async close() {
+      await poster?.stop();
+      await Promise.all(otherPosters.map((p) => p.stop()));
+      await worker?.close();
+      await queue.obliterate().catch(() => {});
+      await queue.close();
+      await standIn.close();
+      await lakehouse.close();
+      await scope.cleanup();
+      await Promise.all([redis.quit(), queueRedis.quit()]);
+    },
+  };
+  return harness;
+}
+
+export { until } from "../../support/poll.js";

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { catalogAuth, createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
+import { loadConfig } from "../../../src/config.js";
+
+describe("createEvidencePorts", () => {
+  it("builds only the sources that are configured", () => {
+    const onlyFlink = createEvidencePorts(loadConfig({ FLINK_REST_URL: "http://flink:8081" }));
+    expect(Object.keys(onlyFlink)).toEqual(["flink"]);
+    const all = createEvidencePorts(
+      loadConfig({
+        ICEBERG_CATALOG_URL: "http://catalog:8181",
+        FLINK_REST_URL: "http://flink:8081",
+        CONNECT_REST_URL: "http://connect:8083",
+        PROMETHEUS_URL: "http://prometheus:9090",
+      }),
+    );
+    expect(Object.keys(all).sort()).toEqual(["catalog", "connect", "flink", "prometheus"]);
+    expect(createEvidencePorts(loadConfig({}))).toEqual({});
+  });
+
+  it("shows the catalog URL without credentials", () => {
+    const ports = createEvidencePorts(
+      loadConfig({ ICEBERG_CATALOG_URL: "https://user:pw@catalog.example/api" }),
+    );
+    expect(ports.catalog?.url).toBe("https://catalog.example/api");
+  });
+
+  it("picks the catalog authentication: client credentials over a fixed token, else none", () => {
+    const base = { ICEBERG_CATALOG_URL: "http://catalog:8181" };
+    expect(catalogAuth(loadConfig(base))).toEqual({ kind: "none" });
+    expect(catalogAuth(loadConfig({ ...base, ICEBERG_CATALOG_TOKEN: "tok-1234" }))).toEqual({
+      kind: "bearer",
+      token: "tok-1234",
+    });
+    expect(
+      catalogAuth(
+        loadConfig({
+          ...base,
+          ICEBERG_CATALOG_TOKEN: "tok-1234",
+          ICEBERG_CATALOG_CREDENTIAL: "bot:secret",
+          ICEBERG_CATALOG_OAUTH_URI: "https://idp.example/token",
+        }),
+      ),
+    ).toEqual({
+      kind: "oauth2",
+      credential: "bot:secret",
+      tokenUrl: "https://idp.example/token",
+      scope: "catalog",
+    });
+  });
+});

@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
+import { renderDiagnosis, renderEvidenceModal } from "../../../src/adapters/slack/render/diagnosis.js";
+import { type Report, ReportSchema } from "../../../src/core/report/schema.js";
+import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
+
+function report(overrides: Partial<Report> = {}): Report {
+  return ReportSchema.parse({
+    reportVersion: 1,
+    table: "db.events",
+    generatedAt: "2026-11-29T09:14:00Z",
+    verdict: "commit-conflict",
+    findings: [
+      {
+        id: "commit-conflict",
+        severity: "critical",
+        summary: "CommitFailedException after 4 retries in job 4f2a",
+        evidence: [
+          {
+            source: "flink",
+            detail: "CommitFailedException: Cannot commit db.events: base metadata location changed",
+          },
+        ],
+      },
+      {
+        id: "rewrite-in-window",
+        severity: "warning",
+        summary: "3 replace snapshots since the writer's last success",
+        evidence: [
+          { source: "catalog", detail: "snapshot 5001 replace at 09:03 UTC by spark app-0412" },
+          { source: "catalog", detail: "snapshot 5002 replace at 09:07 UTC by spark app-0412" },
+        ],
+      },
+    ],
+    nextStep: {
+      id: "raise-commit-retries",
+      playbook: "commit-conflict",
+      summary: "Give the committer more attempts while compaction runs",
+      change: {
+        kind: "table-properties",
+        table: "db.events",
+        changes: [{ key: "commit.retry.num-retries", current: "4", proposed: "10" }],
+      },
+      automatic: true,
+    },
+    sources: {
+      catalog: { status: "ok", latencyMs: 12 },
+      flink: { status: "unavailable", error: "timed out after 5 s" },
+      connect: { status: "not-configured" },
+      prometheus: { status: "not-configured" },
+    },
+    ...overrides,
+  });
+}
+
+function texts(blocks: KnownBlock[]): string[] {
+  return blocks.flatMap((b) => {
+    if (b.type === "section") return [b.text?.text ?? ""];
+    if (b.type === "context") return b.elements.map((e) => ("text" in e ? e.text : ""));
+    return [];
+  });
+}
+
+function manyEvidence(count: number, padding = 0): Report {
+  return report({
+    findings: [
+      {
+        id: "competing-appends",
+        severity: "warning",
+        summary: "Appends from other writers",
+        evidence: Array.from({ length: count }, (_, i) => ({
+          source: "catalog" as const,
+          detail: `snapshot ${900000 + i} append by writer-${i} at 09:${String(i % 60).padStart(2, "0")} UTC${" detail".repeat(padding)}`,
+          data: {},
+        })),
+      },
+    ],
+  });
+}
+
+describe("renderDiagnosis", () => {
+  it("leads with the verdict, then the next step as a diff, then evidence and missing sources", () => {
+    const { text, blocks } = renderDiagnosis(report());
+    const all = texts(blocks);
+    expect(text).toBe("db.events: commit conflict; next step: raise commit retries");
+    expect(all[0]).toContain("*db.events: commit conflict*");
+    expect(all[0]).toContain("CommitFailedException after 4 retries in job 4f2a");
+    expect(all[1]).toContain("*Next step: raise commit retries*");
+    expect(all[1]).toContain("```commit.retry.num-retries: 4 → 10```");
+    const joined = all.join("\n");
+    expect(joined).toContain("• snapshot 5001 replace at 09:03 UTC by spark app-0412 _(Iceberg catalog)_");
+    expect(joined).toContain("*Could not read:* Flink REST: timed out after 5 s");
+    expect(joined).toContain("not configured: Kafka Connect, Prometheus");
+    expect(joined).not.toMatch(/… and \d+ more/);
+    expect(joined.indexOf("Next step")).toBeLessThan(joined.indexOf("Evidence"));
+    expect(joined.indexOf("Evidence")).toBeLessThan(joined.indexOf("Could not read"));
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+  });
+
+  it("cuts the evidence at maxEvidence with an exact count", () => {
+    const { blocks } = renderDiagnosis(manyEvidence(20), { maxEvidence: 5 });
+    const joined = texts(blocks).join("\n");
+    expect(joined.match(/^• /gm)).toHaveLength(5);
+    expect(joined).toContain("… and 15 more");
+  });
+
+  it("offers the full list behind a cut: a Show all evidence button, and the modal lists everything", () => {
+    const cut = renderDiagnosis(manyEvidence(20), { maxEvidence: 5, evidenceRef: "inc-1|2" });
+    const actions = cut.blocks.filter((b) => b.type === "actions");
+    expect(JSON.stringify(actions)).toContain('"action_id":"evidence_show_all"');
+    expect(JSON.stringify(actions)).toContain('"value":"inc-1|2"');
+    expect(checkBlocks(cut.blocks, "message")).toEqual([]);
+    // Nothing cut, no button; no reference, no button.
+    expect(
+      renderDiagnosis(manyEvidence(3), { evidenceRef: "inc-1|2" }).blocks.some((b) => b.type === "actions"),
+    ).toBe(false);
+    expect(
+      renderDiagnosis(manyEvidence(20), { maxEvidence: 5 }).blocks.some((b) => b.type === "actions"),
+    ).toBe(false);
+
+    const modal = renderEvidenceModal(manyEvidence(500, 50));
+    expect(modal.title.text).toBe("All evidence");
+    expect(modal.blocks.length).toBeLessThanOrEqual(100);
+    expect(checkView(modal, "modal")).toEqual([]);
+    const all = JSON.stringify(modal.blocks);
+    const listed = all.match(/• /g)?.length ?? 0;
+    const more = /… and (\d+) more lines/.exec(all);
+    expect(listed + Number(more?.[1] ?? 0)).toBeGreaterThanOrEqual(500);
+    expect(JSON.stringify(renderEvidenceModal(manyEvidence(20)).blocks).match(/• /g)).toHaveLength(20);
+  });
+
+  it("writes evidence times as Slack date tokens, never ISO stamps", () => {
+    const withStamp = report({
+      findings: [
+        {
+          id: "commit-conflict",
+          severity: "critical",
+          summary: "CommitFailedException after 4 retries",
+          evidence: [
+            { source: "flink", detail: "CommitFailedException at 2026-11-29T09:03:20.941Z", data: {} },
+          ],
+        },
+      ],
+    });
+    const joined = texts(renderDiagnosis(withStamp).blocks).join("\n");
+    expect(joined).toContain("at <!date^1795943000^{time}|09:03 UTC>");
+    expect(joined).not.toMatch(/\d{4}-\d\d-\d\dT/);
+  });
+
+  it("keeps a 500-item report under 50 blocks and 3,000 characters a section, counting what it left out", () => {
+    const { blocks } = renderDiagnosis(manyEvidence(500, 50), { maxEvidence: 10_000 });
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    for (const t of texts(blocks)) expect(t.length).toBeLessThanOrEqual(3000);
+    const shown = texts(blocks).join("\n").match(/^• /gm)?.length ?? 0;
+    expect(shown).toBeGreaterThan(50);
+    expect(shown).toBeLessThan(500);
+    expect(texts(blocks)).toContain(`… and ${500 - shown} more`);
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+
+    const defaults = renderDiagnosis(manyEvidence(500));
+    expect(texts(defaults.blocks)).toContain("… and 492 more");
+  });
+
+  it("escapes text that came from outside so it cannot mention or link", () => {
+    const hostile = report({
+      table: "db.<!channel>",
+      findings: [
+        {
+          id: "commit-conflict",
+          severity: "critical",
+          summary: "ping <!here> & <https://evil.example|docs>",
+          evidence: [{ source: "flink", detail: "CommitFailedException <@U999>", data: {} }],
+        },
+      ],
+    });
+    const { text, blocks } = renderDiagnosis(hostile);
+    const json = JSON.stringify(blocks) + text;
+    expect(json).not.toMatch(/<!channel>|<!here>|<@U999>|<https:/);
+    expect(json).toContain("&lt;!here&gt; &amp; &lt;https://evil.example|docs&gt;");
+  });
+
+  it("shows a manual statement ready to copy", () => {
+    const manual = report({
+      nextStep: {
+        id: "move-compaction-off-hot-partitions",
+        playbook: "commit-conflict",
+        summary: "Compact only partitions the writer has left",
+        change: {
+          kind: "manual",
+          statement:
+            "CALL cat.system.rewrite_data_files(table => 'db.events', where => 'day < \"2026-11-29\"')",
+          language: "sql",
+          checklist: ["pause the compaction schedule"],
+        },
+        automatic: false,
+      },
+    });
+    const step = texts(renderDiagnosis(manual).blocks)[1] ?? "";
+    expect(step).toContain("a person makes this change");
+    // Slack wants &, < and > escaped even inside code blocks; the client shows them as typed.
+    expect(step).toContain(
+      "```CALL cat.system.rewrite_data_files(table =&gt; 'db.events', where =&gt; 'day &lt; ",
+    );
+    expect(step).toContain("• pause the compaction schedule");
+  });
+
+  it("says plainly when the table is healthy", () => {
+    const { text, blocks } = renderDiagnosis(report({ verdict: "healthy", findings: [], nextStep: null }));
+    expect(text).toBe("db.events: healthy");
+    const joined = texts(blocks).join("\n");
+    expect(joined).toContain(":white_check_mark: *db.events: healthy*");
+    expect(joined).toContain("*Next step:* none");
+    expect(joined).toContain("*Evidence:* none was found.");
+  });
+});

@@ -1,0 +1,363 @@
+import { describe, expect, it } from "vitest";
+import { renderAppHome } from "../../../src/adapters/slack/render/app-home.js";
+import { renderAudit } from "../../../src/adapters/slack/render/audit.js";
+import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
+import { renderDiagnosingAck, renderUsageError } from "../../../src/adapters/slack/render/errors.js";
+import { renderHelp } from "../../../src/adapters/slack/render/help.js";
+import { renderHistory } from "../../../src/adapters/slack/render/history.js";
+import { STATE_EMOJI } from "../../../src/adapters/slack/render/labels.js";
+import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
+import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
+import { INCIDENT_STATES, type StatusCardView } from "../../../src/adapters/slack/render/view-models.js";
+import { cardView } from "../../../src/adapters/slack/slack-jobs.js";
+import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
+import { healthyReport } from "./samples.js";
+
+const NOW = Date.parse("2026-11-29T10:07:00Z");
+const MIN = 60_000;
+
+function allText(blocks: KnownBlock[]): string {
+  return blocks
+    .map((b) => {
+      if (b.type === "section" || b.type === "header") return b.text?.text ?? "";
+      if (b.type === "context") return b.elements.map((e) => ("text" in e ? e.text : "")).join(" ");
+      return "";
+    })
+    .join("\n");
+}
+
+const card: StatusCardView = {
+  table: "db.events",
+  state: "awaiting-approval",
+  verdictLine: "commit conflict (CommitFailedException, retries exhausted)",
+  causeLine: "compaction (Spark app …0412) replaced files 3 times since the last good commit",
+  nowLine: 'waiting for approval of "move compaction off hot partitions"',
+  openedAtMs: NOW - 55 * MIN,
+  nowMs: NOW,
+  step: { index: 1, total: 1, title: "move compaction off hot partitions" },
+};
+
+describe("formatInterval", () => {
+  it("keeps seconds below a minute and reads like formatDuration above", async () => {
+    const { formatInterval } = await import("../../../src/adapters/slack/render/format.js");
+    expect(formatInterval(500)).toBe("0.5 s");
+    expect(formatInterval(1_000)).toBe("1 s");
+    expect(formatInterval(30_000)).toBe("30 s");
+    expect(formatInterval(5 * MIN)).toBe("5 min");
+  });
+});
+
+describe("renderStatusCard", () => {
+  it("shows table, age, verdict, cause, what happens now and the state line", () => {
+    const { text, blocks } = renderStatusCard(card);
+    expect(blocks[0]).toEqual({
+      type: "header",
+      text: {
+        type: "plain_text",
+        text: ":large_yellow_circle: db.events — commits failing for 55 min",
+        emoji: true,
+      },
+    });
+    const all = allText(blocks);
+    expect(all).toContain("*Verdict:* commit conflict (CommitFailedException, retries exhausted)");
+    expect(all).toContain("*Cause:* compaction (Spark app …0412) replaced files 3 times");
+    expect(all).toContain('*Now:* waiting for approval of "move compaction off hot partitions"');
+    // Date tokens: each reader sees their own time zone; the fallback is UTC.
+    expect(all).toContain(
+      "waiting for approval · step 1 of 1 · opened <!date^1795943520^{time}|09:12 UTC> · updated <!date^1795946820^{time}|10:07 UTC>",
+    );
+    expect(text).toBe(":large_yellow_circle: db.events — commits failing for 55 min (waiting for approval)");
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+  });
+
+  it("counts the failing time from the writer's last commit when the diagnosis knows it", () => {
+    const { blocks } = renderStatusCard({
+      ...card,
+      openedAtMs: NOW - 2 * MIN,
+      stalledSinceMs: NOW - 55 * MIN,
+    });
+    expect(allText(blocks)).toContain("commits failing for 55 min");
+  });
+
+  it("does not call a healthy table failing: the alert fired, but the writer commits", () => {
+    // What the diagnosis stores: the healthy finding marks the writer's newest commit.
+    const report = {
+      ...healthyReport,
+      findings: healthyReport.findings.map((f) => ({
+        ...f,
+        evidence: f.evidence.map((e) => ({
+          ...e,
+          data: { snapshotId: 42, writerLastCommitAt: new Date(NOW - 3 * MIN).toISOString() },
+        })),
+      })),
+    };
+    const incident = {
+      id: "i1",
+      table: "db.events",
+      state: "open" as const,
+      channel: "C1",
+      openedAt: NOW - 5 * MIN,
+      updatedAt: NOW,
+      alertCount: 1,
+      diagnoses: 1,
+      cardVersion: 1,
+      firingAlerts: 1,
+    };
+    const { text, blocks } = renderStatusCard(cardView(incident, report, NOW));
+    const all = allText(blocks);
+    expect(all).not.toMatch(/failing/);
+    expect(text).not.toMatch(/failing/);
+    expect(blocks[0]).toMatchObject({
+      text: {
+        text: `${STATE_EMOJI.open} db.events — alert fired, but commits are flowing (last commit 3 min ago)`,
+      },
+    });
+    expect(all).toContain("*Verdict:* the writer committed 3 minutes ago");
+    // Without a known last commit it still says commits flow, and a failing verdict still counts the stall.
+    const unknown = renderStatusCard(cardView(incident, healthyReport, NOW));
+    expect(allText(unknown.blocks)).toContain("db.events — alert fired, but commits are flowing\n");
+    const failing = { ...report, verdict: "commit-conflict" as const };
+    expect(allText(renderStatusCard(cardView(incident, failing, NOW)).blocks)).toContain(
+      "db.events — commits failing for 3 min",
+    );
+  });
+
+  it("changes emoji and wording with the state", () => {
+    const emoji = new Set(INCIDENT_STATES.map((s) => STATE_EMOJI[s]));
+    expect(emoji.size).toBe(INCIDENT_STATES.length);
+    const verifying = allText(
+      renderStatusCard({ ...card, state: "verifying", check: { index: 2, total: 6 } }).blocks,
+    );
+    expect(verifying).toContain(":hourglass_flowing_sand: db.events");
+    expect(verifying).toContain("verifying · step 1 of 1 · check 2 of 6");
+    const resolved = allText(
+      renderStatusCard({
+        ...card,
+        state: "resolved",
+        nowLine: undefined,
+        resolution: { fixedBy: "raise commit retries", recoveredAfterMs: 18 * MIN },
+      }).blocks,
+    );
+    expect(resolved).toContain(":white_check_mark: db.events — commits resumed");
+    expect(resolved).toContain("*Fixed by:* raise commit retries; commits resumed 18 min after the change");
+    expect(resolved).not.toContain("*Now:*");
+  });
+
+  it("escapes outside text in mrkdwn lines", () => {
+    const all = allText(renderStatusCard({ ...card, causeLine: "writer <!channel> & <@U1>" }).blocks);
+    expect(all).toContain("*Cause:* writer &lt;!channel&gt; &amp; &lt;@U1&gt;");
+  });
+});
+
+describe("renderStatusList", () => {
+  it("lists open incidents newest first with state, step, age and a thread link", () => {
+    const { text, blocks } = renderStatusList({
+      nowMs: NOW,
+      incidents: [
+        { incidentId: "a", table: "db.old", state: "verifying", openedAtMs: NOW - 120 * MIN },
+        {
+          incidentId: "b",
+          table: "db.events",
+          state: "awaiting-approval",
+          openedAtMs: NOW - 55 * MIN,
+          step: { index: 1, total: 2, title: "raise commit retries" },
+          permalink: "https://acme.slack.com/archives/C1/p1732870000000100",
+        },
+        {
+          incidentId: "c",
+          table: "db.x",
+          state: "open",
+          openedAtMs: NOW - MIN,
+          permalink: "javascript:alert(1)",
+        },
+      ],
+    });
+    expect(text).toBe("3 open incidents");
+    const lines = allText(blocks).split("\n");
+    expect(lines[0]).toBe("*Open incidents (3)*");
+    expect(lines.slice(1)).toEqual([
+      ":red_circle: *db.x* · open · 1 min",
+      ":large_yellow_circle: *db.events* · waiting for approval · step 1 of 2: raise commit retries · 55 min · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
+      ":hourglass_flowing_sand: *db.old* · verifying · 2 h",
+    ]);
+  });
+
+  it("says when nothing is open and stays within limits for hundreds of incidents", () => {
+    expect(allText(renderStatusList({ nowMs: NOW, incidents: [] }).blocks)).toContain("No open incidents");
+    const incidents = Array.from({ length: 3000 }, (_, i) => ({
+      incidentId: `i${i}`,
+      table: `ns.table_${i}_${"x".repeat(40)}`,
+      state: "open" as const,
+      openedAtMs: NOW - i * MIN,
+    }));
+    const { blocks } = renderStatusList({ nowMs: NOW, incidents });
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    const shown = allText(blocks).match(/^:red_circle:/gm)?.length ?? 0;
+    expect(allText(blocks)).toContain(`… and ${(3000 - shown).toLocaleString("en-US")} more`);
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+  });
+});
+
+describe("renderHelp", () => {
+  it("lists every command with an example", () => {
+    const all = allText(renderHelp().blocks);
+    for (const command of ["diagnose", "audit", "status", "history", "help"]) {
+      expect(all).toContain(`\`/iceberg ${command}`);
+    }
+    expect(all).toContain("e.g. `/iceberg diagnose db.events`");
+  });
+});
+
+describe("renderHistory", () => {
+  it("shows who did what and when, oldest first, escaping free text", () => {
+    const { blocks } = renderHistory({
+      table: "db.events",
+      entries: [
+        {
+          atMs: NOW,
+          actor: "U0LEAD",
+          action: "approved",
+          stepId: "raise-commit-retries",
+          detail: "compaction <!channel>",
+        },
+        { atMs: NOW - MIN, actor: "bot", action: "proposed", stepId: "raise-commit-retries" },
+      ],
+    });
+    const lines = allText(blocks).split("\n");
+    expect(lines).toEqual([
+      "*History of `db.events`*",
+      "<!date^1795946760^{date_short_pretty} {time}|2026-11-29 10:06 UTC> iceberg-bot proposed *raise commit retries*",
+      "<!date^1795946820^{date_short_pretty} {time}|2026-11-29 10:07 UTC> <@U0LEAD> approved *raise commit retries*: compaction &lt;!channel&gt;",
+    ]);
+  });
+
+  it("keeps the most recent entries and counts the earlier ones", () => {
+    const entries = Array.from({ length: 100 }, (_, i) => ({
+      atMs: NOW + i * MIN,
+      actor: "bot",
+      action: `event-${i}`,
+    }));
+    const all = allText(renderHistory({ table: "db.events", entries, maxEntries: 30 }).blocks);
+    expect(all).toContain("… and 70 earlier entries");
+    expect(all).toContain("event-99");
+    expect(all).toContain("event-70");
+    expect(all).not.toContain("event-69");
+    expect(allText(renderHistory({ table: "db.events", entries: [] }).blocks)).toContain(
+      "Nothing has happened",
+    );
+  });
+});
+
+describe("renderAppHome", () => {
+  it("shows open incidents newest first and tables with incidents in the last 7 days", () => {
+    const view = renderAppHome({
+      nowMs: NOW,
+      open: [
+        { ...card, incidentId: "old", table: "db.old", openedAtMs: NOW - 300 * MIN },
+        {
+          ...card,
+          incidentId: "new",
+          table: "db.new",
+          openedAtMs: NOW - 5 * MIN,
+          permalink: "https://acme.slack.com/archives/C1/p1",
+        },
+      ],
+      recentTables: [
+        { table: "db.orders", incidents: 2, lastOpenedAtMs: NOW - 2 * 24 * 60 * MIN },
+        { table: "db.ancient", incidents: 1, lastOpenedAtMs: NOW - 8 * 24 * 60 * MIN },
+      ],
+    });
+    expect(view.type).toBe("home");
+    const all = allText(view.blocks as KnownBlock[]);
+    expect(all.indexOf("db.new")).toBeLessThan(all.indexOf("db.old"));
+    expect(all).toContain("<https://acme.slack.com/archives/C1/p1|Open the thread>");
+    expect(all).toContain(
+      "`db.orders`: 2 incidents, last opened <!date^1795774020^{date_short_pretty} {time}|2026-11-27 10:07 UTC>",
+    );
+    expect(all).not.toContain("db.ancient");
+    expect(checkView(view, "home")).toEqual([]);
+  });
+
+  it("fits many open incidents into 100 blocks and counts the rest", () => {
+    const open = Array.from({ length: 60 }, (_, i) => ({
+      ...card,
+      incidentId: `i${i}`,
+      openedAtMs: NOW - i * MIN,
+    }));
+    const view = renderAppHome({ nowMs: NOW, open, recentTables: [] });
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    const shown = view.blocks.filter((b) => b.type === "header").length - 2;
+    expect(allText(view.blocks as KnownBlock[])).toContain(`… and ${60 - shown} more open incidents`);
+    expect(checkView(view, "home")).toEqual([]);
+  });
+});
+
+describe("renderUsageError and renderDiagnosingAck", () => {
+  it("offers the closest table and a command that works", () => {
+    const { text } = renderUsageError({
+      kind: "unknown-table",
+      input: "db.evnts",
+      suggestion: "db.events",
+      command: "diagnose",
+    });
+    expect(text).toBe(
+      "Unknown table `db.evnts`. Did you mean `db.events`? Try `/iceberg diagnose db.events`",
+    );
+  });
+
+  it("neutralises what the person typed", () => {
+    const { text } = renderUsageError({ kind: "unknown-command", input: "x` <!channel>" });
+    expect(text).toBe("Unknown command `x' &lt;!channel&gt;`. `/iceberg help` lists them all.");
+  });
+
+  it("tells someone who may not approve whom to ask", () => {
+    const { text } = renderUsageError({
+      kind: "not-permitted",
+      action: "approve",
+      approvers: ["S0ONCALL", "U0LEAD"],
+    });
+    expect(text).toBe(":no_entry: You can't approve this step. Ask <!subteam^S0ONCALL> or <@U0LEAD>.");
+    expect(renderUsageError({ kind: "missing-table", command: "audit" }).text).toBe(
+      "`/iceberg audit` needs a table. Try `/iceberg audit db.events`",
+    );
+    expect(renderDiagnosingAck("db.events").text).toBe(":mag: Diagnosing `db.events`…");
+  });
+});
+
+describe("renderAudit", () => {
+  it("puts failures first with their values, then the fixes", () => {
+    const { text, blocks } = renderAudit({
+      reportVersion: 1,
+      table: "db.events",
+      generatedAt: "2026-11-29T10:00:00Z",
+      checks: [
+        { id: "write-mode", status: "pass", summary: "copy-on-write for appends only", values: {} },
+        {
+          id: "retry-budget",
+          status: "fail",
+          summary: "retries at the default while 2 writers commit",
+          values: { "commit.retry.num-retries": null },
+          fix: "ALTER TABLE db.events SET TBLPROPERTIES ('commit.retry.num-retries'='10')",
+        },
+        {
+          id: "snapshot-expiry",
+          status: "warn",
+          summary: "expiry may remove the writer's last snapshot",
+          values: { "history.expire.min-snapshots-to-keep": "1" },
+          fix: "ALTER TABLE db.events SET TBLPROPERTIES ('history.expire.min-snapshots-to-keep'='5')",
+        },
+      ],
+    });
+    expect(text).toBe("Audit of db.events: 1 fail · 1 warn · 1 pass");
+    const lines = allText(blocks).split("\n");
+    expect(lines[1]).toBe(
+      ":x: `fail` *retry-budget*: retries at the default while 2 writers commit (`commit.retry.num-retries` = unset)",
+    );
+    expect(lines[2]).toContain(":warning: `warn` *snapshot-expiry*");
+    expect(lines[3]).toBe(":white_check_mark: `pass` *write-mode*: copy-on-write for appends only");
+    const all = allText(blocks);
+    expect(all).toContain("*Fixes*\n*retry-budget*\n```ALTER TABLE db.events SET TBLPROPERTIES");
+    expect(all.indexOf("*retry-budget*\n```")).toBeLessThan(all.indexOf("*snapshot-expiry*\n```"));
+    expect(checkBlocks(blocks, "message")).toEqual([]);
+  });
+});
