@@ -3,7 +3,7 @@
 // floor servers. Every process is ours and is stopped by the close() it comes with.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,9 +113,13 @@ export async function botProcess(
   return { port, pid: child.pid ?? -1, close: () => stopChild(child) };
 }
 
-/** Runs a bench script that prints {"port": n} once it listens (the floors). */
-export async function scriptProcess(script: string, args: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(here, script), ...args], {
+/** Runs a bench script that prints {"port": n} once it listens (the floors). Node flags go first. */
+export async function scriptProcess(
+  script: string,
+  args: string[] = [],
+  nodeFlags: string[] = [],
+): Promise<Running> {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", join(here, script), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -142,6 +146,23 @@ export async function loadProcess<T>(script: string, input: unknown): Promise<T>
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   if (code !== 0) throw new Error(`${script} exited with ${code}`);
   return JSON.parse(out) as T;
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc; undefined where there is
+ * none. Latency under a shared machine's load swings from run to run; the CPU a server spends per
+ * request does much less, so it tells a change in our own work apart from the neighbours'.
+ */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start at its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function median(values: readonly number[]): number {

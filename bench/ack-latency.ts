@@ -10,7 +10,7 @@ import { startLakehouse } from "../src/sim/lakehouse.js";
 import { ScenarioSchema } from "../src/sim/scenario/schema.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import { CHANNEL, percentile } from "./_bot-setup.js";
-import { botProcess, loadProcess, privateRedis, type Running, scriptProcess } from "./_processes.js";
+import { botProcess, cpuMs, loadProcess, privateRedis, type Running, scriptProcess } from "./_processes.js";
 import { scenarioFor } from "./diagnose-scale.js";
 
 const CONCURRENCY = 200;
@@ -45,9 +45,12 @@ export async function run(): Promise<Record<string, number | string>> {
     const serve = await botProcess("serve", env(2), profile);
     running.push(serve);
     running.push(await botProcess("worker", env(2)));
-    const bare = await scriptProcess("_bare-bolt.ts", [secret]);
+    // Profiled too when asked, so the bot's profile can be read against the floor's.
+    const bare = await scriptProcess("_bare-bolt.ts", [secret], profile);
     running.push(bare);
     const url = (port: number) => `http://127.0.0.1:${port}/slack/events`;
+    const servers = { start, serve, bare };
+    const cpuBefore = Object.fromEntries(Object.entries(servers).map(([k, r]) => [k, cpuMs(r.pid)]));
     const result = await loadProcess<LoadResult>("_ack-load.ts", {
       targets: [
         { name: "start", url: url(start.port) },
@@ -76,6 +79,14 @@ export async function run(): Promise<Record<string, number | string>> {
       out[`ack.${mode}_p99_ratio_per_round`] = result[mode]!.rounds.map((r, i) =>
         (percentile(sorted(r), 99) / percentile(sorted(result.bare!.rounds[i]!), 99)).toFixed(2),
       ).join(" ");
+    }
+    // The receivers' own CPU per request (warm-up round included): steadier than latency.
+    const requests = CONCURRENCY * (ROUNDS + 1);
+    for (const [name, r] of Object.entries(servers)) {
+      const before = cpuBefore[name];
+      const after = cpuMs(r.pid);
+      if (before !== undefined && after !== undefined)
+        out[`ack.${name}_cpu_ms_per_request`] = (after - before) / requests;
     }
     // How far behind the workers were when the load stopped: proof they were busy throughout.
     out["ack.diagnoses_posted_during_run"] = standIn.messages(CHANNEL).length;

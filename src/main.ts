@@ -20,6 +20,7 @@ import {
 } from "./adapters/queue/queues.js";
 import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
 import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
+import { batchedFirstTime } from "./adapters/redis/batched-first-time.js";
 import {
   checkPrimary,
   confirmReplicated,
@@ -471,6 +472,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       queues: slackQueues,
       store,
       claims,
+      // A burst of Slack requests checks for replays in one round trip per event-loop turn.
+      firstTime: batchedFirstTime(redis, (scope, key) => store.keys.seen(scope, key)),
       render,
       metrics,
       log,

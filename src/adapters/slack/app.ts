@@ -1,29 +1,29 @@
 // The Bolt app: HTTP mode (HTTPReceiver; Bolt verifies every Slack signature) or Socket Mode,
 // with the alert webhooks and health routes on the same port. Listeners verify (Bolt), record the
-// interaction as a queued job and acknowledge; the workers do the rest.
+// interaction as a queued job and acknowledge (a slash command is acknowledged before it is
+// recorded: see command-listener.ts); the workers do the rest.
 
 import type { Server } from "node:http";
 import type { BlockAction, ButtonAction } from "@slack/bolt";
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from "@slack/bolt";
 import type { Logger } from "pino";
-import { parseCommandText } from "../../core/incident/command-text.js";
 import type { AlertEvent } from "../../core/incident/model.js";
 import { ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
-import { ackFor, dispatchCommand } from "../../services/commands.js";
 import type { Enqueuer } from "../../services/incident/deps.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
 import { type RouteServer, serveRoutes } from "../http/route-server.js";
 import { healthRoutes } from "../http/routes.js";
 import { createWebhookHandler } from "../intake/webhook.js";
+import type { FirstTime } from "../redis/batched-first-time.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
+import { registerCommandListener } from "./command-listener.js";
 import { publishHome } from "./home.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
-import { NOT_RECORDED_TEXT, recorder } from "./record.js";
-import type { SlackMessage } from "./render/block-kit.js";
+import { recorder } from "./record.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
 import { refuseFutureRequests, replayGuard } from "./replay-guard.js";
@@ -43,6 +43,8 @@ export interface BotAppOptions {
   queues: Enqueuer;
   store: IncidentStore;
   claims: Claims;
+  /** The replay guard's check (default: the claims' own, one round trip per delivery). */
+  firstTime?: FirstTime;
   render: Renderers;
   metrics: BotMetrics;
   log: Logger;
@@ -72,10 +74,6 @@ export interface BotApp {
   /** Starts listening (HTTP mode) or connects (Socket Mode; routes still served on `port`). */
   start(port: number): Promise<{ port: number }>;
   stop(): Promise<void>;
-}
-
-function ephemeral(message: SlackMessage) {
-  return { response_type: "ephemeral" as const, text: message.text, blocks: message.blocks };
 }
 
 export function createBotApp(options: BotAppOptions): BotApp {
@@ -157,41 +155,23 @@ export function createBotApp(options: BotAppOptions): BotApp {
     log,
   });
 
+  const firstTime = options.firstTime ?? ((scope, key, ttl) => options.claims.firstTime(scope, key, ttl));
   // Slack retries and replayed requests: one event, click, submission or command is handled once.
   // With Redis away the check is skipped rather than waited for (the listener then tells the person).
   app.use(
     replayGuard({
       firstTime: (scope, key, ttl) =>
-        record.ready()
-          ? options.claims.firstTime(scope, key, ttl)
-          : Promise.reject(new Error("redis unavailable")),
+        record.ready() ? firstTime(scope, key, ttl) : Promise.reject(new Error("redis unavailable")),
       log,
     }),
   );
 
-  app.command("/iceberg", async ({ command, ack }) => {
-    const parsed = parseCommandText(command.text ?? "");
-    const reply = ackFor(parsed);
-    // Help and usage errors need no I/O; anything else is recorded (queued) before the ack says
-    // it is on its way, so the ack can say so truthfully, or say it could not be recorded.
-    if (reply.kind === "help") return ack(ephemeral(options.render.help()));
-    if (reply.kind === "usage-error") return ack(ephemeral(options.render.usageError(reply.error)));
-    const recorded = await record.record(`command ${parsed.kind}`, () =>
-      parsed.kind === "sweep"
-        ? (options.sweep?.requestSweep({
-            requestId: command.trigger_id,
-            channel: command.channel_id,
-            user: command.user_id,
-          }) ?? Promise.resolve())
-        : dispatchCommand(options.queues, parsed, {
-            channel: command.channel_id,
-            user: command.user_id,
-            requestId: command.trigger_id,
-          }),
-    );
-    if (!recorded) await ack({ response_type: "ephemeral", text: NOT_RECORDED_TEXT });
-    else if (parsed.kind === "diagnose") await ack(ephemeral(options.render.diagnosingAck(parsed.table)));
-    else await ack({ response_type: "ephemeral", text: reply.text });
+  registerCommandListener(app, {
+    queues: options.queues,
+    render: options.render,
+    record,
+    log,
+    ...(options.sweep ? { requestSweep: options.sweep.requestSweep } : {}),
   });
 
   app.event("app_home_opened", async ({ event, client }) => {

@@ -76,11 +76,27 @@ export interface ReplayGuardDeps {
   ttlSeconds?: number;
 }
 
+/** Where the guard leaves a slash command's check for its listener (Bolt shares `context`). */
+const FIRST_DELIVERY = "firstDelivery";
+
+/**
+ * For a slash command passed on by replayGuard: resolves true when this is its first delivery
+ * (or when Redis could not tell), false for a repeat the listener must not carry out again.
+ * True when no guard ran.
+ */
+export function firstDelivery(context: Record<string, unknown>): Promise<boolean> {
+  const check = context[FIRST_DELIVERY];
+  return check instanceof Promise ? (check as Promise<boolean>) : Promise.resolve(true);
+}
+
 /**
  * Bolt middleware: a delivery already seen is acknowledged (so Slack stops retrying and shows no
  * error) and goes no further. When Redis cannot answer, the request goes on: whatever it triggers
  * must then record itself in Redis too and will fail there with its own answer to the user, and
  * the decisions themselves are guarded by the walk's state, so nothing is done twice regardless.
+ *
+ * A slash command is not held back for the check: its ack needs no Redis, so the listener gets
+ * the check in flight (firstDelivery), acknowledges at once and consults it before recording.
  */
 export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs> {
   const ttl = deps.ttlSeconds ?? REPLAY_MEMORY_SECONDS;
@@ -91,28 +107,37 @@ export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs
       await next();
       return;
     }
-    let first: boolean;
-    try {
-      first = await deps.firstTime(replay.scope, replay.key, ttl);
-    } catch (error) {
-      deps.log.warn(
-        { scope: replay.scope, err: error instanceof Error ? error.message : String(error) },
-        "could not check a slack delivery for replays, handling it",
-      );
-      first = true;
-    }
-    if (first) {
+    const check = deps.firstTime(replay.scope, replay.key, ttl).then(
+      (first) => {
+        if (!first) {
+          deps.log.info(
+            {
+              scope: replay.scope,
+              ...(context.retryNum === undefined ? {} : { retryNum: context.retryNum }),
+              ...(context.retryReason === undefined ? {} : { retryReason: context.retryReason }),
+            },
+            "slack delivery already handled, ignoring the repeat",
+          );
+        }
+        return first;
+      },
+      (error: unknown) => {
+        deps.log.warn(
+          { scope: replay.scope, err: error instanceof Error ? error.message : String(error) },
+          "could not check a slack delivery for replays, handling it",
+        );
+        return true;
+      },
+    );
+    if (isObject(body) && str(body.command) !== undefined) {
+      context[FIRST_DELIVERY] = check;
       await next();
       return;
     }
-    deps.log.info(
-      {
-        scope: replay.scope,
-        ...(context.retryNum === undefined ? {} : { retryNum: context.retryNum }),
-        ...(context.retryReason === undefined ? {} : { retryReason: context.retryReason }),
-      },
-      "slack delivery already handled, ignoring the repeat",
-    );
+    if (await check) {
+      await next();
+      return;
+    }
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
     if (ack !== undefined) await ack();
   };

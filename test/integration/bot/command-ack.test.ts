@@ -1,0 +1,146 @@
+// A slash command is acknowledged before it is recorded, so its ack never waits for Redis. When
+// recording then fails (writes refused) or hangs (writes paused) while the connection is up, the
+// person is told through the command's response_url, and a recording still under way when they
+// were told does not turn up later. Each case runs against its own redis-server, which the test
+// makes refuse or hold writes; the requests are signed and verified by Bolt's real receiver.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { NOT_RECORDED_TEXT } from "../../../src/adapters/slack/record.js";
+import { loadConfig } from "../../../src/config.js";
+import { type Bot, startBot } from "../../../src/main.js";
+import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
+import type { SlackStandIn } from "../../../src/sim/slack/types.js";
+import { freePort } from "../../../src/util/free-port.js";
+import { ask } from "../../support/redis-topology.js";
+import { postSigned, slashCommandBody } from "../../support/slack-signing.js";
+import { CHANNEL, eventually, WEBHOOK_TOKEN } from "./harness.js";
+
+const FORM = "application/x-www-form-urlencoded";
+const SECRET = "signing-secret-command-ack";
+
+interface Setup {
+  bot: Bot;
+  standIn: SlackStandIn;
+  redisPort: number;
+  url: string;
+}
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
+    { stdio: "ignore" },
+  );
+  await eventually(() =>
+    ask(port, "PING").then(
+      (pong) => pong === "PONG" || undefined,
+      () => undefined,
+    ),
+  );
+  return child;
+}
+
+/** A receiver alone (role serve) on a private Redis. */
+async function setup(label: string): Promise<Setup> {
+  const redisPort = await freePort();
+  const redis = await startRedis(redisPort);
+  cleanups.push(async () => {
+    const exited = new Promise((resolve) => redis.once("exit", resolve));
+    redis.kill("SIGKILL");
+    await exited;
+  });
+  const standIn = await startSlackStandIn();
+  cleanups.push(() => standIn.close());
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: "xoxb-stand-in",
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: standIn.apiUrl,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    ALERT_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
+    INCIDENT_CHANNEL: CHANNEL,
+    BOT_CONFIG: "defaults:\n  approvers: [U0ALICE]\n",
+    PORT: "0",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+  });
+  const bot = await startBot(config, { role: "serve", port: 0, queuePrefix: `{${label}}` });
+  cleanups.push(() => bot.stop());
+  const base = `http://127.0.0.1:${bot.port}`;
+  await eventually(async () => (await fetch(`${base}/readyz`)).status === 200 || undefined, 10_000, "ready");
+  return { bot, standIn, redisPort, url: `${base}/slack/events` };
+}
+
+const queued = async (bot: Bot) => Object.values(await bot.queues.depth()).reduce((a, b) => a + b, 0);
+
+const diagnose = (s: Setup, responseId: string) =>
+  postSigned(
+    s.url,
+    SECRET,
+    slashCommandBody({
+      text: "diagnose db.events",
+      channelId: CHANNEL,
+      responseUrl: s.standIn.responseUrl(responseId),
+    }),
+    FORM,
+  );
+
+describe("slash commands: acknowledged first, recorded after", { timeout: 60_000 }, () => {
+  it("queues the command after an ack that promised it, telling no one anything more", async () => {
+    const s = await setup("ack-ok");
+    const response = await diagnose(s, "ok");
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ response_type: "ephemeral" });
+    expect(JSON.parse(response.body).text).toMatch(/Diagnosing `?db\.events`?…/);
+    await eventually(async () => ((await queued(s.bot)) === 1 ? true : undefined), 5000, "the queued job");
+    expect(s.standIn.responses.filter((r) => r.id === "ok")).toEqual([]);
+  });
+
+  it("tells the person through the response_url when Redis refuses the writes", async () => {
+    const s = await setup("ack-refused");
+    // The connection stays up; every write is refused (no replica can confirm it).
+    await ask(s.redisPort, "CONFIG", "SET", "min-replicas-to-write", "1");
+    const response = await diagnose(s, "refused");
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body).text).toMatch(/Diagnosing/);
+    const told = await eventually(
+      () => s.standIn.responses.find((r) => r.id === "refused"),
+      5000,
+      "the response_url answer",
+    );
+    expect(told.body).toMatchObject({
+      response_type: "ephemeral",
+      replace_original: false,
+      text: NOT_RECORDED_TEXT,
+    });
+    await ask(s.redisPort, "CONFIG", "SET", "min-replicas-to-write", "0");
+    expect(await queued(s.bot)).toBe(0);
+  });
+
+  it("answers while Redis holds every write, and a command it was told about stays unrecorded", async () => {
+    const s = await setup("ack-paused");
+    // Writes wait until the test lifts the pause; reads and the connection itself go on.
+    await ask(s.redisPort, "CLIENT", "PAUSE", "30000", "WRITE");
+    // The ack arrives with the pause still on: it did not wait for Redis.
+    const response = await diagnose(s, "paused");
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body).text).toMatch(/Diagnosing/);
+    const told = await eventually(
+      () => s.standIn.responses.find((r) => r.id === "paused"),
+      10_000,
+      "the response_url answer",
+    );
+    expect(told.body).toMatchObject({ text: NOT_RECORDED_TEXT });
+    await ask(s.redisPort, "CLIENT", "UNPAUSE");
+    // The replay check held by the pause completes now; the command it guards is not queued.
+    const replayKeys = async () =>
+      ((await ask(s.redisPort, "KEYS", "*seen:slack-command*")) as string[]).length;
+    await eventually(async () => ((await replayKeys()) === 1 ? true : undefined), 5000, "the replay check");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await queued(s.bot)).toBe(0);
+  });
+});
