@@ -18,6 +18,7 @@ import {
   fixtureReport,
   type Harness,
   postAlert,
+  quiescent,
   startHarness,
   WEBHOOK_TOKEN,
 } from "../integration/bot/harness.js";
@@ -210,7 +211,7 @@ async function drillOn(
     30_000,
     "a thread with its diagnosis for every storm table",
   );
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await quiescent(harness, 30_000);
   const incidents = await Promise.all(TABLES.map((t) => bot.store.openIncidentFor(t)));
   const landed = incidents.reduce((sum, i) => sum + (i?.alertCount ?? 0), 0);
   const duplicated = duplicatedMessages(harness.standIn, CHANNEL, [...TABLES, "db.events"]);
