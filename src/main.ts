@@ -129,6 +129,12 @@ export interface Bot {
   log: Logger;
   remediation: Remediation;
   sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
+  /**
+   * True when nothing is left to do now: no job waiting, running or due for a retry on the
+   * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
+   * (scheduled follow-ups and sweeps are not work now), and nothing owed to Slack.
+   */
+  idle(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -538,6 +544,16 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     log,
     remediation,
     sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    async idle() {
+      const busy = await Promise.all([
+        ...[queues.diagnose, queues.slack].map((q) => q.getJobCounts("waiting", "active", "delayed")),
+        ...[remediationQueue.queue, sweepQueues.control, sweepQueues.catalog].map((q) =>
+          q.getJobCounts("waiting", "active", "prioritized"),
+        ),
+      ]);
+      const jobs = busy.flatMap((counts) => Object.values(counts)).reduce((a, b) => a + b, 0);
+      return jobs === 0 && (await outbox.pending()) === 0;
+    },
     stop,
   };
 }

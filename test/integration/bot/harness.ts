@@ -2,8 +2,6 @@
 // one or more bot processes (HTTP mode, random signing secret) on a private Redis namespace.
 
 import { randomBytes } from "node:crypto";
-import { Queue } from "bullmq";
-import { SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
 import { type Config, loadConfig } from "../../../src/config.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
@@ -206,50 +204,22 @@ export function eventually<T>(
 }
 
 /**
- * Resolves once nothing is left to happen: no job waiting, running or due for a retry on the
- * bots' diagnosis and Slack queues, none waiting or running on the remediation and sweep queues,
- * and nothing owed to Slack by the outbox, seen
- * twice in a row (a finishing job may queue the next). Tests wait on this before asserting that
- * something did not happen, instead of sleeping and hoping.
+ * Resolves once the bot has nothing left to do (Bot.idle), seen twice in a row: a finishing job
+ * may queue the next. Tests wait on this before asserting that something did not happen, instead
+ * of sleeping and hoping.
  */
 export async function quiescent(harness: Harness, timeoutMs = 15_000): Promise<void> {
   const bot = harness.bots[0]!;
-  const outbox = new SlackOutbox(bot.redis, harness.scope.namespace);
-  const remediation = new Queue(`${harness.scope.queueNames.diagnose}-remediation`, {
-    connection: bot.redis,
-    prefix: harness.scope.queuePrefix,
-  });
-  remediation.on("error", () => {});
-  const busy = async () => {
-    const depth = await bot.queues.depth();
-    const queued = Object.entries(depth)
-      .filter(([name]) => !name.endsWith(".failed"))
-      .reduce((sum, [, n]) => sum + n, 0);
-    // Scheduled work (a walk's follow-up, the next sweep) is not pending work: only what runs now.
-    const running = await Promise.all(
-      [remediation, bot.sweep.queues.control, bot.sweep.queues.catalog].map(async (queue) =>
-        Object.values(await queue.getJobCounts("waiting", "active", "prioritized")).reduce(
-          (a, b) => a + b,
-          0,
-        ),
-      ),
-    );
-    return queued + running.reduce((a, b) => a + b, 0) + (await outbox.pending());
-  };
-  try {
-    let quietBefore = false;
-    await until(
-      async () => {
-        const quiet = (await busy()) === 0;
-        const settled = quiet && quietBefore;
-        quietBefore = quiet;
-        return settled;
-      },
-      "the queues and the outbox to go quiet",
-      timeoutMs,
-      100,
-    );
-  } finally {
-    await remediation.close();
-  }
+  let idleBefore = false;
+  await until(
+    async () => {
+      const idle = await bot.idle();
+      const settled = idle && idleBefore;
+      idleBefore = idle;
+      return settled;
+    },
+    "the queues and the outbox to go quiet",
+    timeoutMs,
+    100,
+  );
 }
