@@ -8,9 +8,9 @@ import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../../cor
 import { asCodedError } from "../../errors.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
-import { recoveryTimeline } from "../recovery-timeline.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import type { RemediationDeps } from "./deps.js";
+import { recoveryTimeline } from "./recovery-timeline.js";
 import { proposalIdFor } from "./views.js";
 import type { WalkDispatcher } from "./walk-dispatcher.js";
 
