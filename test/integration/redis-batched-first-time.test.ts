@@ -1,4 +1,4 @@
-// The replay guard's checks of one tick reach Redis as one pipeline and still answer each caller
+// The replay guard's checks of one tick reach Redis as one script and still answer each caller
 // as a lone SET NX would: first sighting true, any later one false (within a batch too), with the
 // memory's expiry set. Runs on the Cluster as well: the keys share the store's hash tag.
 
@@ -18,22 +18,21 @@ function setUp() {
   scope = testRedisScope("first-time");
   const keys = createKeys(scope.namespace);
   const redis = scope.redis;
-  const made: Array<{ length: number }> = [];
-  const pipeline = redis.pipeline.bind(redis);
-  // Notes each pipeline made; each still goes to the real Redis (or Cluster).
-  redis.pipeline = ((...args: Parameters<typeof pipeline>) => {
-    const p = pipeline(...args);
-    made.push(p);
-    return p;
-  }) as typeof redis.pipeline;
-  const pipelines = () => made.map((p) => p.length);
+  const sent: number[] = [];
+  const evalScript = redis.eval.bind(redis);
+  // Notes how many checks each script carried; each still runs on the real Redis (or Cluster).
+  redis.eval = ((...args: Parameters<typeof evalScript>) => {
+    sent.push(Number(args[1]));
+    return evalScript(...args);
+  }) as typeof redis.eval;
+  const scripts = () => sent;
   const firstTime = batchedFirstTime(redis, (s, k) => keys.seen(s, k));
-  return { redis, keys, firstTime, pipelines };
+  return { redis, keys, firstTime, scripts };
 }
 
 describe("batchedFirstTime", () => {
-  it("answers a tick's checks from one pipeline, a repeat false even within the batch", async () => {
-    const { redis, keys, firstTime, pipelines } = setUp();
+  it("answers a tick's checks from one script, a repeat false even within the batch", async () => {
+    const { redis, keys, firstTime, scripts } = setUp();
     const answers = await Promise.all([
       firstTime("slack-command", "a", 60),
       firstTime("slack-command", "b", 60),
@@ -41,19 +40,19 @@ describe("batchedFirstTime", () => {
       firstTime("slack-action", "a", 60),
     ]);
     expect(answers).toEqual([true, true, false, true]);
-    expect(pipelines()).toEqual([4]);
+    expect(scripts()).toEqual([4]);
     expect(await firstTime("slack-command", "b", 60)).toBe(false);
     const ttl = await redis.ttl(keys.seen("slack-command", "a"));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
   });
 
-  it("splits a large burst into bounded pipelines, answering every caller", async () => {
-    const { firstTime, pipelines } = setUp();
+  it("splits a large burst into bounded scripts, answering every caller", async () => {
+    const { firstTime, scripts } = setUp();
     const answers = await Promise.all(
       Array.from({ length: 250 }, (_, n) => firstTime("slack-command", `burst-${n % 200}`, 60)),
     );
-    expect(pipelines()).toEqual([100, 100, 50]);
+    expect(scripts()).toEqual([100, 100, 50]);
     expect(answers.filter(Boolean)).toHaveLength(200);
     expect(answers.slice(200).every((first) => !first)).toBe(true);
   });
