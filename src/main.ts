@@ -86,7 +86,10 @@ export interface BotOptions {
   audit?: AuditFn;
   render?: Renderers;
   log?: Logger;
+  /** The clock incidents and walks read (default Date.now; the simulator drives its own). */
   now?: () => number;
+  /** Real time, for delivery, leases and schedules (default Date.now). */
+  wallClock?: () => number;
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
@@ -127,12 +130,21 @@ export interface Bot {
   log: Logger;
   remediation: Remediation;
   sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
+  /**
+   * True when nothing is left to do now: no job waiting, running or due for a retry on the
+   * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
+   * (scheduled follow-ups and sweeps are not work now), and nothing owed to Slack.
+   */
+  idle(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
 export async function startBot(config: Config, options: BotOptions = {}): Promise<Bot> {
   const role = options.role ?? "start";
+  // Incidents and walks read `now` (a simulator may drive it); delivery, leases and schedules run
+  // on real time, whatever clock the incident reads.
   const now = options.now ?? Date.now;
+  const wallClock = options.wallClock ?? Date.now;
   const log = options.log ?? createLogger(config);
   const render = options.render ?? defaultRenderers;
   if (role !== "worker" && config.slack.mode === "http" && !config.slack.signingSecret) {
@@ -159,8 +171,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     }),
     "queues",
   );
-  const store = new IncidentStore(redis, { namespace: options.namespace });
-  const claims = new Claims(redis, store.keys);
+  const store = new IncidentStore(redis, { namespace: options.namespace, wallClock });
+  const claims = new Claims(redis, store.keys, wallClock);
   // What a post or upload to Slack writes first (its claim, its "sending" mark) must survive a
   // failover before the request goes out, or a new primary would send it again.
   const confirmDurable = () => confirmReplicated(redis, config.redis, store.keys.sequence());
@@ -184,7 +196,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   // The status card, diagnoses, notes and in-thread results are written to the outbox when asked
   // for; one poster (with the workers) sends them and everything else remediation owes Slack.
   const outbox = new SlackOutbox(redis, options.namespace);
-  const slackQueues = routeSlackJobs(queues, outbox, store);
+  const slackQueues = routeSlackJobs(queues, outbox, store, wallClock);
   const deps = {
     store,
     claims,
@@ -236,14 +248,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   });
   const remediation = new Remediation({
     // A decision and the messages it owes Slack are saved in one atomic step.
-    walks: new WalkStore(redis, options.namespace, { outbox, now: Date.now }),
+    walks: new WalkStore(redis, options.namespace, { outbox, now: wallClock }),
     audit: new AuditTrail(redis, store.keys),
     store,
     claims,
     slackQueue: slackQueues,
     jobs: remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
-    notifier: new OutboxNotifier(outbox, Date.now, (viewId, content) =>
+    notifier: new OutboxNotifier(outbox, wallClock, (viewId, content) =>
       directNotifier.fillApplyForm(viewId, content),
     ),
     approvers: new SlackApproverDirectory(client, now, (group, error) =>
@@ -299,7 +311,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       timeline: slackTimelinePoster(client, { confirmDurable }),
       log,
       // Jobs queued before the outbox carried their kind are handed to it.
-      route: async (job: SlackJob) => (await appendSlackJob(outbox, store, job)) !== undefined,
+      route: async (job: SlackJob) => (await appendSlackJob(outbox, store, job, wallClock)) !== undefined,
     };
     workers = startWorkers(
       {
@@ -377,7 +389,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
           ),
         reply: (reply) => replyMessage({ client, store, render, now }, reply),
       },
-      now: Date.now,
+      now: wallClock,
       log,
       confirmDurable,
       ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
@@ -448,6 +460,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       playbooksDir: options.playbooksDir,
     };
     workerProcess = superviseWorker({
+      now: wallClock,
       config,
       child,
       log,
@@ -490,7 +503,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       latestSweep: () => sweepStore.latest(),
       // Published by the outbox's poster, retried through a Slack outage.
       queueHome: async (user) => {
-        await outbox.append(homeQueueId(user), "", Date.now(), { kind: "home", user });
+        await outbox.append(homeQueueId(user), "", wallClock(), { kind: "home", user });
       },
       pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
       acceptAlerts: async (alerts) => {
@@ -536,6 +549,16 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     log,
     remediation,
     sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    async idle() {
+      const busy = await Promise.all([
+        ...[queues.diagnose, queues.slack].map((q) => q.getJobCounts("waiting", "active", "delayed")),
+        ...[remediationQueue.queue, sweepQueues.control, sweepQueues.catalog].map((q) =>
+          q.getJobCounts("waiting", "active", "prioritized"),
+        ),
+      ]);
+      const jobs = busy.flatMap((counts) => Object.values(counts)).reduce((a, b) => a + b, 0);
+      return jobs === 0 && (await outbox.pending()) === 0;
+    },
     stop,
   };
 }

@@ -48,6 +48,8 @@ export interface WorkerSupervisorOptions {
    */
   niceness?: number;
   onEvent?: (event: SupervisorEvent) => void;
+  /** Real time, for how long a child lived (default Date.now). */
+  now?: () => number;
 }
 
 export interface WorkerSupervisor {
@@ -72,6 +74,7 @@ function childEntry(): { path: string; execArgv: string[] } {
 export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervisor {
   const entry = childEntry();
   const minDelay = options.restartDelayMs ?? 250;
+  const now = options.now ?? Date.now;
   const maxDelay = options.maxRestartDelayMs ?? 10_000;
   const healthyAfter = options.healthyAfterMs ?? 30_000;
   const emit = options.onEvent ?? (() => {});
@@ -89,7 +92,7 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
   let firstReady = false;
 
   const spawnChild = () => {
-    const startedAt = Date.now();
+    const startedAt = now();
     const proc = fork(entry.path, [], {
       execArgv: entry.execArgv,
       serialization: "advanced",
@@ -125,7 +128,7 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       emit({ kind: "exited", pid, code, signal, expected: stopping });
       if (stopping) return;
       if (!firstReady) return; // a child that never came up is reported through `ready`
-      delay = Date.now() - startedAt >= healthyAfter ? minDelay : delay;
+      delay = now() - startedAt >= healthyAfter ? minDelay : delay;
       options.log.warn({ pid, code, signal, restartInMs: delay }, "worker process died; restarting it");
       emit({ kind: "restarting", delayMs: delay });
       restartTimer = setTimeout(() => {

@@ -36,6 +36,19 @@ export const SOURCE_FLAGS = {
   "spark-catalog": { type: "string" },
 } as const;
 
+/** The parsed SOURCE_FLAGS as the overlay reads them. */
+export function sourceFlagValues(values: { [K in keyof typeof SOURCE_FLAGS]?: string }): ConfigFlags {
+  return {
+    catalogUrl: values["catalog-url"],
+    warehouse: values.warehouse,
+    flinkUrl: values["flink-url"],
+    connectUrl: values["connect-url"],
+    prometheusUrl: values["prometheus-url"],
+    configFile: values.config,
+    timeoutMs: values["timeout-ms"],
+  };
+}
+
 export const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
 
 export function buildEnvOverlay(

@@ -356,7 +356,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
 /** Polls `probe` until it holds, within the demo's time budget. */
 async function until(ctx: DemoContext, probe: () => unknown, what: string): Promise<void> {
   const deadline = Date.now() + (ctx.options.timeoutMs ?? 30_000);
-  while (!probe()) {
+  while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
@@ -389,8 +389,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const diagnosis = await awaitDiagnosis(ctx);
     if (/Next step:\*? (none|no playbook step)/.test(diagnosis)) await showAudit(ctx, diagnosis);
     else await walkPlaybook(ctx);
-    // Let the last message edits land before printing.
-    await sleep(300);
+    // The last edits and the picture after recovery land before the thread is printed.
+    await until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to finish");
     progress(ctx, "print the thread");
     const paths = writePictures(ctx);
     say(ctx, "");

@@ -9,6 +9,7 @@ import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { BotConfigSchema } from "../../src/config.js";
 import type { AlertEvent } from "../../src/core/incident/model.js";
 import { acceptAlerts, sweepOutbox } from "../../src/services/alerts.js";
+import { until } from "../support/poll.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -74,7 +75,8 @@ describe("alert intake", () => {
 
     const outcome = await acceptAlerts(deps, alerts);
     await outcome.queued;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The outbox is cleared last: once MONITOR shows that, the batch's commands are all in.
+    await until(() => seen.includes("zrem"), "the outbox clearing on the monitor feed", 5000, 20);
     feed.disconnect();
 
     expect(outcome).toMatchObject({ accepted: 60, ignored: 0 });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { type Bot, startBot } from "../../src/main.js";
 import { REDIS_URL } from "../support/redis.js";
-import { CHANNEL, eventually, type Harness, startHarness } from "./bot/harness.js";
+import { CHANNEL, eventually, type Harness, quiescent, startHarness } from "./bot/harness.js";
 import { digests, rankedTables, slash } from "./sweep-support.js";
 
 // Four catalog round trips a second: the sweep's 25 or so tasks take several seconds.
@@ -113,7 +113,7 @@ describe("a sweep survives a worker killed mid-sweep", { timeout: 120_000 }, () 
     const latest = await store.latest();
     expect(latest).toMatchObject({ sweepId, tables: 9, errorsTotal: 0 });
     expect(await store.running()).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await quiescent(harness, 30_000);
     expect(digests(harness)).toHaveLength(1);
   });
 });

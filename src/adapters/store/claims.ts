@@ -16,6 +16,7 @@ export class Claims {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async claim(incidentId: string, message: string, owner: string): Promise<ClaimOutcome> {
@@ -34,13 +35,13 @@ export class Claims {
    * the job's retry: keep trying through a Redis failover (a few seconds) before giving up.
    */
   async complete(incidentId: string, message: string, ts: string): Promise<void> {
-    const deadline = Date.now() + COMPLETE_RETRY_MS;
+    const deadline = this.now() + COMPLETE_RETRY_MS;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.redis.set(this.keys.claim(incidentId, message), `done|${ts}`, "EX", 30 * DAY_SECONDS);
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw error;
+        if (this.now() > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.min(100 * attempt, 1000)));
       }
     }

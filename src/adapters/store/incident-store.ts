@@ -147,11 +147,14 @@ const IncidentHashSchema = z.object({
 export interface IncidentStoreOptions {
   namespace?: string;
   timelineMaxLength?: number;
+  /** Real time, for what is scheduled in it (outbox entries), whatever clock incidents read. */
+  wallClock?: () => number;
 }
 
 export class IncidentStore implements IncidentStorePort {
   readonly keys: Keys;
   private readonly timelineMax: number;
+  private readonly wallClock: () => number;
 
   constructor(
     private readonly redis: RedisClient,
@@ -159,6 +162,7 @@ export class IncidentStore implements IncidentStorePort {
   ) {
     this.keys = createKeys(options.namespace);
     this.timelineMax = options.timelineMaxLength ?? 1000;
+    this.wallClock = options.wallClock ?? Date.now;
   }
 
   /** Opens the table's incident, or joins the open one (counting the alert). Atomic across processes. */
@@ -200,7 +204,7 @@ export class IncidentStore implements IncidentStorePort {
       k.timeline(""),
       String(repeatTtlSeconds),
       String(this.timelineMax),
-      String(Date.now()),
+      String(this.wallClock()),
       k.firing(""),
     ];
     for (const alert of alerts) {
@@ -242,7 +246,7 @@ export class IncidentStore implements IncidentStorePort {
     const members = await this.redis.zrangebyscore(
       this.keys.outbox(),
       "-inf",
-      Date.now() - olderThanMs,
+      this.wallClock() - olderThanMs,
       "LIMIT",
       0,
       limit,

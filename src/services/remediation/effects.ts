@@ -10,7 +10,7 @@ import type { Step } from "../../core/playbook/schema.js";
 import type { Effect, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
-import type { RemediationJob, WalkMessage } from "../ports.js";
+import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
 import { cardSummary, decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
@@ -138,13 +138,23 @@ export class RemediationEffects {
         const decision = decisionFor(built.run, effect.phase, extra.actor, this.deps.now());
         // A superseded or decided proposal must not offer buttons any more.
         const withButtons = !decision && effect.phase !== "superseded";
+        const edit: WalkMessage = {
+          kind: "update-proposal",
+          name: `proposal-${built.proposalId}`,
+          view: decision ? { ...built.view, decision } : built.view,
+          note: effect.note,
+          withButtons,
+        };
+        if (effect.note?.kind !== "apply-failed") return [edit];
+        // An edit notifies nobody: a failed apply is also said in the thread, saved with the
+        // outcome that caused it.
+        const stepTitle = this.hooks.step(record.walk.playbookId, effect.stepId)?.title ?? effect.stepId;
         return [
+          edit,
           {
-            kind: "update-proposal",
-            name: `proposal-${built.proposalId}`,
-            view: decision ? { ...built.view, decision } : built.view,
-            note: effect.note,
-            withButtons,
+            kind: "note",
+            name: `apply-${built.proposalId}-${record.applySeq}`,
+            note: { kind: "apply-failed", stepTitle, detail: effect.note.message },
           },
         ];
       }
@@ -208,19 +218,6 @@ export class RemediationEffects {
         attempt: record.revertSeq,
       });
     }
-  }
-
-  async noteApplyFailure(
-    record: WalkRecord,
-    job: Extract<RemediationJob, { kind: "apply" }>,
-    detail: string,
-  ): Promise<void> {
-    const stepTitle = this.hooks.step(record.walk.playbookId, job.stepId)?.title ?? job.stepId;
-    await this.deps.notifier
-      .postNote(record, `apply-${job.proposalId}-${job.attempt}`, { kind: "apply-failed", stepTitle, detail })
-      .catch((error: unknown) =>
-        this.deps.log.warn({ err: asCodedError(error).message }, "apply note failed"),
-      );
   }
 
   /** A step that could not be proposed: said in the thread and audited, never proposed blind. */

@@ -8,9 +8,9 @@ import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../../cor
 import { asCodedError } from "../../errors.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
-import { recoveryTimeline } from "../recovery-timeline.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import type { RemediationDeps } from "./deps.js";
+import { recoveryTimeline } from "./recovery-timeline.js";
 import { proposalIdFor } from "./views.js";
 import type { WalkDispatcher } from "./walk-dispatcher.js";
 
@@ -55,14 +55,8 @@ export class RemediationJobs {
       ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
     });
     await this.deps.afterApply?.(job);
-    const recorded = await this.core.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
-    if (
-      outcome.status === "conflict-rechecked" ||
-      outcome.status === "not-applied" ||
-      outcome.status === "unknown"
-    ) {
-      await this.core.effects.noteApplyFailure(recorded.record ?? record, job, outcome.detail);
-    }
+    // A failure's thread note is one of the outcome's messages, saved with it.
+    await this.core.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
     if (outcome.status === "conflict-rechecked") {
       // The table moved under the proposal: the same step again, built afresh from today's values.
       await this.core.proposeNext(job.incidentId, job.stepId);

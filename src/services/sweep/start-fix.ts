@@ -22,7 +22,7 @@ export async function startFixFromSweep(
   await deps.store.appendTimeline(incident.id, {
     at: now,
     kind: "note",
-    text: `fix started from the sweep digest by <@${user}>`,
+    text: `fix started from the sweep digest by ${user}`,
   });
   await deps.queues.enqueueSlack({ kind: "root", incidentId: incident.id });
   const n = await deps.store.nextDiagnosis(incident.id);

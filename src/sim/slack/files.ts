@@ -5,28 +5,12 @@
 // completing a file that was never uploaded or twice, a thread_ts without a channel.
 
 import type { IncomingMessage } from "node:http";
-import { ApiError, type MethodContext } from "./methods.js";
+import { ApiError } from "./api-error.js";
+import type { MethodContext } from "./methods.js";
+import type { StoredFile } from "./types.js";
 
 /** Slack's per-file limit is 1 GB; the stand-in keeps files in memory, so it takes less. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
-
-export interface StoredFile {
-  id: string;
-  name: string;
-  title?: string;
-  altText?: string;
-  /** Declared in files.getUploadURLExternal. */
-  length: number;
-  /** The upload request's content-type header, as sent. */
-  contentType?: string;
-  /** Detected from the bytes, as Slack does (image/png, application/octet-stream…). */
-  mimetype?: string;
-  filetype?: string;
-  bytes?: Uint8Array;
-  /** Set once completed: where it was shared. */
-  shares: Array<{ channel: string; ts: string; thread_ts?: string }>;
-  completed: boolean;
-}
 
 export class FileStore {
   private readonly files = new Map<string, StoredFile>();

@@ -2,6 +2,7 @@
 // {ok:true,...} or {ok:false,error,response_metadata?}. Argument checks follow the request types in
 // @slack/web-api (ChatPostMessageArguments, ViewsOpenArguments, …).
 
+import { ApiError } from "./api-error.js";
 import { checkBlocks, checkView } from "./block-rules.js";
 import { compareTs, type MessageStore } from "./message-store.js";
 import type { MessageMetadata, StoredMessage } from "./types.js";
@@ -11,15 +12,6 @@ const APP_ID = "A0STANDIN";
 
 /** Slack caps the text field at 40,000 characters and answers msg_too_long above it. */
 export const MAX_MESSAGE_TEXT = 40_000;
-
-export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    readonly messages: string[] = [],
-  ) {
-    super(code);
-  }
-}
 
 export interface MethodContext {
   store: MessageStore;

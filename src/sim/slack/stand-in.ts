@@ -6,10 +6,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CodedError, ErrorCode } from "../../errors.js";
+import { ApiError } from "./api-error.js";
 import { checkBlocks } from "./block-rules.js";
 import { FileStore, fileMethods, receiveUpload } from "./files.js";
 import { MessageStore } from "./message-store.js";
-import { ApiError, METHODS, type MethodContext } from "./methods.js";
+import { METHODS, type MethodContext } from "./methods.js";
 import { BodyError, decodeArgs, readBody } from "./request.js";
 import { createSocketModeHub } from "./socket-mode.js";
 import type {

@@ -1,9 +1,5 @@
 // Public shapes of the Slack Web API stand-in: what tests and the demo read back after the bot ran.
 
-import type { StoredFile } from "./files.js";
-
-export type { StoredFile } from "./files.js";
-
 export interface RecordedCall {
   method: string;
   /** Arguments as the stand-in decoded them (JSON-encoded form fields parsed), token removed. */
@@ -164,4 +160,23 @@ export interface SlackStandIn {
   /** Files uploaded through files.getUploadURLExternal, with their bytes once they arrived. */
   files(): StoredFile[];
   close(): Promise<void>;
+}
+
+/** A file uploaded through files.getUploadURLExternal, as the stand-in keeps it. */
+export interface StoredFile {
+  id: string;
+  name: string;
+  title?: string;
+  altText?: string;
+  /** Declared in files.getUploadURLExternal. */
+  length: number;
+  /** The upload request's content-type header, as sent. */
+  contentType?: string;
+  /** Detected from the bytes, as Slack does (image/png, application/octet-stream…). */
+  mimetype?: string;
+  filetype?: string;
+  bytes?: Uint8Array;
+  /** Set once completed: where it was shared. */
+  shares: Array<{ channel: string; ts: string; thread_ts?: string }>;
+  completed: boolean;
 }

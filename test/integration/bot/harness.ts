@@ -204,3 +204,24 @@ export function eventually<T>(
 ): Promise<T> {
   return until(probe, what, timeoutMs, 50);
 }
+
+/**
+ * Resolves once the bot has nothing left to do (Bot.idle), seen twice in a row: a finishing job
+ * may queue the next. Tests wait on this before asserting that something did not happen, instead
+ * of sleeping and hoping.
+ */
+export async function quiescent(harness: Harness, timeoutMs = 15_000): Promise<void> {
+  const bot = harness.bots[0]!;
+  let idleBefore = false;
+  await until(
+    async () => {
+      const idle = await bot.idle();
+      const settled = idle && idleBefore;
+      idleBefore = idle;
+      return settled;
+    },
+    "the queues and the outbox to go quiet",
+    timeoutMs,
+    100,
+  );
+}

@@ -7,6 +7,7 @@ import {
   fixedDiagnosis,
   type Harness,
   postAlert,
+  quiescent,
   startHarness,
 } from "./harness.js";
 
@@ -36,8 +37,8 @@ describe("nothing is lost or doubled when workers die or Slack pushes back", () 
       15_000,
     );
     expect(diagnosisReply.text).toContain("db.events");
-    // The dead worker's own run may still finish in the background: give it time, then count.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // The dead worker's own run may still finish in the background: count once all is quiet.
+    await quiescent(harness);
     expect(diagnosis.calls.length).toBe(2);
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.thread_ts)).toHaveLength(1);
     expect(harness.standIn.messages(CHANNEL).filter((m) => !m.thread_ts)).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import { eventBody, postSigned, slashCommandBody } from "../../support/slack-signing.js";
-import { CHANNEL, eventually, fixedDiagnosis, type Harness, startHarness } from "./harness.js";
+import { CHANNEL, eventually, fixedDiagnosis, type Harness, quiescent, startHarness } from "./harness.js";
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -82,7 +82,7 @@ describe("Slack requests through Bolt's receiver", () => {
     });
     expect([first.status, replay.status, resigned.status]).toEqual([200, 200, 200]);
     await eventually(() => diagnosis.calls.length > before);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await quiescent(h);
     expect(diagnosis.calls.length).toBe(before + 1);
     expect(
       h.standIn.messages(CHANNEL).filter((m) => !m.ephemeralUser && m.text.includes("db.replayed")),
@@ -179,7 +179,7 @@ describe("Slack requests through Bolt's receiver", () => {
       "x-slack-retry-reason": "http_timeout",
     });
     expect(retry.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await quiescent(h);
     expect(h.standIn.calls.filter((c) => c.method === "views.publish")).toHaveLength(1);
     expect(JSON.stringify(h.standIn.views.published.U0HOME)).toContain("db.listed");
   });

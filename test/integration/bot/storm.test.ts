@@ -6,6 +6,7 @@ import {
   fixedDiagnosis,
   type Harness,
   postAlert,
+  quiescent,
   startHarness,
 } from "./harness.js";
 
@@ -43,7 +44,7 @@ describe("alert storms and two bot processes", () => {
     expect(responses.every((r) => r.status === 202)).toBe(true);
     const { roots } = await settled(harness, 5);
     // Let stragglers (card edits, any duplicate) land before counting.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quiescent(harness);
     expect(roots.map((m) => m.text).sort()).toEqual(TABLES.map((t) => expect.stringContaining(t)));
     expect(harness.standIn.messages(CHANNEL).filter((m) => !m.thread_ts)).toHaveLength(5);
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.thread_ts)).toHaveLength(5);
@@ -68,7 +69,7 @@ describe("alert storms and two bot processes", () => {
       postAlert(harness, body, { bot: 1 }),
     ]);
     await settled(harness, 2);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quiescent(harness);
     const posts = harness.standIn.calls.filter((c) => c.method === "chat.postMessage" && c.ok);
     expect(posts).toHaveLength(4);
     const texts = harness.standIn.messages(CHANNEL).map((m) => `${m.thread_ts ?? "root"}|${m.text}`);

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventBody, postSigned } from "../../support/slack-signing.js";
 import { click, digests, rankedTables, SWEEP_BOT_CONFIG, slash } from "../sweep-support.js";
-import { CHANNEL, eventually, type Harness, startHarness } from "./harness.js";
+import { CHANNEL, eventually, type Harness, quiescent, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -150,7 +150,7 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
       10_000,
       "the note that a sweep is running",
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quiescent(harness);
     expect(digests(harness)).toHaveLength(1);
     expect(await a!.sweep.store.running()).toBeUndefined();
   });

@@ -9,7 +9,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/adapters/log.js";
 import type { SupervisorEvent } from "../../../src/worker-supervisor.js";
 import { REDIS_URL } from "../../support/redis.js";
-import { alertmanagerBody, CHANNEL, eventually, type Harness, postAlert, startHarness } from "./harness.js";
+import {
+  alertmanagerBody,
+  CHANNEL,
+  eventually,
+  type Harness,
+  postAlert,
+  quiescent,
+  startHarness,
+} from "./harness.js";
 
 function alive(pid: number): boolean {
   try {
@@ -79,7 +87,7 @@ describe("start runs its workers in a supervised process", () => {
       signal: "SIGKILL",
       expected: false,
     });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await quiescent(harness);
     // One diagnosis (its proposal follows in the thread as its own message).
     const diagnoses = harness.standIn
       .messages(CHANNEL)

@@ -3,6 +3,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { OUTBOX_EVENT_TYPE } from "../../../src/adapters/slack/outbox/poster.js";
+import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import type { StoredMessage } from "../../../src/sim/slack/types.js";
 import {
   CHANNEL,
@@ -125,6 +126,36 @@ describe("remediation's Slack messages through the outbox", () => {
     } finally {
       release();
     }
+  });
+
+  it("an edit Slack refuses for good (its message is gone) does not hold back the thread's next message", async () => {
+    const { incidentId, rootTs } = await open("outbox-refused-edit", {
+      outbox: { backoff: { baseMs: 200, capMs: 1_000 } },
+    });
+    await settle(rootTs, 10_000);
+    const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: h!.standIn.apiUrl, retries: 0 });
+    const gone = await slack.chat.postMessage({ channel: CHANNEL, thread_ts: rootTs, text: "soon deleted" });
+    await slack.chat.delete({ channel: CHANNEL, ts: String(gone.ts) });
+    await h!.outbox!.saveTs(incidentId, "deleted-note", String(gone.ts));
+    const at = Date.now();
+    await h!.outbox!.append(incidentId, CHANNEL, at, {
+      kind: "update",
+      name: "deleted-note",
+      message: { kind: "text", text: "an edit of a message that is gone" },
+    });
+    await h!.outbox!.append(incidentId, CHANNEL, at, {
+      kind: "post",
+      name: "after-the-refusal",
+      message: { kind: "text", text: "the next message in the thread" },
+    });
+    await until(
+      () => h!.standIn.thread(CHANNEL, rootTs).some((m) => m.text === "the next message in the thread"),
+      "the message after the refused edit",
+      5_000,
+    );
+    expect(await h!.outbox!.pending()).toBe(0);
+    const refused = h!.standIn.calls.filter((c) => c.method === "chat.update" && !c.ok);
+    expect(refused).toHaveLength(1);
   });
 
   it("a worker gone between saving the decision and posting: the message still arrives, once", async () => {

@@ -51,6 +51,7 @@ export async function appendSlackJob(
   outbox: SlackOutbox,
   store: Pick<IncidentStore, "get">,
   job: SlackJob,
+  now: () => number,
 ): Promise<string | undefined> {
   const routed = outboxDelivery(job);
   if (!routed) return undefined;
@@ -58,12 +59,12 @@ export async function appendSlackJob(
     job.kind === "ephemeral" ||
     (routed.delivery.kind === "channel-result" && job.kind === "command-result")
   )
-    return outbox.append(routed.incidentId, job.channel, Date.now(), routed.delivery);
+    return outbox.append(routed.incidentId, job.channel, now(), routed.delivery);
   const incident = await store.get(routed.incidentId);
   if (!incident) return undefined;
   const channel = job.kind === "command-result" ? job.channel : incident.channel;
   // Scheduled in wall-clock time, whatever clock the incident reads.
-  return outbox.append(routed.incidentId, channel, Date.now(), routed.delivery);
+  return outbox.append(routed.incidentId, channel, now(), routed.delivery);
 }
 
 /** The queues every service uses, with the outbox's kinds of Slack job written to the outbox. */
@@ -71,12 +72,14 @@ export function routeSlackJobs(
   queues: BotQueues,
   outbox: SlackOutbox,
   store: Pick<IncidentStore, "get">,
+  /** Real time: entries are scheduled in it, whatever clock the incident reads. */
+  now: () => number,
 ): BotQueues {
   return {
     ...queues,
     async enqueueSlack(job) {
       if (outboxDelivery(job)) {
-        const id = await appendSlackJob(outbox, store, job);
+        const id = await appendSlackJob(outbox, store, job, now);
         if (id !== undefined) return id;
       }
       return queues.enqueueSlack(job);

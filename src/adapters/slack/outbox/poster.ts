@@ -82,7 +82,25 @@ export function rootOutboxId(incidentId: string): string {
 type Outcome =
   | { kind: "done" }
   | { kind: "wait"; ms: number }
-  | { kind: "failed"; unknown: boolean; retryAfterMs?: number; error: string };
+  | { kind: "failed"; unknown: boolean; retryAfterMs?: number; error: string; permanent?: boolean };
+
+/**
+ * Slack's refusals that no retry can change: the message to edit is gone or not editable, or the
+ * request itself is malformed. Retrying them for hours would hold the incident's later messages.
+ * Refusals a person can fix (not_in_channel, channel_not_found, a revoked token) are retried.
+ */
+const PERMANENT_REFUSALS = new Set([
+  "message_not_found",
+  "cant_update_message",
+  "edit_window_closed",
+  "invalid_blocks",
+  "invalid_blocks_format",
+  "msg_too_long",
+  "no_text",
+  "invalid_arguments",
+  "invalid_metadata_format",
+  "user_not_in_channel",
+]);
 
 const LEASE_MS = 30_000;
 
@@ -145,6 +163,14 @@ export class OutboxPoster {
         return;
       }
       const next = { attempts: attempt.attempts + 1, unknown: attempt.unknown || outcome.unknown };
+      if (outcome.permanent) {
+        this.deps.log.error(
+          { incidentId, entry: entry.id, kind, err: outcome.error },
+          "Slack refused the message for good; going on with the next one",
+        );
+        await this.deps.outbox.done(entry, now + LEASE_MS);
+        continue;
+      }
       if (now - entry.createdAtMs > this.backoff.giveUpAfterMs) {
         this.deps.log.error({ incidentId, entry: entry.id, err: outcome.error }, "Slack message given up");
         await this.deps.outbox.done(entry, now + LEASE_MS);
@@ -469,7 +495,7 @@ function failure(error: unknown): Outcome {
     case "slack_webapi_rate_limited_error":
       return { kind: "failed", unknown: false, retryAfterMs: (e.retryAfter ?? 1) * 1000, error: text };
     case "slack_webapi_platform_error":
-      return { kind: "failed", unknown: false, error: text };
+      return { kind: "failed", unknown: false, error: text, permanent: PERMANENT_REFUSALS.has(text) };
     default:
       // Timeouts, resets and HTTP errors (5xx): the message may be in Slack already.
       return { kind: "failed", unknown: true, error: text };

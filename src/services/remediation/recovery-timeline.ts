@@ -2,11 +2,11 @@
 // now with the applied change as a vertical line and the writer's first new commit marked.
 // Best effort: the verification message is already in the thread, a missing picture is only logged.
 
-import { buildTimeline, describeTimeline, isTimelineChart } from "../core/chart/timeline.js";
-import type { Evidence } from "../core/evidence/model.js";
-import type { WalkRecord } from "../core/playbook/record.js";
-import { asCodedError } from "../errors.js";
-import type { RemediationDeps } from "./remediation/deps.js";
+import { buildTimeline, describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
+import type { Evidence } from "../../core/evidence/model.js";
+import type { WalkRecord } from "../../core/playbook/record.js";
+import { asCodedError } from "../../errors.js";
+import type { RemediationDeps } from "./deps.js";
 
 export interface RecoveryPicture {
   evidence: Evidence;
