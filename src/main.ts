@@ -41,6 +41,7 @@ import {
   diagnosisMessage,
   postDiagnosisChart,
   renderCard,
+  replyMessage,
   runSlackJob,
 } from "./adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "./adapters/slack/upload.js";
@@ -255,8 +256,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     slackQueue: slackQueues,
     jobs: remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
-    notifier: new OutboxNotifier(outbox, wallClock, (triggerId, view) =>
-      directNotifier.openApplyModal(triggerId, view),
+    notifier: new OutboxNotifier(outbox, wallClock, (viewId, content) =>
+      directNotifier.fillApplyForm(viewId, content),
     ),
     approvers: new SlackApproverDirectory(client, now, (group, error) =>
       log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
@@ -271,6 +272,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     ...remediationOptions,
   });
 
+  // Every worker's "error" event: a lost connection once per retry period, anything else as itself.
+  const onWorkerError = (queue: string, error: Error) => redisErrors.report(`worker ${queue}`, error);
   const childWorkers =
     role === "start" && options.workerProcess !== undefined && options.workerProcess !== false;
   const inlineWorkers = role === "worker" || (role === "start" && !childWorkers);
@@ -324,6 +327,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
           log.warn({ queue, job: job?.id, attempt: job?.attemptsMade, err: error.message }, "job failed");
         },
         onCompleted: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
+        onError: onWorkerError,
       },
       {
         diagnose: async (job) => {
@@ -384,6 +388,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
             { client: posterClient, store, render, now: now(), latestSweep: () => sweepStore.latest() },
             user,
           ),
+        reply: (reply) => replyMessage({ client, store, render, now }, reply),
       },
       now: wallClock,
       log,
@@ -403,6 +408,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
           metrics.jobOutcomes.inc({ queue: "remediation", outcome: "failed" });
           log.warn({ queue: "remediation", job: job?.id, err: error.message }, "job failed");
         },
+        onError: onWorkerError,
       },
       (job) => remediation.runJob(job),
     );
@@ -433,16 +439,13 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         metrics.jobOutcomes.inc({ queue, outcome: "failed" });
         log.warn({ queue, job: job?.id, err: error.message }, "job failed");
       },
+      onError: onWorkerError,
+      startFix: async (table, user, channel) =>
+        (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
+      reply: async (channel, user, reply) => {
+        await slackQueues.enqueueSlack({ kind: "ephemeral", channel, user, reply });
+      },
     });
-  }
-  for (const [name, worker] of [
-    ["diagnose", workers?.diagnose],
-    ["slack", workers?.slack],
-    ["remediation", remediationWorker],
-    ["sweep", sweepRuntime?.workers.control],
-    ["sweep-catalog", sweepRuntime?.workers.catalog],
-  ] as const) {
-    if (worker) redisErrors.watch(worker, `worker ${name}`);
   }
 
   let workerProcess: WorkerSupervisor | undefined;
@@ -495,9 +498,11 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       sweep: {
         requestSweep: (request) => sweepQueues.requestSweep(request),
         requestAudit: (request) => sweepQueues.requestAudit(request),
-        startFix: async (table, user, channel) =>
-          (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
+        requestFix: (request) => sweepQueues.requestFix(request),
       },
+      // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
+      // like everything the workers send.
+      scrub: { secrets: secretValues(config), addresses },
       latestSweep: () => sweepStore.latest(),
       // Published by the outbox's poster, retried through a Slack outage.
       queueHome: async (user) => {

@@ -9,13 +9,14 @@ import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "./adapte
 import type { RedisClient } from "./adapters/redis/connection.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { threadPermalink } from "./adapters/slack/slack-jobs.js";
-import { postAuditInThread, postDigest, tell } from "./adapters/slack/sweep-slack.js";
+import { postAuditInThread, postDigest } from "./adapters/slack/sweep-slack.js";
 import type { SlackClient } from "./adapters/slack/web-client.js";
 import type { Claims } from "./adapters/store/claims.js";
 import type { IncidentStore } from "./adapters/store/incident-store.js";
 import { rateWindow } from "./adapters/store/rate-window.js";
 import type { SweepStore } from "./adapters/store/sweep-store.js";
 import { type Config, tableSettings } from "./config.js";
+import type { EphemeralReply } from "./core/jobs.js";
 import type { Playbook } from "./core/playbook/schema.js";
 import type { OpenIncidentRef } from "./core/sweep/digest.js";
 import { asCodedError } from "./errors.js";
@@ -23,6 +24,7 @@ import { auditTable } from "./services/audit-table.js";
 import type { EvidencePorts } from "./services/ports.js";
 import { SweepService } from "./services/sweep/service.js";
 import { withSharedListings } from "./services/sweep/shared-listings.js";
+import type { StartFixOutcome } from "./services/sweep/start-fix.js";
 
 export interface SweepWiring {
   config: Config;
@@ -44,6 +46,11 @@ export interface SweepWiring {
   now: () => number;
   log: Logger;
   onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
+  onError: (queue: string, error: Error) => void;
+  /** "Start the fix" from a digest: opens the table's incident as an alert would. */
+  startFix(table: string, user: string, channel: string): Promise<StartFixOutcome>;
+  /** Queues an ephemeral answer to one person (the outbox sends it). */
+  reply(channel: string, user: string, reply: EphemeralReply): Promise<void>;
 }
 
 export interface SweepRuntime {
@@ -94,7 +101,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
     postDigest: async (sweepId, channel, digest) => {
       await postDigest({ client: w.client, claims: w.claims }, sweepId, channel, digest);
     },
-    tell: (channel, user, text) => tell(w.client, channel, user, text),
+    tell: (channel, user, text) => w.reply(channel, user, { kind: "text", text }),
   });
   const workers = startSweepWorkers(
     {
@@ -106,6 +113,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       lockDurationMs: w.lockDurationMs,
       stalledIntervalMs: w.stalledIntervalMs,
       onFailed: w.onFailed,
+      onError: w.onError,
     },
     {
       catalog: (job, lastAttempt) => service.runTask(job.data, lastAttempt),
@@ -117,6 +125,16 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
         }
         if (data.kind === "finish") {
           await service.finish(data.sweepId);
+          return;
+        }
+        if (data.kind === "fix") {
+          const outcome = await w.startFix(data.table, data.user, data.channel);
+          await w.reply(data.channel, data.user, {
+            kind: "fix-started",
+            table: data.table,
+            outcome: outcome.kind,
+            incidentId: outcome.incidentId,
+          });
           return;
         }
         // An audit asked for from the digest: read now (not the sweep's copy) and post in its thread.
@@ -140,7 +158,10 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
         } catch (error) {
           const coded = asCodedError(error);
           if (coded.retryable) throw coded;
-          await tell(w.client, data.channel, data.user, `Could not audit ${data.table}: ${coded.message}`);
+          await w.reply(data.channel, data.user, {
+            kind: "text",
+            text: `Could not audit ${data.table}: ${coded.message}`,
+          });
         }
       },
     },

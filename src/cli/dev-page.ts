@@ -80,7 +80,7 @@ var EMOJI = { red_circle: "🔴", large_yellow_circle: "🟡", large_green_circl
   white_check_mark: "✅", warning: "⚠️", mag: "🔍", gear: "⚙️", octagonal_sign: "🛑", wrench: "🔧", x: "❌",
   clipboard: "📋", no_entry: "⛔", fast_forward: "⏩", leftwards_arrow_with_hook: "↩️", raised_hand: "✋",
   heavy_check_mark: "✔️", hourglass: "⌛", bulb: "💡", memo: "📝", rotating_light: "🚨", lock: "🔒" };
-var state = null, lastChannel = "", shownModal = -1;
+var state = null, lastChannel = "", shownModal = -1, shownView = "";
 var userSelect = document.getElementById("user");
 var scenarioSelect = document.getElementById("scenario");
 function el(id) { return document.getElementById(id); }
@@ -184,20 +184,22 @@ function render() {
   if (html !== lastChannel) { el("channel").innerHTML = html; lastChannel = html; }
   el("clock").textContent = "simulated time " + new Date(state.nowMs).toISOString().slice(0, 16).replace("T", " ") + " UTC · playing " + (state.scenario || "-");
   var modal = (state.modals || []).filter(function (m) { return !m.closed && m.user === userSelect.value; }).pop();
-  if (modal && modal.index !== shownModal) showModal(modal);
+  // A click's modal opens as a placeholder and is filled in by the bot: show it again when it changes.
+  if (modal && (modal.index !== shownModal || JSON.stringify(modal.view) !== shownView)) showModal(modal);
   if (!modal && shownModal !== -1) hideModal();
 }
 function showModal(modal) {
   shownModal = modal.index;
+  shownView = JSON.stringify(modal.view);
   var v = modal.view || {};
   el("modal").innerHTML = "<h2>" + textObj(v.title) + '</h2><div class="content">' + renderBlocks(v.blocks, null, modal) +
     '</div><div class="footer"><button type="button" class="slack" id="modal-close">' + textObj(v.close || { type: "plain_text", text: "Cancel" }) +
-    '</button><button type="button" class="slack primary" id="modal-submit">' + textObj(v.submit || { type: "plain_text", text: "Submit" }) + "</button></div>";
+    '</button>' + (v.submit ? '<button type="button" class="slack primary" id="modal-submit">' + textObj(v.submit) + "</button>" : "") + "</div>";
   el("overlay").style.display = "flex";
   el("modal-close").onclick = function () { post("/api/close", { index: modal.index }).then(hideModal); };
-  el("modal-submit").onclick = function () { submitModal(modal); };
+  if (v.submit) el("modal-submit").onclick = function () { submitModal(modal); };
 }
-function hideModal() { shownModal = -1; el("overlay").style.display = "none"; el("modal").innerHTML = ""; }
+function hideModal() { shownModal = -1; shownView = ""; el("overlay").style.display = "none"; el("modal").innerHTML = ""; }
 function submitModal(modal) {
   var values = {}, blocks = (modal.view && modal.view.blocks) || [];
   Array.prototype.forEach.call(document.querySelectorAll("#modal .input"), function (node) {

@@ -28,6 +28,15 @@ export const EphemeralSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("failed"), message: z.string(), hint: z.string().optional() }),
   z.object({ kind: z.literal("status") }),
   z.object({ kind: z.literal("history"), table: z.string() }),
+  /** Plain words (they may quote an upstream's), shown as typed, never as markup. */
+  z.object({ kind: z.literal("text"), text: z.string() }),
+  /** "Start the fix" on a sweep digest line: where the incident's thread is. */
+  z.object({
+    kind: z.literal("fix-started"),
+    table: z.string(),
+    outcome: z.enum(["opened", "already-open"]),
+    incidentId: z.string(),
+  }),
 ]);
 
 export const SlackJobSchema = z.discriminatedUnion("kind", [
@@ -47,6 +56,16 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
     ]),
   }),
   z.object({ kind: z.literal("ephemeral"), channel: z.string(), user: z.string(), reply: EphemeralSchema }),
+  /**
+   * "Show all evidence": the receiver opened a placeholder modal (its external id is `viewId`) with
+   * the click's short-lived trigger; the worker fills it with diagnosis n's evidence.
+   */
+  z.object({
+    kind: z.literal("evidence"),
+    incidentId: z.string(),
+    n: z.number().int().positive(),
+    viewId: z.string(),
+  }),
 ]);
 
 export type DiagnoseJob = z.infer<typeof DiagnoseJobSchema>;
@@ -79,6 +98,8 @@ export function slackJobId(job: SlackJob): string | undefined {
     case "ephemeral":
       // Ephemeral replies are one per request and harmless to repeat: no dedupe id.
       return undefined;
+    case "evidence":
+      return `evidence-${idPart(job.viewId)}`;
   }
 }
 
@@ -125,12 +146,24 @@ export const RemediationJobSchema = z.discriminatedUnion("kind", [
     confirmed: z.boolean(),
     slackId: z.string(),
   }),
+  // Apply pressed: the receiver opened a placeholder form (external id `viewId`) with the click's
+  // trigger; the worker checks who and when, then fills it with the form or the refusal.
+  z.object({
+    kind: z.literal("apply-form"),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    proposalId: z.string(),
+    user: z.string(),
+    slackId: z.string(),
+    viewId: z.string(),
+  }),
 ]);
 
 export type RemediationJob = z.infer<typeof RemediationJobSchema>;
 
 export function remediationJobId(job: RemediationJob): string {
-  if (job.kind === "click" || job.kind === "approval") return `${job.kind}-${idPart(job.slackId)}`;
+  if (job.kind === "click" || job.kind === "approval" || job.kind === "apply-form")
+    return `${job.kind}-${idPart(job.slackId)}`;
   const base = `${job.kind}-${idPart(job.incidentId)}-${job.stepId}`;
   switch (job.kind) {
     case "apply":

@@ -271,9 +271,18 @@ export interface RemediationNotifier {
   upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void>;
   postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void>;
   postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void>;
-  /** false when Slack refused to open it (e.g. the trigger expired). */
-  openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean>;
+  /**
+   * Fills the placeholder form the receiver opened for an Apply click (`viewId`, its external id)
+   * with the form or with why it cannot be approved. False when that view is gone or was never
+   * opened (the person closed it, the trigger expired): the caller tells them another way.
+   */
+  fillApplyForm(viewId: string, content: ApplyFormContent): Promise<boolean>;
 }
+
+/** What an Apply click's form turns into once the worker has checked who and when. */
+export type ApplyFormContent =
+  | { kind: "form"; view: ApplyModalView }
+  | { kind: "refused"; notices: Notice[] };
 
 /** Where a picture goes: an incident's thread. */
 export interface ThreadTarget {

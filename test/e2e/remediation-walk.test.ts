@@ -96,15 +96,21 @@ describe("guided remediation through Slack (e2e)", () => {
       "card",
     );
 
-    // Someone who is not an approver presses Apply: an ephemeral refusal, no form, audited.
+    // Someone who is not an approver presses Apply: the form says why not, audited.
+    // The click opens a placeholder at once; the worker turns it into the refusal (no form).
     await pressButton(person(harness, MALLORY), rootTs, "playbook_apply");
-    const refusal = await eventually(
-      () => harness.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === MALLORY),
+    const refusal = (await eventually(
+      () => {
+        const view = harness.standIn.views.opened[0] as { callback_id?: string } | undefined;
+        return view?.callback_id === "playbook_apply_refused" ? view : undefined;
+      },
       5000,
       "the refusal",
-    );
-    expect(refusal.text).toMatch(/not an approver for db\.events/);
-    expect(harness.standIn.views.opened).toHaveLength(0);
+    )) as { submit?: unknown; blocks: unknown[] };
+    expect(JSON.stringify(refusal.blocks)).toMatch(/not an approver for db\.events/);
+    expect(refusal.submit).toBeUndefined();
+    expect(harness.standIn.views.opened).toHaveLength(1);
+    expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === MALLORY)).toHaveLength(0);
 
     // The approver double-clicks and submits the form twice: one commit.
     const alice = person(harness, ALICE);

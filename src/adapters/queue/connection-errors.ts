@@ -17,6 +17,26 @@ interface Listenable {
 export interface ConnectionErrorReporter {
   /** Adds the error listener to an emitter (Redis connection, BullMQ queue or worker). */
   watch<T extends Listenable>(emitter: T, source: string): T;
+  /** Reports one error of `source` (a worker's "error" event): one line per retry period. */
+  report(source: string, error: Error): void;
+}
+
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
+
+/** ioredis's words for a connection that is down, when the error carries no system code. */
+function isConnectionError(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined) return CONNECTION_CODES.has(code);
+  return /connection is closed|connect e|stream isn't writeable|reached the max retries/i.test(error.message);
 }
 
 export function connectionErrorReporter(
@@ -27,7 +47,7 @@ export function connectionErrorReporter(
   const now = options.now ?? Date.now;
   let lastAt = Number.NEGATIVE_INFINITY;
   let suppressed = 0;
-  const report = (source: string, error: Error) => {
+  const report = (source: string, error: Error, outage = true) => {
     const at = now();
     if (at - lastAt < periodMs) {
       suppressed += 1;
@@ -43,7 +63,7 @@ export function connectionErrorReporter(
         ...(suppressed > 0 ? { alsoFailed: suppressed } : {}),
         retryEveryMs: periodMs,
       },
-      "redis unreachable, retrying",
+      outage ? "redis unreachable, retrying" : "queue worker error",
     );
     suppressed = 0;
   };
@@ -52,5 +72,7 @@ export function connectionErrorReporter(
       emitter.on("error", (error) => report(source, error));
       return emitter;
     },
+    // A worker's own failure (a lock it could not renew, a script error) is not an outage.
+    report: (source, error) => report(source, error, isConnectionError(error)),
   };
 }

@@ -118,6 +118,8 @@ export interface WorkerOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
+  /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
+  onError: (queue: string, error: Error) => void;
   onCompleted?: (queue: string, job: Job) => void;
 }
 
@@ -182,8 +184,9 @@ export function startWorkers(
   ] as const) {
     worker.on("failed", (job, error) => options.onFailed?.(queue, job, error));
     worker.on("completed", (job) => options.onCompleted?.(queue, job));
-    // Errors are reported through "failed"; this keeps a Redis blip from crashing the process.
-    worker.on("error", () => {});
+    // Job errors are reported through "failed"; the worker's own (a Redis blip, a lock it could
+    // not renew) here, and a listener keeps them from crashing the process.
+    worker.on("error", (error) => options.onError(queue, error));
   }
   return {
     diagnose,

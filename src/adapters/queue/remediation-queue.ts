@@ -56,6 +56,8 @@ export interface RemediationWorkerOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   onFailed?: (job: Job | undefined, error: Error) => void;
+  /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
+  onError: (queue: string, error: Error) => void;
 }
 
 /** A thin processor: parse the payload, hand it to the service. */
@@ -71,6 +73,7 @@ export function startRemediationWorker(
     { ...workerDefaults(options), concurrency: options.concurrency ?? 4 },
   );
   worker.on("failed", (job, error) => options.onFailed?.(job, error));
-  worker.on("error", () => {});
+  const name = options.name ?? DEFAULT_REMEDIATION_QUEUE;
+  worker.on("error", (error) => options.onError(name, error));
   return worker;
 }

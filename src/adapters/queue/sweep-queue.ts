@@ -14,7 +14,9 @@ export const SCHEDULER_ID = "sweep-schedule";
 export type SweepControlJob =
   | { kind: "start"; trigger: "schedule" | "command"; requestedBy?: string; channel?: string }
   | { kind: "finish"; sweepId: string }
-  | { kind: "audit"; table: string; channel: string; threadTs: string; user: string };
+  | { kind: "audit"; table: string; channel: string; threadTs: string; user: string }
+  /** "Start the fix" on a digest line: open (or find) the table's incident, tell who asked. */
+  | { kind: "fix"; table: string; channel: string; user: string };
 
 export interface SweepQueueNames {
   control: string;
@@ -42,6 +44,7 @@ export interface SweepQueues extends SweepQueuePort {
     threadTs: string;
     user: string;
   }): Promise<void>;
+  requestFix(request: { requestId: string; table: string; channel: string; user: string }): Promise<void>;
   /** Creates or updates the schedule (same id from every process: one schedule); "" removes it. */
   schedule(pattern: string): Promise<void>;
   close(): Promise<void>;
@@ -104,6 +107,10 @@ export function createSweepQueues(options: SweepQueueOptions): SweepQueues {
       const { requestId, ...data } = request;
       await control.add("audit", { kind: "audit", ...data }, { jobId: `audit-${idOf(requestId)}` });
     },
+    async requestFix(request) {
+      const { requestId, ...data } = request;
+      await control.add("fix", { kind: "fix", ...data }, { jobId: `fix-${idOf(requestId)}` });
+    },
     async schedule(pattern) {
       if (pattern === "") {
         await control.removeJobScheduler(SCHEDULER_ID);
@@ -136,6 +143,8 @@ export interface SweepWorkerOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
+  /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
+  onError: (queue: string, error: Error) => void;
 }
 
 export interface SweepWorkers {
@@ -174,7 +183,7 @@ export function startSweepWorkers(
     [names.catalog, catalog],
   ] as const) {
     worker.on("failed", (job, error) => options.onFailed?.(queue, job, error));
-    worker.on("error", () => {});
+    worker.on("error", (error) => options.onError(queue, error));
   }
   return {
     control,

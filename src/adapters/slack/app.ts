@@ -1,15 +1,18 @@
 // The Bolt app: HTTP mode (HTTPReceiver; Bolt verifies every Slack signature) or Socket Mode,
 // with the alert webhooks and health routes on the same port. Listeners verify (Bolt), record the
 // interaction as a queued job and acknowledge (a slash command is acknowledged before it is
-// recorded: see command-listener.ts); the workers do the rest.
+// recorded: see command-listener.ts); the workers do the rest. The one Slack call a
+// listener makes itself is views.open for a click's modal, whose trigger expires in 3 s: it opens
+// a placeholder that a worker fills in. Whatever the receiver sends (acks, response_url replies,
+// that placeholder) is scrubbed of secrets and internal addresses like everything else.
 
 import type { Server } from "node:http";
 import type { BlockAction, ButtonAction } from "@slack/bolt";
-import { App, HTTPReceiver, type Receiver, SocketModeReceiver } from "@slack/bolt";
+import { App, HTTPReceiver, type Receiver, type ReceiverEvent, SocketModeReceiver } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { AlertEvent } from "../../core/incident/model.js";
-import { ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
+import { asCodedError } from "../../errors.js";
 import type { Enqueuer } from "../../services/incident/deps.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
@@ -22,13 +25,15 @@ import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { registerCommandListener } from "./command-listener.js";
 import { publishHome } from "./home.js";
+import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
-import { recorder } from "./record.js";
+import { recorder, tellNotRecorded } from "./record.js";
+import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
 import { refuseFutureRequests, replayGuard } from "./replay-guard.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
-import { slackClientOptions } from "./web-client.js";
+import { createScrubber, type ScrubSettings, scrubbingFetch, slackClientOptions } from "./web-client.js";
 
 export interface BotAppOptions {
   slack: {
@@ -53,7 +58,7 @@ export interface BotAppOptions {
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
   /** `/iceberg sweep` and the digest's buttons; without it they are only acknowledged. */
-  sweep?: Omit<SweepListenerDeps, "store"> & {
+  sweep?: SweepListenerDeps & {
     requestSweep(request: { requestId: string; channel: string; user: string }): Promise<void>;
   };
   now?: () => number;
@@ -67,6 +72,8 @@ export interface BotAppOptions {
   latestSweep?: () => Promise<Digest | undefined>;
   /** Hands an App Home publish to the outbox; absent, the receiver publishes it itself. */
   queueHome?: (user: string) => Promise<void>;
+  /** Secrets and internal addresses kept out of what the receiver sends to Slack. */
+  scrub?: ScrubSettings;
 }
 
 export interface BotApp {
@@ -74,6 +81,27 @@ export interface BotApp {
   /** Starts listening (HTTP mode) or connects (Socket Mode; routes still served on `port`). */
   start(port: number): Promise<{ port: number }>;
   stop(): Promise<void>;
+}
+
+/**
+ * Hands the app every event with an ack whose answer is scrubbed: an ack's body (a slash command's
+ * ephemeral reply, a form's errors) goes straight back to Slack. Receivers only call processEvent.
+ */
+function scrubAcks(receiver: Receiver, scrub: <T>(value: T) => T): void {
+  const init = receiver.init.bind(receiver);
+  receiver.init = (app: App) =>
+    init(
+      new Proxy(app, {
+        get(target, key, holder) {
+          if (key !== "processEvent") return Reflect.get(target, key, holder);
+          return (event: ReceiverEvent) =>
+            target.processEvent({
+              ...event,
+              ack: (response?: unknown) => event.ack(response === undefined ? undefined : scrub(response)),
+            });
+        },
+      }),
+    );
 }
 
 export function createBotApp(options: BotAppOptions): BotApp {
@@ -135,6 +163,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     httpReceiver.requestListener = refuseFutureRequests(httpReceiver.requestListener, { now });
     receiver = httpReceiver;
   }
+  if (options.scrub) scrubAcks(receiver, createScrubber(options.scrub));
 
   const app = new App({
     receiver,
@@ -142,7 +171,11 @@ export function createBotApp(options: BotAppOptions): BotApp {
     // listener runs, which would put a Slack round trip in front of every ack.
     authorize: async () => ({ botToken: options.slack.botToken }),
     logger,
-    clientOptions: slackClientOptions({ apiUrl: options.slack.apiUrl, logger }),
+    // The listeners' client and respond() both send with this fetch.
+    clientOptions: {
+      ...slackClientOptions({ apiUrl: options.slack.apiUrl, logger }),
+      ...(options.scrub ? { fetch: scrubbingFetch(options.scrub) } : {}),
+    },
     ignoreSelf: false,
     // Bolt's default conversation store runs on every request before the listener (it showed in
     // ack profiles) and nothing here reads it.
@@ -186,23 +219,30 @@ export function createBotApp(options: BotAppOptions): BotApp {
     );
   });
 
-  // "Show all evidence" under a cut diagnosis: the whole report in a modal.
-  app.action<BlockAction<ButtonAction>>(SHOW_EVIDENCE_ACTION, async ({ ack, body, action, client }) => {
+  // A click's modal: opened now with its trigger (it expires in 3 s), filled in by a worker.
+  const openPlaceholder = async (triggerId: string, view: ModalView) => {
+    await app.client.views.open({ token: options.slack.botToken, trigger_id: triggerId, view });
+  };
+  // "Show all evidence" under a cut diagnosis: the whole report in a modal, read by a worker.
+  app.action<BlockAction<ButtonAction>>(SHOW_EVIDENCE_ACTION, async ({ ack, body, action, respond }) => {
     await ack();
-    try {
-      const [incidentId = "", n = ""] = (action.value ?? "").split("|");
-      const report = ReportSchema.safeParse(await options.store.getReport(incidentId, Number(n)));
-      if (!report.success) return;
-      await client.views.open({
-        trigger_id: body.trigger_id,
-        view: options.render.evidenceModal(report.data),
-      });
-    } catch (error) {
-      log.error({ err: (error as Error).message }, "evidence modal failed");
+    const [incidentId = "", n = ""] = (action.value ?? "").split("|");
+    if (incidentId === "" || !(Number(n) >= 1) || !Number.isInteger(Number(n))) return;
+    const viewId = placeholderId("evidence", body.trigger_id);
+    const recorded = await record.record("evidence", () =>
+      options.queues.enqueueSlack({ kind: "evidence", incidentId, n: Number(n), viewId }),
+    );
+    if (!recorded) {
+      await tellNotRecorded(respond, log);
+      return;
     }
+    await openPlaceholder(
+      body.trigger_id,
+      renderPlaceholder(viewId, "All evidence", "Reading the diagnosis…"),
+    ).catch((error: unknown) => log.error({ err: asCodedError(error).message }, "evidence modal not opened"));
   });
-  if (options.remediation) registerPlaybookListeners(app, options.remediation, log, record);
-  if (options.sweep) registerSweepListeners(app, { ...options.sweep, store: options.store }, log);
+  if (options.remediation) registerPlaybookListeners(app, options.remediation, log, record, openPlaceholder);
+  if (options.sweep) registerSweepListeners(app, options.sweep, log, record);
   // Anything else (a button of a future version, say) is acknowledged so Slack shows no error.
   const ours = options.remediation !== undefined;
   const others = options.sweep

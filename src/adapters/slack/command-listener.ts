@@ -4,12 +4,11 @@
 // away the ack itself says so; when recording fails after the ack, the person is told through the
 // command's response_url, which needs no Redis either. Nothing is dropped without a word.
 
-import type { App, RespondFn } from "@slack/bolt";
+import type { App } from "@slack/bolt";
 import { parseCommandText } from "../../core/incident/command-text.js";
-import { asCodedError } from "../../errors.js";
 import { ackFor, dispatchCommand } from "../../services/commands.js";
 import type { Enqueuer, LogLike } from "../../services/incident/deps.js";
-import { NOT_RECORDED_TEXT, type Recorder } from "./record.js";
+import { NOT_RECORDED_TEXT, type Recorder, tellNotRecorded } from "./record.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import type { Renderers } from "./renderers.js";
 import { firstDelivery } from "./replay-guard.js";
@@ -25,13 +24,6 @@ export interface CommandListenerDeps {
 
 function ephemeral(message: SlackMessage) {
   return { response_type: "ephemeral" as const, text: message.text, blocks: message.blocks };
-}
-
-/** Through the response_url: shown only to the person who typed the command. */
-async function tellNotRecorded(respond: RespondFn, log: LogLike): Promise<void> {
-  await respond({ response_type: "ephemeral", replace_original: false, text: NOT_RECORDED_TEXT }).catch(
-    (error: unknown) => log.warn({ err: asCodedError(error).message }, "response_url reply failed"),
-  );
 }
 
 export function registerCommandListener(app: App, deps: CommandListenerDeps): void {

@@ -1,14 +1,17 @@
 // The playbook's buttons and the apply modal. A click or a submission is only recorded here (a
 // queued job; a worker decides and answers); when it cannot be recorded the person is told at
-// once. Apply is the exception in part: the form must be opened with the click's trigger_id,
-// which expires in 3 s, so the checks before opening it and views.open stay here.
+// once. Apply also opens its form here, because only the click's trigger_id can open one and it
+// expires in 3 s: a placeholder, opened once the click is recorded, which the worker fills in with
+// the form or with why this person cannot approve this step now.
 
-import type { App, BlockAction, ButtonAction, RespondFn } from "@slack/bolt";
+import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { ButtonKind, Remediation } from "../../services/remediation/remediation.js";
-import { NOT_RECORDED_TEXT, type Recorder } from "./record.js";
+import { placeholderId, renderPlaceholder } from "./placeholder.js";
+import { NOT_RECORDED_TEXT, type Recorder, tellNotRecorded } from "./record.js";
 import { ACTION_IDS, APPLY_MODAL, decodeActionValue } from "./render/action-value.js";
+import type { ModalView } from "./render/block-kit.js";
 
 const BUTTONS: Array<[string, ButtonKind]> = [
   [ACTION_IDS.done, "done"],
@@ -23,35 +26,38 @@ function clickId(user: string, action: ButtonAction): string {
   return `${user}|${action.action_id}@${action.block_id}@${action.action_ts}`;
 }
 
-/** Through the response_url: needs no Redis, shown only to the person who clicked. */
-async function tellNotRecorded(respond: RespondFn, log: LogLike): Promise<void> {
-  await respond({ response_type: "ephemeral", replace_original: false, text: NOT_RECORDED_TEXT }).catch(
-    (error: unknown) => log.warn({ err: asCodedError(error).message }, "response_url reply failed"),
-  );
-}
-
 export function registerPlaybookListeners(
   app: App,
   remediation: Remediation,
   log: LogLike,
   recorder: Recorder,
+  openPlaceholder: (triggerId: string, view: ModalView) => Promise<void>,
 ): void {
   const failed = (what: string) => (error: unknown) =>
     log.error({ err: asCodedError(error).message, what }, "playbook action failed");
 
   app.action<BlockAction<ButtonAction>>(ACTION_IDS.apply, async ({ ack, body, action, respond }) => {
     await ack();
-    // Opening the form reads the walk; without Redis there is nothing to open it from.
-    if (!recorder.ready()) {
-      log.warn({ what: "apply" }, "redis unavailable, apply form not opened");
+    let value: ReturnType<typeof decodeActionValue>;
+    try {
+      value = decodeActionValue(action.value);
+    } catch (error) {
+      failed("apply")(error);
+      return;
+    }
+    const viewId = placeholderId("apply", body.trigger_id);
+    const recorded = await recorder.record("apply", () =>
+      remediation.recordApplyClick(value, body.user.id, clickId(body.user.id, action), viewId),
+    );
+    // Not recorded: no form at all (nothing would ever fill it), the person is told instead.
+    if (!recorded) {
       await tellNotRecorded(respond, log);
       return;
     }
-    try {
-      await remediation.openApply(decodeActionValue(action.value), body.user.id, body.trigger_id);
-    } catch (error) {
-      failed("apply")(error);
-    }
+    await openPlaceholder(
+      body.trigger_id,
+      renderPlaceholder(viewId, "Apply change", "Checking the step and who may approve it…"),
+    ).catch(failed("apply form"));
   });
 
   for (const [actionId, kind] of BUTTONS) {

@@ -3,6 +3,8 @@
 // needs Redis), and nothing is left waiting to be recorded behind their back: the attempt is not
 // even started unless the connection is up, and is bounded well inside Slack's 3 s.
 
+import type { RespondFn } from "@slack/bolt";
+import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
 
 /** What a person sees when their click, submission or command could not be recorded. */
@@ -48,4 +50,11 @@ export function recorder(options: { ready?: () => boolean; timeoutMs?: number; l
       }
     },
   };
+}
+
+/** Through the response_url: needs no Redis, shown only to the person who clicked. */
+export async function tellNotRecorded(respond: RespondFn, log: LogLike): Promise<void> {
+  await respond({ response_type: "ephemeral", replace_original: false, text: NOT_RECORDED_TEXT }).catch(
+    (error: unknown) => log.warn({ err: asCodedError(error).message }, "response_url reply failed"),
+  );
 }

@@ -1,16 +1,29 @@
 // Remediation's messages in Slack: the proposal, its edits, the verification message, thread
-// notes and ephemeral refusals, and the apply modal. The services hand over view models; every
+// notes and ephemeral refusals, and the apply form (filled into the placeholder the click opened). The services hand over view models; every
 // word and every mention is rendered here. Thread messages are posted at most once per name
 // (claims in Redis guard it across processes and retried jobs) and edited in place afterwards.
 
 import type { Notice, ProposalNote } from "../../core/playbook/walk.js";
-import type { Clock, RemediationNotifier, WalkNote, WalkThread } from "../../services/ports.js";
-import type { ApplyModalView, ProposalView, VerificationView } from "../../services/view-models.js";
+import type {
+  ApplyFormContent,
+  Clock,
+  RemediationNotifier,
+  WalkNote,
+  WalkThread,
+} from "../../services/ports.js";
+import type { ProposalView, VerificationView } from "../../services/view-models.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
+import { fillPlaceholder } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
-import { escapeMrkdwn, renderApplyModal, renderProposal, renderVerification } from "./render/index.js";
+import {
+  escapeMrkdwn,
+  renderApplyModal,
+  renderApplyRefusal,
+  renderProposal,
+  renderVerification,
+} from "./render/index.js";
 import { mention } from "./render/labels.js";
 import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import type { SlackClient } from "./web-client.js";
@@ -74,13 +87,10 @@ export class SlackRemediationNotifier implements RemediationNotifier {
     });
   }
 
-  async openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean> {
-    try {
-      await this.deps.slack.views.open({ trigger_id: triggerId, view: renderApplyModal(view) });
-      return true;
-    } catch {
-      return false;
-    }
+  async fillApplyForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
+    const view =
+      content.kind === "form" ? renderApplyModal(content.view) : renderApplyRefusal(content.notices);
+    return fillPlaceholder(this.deps.slack, viewId, view, { sleep: this.sleep });
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,19 +1,21 @@
-// Slack jobs: ephemeral replies are sent here; every other kind (the status card, diagnoses,
-// notes, command results) is handed to the outbox, whose one poster posts each message once.
-// Also the views those messages are rendered from: the status card, a diagnosis, a result.
+// Slack jobs: every kind that is a message (the status card, diagnoses, notes, command results,
+// ephemeral answers) is handed to the outbox, whose one poster posts each message once; the
+// "Show all evidence" modal is filled in here. Also the views those messages are rendered from:
+// the status card, a diagnosis, a result, an ephemeral answer.
 
 import { describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
-import { CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { ThreadTarget, TimelinePoster } from "../../services/ports.js";
 import { readCardSummary } from "../../services/remediation/views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
+import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
+import { escapeMrkdwn } from "./render/limits.js";
 import type { HistoryEntry, StatusCardView } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
@@ -29,36 +31,34 @@ export interface SlackJobDeps {
   timeline?: TimelinePoster;
   log?: Pick<LogLike, "warn">;
   /**
-   * Hands a job to the outbox, which carries every kind but ephemeral answers (the root, card
-   * edits, diagnoses, notes, command results); false when its incident is gone.
+   * Hands a job to the outbox, which carries every kind but the evidence modal (the root, card
+   * edits, diagnoses, notes, command results, ephemeral answers); false when its incident is gone.
    */
   route: (job: SlackJob) => Promise<boolean>;
 }
 
 export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, _jobId: string): Promise<void> {
-  if (job.kind === "ephemeral") {
-    await postEphemeral(deps, job.channel, job.user, await ephemeralMessage(deps, job.reply));
+  if (job.kind === "evidence") {
+    await fillEvidence(deps, job);
     return;
   }
   // Every other kind is the outbox's: one poster posts it once.
   if (!(await deps.route(job))) deps.log?.warn({ job: job.kind }, "Slack job for no incident dropped");
 }
 
-async function call<T>(deps: SlackJobDeps, method: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    deps.onSlackError?.(method);
-    throw new CodedError(ErrorCode.SlackApi, `Slack ${method} failed: ${(error as Error).message}`, {
-      retryable: true,
-      cause: error,
-      hint: "The job is retried with backoff; check the bot token and Slack's status if it keeps failing.",
-    });
+/** The placeholder "Show all evidence" opened, filled with the whole report (or why there is none). */
+async function fillEvidence(deps: SlackJobDeps, job: Extract<SlackJob, { kind: "evidence" }>) {
+  const report = ReportSchema.safeParse(await deps.store.getReport(job.incidentId, job.n));
+  const view = report.success
+    ? deps.render.evidenceModal(report.data)
+    : renderModalNote(
+        "All evidence",
+        "This report is no longer kept; run /iceberg diagnose for a fresh one.",
+      );
+  if (!(await fillPlaceholder(deps.client, job.viewId, view))) {
+    deps.onSlackError?.("views.update");
+    deps.log?.warn({ incidentId: job.incidentId, n: job.n }, "the evidence modal could not be filled in");
   }
-}
-
-function messageArgs(message: SlackMessage) {
-  return message.blocks.length > 0 ? { text: message.text, blocks: message.blocks } : { text: message.text };
 }
 
 async function latestReport(
@@ -212,13 +212,11 @@ export function commandResultMessage(
     : deps.render.audit(AuditReportSchema.parse(result.report));
 }
 
-async function postEphemeral(deps: SlackJobDeps, channel: string, user: string, message: SlackMessage) {
-  await call(deps, "chat.postEphemeral", () =>
-    deps.client.chat.postEphemeral({ channel, user, ...messageArgs(message) }),
-  );
-}
-
-async function ephemeralMessage(deps: SlackJobDeps, reply: EphemeralReply): Promise<SlackMessage> {
+/** An ephemeral answer, rendered from the state it reports on when it is sent. */
+export async function replyMessage(
+  deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now">,
+  reply: EphemeralReply,
+): Promise<SlackMessage> {
   switch (reply.kind) {
     case "unknown-table":
       return deps.render.usageError(reply);
@@ -250,6 +248,19 @@ async function ephemeralMessage(deps: SlackJobDeps, reply: EphemeralReply): Prom
           : {}),
       }));
       return deps.render.history({ table: reply.table, entries });
+    }
+    case "text":
+      return { text: escapeMrkdwn(reply.text), blocks: [] };
+    case "fix-started": {
+      const incident = await deps.store.get(reply.incidentId);
+      const link = incident ? await threadPermalink(deps.client, incident) : undefined;
+      const where = link ? `<${link}|its thread>` : "its thread";
+      const table = escapeMrkdwn(reply.table);
+      const text =
+        reply.outcome === "opened"
+          ? `Opened an incident for \`${table}\`: the diagnosis and the proposed step follow in ${where}.`
+          : `\`${table}\` already has an open incident; the fix goes on in ${where}.`;
+      return { text, blocks: [] };
     }
   }
 }

@@ -1,19 +1,18 @@
 // The sweep in Slack: the digest posted once per sweep, an audit posted in the digest's thread
-// when someone asks for it, and the listeners for `/iceberg sweep`'s buttons. Listeners ack at
-// once and only queue work or open the incident (Redis only), as every listener here does.
+// when someone asks for it, and the listeners for the digest's buttons. Listeners ack at once and
+// only record the click as a queued job (or tell the person it could not be recorded), as every
+// listener here does; a worker audits the table or opens its incident.
 
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { AuditReport } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
-import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
+import { CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { StartFixOutcome } from "../../services/sweep/start-fix.js";
 import type { Claims } from "../store/claims.js";
-import type { IncidentStore } from "../store/incident-store.js";
+import { type Recorder, tellNotRecorded } from "./record.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { decodeSweepValue, renderSweepDigest, SWEEP_ACTIONS } from "./render/sweep-digest.js";
 import type { Renderers } from "./renderers.js";
-import { threadPermalink } from "./slack-jobs.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SweepSlackDeps {
@@ -94,10 +93,6 @@ export async function postAuditInThread(
   });
 }
 
-export async function tell(client: Pick<SlackClient, "chat">, channel: string, user: string, text: string) {
-  await slackCall("chat.postEphemeral", () => client.chat.postEphemeral({ channel, user, text }));
-}
-
 export interface SweepListenerDeps {
   requestAudit(request: {
     requestId: string;
@@ -106,49 +101,44 @@ export interface SweepListenerDeps {
     threadTs: string;
     user: string;
   }): Promise<void>;
-  startFix(table: string, user: string, channel: string): Promise<StartFixOutcome>;
-  store: IncidentStore;
+  /** Queues "start the fix" for a table; a worker opens the incident and answers the person. */
+  requestFix(request: { requestId: string; table: string; channel: string; user: string }): Promise<void>;
 }
 
 export const SWEEP_ACTION_IDS: readonly string[] = Object.values(SWEEP_ACTIONS);
 
-export function registerSweepListeners(app: App, deps: SweepListenerDeps, log: LogLike): void {
-  app.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.audit, async ({ ack, body, action }) => {
+export function registerSweepListeners(
+  app: App,
+  deps: SweepListenerDeps,
+  log: LogLike,
+  recorder: Recorder,
+): void {
+  app.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.audit, async ({ ack, body, action, respond }) => {
     await ack();
     const value = decodeSweepValue(action.value);
     const channel = body.channel?.id ?? body.container?.channel_id;
     const threadTs = body.message?.thread_ts ?? body.message?.ts ?? body.container?.message_ts;
     if (!value || !channel || !threadTs) return;
-    try {
-      await deps.requestAudit({
+    const recorded = await recorder.record("sweep audit", () =>
+      deps.requestAudit({
         requestId: body.trigger_id,
         table: value.table,
         channel,
         threadTs,
         user: body.user.id,
-      });
-    } catch (error) {
-      log.error({ err: asCodedError(error).message, table: value.table }, "sweep audit request failed");
-    }
+      }),
+    );
+    if (!recorded) await tellNotRecorded(respond, log);
   });
 
-  app.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.fix, async ({ ack, body, action, client }) => {
+  app.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.fix, async ({ ack, body, action, respond }) => {
     await ack();
     const value = decodeSweepValue(action.value);
     const channel = body.channel?.id ?? body.container?.channel_id;
     if (!value || !channel) return;
-    try {
-      const outcome = await deps.startFix(value.table, body.user.id, channel);
-      const incident = await deps.store.require(outcome.incidentId);
-      const link = await threadPermalink(client, incident);
-      const where = link ? `<${link}|its thread>` : "its thread";
-      const text =
-        outcome.kind === "opened"
-          ? `Opened an incident for \`${value.table}\`: the diagnosis and the proposed step follow in ${where}.`
-          : `\`${value.table}\` already has an open incident; the fix goes on in ${where}.`;
-      await client.chat.postEphemeral({ channel, user: body.user.id, text });
-    } catch (error) {
-      log.error({ err: asCodedError(error).message, table: value.table }, "start the fix failed");
-    }
+    const recorded = await recorder.record("sweep fix", () =>
+      deps.requestFix({ requestId: body.trigger_id, table: value.table, channel, user: body.user.id }),
+    );
+    if (!recorded) await tellNotRecorded(respond, log);
   });
 }

@@ -30,6 +30,16 @@ interface Scrub {
   addresses: ReadonlyArray<{ pattern: RegExp; name: string }>;
 }
 
+/** What must never reach Slack: secret values (any encoding) and internal addresses. */
+export type ScrubSettings = Pick<SlackClientOptions, "secrets" | "addresses">;
+
+function scrubOf(settings: ScrubSettings): Scrub {
+  return {
+    secrets: (settings.secrets ?? []).filter((s) => s.length >= 4),
+    addresses: addressPatterns(settings.addresses ?? []),
+  };
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -97,10 +107,46 @@ class ScrubbingWebClient extends webApi.WebClient {
 }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-  const addresses = addressPatterns(options.addresses ?? []);
-  if (secrets.length === 0 && addresses.length === 0) {
+  const scrub = scrubOf(options);
+  if (scrub.secrets.length === 0 && scrub.addresses.length === 0) {
     return new webApi.WebClient(options.token, slackClientOptions(options));
   }
-  return new ScrubbingWebClient(options.token, slackClientOptions(options), { secrets, addresses });
+  return new ScrubbingWebClient(options.token, slackClientOptions(options), scrub);
+}
+
+/** Every string in a value (an ack's body, a response_url reply), scrubbed; the token kept. */
+export function createScrubber(settings: ScrubSettings): <T>(value: T) => T {
+  const scrub = scrubOf(settings);
+  return <T>(value: T) => scrubArgs(value, scrub) as T;
+}
+
+/**
+ * A fetch for the receiver's own Slack client and its response_url replies (Bolt sends both with
+ * the app's `clientOptions.fetch`), so they leave scrubbed like everything the workers send. The
+ * bodies are the Web API's form (each field, blocks included, scrubbed as text; the token kept) or
+ * a response_url's JSON.
+ */
+export function scrubbingFetch(
+  settings: ScrubSettings,
+  inner: webApi.FetchFunction = fetch,
+): webApi.FetchFunction {
+  const scrub = scrubOf(settings);
+  return (url, init) => {
+    if (typeof init?.body !== "string") return inner(url, init);
+    const type = new Headers(init.headers).get("content-type") ?? "";
+    let body = init.body;
+    if (type.includes("application/json")) {
+      try {
+        body = JSON.stringify(scrubArgs(JSON.parse(body), scrub));
+      } catch {
+        body = scrubArgs(body, scrub) as string;
+      }
+    } else if (type.includes("application/x-www-form-urlencoded")) {
+      const fields = new URLSearchParams();
+      for (const [key, value] of new URLSearchParams(body))
+        fields.append(key, scrubArgs(value, scrub, key) as string);
+      body = fields.toString();
+    }
+    return inner(url, { ...init, body });
+  };
 }

@@ -21,7 +21,7 @@ import type { Change, Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
-import type { RemediationJob } from "../ports.js";
+import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
 import { RemediationJobs } from "./jobs.js";
@@ -120,10 +120,17 @@ export class Remediation {
     }
   }
 
-  /** Apply pressed: check who and when before opening the modal, so a refusal comes at once. */
-  async openApply(value: ActionValue, user: string, triggerId: string): Promise<void> {
+  /**
+   * Apply pressed (a queued job): check who and when, then fill the placeholder the receiver opened
+   * (`viewId`) with the form, or with why not. A refusal is audited whichever way it is shown.
+   */
+  async openApply(value: ActionValue, user: string, viewId: string): Promise<void> {
     const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return this.core.noProposal(value, user);
+    if (!stored) {
+      if (!(await this.fillForm(viewId, { kind: "refused", notices: [{ kind: "no-walk" }] })))
+        await this.core.noProposal(value, user);
+      return;
+    }
     const record = stored.value;
     const ctx = await this.core.context(record);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
@@ -139,29 +146,48 @@ export class Remediation {
     );
     const run = record.walk.current;
     if (refused || !run || !step) {
-      // Nothing changes, but the attempt is told and audited.
+      // Nothing changes, but the attempt is shown in the form (or told, when the form is gone) and audited.
       const told = dry.effects.filter((e) => e.type === "post-ephemeral" || e.type === "audit");
-      await this.core.effects.execute(record, told, { actor: user });
+      const notices = told.flatMap((e) => (e.type === "post-ephemeral" ? [e.notice] : []));
+      const shown = await this.fillForm(viewId, {
+        kind: "refused",
+        notices: notices.length > 0 ? notices : [{ kind: "no-open-proposal" }],
+      });
+      await this.core.effects.execute(record, shown ? told.filter((e) => e.type === "audit") : told, {
+        actor: user,
+      });
       // "Already approved" may mean an apply whose job was lost with a process: queue it again.
       await this.core.effects.ensurePending(record);
       return;
     }
-    const opened = await this.deps.notifier.openApplyModal(triggerId, {
-      incidentId: record.incidentId,
-      proposalId: value.proposalId,
-      stepId: run.stepId,
-      table: record.table,
-      title: step.title,
-      change: run.change,
-      risky: step.risky || step.confirmations.length > 0,
+    const filled = await this.fillForm(viewId, {
+      kind: "form",
+      view: {
+        incidentId: record.incidentId,
+        proposalId: value.proposalId,
+        stepId: run.stepId,
+        table: record.table,
+        title: step.title,
+        change: run.change,
+        risky: step.risky || step.confirmations.length > 0,
+      },
     });
-    if (!opened) {
-      this.deps.log.warn({ incidentId: record.incidentId }, "views.open failed for the apply modal");
+    if (!filled) {
+      this.deps.log.warn({ incidentId: record.incidentId }, "the apply form could not be filled in");
       await this.core.effects.execute(
         record,
         [{ type: "post-ephemeral", user, notice: { kind: "apply-form-failed" } }],
         { actor: user },
       );
+    }
+  }
+
+  private async fillForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
+    try {
+      return await this.deps.notifier.fillApplyForm(viewId, content);
+    } catch (error) {
+      this.deps.log.warn({ err: asCodedError(error).message }, "views.update failed for the apply form");
+      return false;
     }
   }
 
@@ -222,6 +248,11 @@ export class Remediation {
     await this.deps.jobs.enqueue({ kind: "click", button: kind, ...pick(value), user, slackId });
   }
 
+  /** Apply pressed: recorded as a job that fills the placeholder form `viewId` the receiver opened. */
+  async recordApplyClick(value: ActionValue, user: string, slackId: string, viewId: string): Promise<void> {
+    await this.deps.jobs.enqueue({ kind: "apply-form", ...pick(value), user, slackId, viewId });
+  }
+
   async recordApproval(
     value: ActionValue,
     user: string,
@@ -242,6 +273,7 @@ export class Remediation {
   async runJob(job: RemediationJob): Promise<void> {
     if (job.kind === "click") return this.press(job.button, pick(job), job.user);
     if (job.kind === "approval") return this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
+    if (job.kind === "apply-form") return this.openApply(pick(job), job.user, job.viewId);
     await this.jobs.run(job);
   }
 

@@ -160,11 +160,17 @@ export async function submitApplyModal(
   timeoutMs = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (person.standIn.views.opened.length <= openedBefore) {
+  // The click opens a placeholder at once; the bot's worker turns it into the form (or a refusal).
+  let view: OpenedView | undefined;
+  for (;;) {
+    view = person.standIn.views.opened
+      .slice(openedBefore)
+      .reverse()
+      .find((v) => (v as OpenedView).callback_id === "playbook_apply_modal") as OpenedView | undefined;
+    if (view) break;
     if (Date.now() > deadline) throw new Error("the bot did not open the apply form");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  const view = person.standIn.views.opened[person.standIn.views.opened.length - 1] as OpenedView;
   const values: Record<string, Record<string, unknown>> = {
     apply_reason: { reason: { type: "plain_text_input", value: reason } },
   };

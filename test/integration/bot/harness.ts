@@ -8,7 +8,7 @@ import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
-import type { SlackStandIn } from "../../../src/sim/slack/types.js";
+import type { SlackStandIn, SlackStandInOptions } from "../../../src/sim/slack/types.js";
 import { until } from "../../support/poll.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../../support/redis.js";
 
@@ -32,6 +32,8 @@ export interface HarnessOptions {
   botOptions?: Partial<BotOptions>;
   env?: Record<string, string>;
   botConfig?: string;
+  /** The stand-in's workspace (user groups, say). */
+  standIn?: SlackStandInOptions;
 }
 
 const DEFAULT_BOT_CONFIG = `
@@ -42,7 +44,7 @@ tables:
 
 export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
   const scope = testRedisScope(label);
-  const standIn = await startSlackStandIn();
+  const standIn = await startSlackStandIn(options.standIn);
   const lakehouse = options.scenario ? await startLakehouse({ scenario: options.scenario }) : undefined;
   const secret = randomBytes(16).toString("hex");
   const config = loadConfig({

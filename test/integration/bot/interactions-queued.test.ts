@@ -1,8 +1,10 @@
 // The receiver only verifies, records and acknowledges. A click or an apply-form submission is a
 // queued job: with only the receiver running (no workers) nothing it causes happens, no catalog
-// or Connect request and no message, until a worker starts. With Redis away, a slash command, a
-// click and a submission are each told "could not record this" at once (ack body or response_url),
-// and nothing turns up in the queues when Redis comes back.
+// or Connect request and no message, until a worker starts. Apply and "Show all evidence" open a
+// placeholder modal at once (the click's trigger expires in 3 s) that only a worker fills in. With
+// Redis away, a slash command, a click and a submission are each told "could not record this" at
+// once (ack body or response_url), no placeholder is opened, and nothing turns up in the queues
+// when Redis comes back.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
@@ -10,6 +12,8 @@ import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
 import { NOT_RECORDED_TEXT } from "../../../src/adapters/slack/record.js";
 import { ACTION_IDS, encodeActionValue } from "../../../src/adapters/slack/render/action-value.js";
+import { SHOW_EVIDENCE_ACTION } from "../../../src/adapters/slack/render/diagnosis.js";
+import { encodeSweepValue, SWEEP_ACTIONS } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { loadConfig } from "../../../src/config.js";
 import { type Bot, startBot } from "../../../src/main.js";
 import { findButton } from "../../../src/sim/slack/person.js";
@@ -115,6 +119,7 @@ describe("clicks and submissions are queued jobs", () => {
       "the proposal",
     );
     const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
+    const incidentId = (await harness.bots[0]!.store.openIncidentFor("db.events"))!.id;
 
     // Only a receiver from now on: the bot that ran the workers is stopped.
     const shared = {
@@ -140,7 +145,10 @@ describe("clicks and submissions are queued jobs", () => {
     const waitingKinds = async () => (await remediationQueue.getJobs(["waiting"])).map((j) => j.name);
     const url = harness.url("/slack/events");
 
-    // Apply: the form is opened by the receiver (the click's trigger expires in 3 s).
+    // Apply: the receiver opens a placeholder with the click's trigger (it expires in 3 s) and
+    // queues the rest; who may approve, and the form itself, wait for a worker.
+    const slackBeforeApply = harness.standIn.calls.length;
+    const upstreamBeforeApply = lakehouse.requests.length;
     expect(
       (
         await postSigned(
@@ -160,8 +168,32 @@ describe("clicks and submissions are queued jobs", () => {
         )
       ).status,
     ).toBe(200);
-    await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the apply form");
-    const view = harness.standIn.views.opened[0] as Record<string, unknown>;
+    await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the placeholder");
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued Apply");
+    expect(await waitingKinds()).toEqual(["apply-form"]);
+    await sleep(1000);
+    expect(harness.standIn.calls.slice(slackBeforeApply).map((c) => c.method)).toEqual(["views.open"]);
+    expect(lakehouse.requests.length).toBe(upstreamBeforeApply);
+    const placeholder = harness.standIn.views.opened[0] as { callback_id: string; submit?: unknown };
+    expect(placeholder.callback_id).toBe("placeholder");
+    expect(placeholder.submit).toBeUndefined();
+
+    // A worker turns the placeholder into the form.
+    const filler = await startBot(harness.config, { ...shared, role: "worker" });
+    harness.bots.push(filler);
+    const view = (await eventually(
+      () => {
+        const opened = harness.standIn.views.opened[0] as { callback_id?: string };
+        return opened.callback_id === "playbook_apply_modal" ? opened : undefined;
+      },
+      10_000,
+      "the form in the placeholder",
+    )) as Record<string, unknown>;
+    expect(harness.standIn.views.opened).toHaveLength(1);
+    await eventually(async () => ((await waiting()) === 0 ? true : undefined), 5000, "the Apply job to run");
+    harness.bots.splice(harness.bots.indexOf(filler), 1);
+    await filler.stop();
+    await sleep(300);
 
     const upstreamBefore = lakehouse.requests.length;
     const slackBefore = harness.standIn.calls.length;
@@ -236,6 +268,70 @@ describe("clicks and submissions are queued jobs", () => {
       10_000,
       "the click's answer",
     );
+
+    // "Show all evidence" with no worker: a placeholder and a queued job, no read of the report.
+    const runner = harness.bots.pop()!;
+    await runner.stop();
+    await sleep(300);
+    const slackQueue = new Queue(harness.scope.queueNames.slack, {
+      connection: { url: REDIS_URL },
+      prefix: harness.scope.queuePrefix,
+    });
+    cleanups.push(() => slackQueue.close());
+    const slackBeforeEvidence = harness.standIn.calls.length;
+    const evidence = clickPayload(
+      harness.standIn,
+      SHOW_EVIDENCE_ACTION,
+      `${incidentId}|1`,
+      "1764540000.400004",
+      apply.message,
+      "evidence",
+    );
+    expect((await postSigned(url, harness.secret, form(evidence), FORM)).status).toBe(200);
+    await eventually(() => harness.standIn.views.opened.length === 2 || undefined, 5000, "its placeholder");
+    await eventually(
+      async () =>
+        (await slackQueue.getJobs(["waiting"])).some((j) => j.name === "evidence") ? true : undefined,
+      5000,
+      "the queued evidence job",
+    );
+    await sleep(500);
+    expect(harness.standIn.calls.slice(slackBeforeEvidence).map((c) => c.method)).toEqual(["views.open"]);
+    expect(harness.standIn.views.opened[1]).toMatchObject({ callback_id: "placeholder" });
+    // A digest's "Start the fix" with no worker: a queued sweep job, no incident opened for the table.
+    const sweepQueue = new Queue(`${harness.scope.queueNames.diagnose}-sweep`, {
+      connection: { url: REDIS_URL },
+      prefix: harness.scope.queuePrefix,
+    });
+    cleanups.push(() => sweepQueue.close());
+    const fix = clickPayload(
+      harness.standIn,
+      SWEEP_ACTIONS.fix,
+      encodeSweepValue("db.orders", "sweep-1"),
+      "1764540000.400005",
+      apply.message,
+      "sweep",
+    );
+    expect((await postSigned(url, harness.secret, form(fix), FORM)).status).toBe(200);
+    await eventually(
+      async () => ((await sweepQueue.getJobs(["waiting"])).some((j) => j.name === "fix") ? true : undefined),
+      5000,
+      "the queued fix",
+    );
+    await sleep(500);
+    expect(await receiver.store.openIncidentFor("db.orders")).toBeUndefined();
+    expect(harness.standIn.calls.slice(slackBeforeEvidence).map((c) => c.method)).toEqual(["views.open"]);
+
+    harness.bots.push(await startBot(harness.config, { ...shared, role: "worker" }));
+    const filled = (await eventually(
+      () => {
+        const opened = harness.standIn.views.opened[1] as { title?: { text?: string }; blocks?: unknown };
+        return /• /.test(JSON.stringify(opened.blocks)) ? opened : undefined;
+      },
+      10_000,
+      "the evidence in the placeholder",
+    )) as { title: { text: string } };
+    expect(filled.title.text).toBe("All evidence");
   }, 90_000);
 });
 
@@ -338,6 +434,24 @@ describe("interactions while Redis is away", () => {
       () => standIn.responses.filter((r) => r.body.text === NOT_RECORDED_TEXT).length === 2 || undefined,
       5000,
       "the answer to Apply",
+    );
+    // "Show all evidence" and a digest's "Start the fix": told the same way, no placeholder left open.
+    const evidenceClick = clickPayload(standIn, SHOW_EVIDENCE_ACTION, "inc-1|1", "1764540000.300005", {
+      ts: "1764540000.000100",
+    });
+    expect((await postSigned(`${base}/slack/events`, secret, form(evidenceClick), FORM)).status).toBe(200);
+    const fixClick = clickPayload(
+      standIn,
+      SWEEP_ACTIONS.fix,
+      encodeSweepValue("db.events", "sweep-1"),
+      "1764540000.300006",
+      { ts: "1764540000.000100" },
+    );
+    expect((await postSigned(`${base}/slack/events`, secret, form(fixClick), FORM)).status).toBe(200);
+    await eventually(
+      () => standIn.responses.filter((r) => r.body.text === NOT_RECORDED_TEXT).length === 4 || undefined,
+      5000,
+      "the answers to Show all evidence and Start the fix",
     );
     expect(standIn.views.opened).toHaveLength(0);
 

@@ -65,7 +65,11 @@ describe("the commit timeline in the incident thread", () => {
       "application/x-www-form-urlencoded",
     );
     expect(response.status).toBe(200);
-    const modal = (await eventually(() => h.standIn.views.opened[0], 5000)) as {
+    // A placeholder opens at once; the worker fills it with the report.
+    const modal = (await eventually(() => {
+      const view = h.standIn.views.opened[0] as { blocks?: unknown } | undefined;
+      return view && /• /.test(JSON.stringify(view.blocks)) ? view : undefined;
+    }, 5000)) as {
       title: { text: string };
       blocks: unknown[];
     };

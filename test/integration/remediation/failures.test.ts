@@ -43,7 +43,7 @@ describe("remediation when things go wrong", () => {
   it("needs a second approver for a risky step: self-approval and a missing confirmation are refused", async () => {
     const { incidentId, stepId, value } = await proposed("rem-risky", { scenario: "validation-conflict" });
     expect(stepId).toBe("review-isolation-level");
-    await h!.remediation.openApply(value, ALICE, "t1");
+    await h!.remediation.openApply(value, ALICE, await h!.applyForm("t1"));
     expect(JSON.stringify(h!.standIn.views.opened[0])).toContain("apply_confirm");
 
     await h!.remediation.submitApproval(value, ALICE, "merge job tolerates it", false);

@@ -18,6 +18,7 @@ import {
   OutboxPoster,
   type PosterDeps,
 } from "../../../src/adapters/slack/outbox/poster.js";
+import { placeholderId, renderPlaceholder } from "../../../src/adapters/slack/placeholder.js";
 import {
   SlackApproverDirectory,
   SlackRemediationNotifier,
@@ -64,6 +65,8 @@ export interface ServiceHarness {
   /** Opens an incident for db.events with its root message, diagnoses it and proposes the next step. */
   openIncident(): Promise<{ incidentId: string; rootTs: string; report: Report }>;
   catalogCommits(): number;
+  /** Opens the placeholder an Apply click opens (as the receiver would); returns its view id. */
+  applyForm(click: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -197,6 +200,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
             name: `remediation-${scope.namespace}`,
             lockDurationMs: 2000,
             stalledIntervalMs: 1000,
+            onError: (queue, error) => console.warn(`worker ${queue}: ${error.message}`),
           },
           (job: RemediationJob) => remediation.runJob(job),
         );
@@ -214,6 +218,11 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     queue,
     config,
     cards,
+    async applyForm(click) {
+      const viewId = placeholderId("apply", click);
+      await slack.views.open({ trigger_id: click, view: renderPlaceholder(viewId, "Apply change", "…") });
+      return viewId;
+    },
     async openIncident() {
       const { incident } = await store.openOrJoin(table, CHANNEL, now());
       const root = await slack.chat.postMessage({ channel: CHANNEL, text: "status card" });

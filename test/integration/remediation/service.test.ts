@@ -51,21 +51,28 @@ describe("remediation service against the simulated lakehouse", () => {
       proposalId: walk.value.proposals[0]!.id,
     };
 
-    await h.remediation.openApply(value, MALLORY, "trigger-1");
+    // Apply: the form's placeholder becomes the refusal (no ephemeral on top); the submission of
+    // a form opened earlier is refused with an ephemeral. Both are audited.
+    await h.remediation.openApply(value, MALLORY, await h.applyForm("trigger-1"));
+    const form = h.standIn.views.opened[0] as { callback_id: string; submit?: unknown; blocks: unknown[] };
+    expect(form.callback_id).toBe("playbook_apply_refused");
+    expect(form.submit).toBeUndefined();
+    expect(JSON.stringify(form.blocks)).toMatch(/not an approver for db\.events/);
+    expect(h.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === MALLORY)).toHaveLength(0);
     await h.remediation.submitApproval(value, MALLORY, "let me", false);
     const refusal = await until(
       () => h!.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === MALLORY),
       "the ephemeral refusal",
     );
     expect(refusal.text).toMatch(/not an approver/);
-    expect(h.standIn.views.opened).toHaveLength(0);
     const refused = (await h.audit.list("db.events")).filter((r) => r.actor === MALLORY);
     expect(refused.length).toBe(2);
     expect(refused.every((r) => r.outcome === "refused")).toBe(true);
 
     // CAROL approves through the on-call user group; the form is submitted twice.
-    await h.remediation.openApply(value, CAROL, "trigger-2");
-    expect(h.standIn.views.opened).toHaveLength(1);
+    await h.remediation.openApply(value, CAROL, await h.applyForm("trigger-2"));
+    expect(h.standIn.views.opened).toHaveLength(2);
+    expect((h.standIn.views.opened[1] as { callback_id: string }).callback_id).toBe("playbook_apply_modal");
     await Promise.all([
       h.remediation.submitApproval(value, CAROL, "retries are at the default", false),
       h.remediation.submitApproval(value, CAROL, "retries are at the default", false),
@@ -91,6 +98,27 @@ describe("remediation service against the simulated lakehouse", () => {
     );
     expect(busy.text).toMatch(/verification runs until \d\d:\d\d UTC/);
     expect(h.catalogCommits()).toBe(1);
+  });
+
+  it("tells a refusal as an ephemeral when the form it was meant for is gone, and audits it", async () => {
+    h = await startServiceHarness("rem-form-gone");
+    const { incidentId } = await h.openIncident();
+    const walk = await until(() => h!.walks.get(incidentId), "the walk");
+    const value = {
+      incidentId,
+      stepId: "raise-commit-retries" as const,
+      proposalId: walk.value.proposals[0]!.id,
+    };
+    // The person closed the placeholder before the worker got to it (or it never opened).
+    await h.remediation.openApply(value, MALLORY, "iceberg-apply-closed-by-the-person");
+    const refusal = await until(
+      () => h!.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === MALLORY),
+      "the ephemeral refusal",
+    );
+    expect(refusal.text).toMatch(/not an approver for db\.events/);
+    const refused = (await h.audit.list("db.events")).filter((r) => r.actor === MALLORY);
+    expect(refused.map((r) => r.outcome)).toEqual(["refused"]);
+    expect(h.standIn.views.opened).toHaveLength(0);
   });
 
   it("follows up until the writer commits again, edits one verification message and resolves", async () => {

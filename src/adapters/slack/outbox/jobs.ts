@@ -2,12 +2,12 @@
 // slash-command results in an incident's thread. They are written to the outbox when asked for,
 // so the one poster sends them in the incident's order and one post-once mechanism guards them
 // (the outbox id in the message's metadata). A command result with no incident open goes
-// top-level, queued per channel. Ephemeral answers still go through the Slack job queue.
+// top-level, queued per channel. Ephemeral answers are queued per person.
 
 import type { SlackJob } from "../../queue/jobs.js";
 import type { BotQueues } from "../../queue/queues.js";
 import type { IncidentStore } from "../../store/incident-store.js";
-import { channelQueueId, type OutboxDelivery, type SlackOutbox } from "./outbox.js";
+import { channelQueueId, type OutboxDelivery, replyQueueId, type SlackOutbox } from "./outbox.js";
 
 /** The outbox delivery a job stands for, or undefined when the job queue carries it. */
 export function outboxDelivery(job: SlackJob): { incidentId: string; delivery: OutboxDelivery } | undefined {
@@ -34,6 +34,11 @@ export function outboxDelivery(job: SlackJob): { incidentId: string; delivery: O
         delivery: { kind: "command-result", name: `result-${job.key}`, result: job.result },
       };
     case "ephemeral":
+      return {
+        incidentId: replyQueueId(job.user),
+        delivery: { kind: "reply", user: job.user, reply: job.reply },
+      };
+    case "evidence":
       return undefined;
   }
 }
@@ -50,7 +55,10 @@ export async function appendSlackJob(
 ): Promise<string | undefined> {
   const routed = outboxDelivery(job);
   if (!routed) return undefined;
-  if (routed.delivery.kind === "channel-result" && job.kind === "command-result")
+  if (
+    job.kind === "ephemeral" ||
+    (routed.delivery.kind === "channel-result" && job.kind === "command-result")
+  )
     return outbox.append(routed.incidentId, job.channel, now(), routed.delivery);
   const incident = await store.get(routed.incidentId);
   if (!incident) return undefined;

@@ -9,9 +9,16 @@
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
+import type { EphemeralReply } from "../../../core/jobs.js";
 import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
-import type { RemediationNotifier, WalkMessage, WalkNote, WalkThread } from "../../../services/ports.js";
-import type { ApplyModalView, ProposalView, VerificationView } from "../../../services/view-models.js";
+import type {
+  ApplyFormContent,
+  RemediationNotifier,
+  WalkMessage,
+  WalkNote,
+  WalkThread,
+} from "../../../services/ports.js";
+import type { ProposalView, VerificationView } from "../../../services/view-models.js";
 import type { RedisClient } from "../../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "../../store/keys.js";
 
@@ -45,7 +52,12 @@ export type OutboxDelivery =
    */
   | { kind: "channel-result"; name: string; result: unknown }
   /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
-  | { kind: "home"; user: string };
+  | { kind: "home"; user: string }
+  /**
+   * An ephemeral answer to one person in the entry's channel that belongs to no incident's queue
+   * (a slash command's, a sweep button's), rendered when sent; queued under replyQueueId.
+   */
+  | { kind: "reply"; user: string; reply: EphemeralReply };
 
 export interface OutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -96,6 +108,11 @@ return 1
 /** The queue of a channel's top-level messages that belong to no incident. */
 export function channelQueueId(channel: string): string {
   return `channel-${channel}`;
+}
+
+/** The queue of a person's ephemeral answers that belong to no incident, in the order they were owed. */
+export function replyQueueId(user: string): string {
+  return `replies-${user}`;
 }
 
 /** The queue of a user's App Home publishes. */
@@ -221,13 +238,14 @@ export class SlackOutbox {
 
 /**
  * The notifier remediation uses when deliveries go through the outbox: each call records an entry
- * and returns; the poster sends it. Only the apply modal is opened at once (its trigger expires).
+ * and returns; the poster sends it. Only the apply form is filled in at once (the person is
+ * looking at its placeholder).
  */
 export class OutboxNotifier implements RemediationNotifier {
   constructor(
     private readonly outbox: SlackOutbox,
     private readonly now: () => number,
-    private readonly openModal: (triggerId: string, view: ApplyModalView) => Promise<boolean>,
+    private readonly fillForm: (viewId: string, content: ApplyFormContent) => Promise<boolean>,
   ) {}
 
   async postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void> {
@@ -256,8 +274,8 @@ export class OutboxNotifier implements RemediationNotifier {
     await this.add(thread, { kind: "ephemeral", user, notice });
   }
 
-  openApplyModal(triggerId: string, view: ApplyModalView): Promise<boolean> {
-    return this.openModal(triggerId, view);
+  fillApplyForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
+    return this.fillForm(viewId, content);
   }
 
   private async add(thread: WalkThread, message: WalkMessage): Promise<void> {

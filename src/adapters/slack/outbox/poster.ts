@@ -7,6 +7,7 @@
 // threads under it; a root whose answer was lost is looked for in the channel's recent history.
 
 import type { Incident } from "../../../core/incident/model.js";
+import type { EphemeralReply } from "../../../core/jobs.js";
 import type { LogLike } from "../../../services/incident/deps.js";
 import type { Claims } from "../../store/claims.js";
 import type { IncidentStore } from "../../store/incident-store.js";
@@ -69,6 +70,8 @@ export interface PosterViews {
   afterDiagnosis?(incident: Incident, rootTs: string, n: number): Promise<void>;
   /** Publishes a user's App Home from the current state, through this poster's client. */
   home?(user: string): Promise<void>;
+  /** An ephemeral answer that belongs to no incident (status, history, a sweep button's). */
+  reply?(reply: EphemeralReply): Promise<SlackMessage>;
 }
 
 /** The outbox id of an incident's root: one per incident, whichever entry asked for it. */
@@ -189,6 +192,20 @@ export class OutboxPoster {
       if (delivery.kind === "channel-result") return await this.postInChannel(entry, delivery);
       if (delivery.kind === "home") {
         await this.views().home?.(delivery.user);
+        return { kind: "done" };
+      }
+      if (delivery.kind === "reply") {
+        const replyView = this.views().reply;
+        if (!replyView) throw new Error("the poster has no views for ephemeral answers");
+        const message = await replyView(delivery.reply);
+        // Ephemeral: nobody else sees it and it is never in history, so a repeat is the only risk
+        // of a lost answer, and a repeated answer harms less than a missing one.
+        await this.deps.slack.chat.postEphemeral({
+          channel: entry.channel,
+          user: delivery.user,
+          text: message.text,
+          ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+        });
         return { kind: "done" };
       }
       let incident = await this.deps.store.get(entry.incidentId);

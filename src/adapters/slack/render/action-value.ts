@@ -18,6 +18,8 @@ export const ACTION_IDS = {
 
 export const APPLY_MODAL = {
   callbackId: "playbook_apply_modal",
+  /** The form turned into a refusal: nothing to submit. */
+  refusedCallbackId: "playbook_apply_refused",
   reasonBlockId: "apply_reason",
   reasonActionId: "reason",
   confirmBlockId: "apply_confirm",

@@ -9,7 +9,13 @@ export { renderDiagnosingAck, renderUsageError } from "./errors.js";
 export { renderHelp } from "./help.js";
 export { renderHistory } from "./history.js";
 export { capBlocks, escapeMrkdwn, LIMITS, truncateText } from "./limits.js";
-export { canApply, renderApplyModal, renderProposal, renderRevertButton } from "./proposal.js";
+export {
+  canApply,
+  renderApplyModal,
+  renderApplyRefusal,
+  renderProposal,
+  renderRevertButton,
+} from "./proposal.js";
 export { renderStatusCard, statusCardBlocks } from "./status-card.js";
 export { renderStatusList } from "./status-list.js";
 export { checkLine, renderVerification } from "./verification.js";

@@ -1,6 +1,7 @@
 // One playbook step put to the people in the thread: what changes, why, the risk, how we will know
 // it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
 
+import type { Notice } from "../../../core/playbook/walk.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
@@ -16,6 +17,7 @@ import type {
   ProposalView,
   RevertButtonView,
 } from "./view-models.js";
+import { renderNotice } from "./walk-notice.js";
 
 export type { ApplyModalView, ProposalView, RevertButtonView } from "./view-models.js";
 
@@ -200,6 +202,17 @@ export function renderApplyModal(view: ApplyModalView): ModalView {
     submit: { type: "plain_text", text: "Apply" },
     close: { type: "plain_text", text: "Cancel" },
     blocks,
+  };
+}
+
+/** What the Apply click's form shows instead of the form when the step cannot be approved now. */
+export function renderApplyRefusal(notices: readonly Notice[]): ModalView {
+  return {
+    type: "modal",
+    callback_id: APPLY_MODAL.refusedCallbackId,
+    title: { type: "plain_text", text: clipPlain("Apply change", LIMITS.modalTitle) },
+    close: { type: "plain_text", text: "Close" },
+    blocks: notices.map((notice) => section(`:no_entry: ${renderNotice(notice)}`)),
   };
 }
 

@@ -1,0 +1,190 @@
+// Apply through the real receiver (signed requests, Bolt's own verification): the click is
+// acknowledged and a placeholder form opened at once with its short-lived trigger, whatever the
+// approver directory takes; a worker does the checks and turns the placeholder into the form, or
+// into the refusal (audited) for someone who may not approve.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { type Bot, startBot } from "../../../src/main.js";
+import { findButton } from "../../../src/sim/slack/person.js";
+import { postSigned } from "../../support/slack-signing.js";
+import { alertmanagerBody, CHANNEL, eventually, type Harness, postAlert, startHarness } from "./harness.js";
+
+const ALICE = "U0ALICE";
+const MALLORY = "U0MALLORY";
+const FORM = "application/x-www-form-urlencoded";
+/** How late the approver directory (Slack's usergroups.users.list) answers. */
+const DIRECTORY_DELAY_MS = 4000;
+const BOT_CONFIG = `
+defaults:
+  approvers: [S0ONCALL]
+tables:
+  db.events:
+    flinkJobName: events-ingest
+`;
+
+interface View {
+  id?: string;
+  callback_id?: string;
+  submit?: unknown;
+  blocks?: unknown[];
+}
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+function applyClick(harness: Harness, user: string, actionTs: string, rootTs: string): string {
+  const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
+  return new URLSearchParams({
+    payload: JSON.stringify({
+      type: "block_actions",
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: "T0TEST" },
+      api_app_id: "A0TEST",
+      token: "legacy-verification-token",
+      container: { type: "message", message_ts: apply.message.ts, channel_id: CHANNEL, is_ephemeral: false },
+      trigger_id: `${actionTs}.42.apply`,
+      team: { id: "T0TEST", domain: "test" },
+      channel: { id: CHANNEL, name: "incidents" },
+      message: {
+        type: "message",
+        ts: apply.message.ts,
+        text: apply.message.text,
+        blocks: apply.message.blocks,
+      },
+      response_url: harness.standIn.responseUrl(),
+      actions: [
+        {
+          action_id: "playbook_apply",
+          block_id: apply.blockId,
+          value: apply.button.value,
+          type: "button",
+          text: { type: "plain_text", text: "Apply" },
+          action_ts: actionTs,
+        },
+      ],
+    }),
+  }).toString();
+}
+
+async function proposed(label: string): Promise<{ harness: Harness; rootTs: string }> {
+  h = await startHarness(label, {
+    scenario: "competing-appends",
+    botConfig: BOT_CONFIG,
+    standIn: { usergroups: { S0ONCALL: [ALICE] } },
+    botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 } },
+  });
+  const harness = h;
+  expect(
+    (
+      await postAlert(
+        harness,
+        alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+      )
+    ).status,
+  ).toBe(202);
+  const rootTs = await eventually(
+    () => {
+      const root = harness.standIn.messages(CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
+      return root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply") ? root.ts : undefined;
+    },
+    20_000,
+    "the proposal",
+  );
+  // A fresh bot: nothing of the approver groups is cached, so the checks must ask Slack.
+  const first = harness.bots.splice(0, 1)[0]!;
+  await first.stop();
+  const fresh: Bot = await startBot(harness.config, {
+    namespace: harness.scope.namespace,
+    queuePrefix: harness.scope.queuePrefix,
+    queueNames: harness.scope.queueNames,
+    port: 0,
+    backoffMs: 100,
+    lockDurationMs: 2000,
+    stalledIntervalMs: 1000,
+    remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 },
+    now: () => harness.lakehouse!.clock.now(),
+  });
+  harness.bots.push(fresh);
+  return { harness, rootTs };
+}
+
+describe("Apply opens its form at once and a worker fills it in", () => {
+  it("acks and opens the placeholder while the approver directory is slow; the worker fills in the form", async () => {
+    const { harness, rootTs } = await proposed("apply-slow-directory");
+    harness.standIn.inject({ method: "usergroups.users.list", kind: "late", delayMs: DIRECTORY_DELAY_MS });
+    const clickedAt = Date.now();
+    const answer = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      applyClick(harness, ALICE, "1764540000.500001", rootTs),
+      FORM,
+    );
+    const ackMs = Date.now() - clickedAt;
+    expect(answer.status).toBe(200);
+    expect(ackMs).toBeLessThan(3000);
+
+    // The first view Slack sees is the placeholder, opened inside the trigger's 3 s.
+    const first = (await eventually(() => harness.standIn.views.opened[0], 3000, "the placeholder")) as View;
+    expect(first.callback_id).toBe("placeholder");
+    expect(first.submit).toBeUndefined();
+    const open = harness.standIn.calls.find((c) => c.method === "views.open");
+    expect(open?.ok).toBe(true);
+    expect(open!.atMs - clickedAt).toBeLessThan(3000);
+
+    // The worker's checks wait for the directory, then the same view becomes the form.
+    const form = (await eventually(
+      () => {
+        const view = harness.standIn.views.opened[0] as View;
+        return view.callback_id === "playbook_apply_modal" ? view : undefined;
+      },
+      DIRECTORY_DELAY_MS + 8000,
+      "the form",
+    )) as View;
+    const filledMs = Date.now() - clickedAt;
+    expect(form.id).toBe(first.id);
+    expect(form.submit).toBeDefined();
+    expect(JSON.stringify(form.blocks)).toContain("apply_reason");
+    expect(harness.standIn.views.opened).toHaveLength(1);
+    expect(filledMs).toBeGreaterThanOrEqual(DIRECTORY_DELAY_MS - 500);
+    const directory = harness.standIn.calls.filter((c) => c.method === "usergroups.users.list");
+    expect(directory.some((c) => c.fault === "late")).toBe(true);
+  }, 60_000);
+
+  it("turns the placeholder into the refusal for someone who may not approve, and audits it", async () => {
+    const { harness, rootTs } = await proposed("apply-refused");
+    const answer = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      applyClick(harness, MALLORY, "1764540000.600001", rootTs),
+      FORM,
+    );
+    expect(answer.status).toBe(200);
+    const refusal = (await eventually(
+      () => {
+        const view = harness.standIn.views.opened[0] as View | undefined;
+        return view?.callback_id === "playbook_apply_refused" ? view : undefined;
+      },
+      10_000,
+      "the refusal",
+    )) as View;
+    expect(refusal.submit).toBeUndefined();
+    expect(JSON.stringify(refusal.blocks)).toMatch(
+      /not an approver for db\.events; ask <!subteam\^S0ONCALL>/,
+    );
+    const rows = await eventually(
+      async () => {
+        const all = await harness.bots[0]!.store.audit("db.events");
+        const mine = all.filter((r) => r.actor === MALLORY);
+        return mine.length > 0 ? mine : undefined;
+      },
+      5000,
+      "the audit row",
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ outcome: "refused" });
+    // Shown in the form, not said twice.
+    expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === MALLORY)).toHaveLength(0);
+  }, 60_000);
+});
