@@ -3,26 +3,18 @@
 // second answer to the approver.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { findButton } from "../../src/sim/slack/person.js";
+import { buttonClickBody, findButton } from "../../src/sim/slack/person.js";
 import {
-  alertmanagerBody,
   CHANNEL,
   eventually,
   type Harness,
-  postAlert,
-  startHarness,
+  startWithProposal,
+  WALK_APPROVER,
 } from "../integration/bot/harness.js";
 import { postSigned } from "../support/slack-signing.js";
 
-const ALICE = "U0ALICE";
+const ALICE = WALK_APPROVER;
 const FORM = "application/x-www-form-urlencoded";
-const BOT_CONFIG = `
-defaults:
-  approvers: [${ALICE}]
-tables:
-  db.events:
-    flinkJobName: events-ingest
-`;
 const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
 
 let h: Harness | undefined;
@@ -35,10 +27,6 @@ const commits = (harness: Harness) =>
   harness.lakehouse!.requests.filter(
     (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
   ).length;
-const rootOf = (harness: Harness) =>
-  harness.standIn
-    .messages(CHANNEL)
-    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
 const everything = (harness: Harness, ts: string) =>
   harness.standIn
     .thread(CHANNEL, ts)
@@ -66,60 +54,15 @@ async function deliverThrice(harness: Harness, body: string): Promise<number[]> 
 
 describe("replayed Slack interactions (e2e)", () => {
   it("opens the form once for a replayed click and applies a replayed submission once", async () => {
-    h = await startHarness("rem-replay", {
-      scenario: "competing-appends",
-      botConfig: BOT_CONFIG,
-      botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 } },
-    });
-    const harness = h;
-    expect(
-      (
-        await postAlert(
-          harness,
-          alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
-        )
-      ).status,
-    ).toBe(202);
-    const rootTs = await eventually(
-      () => {
-        const root = rootOf(harness);
-        return root && everything(harness, root.ts).includes("playbook_apply") ? root.ts : undefined;
-      },
-      20_000,
-      "the proposal",
-    );
+    const { harness, rootTs } = await startWithProposal("rem-replay");
+    h = harness;
 
     const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
-    const click = {
-      type: "block_actions",
-      user,
-      api_app_id: "A0TEST",
-      token: "legacy-verification-token",
-      container: { type: "message", message_ts: apply.message.ts, channel_id: CHANNEL, is_ephemeral: false },
-      trigger_id: "7001.42.click",
-      team: { id: "T0TEST", domain: "test" },
-      channel: { id: CHANNEL, name: "incidents" },
-      message: {
-        type: "message",
-        ts: apply.message.ts,
-        text: apply.message.text,
-        blocks: apply.message.blocks,
-      },
-      response_url: harness.standIn.responseUrl(),
-      actions: [
-        {
-          action_id: "playbook_apply",
-          block_id: apply.blockId,
-          value: apply.button.value,
-          type: "button",
-          text: { type: "plain_text", text: "Apply" },
-          action_ts: "1764540000.123456",
-        },
-      ],
-    };
-    expect(
-      await deliverThrice(harness, new URLSearchParams({ payload: JSON.stringify(click) }).toString()),
-    ).toEqual([200, 200, 200]);
+    const click = buttonClickBody({ user: ALICE, channel: CHANNEL, standIn: harness.standIn }, apply, {
+      triggerId: "7001.42.click",
+      actionTs: "1764540000.123456",
+    });
+    expect(await deliverThrice(harness, click)).toEqual([200, 200, 200]);
     await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the apply form");
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(harness.standIn.views.opened).toHaveLength(1);

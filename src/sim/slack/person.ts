@@ -81,7 +81,7 @@ function form(payload: unknown): string {
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
-function userOf(person: SlackPerson) {
+function userOf(person: Pick<SlackPerson, "user">) {
   return {
     id: person.user,
     username: person.user.toLowerCase(),
@@ -90,17 +90,16 @@ function userOf(person: SlackPerson) {
   };
 }
 
-/** Presses a button of a thread message; returns the trigger id Slack would hand out. */
-export async function pressButton(
-  person: SlackPerson,
-  rootTs: string,
-  actionId: string,
-  valueOverride?: string,
-): Promise<string> {
-  const found = findButton(person.standIn, person.channel, rootTs, actionId);
-  if (!found) throw new Error(`no ${actionId} button in the thread`);
-  const triggerId = `${Date.now()}.${process.pid}.${++counter}`;
-  const payload = {
+export type FoundButton = NonNullable<ReturnType<typeof findButton>>;
+
+/** The form body of the block_actions request Slack sends when this person presses the button. */
+export function buttonClickBody(
+  person: Pick<SlackPerson, "user" | "channel" | "standIn">,
+  found: FoundButton,
+  ids: { triggerId: string; actionTs: string; value?: string },
+): string {
+  const actionId = found.button.action_id ?? "";
+  return form({
     type: "block_actions",
     user: userOf(person),
     api_app_id: "A0DEMO",
@@ -111,7 +110,7 @@ export async function pressButton(
       channel_id: person.channel,
       is_ephemeral: false,
     },
-    trigger_id: triggerId,
+    trigger_id: ids.triggerId,
     team: { id: "T0DEMO", domain: "demo" },
     channel: { id: person.channel, name: "incidents" },
     message: {
@@ -125,17 +124,34 @@ export async function pressButton(
       {
         action_id: actionId,
         block_id: found.blockId,
-        value: valueOverride ?? found.button.value,
+        value: ids.value ?? found.button.value,
         type: "button",
         text: { type: "plain_text", text: found.button.text?.text ?? actionId },
-        action_ts: `${Date.now() / 1000}`,
+        action_ts: ids.actionTs,
       },
     ],
-  };
+  });
+}
+
+/** Presses a button of a thread message; returns the trigger id Slack would hand out. */
+export async function pressButton(
+  person: SlackPerson,
+  rootTs: string,
+  actionId: string,
+  valueOverride?: string,
+): Promise<string> {
+  const found = findButton(person.standIn, person.channel, rootTs, actionId);
+  if (!found) throw new Error(`no ${actionId} button in the thread`);
+  const triggerId = `${Date.now()}.${process.pid}.${++counter}`;
+  const body = buttonClickBody(person, found, {
+    triggerId,
+    actionTs: `${Date.now() / 1000}`,
+    ...(valueOverride !== undefined ? { value: valueOverride } : {}),
+  });
   const status = await postSignedToSlackRoute(
     person.botUrl,
     person.signingSecret,
-    form(payload),
+    body,
     "application/x-www-form-urlencoded",
   );
   if (status !== 200) throw new Error(`the bot answered ${status} to the ${actionId} click`);

@@ -5,9 +5,9 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../../src/main.js";
-import { findButton } from "../../../src/sim/slack/person.js";
+import { buttonClickBody, findButton } from "../../../src/sim/slack/person.js";
 import { postSigned } from "../../support/slack-signing.js";
-import { alertmanagerBody, CHANNEL, eventually, type Harness, postAlert, startHarness } from "./harness.js";
+import { CHANNEL, eventually, type Harness, startWithProposal } from "./harness.js";
 
 const ALICE = "U0ALICE";
 const MALLORY = "U0MALLORY";
@@ -37,61 +37,18 @@ afterEach(async () => {
 
 function applyClick(harness: Harness, user: string, actionTs: string, rootTs: string): string {
   const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
-  return new URLSearchParams({
-    payload: JSON.stringify({
-      type: "block_actions",
-      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: "T0TEST" },
-      api_app_id: "A0TEST",
-      token: "legacy-verification-token",
-      container: { type: "message", message_ts: apply.message.ts, channel_id: CHANNEL, is_ephemeral: false },
-      trigger_id: `${actionTs}.42.apply`,
-      team: { id: "T0TEST", domain: "test" },
-      channel: { id: CHANNEL, name: "incidents" },
-      message: {
-        type: "message",
-        ts: apply.message.ts,
-        text: apply.message.text,
-        blocks: apply.message.blocks,
-      },
-      response_url: harness.standIn.responseUrl(),
-      actions: [
-        {
-          action_id: "playbook_apply",
-          block_id: apply.blockId,
-          value: apply.button.value,
-          type: "button",
-          text: { type: "plain_text", text: "Apply" },
-          action_ts: actionTs,
-        },
-      ],
-    }),
-  }).toString();
+  return buttonClickBody({ user, channel: CHANNEL, standIn: harness.standIn }, apply, {
+    triggerId: `${actionTs}.42.apply`,
+    actionTs,
+  });
 }
 
 async function proposed(label: string): Promise<{ harness: Harness; rootTs: string }> {
-  h = await startHarness(label, {
-    scenario: "competing-appends",
+  const { harness, rootTs } = await startWithProposal(label, {
     botConfig: BOT_CONFIG,
     standIn: { usergroups: { S0ONCALL: [ALICE] } },
-    botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 } },
   });
-  const harness = h;
-  expect(
-    (
-      await postAlert(
-        harness,
-        alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
-      )
-    ).status,
-  ).toBe(202);
-  const rootTs = await eventually(
-    () => {
-      const root = harness.standIn.messages(CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
-      return root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply") ? root.ts : undefined;
-    },
-    20_000,
-    "the proposal",
-  );
+  h = harness;
   // A fresh bot: nothing of the approver groups is cached, so the checks must ask Slack.
   const first = harness.bots.splice(0, 1)[0]!;
   await first.stop();

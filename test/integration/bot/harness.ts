@@ -7,6 +7,7 @@ import type { Report } from "../../../src/core/report/schema.js";
 import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
+import { findButton } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn, SlackStandInOptions } from "../../../src/sim/slack/types.js";
 import { until } from "../../support/poll.js";
@@ -224,4 +225,54 @@ export async function quiescent(harness: Harness, timeoutMs = 15_000): Promise<v
     timeoutMs,
     100,
   );
+}
+
+/** The approver of the walk tests' table. */
+export const WALK_APPROVER = "U0ALICE";
+
+/** db.events, written by the Flink job events-ingest, approved by WALK_APPROVER. */
+export const WALK_BOT_CONFIG = `
+defaults:
+  approvers: [${WALK_APPROVER}]
+tables:
+  db.events:
+    flinkJobName: events-ingest
+`;
+
+/**
+ * A bot on the competing-appends lakehouse with the db.events incident open and its first
+ * proposal (Apply button and all) in the thread. Follow-up checks are a minute apart, so nothing
+ * moves on by itself while a test clicks.
+ */
+export async function startWithProposal(
+  label: string,
+  options: HarnessOptions = {},
+): Promise<{ harness: Harness; rootTs: string }> {
+  const harness = await startHarness(label, {
+    scenario: "competing-appends",
+    botConfig: WALK_BOT_CONFIG,
+    ...options,
+    botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 }, ...options.botOptions },
+  });
+  try {
+    const fired = await postAlert(
+      harness,
+      alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+    );
+    if (fired.status !== 202) throw new Error(`the alert was answered ${fired.status}`);
+    const rootTs = await eventually(
+      () => {
+        const root = harness.standIn
+          .messages(CHANNEL)
+          .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+        return root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply") ? root.ts : undefined;
+      },
+      20_000,
+      "the proposal",
+    );
+    return { harness, rootTs };
+  } catch (error) {
+    await harness.close();
+    throw error;
+  }
 }

@@ -23,24 +23,17 @@ import { freePort } from "../../../src/util/free-port.js";
 import { REDIS_URL } from "../../support/redis.js";
 import { postSigned, slashCommandBody } from "../../support/slack-signing.js";
 import {
-  alertmanagerBody,
   CHANNEL,
   eventually,
   type Harness,
-  postAlert,
-  startHarness,
+  startWithProposal,
+  WALK_APPROVER,
+  WALK_BOT_CONFIG,
   WEBHOOK_TOKEN,
 } from "./harness.js";
 
-const ALICE = "U0ALICE";
+const ALICE = WALK_APPROVER;
 const FORM = "application/x-www-form-urlencoded";
-const BOT_CONFIG = `
-defaults:
-  approvers: [${ALICE}]
-tables:
-  db.events:
-    flinkJobName: events-ingest
-`;
 const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
 const user = { id: ALICE, username: "alice", name: "alice", team_id: "T0TEST" };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -88,36 +81,15 @@ afterEach(async () => {
 
 describe("clicks and submissions are queued jobs", () => {
   it("does nothing a click or a submission causes until a worker runs", async () => {
-    h = await startHarness("clicks-queued", {
-      scenario: "competing-appends",
-      botConfig: BOT_CONFIG,
-      botOptions: { remediation: { followUpIntervalMs: 60_000, diagnosisWaitMs: 5000 } },
-    });
-    const harness = h;
+    const started = await startWithProposal("clicks-queued");
+    h = started.harness;
+    const { harness, rootTs } = started;
     const lakehouse = harness.lakehouse!;
-    expect(
-      (
-        await postAlert(
-          harness,
-          alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
-        )
-      ).status,
-    ).toBe(202);
     const thread = (ts: string) =>
       harness.standIn
         .thread(CHANNEL, ts)
         .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
         .join("\n");
-    const rootTs = await eventually(
-      () => {
-        const root = harness.standIn
-          .messages(CHANNEL)
-          .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
-        return root && thread(root.ts).includes("playbook_apply") ? root.ts : undefined;
-      },
-      20_000,
-      "the proposal",
-    );
     const apply = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
     const incidentId = (await harness.bots[0]!.store.openIncidentFor("db.events"))!.id;
 
@@ -382,7 +354,7 @@ describe("interactions while Redis is away", () => {
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       ALERT_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
       INCIDENT_CHANNEL: CHANNEL,
-      BOT_CONFIG: BOT_CONFIG,
+      BOT_CONFIG: WALK_BOT_CONFIG,
       PORT: "0",
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     });

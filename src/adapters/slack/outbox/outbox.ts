@@ -175,6 +175,11 @@ export class SlackOutbox {
     return (ids as string[]) ?? [];
   }
 
+  /** Pushes the leases of incidents this poster holds further out (only those still queued). */
+  async renewLease(incidentIds: readonly string[], untilMs: number): Promise<void> {
+    await this.redis.zadd(`${this.prefix}:due`, "XX", ...incidentIds.flatMap((id) => [untilMs, id]));
+  }
+
   async head(incidentId: string): Promise<OutboxEntry | undefined> {
     const raw = await this.redis.lindex(this.queueKey(incidentId), 0);
     return raw ? (JSON.parse(raw) as OutboxEntry) : undefined;

@@ -109,6 +109,8 @@ export class OutboxPoster {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Incidents leased to this poster whose drain failed, with when the lease runs out. */
+  private readonly interrupted = new Map<string, number>();
 
   constructor(private readonly deps: PosterDeps) {
     this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
@@ -135,8 +137,22 @@ export class OutboxPoster {
 
   /** Sends what is due now; resolves when every claimed incident has been worked through. */
   async drain(): Promise<void> {
-    const incidents = await this.deps.outbox.claimDue(this.deps.now(), LEASE_MS, 50);
-    await Promise.all(incidents.map((id) => this.drainIncident(id)));
+    const now = this.deps.now();
+    // An incident whose drain broke off (Redis went away mid-way) is still leased to this poster:
+    // take it up again as soon as Redis answers, not a whole lease later.
+    const resumed = [...this.interrupted].filter(([, until]) => until > now).map(([id]) => id);
+    if (resumed.length > 0) await this.deps.outbox.renewLease(resumed, now + LEASE_MS);
+    const claimed = await this.deps.outbox.claimDue(now, LEASE_MS, 50);
+    this.interrupted.clear();
+    const incidents = [...new Set([...resumed, ...claimed])];
+    const results = await Promise.allSettled(incidents.map((id) => this.drainIncident(id)));
+    let failure: unknown;
+    results.forEach((result, i) => {
+      if (result.status === "fulfilled") return;
+      this.interrupted.set(incidents[i]!, now + LEASE_MS);
+      failure ??= result.reason;
+    });
+    if (failure !== undefined) throw failure;
   }
 
   private async drainIncident(incidentId: string): Promise<void> {
