@@ -134,7 +134,8 @@ export interface Bot {
   /**
    * True when nothing is left to do now: no job waiting, running or due for a retry on the
    * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
-   * (scheduled follow-ups and sweeps are not work now), and nothing owed to Slack.
+   * (scheduled follow-ups and sweeps are not work now), nothing owed to Slack, and no request
+   * whose listeners are still at work in this process's receiver.
    */
   idle(): Promise<boolean>;
   stop(): Promise<void>;
@@ -553,6 +554,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     remediation,
     sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
     async idle() {
+      // What the receiver is still doing for requests already answered comes first.
+      await app?.settled();
       const busy = await Promise.all([
         ...[queues.diagnose, queues.slack].map((q) => q.getJobCounts("waiting", "active", "delayed")),
         ...[remediationQueue.queue, sweepQueues.control, sweepQueues.catalog].map((q) =>

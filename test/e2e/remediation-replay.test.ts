@@ -8,6 +8,7 @@ import {
   CHANNEL,
   eventually,
   type Harness,
+  quiescent,
   startWithProposal,
   WALK_APPROVER,
 } from "../integration/bot/harness.js";
@@ -64,7 +65,7 @@ describe("replayed Slack interactions (e2e)", () => {
     });
     expect(await deliverThrice(harness, click)).toEqual([200, 200, 200]);
     await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the apply form");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await quiescent(harness);
     expect(harness.standIn.views.opened).toHaveLength(1);
 
     const view = harness.standIn.views.opened[0] as Record<string, unknown>;
@@ -89,7 +90,7 @@ describe("replayed Slack interactions (e2e)", () => {
     ).toEqual([200, 200, 200]);
     await eventually(() => commits(harness) === 1, 10_000, "the catalog commit");
     await eventually(() => /Applied by/.test(everything(harness, rootTs)), 5000, "the applied proposal");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quiescent(harness);
     expect(commits(harness)).toBe(1);
     // A repeat that got through would be answered ("already decided") to the approver.
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === ALICE)).toEqual([]);

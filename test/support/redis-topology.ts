@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { freePort } from "../../src/util/free-port.js";
+import { until } from "./poll.js";
 
 const run = promisify(execFile);
 
@@ -17,14 +18,9 @@ interface Server {
   child: ChildProcess;
 }
 
-/** Polls until probe is truthy; fails naming what it waited for. */
-async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Polls (through the suite's one polling helper) until probe holds; a probe that throws is "not yet". */
+function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<boolean> {
+  return until(() => probe().catch(() => false), what, timeoutMs, 100);
 }
 
 /** One command on a short-lived plain connection (no retries: a dead server answers at once). */

@@ -81,27 +81,37 @@ export interface BotApp {
   /** Starts listening (HTTP mode) or connects (Socket Mode; routes still served on `port`). */
   start(port: number): Promise<{ port: number }>;
   stop(): Promise<void>;
+  /** Resolves once no event's listeners are still at work in this receiver. */
+  settled(): Promise<void>;
 }
 
 /**
- * Hands the app every event with an ack whose answer is scrubbed: an ack's body (a slash command's
- * ephemeral reply, a form's errors) goes straight back to Slack. Receivers only call processEvent.
+ * Hands the app every event through `handle`: receivers only ever call processEvent, so this is
+ * where each event's ack and its listeners' work can be seen whole.
  */
-function scrubAcks(receiver: Receiver, scrub: <T>(value: T) => T): void {
+function wrapEvents(
+  receiver: Receiver,
+  handle: (event: ReceiverEvent, process: (event: ReceiverEvent) => Promise<void>) => Promise<void>,
+): void {
   const init = receiver.init.bind(receiver);
   receiver.init = (app: App) =>
     init(
       new Proxy(app, {
         get(target, key, holder) {
           if (key !== "processEvent") return Reflect.get(target, key, holder);
-          return (event: ReceiverEvent) =>
-            target.processEvent({
-              ...event,
-              ack: (response?: unknown) => event.ack(response === undefined ? undefined : scrub(response)),
-            });
+          return (event: ReceiverEvent) => handle(event, (e) => target.processEvent(e));
         },
       }),
     );
+}
+
+/** The event with an ack whose answer is scrubbed: an ack's body goes straight back to Slack. */
+function withScrubbedAck(event: ReceiverEvent, scrub: (<T>(value: T) => T) | undefined): ReceiverEvent {
+  if (!scrub) return event;
+  return {
+    ...event,
+    ack: (response?: unknown) => event.ack(response === undefined ? undefined : scrub(response)),
+  };
 }
 
 export function createBotApp(options: BotAppOptions): BotApp {
@@ -163,7 +173,18 @@ export function createBotApp(options: BotAppOptions): BotApp {
     httpReceiver.requestListener = refuseFutureRequests(httpReceiver.requestListener, { now });
     receiver = httpReceiver;
   }
-  if (options.scrub) scrubAcks(receiver, createScrubber(options.scrub));
+  const scrub = options.scrub ? createScrubber(options.scrub) : undefined;
+  // Events whose listeners are still at work (after the ack), for settled().
+  const inFlight = new Set<Promise<void>>();
+  wrapEvents(receiver, (event, process) => {
+    const running = process(withScrubbedAck(event, scrub));
+    inFlight.add(running);
+    running.then(
+      () => inFlight.delete(running),
+      () => inFlight.delete(running),
+    );
+    return running;
+  });
 
   const app = new App({
     receiver,
@@ -266,6 +287,9 @@ export function createBotApp(options: BotAppOptions): BotApp {
   let routeServer: RouteServer | undefined;
   return {
     app,
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
     async start(port) {
       if (httpReceiver) {
         const server = (await httpReceiver.start(port)) as Server;

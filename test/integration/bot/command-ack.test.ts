@@ -140,7 +140,8 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     const replayKeys = async () =>
       ((await ask(s.redisPort, "KEYS", "*seen:slack-command*")) as string[]).length;
     await eventually(async () => ((await replayKeys()) === 1 ? true : undefined), 5000, "the replay check");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The listener that held the check is done: had it queued the command, it would be there.
+    await s.bot.app!.settled();
     expect(await queued(s.bot)).toBe(0);
   });
 });

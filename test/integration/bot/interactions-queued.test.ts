@@ -143,7 +143,8 @@ describe("clicks and submissions are queued jobs", () => {
     await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the placeholder");
     await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued Apply");
     expect(await waitingKinds()).toEqual(["apply-form"]);
-    await sleep(1000);
+    // Everything the receiver does for the request is over: what did not happen by now never will.
+    await receiver.app!.settled();
     expect(harness.standIn.calls.slice(slackBeforeApply).map((c) => c.method)).toEqual(["views.open"]);
     expect(lakehouse.requests.length).toBe(upstreamBeforeApply);
     const placeholder = harness.standIn.views.opened[0] as { callback_id: string; submit?: unknown };
@@ -165,7 +166,6 @@ describe("clicks and submissions are queued jobs", () => {
     await eventually(async () => ((await waiting()) === 0 ? true : undefined), 5000, "the Apply job to run");
     harness.bots.splice(harness.bots.indexOf(filler), 1);
     await filler.stop();
-    await sleep(300);
 
     const upstreamBefore = lakehouse.requests.length;
     const slackBefore = harness.standIn.calls.length;
@@ -190,7 +190,7 @@ describe("clicks and submissions are queued jobs", () => {
     await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued approval");
     // The submission itself is the job (not an apply job a decision in the receiver would add).
     expect(await waitingKinds()).toEqual(["approval"]);
-    await sleep(1000);
+    await receiver.app!.settled();
     expect(lakehouse.requests.length).toBe(upstreamBefore);
     expect(harness.standIn.calls.length).toBe(slackBefore);
     expect(
@@ -213,7 +213,6 @@ describe("clicks and submissions are queued jobs", () => {
     // A button click with the worker stopped again: queued, no Slack call, until a worker runs.
     harness.bots.splice(harness.bots.indexOf(worker), 1);
     await worker.stop();
-    await sleep(300);
     const slackBeforeClick = harness.standIn.calls.length;
     const upstreamBeforeClick = lakehouse.requests.length;
     const stop = clickPayload(
@@ -226,7 +225,7 @@ describe("clicks and submissions are queued jobs", () => {
     expect((await postSigned(url, harness.secret, form(stop), FORM)).status).toBe(200);
     await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued click");
     expect(await waitingKinds()).toEqual(["click"]);
-    await sleep(1000);
+    await receiver.app!.settled();
     expect(harness.standIn.calls.length).toBe(slackBeforeClick);
     expect(lakehouse.requests.length).toBe(upstreamBeforeClick);
     harness.bots.push(await startBot(harness.config, { ...shared, role: "worker" }));
@@ -244,7 +243,6 @@ describe("clicks and submissions are queued jobs", () => {
     // "Show all evidence" with no worker: a placeholder and a queued job, no read of the report.
     const runner = harness.bots.pop()!;
     await runner.stop();
-    await sleep(300);
     const slackQueue = new Queue(harness.scope.queueNames.slack, {
       connection: { url: REDIS_URL },
       prefix: harness.scope.queuePrefix,
@@ -267,7 +265,7 @@ describe("clicks and submissions are queued jobs", () => {
       5000,
       "the queued evidence job",
     );
-    await sleep(500);
+    await receiver.app!.settled();
     expect(harness.standIn.calls.slice(slackBeforeEvidence).map((c) => c.method)).toEqual(["views.open"]);
     expect(harness.standIn.views.opened[1]).toMatchObject({ callback_id: "placeholder" });
     // A digest's "Start the fix" with no worker: a queued sweep job, no incident opened for the table.
@@ -290,7 +288,7 @@ describe("clicks and submissions are queued jobs", () => {
       5000,
       "the queued fix",
     );
-    await sleep(500);
+    await receiver.app!.settled();
     expect(await receiver.store.openIncidentFor("db.orders")).toBeUndefined();
     expect(harness.standIn.calls.slice(slackBeforeEvidence).map((c) => c.method)).toEqual(["views.open"]);
 
@@ -458,7 +456,10 @@ describe("interactions while Redis is away", () => {
       20_000,
       "ready",
     );
-    await sleep(1000);
+    // A command left in a connection's offline queue goes out ahead of these, in order (depth()
+    // reads through the queues' own connection).
+    await bot.app!.settled();
+    await bot.redis.ping();
     const depth = await bot.queues.depth();
     expect(Object.values(depth).reduce((a, b) => a + b, 0)).toBe(0);
     expect(Object.values(await remediationQueue.getJobCounts()).reduce((a, b) => a + b, 0)).toBe(0);

@@ -8,17 +8,10 @@ import { describe, expect, it } from "vitest";
 import { REDIS_RETRY_PERIOD_MS } from "../../../src/adapters/queue/connection-errors.js";
 import { SHUTDOWN_DEADLINE_MS } from "../../../src/main.js";
 import { freePort } from "../../../src/util/free-port.js";
+import { until } from "../../support/poll.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const main = path.join(root, "src/cli/main.ts");
-
-async function until(probe: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("the bot with Redis unreachable", { timeout: 90_000 }, () => {
   it("logs one structured line per retry period, reports not ready, and stops on SIGTERM", async () => {
@@ -46,7 +39,7 @@ describe("the bot with Redis unreachable", { timeout: 90_000 }, () => {
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     try {
-      await until(() => stdout.includes("iceberg-bot listening"), 45_000, "the receiver to listen");
+      await until(() => stdout.includes("iceberg-bot listening"), "the receiver to listen", 45_000);
       const listeningAt = Date.now();
       const ready = await fetch(`http://127.0.0.1:${httpPort}/readyz`);
       expect(ready.status).toBe(503);
