@@ -3,7 +3,12 @@
 // second answer to the approver.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { buttonClickBody, findButton } from "../../src/sim/slack/person.js";
+import {
+  applySubmissionBody,
+  buttonClickBody,
+  findButton,
+  type OpenedView,
+} from "../../src/sim/slack/person.js";
 import {
   CHANNEL,
   eventually,
@@ -33,7 +38,6 @@ const everything = (harness: Harness, ts: string) =>
     .thread(CHANNEL, ts)
     .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
     .join("\n");
-const user = { id: ALICE, username: "alice", name: "alice", team_id: "T0TEST" };
 
 /** Sends one signed request three times: twice byte for byte, then re-signed as Slack's retry. */
 async function deliverThrice(harness: Harness, body: string): Promise<number[]> {
@@ -69,25 +73,15 @@ describe("replayed Slack interactions (e2e)", () => {
     expect(harness.standIn.views.opened).toHaveLength(1);
 
     const view = harness.standIn.views.opened[0] as Record<string, unknown>;
-    const submission = {
-      type: "view_submission",
-      team: { id: "T0TEST", domain: "test" },
-      user,
-      api_app_id: "A0TEST",
-      token: "legacy-verification-token",
-      trigger_id: "7002.42.submit",
-      view: {
-        ...view,
-        state: {
-          values: {
-            apply_reason: { reason: { type: "plain_text_input", value: "retries are at the default" } },
-          },
-        },
+    const submission = applySubmissionBody(
+      { user: ALICE },
+      view as OpenedView,
+      "retries are at the default",
+      {
+        triggerId: "7002.42.submit",
       },
-    };
-    expect(
-      await deliverThrice(harness, new URLSearchParams({ payload: JSON.stringify(submission) }).toString()),
-    ).toEqual([200, 200, 200]);
+    );
+    expect(await deliverThrice(harness, submission)).toEqual([200, 200, 200]);
     await eventually(() => commits(harness) === 1, 10_000, "the catalog commit");
     await eventually(() => /Applied by/.test(everything(harness, rootTs)), 5000, "the applied proposal");
     await quiescent(harness);

@@ -158,13 +158,44 @@ export async function pressButton(
   return triggerId;
 }
 
-interface OpenedView {
+export interface OpenedView {
   id?: string;
   callback_id?: string;
   private_metadata?: string;
   hash?: string;
   title?: unknown;
   blocks?: Array<{ block_id?: string }>;
+}
+
+/** The form body of the view_submission Slack sends when this person submits the apply form. */
+export function applySubmissionBody(
+  person: Pick<SlackPerson, "user">,
+  view: OpenedView,
+  reason: string,
+  options: { confirm?: boolean; triggerId: string },
+): string {
+  const values: Record<string, Record<string, unknown>> = {
+    apply_reason: { reason: { type: "plain_text_input", value: reason } },
+  };
+  if (view.blocks?.some((b) => b.block_id === "apply_confirm")) {
+    values.apply_confirm = {
+      confirm: {
+        type: "checkboxes",
+        selected_options: options.confirm
+          ? [{ value: "correct-for-this-table", text: { type: "plain_text", text: "ok" } }]
+          : [],
+      },
+    };
+  }
+  return form({
+    type: "view_submission",
+    team: { id: "T0DEMO", domain: "demo" },
+    user: userOf(person),
+    api_app_id: "A0DEMO",
+    token: "legacy-verification-token",
+    trigger_id: options.triggerId,
+    view: { ...view, type: "modal", state: { values } },
+  });
 }
 
 /** Fills in and submits the newest apply modal the bot opened. */
@@ -187,32 +218,14 @@ export async function submitApplyModal(
     if (Date.now() > deadline) throw new Error("the bot did not open the apply form");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  const values: Record<string, Record<string, unknown>> = {
-    apply_reason: { reason: { type: "plain_text_input", value: reason } },
-  };
-  if (view.blocks?.some((b) => b.block_id === "apply_confirm")) {
-    values.apply_confirm = {
-      confirm: {
-        type: "checkboxes",
-        selected_options: confirm
-          ? [{ value: "correct-for-this-table", text: { type: "plain_text", text: "ok" } }]
-          : [],
-      },
-    };
-  }
-  const payload = {
-    type: "view_submission",
-    team: { id: "T0DEMO", domain: "demo" },
-    user: userOf(person),
-    api_app_id: "A0DEMO",
-    token: "legacy-verification-token",
-    trigger_id: `${Date.now()}.${process.pid}.${++counter}`,
-    view: { ...view, type: "modal", state: { values } },
-  };
+  const body = applySubmissionBody(person, view, reason, {
+    confirm,
+    triggerId: `${Date.now()}.${process.pid}.${++counter}`,
+  });
   const status = await postSignedToSlackRoute(
     person.botUrl,
     person.signingSecret,
-    form(payload),
+    body,
     "application/x-www-form-urlencoded",
   );
   if (status !== 200) throw new Error(`the bot answered ${status} to the form submission`);

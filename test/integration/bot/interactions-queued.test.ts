@@ -16,7 +16,7 @@ import { SHOW_EVIDENCE_ACTION } from "../../../src/adapters/slack/render/diagnos
 import { encodeSweepValue, SWEEP_ACTIONS } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { loadConfig } from "../../../src/config.js";
 import { type Bot, startBot } from "../../../src/main.js";
-import { findButton } from "../../../src/sim/slack/person.js";
+import { applySubmissionBody, findButton, type OpenedView } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../../src/sim/slack/types.js";
 import { freePort } from "../../../src/util/free-port.js";
@@ -169,21 +169,10 @@ describe("clicks and submissions are queued jobs", () => {
 
     const upstreamBefore = lakehouse.requests.length;
     const slackBefore = harness.standIn.calls.length;
-    const submission = {
-      type: "view_submission",
-      team: { id: "T0TEST", domain: "test" },
-      user,
-      api_app_id: "A0TEST",
-      token: "legacy-verification-token",
-      trigger_id: "7002.42.submit",
-      view: {
-        ...view,
-        state: {
-          values: { apply_reason: { reason: { type: "plain_text_input", value: "retries at default" } } },
-        },
-      },
-    };
-    const submitted = await postSigned(url, harness.secret, form(submission), FORM);
+    const submission = applySubmissionBody({ user: ALICE }, view as OpenedView, "retries at default", {
+      triggerId: "7002.42.submit",
+    });
+    const submitted = await postSigned(url, harness.secret, submission, FORM);
     expect(submitted.status).toBe(200);
     expect(submitted.body).not.toContain("errors");
     // Recorded, not carried out: one job waits, and nothing reached the catalog, Connect or Slack.
