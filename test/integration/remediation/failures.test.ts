@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
-import type { StepId } from "../../../src/core/ids.js";
 import { loadScenario } from "../../../src/sim/scenarios.js";
 import {
   ALICE,
@@ -20,15 +19,8 @@ afterEach(async () => {
 
 async function proposed(label: string, options: ServiceHarnessOptions = {}) {
   h = await startServiceHarness(label, options);
-  const { incidentId, rootTs, report } = await h.openIncident();
-  const walk = await until(() => h!.walks.get(incidentId), "the walk");
-  const stepId = report.nextStep?.id as StepId;
-  return {
-    incidentId,
-    rootTs,
-    stepId,
-    value: { incidentId, stepId, proposalId: walk.value.proposals[0]!.id },
-  };
+  const { incidentId, rootTs, value } = await h.openProposal();
+  return { incidentId, rootTs, stepId: value.stepId, value };
 }
 
 const phaseOf = async (incidentId: string) => (await h!.walks.get(incidentId))?.value.walk.current?.phase;

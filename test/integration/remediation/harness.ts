@@ -29,6 +29,7 @@ import { Claims } from "../../../src/adapters/store/claims.js";
 import { IncidentStore } from "../../../src/adapters/store/incident-store.js";
 import { WalkStore } from "../../../src/adapters/store/walk-store.js";
 import { type Config, loadConfig } from "../../../src/config.js";
+import type { StepId } from "../../../src/core/ids.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { diagnoseTable } from "../../../src/services/diagnose-table.js";
 import { Remediation, type RemediationDeps } from "../../../src/services/remediation/remediation.js";
@@ -37,6 +38,7 @@ import type { Scenario } from "../../../src/sim/scenario/schema.js";
 import { loadScenario } from "../../../src/sim/scenarios.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../../src/sim/slack/types.js";
+import { until } from "../../support/poll.js";
 import { REDIS_URL, testRedisScope } from "../../support/redis.js";
 
 export const CHANNEL = "C0REMEDY";
@@ -64,6 +66,13 @@ export interface ServiceHarness {
   cards: SlackJob[];
   /** Opens an incident for db.events with its root message, diagnoses it and proposes the next step. */
   openIncident(): Promise<{ incidentId: string; rootTs: string; report: Report }>;
+  /** openIncident, then the walk's first proposal as an Apply button's value names it. */
+  openProposal(): Promise<{
+    incidentId: string;
+    rootTs: string;
+    report: Report;
+    value: { incidentId: string; stepId: StepId; proposalId: string };
+  }>;
   catalogCommits(): number;
   /** Opens the placeholder an Apply click opens (as the receiver would); returns its view id. */
   applyForm(click: string): Promise<string>;
@@ -235,6 +244,13 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       await claims.complete(incident.id, `diagnosis-${n}`, String(posted.ts));
       await remediation.proposeFromReport(incident.id, n, report);
       return { incidentId: incident.id, rootTs, report };
+    },
+    async openProposal() {
+      const opened = await harness.openIncident();
+      const walk = await until(() => walks.get(opened.incidentId), "the walk");
+      const stepId = opened.report.nextStep?.id as StepId;
+      const value = { incidentId: opened.incidentId, stepId, proposalId: walk.value.proposals[0]!.id };
+      return { ...opened, value };
     },
     catalogCommits: () =>
       lakehouse.requests.filter(

@@ -55,13 +55,7 @@ describe("remediation across a Redis restart (AOF)", () => {
     port = await freePort();
     await startRedis();
     h = await startServiceHarness("rem-restart", { redisUrl: `redis://127.0.0.1:${port}`, intervalMs: 2500 });
-    const { incidentId } = await h.openIncident();
-    const walk = await until(() => h!.walks.get(incidentId), "the walk");
-    const value = {
-      incidentId,
-      stepId: "raise-commit-retries" as const,
-      proposalId: walk.value.proposals[0]!.id,
-    };
+    const { incidentId, value } = await h.openProposal();
 
     await restartRedis();
     const afterFirst = await until(

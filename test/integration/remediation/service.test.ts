@@ -43,13 +43,7 @@ describe("remediation service against the simulated lakehouse", () => {
 
   it("refuses and audits an unauthorised approval, applies nothing, then applies one double submission once", async () => {
     h = await startServiceHarness("rem-approve");
-    const { incidentId } = await h.openIncident();
-    const walk = await until(() => h!.walks.get(incidentId), "the walk");
-    const value = {
-      incidentId,
-      stepId: "raise-commit-retries" as const,
-      proposalId: walk.value.proposals[0]!.id,
-    };
+    const { incidentId, value } = await h.openProposal();
 
     // Apply: the form's placeholder becomes the refusal (no ephemeral on top); the submission of
     // a form opened earlier is refused with an ephemeral. Both are audited.
@@ -102,13 +96,7 @@ describe("remediation service against the simulated lakehouse", () => {
 
   it("tells a refusal as an ephemeral when the form it was meant for is gone, and audits it", async () => {
     h = await startServiceHarness("rem-form-gone");
-    const { incidentId } = await h.openIncident();
-    const walk = await until(() => h!.walks.get(incidentId), "the walk");
-    const value = {
-      incidentId,
-      stepId: "raise-commit-retries" as const,
-      proposalId: walk.value.proposals[0]!.id,
-    };
+    const { value } = await h.openProposal();
     // The person closed the placeholder before the worker got to it (or it never opened).
     await h.remediation.openApply(value, MALLORY, "iceberg-apply-closed-by-the-person");
     const refusal = await until(
@@ -123,13 +111,7 @@ describe("remediation service against the simulated lakehouse", () => {
 
   it("follows up until the writer commits again, edits one verification message and resolves", async () => {
     h = await startServiceHarness("rem-recover", { checks: 6, intervalMs: 250 });
-    const { incidentId, rootTs } = await h.openIncident();
-    const walk = await until(() => h!.walks.get(incidentId), "the walk");
-    const value = {
-      incidentId,
-      stepId: "raise-commit-retries" as const,
-      proposalId: walk.value.proposals[0]!.id,
-    };
+    const { incidentId, rootTs, value } = await h.openProposal();
     await h.remediation.submitApproval(value, ALICE, "default retries", false);
     await until(() => h!.catalogCommits() === 1, "the catalog commit");
     // Simulated time moves once the change is recorded, so the writer's next snapshot comes after it.
@@ -156,13 +138,7 @@ describe("remediation service against the simulated lakehouse", () => {
 
   it("a Stop pressed while the apply job waits in the queue wins: nothing is applied", async () => {
     h = await startServiceHarness("rem-stop", { worker: false });
-    const { incidentId, rootTs } = await h.openIncident();
-    const walk = await until(() => h!.walks.get(incidentId), "the walk");
-    const value = {
-      incidentId,
-      stepId: "raise-commit-retries" as const,
-      proposalId: walk.value.proposals[0]!.id,
-    };
+    const { incidentId, rootTs, value } = await h.openProposal();
     await h.remediation.submitApproval(value, ALICE, "go", false);
     const [job] = await h.queue.queue.getWaiting();
     expect(job?.data.kind).toBe("apply");
