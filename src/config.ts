@@ -3,14 +3,9 @@
 // logs or error messages: use redactConfig() when printing.
 
 import { z } from "zod";
-import {
-  DEFAULT_REDIS_URL,
-  parseRedisUrl,
-  type RedisTopology,
-  topologySecrets,
-} from "./adapters/redis/redis-url.js";
 import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
 import { CodedError, ErrorCode } from "./errors.js";
+import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.

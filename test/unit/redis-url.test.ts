@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keySlot } from "../../src/adapters/redis/connection.js";
-import { describeTopology, parseRedisUrl } from "../../src/adapters/redis/redis-url.js";
 import { loadConfig, REDACTED, redactConfig, secretValues } from "../../src/config.js";
+import { describeTopology, parseRedisUrl } from "../../src/redis-url.js";
 
 describe("REDIS_URL forms", () => {
   it("keeps a standalone URL for ioredis, without our own options", () => {

@@ -4,7 +4,7 @@
 
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { describeTopology, parseRedisUrl, type RedisTopology } from "./redis-url.js";
+import { describeTopology, parseRedisUrl, type RedisTopology } from "../../redis-url.js";
 
 /** A connected client of any topology; Redis and Cluster share the command API the bot uses. */
 export type RedisClient = Redis | Cluster;

@@ -1,4 +1,5 @@
-// REDIS_URL in its three forms, parsed without I/O (config.ts validates with it):
+// REDIS_URL in its three forms, parsed without I/O (config.ts validates with it; the Redis
+// adapter connects from what it returns):
 //   redis://[user:password@]host:6379[/db]              one server (rediss:// for TLS)
 //   redis+sentinel://[user:password@]h1:26379,h2:26379/mymaster[/db][?options]
 //   redis+cluster://[user:password@]h1:6379,h2:6379[?options]
