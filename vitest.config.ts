@@ -7,6 +7,7 @@ export const CLUSTER_SUITES = [
   "test/integration/remediation/failures.test.ts",
   "test/e2e/remediation-walk.test.ts",
   "test/integration/redis-batched-first-time.test.ts",
+  "test/integration/command-inbox.test.ts",
   "test/drills/cluster-*.test.ts",
 ];
 

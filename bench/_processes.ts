@@ -1,6 +1,7 @@
 // Processes for the side-by-side benchmarks: a private redis-server, the bot's own commands
-// (`start`, `serve`, `worker`) run from the sources as an operator would run them, and small
-// floor servers. Every process is ours and is stopped by the close() it comes with.
+// (`start`, `serve`, `worker`) run from the build as an operator runs them (the package's bin,
+// dist/cli/main.js; run.ts builds it first), and small floor servers. Every process is ours and
+// is stopped by the close() it comes with.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -69,7 +70,7 @@ const BENCH_DEFAULTS = {
 };
 
 /**
- * Runs `iceberg-bot <command>` from the sources with `env` and waits for its "listening" line
+ * Runs `iceberg-bot <command>` from the build with `env` and waits for its "listening" line
  * (a worker has none: it waits for "started"). Extra node flags (e.g. --cpu-prof) go first.
  */
 export async function botProcess(
@@ -77,15 +78,11 @@ export async function botProcess(
   env: Record<string, string>,
   nodeFlags: string[] = [],
 ): Promise<Running> {
-  const child = spawn(
-    process.execPath,
-    [...nodeFlags, "--import", "tsx", join(root, "src/cli/main.ts"), command],
-    {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? "", ...BENCH_DEFAULTS, ...env, PORT: "0", LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const child = spawn(process.execPath, [...nodeFlags, join(root, "dist/cli/main.js"), command], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", ...BENCH_DEFAULTS, ...env, PORT: "0", LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = "";
     const onData = (chunk: Buffer) => {
@@ -113,13 +110,17 @@ export async function botProcess(
   return { port, pid: child.pid ?? -1, close: () => stopChild(child) };
 }
 
-/** Runs a bench script that prints {"port": n} once it listens (the floors). Node flags go first. */
+/**
+ * Runs a bench script that prints {"port": n} once it listens (the floors). Node flags go first.
+ * A .mjs script runs on node alone, as the built bot does; a .ts one through tsx.
+ */
 export async function scriptProcess(
   script: string,
   args: string[] = [],
   nodeFlags: string[] = [],
 ): Promise<Running> {
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", join(here, script), ...args], {
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...nodeFlags, ...loader, join(here, script), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -80,7 +80,7 @@ export function scenarioFor(count: number): ScenarioInput {
 async function child(args: string[]): Promise<Measurement> {
   const { stdout } = await run_(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", join(here, "_diagnose-scale-child.ts"), ...args],
+    ["--expose-gc", join(here, "_diagnose-scale-child.mjs"), ...args],
     {
       maxBuffer: 1 << 20,
     },

@@ -1,6 +1,8 @@
 // Runs every benchmark in bench/ one after another and prints what each measured.
-// `npm run bench` runs all; `npm run bench -- diagnose-scale` runs the named ones.
+// `npm run bench` runs all; `npm run bench -- diagnose-scale` runs the named ones. The bot's
+// processes run from the build, as an operator runs them, so the build is made first.
 
+import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -17,6 +19,12 @@ const names = readdirSync(here)
   .map((file) => file.replace(/\.ts$/, ""))
   .filter((name) => wanted.length === 0 || wanted.includes(name))
   .sort();
+
+const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: join(here, ".."), stdio: "inherit" });
+if (build.status !== 0) {
+  process.stderr.write("npm run build failed: the benchmarks run the built bot\n");
+  process.exit(1);
+}
 
 let failed = 0;
 for (const name of names) {

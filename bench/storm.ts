@@ -42,7 +42,7 @@ export async function run(): Promise<Record<string, number | string>> {
       : [];
     const bots = [await botProcess("start", env, profile), await botProcess("start", env, profile)];
     running.push(...bots);
-    const bares = [await scriptProcess("_bare-json.ts"), await scriptProcess("_bare-json.ts")];
+    const bares = [await scriptProcess("_bare-json.mjs"), await scriptProcess("_bare-json.mjs")];
     running.push(...bares);
     const urls = (rs: Running[]) => rs.map((r) => `http://127.0.0.1:${r.port}`);
     const result = await loadProcess<LoadResult>("_storm-load.ts", {

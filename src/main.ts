@@ -9,7 +9,9 @@ import { createMetrics } from "./adapters/http/metrics.js";
 import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { loadPlaybooks } from "./adapters/playbooks/files.js";
+import { createCommandInbox, parseInboxEntry } from "./adapters/queue/command-inbox.js";
 import { connectionErrorReporter, redisRetryStrategy } from "./adapters/queue/connection-errors.js";
+import { type InboxMover, startInboxMover } from "./adapters/queue/inbox-mover.js";
 import { DiagnoseJobSchema, type SlackJob, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
@@ -36,6 +38,7 @@ import { homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbo
 import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox/poster.js";
 import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
+import { REPLAY_MEMORY_SECONDS } from "./adapters/slack/replay-guard.js";
 import {
   commandResultMessage,
   diagnosisMessage,
@@ -54,6 +57,7 @@ import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig, secretValues } from "./config.js";
 import { asCodedError, CodedError, ErrorCode } from "./errors.js";
 import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
+import { runInboxCommand } from "./services/commands.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident/deps.js";
 import { runDiagnoseJob } from "./services/incident/diagnosis.js";
 import { createKnownTables } from "./services/incident/tables.js";
@@ -184,7 +188,11 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     names: options.queueNames,
     backoffMs: options.backoffMs,
   });
-  const metrics = createMetrics(() => queues.depth());
+  // The command inbox counts as a queue: what waits there is as owed as a waiting job.
+  const metrics = createMetrics(async () => ({
+    ...(await queues.depth()),
+    "command-inbox.waiting": await redis.xlen(store.keys.inbox()),
+  }));
   const sweepStore = new SweepStore(redis, options.namespace);
   const sweepQueues = createSweepQueues({
     connection: queueRedis,
@@ -282,6 +290,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
   let poster: OutboxPoster | undefined;
   let sweeper: NodeJS.Timeout | undefined;
+  let inboxMover: InboxMover | undefined;
+  let inboxRedis: RedisClient | undefined;
   if (inlineWorkers) {
     // Loaded on first use: a serve-only process never needs the evidence stack.
     const diagnose: DiagnoseFn =
@@ -342,6 +352,35 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   }
 
   if (inlineWorkers) {
+    // Slash commands the receivers recorded, queued here; reads block, so on a connection of their own.
+    inboxRedis = redisErrors.watch(
+      createRedisClient(config.redis, "blocking", {
+        connectionName: "iceberg-bot-inbox",
+        retryStrategy: redisRetryStrategy,
+      }),
+      "inbox",
+    );
+    const commandDeps = {
+      queues: slackQueues,
+      requestSweep: (request: { requestId: string; channel: string; user: string }) =>
+        sweepQueues.requestSweep(request),
+    };
+    inboxMover = startInboxMover({
+      blocking: inboxRedis,
+      redis,
+      key: store.keys.inbox(),
+      now: wallClock,
+      handle: async (entry) => {
+        const command = parseInboxEntry(entry);
+        if (command === undefined) {
+          // Its text is a person's input: the length says enough to find it, nothing more is logged.
+          log.error({ entryLength: entry.length }, "command inbox entry is not a command, dropped");
+          return;
+        }
+        await runInboxCommand(commandDeps, command);
+      },
+      onError: (error) => redisErrors.report("command inbox", error),
+    });
     // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
     sweeper = setInterval(() => {
       sweepOutbox({ queues: slackQueues, store }).catch((error: unknown) =>
@@ -487,6 +526,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       // The producers, the store and the claims all use this connection.
       redisReady: () => redis.status === "ready",
       queues: slackQueues,
+      inbox: createCommandInbox(redis, store.keys, REPLAY_MEMORY_SECONDS),
       store,
       claims,
       // A burst of Slack requests checks for replays in one round trip per event-loop turn.
@@ -497,7 +537,6 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       now,
       remediation,
       sweep: {
-        requestSweep: (request) => sweepQueues.requestSweep(request),
         requestAudit: (request) => sweepQueues.requestAudit(request),
         requestFix: (request) => sweepQueues.requestFix(request),
       },
@@ -528,6 +567,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await app?.stop();
       if (app) log.info({ role }, "receiver stopped");
       if (sweeper) clearInterval(sweeper);
+      await inboxMover?.stop();
       await workers?.close();
       await remediationWorker?.close();
       await poster?.stop();
@@ -537,7 +577,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await sweepQueues.close();
       await queues.close();
       await remediationQueue.close();
-      await Promise.all([closeRedis(redis), closeRedis(queueRedis)]);
+      await Promise.all([closeRedis(redis), closeRedis(queueRedis), inboxRedis && closeRedis(inboxRedis)]);
     })();
     return stopping;
   };
@@ -563,7 +603,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         ),
       ]);
       const jobs = busy.flatMap((counts) => Object.values(counts)).reduce((a, b) => a + b, 0);
-      return jobs === 0 && (await outbox.pending()) === 0;
+      return jobs === 0 && (await outbox.pending()) === 0 && (await redis.xlen(store.keys.inbox())) === 0;
     },
     stop,
   };

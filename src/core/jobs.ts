@@ -17,6 +17,16 @@ export const DiagnoseJobSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
+/** A slash command recorded by the receiver, as Slack sent it (see the command inbox). */
+export const InboxCommandSchema = z.object({
+  text: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  /** Slack's trigger_id: unique per invocation, the replay key and the queued job's id. */
+  triggerId: z.string().min(1),
+});
+export type InboxCommand = z.infer<typeof InboxCommandSchema>;
+
 /** Ephemeral replies to one person; rendered by the Slack adapter when the job runs. */
 export const EphemeralSchema = z.discriminatedUnion("kind", [
   z.object({

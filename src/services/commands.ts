@@ -1,7 +1,8 @@
 // `/iceberg …` after the ack: the listener has already answered Slack (within its 3 s) with a
 // usage error or a "working on it" line; this queues the work whose result arrives later.
 
-import type { ParsedCommand, UsageProblem } from "../core/incident/command-text.js";
+import { type ParsedCommand, parseCommandText, type UsageProblem } from "../core/incident/command-text.js";
+import type { InboxCommand } from "../core/jobs.js";
 import type { Enqueuer } from "./incident/deps.js";
 
 export interface CommandContext {
@@ -78,4 +79,25 @@ export async function dispatchCommand(
     case "sweep":
       return;
   }
+}
+
+export interface InboxCommandDeps {
+  queues: Enqueuer;
+  /** `/iceberg sweep`; without it the command is dropped (its ack already said what happens). */
+  requestSweep?: (request: { requestId: string; channel: string; user: string }) => Promise<void>;
+}
+
+/**
+ * A command the receiver recorded and acknowledged, carried out by a worker: its text is parsed
+ * again (the receiver kept only what Slack sent) and its work queued under ids fixed by the
+ * trigger id, so handling an entry twice queues it once.
+ */
+export async function runInboxCommand(deps: InboxCommandDeps, command: InboxCommand): Promise<void> {
+  const parsed = parseCommandText(command.text);
+  const context = { channel: command.channel, user: command.user, requestId: command.triggerId };
+  if (parsed.kind === "sweep") {
+    await deps.requestSweep?.(context);
+    return;
+  }
+  await dispatchCommand(deps.queues, parsed, context);
 }

@@ -113,6 +113,13 @@ function replaceWidened(text: string, pattern: RegExp): string {
   return out + text.slice(last);
 }
 
+/** The pattern of every form scrubAllForms replaces, one per entry (for a one-pass "anything here?"). */
+export function secretFormPatterns(secrets: readonly string[]): string[] {
+  return secrets
+    .filter((secret) => secret !== "")
+    .flatMap((secret) => matchersFor(secret).map((m) => m.pattern.source));
+}
+
 /** Replaces every raw, URL-encoded, JSON-escaped and base64 form of each secret. */
 export function scrubAllForms(text: string, secrets: readonly string[]): string {
   let out = text;

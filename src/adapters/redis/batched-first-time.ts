@@ -1,17 +1,10 @@
 // The replay guard's "first time seen?" (SET NX EX), sent as one script per turn of the event
-// loop. A burst of slash commands arrives in a few socket reads; one write per check showed in
-// the receiver's profile as its largest cost beyond Bolt's own. A script rather than a pipeline:
+// loop (see batch-calls.ts) for a burst of clicks, submissions and events. A script rather than a pipeline:
 // ioredis builds every pipeline with a copy of each script the queues define, which costs more
 // than the checks. Every key shares the store's hash tag, so the script runs on one Cluster slot.
 
+import { batchCalls } from "./batch-calls.js";
 import type { RedisClient } from "./connection.js";
-
-interface Pending {
-  key: string;
-  ttlSeconds: number;
-  resolve: (first: boolean) => void;
-  reject: (error: unknown) => void;
-}
 
 export type FirstTime = (scope: string, key: string, ttlSeconds: number) => Promise<boolean>;
 
@@ -30,30 +23,17 @@ export function batchedFirstTime(
   redis: RedisClient,
   seenKey: (scope: string, key: string) => string,
 ): FirstTime {
-  let pending: Pending[] = [];
-
-  const flush = async () => {
-    const batch = pending.slice(0, MAX_BATCH);
-    pending = pending.slice(MAX_BATCH);
-    if (pending.length > 0) setImmediate(flush);
-    try {
+  const check = batchCalls<{ key: string; ttlSeconds: number }, boolean>({
+    maxBatch: MAX_BATCH,
+    send: async (batch) => {
       const replies = (await redis.eval(
         SET_EACH_NX,
         batch.length,
         ...batch.map((item) => item.key),
         ...batch.map((item) => item.ttlSeconds),
       )) as number[];
-      batch.forEach((item, index) => {
-        item.resolve(replies[index] === 1);
-      });
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-    }
-  };
-
-  return (scope, key, ttlSeconds) =>
-    new Promise<boolean>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ key: seenKey(scope, key), ttlSeconds, resolve, reject });
-    });
+      return replies.map((reply) => reply === 1);
+    },
+  });
+  return (scope, key, ttlSeconds) => check({ key: seenKey(scope, key), ttlSeconds });
 }

@@ -6,11 +6,17 @@ import type { Logger } from "pino";
 export function boltLogger(log: Logger): BoltLogger {
   let level = LogLevel.WARN;
   const text = (args: unknown[]) => args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ");
+  // Bolt logs debug lines on every request: they are formatted only when they would be written.
+  const at =
+    (name: "debug" | "info" | "warn" | "error") =>
+    (...args: unknown[]) => {
+      if (log.isLevelEnabled(name)) log[name]({ from: "bolt" }, text(args));
+    };
   return {
-    debug: (...args: unknown[]) => log.debug({ from: "bolt" }, text(args)),
-    info: (...args: unknown[]) => log.info({ from: "bolt" }, text(args)),
-    warn: (...args: unknown[]) => log.warn({ from: "bolt" }, text(args)),
-    error: (...args: unknown[]) => log.error({ from: "bolt" }, text(args)),
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
     setLevel: (next: LogLevel) => {
       level = next;
     },

@@ -4,10 +4,11 @@
 // expires in 3 s: a placeholder, opened once the click is recorded, which the worker fills in with
 // the form or with why this person cannot approve this step now.
 
-import type { App, BlockAction, ButtonAction } from "@slack/bolt";
+import type { BlockAction, ButtonAction } from "@slack/bolt";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { ButtonKind, Remediation } from "../../services/remediation/remediation.js";
+import type { ListenerRouter } from "./listener-router.js";
 import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { NOT_RECORDED_TEXT, type Recorder, tellNotRecorded } from "./record.js";
 import { ACTION_IDS, APPLY_MODAL, decodeActionValue } from "./render/action-value.js";
@@ -27,7 +28,7 @@ function clickId(user: string, action: ButtonAction): string {
 }
 
 export function registerPlaybookListeners(
-  app: App,
+  router: ListenerRouter,
   remediation: Remediation,
   log: LogLike,
   recorder: Recorder,
@@ -36,7 +37,7 @@ export function registerPlaybookListeners(
   const failed = (what: string) => (error: unknown) =>
     log.error({ err: asCodedError(error).message, what }, "playbook action failed");
 
-  app.action<BlockAction<ButtonAction>>(ACTION_IDS.apply, async ({ ack, body, action, respond }) => {
+  router.action<BlockAction<ButtonAction>>(ACTION_IDS.apply, async ({ ack, body, action, respond }) => {
     await ack();
     let value: ReturnType<typeof decodeActionValue>;
     try {
@@ -61,7 +62,7 @@ export function registerPlaybookListeners(
   });
 
   for (const [actionId, kind] of BUTTONS) {
-    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
+    router.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
       await ack();
       let value: ReturnType<typeof decodeActionValue>;
       try {
@@ -77,7 +78,7 @@ export function registerPlaybookListeners(
     });
   }
 
-  app.view(APPLY_MODAL.callbackId, async ({ ack, body, view }) => {
+  router.view(APPLY_MODAL.callbackId, async ({ ack, body, view }) => {
     let value: ReturnType<typeof decodeActionValue>;
     try {
       value = decodeActionValue(view.private_metadata);

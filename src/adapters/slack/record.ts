@@ -52,9 +52,20 @@ export function recorder(options: { ready?: () => boolean; timeoutMs?: number; l
   };
 }
 
+/** Told after NOT_RECORDED_TEXT when Redis took the interaction after all. */
+export const RECORDED_LATE_TEXT = "Redis was slow, but this went through after all: no need to do it again.";
+
 /** Through the response_url: needs no Redis, shown only to the person who clicked. */
 export async function tellNotRecorded(respond: RespondFn, log: LogLike): Promise<void> {
-  await respond({ response_type: "ephemeral", replace_original: false, text: NOT_RECORDED_TEXT }).catch(
-    (error: unknown) => log.warn({ err: asCodedError(error).message }, "response_url reply failed"),
+  await tellPrivately(respond, log, NOT_RECORDED_TEXT);
+}
+
+export async function tellRecordedLate(respond: RespondFn, log: LogLike): Promise<void> {
+  await tellPrivately(respond, log, RECORDED_LATE_TEXT);
+}
+
+async function tellPrivately(respond: RespondFn, log: LogLike, text: string): Promise<void> {
+  await respond({ response_type: "ephemeral", replace_original: false, text }).catch((error: unknown) =>
+    log.warn({ err: asCodedError(error).message }, "response_url reply failed"),
   );
 }

@@ -76,27 +76,14 @@ export interface ReplayGuardDeps {
   ttlSeconds?: number;
 }
 
-/** Where the guard leaves a slash command's check for its listener (Bolt shares `context`). */
-const FIRST_DELIVERY = "firstDelivery";
-
-/**
- * For a slash command passed on by replayGuard: resolves true when this is its first delivery
- * (or when Redis could not tell), false for a repeat the listener must not carry out again.
- * True when no guard ran.
- */
-export function firstDelivery(context: Record<string, unknown>): Promise<boolean> {
-  const check = context[FIRST_DELIVERY];
-  return check instanceof Promise ? (check as Promise<boolean>) : Promise.resolve(true);
-}
-
 /**
  * Bolt middleware: a delivery already seen is acknowledged (so Slack stops retrying and shows no
  * error) and goes no further. When Redis cannot answer, the request goes on: whatever it triggers
  * must then record itself in Redis too and will fail there with its own answer to the user, and
  * the decisions themselves are guarded by the walk's state, so nothing is done twice regardless.
  *
- * A slash command is not held back for the check: its ack needs no Redis, so the listener gets
- * the check in flight (firstDelivery), acknowledges at once and consults it before recording.
+ * Slash commands do not pass here: the command inbox that records one after its ack drops a
+ * repeat in the same script (see command-inbox.ts).
  */
 export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs> {
   const ttl = deps.ttlSeconds ?? REPLAY_MEMORY_SECONDS;
@@ -129,11 +116,6 @@ export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs
         return true;
       },
     );
-    if (isObject(body) && str(body.command) !== undefined) {
-      context[FIRST_DELIVERY] = check;
-      await next();
-      return;
-    }
     if (await check) {
       await next();
       return;

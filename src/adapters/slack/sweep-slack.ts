@@ -3,12 +3,13 @@
 // only record the click as a queued job (or tell the person it could not be recorded), as every
 // listener here does; a worker audits the table or opens its incident.
 
-import type { App, BlockAction, ButtonAction } from "@slack/bolt";
+import type { BlockAction, ButtonAction } from "@slack/bolt";
 import type { AuditReport } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { Claims } from "../store/claims.js";
+import type { ListenerRouter } from "./listener-router.js";
 import { type Recorder, tellNotRecorded } from "./record.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { decodeSweepValue, renderSweepDigest, SWEEP_ACTIONS } from "./render/sweep-digest.js";
@@ -108,12 +109,12 @@ export interface SweepListenerDeps {
 export const SWEEP_ACTION_IDS: readonly string[] = Object.values(SWEEP_ACTIONS);
 
 export function registerSweepListeners(
-  app: App,
+  router: ListenerRouter,
   deps: SweepListenerDeps,
   log: LogLike,
   recorder: Recorder,
 ): void {
-  app.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.audit, async ({ ack, body, action, respond }) => {
+  router.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.audit, async ({ ack, body, action, respond }) => {
     await ack();
     const value = decodeSweepValue(action.value);
     const channel = body.channel?.id ?? body.container?.channel_id;
@@ -131,7 +132,7 @@ export function registerSweepListeners(
     if (!recorded) await tellNotRecorded(respond, log);
   });
 
-  app.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.fix, async ({ ack, body, action, respond }) => {
+  router.action<BlockAction<ButtonAction>>(SWEEP_ACTIONS.fix, async ({ ack, body, action, respond }) => {
     await ack();
     const value = decodeSweepValue(action.value);
     const channel = body.channel?.id ?? body.container?.channel_id;

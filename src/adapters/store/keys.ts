@@ -16,6 +16,8 @@ export interface Keys {
   seen(scope: string, key: string): string;
   /** Jobs promised by alert intake and not yet confirmed queued. */
   outbox(): string;
+  /** Slash commands recorded by a receiver and not yet queued by a worker (a stream). */
+  inbox(): string;
   /** Fingerprints of an incident's alerts still firing. */
   firing(id: string): string;
 }
@@ -34,6 +36,7 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     tableAudit: (table) => `${p}:audit:${table}`,
     seen: (scope, key) => `${p}:seen:${scope}:${key}`,
     outbox: () => `${p}:intake-outbox`,
+    inbox: () => `${p}:command-inbox`,
     firing: (id) => `${p}:firing:${id}`,
   };
 }

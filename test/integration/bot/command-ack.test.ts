@@ -1,12 +1,14 @@
-// A slash command is acknowledged before it is recorded, so its ack never waits for Redis. When
-// recording then fails (writes refused) or hangs (writes paused) while the connection is up, the
-// person is told through the command's response_url, and a recording still under way when they
-// were told does not turn up later. Each case runs against its own redis-server, which the test
-// makes refuse or hold writes; the requests are signed and verified by Bolt's real receiver.
+// A slash command is acknowledged before it is recorded, so its ack never waits for Redis. The
+// receiver records it in the command inbox and a worker queues it. When recording then fails
+// (writes refused) or hangs (writes paused) while the connection is up, the person is told through
+// the command's response_url; a recording still under way when they were told that lands later is
+// told too. Each case runs against its own redis-server, which the test makes refuse or hold
+// writes; the requests are signed and verified by Bolt's real receiver.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { NOT_RECORDED_TEXT } from "../../../src/adapters/slack/record.js";
+import { NOT_RECORDED_TEXT, RECORDED_LATE_TEXT } from "../../../src/adapters/slack/record.js";
+import { createKeys } from "../../../src/adapters/store/keys.js";
 import { loadConfig } from "../../../src/config.js";
 import { type Bot, startBot } from "../../../src/main.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
@@ -24,6 +26,8 @@ interface Setup {
   standIn: SlackStandIn;
   redisPort: number;
   url: string;
+  /** Starts a worker on the same Redis and queues. */
+  startWorker(): Promise<Bot>;
 }
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -72,10 +76,16 @@ async function setup(label: string): Promise<Setup> {
   cleanups.push(() => bot.stop());
   const base = `http://127.0.0.1:${bot.port}`;
   await eventually(async () => (await fetch(`${base}/readyz`)).status === 200 || undefined, 10_000, "ready");
-  return { bot, standIn, redisPort, url: `${base}/slack/events` };
+  const startWorker = async () => {
+    const worker = await startBot(config, { role: "worker", queuePrefix: `{${label}}` });
+    cleanups.push(() => worker.stop());
+    return worker;
+  };
+  return { bot, standIn, redisPort, url: `${base}/slack/events`, startWorker };
 }
 
 const queued = async (bot: Bot) => Object.values(await bot.queues.depth()).reduce((a, b) => a + b, 0);
+const inInbox = async (s: Setup) => Number(await ask(s.redisPort, "XLEN", createKeys().inbox()));
 
 const diagnose = (s: Setup, responseId: string) =>
   postSigned(
@@ -90,13 +100,27 @@ const diagnose = (s: Setup, responseId: string) =>
   );
 
 describe("slash commands: acknowledged first, recorded after", { timeout: 60_000 }, () => {
-  it("queues the command after an ack that promised it, telling no one anything more", async () => {
+  it("records the command after an ack that promised it, and a worker queues it once", async () => {
     const s = await setup("ack-ok");
     const response = await diagnose(s, "ok");
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ response_type: "ephemeral" });
     expect(JSON.parse(response.body).text).toMatch(/Diagnosing `?db\.events`?…/);
-    await eventually(async () => ((await queued(s.bot)) === 1 ? true : undefined), 5000, "the queued job");
+    // The receiver alone only records it: nothing is queued until a worker takes it.
+    await eventually(async () => ((await inInbox(s)) === 1 ? true : undefined), 5000, "the recorded command");
+    expect(await queued(s.bot)).toBe(0);
+    const worker = await s.startWorker();
+    await eventually(async () => ((await inInbox(s)) === 0 ? true : undefined), 5000, "the inbox emptied");
+    const jobs = await worker.queues.diagnose.getJobs([
+      "waiting",
+      "active",
+      "completed",
+      "failed",
+      "delayed",
+    ]);
+    expect(jobs.map((job) => job.data)).toEqual([
+      expect.objectContaining({ kind: "command", command: "diagnose", table: "db.events", channel: CHANNEL }),
+    ]);
     expect(s.standIn.responses.filter((r) => r.id === "ok")).toEqual([]);
   });
 
@@ -121,7 +145,7 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     expect(await queued(s.bot)).toBe(0);
   });
 
-  it("answers while Redis holds every write, and a command it was told about stays unrecorded", async () => {
+  it("answers while Redis holds every write, and tells the person again when the command lands late", async () => {
     const s = await setup("ack-paused");
     // Writes wait until the test lifts the pause; reads and the connection itself go on.
     await ask(s.redisPort, "CLIENT", "PAUSE", "30000", "WRITE");
@@ -136,12 +160,17 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     );
     expect(told.body).toMatchObject({ text: NOT_RECORDED_TEXT });
     await ask(s.redisPort, "CLIENT", "UNPAUSE");
-    // The replay check held by the pause completes now; the command it guards is not queued.
-    const replayKeys = async () =>
-      ((await ask(s.redisPort, "KEYS", "*seen:slack-command*")) as string[]).length;
-    await eventually(async () => ((await replayKeys()) === 1 ? true : undefined), 5000, "the replay check");
-    // The listener that held the check is done: had it queued the command, it would be there.
-    await s.bot.app!.settled();
-    expect(await queued(s.bot)).toBe(0);
+    // The recording held by the pause lands now: the person who heard it failed hears it did not.
+    const late = await eventually(
+      () => s.standIn.responses.filter((r) => r.id === "paused")[1],
+      5000,
+      "the second response_url answer",
+    );
+    expect(late.body).toMatchObject({
+      response_type: "ephemeral",
+      replace_original: false,
+      text: RECORDED_LATE_TEXT,
+    });
+    expect(await inInbox(s)).toBe(1);
   });
 });

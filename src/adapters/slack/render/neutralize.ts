@@ -27,8 +27,14 @@ const JOINERS = /[\u200c\u200d]/g;
 const WORD = /[\p{L}\p{N}]/u;
 const SPACE = /\s/u;
 
+/** Any character stripInvisible changes: most text has none, and is returned after one test. */
+const ANY_TO_STRIP =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\u061c\u2060\ufeff\u00ad\u180e]/;
+
 /** Removes what could hide, reorder or break outside text; keeps newlines, tabs become spaces. */
 export function stripInvisible(text: string): string {
+  if (!ANY_TO_STRIP.test(text)) return text;
   const cleaned = text
     .replace(/\r\n?|[\u2028\u2029]/g, "\n")
     .replace(/\t/g, " ")

@@ -1,12 +1,12 @@
 // The intake floor: a plain node HTTP server in its own process that reads the body, parses the
-// JSON and answers 202. Prints its port.
+// JSON and answers 202. Prints its port. Plain JavaScript, run by node itself like the built bot.
 import { createServer } from "node:http";
 
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const chunks = [];
+  req.on("data", (chunk) => chunks.push(chunk));
   req.on("end", () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { alerts?: unknown[] };
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     const text = JSON.stringify({ ok: true, accepted: body.alerts?.length ?? 0, ignored: 0 });
     res.writeHead(202, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
     res.end(text);

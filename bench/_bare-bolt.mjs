@@ -1,5 +1,5 @@
 // The ack floor: a Bolt app in its own process whose /iceberg listener only acks. Prints its port.
-import type { Server } from "node:http";
+// Plain JavaScript, run by node itself like the built bot it is compared with.
 import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
 
 const secret = process.argv[2] ?? "";
@@ -12,7 +12,7 @@ const app = new App({
 app.command("/iceberg", async ({ ack }) => {
   await ack({ response_type: "ephemeral", text: "ok" });
 });
-const server = (await receiver.start(0)) as Server;
+const server = await receiver.start(0);
 const address = server.address();
 process.stdout.write(
   `${JSON.stringify({ port: typeof address === "object" && address ? address.port : 0 })}\n`,

@@ -2,22 +2,23 @@
 //   baseline                   - nothing (the runtime's own footprint)
 //   fetch-parse <table url>    - the floor: fetch the LoadTableResult and JSON.parse it, nothing more
 //   diagnose <catalog> <flink> - gather evidence over loopback and diagnose db.events
+// Plain JavaScript on the build (run.ts builds it first), as an operator runs the bot.
 
-import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
-import { loadPlaybooks } from "../src/adapters/playbooks/files.js";
-import { loadConfig } from "../src/config.js";
-import { diagnose } from "../src/core/diagnosis/diagnose.js";
-import { investigate } from "../src/services/investigate/investigate.js";
+import { createEvidencePorts } from "../dist/adapters/evidence/from-config.js";
+import { loadPlaybooks } from "../dist/adapters/playbooks/files.js";
+import { loadConfig } from "../dist/config.js";
+import { diagnose } from "../dist/core/diagnosis/diagnose.js";
+import { investigate } from "../dist/services/investigate/investigate.js";
 
 // Each mode runs twice and times the second run: the first warms the JIT, as a long-running bot
 // process is warm. A forced GC between the two keeps the peak honest.
 const [mode, a, b] = process.argv.slice(2);
-const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const collect = globalThis.gc ?? (() => {});
 
-async function once(): Promise<string> {
+async function once() {
   if (mode === "fetch-parse" && a) {
     const response = await fetch(a, { headers: { accept: "application/json" } });
-    const parsed = (await response.json()) as { metadata: { snapshots: unknown[] } };
+    const parsed = await response.json();
     return `${parsed.metadata.snapshots.length} snapshots parsed`;
   }
   if (mode === "diagnose" && a && b) {

@@ -1,0 +1,90 @@
+// Slash commands on their way from the receiver to the workers. The receiver's part is as small as
+// a durable record can be: the commands of a few milliseconds go to Redis in one script that, for
+// each, remembers its trigger id (a repeat delivery is dropped there) and appends it to a stream.
+// A burst of requests reaches the receiver over many event-loop turns, and a socket write per turn
+// was most of what recording cost it; the few milliseconds' wait comes after every ack.
+// Building queue jobs (BullMQ's scripts, msgpack, a job's options) costs the receiver several
+// times that, in the burst of requests whose acks it is still sending; a worker moves each entry
+// into its queue instead (inbox-mover.ts). Every key shares the store's hash tag, so the script
+// runs on one Cluster slot.
+
+import { type InboxCommand, InboxCommandSchema } from "../../core/jobs.js";
+import { batchCalls } from "../redis/batch-calls.js";
+import type { RedisClient } from "../redis/connection.js";
+
+export interface InboxKeys {
+  /** The stream the commands wait in. */
+  inbox(): string;
+  /** Where a delivery's trigger id is remembered, so a repeat is recognised. */
+  seen(scope: string, key: string): string;
+}
+
+export interface CommandInbox {
+  /** Records the command once: resolves true when appended, false for a repeat delivery. */
+  push(command: InboxCommand): Promise<boolean>;
+  /** Commands recorded and not yet moved into a queue. */
+  length(): Promise<number>;
+}
+
+/** The replay key's scope, shared with the replay guard's for other interactions. */
+export const COMMAND_SCOPE = "slack-command";
+
+/** Bounds one script's size and the time its replies take to hand out. */
+const MAX_BATCH = 100;
+
+/** How long the first command of a batch waits for others (it has been acknowledged already). */
+export const INBOX_BATCH_MS = 5;
+
+/**
+ * KEYS[1]: the stream; KEYS[2..]: the seen keys. ARGV[1]: their expiry in seconds, ARGV[2..]: the
+ * entries. Returns 1 per entry appended, 0 per repeat.
+ */
+const PUSH_EACH_ONCE = `
+local out = {}
+for i = 2, #KEYS do
+  if redis.call("SET", KEYS[i], "1", "EX", ARGV[1], "NX") then
+    redis.call("XADD", KEYS[1], "*", "c", ARGV[i])
+    out[i - 1] = 1
+  else
+    out[i - 1] = 0
+  end
+end
+return out`;
+
+export function createCommandInbox(
+  redis: RedisClient,
+  keys: InboxKeys,
+  replayMemorySeconds: number,
+  batchMs = INBOX_BATCH_MS,
+): CommandInbox {
+  const push = batchCalls<{ key: string; entry: string }, boolean>({
+    maxBatch: MAX_BATCH,
+    waitMs: batchMs,
+    send: async (batch) => {
+      const replies = (await redis.eval(
+        PUSH_EACH_ONCE,
+        batch.length + 1,
+        keys.inbox(),
+        ...batch.map((item) => item.key),
+        replayMemorySeconds,
+        ...batch.map((item) => item.entry),
+      )) as number[];
+      return replies.map((reply) => reply === 1);
+    },
+  });
+  return {
+    push: (command) =>
+      push({ key: keys.seen(COMMAND_SCOPE, command.triggerId), entry: JSON.stringify(command) }),
+    length: () => redis.xlen(keys.inbox()),
+  };
+}
+
+/** An entry as the mover reads it back; undefined when it is not a command (it is then dropped). */
+export function parseInboxEntry(entry: string): InboxCommand | undefined {
+  try {
+    const parsed = InboxCommandSchema.safeParse(JSON.parse(entry));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,172 @@
+// The workers' half of the command inbox (command-inbox.ts): reads the stream as one consumer of a
+// group shared by every worker, hands each command to `handle` (which queues its job), then
+// acknowledges and deletes it, so the stream holds only what is still owed. An entry read by a
+// worker that died before acknowledging it is taken over by another after `claimIdleMs`; the jobs
+// it queues have fixed ids, so a command handled twice is queued once.
+
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { RedisClient } from "../redis/connection.js";
+
+export interface InboxMoverOptions {
+  /** Reads block on this connection: it must be one of the mover's own. */
+  blocking: RedisClient;
+  /** Acknowledgements and take-overs. */
+  redis: RedisClient;
+  key: string;
+  /** Returns once the command's job is queued; a throw leaves the entry for a later try. */
+  handle(entry: string): Promise<void>;
+  onError(error: Error): void;
+  group?: string;
+  /** An entry read this long ago and not acknowledged is taken as abandoned. */
+  claimIdleMs?: number;
+  /** How often abandoned entries are looked for. */
+  claimEveryMs?: number;
+  /** Entries per read. */
+  batch?: number;
+  /** How long one read waits for an entry before looking again. */
+  blockMs?: number;
+  /** Real time, for when to look for abandoned entries again (default Date.now). */
+  now?: () => number;
+}
+
+export interface InboxMover {
+  /** Stops reading and waits for the entries being handled. */
+  stop(): Promise<void>;
+}
+
+export const INBOX_GROUP = "movers";
+const RETRY_MS = 1000;
+
+type StreamEntries = [id: string, fields: string[] | null][];
+
+export function startInboxMover(options: InboxMoverOptions): InboxMover {
+  const group = options.group ?? INBOX_GROUP;
+  const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const batch = options.batch ?? 100;
+  const blockMs = options.blockMs ?? 2000;
+  const claimIdleMs = options.claimIdleMs ?? 30_000;
+  const claimEveryMs = options.claimEveryMs ?? 10_000;
+  const now = options.now ?? Date.now;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const ensureGroup = async () => {
+    try {
+      // From the stream's start: what receivers wrote before any worker ran is owed too.
+      await options.redis.xgroup("CREATE", options.key, group, "0", "MKSTREAM");
+    } catch (error) {
+      if (!String((error as Error).message).includes("BUSYGROUP")) throw error;
+    }
+  };
+
+  const handleAll = async (entries: StreamEntries) => {
+    const done: string[] = [];
+    for (const [id, fields] of entries) {
+      // Deleted since it was read (its handler acknowledged it meanwhile): nothing is owed.
+      if (fields === null) {
+        done.push(id);
+        continue;
+      }
+      const entry = fields[fields.indexOf("c") + 1];
+      try {
+        if (entry !== undefined) await options.handle(entry);
+        done.push(id);
+      } catch (error) {
+        options.onError(error as Error);
+      }
+    }
+    if (done.length > 0) {
+      await options.redis
+        .multi()
+        .xack(options.key, group, ...done)
+        .xdel(options.key, ...done)
+        .exec();
+    }
+  };
+
+  const read = async (): Promise<StreamEntries> => {
+    const reply = (await options.blocking.xreadgroup(
+      "GROUP",
+      group,
+      consumer,
+      "COUNT",
+      batch,
+      "BLOCK",
+      blockMs,
+      "STREAMS",
+      options.key,
+      ">",
+    )) as [string, StreamEntries][] | null;
+    return reply?.[0]?.[1] ?? [];
+  };
+
+  // Every worker start is a new consumer; one gone an hour with nothing pending is forgotten.
+  const forgetIdleConsumers = async () => {
+    const consumers = (await options.redis.xinfo("CONSUMERS", options.key, group)) as unknown[][];
+    for (const fields of consumers) {
+      const info = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i], fields[i + 1]);
+      const name = String(info.get("name"));
+      if (name !== consumer && Number(info.get("pending")) === 0 && Number(info.get("idle")) > 3_600_000)
+        await options.redis.xgroup("DELCONSUMER", options.key, group, name);
+    }
+  };
+
+  const claimAbandoned = async () => {
+    const [, entries] = (await options.redis.xautoclaim(
+      options.key,
+      group,
+      consumer,
+      claimIdleMs,
+      "0",
+      "COUNT",
+      batch,
+    )) as [string, StreamEntries, string[]?];
+    if (entries.length > 0) await handleAll(entries);
+    await forgetIdleConsumers();
+  };
+
+  const reading = (async () => {
+    let groupReady = false;
+    let claimedAt = 0;
+    while (!stopping) {
+      try {
+        if (!groupReady) {
+          await ensureGroup();
+          groupReady = true;
+        }
+        if (now() - claimedAt >= claimEveryMs) {
+          claimedAt = now();
+          await claimAbandoned();
+        }
+        const entries = await read();
+        if (entries.length > 0) await handleAll(entries);
+      } catch (error) {
+        if (stopping) break;
+        // A group deleted with its stream (FLUSHDB, a new primary without it) is made again.
+        groupReady = false;
+        options.onError(error as Error);
+        await pause(RETRY_MS);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      // A read blocked in Redis ends with the connection; entries being handled are finished first.
+      options.blocking.disconnect();
+      await reading;
+    },
+  };
+}
