@@ -16,7 +16,8 @@ import { ScenarioSchema } from "../src/sim/scenario/schema.js";
 const run_ = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000,300000").split(",").map(Number);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// Five rounds: one round's time ratio moves by a quarter either way with the machine's load.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const JOB = "4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b";
 
 interface Measurement {
