@@ -75,8 +75,11 @@ export type BotRole = "start" | "serve" | "worker";
 
 export interface BotOptions {
   role?: BotRole;
-  /** How the outbox poster talks to Slack: its request timeout and its backoff between attempts. */
-  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings> };
+  /**
+   * How the outbox poster talks to Slack: its request timeout, its backoff between attempts, and
+   * how long it holds an incident's queue (a dead poster's is taken over once that runs out).
+   */
+  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
   /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
   namespace?: string;
   queuePrefix?: string;
@@ -434,6 +437,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       log,
       confirmDurable,
       ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
+      ...(options.slackDelivery?.leaseMs !== undefined ? { leaseMs: options.slackDelivery.leaseMs } : {}),
       ...(diagnosisWaitMs !== undefined ? { orderWaitMs: diagnosisWaitMs } : {}),
     });
     poster.start();
@@ -499,6 +503,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       backoffMs: options.backoffMs,
       concurrency: options.concurrency,
       playbooksDir: options.playbooksDir,
+      slackDelivery: options.slackDelivery,
     };
     workerProcess = superviseWorker({
       now: wallClock,

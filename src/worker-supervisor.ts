@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { BackoffSettings } from "./adapters/slack/outbox/poster.js";
 import type { Config } from "./config.js";
 import type { LogLike } from "./services/incident/deps.js";
 
@@ -20,6 +21,7 @@ export interface WorkerChildOptions {
   backoffMs?: number;
   concurrency?: { diagnose?: number; slack?: number };
   playbooksDir?: string;
+  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
 }
 
 export type ParentMessage = { type: "start"; config: Config; options: WorkerChildOptions } | { type: "stop" };

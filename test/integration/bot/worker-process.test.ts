@@ -46,6 +46,9 @@ describe("start runs its workers in a supervised process", () => {
         workerProcess: { restartDelayMs: 50, onEvent: (e) => events.push(e) },
         lockDurationMs: 1000,
         stalledIntervalMs: 500,
+        // The killed process held the incident's Slack queue: the new one takes it over once the
+        // lease runs out (30 s by default, which would leave the test timing against it).
+        slackDelivery: { leaseMs: 3000 },
       },
     });
     const harness = h;

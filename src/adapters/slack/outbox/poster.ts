@@ -50,6 +50,11 @@ export interface PosterDeps {
   backoff?: Partial<BackoffSettings>;
   /** How often due entries are looked for (default 100 ms). */
   pollMs?: number;
+  /**
+   * How long an incident's queue stays with the poster that took it (default 30 s): a poster that
+   * died holding one is taken over once it runs out.
+   */
+  leaseMs?: number;
   /** How long a proposal waits for the diagnosis it answers before posting anyway (default 15 s). */
   orderWaitMs?: number;
   /**
@@ -106,6 +111,7 @@ const LEASE_MS = 30_000;
 
 export class OutboxPoster {
   private readonly backoff: BackoffSettings;
+  private readonly leaseMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -114,6 +120,7 @@ export class OutboxPoster {
 
   constructor(private readonly deps: PosterDeps) {
     this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+    this.leaseMs = deps.leaseMs ?? LEASE_MS;
   }
 
   start(): void {
@@ -141,15 +148,15 @@ export class OutboxPoster {
     // An incident whose drain broke off (Redis went away mid-way) is still leased to this poster:
     // take it up again as soon as Redis answers, not a whole lease later.
     const resumed = [...this.interrupted].filter(([, until]) => until > now).map(([id]) => id);
-    if (resumed.length > 0) await this.deps.outbox.renewLease(resumed, now + LEASE_MS);
-    const claimed = await this.deps.outbox.claimDue(now, LEASE_MS, 50);
+    if (resumed.length > 0) await this.deps.outbox.renewLease(resumed, now + this.leaseMs);
+    const claimed = await this.deps.outbox.claimDue(now, this.leaseMs, 50);
     this.interrupted.clear();
     const incidents = [...new Set([...resumed, ...claimed])];
     const results = await Promise.allSettled(incidents.map((id) => this.drainIncident(id)));
     let failure: unknown;
     results.forEach((result, i) => {
       if (result.status === "fulfilled") return;
-      this.interrupted.set(incidents[i]!, now + LEASE_MS);
+      this.interrupted.set(incidents[i]!, now + this.leaseMs);
       failure ??= result.reason;
     });
     if (failure !== undefined) throw failure;
@@ -170,7 +177,7 @@ export class OutboxPoster {
       if (outcome.kind === "done") {
         // Due again a lease ahead: this poster goes on with the next entry, and no other may
         // take the incident meanwhile (two posters on one queue would post its head twice).
-        await this.deps.outbox.done(entry, now + LEASE_MS);
+        await this.deps.outbox.done(entry, now + this.leaseMs);
         continue;
       }
       const attempt = await this.deps.outbox.attempt(entry.id);
@@ -184,12 +191,12 @@ export class OutboxPoster {
           { incidentId, entry: entry.id, kind, err: outcome.error },
           "Slack refused the message for good; going on with the next one",
         );
-        await this.deps.outbox.done(entry, now + LEASE_MS);
+        await this.deps.outbox.done(entry, now + this.leaseMs);
         continue;
       }
       if (now - entry.createdAtMs > this.backoff.giveUpAfterMs) {
         this.deps.log.error({ incidentId, entry: entry.id, err: outcome.error }, "Slack message given up");
-        await this.deps.outbox.done(entry, now + LEASE_MS);
+        await this.deps.outbox.done(entry, now + this.leaseMs);
         continue;
       }
       const backoff = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** (next.attempts - 1));
