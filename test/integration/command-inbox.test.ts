@@ -11,7 +11,7 @@ import { createRedisClient } from "../../src/adapters/redis/connection.js";
 import { createKeys } from "../../src/adapters/store/keys.js";
 import type { InboxCommand } from "../../src/core/jobs.js";
 import { until } from "../support/poll.js";
-import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
+import { REDIS_URL, scriptKeyCounts, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 let scope: TestRedisScope | undefined;
@@ -32,13 +32,8 @@ function setUp() {
   scope = testRedisScope("inbox");
   const keys = createKeys(scope.namespace);
   const redis = scope.redis;
-  const scripts: number[] = [];
-  const evalScript = redis.eval.bind(redis);
-  // Notes how many commands each script carried; each still runs on the real Redis (or Cluster).
-  redis.eval = ((...args: Parameters<typeof evalScript>) => {
-    scripts.push(Number(args[1]) - 1);
-    return evalScript(...args);
-  }) as typeof redis.eval;
+  // The stream's key and one replay key per command.
+  const keyCounts = scriptKeyCounts(redis);
   const inbox = createCommandInbox(redis, keys, 60);
   const handled: InboxCommand[] = [];
   const errors: string[] = [];
@@ -63,19 +58,19 @@ function setUp() {
     });
     return mover;
   };
-  return { redis, keys, inbox, scripts, handled, errors, startMover };
+  return { redis, keys, inbox, keyCounts, handled, errors, startMover };
 }
 
 describe("command inbox", () => {
   it("records a burst in one script, each trigger id once, repeats answered false", async () => {
-    const { redis, keys, inbox, scripts } = setUp();
+    const { redis, keys, inbox, keyCounts } = setUp();
     const answers = await Promise.all([
       inbox.push(command("t1")),
       inbox.push(command("t2", "status")),
       inbox.push(command("t1")),
     ]);
     expect(answers).toEqual([true, true, false]);
-    expect(scripts).toEqual([3]);
+    expect(keyCounts).toEqual([1 + 3]);
     // A later delivery of the same command, in a batch of its own, is still a repeat.
     expect(await inbox.push(command("t2", "status"))).toBe(false);
     const entries = await redis.xrange(keys.inbox(), "-", "+");

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { batchedFirstTime } from "../../src/adapters/redis/batched-first-time.js";
 import { createKeys } from "../../src/adapters/store/keys.js";
-import { type TestRedisScope, testRedisScope } from "../support/redis.js";
+import { scriptKeyCounts, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 let scope: TestRedisScope | undefined;
 afterEach(async () => {
@@ -18,13 +18,8 @@ function setUp() {
   scope = testRedisScope("first-time");
   const keys = createKeys(scope.namespace);
   const redis = scope.redis;
-  const sent: number[] = [];
-  const evalScript = redis.eval.bind(redis);
-  // Notes how many checks each script carried; each still runs on the real Redis (or Cluster).
-  redis.eval = ((...args: Parameters<typeof evalScript>) => {
-    sent.push(Number(args[1]));
-    return evalScript(...args);
-  }) as typeof redis.eval;
+  // How many checks each script carried (one key each).
+  const sent = scriptKeyCounts(redis);
   const scripts = () => sent;
   const firstTime = batchedFirstTime(redis, (s, k) => keys.seen(s, k));
   return { redis, keys, firstTime, scripts };

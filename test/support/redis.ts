@@ -56,3 +56,17 @@ export async function deleteKeysMatching(redis: RedisClient, patterns: readonly 
     }
   }
 }
+
+/**
+ * Notes the number of keys of every EVAL sent through `redis` (the scripts still run on the real
+ * Redis or Cluster): how tests see how many calls one batched script carried.
+ */
+export function scriptKeyCounts(redis: RedisClient): number[] {
+  const counts: number[] = [];
+  const evalScript = redis.eval.bind(redis);
+  redis.eval = ((...args: Parameters<typeof evalScript>) => {
+    counts.push(Number(args[1]));
+    return evalScript(...args);
+  }) as typeof redis.eval;
+  return counts;
+}

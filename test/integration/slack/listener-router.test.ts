@@ -32,6 +32,17 @@ async function startApp() {
   return { router, url: `http://127.0.0.1:${port}/slack/events` };
 }
 
+/** An app whose only handler is the "approve" button's, noting each call. */
+async function startWithApprove() {
+  const started = await startApp();
+  const calls: string[] = [];
+  started.router.action("approve", async ({ ack }) => {
+    calls.push("approve");
+    await ack();
+  });
+  return { ...started, calls };
+}
+
 const payload = (body: Record<string, unknown>) => `payload=${encodeURIComponent(JSON.stringify(body))}`;
 
 const click = (actionId: string, actionTs: string) =>
@@ -77,12 +88,7 @@ describe("listener router", () => {
   });
 
   it("acknowledges a button and a modal nobody handles", async () => {
-    const { router, url } = await startApp();
-    const calls: string[] = [];
-    router.action("approve", async ({ ack }) => {
-      calls.push("approve");
-      await ack();
-    });
+    const { url, calls } = await startWithApprove();
     const unknownClick = await postSigned(url, SECRET, click("from_a_future_version", "2.2"), FORM);
     const unknownView = await postSigned(url, SECRET, submission("another_modal"), FORM);
     expect([unknownClick.status, unknownView.status]).toEqual([200, 200]);
@@ -102,12 +108,7 @@ describe("listener router", () => {
   });
 
   it("refuses an unsigned click before any handler sees it", async () => {
-    const { router, url } = await startApp();
-    const calls: string[] = [];
-    router.action("approve", async ({ ack }) => {
-      calls.push("approve");
-      await ack();
-    });
+    const { url, calls } = await startWithApprove();
     const forged = await postSigned(url, "not-the-secret", click("approve", "3.3"), FORM);
     expect(forged.status).toBe(401);
     expect(calls).toEqual([]);
