@@ -531,7 +531,11 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       // The producers, the store and the claims all use this connection.
       redisReady: () => redis.status === "ready",
       queues: slackQueues,
-      inbox: createCommandInbox(redis, store.keys, REPLAY_MEMORY_SECONDS),
+      inbox: createCommandInbox(redis, store.keys, {
+        replayMemorySeconds: REPLAY_MEMORY_SECONDS,
+        // A command is recorded once the replicas REDIS_URL asks for hold it, as an alert is.
+        confirmDurable: () => confirmReplicated(redis, config.redis, store.keys.inbox()),
+      }),
       store,
       claims,
       // A burst of Slack requests checks for replays in one round trip per event-loop turn.

@@ -34,7 +34,15 @@ function setUp() {
   const redis = scope.redis;
   // The stream's key and one replay key per command.
   const keyCounts = scriptKeyCounts(redis);
-  const inbox = createCommandInbox(redis, keys, 60);
+  let confirmations = 0;
+  let replicasFail = false;
+  const inbox = createCommandInbox(redis, keys, {
+    replayMemorySeconds: 60,
+    confirmDurable: async () => {
+      confirmations += 1;
+      if (replicasFail) throw new Error("Only 0 of 1 Redis replicas confirmed the write");
+    },
+  });
   const handled: InboxCommand[] = [];
   const errors: string[] = [];
   const startMover = (handle?: (entry: InboxCommand) => Promise<void>, claimIdleMs = 30_000) => {
@@ -58,7 +66,20 @@ function setUp() {
     });
     return mover;
   };
-  return { redis, keys, inbox, keyCounts, handled, errors, startMover };
+  const failReplicas = () => {
+    replicasFail = true;
+  };
+  return {
+    redis,
+    keys,
+    inbox,
+    keyCounts,
+    handled,
+    errors,
+    startMover,
+    confirmations: () => confirmations,
+    failReplicas,
+  };
 }
 
 describe("command inbox", () => {
@@ -79,6 +100,14 @@ describe("command inbox", () => {
       command("t2", "status"),
     ]);
     expect(await redis.ttl(keys.seen("slack-command", "t1"))).toBeGreaterThan(50);
+  });
+
+  it("answers a batch only once its replicas confirm it, and fails it when they cannot", async () => {
+    const { inbox, confirmations, failReplicas } = setUp();
+    expect(await Promise.all([inbox.push(command("r1")), inbox.push(command("r2"))])).toEqual([true, true]);
+    expect(confirmations()).toBe(1);
+    failReplicas();
+    await expect(inbox.push(command("r3"))).rejects.toThrow(/replicas confirmed/);
   });
 
   it("hands every entry to a worker once, and leaves the stream empty", async () => {

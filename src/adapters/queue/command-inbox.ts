@@ -51,24 +51,35 @@ for i = 2, #KEYS do
 end
 return out`;
 
+export interface CommandInboxOptions {
+  replayMemorySeconds: number;
+  /** How long the first command of a batch waits for others (default INBOX_BATCH_MS). */
+  batchMs?: number;
+  /**
+   * Resolves once the batch is on the replicas REDIS_URL asks for (throws when it cannot be): a
+   * command counts as recorded only when a failover would keep it.
+   */
+  confirmDurable?: () => Promise<void>;
+}
+
 export function createCommandInbox(
   redis: RedisClient,
   keys: InboxKeys,
-  replayMemorySeconds: number,
-  batchMs = INBOX_BATCH_MS,
+  options: CommandInboxOptions,
 ): CommandInbox {
   const push = batchCalls<{ key: string; entry: string }, boolean>({
     maxBatch: MAX_BATCH,
-    waitMs: batchMs,
+    waitMs: options.batchMs ?? INBOX_BATCH_MS,
     send: async (batch) => {
       const replies = (await redis.eval(
         PUSH_EACH_ONCE,
         batch.length + 1,
         keys.inbox(),
         ...batch.map((item) => item.key),
-        replayMemorySeconds,
+        options.replayMemorySeconds,
         ...batch.map((item) => item.entry),
       )) as number[];
+      await options.confirmDurable?.();
       return replies.map((reply) => reply === 1);
     },
   });
