@@ -191,10 +191,16 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     names: options.queueNames,
     backoffMs: options.backoffMs,
   });
+  // Slash commands recorded by a receiver, waiting for a worker to queue them.
+  const commandInbox = createCommandInbox(redis, store.keys, {
+    replayMemorySeconds: REPLAY_MEMORY_SECONDS,
+    // A command is recorded once the replicas REDIS_URL asks for hold it, as an alert is.
+    confirmDurable,
+  });
   // The command inbox counts as a queue: what waits there is as owed as a waiting job.
   const metrics = createMetrics(async () => ({
     ...(await queues.depth()),
-    "command-inbox.waiting": await redis.xlen(store.keys.inbox()),
+    "command-inbox.waiting": await commandInbox.length(),
   }));
   const sweepStore = new SweepStore(redis, options.namespace);
   const sweepQueues = createSweepQueues({
@@ -531,11 +537,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       // The producers, the store and the claims all use this connection.
       redisReady: () => redis.status === "ready",
       queues: slackQueues,
-      inbox: createCommandInbox(redis, store.keys, {
-        replayMemorySeconds: REPLAY_MEMORY_SECONDS,
-        // A command is recorded once the replicas REDIS_URL asks for hold it, as an alert is.
-        confirmDurable: () => confirmReplicated(redis, config.redis, store.keys.inbox()),
-      }),
+      inbox: commandInbox,
       store,
       claims,
       // A burst of Slack requests checks for replays in one round trip per event-loop turn.
@@ -562,7 +564,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         const outcome = await acceptAlerts({ ...deps, knownTables }, alerts);
         // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
         // after the answer must not lose it (the sender retries a 5xx).
-        await confirmReplicated(redis, config.redis, store.keys.sequence());
+        await confirmDurable();
         return outcome;
       },
     });
@@ -612,7 +614,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         ),
       ]);
       const jobs = busy.flatMap((counts) => Object.values(counts)).reduce((a, b) => a + b, 0);
-      return jobs === 0 && (await outbox.pending()) === 0 && (await redis.xlen(store.keys.inbox())) === 0;
+      return jobs === 0 && (await outbox.pending()) === 0 && (await commandInbox.length()) === 0;
     },
     stop,
   };

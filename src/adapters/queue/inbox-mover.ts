@@ -37,6 +37,8 @@ export interface InboxMover {
 
 export const INBOX_GROUP = "movers";
 const RETRY_MS = 1000;
+/** A consumer idle this long with nothing pending is a worker that is gone. */
+const CONSUMER_IDLE_MS = 3_600_000;
 
 type StreamEntries = [id: string, fields: string[] | null][];
 
@@ -109,14 +111,19 @@ export function startInboxMover(options: InboxMoverOptions): InboxMover {
     return reply?.[0]?.[1] ?? [];
   };
 
-  // Every worker start is a new consumer; one gone an hour with nothing pending is forgotten.
+  // Every worker start is a new consumer; one gone an hour with nothing pending is forgotten. Looked
+  // for at start and then hourly, not at every look for abandoned entries.
   const forgetIdleConsumers = async () => {
     const consumers = (await options.redis.xinfo("CONSUMERS", options.key, group)) as unknown[][];
     for (const fields of consumers) {
       const info = new Map<unknown, unknown>();
       for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i], fields[i + 1]);
       const name = String(info.get("name"));
-      if (name !== consumer && Number(info.get("pending")) === 0 && Number(info.get("idle")) > 3_600_000)
+      if (
+        name !== consumer &&
+        Number(info.get("pending")) === 0 &&
+        Number(info.get("idle")) > CONSUMER_IDLE_MS
+      )
         await options.redis.xgroup("DELCONSUMER", options.key, group, name);
     }
   };
@@ -132,12 +139,12 @@ export function startInboxMover(options: InboxMoverOptions): InboxMover {
       batch,
     )) as [string, StreamEntries, string[]?];
     if (entries.length > 0) await handleAll(entries);
-    await forgetIdleConsumers();
   };
 
   const reading = (async () => {
     let groupReady = false;
     let claimedAt = 0;
+    let forgottenAt = Number.NEGATIVE_INFINITY;
     while (!stopping) {
       try {
         if (!groupReady) {
@@ -147,6 +154,10 @@ export function startInboxMover(options: InboxMoverOptions): InboxMover {
         if (now() - claimedAt >= claimEveryMs) {
           claimedAt = now();
           await claimAbandoned();
+        }
+        if (now() - forgottenAt >= CONSUMER_IDLE_MS) {
+          forgottenAt = now();
+          await forgetIdleConsumers();
         }
         const entries = await read();
         if (entries.length > 0) await handleAll(entries);

@@ -7,6 +7,7 @@ import { timelineSpec } from "../../core/chart/timeline-spec.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { ThreadTarget, TimelineFile, TimelinePoster } from "../../services/ports.js";
 import { renderPng } from "../chart/render-png.js";
+import { findInPages } from "./find-in-pages.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface ThreadImage extends TimelineFile {
@@ -78,27 +79,20 @@ export function slackTimelinePoster(
 }
 
 /** The id of a file shared in the thread under that name (newest pages first, bounded). */
-async function findFileInThread(
+function findFileInThread(
   client: Pick<SlackClient, "conversations">,
   target: ThreadTarget,
   name: string,
 ): Promise<string | undefined> {
-  let cursor: string | undefined;
-  for (let page = 0; page < 5; page++) {
-    const result = await client.conversations.replies({
-      channel: target.channel,
-      ts: target.threadTs,
-      limit: 200,
-      ...(cursor ? { cursor } : {}),
-    });
-    for (const message of result.messages ?? []) {
-      const file = (message as { files?: Array<{ id?: string; name?: string }> }).files?.find(
-        (f) => f.name === name,
-      );
-      if (file?.id) return file.id;
-    }
-    cursor = result.response_metadata?.next_cursor || undefined;
-    if (!cursor) return undefined;
-  }
-  return undefined;
+  return findInPages(
+    (cursor) =>
+      client.conversations.replies({
+        channel: target.channel,
+        ts: target.threadTs,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      }),
+    (message) =>
+      (message as { files?: Array<{ id?: string; name?: string }> }).files?.find((f) => f.name === name)?.id,
+  );
 }

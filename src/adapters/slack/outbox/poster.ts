@@ -11,6 +11,7 @@ import type { EphemeralReply } from "../../../core/jobs.js";
 import type { LogLike } from "../../../services/incident/deps.js";
 import type { Claims } from "../../store/claims.js";
 import type { IncidentStore } from "../../store/incident-store.js";
+import { findInPages } from "../find-in-pages.js";
 import { noteMessage } from "../remediation-notifier.js";
 import type { SlackMessage } from "../render/block-kit.js";
 import { context } from "../render/blocks.js";
@@ -427,44 +428,31 @@ export class OutboxPoster {
     await this.deps.confirmDurable?.();
   }
 
-  private async findInChannel(channel: string, id: string): Promise<string | undefined> {
-    let cursor: string | undefined;
-    // A bounded window, newest first: the channel's last 1000 messages. Counted, not timed, so a
-    // clock that differs from Slack's cannot hide a root posted a moment ago.
-    for (let page = 0; page < 5; page++) {
-      const result = await this.deps.slack.conversations.history({
-        channel,
-        include_all_metadata: true,
-        limit: 200,
-        ...(cursor ? { cursor } : {}),
-      });
-      for (const message of result.messages ?? []) {
-        if (outboxIdOf(message) === id && message.ts) return message.ts;
-      }
-      cursor = result.response_metadata?.next_cursor || undefined;
-      if (!cursor) return undefined;
-    }
-    return undefined;
+  private findInChannel(channel: string, id: string): Promise<string | undefined> {
+    return findInPages(
+      (cursor) =>
+        this.deps.slack.conversations.history({
+          channel,
+          include_all_metadata: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        }),
+      (message) => (outboxIdOf(message) === id ? message.ts : undefined),
+    );
   }
 
-  private async findInThread(entry: OutboxEntry, rootTs: string): Promise<string | undefined> {
-    let cursor: string | undefined;
-    // A bounded window: the thread's newest pages are where a recent post is.
-    for (let page = 0; page < 5; page++) {
-      const result = await this.deps.slack.conversations.replies({
-        channel: entry.channel,
-        ts: rootTs,
-        include_all_metadata: true,
-        limit: 200,
-        ...(cursor ? { cursor } : {}),
-      });
-      for (const message of result.messages ?? []) {
-        if (outboxIdOf(message) === entry.id && message.ts) return message.ts;
-      }
-      cursor = result.response_metadata?.next_cursor || undefined;
-      if (!cursor) return undefined;
-    }
-    return undefined;
+  private findInThread(entry: OutboxEntry, rootTs: string): Promise<string | undefined> {
+    return findInPages(
+      (cursor) =>
+        this.deps.slack.conversations.replies({
+          channel: entry.channel,
+          ts: rootTs,
+          include_all_metadata: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        }),
+      (message) => (outboxIdOf(message) === entry.id ? message.ts : undefined),
+    );
   }
 
   private async record(entry: OutboxEntry, name: string, ts: string): Promise<void> {
