@@ -196,10 +196,12 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     confirmDurable,
   });
   // The command inbox counts as a queue: what waits there is as owed as a waiting job.
-  const metrics = createMetrics(async () => ({
-    ...(await queues.depth()),
-    "command-inbox.waiting": await commandInbox.length(),
-  }));
+  const metrics = createMetrics({
+    queueDepth: async () => ({
+      ...(await queues.depth()),
+      "command-inbox.waiting": await commandInbox.length(),
+    }),
+  });
   const sweepStore = new SweepStore(redis, options.namespace);
   const sweepQueues = createSweepQueues({
     connection: queueRedis,
