@@ -82,10 +82,12 @@ export async function assemble(config: Config, options: BotOptions, connections:
     confirmDurable,
   });
   // The command inbox counts as a queue: what waits there is as owed as a waiting job.
-  const metrics = createMetrics(async () => ({
-    ...(await queueSet.queues.depth()),
-    "command-inbox.waiting": await commandInbox.length(),
-  }));
+  const metrics = createMetrics({
+    queueDepth: async () => ({
+      ...(await queueSet.queues.depth()),
+      "command-inbox.waiting": await commandInbox.length(),
+    }),
+  });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
