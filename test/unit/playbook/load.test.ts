@@ -16,7 +16,10 @@ const RUNBOOK: Record<StepId, { selectedBy: FindingId[]; automatic: boolean; ris
   "commit-less-often": { selectedBy: ["frequent-commits"], automatic: true },
   "move-compaction-off-hot-partitions": { selectedBy: ["rewrite-in-window"], automatic: false },
   "keep-writer-last-snapshot": { selectedBy: ["writer-last-snapshot-at-risk"], automatic: true },
-  "one-committer-per-table": { selectedBy: ["multiple-flink-jobs"], automatic: false },
+  "one-committer-per-table": {
+    selectedBy: ["multiple-flink-jobs", "committers-inside-job"],
+    automatic: false,
+  },
   "restart-connect-coordinator": { selectedBy: ["connect-coordinator-stopped"], automatic: true },
   "review-isolation-level": {
     selectedBy: ["validation-conflict", "row-level-in-window"],
@@ -25,6 +28,10 @@ const RUNBOOK: Record<StepId, { selectedBy: FindingId[]; automatic: boolean; ris
   },
   "apply-schema-first": { selectedBy: ["schema-churn"], automatic: false },
   "idempotent-restart": { selectedBy: [], automatic: false },
+  "renew-catalog-credential": { selectedBy: ["commit-error"], automatic: false },
+  "check-catalog-service": { selectedBy: ["commit-error"], automatic: false },
+  "raise-writer-memory": { selectedBy: ["commit-error"], automatic: false },
+  "fix-writer-error": { selectedBy: ["commit-error"], automatic: false },
 };
 
 describe("the shipped playbooks", () => {
