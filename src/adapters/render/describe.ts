@@ -192,5 +192,7 @@ export function answeredSummary(report: Report): string {
 export function catalogUnreachable(report: Report): string | undefined {
   const catalog = report.sources.catalog;
   if (catalog.status !== "unavailable") return undefined;
+  if (catalog.httpStatus === 401 || catalog.httpStatus === 403)
+    return `The Iceberg REST catalog refused the bot's credential (${catalog.error ?? "no answer"}): the bot's access, not the writer's; this verdict rests on what the other sources show.`;
   return `The Iceberg REST catalog was unreachable (${catalog.error ?? "no answer"}); this verdict rests on what the other sources show.`;
 }

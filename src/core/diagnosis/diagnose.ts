@@ -153,6 +153,7 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
           status: s.status,
           ...(s.latencyMs !== undefined ? { latencyMs: Math.max(0, s.latencyMs) } : {}),
           ...(s.error ? { error: s.error } : {}),
+          ...(s.httpStatus !== undefined ? { httpStatus: s.httpStatus } : {}),
         },
       ];
     }),

@@ -101,6 +101,8 @@ export const SourceReportSchema = z.object({
   status: z.enum(["ok", "unavailable", "not-configured"]),
   latencyMs: z.number().nonnegative().optional(),
   error: z.string().optional(),
+  /** The HTTP status the source answered the bot's own read with (401/403: the bot's credential). */
+  httpStatus: z.number().int().optional(),
 });
 
 export const ReportSchema = z.object({

@@ -62,6 +62,20 @@ describe("the shipped playbooks", () => {
     }
   });
 
+  it("gives each commit-error class its own step (RUNBOOK §4 step 2)", async () => {
+    const set = await loadPlaybooks("playbooks");
+    const byCause = set.playbooks
+      .flatMap((p) => p.steps)
+      .filter((s) => s.selectedBy.includes("commit-error"))
+      .map((s) => [s.id, s.selectedForCause]);
+    expect(byCause).toEqual([
+      ["renew-catalog-credential", ["auth"]],
+      ["check-catalog-service", ["unavailable"]],
+      ["raise-writer-memory", ["resources"]],
+      ["fix-writer-error", ["writer-error"]],
+    ]);
+  });
+
   it("requires the correctness confirmation on the risky step", async () => {
     const set = await loadPlaybooks("playbooks");
     const step = set.playbooks[0]?.steps.find((s) => s.id === "review-isolation-level");

@@ -13,13 +13,13 @@ import { type DiagnosisRule, finding } from "../rule.js";
 
 const WHAT: Record<CommitErrorCause, (who: string, cls: string) => string> = {
   auth: (who, cls) =>
-    `The catalog refuses ${who}'s credential (${cls}): its commits fail until the credential is renewed`,
+    `The catalog refuses the credential of ${who} (${cls}): its commits fail until the credential is renewed`,
   unavailable: (who, cls) =>
-    `The catalog fails or times out on ${who}'s commits (${cls}): the service, not the writer, is failing`,
+    `The catalog fails or times out on the commits of ${who} (${cls}): the service, not the writer, is failing`,
   resources: (who, cls) =>
     `${who} runs out of memory on its commit path (${cls}): it fails again on every restart until it has more`,
   "writer-error": (who, cls) =>
-    `${who}'s committer throws ${cls} on every attempt: a bug or misconfiguration that retries cannot fix`,
+    `The committer of ${who} throws ${cls} on every attempt: a bug or misconfiguration that retries cannot fix`,
 };
 
 /** The newest failure when it is a commit-error (a Connect trace, undated, counts when no dated failure is newer). */
