@@ -167,7 +167,13 @@ function envSecrets(env: Env): string[] {
   const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
   const secretPart = credential?.split(":").slice(1).join(":");
   if (secretPart && secretPart.length >= 4) out.push(secretPart);
-  for (const url of [env.REDIS_URL, env.ICEBERG_CATALOG_URL]) {
+  for (const url of [
+    env.REDIS_URL,
+    env.ICEBERG_CATALOG_URL,
+    env.FLINK_REST_URL,
+    env.CONNECT_REST_URL,
+    env.PROMETHEUS_URL,
+  ]) {
     const password = passwordOf(url);
     if (password && password.length >= 4) out.push(password);
   }
