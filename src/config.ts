@@ -18,6 +18,10 @@ const optionalText = z
   .transform((value) => (value === "" ? undefined : value))
   .optional();
 
+/** Compose passes `${VAR:-}` as an empty string: empty means unset, so the default applies. */
+const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
+
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
 const EnvSchema = z.object({
@@ -25,17 +29,19 @@ const EnvSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
   SLACK_API_URL: optionalUrl,
-  REDIS_URL: z
-    .string()
-    .trim()
-    .default(DEFAULT_REDIS_URL)
-    .superRefine((value, ctx) => {
-      try {
-        parseRedisUrl(value);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-      }
-    }),
+  REDIS_URL: emptyAsUnset(
+    z
+      .string()
+      .trim()
+      .default(DEFAULT_REDIS_URL)
+      .superRefine((value, ctx) => {
+        try {
+          parseRedisUrl(value);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+        }
+      }),
+  ),
   ICEBERG_CATALOG_URL: optionalUrl,
   ICEBERG_CATALOG_TOKEN: optionalText,
   ICEBERG_CATALOG_CREDENTIAL: optionalText.pipe(
@@ -52,10 +58,12 @@ const EnvSchema = z.object({
   PROMETHEUS_URL: optionalUrl,
   ALERT_WEBHOOK_TOKEN: optionalText,
   BOT_CONFIG: optionalText,
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
   INCIDENT_CHANNEL: optionalText,
-  SOURCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SOURCE_TIMEOUT_MS: emptyAsUnset(z.coerce.number().int().min(100).max(120_000).default(5000)),
+  LOG_LEVEL: emptyAsUnset(
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
 });
 
 /** Every environment variable the bot reads (deployment manifests are checked against this). */
