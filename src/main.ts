@@ -6,6 +6,8 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { createMetrics } from "./adapters/http/metrics.js";
+import { serveRoutes } from "./adapters/http/route-server.js";
+import { healthRoutes } from "./adapters/http/routes.js";
 import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
 import { loadPlaybooks } from "./adapters/playbooks/files.js";
@@ -85,6 +87,8 @@ export interface BotOptions {
   queuePrefix?: string;
   queueNames?: Partial<QueueNames>;
   port?: number;
+  /** Where a worker serves /healthz, /readyz and /metrics (the `worker` command: METRICS_PORT). */
+  metricsPort?: number;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   backoffMs?: number;
@@ -127,6 +131,8 @@ export interface BotOptions {
 export interface Bot {
   /** The HTTP port (serve/start), or undefined for a worker. */
   port?: number;
+  /** A worker's health and metrics port. */
+  metricsPort?: number;
   app?: BotApp;
   queues: BotQueues;
   workers?: BotWorkers;
@@ -574,10 +580,24 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     log.info({ port, mode: config.slack.mode, role }, "iceberg-bot listening");
   }
 
+  // A worker answers probes and scrapes on its own port (start's child leaves that to its parent).
+  const opsServer =
+    role === "worker" && options.metricsPort !== undefined
+      ? await serveRoutes(
+          healthRoutes({
+            pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+            registry: metrics.registry,
+          }),
+          options.metricsPort,
+        )
+      : undefined;
+  if (opsServer) log.info({ port: opsServer.port, role }, "worker health and metrics listening");
+
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       await app?.stop();
+      await opsServer?.close();
       if (app) log.info({ role }, "receiver stopped");
       if (sweeper) clearInterval(sweeper);
       await inboxMover?.stop();
@@ -596,6 +616,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   };
   return {
     port,
+    metricsPort: opsServer?.port,
     app,
     queues,
     workers,
@@ -661,7 +682,11 @@ async function runUntilSignal(
   });
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  const starting = startBot(config, { role, workerProcess: role === "start" });
+  const starting = startBot(config, {
+    role,
+    workerProcess: role === "start",
+    metricsPort: role === "worker" ? config.metricsPort : undefined,
+  });
   const first = await Promise.race([
     starting.then((bot) => ({ bot })),
     signalled.then((signal) => ({ signal })),
