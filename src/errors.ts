@@ -22,6 +22,8 @@ export enum ErrorCode {
   ChangeInProgress = "change_in_progress",
   ChangeOutcomeUnknown = "change_outcome_unknown",
   SlackApi = "slack_api",
+  /** A sweep reached one of its limits (sweep.budget) and stopped walking. */
+  BudgetExhausted = "budget_exhausted",
   Internal = "internal",
 }
 

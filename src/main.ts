@@ -14,7 +14,7 @@ import { loadPlaybooks } from "./adapters/playbooks/files.js";
 import { createCommandInbox, parseInboxEntry } from "./adapters/queue/command-inbox.js";
 import { connectionErrorReporter, redisRetryStrategy } from "./adapters/queue/connection-errors.js";
 import { type InboxMover, startInboxMover } from "./adapters/queue/inbox-mover.js";
-import { DiagnoseJobSchema, type SlackJob, SlackJobSchema } from "./adapters/queue/jobs.js";
+import { DiagnoseJobSchema, SlackJobSchema } from "./adapters/queue/jobs.js";
 import {
   type BotQueues,
   type BotWorkers,
@@ -35,30 +35,30 @@ import { type BotApp, createBotApp } from "./adapters/slack/app.js";
 import { boltLogger } from "./adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "./adapters/slack/default-renderers.js";
 import { publishHome } from "./adapters/slack/home.js";
-import { appendSlackJob, routeSlackJobs } from "./adapters/slack/outbox/jobs.js";
-import { homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox/outbox.js";
+import { slackOutboxSender } from "./adapters/slack/outbox/jobs.js";
+import { channelQueueId, homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox/outbox.js";
 import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox/poster.js";
-import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
+import { renderSweepDigest } from "./adapters/slack/render/sweep-digest.js";
 import type { Renderers } from "./adapters/slack/renderers.js";
 import { REPLAY_MEMORY_SECONDS } from "./adapters/slack/replay-guard.js";
 import {
   commandResultMessage,
+  diagnosisChart,
   diagnosisMessage,
-  postDiagnosisChart,
   renderCard,
   replyMessage,
   runSlackJob,
 } from "./adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "./adapters/slack/upload.js";
+import { applyFormFiller, SlackApproverDirectory } from "./adapters/slack/walk-slack.js";
 import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
-import { Claims } from "./adapters/store/claims.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
 import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig, secretValues } from "./config.js";
 import { asCodedError, CodedError, ErrorCode } from "./errors.js";
-import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
+import { acceptAlerts, keepIntakePromises } from "./services/alerts.js";
 import { runInboxCommand } from "./services/commands.js";
 import type { AuditFn, DiagnoseFn } from "./services/incident/deps.js";
 import { runDiagnoseJob } from "./services/incident/diagnosis.js";
@@ -139,7 +139,6 @@ export interface Bot {
   /** The supervised worker child of `start`, when the workers run there. */
   workerProcess?: WorkerSupervisor;
   store: IncidentStore;
-  claims: Claims;
   redis: RedisClient;
   log: Logger;
   remediation: Remediation;
@@ -187,7 +186,6 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     "queues",
   );
   const store = new IncidentStore(redis, { namespace: options.namespace, wallClock });
-  const claims = new Claims(redis, store.keys, wallClock);
   // What a post or upload to Slack writes first (its claim, its "sending" mark) must survive a
   // failover before the request goes out, or a new primary would send it again.
   const confirmDurable = () => confirmReplicated(redis, config.redis, store.keys.sequence());
@@ -223,11 +221,11 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   // The status card, diagnoses, notes and in-thread results are written to the outbox when asked
   // for; one poster (with the workers) sends them and everything else remediation owes Slack.
   const outbox = new SlackOutbox(redis, options.namespace);
-  const slackQueues = routeSlackJobs(queues, outbox, store, wallClock);
+  const slack = slackOutboxSender(outbox, store, wallClock);
   const deps = {
     store,
-    claims,
-    queues: slackQueues,
+    queues,
+    slack,
     bot: config.bot,
     incidentChannel: config.incidentChannel,
     now,
@@ -267,24 +265,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   ] as const) {
     redisErrors.watch(queue, `queue ${name}`);
   }
-  const directNotifier = new SlackRemediationNotifier({
-    slack: client,
-    claims,
-    store,
-    ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
-  });
   const remediation = new Remediation({
     // A decision and the messages it owes Slack are saved in one atomic step.
     walks: new WalkStore(redis, options.namespace, { outbox, now: wallClock }),
     audit: new AuditTrail(redis, store.keys),
     store,
-    claims,
-    slackQueue: slackQueues,
+    slack,
     jobs: remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
-    notifier: new OutboxNotifier(outbox, wallClock, (viewId, content) =>
-      directNotifier.fillApplyForm(viewId, content),
-    ),
+    notifier: new OutboxNotifier(outbox, wallClock, applyFormFiller(client)),
     approvers: new SlackApproverDirectory(client, now, (group, error) =>
       log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
     ),
@@ -294,7 +283,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
-    timeline: slackTimelinePoster(client, { confirmDurable }),
+    recoveryChart: true,
     ...remediationOptions,
   });
 
@@ -333,14 +322,10 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     const slackDeps = {
       client,
       store,
-      claims,
       render,
       now,
       onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
-      timeline: slackTimelinePoster(client, { confirmDurable }),
       log,
-      // Jobs queued before the outbox carried their kind are handed to it.
-      route: async (job: SlackJob) => (await appendSlackJob(outbox, store, job, wallClock)) !== undefined,
     };
     workers = startWorkers(
       {
@@ -363,7 +348,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
           await runDiagnoseJob(diagnosisDeps, DiagnoseJobSchema.parse(job.data), String(job.id));
           metrics.diagnosisSeconds.observe({ kind: job.data.kind }, (now() - started) / 1000);
         },
-        slack: (job) => runSlackJob(slackDeps, SlackJobSchema.parse(job.data), String(job.id)),
+        slack: (job) => runSlackJob(slackDeps, SlackJobSchema.parse(job.data)),
       },
     );
   }
@@ -378,7 +363,8 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       "inbox",
     );
     const commandDeps = {
-      queues: slackQueues,
+      queues,
+      slack,
       requestSweep: (request: { requestId: string; channel: string; user: string }) =>
         sweepQueues.requestSweep(request),
     };
@@ -400,7 +386,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     });
     // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
     sweeper = setInterval(() => {
-      sweepOutbox({ queues: slackQueues, store }).catch((error: unknown) =>
+      keepIntakePromises({ queues, slack, store }).catch((error: unknown) =>
         log.warn({ err: (error as Error).message }, "intake outbox sweep failed"),
       );
     }, 5_000);
@@ -420,26 +406,16 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       outbox,
       slack: posterClient,
       store,
-      claims,
+      charts: slackTimelinePoster(posterClient),
+      onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
       views: {
         card: (incident) => renderCard({ store, render, now }, incident),
         diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
         commandResult: (result) =>
           commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
-        afterDiagnosis: (incident, rootTs, n) =>
-          postDiagnosisChart(
-            {
-              store,
-              claims,
-              timeline: slackTimelinePoster(client, { confirmDurable }),
-              onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
-              log,
-            },
-            { channel: incident.channel, threadTs: rootTs },
-            incident.id,
-            n,
-            "outbox",
-          ),
+        diagnosisChart: (incidentId, n) => diagnosisChart({ store }, incidentId, n),
+        channelMessage: (message) =>
+          message.kind === "digest" ? renderSweepDigest(message.digest) : render.audit(message.report),
         home: (user) =>
           publishHome(
             { client: posterClient, store, render, now: now(), latestSweep: () => sweepStore.latest() },
@@ -482,9 +458,15 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       queues: sweepQueues,
       store: sweepStore,
       incidentStore: store,
-      claims,
       client,
-      render,
+      postInChannel: async (channel, name, message, threadTs) => {
+        await outbox.append(channelQueueId(channel), channel, wallClock(), {
+          kind: "channel-post",
+          name,
+          message,
+          ...(threadTs ? { threadTs } : {}),
+        });
+      },
       playbooks: playbooks.playbooks,
       ports: options.ports,
       namespace: options.namespace,
@@ -501,7 +483,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       startFix: async (table, user, channel) =>
         (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
       reply: async (channel, user, reply) => {
-        await slackQueues.enqueueSlack({ kind: "ephemeral", channel, user, reply });
+        await slack.send({ kind: "ephemeral", channel, user, reply });
       },
     });
   }
@@ -544,10 +526,9 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       webhookBodyLimitBytes: options.webhookBodyLimitBytes,
       // The producers, the store and the claims all use this connection.
       redisReady: () => redis.status === "ready",
-      queues: slackQueues,
+      queues,
       inbox: commandInbox,
       store,
-      claims,
       // A burst of Slack requests checks for replays in one round trip per event-loop turn.
       firstTime: batchedFirstTime(redis, (scope, key) => store.keys.seen(scope, key)),
       render,
@@ -622,7 +603,6 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     workers,
     workerProcess,
     store,
-    claims,
     redis,
     log,
     remediation,

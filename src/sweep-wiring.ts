@@ -7,11 +7,9 @@ import { createEvidencePorts } from "./adapters/evidence/from-config.js";
 import { gatedDispatcher } from "./adapters/evidence/gated-dispatcher.js";
 import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "./adapters/queue/sweep-queue.js";
 import type { RedisClient } from "./adapters/redis/connection.js";
-import type { Renderers } from "./adapters/slack/renderers.js";
+import type { ChannelMessage } from "./adapters/slack/outbox/outbox.js";
 import { threadPermalink } from "./adapters/slack/slack-jobs.js";
-import { postAuditInThread, postDigest } from "./adapters/slack/sweep-slack.js";
 import type { SlackClient } from "./adapters/slack/web-client.js";
-import type { Claims } from "./adapters/store/claims.js";
 import type { IncidentStore } from "./adapters/store/incident-store.js";
 import { rateWindow } from "./adapters/store/rate-window.js";
 import type { SweepStore } from "./adapters/store/sweep-store.js";
@@ -33,9 +31,10 @@ export interface SweepWiring {
   queues: SweepQueues;
   store: SweepStore;
   incidentStore: IncidentStore;
-  claims: Claims;
+  /** For the digest's links to open incidents' threads (a read). */
   client: SlackClient;
-  render: Renderers;
+  /** Hands a message of no incident to the outbox: posted once under its name. */
+  postInChannel(channel: string, name: string, message: ChannelMessage, threadTs?: string): Promise<void>;
   playbooks: readonly Playbook[];
   /** Injected evidence ports (tests); otherwise built from the config with the sweep's budgets. */
   ports?: EvidencePorts;
@@ -99,7 +98,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       );
     },
     postDigest: async (sweepId, channel, digest) => {
-      await postDigest({ client: w.client, claims: w.claims }, sweepId, channel, digest);
+      await w.postInChannel(channel, `digest-${sweepId}`, { kind: "digest", digest });
     },
     tell: (channel, user, text) => w.reply(channel, user, { kind: "text", text }),
   });
@@ -150,10 +149,11 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
             },
             w.now,
           );
-          await postAuditInThread(
-            { client: w.client, claims: w.claims, render: w.render },
-            { jobId: String(job.id), channel: data.channel, threadTs: data.threadTs },
-            report,
+          await w.postInChannel(
+            data.channel,
+            `audit-${String(job.id)}`,
+            { kind: "audit", report },
+            data.threadTs,
           );
         } catch (error) {
           const coded = asCodedError(error);

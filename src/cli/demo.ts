@@ -38,6 +38,14 @@ export interface DemoOptions {
   followUpIntervalMs?: number;
   /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
   outDir?: string;
+  /** Called once the thread is printed, before the world stops: tests read what it ended as. */
+  onEnd?: (end: DemoEnd) => void;
+}
+
+/** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
+export interface DemoEnd {
+  thread: StoredMessage[];
+  lakehouse: Lakehouse;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -401,6 +409,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       for (const path of written) say(ctx, `  ${path}`);
     }
     say(ctx, "");
+    options.onEnd?.({ thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!), lakehouse: ctx.lakehouse! });
     return 0;
   } catch (error) {
     say(ctx, `The demo stopped: ${(error as Error).message}`);

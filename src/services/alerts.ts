@@ -10,7 +10,7 @@ import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
 import { tableSettings } from "../core/settings.js";
 import type { IncidentDeps } from "./incident/deps.js";
-import type { IntakeAlert, OutboxEntry } from "./ports.js";
+import type { IntakeAlert, IntakePromise } from "./ports.js";
 
 export interface AlertIntakeDeps extends IncidentDeps {
   /** Tables the catalog knows (cached by the caller); config tables are always known. */
@@ -62,7 +62,7 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
       ...(await deps.store.intake(batch.slice(at, at + INTAKE_SLICE), now, REPEAT_WINDOW_SECONDS)),
     );
   }
-  const promised: OutboxEntry[] = [];
+  const promised: IntakePromise[] = [];
   results.forEach((result, i) => {
     if (result.kind === "nothing-open") {
       outcome.ignored++;
@@ -126,18 +126,18 @@ function toIntakeAlert(
  * queueing an entry twice (the receiver and the sweeper both) adds nothing.
  */
 export async function queuePromised(
-  deps: Pick<IncidentDeps, "queues" | "store">,
-  entries: readonly OutboxEntry[],
+  deps: Pick<IncidentDeps, "queues" | "slack" | "store">,
+  entries: readonly IntakePromise[],
 ): Promise<void> {
   await Promise.all(
     entries.map(async (entry) => {
       if (entry.kind === "open") {
         await Promise.all([
-          deps.queues.enqueueSlack({ kind: "root", incidentId: entry.incidentId }),
+          deps.slack.send({ kind: "root", incidentId: entry.incidentId }),
           deps.queues.enqueueDiagnose({ kind: "incident", incidentId: entry.incidentId, n: 1 }),
         ]);
       } else {
-        await deps.queues.enqueueSlack({
+        await deps.slack.send({
           kind: "card",
           incidentId: entry.incidentId,
           version: entry.version,
@@ -145,18 +145,18 @@ export async function queuePromised(
       }
     }),
   );
-  await deps.store.outboxDone(entries);
+  await deps.store.promisesKept(entries);
 }
 
 /** Entries older than this are taken as abandoned by the process that wrote them. */
 export const OUTBOX_GRACE_MS = 10_000;
 
 /** Queues the jobs of outbox entries a receiver wrote but did not get to queue (it died, Redis blinked). */
-export async function sweepOutbox(
-  deps: Pick<IncidentDeps, "queues" | "store">,
+export async function keepIntakePromises(
+  deps: Pick<IncidentDeps, "queues" | "slack" | "store">,
   graceMs = OUTBOX_GRACE_MS,
 ): Promise<number> {
-  const due = await deps.store.dueOutbox(graceMs);
+  const due = await deps.store.duePromises(graceMs);
   if (due.length > 0) await queuePromised(deps, due);
   return due.length;
 }

@@ -92,6 +92,8 @@ export interface RevertButtonView {
 export interface WriterRef {
   kind: "flink-job" | "connector";
   id: string;
+  /** The Flink job's name: twins of one name are told apart by their short id. */
+  name?: string;
 }
 
 export type VerificationOutcome =

@@ -3,7 +3,7 @@
 
 import { createSimClock, type SimClock } from "./clock.js";
 import { type FaultInjector, type FaultSpec, SimFaultInjector, type SimService } from "./faults.js";
-import { type LakehouseSnapshot, World } from "./model/world.js";
+import { type LakehouseSnapshot, type SnapshotAuthor, World } from "./model/world.js";
 import type { Scenario } from "./scenario/schema.js";
 import { loadScenario } from "./scenarios.js";
 import { type CatalogAuthOptions, catalogErrorBody, createCatalogRouter } from "./servers/catalog.js";
@@ -19,7 +19,7 @@ import {
 import { createPrometheusRouter, prometheusErrorBody } from "./servers/prometheus.js";
 
 export type { FaultInjector, FaultKind, FaultSpec } from "./faults.js";
-export type { LakehouseSnapshot } from "./model/world.js";
+export type { LakehouseSnapshot, SnapshotAuthor } from "./model/world.js";
 export type { RecordedRequest } from "./servers/http.js";
 export { generateTableMetadataJson } from "./table-metadata.js";
 
@@ -48,6 +48,8 @@ export interface Lakehouse {
   /** Plays a person's fix made by hand: the table's failing writers recover. Returns how many. */
   fixByHand(table: string): number;
   state(): LakehouseSnapshot;
+  /** Who committed a snapshot, and whether that writer had failed and has recovered. */
+  snapshotAuthor(table: string, snapshotId: string): SnapshotAuthor | undefined;
   /** Drops a table and creates it again under the same name (a new uuid), as a person might. */
   recreateTable(name: string): void;
   close(): Promise<void>;
@@ -130,6 +132,7 @@ export async function startLakehouse(options: LakehouseOptions): Promise<Lakehou
     advance,
     fixByHand: (table: string) => world.fixByHand(table, clock.now()),
     state,
+    snapshotAuthor: (table: string, snapshotId: string) => world.snapshotAuthor(table, snapshotId),
     recreateTable: (name: string) => world.recreateTable(name, clock.now()),
     async close() {
       if (closed) return;

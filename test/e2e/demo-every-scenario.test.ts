@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runDemo } from "../../src/cli/demo.js";
+import { type DemoEnd, runDemo } from "../../src/cli/demo.js";
 import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
 import { REDIS_URL } from "../support/redis.js";
 
@@ -19,6 +19,23 @@ afterAll(() => rmSync(pictures, { recursive: true, force: true }));
 interface Outcome {
   code: number;
   out: string;
+  end?: DemoEnd;
+}
+
+/** Every text a message shows: its fallback text and the text of each block, nested or not. */
+function shown(message: { text?: string; blocks?: unknown }): string {
+  const parts = [message.text ?? ""];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === "object") {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === "text" && typeof child === "string") parts.push(child);
+        else visit(child);
+      }
+    }
+  };
+  visit(message.blocks);
+  return parts.join("\n");
 }
 
 async function runAll(names: readonly string[]): Promise<Map<string, Outcome>> {
@@ -27,14 +44,16 @@ async function runAll(names: readonly string[]): Promise<Map<string, Outcome>> {
   const worker = async () => {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
       let out = "";
+      let end: DemoEnd | undefined;
       const code = await runDemo({
         scenario: name,
         stdout: { write: (chunk: string) => (out += chunk) },
         env: { REDIS_URL },
         followUpIntervalMs: 150,
         outDir: pictures,
+        onEnd: (e) => (end = e),
       });
-      results.set(name, { code, out });
+      results.set(name, { code, out, ...(end ? { end } : {}) });
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
@@ -73,6 +92,38 @@ describe("demo of every scenario", () => {
     } else {
       expect(out).toContain(`${scenario.table} — commits resumed`);
       expect(out).toMatch(/\[\d+\] the writer commits again: the bot resolves the incident/);
+    }
+  });
+
+  // "Resolved" is said only when the writer that failed commits again: the snapshot the recovery
+  // names must be one the simulator attributes to a writer that was failing and has recovered —
+  // never a twin that never failed, a backfill or a compaction.
+  it.each(names)("%s resolves only when its failing writer recovered", (name) => {
+    const result = results.get(name);
+    const end = result?.end;
+    expect(end, result?.out).toBeDefined();
+    const thread = end?.thread ?? [];
+    const root = thread[0];
+    const resolved = /\(resolved\)\s*$/.test(root?.text ?? "");
+    const recoveries = thread
+      .map((m) => /First new snapshot `(\d+)`/.exec(shown(m))?.[1])
+      .filter((id): id is string => id !== undefined);
+    if (!resolved) {
+      expect(recoveries, "a recovery was posted but the incident is not resolved").toEqual([]);
+      return;
+    }
+    expect(
+      recoveries.length,
+      "a resolved incident names the snapshot that shows the recovery",
+    ).toBeGreaterThan(0);
+    const table = loadScenario(name).table;
+    for (const id of recoveries) {
+      const author = end?.lakehouse.snapshotAuthor(table, id);
+      expect(author, `snapshot ${id} is not in ${table}`).toBeDefined();
+      expect(author?.operation).not.toBe("replace");
+      expect(author?.writer, `${author?.committer} is no writer the scenario declares`).toBeDefined();
+      expect(author?.writer?.failedAtStart, `${author?.committer} never failed`).toBe(true);
+      expect(author?.writer?.recovered, `${author?.committer} did not recover`).toBe(true);
     }
   });
 

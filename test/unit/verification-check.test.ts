@@ -212,3 +212,124 @@ describe("evaluateRecovery", () => {
     expect(committedBy(snap("2", 0, {}, "append"), unknown)).toBe(true);
   });
 });
+
+describe("recovery of the writer the diagnosis named as failing", () => {
+  const FAILING = "d0d3a1b2c3d4e5f60718293a4b5c6d7e";
+  const SUCCESSOR = "5eed0000000000000000000000000001";
+  const OPERATOR = "0p0p0p0p0p0p0p0p0p0p0p0p0p0p0p0p";
+  const failing = {
+    kind: "flink",
+    jobId: FAILING,
+    name: "orders-ingest",
+    operatorId: OPERATOR,
+    failedAtMs: CHANGE - 20 * MIN,
+  } as const;
+
+  /** The table's Flink side: a healthy twin read as the primary writer, plus the other jobs given. */
+  function withJobs(
+    base: Evidence,
+    jobs: { jobId: string; state: string; startTimeMs: number; elapsed?: number }[],
+  ): Evidence {
+    const read = jobs.map((j) => ({
+      job: { jobId: j.jobId, name: "orders-ingest", state: j.state, startTimeMs: j.startTimeMs },
+      vertices: [],
+      exceptions: [],
+      backpressure: [],
+      checkpointConfig: { intervalMs: 5 * MIN },
+      ...(j.elapsed === undefined
+        ? {}
+        : {
+            committer: {
+              vertexId: "v",
+              operatorName: "IcebergFilesCommitter",
+              metricTable: "iceberg_db_events",
+              elapsedSecondsSinceLastSuccessfulCommit: j.elapsed,
+            },
+          }),
+    }));
+    const twin = base.flink!.writer!;
+    return {
+      ...base,
+      flink: { jobs: [twin.job, ...read.map((r) => r.job)], writer: twin, writers: [twin, ...read] },
+    };
+  }
+
+  it("a healthy twin of the same name committing is not the failing job's recovery", () => {
+    const ev = withJobs(
+      evidence({ snapshots: [snap("9001", CHANGE + 5 * MIN, { "flink.job-id": JOB })], elapsed: 60 }),
+      [{ jobId: FAILING, state: "RUNNING", startTimeMs: 0, elapsed: 4_000 }],
+    );
+    const result = evaluateRecovery({ changeAtMs: CHANGE, writer: failing }, ev, CHANGE + 10 * MIN);
+    expect(result.recovered).toBe(false);
+    expect(result.detail).toMatch(/no new snapshot from orders-ingest \(d0d3…\)/);
+    // The commit age read is the failing job's, not the twin's.
+    expect(result.elapsedSeconds).toBe(4_000);
+  });
+
+  it("the failing job's own commit after the change is its recovery", () => {
+    const ev = withJobs(
+      evidence({
+        snapshots: [
+          snap("9001", CHANGE + 2 * MIN, { "flink.job-id": JOB }),
+          snap("9002", CHANGE + 5 * MIN, { "flink.job-id": FAILING, "flink.operator-id": OPERATOR }),
+        ],
+        elapsed: 60,
+      }),
+      [{ jobId: FAILING, state: "RUNNING", startTimeMs: 0, elapsed: 30 }],
+    );
+    const result = evaluateRecovery({ changeAtMs: CHANGE, writer: failing }, ev, CHANGE + 10 * MIN);
+    expect(result.recovered).toBe(true);
+    expect(result.firstNewSnapshot?.id).toBe("9002");
+    expect(result.detail).toMatch(/snapshot 9002 from orders-ingest \(d0d3…\)/);
+  });
+
+  it("a successor that replaced the failing job (same name and operator, started after) counts", () => {
+    const ev = withJobs(
+      evidence({
+        snapshots: [
+          snap("9003", CHANGE + 5 * MIN, { "flink.job-id": SUCCESSOR, "flink.operator-id": OPERATOR }),
+        ],
+        elapsed: 60,
+      }),
+      [
+        { jobId: FAILING, state: "CANCELED", startTimeMs: 0 },
+        { jobId: SUCCESSOR, state: "RUNNING", startTimeMs: CHANGE + MIN, elapsed: 20 },
+      ],
+    );
+    const result = evaluateRecovery({ changeAtMs: CHANGE, writer: failing }, ev, CHANGE + 10 * MIN);
+    expect(result.recovered).toBe(true);
+    expect(result.firstNewSnapshot?.id).toBe("9003");
+    expect(result.elapsedSeconds).toBe(20);
+  });
+
+  it("no successor while the failing job still runs, with another operator, or started before the failure", () => {
+    const snapshot = (operator: string) => [
+      snap("9004", CHANGE + 5 * MIN, { "flink.job-id": SUCCESSOR, "flink.operator-id": operator }),
+    ];
+    const cases: { failingState: string; started: number; operator: string }[] = [
+      { failingState: "RUNNING", started: CHANGE + MIN, operator: OPERATOR },
+      { failingState: "CANCELED", started: CHANGE + MIN, operator: "another-operator" },
+      { failingState: "CANCELED", started: CHANGE - 30 * MIN, operator: OPERATOR },
+    ];
+    for (const c of cases) {
+      const ev = withJobs(evidence({ snapshots: snapshot(c.operator), elapsed: 60 }), [
+        { jobId: FAILING, state: c.failingState, startTimeMs: 0 },
+        { jobId: SUCCESSOR, state: "RUNNING", startTimeMs: c.started },
+      ]);
+      const result = evaluateRecovery(
+        { changeAtMs: CHANGE, writer: failing, signals: ["writer-snapshots-resume"] },
+        ev,
+        CHANGE + 10 * MIN,
+      );
+      expect(result.recovered, JSON.stringify(c)).toBe(false);
+    }
+  });
+
+  it("a backfill or a compaction is never a recovery", () => {
+    const unknown = { kind: "unknown" } as const;
+    expect(committedBy(snap("1", 0, { "spark.app.id": "application_1_0001" }, "append"), unknown)).toBe(
+      false,
+    );
+    expect(committedBy(snap("2", 0, { "flink.job-id": FAILING }, "replace"), failing)).toBe(false);
+  });
+});

@@ -14,14 +14,13 @@ import type { Logger } from "pino";
 import type { AlertEvent } from "../../core/incident/model.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import { asCodedError } from "../../errors.js";
-import type { Enqueuer } from "../../services/incident/deps.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
 import { type RouteServer, serveRoutes } from "../http/route-server.js";
 import { healthRoutes } from "../http/routes.js";
 import { createWebhookHandler } from "../intake/webhook.js";
+import type { BotQueues } from "../queue/queues.js";
 import type { FirstTime } from "../redis/batched-first-time.js";
-import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { type CommandListenerDeps, createCommandHandler, isOurCommand } from "./command-listener.js";
@@ -48,13 +47,13 @@ export interface BotAppOptions {
   };
   alertWebhookToken?: string;
   webhookBodyLimitBytes?: number;
-  queues: Enqueuer;
+  /** The evidence modal's fill, a BullMQ job (everything else the workers say goes through the outbox). */
+  queues: Pick<BotQueues, "enqueueSlack">;
   /** Where slash commands are recorded (and repeat deliveries dropped) for the workers. */
   inbox: CommandListenerDeps["inbox"];
   store: IncidentStore;
-  claims: Claims;
-  /** The replay guard's check (default: the claims' own, one round trip per delivery). */
-  firstTime?: FirstTime;
+  /** The replay guard's check: true the first time a delivery's key is seen. */
+  firstTime: FirstTime;
   render: Renderers;
   metrics: BotMetrics;
   log: Logger;
@@ -214,7 +213,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     log,
   });
 
-  const firstTime = options.firstTime ?? ((scope, key, ttl) => options.claims.firstTime(scope, key, ttl));
+  const { firstTime } = options;
   // Slack retries and replayed requests: one event, click, submission or command is handled once.
   // With Redis away the check is skipped rather than waited for (the listener then tells the person).
   // Applied to the listeners of events, clicks and submissions, not to every request: a slash

@@ -8,14 +8,14 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type {
   IncidentStorePort,
   IntakeAlert,
+  IntakePromise,
   IntakeResult,
   OpenResult,
-  OutboxEntry,
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { createKeys, type Keys } from "./keys.js";
 
-export type { IntakeAlert, IntakeResult, OpenResult, OutboxEntry } from "../../services/ports.js";
+export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
 
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
 const OPEN_OR_JOIN = `
@@ -242,7 +242,7 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
-  async dueOutbox(olderThanMs: number, limit = 100): Promise<OutboxEntry[]> {
+  async duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
     const members = await this.redis.zrangebyscore(
       this.keys.outbox(),
       "-inf",
@@ -252,13 +252,13 @@ export class IncidentStore implements IncidentStorePort {
       limit,
     );
     return members.flatMap((member) => {
-      const entry = outboxEntry(member);
+      const entry = intakePromise(member);
       return entry ? [entry] : [];
     });
   }
 
   /** Removes outbox entries whose jobs are queued. */
-  async outboxDone(entries: readonly OutboxEntry[]): Promise<void> {
+  async promisesKept(entries: readonly IntakePromise[]): Promise<void> {
     if (entries.length === 0) return;
     await this.redis.zrem(this.keys.outbox(), ...entries.map((e) => e.member));
   }
@@ -391,7 +391,7 @@ export class IncidentStore implements IncidentStorePort {
 }
 
 /** Turns an outbox member written by INTAKE back into the entry it stands for. */
-export function outboxEntry(member: string): OutboxEntry | undefined {
+export function intakePromise(member: string): IntakePromise | undefined {
   const [kind, incidentId, version] = member.split("|");
   if (kind === "open" && incidentId) return { kind, incidentId, member };
   if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };

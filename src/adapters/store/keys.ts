@@ -8,7 +8,6 @@ export interface Keys {
   incident(id: string): string;
   timeline(id: string): string;
   reports(id: string): string;
-  claim(id: string, kind: string): string;
   sequence(): string;
   openSet(): string;
   recentTables(): string;
@@ -29,7 +28,6 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     incident: (id) => `${p}:incident:${id}`,
     timeline: (id) => `${p}:timeline:${id}`,
     reports: (id) => `${p}:reports:${id}`,
-    claim: (id, kind) => `${p}:claim:${id}:${kind}`,
     sequence: () => `${p}:seq:incident`,
     openSet: () => `${p}:open-incidents`,
     recentTables: () => `${p}:recent-tables`,

@@ -7,7 +7,7 @@
 import type { Evidence, FlinkJobEvidence } from "../evidence/model.js";
 import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
 import type { Playbook } from "../playbook/schema.js";
-import type { Finding, Report } from "../report/schema.js";
+import type { Finding, Report, ReportWriter } from "../report/schema.js";
 import { buildContext, type DiagnosisContext, LIVE_JOB_STATES } from "./context.js";
 import { settleReport } from "./invariants.js";
 import { buildNextStep } from "./next-step.js";
@@ -142,12 +142,33 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
     table: context.tableName,
     generatedAt: new Date(now).toISOString(),
     verdict: settled.verdict,
+    ...writerOf(context),
     findings,
     nextStep,
     sources,
   };
   if (!nextStep && settled.verdict !== "healthy") report.noStepReason = noStepReason(context);
   return report;
+}
+
+/** The diagnosed writer, for the card and for the follow-ups that judge its recovery. */
+function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
+  const w = ctx.writer;
+  if (!w) return {};
+  const iso = (ms: number | undefined) =>
+    ms === undefined ? {} : { lastCommitAt: new Date(ms).toISOString() };
+  const operatorId = ctx.writerNewest?.summary["flink.operator-id"];
+  const name = w.kind === "flink" ? ctx.jobNames.get(w.jobId) : undefined;
+  return {
+    writer: {
+      kind: w.kind,
+      id: w.kind === "flink" ? w.jobId : w.connector,
+      ...(name ? { name } : {}),
+      ...(w.kind === "flink" && operatorId ? { operatorId } : {}),
+      ...iso(ctx.writerNewest?.timestampMs),
+      ...(ctx.troubled && ctx.window ? { failedAt: new Date(ctx.window.failureMs).toISOString() } : {}),
+    },
+  };
 }
 
 function noStepReason(ctx: DiagnosisContext): string {

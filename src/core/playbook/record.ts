@@ -24,8 +24,17 @@ export interface WalkRecord {
   revertSeq: number;
   /** The diagnosis whose next step was proposed, so a retried diagnosis job proposes once. */
   proposedForDiagnosis?: number;
-  /** The writer the follow-ups watch, once a check has identified it. */
-  writer?: { kind: "flink-job" | "connector"; id: string };
+  /**
+   * The writer the follow-ups watch: the one the diagnosis named as failing (its name, committer
+   * operator and failure time let a successor run count as it), or the one a check identified.
+   */
+  writer?: {
+    kind: "flink-job" | "connector";
+    id: string;
+    name?: string;
+    operatorId?: string;
+    failedAtMs?: number;
+  };
   /** When the writer's first snapshot after the change landed (the recovery the card reports). */
   recoveredAtMs?: number;
 }

@@ -73,11 +73,27 @@ export const SourceReportSchema = z.object({
   error: z.string().optional(),
 });
 
+/** The writer the verdict is about: the one failing, whose own commits count as its recovery. */
+export const ReportWriterSchema = z.object({
+  kind: z.enum(["flink", "connect"]),
+  /** The Flink job id or the Connect connector name. */
+  id: z.string().min(1),
+  /** The Flink job's name (a successor run of the same pipeline carries it too). */
+  name: z.string().min(1).optional(),
+  /** The committer's `flink.operator-id`, read from the writer's snapshots. */
+  operatorId: z.string().min(1).optional(),
+  /** The writer's newest snapshot: its last good commit. */
+  lastCommitAt: z.iso.datetime().optional(),
+  /** When the writer failed (its newest failure, or when its next commit was due). */
+  failedAt: z.iso.datetime().optional(),
+});
+
 export const ReportSchema = z.object({
   reportVersion: z.literal(1),
   table: z.string().min(1),
   generatedAt: z.iso.datetime(),
   verdict: z.enum(TRIAGE_IDS),
+  writer: ReportWriterSchema.optional(),
   findings: z.array(FindingSchema),
   nextStep: NextStepSchema.nullable(),
   /** Why no step is proposed although the verdict is not healthy. */
@@ -113,5 +129,6 @@ export type PropertyChange = z.infer<typeof PropertyChangeSchema>;
 export type Change = z.infer<typeof ChangeSchema>;
 export type NextStep = z.infer<typeof NextStepSchema>;
 export type Report = z.infer<typeof ReportSchema>;
+export type ReportWriter = z.infer<typeof ReportWriterSchema>;
 export type AuditCheck = z.infer<typeof AuditCheckSchema>;
 export type AuditReport = z.infer<typeof AuditReportSchema>;

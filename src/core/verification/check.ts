@@ -1,11 +1,23 @@
-// Did the change help? Recovery is judged on data, not on alerts: the same writer commits again
-// after the change, its commit age is back in the normal range, and a Connect sink is running.
+// Did the change help? Recovery is judged on data, not on alerts: the writer the diagnosis named
+// as failing commits again after the change (its own job id, or a successor that replaced it),
+// its commit age is back in the normal range, and a Connect sink is running. A twin job that never
+// failed, a backfill or a compaction committing meanwhile is not a recovery (RUNBOOK §4).
 
-import type { Evidence, Snapshot } from "../evidence/model.js";
+import { LIVE_JOB_STATES } from "../diagnosis/context.js";
+import type { Evidence, FlinkJobEvidence, Snapshot } from "../evidence/model.js";
 import type { VerifySignal } from "../playbook/schema.js";
 
 export type WriterIdentity =
-  | { kind: "flink"; jobId: string }
+  | {
+      kind: "flink";
+      jobId: string;
+      /** The job's name: a successor run of the same pipeline carries it too. */
+      name?: string;
+      /** The committer's operator id (`flink.operator-id`), kept across a restore from a savepoint. */
+      operatorId?: string;
+      /** When the writer failed: a successor must have started after it. */
+      failedAtMs?: number;
+    }
   | { kind: "connect"; connector: string }
   | { kind: "unknown" };
 
@@ -43,13 +55,14 @@ export function evaluateRecovery(
   const outcomes: SignalOutcome[] = [];
   const result: Omit<RecoveryResult, "recovered" | "detail"> = {};
 
+  const lineage = writerLineage(baseline.writer, evidence);
   if (wanted.has("writer-snapshots-resume")) {
-    const { outcome, first } = snapshotsResumed(baseline, evidence);
+    const { outcome, first } = snapshotsResumed(baseline, evidence, lineage);
     outcomes.push(outcome);
     if (first) result.firstNewSnapshot = { id: first.snapshotId, timestampMs: first.timestampMs };
   }
   if (wanted.has("elapsed-seconds-normal")) {
-    const elapsed = elapsedNormal(baseline, evidence);
+    const elapsed = elapsedNormal(baseline, evidence, lineage);
     if (elapsed) {
       outcomes.push(elapsed.outcome);
       result.elapsedSeconds = elapsed.seconds;
@@ -77,11 +90,42 @@ export function identifyWriter(evidence: Evidence): WriterIdentity {
   return { kind: "unknown" };
 }
 
+/**
+ * The job ids that count as the failing Flink writer: its own, and any successor that replaced it —
+ * a job of the same name started after the failure while the failing job no longer runs (its
+ * snapshots must then carry the same operator id, checked in `committedBy`). Empty for other kinds.
+ */
+export function writerLineage(writer: WriterIdentity, evidence: Evidence): ReadonlySet<string> {
+  if (writer.kind !== "flink") return new Set();
+  const ids = new Set([writer.jobId]);
+  if (writer.name === undefined || writer.failedAtMs === undefined || !evidence.flink) return ids;
+  const jobs = [...evidence.flink.jobs, ...(evidence.flink.writers ?? []).map((w) => w.job)];
+  const failing = jobs.find((j) => j.jobId === writer.jobId);
+  // A failing job that still runs has no successor: another live job of its name is a twin.
+  if (failing && LIVE_JOB_STATES.has(failing.state)) return ids;
+  for (const j of jobs) {
+    if (j.name === writer.name && j.startTimeMs > writer.failedAtMs) ids.add(j.jobId);
+  }
+  return ids;
+}
+
 /** True when the snapshot was committed by this writer (by its summary keys). */
-export function committedBy(snapshot: Snapshot, writer: WriterIdentity): boolean {
+export function committedBy(
+  snapshot: Snapshot,
+  writer: WriterIdentity,
+  lineage: ReadonlySet<string> = new Set(writer.kind === "flink" ? [writer.jobId] : []),
+): boolean {
+  // A compaction rewrites what is there; it never shows that the writer commits again.
+  if (snapshot.operation === "replace") return false;
   switch (writer.kind) {
-    case "flink":
-      return snapshot.summary["flink.job-id"] === writer.jobId;
+    case "flink": {
+      const jobId = snapshot.summary["flink.job-id"];
+      if (jobId === writer.jobId) return true;
+      if (jobId === undefined || !lineage.has(jobId)) return false;
+      // A successor continues the failing writer's committer: the same operator, when it is known.
+      const operator = snapshot.summary["flink.operator-id"];
+      return writer.operatorId === undefined || operator === undefined || operator === writer.operatorId;
+    }
     case "connect": {
       // The sink writes "<connector>-<task number>"; a bare prefix test would also match "events-sink-v2-0".
       const task = snapshot.summary["kafka.connect.task-id"];
@@ -89,21 +133,22 @@ export function committedBy(snapshot: Snapshot, writer: WriterIdentity): boolean
       return /^\d+$/.test(task.slice(writer.connector.length + 1));
     }
     case "unknown":
-      // Without an identity, any data commit that is not a compaction counts.
-      return snapshot.operation !== "replace";
+      // Without an identity, a data commit counts unless it is a Spark job's (a backfill).
+      return snapshot.summary["spark.app.id"] === undefined;
   }
 }
 
 function snapshotsResumed(
   baseline: RecoveryBaseline,
   evidence: Evidence,
+  lineage: ReadonlySet<string>,
 ): { outcome: SignalOutcome; first?: Snapshot } {
   if (!evidence.catalog) {
     const why = evidence.sources.catalog.error ?? evidence.sources.catalog.status;
     return { outcome: { ok: false, text: `cannot see the table's snapshots (catalog: ${why})` } };
   }
   const first = evidence.catalog.snapshots.find(
-    (s) => s.timestampMs > baseline.changeAtMs && committedBy(s, baseline.writer),
+    (s) => s.timestampMs > baseline.changeAtMs && committedBy(s, baseline.writer, lineage),
   );
   const who = describe(baseline.writer);
   if (!first) {
@@ -120,13 +165,30 @@ function snapshotsResumed(
   };
 }
 
+/** The failing writer's job as read now (or its successor's), never a twin's. */
+function failingJob(
+  writer: WriterIdentity,
+  evidence: Evidence,
+  lineage: ReadonlySet<string>,
+): FlinkJobEvidence | undefined {
+  const all = [
+    ...(evidence.flink?.writer ? [evidence.flink.writer] : []),
+    ...(evidence.flink?.writers ?? []),
+  ];
+  if (writer.kind !== "flink") return writer.kind === "unknown" ? evidence.flink?.writer : undefined;
+  // The newest run of the lineage: a successor's gauge, not the stopped job's frozen one.
+  return all.filter((w) => lineage.has(w.job.jobId)).sort((a, b) => b.job.startTimeMs - a.job.startTimeMs)[0];
+}
+
 function elapsedNormal(
   baseline: RecoveryBaseline,
   evidence: Evidence,
+  lineage: ReadonlySet<string>,
 ): { outcome: SignalOutcome; seconds: number } | undefined {
-  const seconds = evidence.flink?.writer?.committer?.elapsedSecondsSinceLastSuccessfulCommit;
+  const job = failingJob(baseline.writer, evidence, lineage);
+  const seconds = job?.committer?.elapsedSecondsSinceLastSuccessfulCommit;
   if (seconds === undefined) return undefined;
-  const intervalMs = baseline.commitIntervalMs ?? evidence.flink?.writer?.checkpointConfig?.intervalMs;
+  const intervalMs = baseline.commitIntervalMs ?? job?.checkpointConfig?.intervalMs;
   if (intervalMs === undefined) return undefined;
   const limit = (2 * intervalMs) / 1000;
   const ok = seconds <= limit;
@@ -156,7 +218,9 @@ function connectorRunning(name: string, evidence: Evidence): SignalOutcome {
 function describe(writer: WriterIdentity): string {
   switch (writer.kind) {
     case "flink":
-      return `job ${writer.jobId.slice(0, 8)}…`;
+      return writer.name
+        ? `${writer.name} (${writer.jobId.slice(0, 4)}…)`
+        : `job ${writer.jobId.slice(0, 8)}…`;
     case "connect":
       return `connector ${writer.connector}`;
     case "unknown":

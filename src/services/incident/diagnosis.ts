@@ -44,7 +44,7 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   if (incident.state !== "diagnosing") {
     // Only a change of state edits the card; a retried job does not touch Slack again.
     const startVersion = await deps.store.update(incidentId, { state: "diagnosing" }, deps.now(), true);
-    await deps.queues.enqueueSlack({ kind: "card", incidentId, version: startVersion });
+    await deps.slack.send({ kind: "card", incidentId, version: startVersion });
   }
   let report: Awaited<ReturnType<DiagnoseFn>>["report"];
   let evidence: Awaited<ReturnType<DiagnoseFn>>["evidence"];
@@ -53,14 +53,14 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   } catch (error) {
     if (isCodedError(error) && !error.retryable) {
       // A problem a person must fix (unknown table, bad config): say so in the thread, stop retrying.
-      await deps.queues.enqueueSlack({
+      await deps.slack.send({
         kind: "note",
         incidentId,
         key: `diagnose-failed-${n}`,
         text: `${error.message}${error.hint ? ` ${error.hint}` : ""}`,
       });
       const version = await deps.store.update(incidentId, { state: "open" }, deps.now(), true);
-      await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+      await deps.slack.send({ kind: "card", incidentId, version });
       return;
     }
     throw error;
@@ -94,8 +94,8 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
     now,
     true,
   );
-  await deps.queues.enqueueSlack({ kind: "diagnosis", incidentId, n });
-  await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+  await deps.slack.send({ kind: "diagnosis", incidentId, n });
+  await deps.slack.send({ kind: "card", incidentId, version });
   await deps.remediation?.proposeFromReport(incidentId, n, report);
 }
 
@@ -111,7 +111,7 @@ async function runCommand(
       job.command === "diagnose"
         ? { type: "diagnosis" as const, report: (await deps.diagnose(deps.ports, request, deps.now)).report }
         : { type: "audit" as const, report: (await deps.audit(deps.ports, request, deps.now)).report };
-    await deps.queues.enqueueSlack({
+    await deps.slack.send({
       kind: "command-result",
       key: jobId,
       channel: open?.channel ?? job.channel,
@@ -121,7 +121,7 @@ async function runCommand(
   } catch (error) {
     if (isCodedError(error, ErrorCode.TableNotFound)) {
       const known = (await deps.knownTables?.().catch(() => [])) ?? Object.keys(deps.bot.tables);
-      await deps.queues.enqueueSlack({
+      await deps.slack.send({
         kind: "ephemeral",
         channel: job.channel,
         user: job.user,
@@ -135,7 +135,7 @@ async function runCommand(
       return;
     }
     if (isCodedError(error) && !error.retryable) {
-      await deps.queues.enqueueSlack({
+      await deps.slack.send({
         kind: "ephemeral",
         channel: job.channel,
         user: job.user,

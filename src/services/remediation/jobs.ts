@@ -2,9 +2,15 @@
 // one feeds its outcome back to the walk as a machine event.
 
 import type { Evidence } from "../../core/evidence/model.js";
+import type { WalkRecord } from "../../core/playbook/record.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
-import { evaluateRecovery, identifyWriter, type RecoveryResult } from "../../core/verification/check.js";
+import {
+  evaluateRecovery,
+  identifyWriter,
+  type RecoveryResult,
+  type WriterIdentity,
+} from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
@@ -85,9 +91,10 @@ export class RemediationJobs {
         },
         this.deps.now,
       );
-      const identity = identifyWriter(evidence);
-      if (identity.kind === "flink") writer = { kind: "flink-job", id: identity.jobId };
-      if (identity.kind === "connect") writer = { kind: "connector", id: identity.connector };
+      // The writer the diagnosis named as failing; only without one, whoever writes the table now.
+      const identity = writer ? watchedWriter(writer) : identifyWriter(evidence);
+      if (!writer && identity.kind === "flink") writer = { kind: "flink-job", id: identity.jobId };
+      if (!writer && identity.kind === "connect") writer = { kind: "connector", id: identity.connector };
       recovery = evaluateRecovery(
         {
           changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
@@ -138,4 +145,15 @@ export class RemediationJobs {
       {},
     );
   }
+}
+
+function watchedWriter(writer: NonNullable<WalkRecord["writer"]>): WriterIdentity {
+  if (writer.kind === "connector") return { kind: "connect", connector: writer.id };
+  return {
+    kind: "flink",
+    jobId: writer.id,
+    ...(writer.name ? { name: writer.name } : {}),
+    ...(writer.operatorId ? { operatorId: writer.operatorId } : {}),
+    ...(writer.failedAtMs !== undefined ? { failedAtMs: writer.failedAtMs } : {}),
+  };
 }

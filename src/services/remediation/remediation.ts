@@ -69,11 +69,11 @@ export class Remediation {
         await this.core.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
       return;
     }
-    // The diagnosis saw which writer it is; a connector change names the connector.
+    // The diagnosis named the failing writer: the follow-ups judge its recovery, never a twin's.
     const writer: WalkRecord["writer"] =
       next.change.kind === "connector-config" || next.change.kind === "connector-restart"
         ? { kind: "connector", id: next.change.connector }
-        : existing?.writer;
+        : (failingWriter(report) ?? existing?.writer);
     // Guidance is as the diagnosis wrote it; a change the bot makes is built from the table now.
     const proposal: Proposal | undefined =
       next.change.kind === "manual" || next.change.kind === "read-only-check"
@@ -430,4 +430,18 @@ function valuesOf(
 ): Record<string, string | null> {
   const keys = templates.flatMap((t) => [t.key, ...(t.budget ? [t.budget.perAttempt] : [])]);
   return Object.fromEntries(keys.map((key) => [key, current[key] ?? null]));
+}
+
+/** The writer a report names as failing, as the walk record keeps it. */
+function failingWriter(report: Report): WalkRecord["writer"] {
+  const w = report.writer;
+  if (!w) return undefined;
+  if (w.kind === "connect") return { kind: "connector", id: w.id };
+  return {
+    kind: "flink-job",
+    id: w.id,
+    ...(w.name ? { name: w.name } : {}),
+    ...(w.operatorId ? { operatorId: w.operatorId } : {}),
+    ...(w.failedAt ? { failedAtMs: Date.parse(w.failedAt) } : {}),
+  };
 }

@@ -123,7 +123,10 @@ export function verificationView(
   recovery: RecoveryResult | undefined,
   outcome: VerificationOutcome | undefined,
 ): VerificationView {
-  const writer = record.writer ?? { kind: "flink-job" as const, id: "the writer" };
+  const watched = record.writer;
+  const writer: VerificationView["writer"] = watched
+    ? { kind: watched.kind, id: watched.id, ...(watched.name ? { name: watched.name } : {}) }
+    : { kind: "flink-job", id: "the writer" };
   const latest: NonNullable<VerificationView["latest"]> = {
     newSnapshotId: recovery?.firstNewSnapshot?.id ?? null,
   };

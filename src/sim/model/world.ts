@@ -44,6 +44,8 @@ export interface SimJob {
 interface WriterState {
   behaviour: WriterBehaviour;
   everyMs: number;
+  /** The writer was failing when the scenario starts: its commits after a change are a recovery. */
+  failedAtStart: boolean;
   recoveredAt: number | null;
   nextCommitAt: number;
   /** A person fixed the writer outside the bot (a step done by hand): it recovers at the next sync. */
@@ -63,7 +65,24 @@ export interface LakehouseSnapshot {
   }[];
   jobs: { id: string; name: string; state: string }[];
   connectors: { name: string; state: string; tasks: { id: number; state: string }[]; restartCount: number }[];
-  writers: { table: string; committer: string; recovered: boolean; recoveredAtMs: number | null }[];
+  writers: {
+    table: string;
+    committer: string;
+    /** Failing when the scenario started (it stalled, or its job or connector shows failures). */
+    failedAtStart: boolean;
+    recovered: boolean;
+    recoveredAtMs: number | null;
+  }[];
+}
+
+/** Who committed one snapshot, as the simulator knows it. */
+export interface SnapshotAuthor {
+  timestampMs: number;
+  operation: string;
+  /** "flink:<job id>", "connect:<connector>", "spark:<app id>" or "anonymous". */
+  committer: string;
+  /** The declared writer behind it, when the scenario declares one. */
+  writer?: { failedAtStart: boolean; recovered: boolean; recoveredAtMs: number | null };
 }
 
 export class World {
@@ -129,6 +148,37 @@ export class World {
         w.behaviour.committer.jobId === jobId &&
         w.recoveredAt !== null,
     );
+  }
+
+  /** Who committed snapshot `snapshotId` of `table`, and whether that writer had failed and recovered. */
+  snapshotAuthor(table: string, snapshotId: string): SnapshotAuthor | undefined {
+    const snapshot = this.tables.get(table)?.snapshots.find((s) => s.id.toString() === snapshotId);
+    if (!snapshot) return undefined;
+    const writer = this.writers.find(
+      (w) => w.behaviour.table === table && matchesCommitter(snapshot.summary, w.behaviour.committer),
+    );
+    const summary = snapshot.summary;
+    const committer = summary["flink.job-id"]
+      ? `flink:${summary["flink.job-id"]}`
+      : summary["kafka.connect.task-id"]
+        ? `connect:${summary["kafka.connect.task-id"].replace(/-\d+$/, "")}`
+        : summary["spark.app.id"]
+          ? `spark:${summary["spark.app.id"]}`
+          : "anonymous";
+    return {
+      timestampMs: snapshot.timestampMs,
+      operation: snapshot.operation,
+      committer,
+      ...(writer
+        ? {
+            writer: {
+              failedAtStart: writer.failedAtStart,
+              recovered: writer.recoveredAt !== null,
+              recoveredAtMs: writer.recoveredAt,
+            },
+          }
+        : {}),
+    };
   }
 
   /** Brings writers and connectors up to `nowMs`. Call after every change and clock move. */
@@ -253,6 +303,7 @@ export class World {
       writers: this.writers.map((w) => ({
         table: w.behaviour.table,
         committer: describeCommitter(w.behaviour),
+        failedAtStart: w.failedAtStart,
         recovered: w.recoveredAt !== null,
         recoveredAtMs: w.recoveredAt,
       })),
@@ -287,6 +338,7 @@ export class World {
     const state: WriterState = {
       behaviour,
       everyMs,
+      failedAtStart: trigger.when !== "always" || this.showsFailures(behaviour),
       recoveredAt: null,
       nextCommitAt: Number.POSITIVE_INFINITY,
     };
@@ -299,6 +351,32 @@ export class World {
       while (state.nextCommitAt <= nowMs) state.nextCommitAt += everyMs;
     }
     return state;
+  }
+
+  /**
+   * A writer that commits on but whose job or connector recorded failures (an unknown commit
+   * state), or the successor of a failed run: a job of the same name that stopped after failing.
+   */
+  private showsFailures(behaviour: WriterBehaviour): boolean {
+    const c = behaviour.committer;
+    if (c.kind === "flink") {
+      const job = this.jobs.get(c.jobId);
+      if (!job) return false;
+      if (job.scenario.exceptions.length > 0) return true;
+      return [...this.jobs.values()].some(
+        (j) =>
+          j !== job &&
+          j.scenario.name === job.scenario.name &&
+          j.state !== "RUNNING" &&
+          j.startedMs < job.startedMs &&
+          j.scenario.exceptions.length > 0,
+      );
+    }
+    if (c.kind === "connect") {
+      const connector = this.connectors.get(c.connector);
+      return connector !== undefined && [connector, ...connector.tasks].some((t) => t.state === "FAILED");
+    }
+    return false;
   }
 
   private writerBranch(w: WriterState): string {

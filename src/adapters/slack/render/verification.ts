@@ -15,9 +15,11 @@ import type { VerificationView, WriterRef } from "./view-models.js";
 export type { VerificationView } from "./view-models.js";
 
 function writerName(writer: WriterRef): string {
-  return writer.kind === "flink-job"
-    ? `job ${escapeMrkdwn(shortId(writer.id))}`
-    : `connector \`${escapeCode(writer.id)}\``;
+  if (writer.kind === "connector") return `connector \`${escapeCode(writer.id)}\``;
+  // "orders-ingest (d0d3…)": the name people know, the short id that tells twins apart.
+  return writer.name
+    ? `${escapeMrkdwn(writer.name)} (${escapeMrkdwn(shortId(writer.id))})`
+    : `job ${escapeMrkdwn(shortId(writer.id))}`;
 }
 
 /** "check 2 of 6: no new snapshot from job 4f2a… yet; elapsedSecondsSinceLastSuccessfulCommit 3,420 s and rising". */
