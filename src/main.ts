@@ -54,6 +54,7 @@ import { applyFormFiller, SlackApproverDirectory } from "./adapters/slack/walk-s
 import { createSlackClient } from "./adapters/slack/web-client.js";
 import { AuditTrail } from "./adapters/store/audit-trail.js";
 import { IncidentStore } from "./adapters/store/incident-store.js";
+import { type RetentionRunner, startRetention } from "./adapters/store/retention.js";
 import { SweepStore } from "./adapters/store/sweep-store.js";
 import { WalkStore } from "./adapters/store/walk-store.js";
 import { type Config, redactConfig, secretValues } from "./config.js";
@@ -268,7 +269,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   const remediation = new Remediation({
     // A decision and the messages it owes Slack are saved in one atomic step.
     walks: new WalkStore(redis, options.namespace, { outbox, now: wallClock }),
-    audit: new AuditTrail(redis, store.keys),
+    audit: new AuditTrail(redis, store.keys, config.bot.retention.auditDays),
     store,
     slack,
     jobs: remediationQueue,
@@ -296,6 +297,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
   let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
   let poster: OutboxPoster | undefined;
   let sweeper: NodeJS.Timeout | undefined;
+  let retention: RetentionRunner | undefined;
   let inboxMover: InboxMover | undefined;
   let inboxRedis: RedisClient | undefined;
   if (inlineWorkers) {
@@ -391,6 +393,14 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       );
     }, 5_000);
     sweeper.unref();
+    retention = startRetention({
+      redis,
+      keys: store.keys,
+      now,
+      resolvedDays: config.bot.retention.resolvedDays,
+      onPurged: (count) => log.info({ count }, "closed incidents past their retention removed"),
+      onError: (error) => log.warn({ err: error.message }, "retention pass failed"),
+    });
     const posterClient = createSlackClient({
       token: config.slack.botToken,
       apiUrl: config.slack.apiUrl,
@@ -581,6 +591,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
       await opsServer?.close();
       if (app) log.info({ role }, "receiver stopped");
       if (sweeper) clearInterval(sweeper);
+      retention?.stop();
       await inboxMover?.stop();
       await workers?.close();
       await remediationWorker?.close();

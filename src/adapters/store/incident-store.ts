@@ -116,10 +116,11 @@ end
 return out
 `;
 
-// KEYS: open key, open set, incident hash. ARGV: id, state, now.
+// KEYS: open key, open set, incident hash, closed set. ARGV: id, state, now.
 const CLOSE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[3], 'state', ARGV[2], 'resolvedAt', ARGV[3], 'updatedAt', ARGV[3])
 return redis.call('HINCRBY', KEYS[3], 'cardVersion', 1)
 `;
@@ -332,10 +333,11 @@ export class IncidentStore implements IncidentStorePort {
     const k = this.keys;
     const version = await this.redis.eval(
       CLOSE,
-      3,
+      4,
       k.openByTable(incident.table),
       k.openSet(),
       k.incident(incident.id),
+      k.closed(),
       incident.id,
       state,
       String(now),
