@@ -78,7 +78,7 @@ export function unknownFields(doc: { apiVersion: string; kind: string }): string
     const plain = check.getNonNullableType(t);
     if (Array.isArray(value)) {
       const element = check.getIndexTypeOfType(plain, ts.IndexKind.Number);
-      if (element) value.forEach((v, i) => walk(element, v, `${at}[${i}]`));
+      if (element) for (const [i, v] of value.entries()) walk(element, v, `${at}[${i}]`);
       return;
     }
     if (value === null || typeof value !== "object") return;
