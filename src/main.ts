@@ -334,7 +334,7 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
         connection: queueRedis,
         prefix: options.queuePrefix,
         names: options.queueNames,
-        concurrency: options.concurrency,
+        concurrency: { diagnose: config.bot.workers.diagnoses, ...options.concurrency },
         lockDurationMs: options.lockDurationMs,
         stalledIntervalMs: options.stalledIntervalMs,
         onFailed: (queue, job, error) => {

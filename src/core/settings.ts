@@ -55,6 +55,10 @@ export const BotConfigSchema = z.strictObject({
   tables: z.record(z.string(), TableSettingsSchema).default({}),
   sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
   retention: RetentionSchema.default({ resolvedDays: 30, auditDays: 400 }),
+  /** Per worker process: how many diagnoses run at once (docs/operations.md, Sizing). */
+  workers: z
+    .strictObject({ diagnoses: z.number().int().min(1).max(64).default(8) })
+    .default({ diagnoses: 8 }),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;
