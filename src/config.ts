@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
+import { slackTokenProblems } from "./token-kinds.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
@@ -128,6 +129,8 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     }
   }
 
+  problems.push(...slackTokenProblems(env));
+
   if (problems.length > 0 || !parsed.success) {
     throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
       hint: "Fix the settings listed above (see README, Configuration) and start again.",
@@ -197,6 +200,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
     if (node[last] !== undefined) node[last] = REDACTED;
   }
   copy.redisUrl = redactUrl(config.redisUrl);
+  for (const key of ["flinkUrl", "connectUrl", "prometheusUrl"] as const)
+    if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
+  const catalog = copy.catalog as Record<string, unknown>;
+  if (typeof catalog.url === "string") catalog.url = redactUrl(catalog.url);
   const redis = copy.redis as Record<string, unknown>;
   for (const key of ["password", "sentinelPassword"]) if (redis[key] !== undefined) redis[key] = REDACTED;
   if (typeof redis.url === "string") redis.url = redactUrl(redis.url);
@@ -214,6 +221,8 @@ export function secretValues(config: Config): string[] {
     config.catalog.credential?.split(":").slice(1).join(":"),
     config.alertWebhookToken,
     ...topologySecrets(config.redis),
+    // A password given in a source URL (sent as basic auth, see http.ts).
+    ...[config.catalog.url, config.flinkUrl, config.connectUrl, config.prometheusUrl].map(urlPassword),
   ];
   return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
 }
@@ -221,6 +230,15 @@ export function secretValues(config: Config): string[] {
 /** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return scrubAllForms(text, secrets);
+}
+
+function urlPassword(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(new URL(raw).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function redactUrl(raw: string): string {
