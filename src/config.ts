@@ -59,6 +59,8 @@ const EnvSchema = z.object({
   ALERT_WEBHOOK_TOKEN: optionalText,
   BOT_CONFIG: optionalText,
   PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
+  /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
+  METRICS_PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(9464)),
   INCIDENT_CHANNEL: optionalText,
   SOURCE_TIMEOUT_MS: emptyAsUnset(z.coerce.number().int().min(100).max(120_000).default(5000)),
   LOG_LEVEL: emptyAsUnset(
@@ -95,6 +97,7 @@ export interface Config {
   alertWebhookToken?: string;
   bot: BotConfig;
   port: number;
+  metricsPort: number;
   incidentChannel?: string;
   sourceTimeoutMs: number;
   logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
@@ -159,6 +162,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
     bot,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     incidentChannel: e.INCIDENT_CHANNEL,
     sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,

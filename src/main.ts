@@ -12,6 +12,7 @@
 import type { Logger } from "pino";
 import { createLogger } from "./adapters/log.js";
 import { openConnections } from "./bot/connections.js";
+import { retentionPart, workerOpsServerPart } from "./bot/operations.js";
 import type { Bot, BotOptions, BotRole } from "./bot/options.js";
 import { Lifecycle, type Part } from "./bot/part.js";
 import { type ReceiverPart, receiverPart } from "./bot/receiver.js";
@@ -55,6 +56,7 @@ interface Running {
   workerProcess?: ReturnType<typeof workerProcessPart>;
   sweep?: ReturnType<typeof sweepPart>;
   receiver?: ReceiverPart;
+  ops?: ReturnType<typeof workerOpsServerPart>;
 }
 
 /** The parts of this process's role, each started once, in order. */
@@ -68,6 +70,7 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
       commandInboxReaderPart(shared),
       intakePromiseKeeperPart(shared),
       outboxPosterPart(shared),
+      retentionPart(shared),
     ];
     for (const part of others) await lifecycle.start(part);
     // Wherever the diagnosis workers run, the sweep runs too.
@@ -75,6 +78,10 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
   }
   if (inChild) running.workerProcess = await lifecycle.start(workerProcessPart(shared));
   if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared));
+  // A worker answers probes and scrapes on its own port (start's child leaves that to its parent).
+  const { metricsPort } = shared.options;
+  if (role === "worker" && metricsPort !== undefined)
+    running.ops = await lifecycle.start(workerOpsServerPart(shared, metricsPort));
   return running;
 }
 
@@ -83,6 +90,7 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
   const app = running.receiver?.app;
   return {
     port: running.receiver?.port,
+    metricsPort: running.ops?.port,
     app,
     queues,
     workers: running.workers?.workers,
@@ -127,7 +135,11 @@ async function runUntilSignal(
   });
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  const starting = startBot(config, { role, workerProcess: role === "start" });
+  const starting = startBot(config, {
+    role,
+    workerProcess: role === "start",
+    metricsPort: role === "worker" ? config.metricsPort : undefined,
+  });
   const first = await Promise.race([
     starting.then((bot) => ({ bot })),
     signalled.then((signal) => ({ signal })),

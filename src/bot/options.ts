@@ -30,6 +30,8 @@ export interface BotOptions {
   queuePrefix?: string;
   queueNames?: Partial<QueueNames>;
   port?: number;
+  /** Where a worker serves /healthz, /readyz and /metrics (the `worker` command: METRICS_PORT). */
+  metricsPort?: number;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   backoffMs?: number;
@@ -72,6 +74,8 @@ export interface BotOptions {
 export interface Bot {
   /** The HTTP port (serve/start), or undefined for a worker. */
   port?: number;
+  /** A worker's health and metrics port, when it serves one. */
+  metricsPort?: number;
   app?: BotApp;
   queues: BotQueues;
   workers?: BotWorkers;

@@ -204,7 +204,7 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
   return new Remediation({
     // A decision and the messages it owes Slack are saved in one atomic step.
     walks: new WalkStore(connections.redis, options.namespace, { outbox, now: wallClock }),
-    audit: new AuditTrail(connections.redis, store.keys),
+    audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
     store,
     slack: shared.incidents.slack,
     jobs: shared.remediationQueue,

@@ -55,7 +55,7 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
       ...common,
       prefix: options.queuePrefix,
       names: options.queueNames,
-      concurrency: options.concurrency,
+      concurrency: { diagnose: shared.config.bot.workers.diagnoses, ...options.concurrency },
       onFailed,
       onCompleted: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
     },

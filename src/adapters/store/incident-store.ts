@@ -17,6 +17,12 @@ import { createKeys, type Keys } from "./keys.js";
 
 export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
 
+/**
+ * Stored format of the incident hash: 2 adds the `format` field; format 1 (no field, 0.1.0) has
+ * the same fields and reads as it is. IncidentHashSchema validates every read.
+ */
+export const INCIDENT_FORMAT = 2;
+
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
 const OPEN_OR_JOIN = `
 local existing = redis.call('GET', KEYS[1])
@@ -27,7 +33,8 @@ end
 local id = 'inc-' .. redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], id)
 redis.call('HSET', ARGV[4] .. id, 'id', id, 'table', ARGV[1], 'state', 'open', 'channel', ARGV[3],
-  'openedAt', ARGV[2], 'updatedAt', ARGV[2], 'alertCount', 1, 'diagnoses', 0, 'cardVersion', 1)
+  'openedAt', ARGV[2], 'updatedAt', ARGV[2], 'alertCount', 1, 'diagnoses', 0, 'cardVersion', 1,
+  'format', ${INCIDENT_FORMAT})
 redis.call('ZADD', KEYS[3], ARGV[2], id)
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return {id, 1}
@@ -77,7 +84,7 @@ for i = 1, n do
       id = 'inc-' .. redis.call('INCR', KEYS[1])
       redis.call('SET', openKey, id)
       redis.call('HSET', incidentPrefix .. id, 'id', id, 'table', tbl, 'state', 'open', 'channel', channel,
-        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1,
+        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1, 'format', ${INCIDENT_FORMAT},
         'lastAlertName', name, 'firingAlerts', 1)
       redis.call('SADD', firingPrefix .. id, fp)
       openedHere[id] = true
@@ -117,16 +124,18 @@ end
 return out
 `;
 
-// KEYS: open key, open set, incident hash. ARGV: id, state, now.
+// KEYS: open key, open set, incident hash, closed set. ARGV: id, state, now.
 const CLOSE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[3], 'state', ARGV[2], 'resolvedAt', ARGV[3], 'updatedAt', ARGV[3])
 return redis.call('HINCRBY', KEYS[3], 'cardVersion', 1)
 `;
 
 const num = z.coerce.number();
 const IncidentHashSchema = z.object({
+  format: num.optional(),
   id: z.string(),
   table: z.string(),
   state: z.enum(INCIDENT_STATES),
@@ -267,8 +276,19 @@ export class IncidentStore implements IncidentStorePort {
   async get(id: string): Promise<Incident | undefined> {
     const hash = await this.redis.hgetall(this.keys.incident(id));
     if (Object.keys(hash).length === 0) return undefined;
-    const parsed = IncidentHashSchema.parse(hash);
-    const { walk, ...rest } = parsed;
+    const result = IncidentHashSchema.safeParse(hash);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new CodedError(
+        ErrorCode.StoredRecordInvalid,
+        `The stored incident ${id} cannot be read: ${issue?.path.join(".")}: ${issue?.message}`,
+        {
+          hint: "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
+          details: { incidentId: id },
+        },
+      );
+    }
+    const { walk, format: _format, ...rest } = result.data;
     return { ...rest, walk: walk === undefined ? undefined : (JSON.parse(walk) as unknown) };
   }
 
@@ -333,10 +353,11 @@ export class IncidentStore implements IncidentStorePort {
     const k = this.keys;
     const version = await this.redis.eval(
       CLOSE,
-      3,
+      4,
       k.openByTable(incident.table),
       k.openSet(),
       k.incident(incident.id),
+      k.closed(),
       incident.id,
       state,
       String(now),

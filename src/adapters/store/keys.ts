@@ -20,6 +20,26 @@ export interface Keys {
   inbox(): string;
   /** Fingerprints of an incident's alerts still firing. */
   firing(id: string): string;
+  /** Closed incidents by when they closed: what retention removes (retention.ts). */
+  closed(): string;
+  /** The incident's playbook walk (walk-store.ts). */
+  walk(id: string): string;
+  /** The incident's messages owed to Slack (slack/outbox/outbox.ts). */
+  slackQueue(id: string): string;
+  /** Slack ts of the incident's posted messages, one field per message (`<id>|<name>`). */
+  slackTs(): string;
+}
+
+/** Every key that belongs to one incident alone: removed together when its retention ends. */
+export function incidentKeys(keys: Keys, id: string): string[] {
+  return [
+    keys.incident(id),
+    keys.timeline(id),
+    keys.reports(id),
+    keys.firing(id),
+    keys.walk(id),
+    keys.slackQueue(id),
+  ];
 }
 
 export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
@@ -37,5 +57,9 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     intakePromises: () => `${p}:intake-outbox`,
     inbox: () => `${p}:command-inbox`,
     firing: (id) => `${p}:firing:${id}`,
+    closed: () => `${p}:closed-incidents`,
+    walk: (id) => `${p}:walk:${id}`,
+    slackQueue: (id) => `${p}:outbox:q:${id}`,
+    slackTs: () => `${p}:outbox:ts`,
   };
 }
