@@ -33,7 +33,6 @@ export function receiverPart(shared: Shared): ReceiverPart {
     render: shared.render,
     metrics: shared.metrics,
     log: shared.log,
-    now: shared.now,
     wallClock: shared.wallClock,
     remediation: shared.remediation,
     sweep: {
@@ -43,7 +42,6 @@ export function receiverPart(shared: Shared): ReceiverPart {
     // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
     // like everything the workers send.
     scrub: { secrets: secretValues(config), addresses: shared.addresses },
-    latestSweep: () => shared.sweepStore.latest(),
     // Published by the outbox's poster, retried through a Slack outage.
     queueHome: async (user) => {
       await shared.outbox.append(homeQueueId(user), "", shared.wallClock(), { kind: "home", user });

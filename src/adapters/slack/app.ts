@@ -12,7 +12,6 @@ import type { BlockAction, ButtonAction, SlashCommand } from "@slack/bolt";
 import { App, type Receiver, type ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { AlertEvent } from "../../core/incident/model.js";
-import type { Digest } from "../../core/sweep/digest.js";
 import { asCodedError } from "../../errors.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
@@ -24,7 +23,6 @@ import type { FirstTime } from "../redis/batched-first-time.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { type CommandListenerDeps, createCommandHandler, isOurCommand } from "./command-listener.js";
-import { publishHome } from "./home.js";
 import { mountListenerRouter } from "./listener-router.js";
 import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
@@ -65,7 +63,6 @@ export interface BotAppOptions {
   remediation?: Remediation;
   /** The digest's buttons; without it they are only acknowledged. */
   sweep?: SweepListenerDeps;
-  now?: () => number;
   /** Real time, for Slack's signature window (default Date.now), whatever clock incidents read. */
   wallClock?: () => number;
   /**
@@ -75,9 +72,8 @@ export interface BotAppOptions {
   redisReady?: () => boolean;
   /** How long recording an interaction may take before the person is told it failed. */
   recordTimeoutMs?: number;
-  latestSweep?: () => Promise<Digest | undefined>;
-  /** Hands an App Home publish to the outbox; absent, the receiver publishes it itself. */
-  queueHome?: (user: string) => Promise<void>;
+  /** Hands an App Home publish to the outbox (its poster publishes it). */
+  queueHome: (user: string) => Promise<void>;
   /** Secrets and internal addresses kept out of what the receiver sends to Slack. */
   scrub?: ScrubSettings;
 }
@@ -102,7 +98,6 @@ function withScrubbedAck(event: ReceiverEvent, scrub: (<T>(value: T) => T) | und
 
 export function createBotApp(options: BotAppOptions): BotApp {
   const { log, metrics } = options;
-  const now = options.now ?? Date.now;
   const webhook = (kind: "alertmanager" | "grafana") =>
     createWebhookHandler({
       kind,
@@ -211,16 +206,9 @@ export function createBotApp(options: BotAppOptions): BotApp {
       (error: unknown) => log.error({ err: asCodedError(error).message }, "slack command failed"),
     );
 
-  app.event("app_home_opened", guard, async ({ event, client }) => {
+  app.event("app_home_opened", guard, async ({ event }) => {
     if (event.tab !== undefined && event.tab !== "home") return;
-    if (options.queueHome) {
-      await options.queueHome(event.user);
-      return;
-    }
-    await publishHome(
-      { client, store: options.store, render: options.render, now: now(), latestSweep: options.latestSweep },
-      event.user,
-    );
+    await options.queueHome(event.user);
   });
 
   // A click's modal: opened now with its trigger (it expires in 3 s), filled in by a worker.
