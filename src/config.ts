@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
+import { slackTokenProblems } from "./token-kinds.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
@@ -58,6 +59,8 @@ const EnvSchema = z.object({
   ALERT_WEBHOOK_TOKEN: optionalText,
   BOT_CONFIG: optionalText,
   PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
+  /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
+  METRICS_PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(9464)),
   INCIDENT_CHANNEL: optionalText,
   SOURCE_TIMEOUT_MS: emptyAsUnset(z.coerce.number().int().min(100).max(120_000).default(5000)),
   LOG_LEVEL: emptyAsUnset(
@@ -94,6 +97,7 @@ export interface Config {
   alertWebhookToken?: string;
   bot: BotConfig;
   port: number;
+  metricsPort: number;
   incidentChannel?: string;
   sourceTimeoutMs: number;
   logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
@@ -124,6 +128,8 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       problems.push(`BOT_CONFIG: ${(error as Error).message}`);
     }
   }
+
+  problems.push(...slackTokenProblems(env));
 
   if (problems.length > 0 || !parsed.success) {
     throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
@@ -156,6 +162,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
     bot,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     incidentChannel: e.INCIDENT_CHANNEL,
     sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
@@ -193,6 +200,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
     if (node[last] !== undefined) node[last] = REDACTED;
   }
   copy.redisUrl = redactUrl(config.redisUrl);
+  for (const key of ["flinkUrl", "connectUrl", "prometheusUrl"] as const)
+    if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
+  const catalog = copy.catalog as Record<string, unknown>;
+  if (typeof catalog.url === "string") catalog.url = redactUrl(catalog.url);
   const redis = copy.redis as Record<string, unknown>;
   for (const key of ["password", "sentinelPassword"]) if (redis[key] !== undefined) redis[key] = REDACTED;
   if (typeof redis.url === "string") redis.url = redactUrl(redis.url);
@@ -210,6 +221,8 @@ export function secretValues(config: Config): string[] {
     config.catalog.credential?.split(":").slice(1).join(":"),
     config.alertWebhookToken,
     ...topologySecrets(config.redis),
+    // A password given in a source URL (sent as basic auth, see http.ts).
+    ...[config.catalog.url, config.flinkUrl, config.connectUrl, config.prometheusUrl].map(urlPassword),
   ];
   return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
 }
@@ -217,6 +230,15 @@ export function secretValues(config: Config): string[] {
 /** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return scrubAllForms(text, secrets);
+}
+
+function urlPassword(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(new URL(raw).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function redactUrl(raw: string): string {

@@ -39,13 +39,18 @@ export interface DemoOptions {
   /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
   outDir?: string;
   /** Called once the thread is printed, before the world stops: tests read what it ended as. */
-  onEnd?: (end: DemoEnd) => void;
+  onEnd?: (end: DemoEnd) => void | Promise<void>;
 }
 
 /** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
 export interface DemoEnd {
   thread: StoredMessage[];
   lakehouse: Lakehouse;
+  /** Where the bot kept its data (deleted once the demo ends): benchmarks measure it. */
+  redisUrl: string;
+  namespace: string;
+  /** The incidents' clock. */
+  now: () => number;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -415,7 +420,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       for (const path of written) say(ctx, `  ${path}`);
     }
     say(ctx, "");
-    options.onEnd?.({ thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!), lakehouse: ctx.lakehouse! });
+    await options.onEnd?.({
+      thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+      lakehouse: ctx.lakehouse!,
+      redisUrl: ctx.redisUrl,
+      namespace: ctx.namespace,
+      now: () => ctx.lakehouse!.clock.now(),
+    });
     return 0;
   } catch (error) {
     say(ctx, `The demo stopped: ${(error as Error).message}`);

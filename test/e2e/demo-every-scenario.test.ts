@@ -51,7 +51,9 @@ async function runAll(names: readonly string[]): Promise<Map<string, Outcome>> {
         env: { REDIS_URL },
         followUpIntervalMs: 150,
         outDir: pictures,
-        onEnd: (e) => (end = e),
+        onEnd: (e) => {
+          end = e;
+        },
       });
       results.set(name, { code, out, ...(end ? { end } : {}) });
     }

@@ -79,7 +79,10 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 
 /** Sends one request and reads the whole body; any HTTP status is returned, not thrown. */
 export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
-  const url = typeof req.url === "string" ? new URL(req.url) : req.url;
+  const { url, headers } = withUserInfoAsBasicAuth(
+    typeof req.url === "string" ? new URL(req.url) : req.url,
+    req.headers,
+  );
   const method = req.method ?? "GET";
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -93,7 +96,7 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
     const response = await request(url, {
       method,
       dispatcher: options.dispatcher ?? sharedDispatcher(),
-      headers: req.headers,
+      headers,
       body: req.body,
       signal: controller.signal,
       headersTimeout: timeoutMs,
@@ -127,6 +130,27 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `http://user:pass@host` in a source URL means basic auth: it is sent as an Authorization
+ * header (unless the request carries its own) and taken out of the URL, so no error or log that
+ * shows the URL can show it.
+ */
+function withUserInfoAsBasicAuth(
+  url: URL,
+  headers: Record<string, string> | undefined,
+): { url: URL; headers: Record<string, string> | undefined } {
+  if (!url.username && !url.password) return { url, headers };
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  const bare = new URL(url);
+  bare.username = "";
+  bare.password = "";
+  const has = headers && Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
+  if (has) return { url: bare, headers };
+  const basic = `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
+  return { url: bare, headers: { ...headers, authorization: basic } };
 }
 
 /** Sends a request, demands one of the accepted statuses, and returns the raw response. */

@@ -1,7 +1,7 @@
 // Prometheus metrics, one registry per bot instance (two instances in one test process must not
 // share counters).
 
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** One backlog: what waits in a queue, an inbox or the Slack outbox, and for how long. */
 export interface Backlog {
@@ -14,6 +14,29 @@ export interface Backlog {
 /** The checks /readyz runs, each failing or not (see health.ts). */
 export const HEALTH_CHECKS = ["redis", "slack_auth", "slack_channel", "slack_delivery"] as const;
 export type HealthCheck = (typeof HEALTH_CHECKS)[number];
+
+/**
+ * How long a scrape waits for what it reads from Redis: /metrics answers within a second whatever
+ * Redis does, without the Redis-read series when Redis is slow or away.
+ */
+export const SCRAPE_READ_MS = 500;
+
+/** `read()`'s result, or `fallback` when it fails or takes longer than `ms`. */
+export async function within<T>(ms: number, read: () => Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      read(),
+      new Promise<T>((resolve) => {
+        timer = setTimeout(() => resolve(fallback), ms);
+      }),
+    ]);
+  } catch {
+    return fallback;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface MetricSources {
   /** Jobs by "queue.state" (waiting, active, delayed, failed). */
@@ -38,6 +61,8 @@ export interface BotMetrics {
 export function createMetrics(sources: MetricSources = {}): BotMetrics {
   const { queueDepth, backlogs, failingChecks } = sources;
   const registry = new Registry();
+  // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
+  collectDefaultMetrics({ register: registry });
   const jobOutcomes = new Counter({
     name: "iceberg_bot_jobs_total",
     help: "Jobs finished, by queue and outcome (completed, failed).",
@@ -77,7 +102,7 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
     async collect() {
       if (!queueDepth) return;
       this.reset();
-      const depth = await queueDepth().catch(() => ({}) as Record<string, number>);
+      const depth = await within(SCRAPE_READ_MS, queueDepth, {} as Record<string, number>);
       for (const [key, value] of Object.entries(depth)) {
         const at = key.lastIndexOf(".");
         this.set({ queue: key.slice(0, at), state: key.slice(at + 1) }, value);
@@ -95,9 +120,7 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   const readBacklogs = () => {
     pendingBacklogs ??= (async () => {
       try {
-        return backlogs ? await backlogs() : [];
-      } catch {
-        return [];
+        return backlogs ? await within(SCRAPE_READ_MS, backlogs, []) : [];
       } finally {
         setImmediate(() => {
           pendingBacklogs = undefined;
