@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
+import { slackTokenProblems } from "./token-kinds.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
@@ -17,6 +18,10 @@ const optionalText = z
   .transform((value) => (value === "" ? undefined : value))
   .optional();
 
+/** Compose passes `${VAR:-}` as an empty string: empty means unset, so the default applies. */
+const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
+
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
 const EnvSchema = z.object({
@@ -24,17 +29,19 @@ const EnvSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
   SLACK_API_URL: optionalUrl,
-  REDIS_URL: z
-    .string()
-    .trim()
-    .default(DEFAULT_REDIS_URL)
-    .superRefine((value, ctx) => {
-      try {
-        parseRedisUrl(value);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-      }
-    }),
+  REDIS_URL: emptyAsUnset(
+    z
+      .string()
+      .trim()
+      .default(DEFAULT_REDIS_URL)
+      .superRefine((value, ctx) => {
+        try {
+          parseRedisUrl(value);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+        }
+      }),
+  ),
   ICEBERG_CATALOG_URL: optionalUrl,
   ICEBERG_CATALOG_TOKEN: optionalText,
   ICEBERG_CATALOG_CREDENTIAL: optionalText.pipe(
@@ -51,10 +58,14 @@ const EnvSchema = z.object({
   PROMETHEUS_URL: optionalUrl,
   ALERT_WEBHOOK_TOKEN: optionalText,
   BOT_CONFIG: optionalText,
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
+  /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
+  METRICS_PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(9464)),
   INCIDENT_CHANNEL: optionalText,
-  SOURCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SOURCE_TIMEOUT_MS: emptyAsUnset(z.coerce.number().int().min(100).max(120_000).default(5000)),
+  LOG_LEVEL: emptyAsUnset(
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
 });
 
 /** Every environment variable the bot reads (deployment manifests are checked against this). */
@@ -86,6 +97,7 @@ export interface Config {
   alertWebhookToken?: string;
   bot: BotConfig;
   port: number;
+  metricsPort: number;
   incidentChannel?: string;
   sourceTimeoutMs: number;
   logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
@@ -116,6 +128,8 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       problems.push(`BOT_CONFIG: ${(error as Error).message}`);
     }
   }
+
+  problems.push(...slackTokenProblems(env));
 
   if (problems.length > 0 || !parsed.success) {
     throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
@@ -148,6 +162,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
     bot,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     incidentChannel: e.INCIDENT_CHANNEL,
     sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
@@ -185,6 +200,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
     if (node[last] !== undefined) node[last] = REDACTED;
   }
   copy.redisUrl = redactUrl(config.redisUrl);
+  for (const key of ["flinkUrl", "connectUrl", "prometheusUrl"] as const)
+    if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
+  const catalog = copy.catalog as Record<string, unknown>;
+  if (typeof catalog.url === "string") catalog.url = redactUrl(catalog.url);
   const redis = copy.redis as Record<string, unknown>;
   for (const key of ["password", "sentinelPassword"]) if (redis[key] !== undefined) redis[key] = REDACTED;
   if (typeof redis.url === "string") redis.url = redactUrl(redis.url);
@@ -202,6 +221,8 @@ export function secretValues(config: Config): string[] {
     config.catalog.credential?.split(":").slice(1).join(":"),
     config.alertWebhookToken,
     ...topologySecrets(config.redis),
+    // A password given in a source URL (sent as basic auth, see http.ts).
+    ...[config.catalog.url, config.flinkUrl, config.connectUrl, config.prometheusUrl].map(urlPassword),
   ];
   return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
 }
@@ -209,6 +230,15 @@ export function secretValues(config: Config): string[] {
 /** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return scrubAllForms(text, secrets);
+}
+
+function urlPassword(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(new URL(raw).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function redactUrl(raw: string): string {

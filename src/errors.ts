@@ -22,6 +22,10 @@ export enum ErrorCode {
   ChangeInProgress = "change_in_progress",
   ChangeOutcomeUnknown = "change_outcome_unknown",
   SlackApi = "slack_api",
+  /** A sweep reached one of its limits (sweep.budget) and stopped walking. */
+  BudgetExhausted = "budget_exhausted",
+  /** A record in Redis that this release cannot read (validation failed, or a format too old). */
+  StoredRecordInvalid = "stored_record_invalid",
   Internal = "internal",
 }
 

@@ -1,609 +1,105 @@
-// Composition root: config -> clients -> store and queues -> Slack app and workers. Shutdown runs
-// in order on SIGTERM/SIGINT: stop receiving, drain the workers, close the queues, quit Redis.
-// The `start` command runs the workers in a supervised child process (see worker-supervisor.ts)
-// so that diagnoses never share the event loop that acknowledges Slack and alerts.
+// Composition root: config -> connections -> what every part shares (built once) -> the parts
+// this process runs, started in order and stopped in the reverse order on SIGTERM/SIGINT:
+//
+//   connections   Redis (src/bot/connections.ts)
+//   queues        BullMQ producers (src/bot/shared.ts)
+//   workers       queue workers, the Slack outbox's poster, the command inbox reader, the intake
+//                 promise keeper (src/bot/workers.ts); or, for `start`, the supervised worker
+//                 process that runs them, so diagnoses never share the event loop that acks
+//   sweep         the catalog sweep's workers and schedule (src/bot/sweep.ts)
+//   receiver      Slack and the alert webhooks on one port (src/bot/receiver.ts)
 
 import type { Logger } from "pino";
-import { createEvidencePorts } from "./adapters/evidence/from-config.js";
-import { createMetrics } from "./adapters/http/metrics.js";
-import { registerSweepMetrics } from "./adapters/http/sweep-metrics.js";
 import { createLogger } from "./adapters/log.js";
-import { loadPlaybooks } from "./adapters/playbooks/files.js";
-import { createCommandInbox, parseInboxEntry } from "./adapters/queue/command-inbox.js";
-import { connectionErrorReporter, redisRetryStrategy } from "./adapters/queue/connection-errors.js";
-import { type InboxMover, startInboxMover } from "./adapters/queue/inbox-mover.js";
-import { DiagnoseJobSchema, type SlackJob, SlackJobSchema } from "./adapters/queue/jobs.js";
+import { openConnections } from "./bot/connections.js";
+import { retentionPart, workerOpsServerPart } from "./bot/operations.js";
+import type { Bot, BotOptions, BotRole } from "./bot/options.js";
+import { Lifecycle, type Part } from "./bot/part.js";
+import { type ReceiverPart, receiverPart } from "./bot/receiver.js";
+import { assemble, type Shared } from "./bot/shared.js";
+import { sweepPart } from "./bot/sweep.js";
 import {
-  type BotQueues,
-  type BotWorkers,
-  createQueues,
-  type QueueNames,
-  startWorkers,
-} from "./adapters/queue/queues.js";
-import { createRemediationQueue, startRemediationWorker } from "./adapters/queue/remediation-queue.js";
-import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "./adapters/queue/sweep-queue.js";
-import { batchedFirstTime } from "./adapters/redis/batched-first-time.js";
-import {
-  checkPrimary,
-  confirmReplicated,
-  createRedisClient,
-  type RedisClient,
-} from "./adapters/redis/connection.js";
-import { type BotApp, createBotApp } from "./adapters/slack/app.js";
-import { boltLogger } from "./adapters/slack/bolt-logger.js";
-import { defaultRenderers } from "./adapters/slack/default-renderers.js";
-import { publishHome } from "./adapters/slack/home.js";
-import { appendSlackJob, routeSlackJobs } from "./adapters/slack/outbox/jobs.js";
-import { homeQueueId, OutboxNotifier, SlackOutbox } from "./adapters/slack/outbox/outbox.js";
-import { type BackoffSettings, OutboxPoster } from "./adapters/slack/outbox/poster.js";
-import { SlackApproverDirectory, SlackRemediationNotifier } from "./adapters/slack/remediation-notifier.js";
-import type { Renderers } from "./adapters/slack/renderers.js";
-import { REPLAY_MEMORY_SECONDS } from "./adapters/slack/replay-guard.js";
-import {
-  commandResultMessage,
-  diagnosisMessage,
-  postDiagnosisChart,
-  renderCard,
-  replyMessage,
-  runSlackJob,
-} from "./adapters/slack/slack-jobs.js";
-import { slackTimelinePoster } from "./adapters/slack/upload.js";
-import { createSlackClient } from "./adapters/slack/web-client.js";
-import { AuditTrail } from "./adapters/store/audit-trail.js";
-import { Claims } from "./adapters/store/claims.js";
-import { IncidentStore } from "./adapters/store/incident-store.js";
-import { SweepStore } from "./adapters/store/sweep-store.js";
-import { WalkStore } from "./adapters/store/walk-store.js";
-import { type Config, redactConfig, secretValues } from "./config.js";
-import { asCodedError, CodedError, ErrorCode } from "./errors.js";
-import { acceptAlerts, sweepOutbox } from "./services/alerts.js";
-import { runInboxCommand } from "./services/commands.js";
-import type { AuditFn, DiagnoseFn } from "./services/incident/deps.js";
-import { runDiagnoseJob } from "./services/incident/diagnosis.js";
-import { createKnownTables } from "./services/incident/tables.js";
-import type { EvidencePorts } from "./services/ports.js";
-import { Remediation, type RemediationDeps } from "./services/remediation/remediation.js";
-import { type SweepRuntime, startSweep } from "./sweep-wiring.js";
-import {
-  superviseWorker,
-  type WorkerChildOptions,
-  type WorkerSupervisor,
-  type WorkerSupervisorOptions,
-} from "./worker-supervisor.js";
+  commandInboxReaderPart,
+  intakePromiseKeeperPart,
+  outboxPosterPart,
+  queueWorkersPart,
+  workerProcessPart,
+} from "./bot/workers.js";
+import { type Config, redactConfig } from "./config.js";
+import { CodedError, ErrorCode } from "./errors.js";
 
-export type BotRole = "start" | "serve" | "worker";
+export type { Bot, BotOptions, BotRole } from "./bot/options.js";
 
-export interface BotOptions {
-  role?: BotRole;
-  /**
-   * How the outbox poster talks to Slack: its request timeout, its backoff between attempts, and
-   * how long it holds an incident's queue (a dead poster's is taken over once that runs out).
-   */
-  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
-  /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
-  namespace?: string;
-  queuePrefix?: string;
-  queueNames?: Partial<QueueNames>;
-  port?: number;
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
-  backoffMs?: number;
-  concurrency?: { diagnose?: number; slack?: number };
-  ports?: EvidencePorts;
-  diagnose?: DiagnoseFn;
-  audit?: AuditFn;
-  render?: Renderers;
-  log?: Logger;
-  /** The clock incidents and walks read (default Date.now; the simulator drives its own). */
-  now?: () => number;
-  /** Real time, for delivery, leases and schedules (default Date.now). */
-  wallClock?: () => number;
-  webhookBodyLimitBytes?: number;
-  /** Where the playbooks are read from (default playbooks/ at the package root). */
-  playbooksDir?: string;
-  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
-  sweepQueueNames?: Partial<SweepQueueNames>;
-  sweepConcurrency?: number;
-  /** Follow-up pacing and test seams for guided remediation. */
-  remediation?: Partial<
-    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply"> & {
-      /** How long a proposal waits for the diagnosis message it answers (default 15 s). */
-      diagnosisWaitMs?: number;
-    }
-  >;
-  /**
-   * With role "start": run the workers in a supervised child process instead of this one (the
-   * `start` command always does). The child gets the config and the plain-data options above;
-   * injected functions (diagnose, audit, ports, render, now) stay in this process.
-   */
-  workerProcess?:
-    | boolean
-    | Pick<
-        WorkerSupervisorOptions,
-        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "niceness" | "onEvent"
-      >;
-}
-
-export interface Bot {
-  /** The HTTP port (serve/start), or undefined for a worker. */
-  port?: number;
-  app?: BotApp;
-  queues: BotQueues;
-  workers?: BotWorkers;
-  /** The supervised worker child of `start`, when the workers run there. */
-  workerProcess?: WorkerSupervisor;
-  store: IncidentStore;
-  claims: Claims;
-  redis: RedisClient;
-  log: Logger;
-  remediation: Remediation;
-  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
-  /**
-   * True when nothing is left to do now: no job waiting, running or due for a retry on the
-   * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
-   * (scheduled follow-ups and sweeps are not work now), nothing owed to Slack, and no request
-   * whose listeners are still at work in this process's receiver.
-   */
-  idle(): Promise<boolean>;
-  stop(): Promise<void>;
-}
-
-export async function startBot(config: Config, options: BotOptions = {}): Promise<Bot> {
-  const role = options.role ?? "start";
-  // Incidents and walks read `now` (a simulator may drive it); delivery, leases and schedules run
-  // on real time, whatever clock the incident reads.
-  const now = options.now ?? Date.now;
-  const wallClock = options.wallClock ?? Date.now;
+export async function startBot(config: Config, input: BotOptions = {}): Promise<Bot> {
+  const options = { ...input, role: input.role ?? "start" };
   const log = options.log ?? createLogger(config);
-  const render = options.render ?? defaultRenderers;
-  if (role !== "worker" && config.slack.mode === "http" && !config.slack.signingSecret) {
+  if (options.role !== "worker" && config.slack.mode === "http" && !config.slack.signingSecret) {
     throw new CodedError(ErrorCode.ConfigInvalid, "SLACK_SIGNING_SECRET is not set.", {
       hint: "Set it from the app's Basic Information page, or set SLACK_APP_TOKEN to use Socket Mode.",
     });
   }
-  // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
-  const playbooks = await loadPlaybooks(options.playbooksDir);
-  // One line per retry period while Redis is away, whichever connection notices (connection-errors.ts).
-  const redisErrors = connectionErrorReporter(log);
-  // Commands (store, claims, queue producers) on one client; workers on a blocking one.
-  const redis = redisErrors.watch(
-    createRedisClient(config.redis, "commands", {
-      connectionName: "iceberg-bot",
-      retryStrategy: redisRetryStrategy,
-    }),
-    "redis",
-  );
-  const queueRedis = redisErrors.watch(
-    createRedisClient(config.redis, "blocking", {
-      connectionName: "iceberg-bot-workers",
-      retryStrategy: redisRetryStrategy,
-    }),
-    "queues",
-  );
-  const store = new IncidentStore(redis, { namespace: options.namespace, wallClock });
-  const claims = new Claims(redis, store.keys, wallClock);
-  // What a post or upload to Slack writes first (its claim, its "sending" mark) must survive a
-  // failover before the request goes out, or a new primary would send it again.
-  const confirmDurable = () => confirmReplicated(redis, config.redis, store.keys.sequence());
-  const queues = createQueues({
-    connection: redis,
-    prefix: options.queuePrefix,
-    names: options.queueNames,
-    backoffMs: options.backoffMs,
-  });
-  // Slash commands recorded by a receiver, waiting for a worker to queue them.
-  const commandInbox = createCommandInbox(redis, store.keys, {
-    replayMemorySeconds: REPLAY_MEMORY_SECONDS,
-    // A command is recorded once the replicas REDIS_URL asks for hold it, as an alert is.
-    confirmDurable,
-  });
-  // The command inbox counts as a queue: what waits there is as owed as a waiting job.
-  const metrics = createMetrics(async () => ({
-    ...(await queues.depth()),
-    "command-inbox.waiting": await commandInbox.length(),
-  }));
-  const sweepStore = new SweepStore(redis, options.namespace);
-  const sweepQueues = createSweepQueues({
-    connection: queueRedis,
-    prefix: queues.prefix,
-    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
-    backoffMs: options.backoffMs,
-  });
-  registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
-  const ports = options.ports ?? createEvidencePorts(config);
-  const knownTables = createKnownTables({ bot: config.bot, catalog: ports.catalog, now });
-  // The status card, diagnoses, notes and in-thread results are written to the outbox when asked
-  // for; one poster (with the workers) sends them and everything else remediation owes Slack.
-  const outbox = new SlackOutbox(redis, options.namespace);
-  const slackQueues = routeSlackJobs(queues, outbox, store, wallClock);
-  const deps = {
-    store,
-    claims,
-    queues: slackQueues,
-    bot: config.bot,
-    incidentChannel: config.incidentChannel,
-    now,
-    log,
-  };
-
-  // Channels hear "the catalog", never its internal address (the logs keep it).
-  const addresses = [
-    { url: config.catalog.url ?? "", name: "the catalog" },
-    { url: config.flinkUrl ?? "", name: "Flink" },
-    { url: config.connectUrl ?? "", name: "Kafka Connect" },
-    { url: config.prometheusUrl ?? "", name: "Prometheus" },
-  ];
-  const client = createSlackClient({
-    token: config.slack.botToken,
-    apiUrl: config.slack.apiUrl,
-    logger: boltLogger(log),
-    secrets: secretValues(config),
-    addresses,
-  });
-  const remediationQueueName = options.queueNames?.diagnose
-    ? `${options.queueNames.diagnose}-remediation`
-    : undefined;
-  const remediationQueue = createRemediationQueue({
-    connection: redis,
-    prefix: queues.prefix,
-    name: remediationQueueName,
-    backoffMs: options.backoffMs,
-  });
-  const { diagnosisWaitMs, ...remediationOptions } = options.remediation ?? {};
-  for (const [name, queue] of [
-    ["diagnose", queues.diagnose],
-    ["slack", queues.slack],
-    ["remediation", remediationQueue.queue],
-    ["sweep", sweepQueues.control],
-    ["sweep-catalog", sweepQueues.catalog],
-  ] as const) {
-    redisErrors.watch(queue, `queue ${name}`);
+  const lifecycle = new Lifecycle(log);
+  const connections = await lifecycle.start(openConnections(config, log));
+  try {
+    const shared = await assemble(config, options, connections, log);
+    await lifecycle.start(shared.queuesPart);
+    const parts = await startParts(lifecycle, shared);
+    return botHandle(shared, parts, () => lifecycle.stop());
+  } catch (error) {
+    await lifecycle.stop().catch(() => {});
+    throw error;
   }
-  const directNotifier = new SlackRemediationNotifier({
-    slack: client,
-    claims,
-    store,
-    ...(diagnosisWaitMs !== undefined ? { diagnosisWaitMs } : {}),
-  });
-  const remediation = new Remediation({
-    // A decision and the messages it owes Slack are saved in one atomic step.
-    walks: new WalkStore(redis, options.namespace, { outbox, now: wallClock }),
-    audit: new AuditTrail(redis, store.keys),
-    store,
-    claims,
-    slackQueue: slackQueues,
-    jobs: remediationQueue,
-    // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
-    notifier: new OutboxNotifier(outbox, wallClock, (viewId, content) =>
-      directNotifier.fillApplyForm(viewId, content),
-    ),
-    approvers: new SlackApproverDirectory(client, now, (group, error) =>
-      log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
-    ),
-    playbooks,
-    bot: config.bot,
-    ports,
-    now,
-    log,
-    sourceTimeoutMs: config.sourceTimeoutMs,
-    timeline: slackTimelinePoster(client, { confirmDurable }),
-    ...remediationOptions,
-  });
+}
 
-  // Every worker's "error" event: a lost connection once per retry period, anything else as itself.
-  const onWorkerError = (queue: string, error: Error) => redisErrors.report(`worker ${queue}`, error);
-  const childWorkers =
-    role === "start" && options.workerProcess !== undefined && options.workerProcess !== false;
-  const inlineWorkers = role === "worker" || (role === "start" && !childWorkers);
-  let workers: BotWorkers | undefined;
-  let remediationWorker: ReturnType<typeof startRemediationWorker> | undefined;
-  let poster: OutboxPoster | undefined;
-  let sweeper: NodeJS.Timeout | undefined;
-  let inboxMover: InboxMover | undefined;
-  let inboxRedis: RedisClient | undefined;
-  if (inlineWorkers) {
-    // Loaded on first use: a serve-only process never needs the evidence stack.
-    const diagnose: DiagnoseFn =
-      options.diagnose ??
-      (async (p, request, clock) =>
-        (await import("./services/diagnose-table.js")).diagnoseTable(p, request, clock, {
-          playbooks: playbooks.playbooks,
-        }));
-    const audit: AuditFn =
-      options.audit ??
-      (async (p, request, clock) =>
-        (await import("./services/audit-table.js")).auditTable(p, request, clock));
-    const diagnosisDeps = {
-      ...deps,
-      ports,
-      diagnose,
-      audit,
-      sourceTimeoutMs: config.sourceTimeoutMs,
-      knownTables,
-      remediation,
-    };
-    const slackDeps = {
-      client,
-      store,
-      claims,
-      render,
-      now,
-      onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
-      timeline: slackTimelinePoster(client, { confirmDurable }),
-      log,
-      // Jobs queued before the outbox carried their kind are handed to it.
-      route: async (job: SlackJob) => (await appendSlackJob(outbox, store, job, wallClock)) !== undefined,
-    };
-    workers = startWorkers(
-      {
-        connection: queueRedis,
-        prefix: options.queuePrefix,
-        names: options.queueNames,
-        concurrency: options.concurrency,
-        lockDurationMs: options.lockDurationMs,
-        stalledIntervalMs: options.stalledIntervalMs,
-        onFailed: (queue, job, error) => {
-          metrics.jobOutcomes.inc({ queue, outcome: "failed" });
-          log.warn({ queue, job: job?.id, attempt: job?.attemptsMade, err: error.message }, "job failed");
-        },
-        onCompleted: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
-        onError: onWorkerError,
-      },
-      {
-        diagnose: async (job) => {
-          const started = now();
-          await runDiagnoseJob(diagnosisDeps, DiagnoseJobSchema.parse(job.data), String(job.id));
-          metrics.diagnosisSeconds.observe({ kind: job.data.kind }, (now() - started) / 1000);
-        },
-        slack: (job) => runSlackJob(slackDeps, SlackJobSchema.parse(job.data), String(job.id)),
-      },
-    );
+interface Running {
+  workers?: ReturnType<typeof queueWorkersPart>;
+  workerProcess?: ReturnType<typeof workerProcessPart>;
+  sweep?: ReturnType<typeof sweepPart>;
+  receiver?: ReceiverPart;
+  ops?: ReturnType<typeof workerOpsServerPart>;
+}
+
+/** The parts of this process's role, each started once, in order. */
+async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running> {
+  const { role, workerProcess } = shared.options;
+  const inChild = role === "start" && workerProcess !== undefined && workerProcess !== false;
+  const running: Running = {};
+  if (role === "worker" || (role === "start" && !inChild)) {
+    running.workers = await lifecycle.start(queueWorkersPart(shared));
+    const others: Part[] = [
+      commandInboxReaderPart(shared),
+      intakePromiseKeeperPart(shared),
+      outboxPosterPart(shared),
+      retentionPart(shared),
+    ];
+    for (const part of others) await lifecycle.start(part);
+    // Wherever the diagnosis workers run, the sweep runs too.
+    running.sweep = await lifecycle.start(sweepPart(shared));
   }
+  if (inChild) running.workerProcess = await lifecycle.start(workerProcessPart(shared));
+  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared));
+  // A worker answers probes and scrapes on its own port (start's child leaves that to its parent).
+  const { metricsPort } = shared.options;
+  if (role === "worker" && metricsPort !== undefined)
+    running.ops = await lifecycle.start(workerOpsServerPart(shared, metricsPort));
+  return running;
+}
 
-  if (inlineWorkers) {
-    // Slash commands the receivers recorded, queued here; reads block, so on a connection of their own.
-    inboxRedis = redisErrors.watch(
-      createRedisClient(config.redis, "blocking", {
-        connectionName: "iceberg-bot-inbox",
-        retryStrategy: redisRetryStrategy,
-      }),
-      "inbox",
-    );
-    const commandDeps = {
-      queues: slackQueues,
-      requestSweep: (request: { requestId: string; channel: string; user: string }) =>
-        sweepQueues.requestSweep(request),
-    };
-    inboxMover = startInboxMover({
-      blocking: inboxRedis,
-      redis,
-      key: store.keys.inbox(),
-      now: wallClock,
-      handle: async (entry) => {
-        const command = parseInboxEntry(entry);
-        if (command === undefined) {
-          // Its text is a person's input: the length says enough to find it, nothing more is logged.
-          log.error({ entryLength: entry.length }, "command inbox entry is not a command, dropped");
-          return;
-        }
-        await runInboxCommand(commandDeps, command);
-      },
-      onError: (error) => redisErrors.report("command inbox", error),
-    });
-    // Jobs an intake promised but whose receiver died before queueing them (see alerts.ts).
-    sweeper = setInterval(() => {
-      sweepOutbox({ queues: slackQueues, store }).catch((error: unknown) =>
-        log.warn({ err: (error as Error).message }, "intake outbox sweep failed"),
-      );
-    }, 5_000);
-    sweeper.unref();
-    const posterClient = createSlackClient({
-      token: config.slack.botToken,
-      apiUrl: config.slack.apiUrl,
-      logger: boltLogger(log),
-      secrets: secretValues(config),
-      addresses,
-      oneAttempt: true,
-      ...(options.slackDelivery?.timeoutMs !== undefined
-        ? { timeoutMs: options.slackDelivery.timeoutMs }
-        : {}),
-    });
-    poster = new OutboxPoster({
-      outbox,
-      slack: posterClient,
-      store,
-      claims,
-      views: {
-        card: (incident) => renderCard({ store, render, now }, incident),
-        diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
-        commandResult: (result) =>
-          commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
-        afterDiagnosis: (incident, rootTs, n) =>
-          postDiagnosisChart(
-            {
-              store,
-              claims,
-              timeline: slackTimelinePoster(client, { confirmDurable }),
-              onSlackError: (method: string) => metrics.slackErrors.inc({ method }),
-              log,
-            },
-            { channel: incident.channel, threadTs: rootTs },
-            incident.id,
-            n,
-            "outbox",
-          ),
-        home: (user) =>
-          publishHome(
-            { client: posterClient, store, render, now: now(), latestSweep: () => sweepStore.latest() },
-            user,
-          ),
-        reply: (reply) => replyMessage({ client, store, render, now }, reply),
-      },
-      now: wallClock,
-      log,
-      confirmDurable,
-      ...(options.slackDelivery?.backoff ? { backoff: options.slackDelivery.backoff } : {}),
-      ...(options.slackDelivery?.leaseMs !== undefined ? { leaseMs: options.slackDelivery.leaseMs } : {}),
-      ...(diagnosisWaitMs !== undefined ? { orderWaitMs: diagnosisWaitMs } : {}),
-    });
-    poster.start();
-    remediationWorker = startRemediationWorker(
-      {
-        connection: queueRedis,
-        prefix: queues.prefix,
-        name: remediationQueueName,
-        lockDurationMs: options.lockDurationMs,
-        stalledIntervalMs: options.stalledIntervalMs,
-        onFailed: (job, error) => {
-          metrics.jobOutcomes.inc({ queue: "remediation", outcome: "failed" });
-          log.warn({ queue: "remediation", job: job?.id, err: error.message }, "job failed");
-        },
-        onError: onWorkerError,
-      },
-      (job) => remediation.runJob(job),
-    );
-  }
-
-  let sweepRuntime: SweepRuntime | undefined;
-  // Wherever the diagnosis workers run (this process or start's worker child), the sweep runs too.
-  if (inlineWorkers) {
-    sweepRuntime = await startSweep({
-      config,
-      redis,
-      connection: queueRedis,
-      queues: sweepQueues,
-      store: sweepStore,
-      incidentStore: store,
-      claims,
-      client,
-      render,
-      playbooks: playbooks.playbooks,
-      ports: options.ports,
-      namespace: options.namespace,
-      concurrency: options.sweepConcurrency,
-      lockDurationMs: options.lockDurationMs,
-      stalledIntervalMs: options.stalledIntervalMs,
-      now,
-      log,
-      onFailed: (queue, job, error) => {
-        metrics.jobOutcomes.inc({ queue, outcome: "failed" });
-        log.warn({ queue, job: job?.id, err: error.message }, "job failed");
-      },
-      onError: onWorkerError,
-      startFix: async (table, user, channel) =>
-        (await import("./services/sweep/start-fix.js")).startFixFromSweep(deps, table, user, channel),
-      reply: async (channel, user, reply) => {
-        await slackQueues.enqueueSlack({ kind: "ephemeral", channel, user, reply });
-      },
-    });
-  }
-
-  let workerProcess: WorkerSupervisor | undefined;
-  if (childWorkers) {
-    const child: WorkerChildOptions = {
-      namespace: options.namespace,
-      queuePrefix: options.queuePrefix,
-      queueNames: options.queueNames,
-      lockDurationMs: options.lockDurationMs,
-      stalledIntervalMs: options.stalledIntervalMs,
-      backoffMs: options.backoffMs,
-      concurrency: options.concurrency,
-      playbooksDir: options.playbooksDir,
-      slackDelivery: options.slackDelivery,
-    };
-    workerProcess = superviseWorker({
-      now: wallClock,
-      config,
-      child,
-      log,
-      ...(typeof options.workerProcess === "object" ? options.workerProcess : {}),
-    });
-    try {
-      await workerProcess.ready;
-    } catch (error) {
-      await workerProcess.stop();
-      await Promise.all([closeRedis(redis), closeRedis(queueRedis)]);
-      throw error;
-    }
-  }
-
-  let app: BotApp | undefined;
-  let port: number | undefined;
-  if (role !== "worker") {
-    app = createBotApp({
-      slack: config.slack,
-      alertWebhookToken: config.alertWebhookToken,
-      webhookBodyLimitBytes: options.webhookBodyLimitBytes,
-      // The producers, the store and the claims all use this connection.
-      redisReady: () => redis.status === "ready",
-      queues: slackQueues,
-      inbox: commandInbox,
-      store,
-      claims,
-      // A burst of Slack requests checks for replays in one round trip per event-loop turn.
-      firstTime: batchedFirstTime(redis, (scope, key) => store.keys.seen(scope, key)),
-      render,
-      metrics,
-      log,
-      now,
-      remediation,
-      sweep: {
-        requestAudit: (request) => sweepQueues.requestAudit(request),
-        requestFix: (request) => sweepQueues.requestFix(request),
-      },
-      // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
-      // like everything the workers send.
-      scrub: { secrets: secretValues(config), addresses },
-      latestSweep: () => sweepStore.latest(),
-      // Published by the outbox's poster, retried through a Slack outage.
-      queueHome: async (user) => {
-        await outbox.append(homeQueueId(user), "", wallClock(), { kind: "home", user });
-      },
-      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
-      acceptAlerts: async (alerts) => {
-        const outcome = await acceptAlerts({ ...deps, knownTables }, alerts);
-        // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
-        // after the answer must not lose it (the sender retries a 5xx).
-        await confirmDurable();
-        return outcome;
-      },
-    });
-    ({ port } = await app.start(options.port ?? config.port));
-    log.info({ port, mode: config.slack.mode, role }, "iceberg-bot listening");
-  }
-
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await app?.stop();
-      if (app) log.info({ role }, "receiver stopped");
-      if (sweeper) clearInterval(sweeper);
-      await inboxMover?.stop();
-      await workers?.close();
-      await remediationWorker?.close();
-      await poster?.stop();
-      await sweepRuntime?.workers.close();
-      await workerProcess?.stop();
-      if (workers || workerProcess) log.info({ role }, "workers stopped");
-      await sweepQueues.close();
-      await queues.close();
-      await remediationQueue.close();
-      await Promise.all([closeRedis(redis), closeRedis(queueRedis), inboxRedis && closeRedis(inboxRedis)]);
-    })();
-    return stopping;
-  };
+function botHandle(shared: Shared, running: Running, stop: () => Promise<void>): Bot {
+  const { queues, remediationQueue, sweepQueues, outbox, commandInbox } = shared;
+  const app = running.receiver?.app;
   return {
-    port,
+    port: running.receiver?.port,
+    metricsPort: running.ops?.port,
     app,
     queues,
-    workers,
-    workerProcess,
-    store,
-    claims,
-    redis,
-    log,
-    remediation,
-    sweep: { queues: sweepQueues, store: sweepStore, runtime: sweepRuntime },
+    workers: running.workers?.workers,
+    workerProcess: running.workerProcess?.supervisor,
+    store: shared.store,
+    redis: shared.connections.redis,
+    log: shared.log,
+    remediation: shared.remediation,
+    sweep: { queues: sweepQueues, store: shared.sweepStore, runtime: running.sweep?.runtime },
     async idle() {
       // What the receiver is still doing for requests already answered comes first.
       await app?.settled();
@@ -618,26 +114,6 @@ export async function startBot(config: Config, options: BotOptions = {}): Promis
     },
     stop,
   };
-}
-
-/** quit() waits for Redis to answer, which never comes while it is away: then just disconnect. */
-async function closeRedis(connection: RedisClient, waitMs = 1000): Promise<void> {
-  if (connection.status === "ready") {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      connection.quit().catch(() => {}),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, waitMs);
-      }),
-    ]);
-    clearTimeout(timer);
-  }
-  connection.disconnect();
-}
-
-function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
-  if (!names?.diagnose) return undefined;
-  return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
 /** How long SIGTERM may take: beyond it (Redis away, a job stuck) the process exits anyway. */
@@ -659,7 +135,11 @@ async function runUntilSignal(
   });
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  const starting = startBot(config, { role, workerProcess: role === "start" });
+  const starting = startBot(config, {
+    role,
+    workerProcess: role === "start",
+    metricsPort: role === "worker" ? config.metricsPort : undefined,
+  });
   const first = await Promise.race([
     starting.then((bot) => ({ bot })),
     signalled.then((signal) => ({ signal })),

@@ -39,13 +39,18 @@ export interface DemoOptions {
   /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
   outDir?: string;
   /** Called once the thread is printed, before the world stops: tests read what it ended as. */
-  onEnd?: (end: DemoEnd) => void;
+  onEnd?: (end: DemoEnd) => void | Promise<void>;
 }
 
 /** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
 export interface DemoEnd {
   thread: StoredMessage[];
   lakehouse: Lakehouse;
+  /** Where the bot kept its data (deleted once the demo ends): benchmarks measure it. */
+  redisUrl: string;
+  namespace: string;
+  /** The incidents' clock. */
+  now: () => number;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -177,10 +182,16 @@ function person(ctx: DemoContext, user: string): SlackPerson {
 
 /** Nothing to change: the demo asks for the audit instead, the way a person would. */
 async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
-  const why = /Next step:\*? none/.test(diagnosis)
+  const why = /Next step:\*? none;/.test(diagnosis)
     ? "the writer is committing normally"
     : "no playbook step matches the findings";
   progress(ctx, `nothing to do: ${why}; no step is proposed`);
+  // The audit reads the table from the catalog: with the catalog refusing or failing the bot's
+  // reads for the whole demo there is nothing to grade, so a person would not ask for it.
+  if (/Could not read:\*? Iceberg catalog/.test(diagnosis)) {
+    progress(ctx, "the catalog cannot be read, so there is no audit to ask for; the thread says why");
+    return;
+  }
   progress(
     ctx,
     `<@${DEMO_APPROVER}> types \`/iceberg audit ${ctx.scenarioTable}\` (a signed slash command into Bolt)`,
@@ -429,7 +440,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       for (const path of written) say(ctx, `  ${path}`);
     }
     say(ctx, "");
-    options.onEnd?.({ thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!), lakehouse: ctx.lakehouse! });
+    await options.onEnd?.({
+      thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+      lakehouse: ctx.lakehouse!,
+      redisUrl: ctx.redisUrl,
+      namespace: ctx.namespace,
+      now: () => ctx.lakehouse!.clock.now(),
+    });
     return 0;
   } catch (error) {
     say(ctx, `The demo stopped: ${(error as Error).message}`);

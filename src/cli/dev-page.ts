@@ -221,14 +221,15 @@ function submitModal(modal) {
     hideModal(); refresh();
   });
 }
+var DEV_TOKEN = "__DEV_TOKEN__";
 function post(path, body) {
   el("status").textContent = "…";
-  return fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  return fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-iceberg-dev-token": DEV_TOKEN }, body: JSON.stringify(body) })
     .then(function (r) { return r.json(); })
     .then(function (r) { el("status").textContent = r.ok === false && r.error ? r.error : ""; return r; });
 }
 function refresh() {
-  return fetch("/api/state").then(function (r) { return r.json(); }).then(function (s) {
+  return fetch("/api/state", { headers: { "x-iceberg-dev-token": DEV_TOKEN } }).then(function (r) { return r.json(); }).then(function (s) {
     var first = state === null; state = s;
     if (first) {
       userSelect.innerHTML = s.users.map(function (u) { return '<option value="' + esc(u.id) + '">' + esc(u.label) + "</option>"; }).join("");

@@ -14,6 +14,7 @@ import { listScenarios, loadScenario } from "../sim/scenarios.js";
 import { postSigned } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
+import { createDevGuard, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
 
 export const DEV_CHANNEL = "C0INCIDENTS";
@@ -39,6 +40,8 @@ export interface DevOptions {
 
 export interface DevServer {
   url: string;
+  /** The session token the page sends with every API call. */
+  token: string;
   close(): Promise<void>;
 }
 
@@ -324,9 +327,18 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
+    const refused = guard.refuse(req, path !== "/");
+    if (refused) {
+      sendJson(res, refused.status, { ok: false, error: refused.error });
+      return;
+    }
     if (req.method === "GET" && path === "/") {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      res.end(DEV_PAGE);
+      res.writeHead(200, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+        "x-frame-options": "DENY",
+      });
+      res.end(DEV_PAGE.replace("__DEV_TOKEN__", guard.token));
       return;
     }
     if (req.method === "GET" && path === "/api/state") {
@@ -342,15 +354,20 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     sendJson(res, 200, await route(body));
   }
 
+  const boundHost = options.host ?? "127.0.0.1";
+  const guard = createDevGuard(boundHost, () => (server.address() as AddressInfo | null)?.port ?? 0);
   await play(options.scenario ?? "competing-appends");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 3100, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 3100, boundHost, () => resolve());
   });
+  const warning = exposedWarning(boundHost);
+  if (warning) options.say(warning);
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/`,
+    token: guard.token,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

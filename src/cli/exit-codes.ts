@@ -11,6 +11,8 @@ export const ExitCode = {
   Usage: 2,
   /** No evidence source answered. */
   NoEvidence: 3,
+  /** A bug in iceberg-bot (an unexpected failure); 70 is EX_SOFTWARE in sysexits.h. */
+  Bug: 70,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -38,6 +40,8 @@ const SOURCE_ERRORS = new Set<ErrorCode>([
 export function exitCodeFor(error: CodedError): ExitCodeValue {
   if (USAGE_ERRORS.has(error.code)) return ExitCode.Usage;
   if (SOURCE_ERRORS.has(error.code)) return ExitCode.NoEvidence;
-  // Anything else is unexpected; it still must not look like success.
+  // An uncoded failure is a bug of ours, told apart from "needs action" so scripts do not act on it.
+  if (error.code === ErrorCode.Internal) return ExitCode.Bug;
+  // Coded outcomes that are not usage or sources (a change in progress, Slack refusing) need action.
   return ExitCode.NeedsAction;
 }

@@ -2,6 +2,7 @@
 // never throws. Errors become `error:` + `hint:` lines on stderr, with secrets scrubbed and no
 // stack trace.
 
+import { escapeForTerminal } from "../adapters/render/text-safety.js";
 import { type Config, type Env, scrubSecrets, secretValues } from "../config.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
@@ -136,7 +137,8 @@ function unknownCommand(command: string): CodedError {
 
 function reportError(error: unknown, io: CliIo, secrets: readonly string[]): ExitCodeValue {
   const coded = asCodedError(error);
-  const scrub = (text: string) => scrubSecrets(text, secrets);
+  // Names in messages come from people and catalogs: a bidi override or an escape shows as such.
+  const scrub = (text: string) => escapeForTerminal(scrubSecrets(text, secrets));
   const message = coded.code === ErrorCode.Internal ? `unexpected failure: ${coded.message}` : coded.message;
   writeLine(io.stderr, `error: ${scrub(message)}`);
   const hint =
@@ -167,7 +169,13 @@ function envSecrets(env: Env): string[] {
   const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
   const secretPart = credential?.split(":").slice(1).join(":");
   if (secretPart && secretPart.length >= 4) out.push(secretPart);
-  for (const url of [env.REDIS_URL, env.ICEBERG_CATALOG_URL]) {
+  for (const url of [
+    env.REDIS_URL,
+    env.ICEBERG_CATALOG_URL,
+    env.FLINK_REST_URL,
+    env.CONNECT_REST_URL,
+    env.PROMETHEUS_URL,
+  ]) {
     const password = passwordOf(url);
     if (password && password.length >= 4) out.push(password);
   }

@@ -138,7 +138,8 @@ approver, or someone who may not approve). A menu fires an alert for any scenari
   --host HOST       address of the page (default 127.0.0.1)
   --scenario NAME   scenario the lakehouse plays first (default competing-appends)
 `,
-  sim: `Usage: iceberg-bot sim [scenario] [--list] [--host HOST] [--port-base N]
+  sim: `Usage: iceberg-bot sim [scenario] [--list] [--host HOST] [--port-base N] [--slack]
+                         [--advertise-host NAME]
 
 Serves a simulated lakehouse (Iceberg REST catalog, Flink REST, Kafka Connect REST,
 Prometheus) playing a scenario, prints the URLs and the variables to export, and runs until
@@ -148,6 +149,11 @@ Ctrl-C. Default scenario: competing-appends. A scenario is a built-in name or a 
   --host HOST     address to listen on (default 127.0.0.1)
   --port-base N   fixed ports: catalog N, Flink N+1, Connect N+2, Prometheus N+3
                   (default: free ports)
+  --slack         also serve the Slack Web API stand-in (on N+4 with --port-base), for a
+                  bot with no Slack workspace; it accepts the token xoxb-stand-in
+  --advertise-host NAME
+                  host name the bot reaches the stand-in by, for the URLs it hands out
+                  (default 127.0.0.1; docker compose: sim)
 `,
   schemas: `Usage: iceberg-bot schemas [--write DIR | --check DIR]
 

@@ -7,6 +7,9 @@ export const TRIAGE_IDS = [
   "commit-state-unknown",
   "validation-conflict",
   "connect-coordinator-stopped",
+  "commit-error",
+  "writer-never-committed",
+  "writer-idle",
   "healthy",
 ] as const;
 
@@ -14,6 +17,7 @@ export const ROOT_CAUSE_IDS = [
   "rewrite-in-window",
   "row-level-in-window",
   "multiple-flink-jobs",
+  "committers-inside-job",
   "unattributed-commits",
   "competing-appends",
   "metadata-only-change",
@@ -43,7 +47,18 @@ export const STEP_IDS = [
   "review-isolation-level",
   "apply-schema-first",
   "idempotent-restart",
+  "renew-catalog-credential",
+  "check-catalog-service",
+  "raise-writer-memory",
+  "fix-writer-error",
 ] as const;
+
+/**
+ * What a commit-error's root exception says went wrong; the class decides the step
+ * (RUNBOOK §3 commit-error, §4 step 2).
+ */
+export const COMMIT_ERROR_CAUSES = ["auth", "unavailable", "resources", "writer-error"] as const;
+export type CommitErrorCause = (typeof COMMIT_ERROR_CAUSES)[number];
 
 export const AUDIT_CHECK_IDS = [
   "retry-budget",

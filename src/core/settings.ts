@@ -32,6 +32,18 @@ export const TableSettingsSchema = z.strictObject({
   followUp: FollowUpSchema.partial().optional(),
 });
 
+/** How long data is kept (docs/operations.md, Data lifetime). */
+export const RetentionSchema = z
+  .strictObject({
+    /** Days a resolved or stopped incident (record, walk, timeline, reports) is kept. */
+    resolvedDays: z.number().int().min(1).max(3650).default(30),
+    /** Days an entry of a table's audit trail is kept: who approved what, for reviews. */
+    auditDays: z.number().int().min(1).max(3650).default(400),
+  })
+  .refine((r) => r.auditDays >= r.resolvedDays, {
+    message: "auditDays must be at least resolvedDays (the audit trail outlives the incidents it records)",
+  });
+
 export const BotConfigSchema = z.strictObject({
   defaults: z
     .strictObject({
@@ -42,6 +54,11 @@ export const BotConfigSchema = z.strictObject({
     .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
   tables: z.record(z.string(), TableSettingsSchema).default({}),
   sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
+  retention: RetentionSchema.default({ resolvedDays: 30, auditDays: 400 }),
+  /** Per worker process: how many diagnoses run at once (docs/operations.md, Sizing). */
+  workers: z
+    .strictObject({ diagnoses: z.number().int().min(1).max(64).default(8) })
+    .default({ diagnoses: 8 }),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;

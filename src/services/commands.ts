@@ -3,7 +3,7 @@
 
 import { type ParsedCommand, parseCommandText, type UsageProblem } from "../core/incident/command-text.js";
 import type { InboxCommand } from "../core/jobs.js";
-import type { Enqueuer } from "./incident/deps.js";
+import type { IncidentDeps } from "./incident/deps.js";
 
 export interface CommandContext {
   channel: string;
@@ -41,7 +41,7 @@ export function ackFor(command: ParsedCommand): CommandAck {
 }
 
 export async function dispatchCommand(
-  queues: Enqueuer,
+  { queues, slack }: Pick<IncidentDeps, "queues" | "slack">,
   command: ParsedCommand,
   context: CommandContext,
 ): Promise<void> {
@@ -58,7 +58,7 @@ export async function dispatchCommand(
       });
       return;
     case "status":
-      await queues.enqueueSlack({
+      await slack.send({
         kind: "ephemeral",
         channel: context.channel,
         user: context.user,
@@ -66,7 +66,7 @@ export async function dispatchCommand(
       });
       return;
     case "history":
-      await queues.enqueueSlack({
+      await slack.send({
         kind: "ephemeral",
         channel: context.channel,
         user: context.user,
@@ -81,8 +81,7 @@ export async function dispatchCommand(
   }
 }
 
-export interface InboxCommandDeps {
-  queues: Enqueuer;
+export interface InboxCommandDeps extends Pick<IncidentDeps, "queues" | "slack"> {
   /** `/iceberg sweep`; without it the command is dropped (its ack already said what happens). */
   requestSweep?: (request: { requestId: string; channel: string; user: string }) => Promise<void>;
 }
@@ -99,5 +98,5 @@ export async function runInboxCommand(deps: InboxCommandDeps, command: InboxComm
     await deps.requestSweep?.(context);
     return;
   }
-  await dispatchCommand(deps.queues, parsed, context);
+  await dispatchCommand(deps, parsed, context);
 }

@@ -131,7 +131,7 @@ export type IntakeResult =
   | { kind: "nothing-open" };
 
 /** Jobs the intake script promised: an opened incident's card and first diagnosis, or a card edit. */
-export type OutboxEntry =
+export type IntakePromise =
   | { kind: "open"; incidentId: string; member: string }
   | { kind: "card"; incidentId: string; version: number; member: string };
 
@@ -143,8 +143,8 @@ export interface OpenResult {
 export interface IncidentStorePort {
   openOrJoin(table: string, channel: string, now: number): Promise<OpenResult>;
   intake(alerts: readonly IntakeAlert[], now: number, repeatTtlSeconds: number): Promise<IntakeResult[]>;
-  dueOutbox(olderThanMs: number, limit?: number): Promise<OutboxEntry[]>;
-  outboxDone(entries: readonly OutboxEntry[]): Promise<void>;
+  duePromises(olderThanMs: number, limit?: number): Promise<IntakePromise[]>;
+  promisesKept(entries: readonly IntakePromise[]): Promise<void>;
   get(id: string): Promise<Incident | undefined>;
   require(id: string): Promise<Incident>;
   openIncidentFor(table: string): Promise<Incident | undefined>;
@@ -164,31 +164,22 @@ export interface IncidentStorePort {
   appendTimeline(id: string, entry: TimelineEntry): Promise<void>;
 }
 
-export type ClaimOutcome =
-  | { kind: "done"; ts: string }
-  /** `again`: this owner claimed it before and never completed it; the earlier try may have landed. */
-  | { kind: "mine"; again?: boolean }
-  | { kind: "held-by-other"; owner: string };
+// --- Slack and the queues -------------------------------------------------------------------
 
-/** "Do it once" across processes: whoever claims a named thing first does it. */
-export interface ClaimsPort {
-  claim(incidentId: string, message: string, owner: string): Promise<ClaimOutcome>;
-  complete(incidentId: string, message: string, ts: string): Promise<void>;
+/** A message the bot owes Slack: everything a Slack job carries but the evidence modal's fill. */
+export type SlackMessageRequest = Exclude<SlackJob, { kind: "evidence" }>;
+
+/**
+ * The one way a service writes to Slack: the request is recorded in the Slack outbox and its
+ * poster sends it, in the incident's order, once. Undefined when its incident is gone.
+ */
+export interface SlackOutboxPort {
+  send(message: SlackMessageRequest): Promise<string | undefined>;
 }
 
-/** "Post once" guards and the ts of messages already posted, per incident. */
-export interface MessageClaimsPort {
-  messageTs(incidentId: string, message: string): Promise<string | undefined>;
-  complete(incidentId: string, message: string, ts: string): Promise<void>;
-  firstTime(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
-  forget(scope: string, key: string): Promise<void>;
-}
-
-// --- jobs ------------------------------------------------------------------------------------
-
-export interface JobScheduler {
+/** Diagnoses and slash commands' reads, on BullMQ. */
+export interface DiagnosisQueuePort {
   enqueueDiagnose(job: DiagnoseJob): Promise<string>;
-  enqueueSlack(job: SlackJob): Promise<string | undefined>;
 }
 
 export interface RemediationScheduler {
@@ -271,6 +262,8 @@ export interface RemediationNotifier {
   upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void>;
   postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void>;
   postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void>;
+  /** Shares a commit timeline in the thread, once under its name. */
+  postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void>;
   /**
    * Fills the placeholder form the receiver opened for an Apply click (`viewId`, its external id)
    * with the form or with why it cannot be approved. False when that view is gone or was never
@@ -284,34 +277,10 @@ export type ApplyFormContent =
   | { kind: "form"; view: ApplyModalView }
   | { kind: "refused"; notices: Notice[] };
 
-/** Where a picture goes: an incident's thread. */
-export interface ThreadTarget {
-  channel: string;
-  threadTs: string;
-}
-
 export interface TimelineFile {
   /** File name people see, e.g. "db.events-commits.png". */
   name: string;
   title: string;
   /** Screen-reader text: what the picture shows, in one sentence. */
   altText: string;
-}
-
-/**
- * Draws a commit timeline and shares it in a thread (Slack: files.getUploadURLExternal, the bytes,
- * then files.completeUploadExternal with the channel and thread). Kept as a port so whatever
- * carries thread messages out can carry pictures the same way.
- */
-export interface TimelinePoster {
-  /**
-   * Uploads the chart into the thread. `again`: an earlier try of this file may have reached
-   * Slack (its claim was never completed), so the thread is searched for it by name first.
-   */
-  post(
-    target: ThreadTarget,
-    chart: TimelineChart,
-    file: TimelineFile,
-    options?: { again?: boolean },
-  ): Promise<{ fileId: string }>;
 }

@@ -1,6 +1,7 @@
 // A secret can reach a log line or a message in other clothes than its own: URL-encoded (an OAuth
 // endpoint echoing the posted form), JSON-escaped (a body quoted inside a log line), or base64
-// (a Basic authorization header "client:secret", a token inside an encoded blob). scrubAllForms
+// (a Basic authorization header "client:secret", a token inside an encoded blob), or base64 of its
+// URL-encoded form (an OAuth2 client-credentials Basic header). scrubAllForms
 // finds each of those forms and replaces it whole.
 
 /** The same marker as config's REDACTED (kept here so this module needs nothing from config). */
@@ -79,7 +80,11 @@ function matchersFor(secret: string): Matcher[] {
   if (cached) return cached;
   const literal = new Set<string>([secret, ...jsonForms(secret)]);
   const encoded = new Set<string>(urlForms(secret).filter((f) => f !== secret));
-  const base64 = new Set<string>([...exactBase64(secret), ...base64Cores(secret)]);
+  // An OAuth2 client-credentials Basic header carries base64(urlencode(id) ":" urlencode(secret)),
+  // so the encoded forms are looked for inside base64 too.
+  const base64 = new Set<string>(
+    [secret, ...encoded].flatMap((form) => [...exactBase64(form), ...base64Cores(form)]),
+  );
   const alternatives = [
     ...[...literal].sort((a, b) => b.length - a.length).map(escapeRegExp),
     ...[...encoded].sort((a, b) => b.length - a.length).map(percentPattern),

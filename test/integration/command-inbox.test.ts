@@ -45,13 +45,17 @@ function setUp() {
   });
   const handled: InboxCommand[] = [];
   const errors: string[] = [];
-  const startMover = (handle?: (entry: InboxCommand) => Promise<void>, claimIdleMs = 30_000) => {
+  const startMover = (
+    handle?: (entry: InboxCommand) => Promise<void>,
+    claimIdleMs = 30_000,
+    blockMs = 200,
+  ) => {
     const blocking = createRedisClient(REDIS_URL, "blocking");
     const mover: InboxMover = startInboxMover({
       blocking,
       redis,
       key: keys.inbox(),
-      blockMs: 200,
+      blockMs,
       claimIdleMs,
       claimEveryMs: 100,
       handle: async (entry) => {
@@ -172,12 +176,15 @@ describe("command inbox", () => {
   });
 
   it("stops at once while a read is blocked", async () => {
-    const { startMover } = setUp();
-    const mover = startMover();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const started = Date.now();
+    const { startMover, inbox, handled } = setUp();
+    // A read that blocks for ten minutes: stop() returning at all shows it did not wait the read
+    // out, with no wall-clock bound a busy machine could miss.
+    const mover = startMover(undefined, 30_000, 600_000);
+    await inbox.push(command("first"));
+    await until(() => handled.length === 1, "the first command handled");
+    // The mover is now back in its blocking read.
     await mover.stop();
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(handled.map((c) => c.triggerId)).toEqual(["first"]);
   });
 
   it("reads back only what is a command", () => {

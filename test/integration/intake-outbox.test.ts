@@ -1,14 +1,15 @@
-// Alert intake answers after one Redis round trip whatever the batch, and the jobs it promises
-// are never lost: they are queued after the answer, or by the sweeper when that did not happen.
+// Alert intake answers after one Redis round trip whatever the batch, and the work it promises
+// is never lost: it is queued after the answer, or by the promise keeper when that did not happen.
 
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotQueues, createQueues } from "../../src/adapters/queue/queues.js";
-import { Claims } from "../../src/adapters/store/claims.js";
+import { slackOutboxSender } from "../../src/adapters/slack/outbox/jobs.js";
+import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { BotConfigSchema } from "../../src/config.js";
 import type { AlertEvent } from "../../src/core/incident/model.js";
-import { acceptAlerts, sweepOutbox } from "../../src/services/alerts.js";
+import { acceptAlerts, keepIntakePromises } from "../../src/services/alerts.js";
 import { until } from "../support/poll.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
@@ -30,11 +31,13 @@ describe("alert intake", () => {
   let scope: TestRedisScope | undefined;
   let queues: BotQueues | undefined;
   let redis: Redis | undefined;
+  let outboxRedis: Redis | undefined;
   let monitor: Redis | undefined;
   afterEach(async () => {
     await queues?.obliterate().catch(() => {});
     await queues?.close();
     await redis?.quit();
+    await outboxRedis?.quit();
     monitor?.disconnect();
     await scope?.cleanup();
   });
@@ -43,6 +46,9 @@ describe("alert intake", () => {
     scope = testRedisScope("intake");
     redis = new Redis(REDIS_URL);
     const store = new IncidentStore(redis, { namespace: scope.namespace });
+    // The Slack outbox on a connection of its own, as the queues are: the monitor watches the intake's.
+    outboxRedis = new Redis(REDIS_URL);
+    const outbox = new SlackOutbox(outboxRedis, scope.namespace);
     queues = createQueues({
       connection: { url: REDIS_URL },
       prefix: scope.queuePrefix,
@@ -50,18 +56,22 @@ describe("alert intake", () => {
     });
     const deps = {
       store,
-      claims: new Claims(redis, store.keys),
       queues,
+      slack: slackOutboxSender(
+        outbox,
+        new IncidentStore(outboxRedis, { namespace: scope.namespace }),
+        Date.now,
+      ),
       bot: BotConfigSchema.parse({}),
       incidentChannel: "C0INTAKE",
       now: () => 1_700_000_100_000,
       log: silent,
     };
-    return { store, queues, deps };
+    return { store, queues, deps, outbox };
   }
 
   it("records 60 alerts about 3 tables in one round trip and queues one card and diagnosis per table", async () => {
-    const { store, queues, deps } = wire();
+    const { store, queues, deps, outbox } = wire();
     await redis!.ping();
     const ourPort = (redis as unknown as { stream: { localPort: number } }).stream.localPort;
     monitor = new Redis(REDIS_URL);
@@ -94,10 +104,9 @@ describe("alert intake", () => {
     ]);
     const diagnoseIds = (await queues.diagnose.getJobs(["waiting"])).map((j) => j.id).sort();
     expect(diagnoseIds).toEqual(incidents.map((i) => `diagnose-${i!.id}-1`).sort());
-    expect((await queues.slack.getJobs(["waiting"])).map((j) => j.id).sort()).toEqual(
-      incidents.map((i) => `root-${i!.id}`).sort(),
-    );
-    expect(await store.dueOutbox(-60_000)).toEqual([]);
+    for (const incident of incidents)
+      expect((await outbox.entries(incident!.id)).map((e) => e.delivery)).toEqual([{ kind: "root" }]);
+    expect(await store.duePromises(-60_000)).toEqual([]);
 
     // A repeat of the same notification is noted and changes nothing.
     const again = await acceptAlerts(deps, [alerts[0]!]);
@@ -106,7 +115,7 @@ describe("alert intake", () => {
   });
 
   it("queues what a receiver promised but never queued, once, from the outbox", async () => {
-    const { store, queues, deps } = wire();
+    const { store, queues, deps, outbox } = wire();
     // What a receiver that died right after its answer leaves behind: the script ran, no enqueue.
     const [opened] = await store.intake(
       [
@@ -141,13 +150,11 @@ describe("alert intake", () => {
     );
     expect(resolved).toMatchObject({ kind: "resolved-noted", cardVersion: 2 });
     // Young entries belong to a receiver that may still be queueing them.
-    expect(await sweepOutbox(deps)).toBe(0);
-    expect(await sweepOutbox(deps, 0)).toBe(2);
-    expect(await sweepOutbox(deps, 0)).toBe(0);
+    expect(await keepIntakePromises(deps)).toBe(0);
+    expect(await keepIntakePromises(deps, 0)).toBe(2);
+    expect(await keepIntakePromises(deps, 0)).toBe(0);
     const id = (opened as { incidentId: string }).incidentId;
     expect((await queues.diagnose.getJobs(["waiting"])).map((j) => j.id)).toEqual([`diagnose-${id}-1`]);
-    expect((await queues.slack.getJobs(["waiting"])).map((j) => j.id).sort()).toEqual(
-      [`card-${id}-2`, `root-${id}`].sort(),
-    );
+    expect((await outbox.entries(id)).map((e) => e.delivery.kind).sort()).toEqual(["card", "root"]);
   });
 });

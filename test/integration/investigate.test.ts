@@ -102,15 +102,16 @@ describe("investigate", () => {
   });
 
   it("cuts a hanging source at the investigation's own deadline", async () => {
-    const slowPorts = evidencePortsFor(sim.lakehouse, agent, 10_000);
+    const slowPorts = evidencePortsFor(sim.lakehouse, agent, 60_000);
     sim.lakehouse.faults.inject({ service: "connect", path: "^/", kind: "hang" });
-    const started = Date.now();
-    const evidence = await investigate(slowPorts, { table: "db.events", timeoutMs: 500 }, now);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // 5 s: room for the healthy sources on a busy machine; the hanging one would take the client's 60 s.
+    const evidence = await investigate(slowPorts, { table: "db.events", timeoutMs: 5_000 }, now);
+    // The investigation's deadline cut it, not the client's own: said by the error, not timed.
     expect(evidence.sources.connect).toMatchObject({
       status: "unavailable",
       errorCode: ErrorCode.SourceTimeout,
     });
+    expect(evidence.sources.connect.error).toContain("within 5000 ms");
     expect(evidence.sources.flink.status).toBe("ok");
   });
 

@@ -1,4 +1,4 @@
-// The alert rules that feed the bot, checked by Prometheus's own promtool: syntax (check rules)
+// The alert rules that feed the bot (and those about the bot itself), checked by Prometheus's own promtool: syntax (check rules)
 // and behaviour on input series (test rules). Series names must be the ones the exporters really
 // produce (test/fixtures/prometheus/series.json names the sources).
 import { execFile } from "node:child_process";
@@ -6,6 +6,8 @@ import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { createMetrics } from "../../src/adapters/http/metrics.js";
+import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
 
 const run = promisify(execFile);
 const RULES = "deploy/prometheus/iceberg-commit-alerts.yml";
@@ -93,5 +95,82 @@ describe("Prometheus alert rules for Iceberg commits", () => {
         else expect(labels.table ?? labels.connector, alert).toBeTruthy();
       }
     }
+  });
+});
+
+// The bot's own alert rules: promtool-tested, reading only series the bot registers (or `up` of the
+// scrape jobs deploy/prometheus/scrape-iceberg-bot.yml defines), each with a firing and a quiet case.
+describe("Prometheus alert rules for the bot itself", () => {
+  const BOT_RULES = "deploy/prometheus/iceberg-bot-alerts.yml";
+  const BOT_TESTS = [
+    "test/prometheus/iceberg-bot-alerts.test.yml",
+    "test/prometheus/iceberg-bot-sweep-alerts.test.yml",
+  ];
+  const botRules = (parse(readFileSync(BOT_RULES, "utf8")) as RuleFile).groups.flatMap((g) => g.rules);
+  const botTests = {
+    tests: BOT_TESTS.flatMap((file) => (parse(readFileSync(file, "utf8")) as PromtoolTests).tests),
+  };
+
+  it("pass promtool check rules and promtool test rules", async () => {
+    const checked = await run("promtool", ["check", "rules", BOT_RULES]);
+    expect(checked.stdout).toMatch(/SUCCESS: \d+ rules found/);
+    const tested = await run("promtool", ["test", "rules", ...BOT_TESTS]).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`promtool test rules failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+      },
+    );
+    expect(tested.stdout).toMatch(/SUCCESS/);
+  });
+
+  it("read only metrics the bot registers and the scrape jobs' up series", async () => {
+    const { registry } = createMetrics();
+    registerSweepMetrics(registry, { latest: async () => undefined, latestWorst: async () => [] }, 10);
+    const registered = new Set((await registry.getMetricsAsJSON()).map((m) => m.name));
+    const names = (text: string) =>
+      [...new Set(text.match(/\biceberg_bot_[a-z_]+/g) ?? [])].map((n) =>
+        n.replace(/_(bucket|count|sum)$/, ""),
+      );
+    const used = botRules.flatMap((r) => names(r.expr));
+    expect(used.filter((n) => !registered.has(n))).toEqual([]);
+    const inputs = botTests.tests.flatMap((t) => t.input_series.map((s) => s.series.replace(/\{.*$/, "")));
+    expect(inputs.filter((n) => n !== "up" && !registered.has(n))).toEqual([]);
+    const scrape = parse(readFileSync("deploy/prometheus/scrape-iceberg-bot.yml", "utf8")) as {
+      scrape_configs: Array<{ job_name: string }>;
+    };
+    const jobs = scrape.scrape_configs.map((c) => c.job_name);
+    for (const rule of botRules)
+      for (const [, job] of rule.expr.matchAll(/job="([^"]+)"/g)) expect(jobs, rule.alert).toContain(job);
+  });
+
+  it("cover what an operator must hear about, each alert with a firing and a quiet case", () => {
+    const alerts = botRules.map((r) => r.alert as string);
+    expect(alerts).toEqual([
+      "IcebergBotReceiverDown",
+      "IcebergBotWorkerDown",
+      "IcebergBotInstanceDown",
+      "IcebergBotNotReady",
+      "IcebergBotBacklogOld",
+      "IcebergBotBacklogGrowing",
+      "IcebergBotJobsFailing",
+      "IcebergBotWebhookUnauthorized",
+      "IcebergBotWebhooksRejected",
+      "IcebergBotSlackErrors",
+      "IcebergBotSlackMessagesDropped",
+      "IcebergBotSweepStale",
+    ]);
+    const cases = botTests.tests.flatMap((t) => t.alert_rule_test ?? []);
+    for (const alert of alerts) {
+      expect(
+        cases.filter((c) => c.alertname === alert && c.exp_alerts.length > 0).length,
+        alert,
+      ).toBeGreaterThan(0);
+      expect(
+        cases.filter((c) => c.alertname === alert && c.exp_alerts.length === 0).length,
+        alert,
+      ).toBeGreaterThan(0);
+    }
+    // Each alert is explained in the operations guide.
+    const guide = readFileSync("docs/operations.md", "utf8");
+    expect(alerts.filter((a) => !guide.includes(`\`${a}\``))).toEqual([]);
   });
 });

@@ -28,6 +28,22 @@ describe("loadConfig", () => {
     expect(config.bot.defaults.followUp).toEqual({ intervalSeconds: 300, checks: 6 });
   });
 
+  it("takes an empty variable as unset, as docker compose passes an unset variable", () => {
+    const config = loadConfig({
+      SOURCE_TIMEOUT_MS: "",
+      LOG_LEVEL: " ",
+      PORT: "",
+      REDIS_URL: "",
+      SLACK_API_URL: "",
+    });
+    expect(config.sourceTimeoutMs).toBe(5000);
+    expect(config.logLevel).toBe("info");
+    expect(config.port).toBe(3000);
+    expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
+    expect(config.slack.apiUrl).toBeUndefined();
+    expect(() => loadConfig({ SOURCE_TIMEOUT_MS: "0" })).toThrow(/SOURCE_TIMEOUT_MS/);
+  });
+
   it("reports every invalid value in one message", () => {
     let caught: unknown;
     try {

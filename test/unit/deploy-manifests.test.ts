@@ -1,14 +1,18 @@
 // The Kubernetes manifests under deploy/kubernetes: every document validates against the
-// Kubernetes API schemas (kubernetes-models), the Deployments pass every environment variable
-// src/config.ts reads, and the pieces fit together (selectors, probes, Service, budgets).
-import { readdirSync, readFileSync } from "node:fs";
+// Kubernetes API schemas (kubernetes-models) with unknown fields refused, the Deployments get
+// every environment variable src/config.ts reads but only the secrets their role uses, and the
+// pieces fit together (selectors, probes, Service, Ingress, policies, budgets, grace periods).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
+import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
-import { ConfigMap, Namespace, Secret, Service } from "kubernetes-models/v1";
+import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { BotConfigSchema, ENV_NAMES } from "../../src/config.js";
+import { SHUTDOWN_DEADLINE_MS } from "../../src/main.js";
+import { unknownFields } from "../support/k8s-strict.js";
 
 const DIR = "deploy/kubernetes";
 
@@ -35,8 +39,16 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "v1/ConfigMap": ConfigMap,
   "v1/Secret": Secret,
   "v1/Service": Service,
+  "v1/ServiceAccount": ServiceAccount,
   "apps/v1/Deployment": Deployment,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+  "networking.k8s.io/v1/Ingress": Ingress,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
+};
+
+/** Secrets a role never reads: a worker neither verifies Slack requests nor takes webhooks. */
+const NOT_USED_BY: Record<string, string[]> = {
+  worker: ["SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "ALERT_WEBHOOK_TOKEN"],
 };
 
 const byKind = (kind: string) => docs.filter((d) => d.doc.kind === kind).map((d) => d.doc);
@@ -54,6 +66,17 @@ describe("Kubernetes manifests", () => {
       ).not.toThrow();
       if (doc.kind !== "Namespace") expect(doc.metadata.namespace, file).toBe("iceberg-bot");
     }
+  });
+
+  it("declare no field the Kubernetes API does not know (strict validation)", { timeout: 60_000 }, () => {
+    const found = docs.flatMap(({ file, doc }) => unknownFields(doc).map((f) => `${file}: ${f}`));
+    expect(found).toEqual([]);
+    // The check itself finds a misspelt key at any depth.
+    const deployment = structuredClone(named("Deployment", "iceberg-bot-worker")) as Doc;
+    deployment.spec.template.spec.containers[0].livenessProbe.httpGet.paht = "/healthz";
+    expect(unknownFields(deployment)).toEqual([
+      "Deployment.spec.template.spec.containers[0].livenessProbe.httpGet.paht",
+    ]);
   });
 
   it("give receivers and workers every variable src/config.ts reads", () => {
@@ -79,8 +102,15 @@ describe("Kubernetes manifests", () => {
         const ref = variable.valueFrom?.secretKeyRef;
         if (ref) expect(Object.keys(secret?.stringData ?? {}), variable.name).toContain(ref.key);
       }
-      const missing = ENV_NAMES.filter((name) => !names.has(name));
+      const role = deployment.metadata.name.replace("iceberg-bot-", "");
+      const notUsed = NOT_USED_BY[role] ?? [];
+      const missing = ENV_NAMES.filter((name) => !names.has(name) && !notUsed.includes(name));
       expect(missing, `${deployment.metadata.name} lacks`).toEqual([]);
+      // Only the secrets the role uses.
+      expect(
+        notUsed.filter((name) => names.has(name)),
+        `${deployment.metadata.name} gets`,
+      ).toEqual([]);
       // Secrets never sit in the ConfigMap.
       const env = named("ConfigMap", "iceberg-bot-env");
       for (const key of Object.keys(secret?.stringData ?? {}))
@@ -129,6 +159,77 @@ describe("Kubernetes manifests", () => {
           JSON.stringify(deployment.spec.selector.matchLabels),
       );
       expect(budget, `a PodDisruptionBudget for ${deployment.metadata.name}`).toBeDefined();
+    }
+  });
+
+  it("probe the workers on their metrics port, which Prometheus scrapes", () => {
+    const worker = named("Deployment", "iceberg-bot-worker");
+    const template = worker?.spec.template;
+    const container = template.spec.containers[0];
+    const port = container.ports.find((p: { name: string }) => p.name === "metrics");
+    expect(port.containerPort).toBe(Number(named("ConfigMap", "iceberg-bot-env")?.data?.METRICS_PORT));
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "metrics" });
+    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "metrics" });
+    expect(template.metadata.annotations["prometheus.io/port"]).toBe(String(port.containerPort));
+  });
+
+  it("run without a Kubernetes API token, within the default grace period", () => {
+    const account = named("ServiceAccount", "iceberg-bot");
+    expect(account?.automountServiceAccountToken).toBe(false);
+    for (const deployment of byKind("Deployment")) {
+      const spec = deployment.spec.template.spec;
+      expect(spec.serviceAccountName, deployment.metadata.name).toBe("iceberg-bot");
+      expect(spec.automountServiceAccountToken, deployment.metadata.name).toBe(false);
+      // Kubernetes' default, and room for the bot's own shutdown deadline.
+      expect(spec.terminationGracePeriodSeconds ?? 30).toBeLessThanOrEqual(30);
+      expect((spec.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(SHUTDOWN_DEADLINE_MS);
+    }
+  });
+
+  it("let in only each role's own port, and publish only Slack's path through the Ingress", () => {
+    for (const deployment of byKind("Deployment")) {
+      const labels = deployment.spec.selector.matchLabels;
+      const policy = byKind("NetworkPolicy").find(
+        (p) => JSON.stringify(p.spec.podSelector.matchLabels) === JSON.stringify(labels),
+      );
+      expect(policy, `a NetworkPolicy for ${deployment.metadata.name}`).toBeDefined();
+      expect(policy?.spec.policyTypes).toContain("Ingress");
+      const portNames = deployment.spec.template.spec.containers[0].ports.map(
+        (p: { name: string }) => p.name,
+      );
+      const allowed = policy?.spec.ingress.flatMap((rule: { ports: Array<{ port: string }> }) =>
+        rule.ports.map((p) => p.port),
+      );
+      expect(allowed).toEqual(portNames);
+    }
+    const ingress = byKind("Ingress")[0];
+    const paths = ingress?.spec.rules.flatMap(
+      (r: { http: { paths: Array<{ path: string; backend: { service: { name: string } } }> } }) =>
+        r.http.paths,
+    );
+    expect(paths.map((p: { path: string }) => p.path)).toEqual(["/slack/events"]);
+    expect(paths[0].backend.service.name).toBe(named("Service", "iceberg-bot-receiver")?.metadata.name);
+    expect(ingress?.spec.tls.length).toBeGreaterThan(0);
+  });
+});
+
+describe(".dockerignore", () => {
+  const ignored = readFileSync(".dockerignore", "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  it("keeps secrets and build outputs out of the build context, and nothing the Dockerfile copies", () => {
+    for (const entry of [".env", ".git", "node_modules", "dist", "test"]) expect(ignored).toContain(entry);
+    const copied = [...readFileSync("Dockerfile", "utf8").matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(
+      (m) => (m[1] as string).split(/\s+/),
+    );
+    expect(copied.length).toBeGreaterThan(3);
+    for (const source of copied) {
+      expect(existsSync(source), source).toBe(true);
+      expect(
+        ignored.filter((entry) => source === entry || source.startsWith(`${entry}/`)),
+        source,
+      ).toEqual([]);
     }
   });
 });

@@ -23,7 +23,12 @@ describe("Grafana dashboard", () => {
   it("queries only metrics the bot registers, and shows each of them", async () => {
     const { registry } = createMetrics();
     registerSweepMetrics(registry, { latest: async () => undefined, latestWorst: async () => [] }, 10);
-    const registered = (await registry.getMetricsAsJSON()).map((m) => m.name);
+    const all = (await registry.getMetricsAsJSON()).map((m) => m.name);
+    // The bot's own families; of the default process and runtime ones, those charted must exist.
+    const registered = all.filter((name) => name.startsWith("iceberg_bot_"));
+    const runtime = exprs.flatMap((e) => e.match(/\b(?:process|nodejs)_[a-z0-9_]+/g) ?? []);
+    expect(runtime.length).toBeGreaterThan(0);
+    expect(runtime.filter((name) => !all.includes(name.replace(/_(bucket|count|sum)$/, "")))).toEqual([]);
     const used = new Set(
       exprs
         .flatMap((e) => e.match(/iceberg_bot_[a-z_]+/g) ?? [])

@@ -48,7 +48,6 @@ describe("Redis keys", () => {
       keys.sequence(),
       keys.openSet(),
       keys.recentTables(),
-      keys.claim("inc-1", "root"),
     ];
     for (const key of all) expect(key.startsWith("{ns}:")).toBe(true);
   });

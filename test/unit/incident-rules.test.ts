@@ -49,6 +49,15 @@ describe("which table an alert is about", () => {
       "analytics.web.events",
     );
   });
+
+  it("compares names as the catalog does: DB.EVENTS is the known db.events, one incident not two", () => {
+    expect(resolveAlertTable({ table: "DB.EVENTS" }, writers, ["db.events"]).table).toBe("db.events");
+    expect(resolveAlertTable({ table: "Iceberg.Db.Events" }, writers, ["db.events"]).table).toBe("db.events");
+    // A case-sensitive catalog that holds both spellings: each keeps its own.
+    expect(matchKnownTable("DB.EVENTS", ["db.events", "DB.EVENTS"])).toBe("DB.EVENTS");
+    expect(matchKnownTable("Db.Events", ["db.events", "DB.EVENTS"])).toBeUndefined();
+    expect(matchKnownTable("db.events", ["db.events", "db.events"])).toBe("db.events");
+  });
 });
 
 describe("closest match", () => {

@@ -23,6 +23,12 @@ describe("scrubSecrets finds a secret in every encoding", () => {
     ["base64url", b64url(SECRET)],
     ["Basic client:secret", `Basic ${b64(`${CLIENT}:${SECRET}`)}`],
     ["url-safe Basic, other user", `Basic ${b64url(`someone-else:${SECRET}`)}`],
+    // RFC 6749 2.3.1: the OAuth2 client-credentials Basic header form-encodes id and secret first.
+    [
+      "OAuth2 Basic of the form-encoded secret",
+      `Basic ${b64(`${CLIENT}:${new URLSearchParams({ s: SECRET }).toString().slice(2)}`)}`,
+    ],
+    ["base64 of the URL-encoded secret", b64(`x${encodeURIComponent(SECRET)}`)],
     ["base64 inside a blob", b64(`{"grant":"client_credentials","secret":"${SECRET}","n":1}`)],
   ];
 

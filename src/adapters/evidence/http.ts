@@ -79,7 +79,10 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 
 /** Sends one request and reads the whole body; any HTTP status is returned, not thrown. */
 export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
-  const url = typeof req.url === "string" ? new URL(req.url) : req.url;
+  const { url, headers } = withUserInfoAsBasicAuth(
+    typeof req.url === "string" ? new URL(req.url) : req.url,
+    req.headers,
+  );
   const method = req.method ?? "GET";
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -93,7 +96,7 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
     const response = await request(url, {
       method,
       dispatcher: options.dispatcher ?? sharedDispatcher(),
-      headers: req.headers,
+      headers,
       body: req.body,
       signal: controller.signal,
       headersTimeout: timeoutMs,
@@ -129,6 +132,27 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
   }
 }
 
+/**
+ * `http://user:pass@host` in a source URL means basic auth: it is sent as an Authorization
+ * header (unless the request carries its own) and taken out of the URL, so no error or log that
+ * shows the URL can show it.
+ */
+function withUserInfoAsBasicAuth(
+  url: URL,
+  headers: Record<string, string> | undefined,
+): { url: URL; headers: Record<string, string> | undefined } {
+  if (!url.username && !url.password) return { url, headers };
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  const bare = new URL(url);
+  bare.username = "";
+  bare.password = "";
+  const has = headers && Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
+  if (has) return { url: bare, headers };
+  const basic = `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
+  return { url: bare, headers: { ...headers, authorization: basic } };
+}
+
 /** Sends a request, demands one of the accepted statuses, and returns the raw response. */
 export async function send(
   options: HttpSourceOptions,
@@ -161,17 +185,23 @@ export function sourceOrigin(url: URL): string {
 /** A coded error for an HTTP status, with what the upstream said about it. */
 export function httpStatusError(
   source: SourceName,
-  response: Pick<HttpResponse, "status" | "body" | "path" | "method">,
+  response: Pick<HttpResponse, "status" | "body" | "path" | "method"> & { headers?: Record<string, string> },
   options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
 ): CodedError {
   const upstream = describeUpstreamError(response.body);
-  const said = upstream.message ? `: ${upstream.message}` : "";
   const status = response.status;
   const auth = status === 401 || status === 403 || status === 419;
   const code = options.code ?? (auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus);
+  const retryAfterMs = retryAfterOf(response.headers);
   return new CodedError(
     code,
-    `${SOURCE_LABELS[source]} answered HTTP ${status} to ${response.method} ${response.path}${said}`,
+    statusMessage(
+      SOURCE_LABELS[source],
+      status,
+      `${response.method} ${response.path}`,
+      upstream.message,
+      retryAfterMs,
+    ),
     {
       hint: options.hint ?? statusHint(source, status),
       retryable: options.retryable ?? (status >= 500 || status === 429 || status === 408),
@@ -180,6 +210,7 @@ export function httpStatusError(
         path: response.path,
         method: response.method,
         status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         ...(upstream.type ? { upstreamType: upstream.type } : {}),
         ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
       },
@@ -187,11 +218,53 @@ export function httpStatusError(
   );
 }
 
+/**
+ * What a status means for the bot: a 429 is the source asking it to slow down, and a 401/403 is
+ * the source refusing the bot's own credentials (not the source being down or the table broken).
+ */
+export function statusMessage(
+  label: string,
+  status: number,
+  at: string,
+  said: string | undefined,
+  retryAfterMs?: number,
+): string {
+  const tail = said ? `: ${said}` : "";
+  if (status === 429) {
+    const wait = retryAfterMs === undefined ? "" : `; retrying after ${Math.ceil(retryAfterMs / 1000)} s`;
+    return `${label} rate limited the bot (HTTP 429 to ${at})${wait}${tail}`;
+  }
+  if (status === 401 || status === 419)
+    return `${label} refused the bot's own credentials (HTTP ${status} to ${at})${tail}`;
+  if (status === 403)
+    return `${label} denied the bot's own credentials permission (HTTP 403 to ${at})${tail}`;
+  return `${label} answered HTTP ${status} to ${at}${tail}`;
+}
+
+/** Retry-After in milliseconds (seconds or an HTTP date), capped at an hour; absent when missing or bad. */
+export function retryAfterOf(
+  headers: Record<string, string> | undefined,
+  nowMs = Date.now(),
+): number | undefined {
+  const raw = headers?.["retry-after"]?.trim();
+  if (!raw) return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(raw)) ms = Number(raw) * 1000;
+  else {
+    const at = Date.parse(raw);
+    if (!Number.isFinite(at)) return undefined;
+    ms = Math.max(0, at - nowMs);
+  }
+  return Math.min(ms, 3_600_000);
+}
+
 function statusHint(source: SourceName, status: number): string {
   if (status === 401 || status === 419)
     return `Check the credentials configured for the ${SOURCE_LABELS[source]}.`;
   if (status === 403)
     return `The credentials for the ${SOURCE_LABELS[source]} lack permission for this call.`;
+  if (status === 429)
+    return `The ${SOURCE_LABELS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
   if (status === 404) return "Check the name or id; it does not exist on that server.";
   if (status >= 500)
     return `The ${SOURCE_LABELS[source]} failed on its side; look at its logs, then try again.`;

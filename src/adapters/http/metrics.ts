@@ -1,10 +1,56 @@
 // Prometheus metrics, one registry per bot instance (two instances in one test process must not
 // share counters).
 
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** One backlog: what waits in a queue, an inbox or the Slack outbox, and for how long. */
+export interface Backlog {
+  backlog: string;
+  items: number;
+  /** Age of the oldest item in seconds; absent when the backlog is empty or ages are not kept. */
+  oldestSeconds?: number;
+}
+
+/** The checks /readyz runs, each failing or not (see health.ts). */
+export const HEALTH_CHECKS = ["redis", "slack_auth", "slack_channel", "slack_delivery"] as const;
+export type HealthCheck = (typeof HEALTH_CHECKS)[number];
+
+/**
+ * How long a scrape waits for what it reads from Redis: /metrics answers within a second whatever
+ * Redis does, without the Redis-read series when Redis is slow or away.
+ */
+export const SCRAPE_READ_MS = 500;
+
+/** `read()`'s result, or `fallback` when it fails or takes longer than `ms`. */
+export async function within<T>(ms: number, read: () => Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      read(),
+      new Promise<T>((resolve) => {
+        timer = setTimeout(() => resolve(fallback), ms);
+      }),
+    ]);
+  } catch {
+    return fallback;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface MetricSources {
+  /** Jobs by "queue.state" (waiting, active, delayed, failed). */
+  queueDepth?: () => Promise<Record<string, number>>;
+  /** Every queue, inbox and outbox with what it owes. */
+  backlogs?: () => Promise<Backlog[]>;
+  /** The checks failing now (read from memory: never waits on Redis). */
+  failingChecks?: () => ReadonlySet<HealthCheck>;
+}
 
 export interface BotMetrics {
   registry: Registry;
+  /** Messages owed to Slack that were given up on, by reason. */
+  slackDropped: Counter<"reason">;
   jobOutcomes: Counter<"queue" | "outcome">;
   diagnosisSeconds: Histogram<"kind">;
   slackErrors: Counter<"method">;
@@ -12,8 +58,11 @@ export interface BotMetrics {
   webhookRejected: Counter<"source" | "reason">;
 }
 
-export function createMetrics(queueDepth?: () => Promise<Record<string, number>>): BotMetrics {
+export function createMetrics(sources: MetricSources = {}): BotMetrics {
+  const { queueDepth, backlogs, failingChecks } = sources;
   const registry = new Registry();
+  // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
+  collectDefaultMetrics({ register: registry });
   const jobOutcomes = new Counter({
     name: "iceberg_bot_jobs_total",
     help: "Jobs finished, by queue and outcome (completed, failed).",
@@ -53,12 +102,73 @@ export function createMetrics(queueDepth?: () => Promise<Record<string, number>>
     async collect() {
       if (!queueDepth) return;
       this.reset();
-      const depth = await queueDepth().catch(() => ({}) as Record<string, number>);
+      const depth = await within(SCRAPE_READ_MS, queueDepth, {} as Record<string, number>);
       for (const [key, value] of Object.entries(depth)) {
         const at = key.lastIndexOf(".");
         this.set({ queue: key.slice(0, at), state: key.slice(at + 1) }, value);
       }
     },
   });
-  return { registry, jobOutcomes, diagnosisSeconds, slackErrors, alertsReceived, webhookRejected };
+  const slackDropped = new Counter({
+    name: "iceberg_bot_slack_messages_dropped_total",
+    help: "Messages owed to Slack that were given up on, by reason (expired, rejected).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  // One read of the backlogs serves both gauges of a scrape.
+  let pendingBacklogs: Promise<Backlog[]> | undefined;
+  const readBacklogs = () => {
+    pendingBacklogs ??= (async () => {
+      try {
+        return backlogs ? await within(SCRAPE_READ_MS, backlogs, []) : [];
+      } finally {
+        setImmediate(() => {
+          pendingBacklogs = undefined;
+        });
+      }
+    })();
+    return pendingBacklogs;
+  };
+  new Gauge({
+    name: "iceberg_bot_backlog_items",
+    help: "Items owed in each queue (waiting and delayed jobs), inbox and the Slack outbox (messages owed).",
+    labelNames: ["backlog"] as const,
+    registers: [registry],
+    async collect() {
+      if (!backlogs) return;
+      this.reset();
+      for (const b of await readBacklogs()) this.set({ backlog: b.backlog }, b.items);
+    },
+  });
+  new Gauge({
+    name: "iceberg_bot_backlog_oldest_seconds",
+    help: "Age of the oldest item owed in each queue, inbox and the Slack outbox (0 when empty).",
+    labelNames: ["backlog"] as const,
+    registers: [registry],
+    async collect() {
+      if (!backlogs) return;
+      this.reset();
+      for (const b of await readBacklogs()) this.set({ backlog: b.backlog }, b.oldestSeconds ?? 0);
+    },
+  });
+  new Gauge({
+    name: "iceberg_bot_health_failing",
+    help: "1 while a readiness check fails (redis, slack_auth, slack_channel, slack_delivery), else 0.",
+    labelNames: ["check"] as const,
+    registers: [registry],
+    collect() {
+      if (!failingChecks) return;
+      const failing = failingChecks();
+      for (const check of HEALTH_CHECKS) this.set({ check }, failing.has(check) ? 1 : 0);
+    },
+  });
+  return {
+    registry,
+    slackDropped,
+    jobOutcomes,
+    diagnosisSeconds,
+    slackErrors,
+    alertsReceived,
+    webhookRejected,
+  };
 }

@@ -5,6 +5,7 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { TableHealth } from "../../core/sweep/health.js";
+import { SCRAPE_READ_MS, within } from "./metrics.js";
 
 export interface SweepMetricsSource {
   latest(): Promise<Digest | undefined>;
@@ -21,10 +22,14 @@ export function registerSweepMetrics(
   const read = () => {
     pending ??= (async () => {
       try {
-        const [digest, worst] = await Promise.all([source.latest(), source.latestWorst(maxTables)]);
-        return { digest, worst };
-      } catch {
-        return { worst: [] };
+        return await within(
+          SCRAPE_READ_MS,
+          async () => {
+            const [digest, worst] = await Promise.all([source.latest(), source.latestWorst(maxTables)]);
+            return { digest, worst };
+          },
+          { digest: undefined, worst: [] as TableHealth[] },
+        );
       } finally {
         setImmediate(() => {
           pending = undefined;

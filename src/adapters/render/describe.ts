@@ -13,10 +13,14 @@ export const FINDING_TITLES: Record<FindingId, string> = {
   "commit-state-unknown": "commit state unknown",
   "validation-conflict": "row-level validation conflict",
   "connect-coordinator-stopped": "Kafka Connect coordinator stopped",
+  "commit-error": "commit fails with an exception",
+  "writer-never-committed": "writer never committed",
+  "writer-idle": "writer quiet by design",
   healthy: "healthy",
   "rewrite-in-window": "compaction rewrote files in the window",
   "row-level-in-window": "row-level changes in the window",
   "multiple-flink-jobs": "several Flink jobs commit to the table",
+  "committers-inside-job": "several committers inside one job",
   "unattributed-commits": "commits with no writer identity",
   "competing-appends": "other writers append at the same time",
   "metadata-only-change": "metadata-only change moved the table",
@@ -41,6 +45,10 @@ export const STEP_TITLES: Record<StepId, string> = {
   "review-isolation-level": "review the isolation level",
   "apply-schema-first": "apply schema changes before the data",
   "idempotent-restart": "make restarts idempotent",
+  "renew-catalog-credential": "renew the writer's catalog credential",
+  "check-catalog-service": "check the catalog service",
+  "raise-writer-memory": "give the writer more memory",
+  "fix-writer-error": "fix the writer's error",
 };
 
 export const SOURCE_LABELS: Record<SourceName, string> = {
@@ -184,5 +192,7 @@ export function answeredSummary(report: Report): string {
 export function catalogUnreachable(report: Report): string | undefined {
   const catalog = report.sources.catalog;
   if (catalog.status !== "unavailable") return undefined;
+  if (catalog.httpStatus === 401 || catalog.httpStatus === 403)
+    return `The Iceberg REST catalog refused the bot's credential (${catalog.error ?? "no answer"}): the bot's access, not the writer's; this verdict rests on what the other sources show.`;
   return `The Iceberg REST catalog was unreachable (${catalog.error ?? "no answer"}); this verdict rests on what the other sources show.`;
 }

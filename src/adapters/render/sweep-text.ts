@@ -31,6 +31,10 @@ export function renderSweepText(report: SweepReport, options: { color: boolean }
     lines.push("", style.yellow(`Not read (${report.errors.length}):`));
     for (const e of report.errors.slice(0, 50)) lines.push(`  ${oneLine(e.table, 255)}: ${oneLine(e.error)}`);
   }
+  if (report.skipped) {
+    lines.push("", style.yellow("Partial sweep; left out:"));
+    for (const s of report.skipped) lines.push(`  ${s.count} × ${s.why}`);
+  }
   lines.push(
     "",
     style.dim(`score: 100 = nothing to fix (docs/sweep.md); ? = warning. Generated ${report.generatedAt}`),
@@ -59,6 +63,10 @@ export function renderSweepMarkdown(report: SweepReport): string {
   if (report.errors.length > 0) {
     lines.push("", `**Not read (${report.errors.length}):**`, "");
     for (const e of report.errors.slice(0, 50)) lines.push(`- ${mdCode(e.table)}: ${mdText(e.error)}`);
+  }
+  if (report.skipped) {
+    lines.push("", "**Partial sweep; left out:**", "");
+    for (const s of report.skipped) lines.push(`- ${s.count} × ${mdText(s.why)}`);
   }
   lines.push("", `_Score 100 = nothing to fix; see docs/sweep.md. Generated ${report.generatedAt}._`);
   return `${lines.join("\n")}\n`;

@@ -8,9 +8,32 @@ const ESCAPE_SEQUENCES = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u00
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Removes escape sequences and control characters; keeps newlines, turns tabs into spaces. */
+/**
+ * Bidi overrides and isolates reorder what a terminal shows (a name can read as another one), and
+ * zero-width characters hide: shown as visible escapes instead (\u202e), so they can be seen.
+ */
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+export function escapeInvisible(value: string): string {
+  return value.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Removes escape sequences and control characters, escapes bidi and zero-width ones; keeps newlines, turns tabs into spaces. */
 export function cleanText(value: string): string {
-  return value.replace(ESCAPE_SEQUENCES, "").replace(/\t/g, "  ").replace(CONTROL_CHARACTERS, "");
+  return escapeInvisible(
+    value.replace(ESCAPE_SEQUENCES, "").replace(/\t/g, "  ").replace(CONTROL_CHARACTERS, ""),
+  );
+}
+
+/** For one message line on a terminal (an error): controls and invisible characters escaped, none dropped. */
+export function escapeForTerminal(value: string): string {
+  return escapeInvisible(
+    value.replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
+      (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    ),
+  );
 }
 
 /** One clean line: newlines folded to spaces, runs of spaces collapsed, cut to `max` characters. */

@@ -1,27 +1,26 @@
-// The Bolt app: HTTP mode (HTTPReceiver; Bolt verifies every Slack signature) or Socket Mode,
-// with the alert webhooks and health routes on the same port. Listeners verify (Bolt), record the
-// interaction as a queued job and acknowledge; a slash command goes from the verification straight
-// to its handler, is acknowledged first and recorded in the command inbox after (see
+// The Bolt app, used through its public surface: our own receivers (receiver/http.ts verifies
+// every Slack signature; receiver/socket.ts runs Socket Mode) hand verified events to
+// app.processEvent, with the alert webhooks and health routes on the same port. Listeners record
+// the interaction as a queued job and acknowledge; a slash command goes from the verification
+// straight to its handler, is acknowledged first and recorded in the command inbox after (see
 // command-listener.ts). The workers do the rest. The one Slack call a
 // listener makes itself is views.open for a click's modal, whose trigger expires in 3 s: it opens
 // a placeholder that a worker fills in. Whatever the receiver sends (acks, response_url replies,
 // that placeholder) is scrubbed of secrets and internal addresses like everything else.
 
-import type { Server } from "node:http";
 import type { BlockAction, ButtonAction, SlashCommand } from "@slack/bolt";
-import { App, HTTPReceiver, type Receiver, type ReceiverEvent, SocketModeReceiver } from "@slack/bolt";
+import { App, type Receiver, type ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { AlertEvent } from "../../core/incident/model.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import { asCodedError } from "../../errors.js";
-import type { Enqueuer } from "../../services/incident/deps.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
 import type { BotMetrics } from "../http/metrics.js";
 import { type RouteServer, serveRoutes } from "../http/route-server.js";
 import { healthRoutes } from "../http/routes.js";
 import { createWebhookHandler } from "../intake/webhook.js";
+import type { BotQueues } from "../queue/queues.js";
 import type { FirstTime } from "../redis/batched-first-time.js";
-import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { type CommandListenerDeps, createCommandHandler, isOurCommand } from "./command-listener.js";
@@ -29,11 +28,13 @@ import { publishHome } from "./home.js";
 import { mountListenerRouter } from "./listener-router.js";
 import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
+import { type EventHandler, SlackHttpReceiver } from "./receiver/http.js";
+import { SlackSocketReceiver } from "./receiver/socket.js";
 import { recorder, tellNotRecorded } from "./record.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
-import { refuseFutureRequests, replayGuard } from "./replay-guard.js";
+import { replayGuard } from "./replay-guard.js";
 import { type FetchFunction, respondVia } from "./response-url.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
 import { createScrubber, type ScrubSettings, scrubbingFetch, slackClientOptions } from "./web-client.js";
@@ -48,13 +49,13 @@ export interface BotAppOptions {
   };
   alertWebhookToken?: string;
   webhookBodyLimitBytes?: number;
-  queues: Enqueuer;
+  /** The evidence modal's fill, a BullMQ job (everything else the workers say goes through the outbox). */
+  queues: Pick<BotQueues, "enqueueSlack">;
   /** Where slash commands are recorded (and repeat deliveries dropped) for the workers. */
   inbox: CommandListenerDeps["inbox"];
   store: IncidentStore;
-  claims: Claims;
-  /** The replay guard's check (default: the claims' own, one round trip per delivery). */
-  firstTime?: FirstTime;
+  /** The replay guard's check: true the first time a delivery's key is seen. */
+  firstTime: FirstTime;
   render: Renderers;
   metrics: BotMetrics;
   log: Logger;
@@ -86,26 +87,6 @@ export interface BotApp {
   stop(): Promise<void>;
   /** Resolves once no event's listeners are still at work in this receiver. */
   settled(): Promise<void>;
-}
-
-/**
- * Hands the app every event through `handle`: receivers only ever call processEvent, so this is
- * where each event's ack and its listeners' work can be seen whole.
- */
-function wrapEvents(
-  receiver: Receiver,
-  handle: (event: ReceiverEvent, process: (event: ReceiverEvent) => Promise<void>) => Promise<void>,
-): void {
-  const init = receiver.init.bind(receiver);
-  receiver.init = (app: App) =>
-    init(
-      new Proxy(app, {
-        get(target, key, holder) {
-          if (key !== "processEvent") return Reflect.get(target, key, holder);
-          return (event: ReceiverEvent) => handle(event, (e) => target.processEvent(e));
-        },
-      }),
-    );
 }
 
 /** The event with an ack whose answer is scrubbed: an ack's body goes straight back to Slack. */
@@ -145,42 +126,12 @@ export function createBotApp(options: BotAppOptions): BotApp {
   ];
 
   const logger = boltLogger(log);
-  let receiver: Receiver;
-  let httpReceiver: HTTPReceiver | undefined;
-  let socketReceiver: SocketModeReceiver | undefined;
-  if (options.slack.mode === "socket") {
-    // The routes are served by serveRoutes in start(), not by the receiver (see route-server.ts).
-    socketReceiver = new SocketModeReceiver({
-      appToken: options.slack.appToken ?? "",
-      logger,
-      // Without this, apps.connections.open would go to slack.com whatever SLACK_API_URL says.
-      // Only the URL: the client's own long retry schedule suits a connection that must come back.
-      installerOptions: { clientOptions: { slackApiUrl: options.slack.apiUrl } },
-    });
-    receiver = socketReceiver;
-  } else {
-    httpReceiver = new HTTPReceiver({
-      signingSecret: options.slack.signingSecret ?? "",
-      customRoutes,
-      logger,
-      processBeforeResponse: false,
-      // Without this Bolt answers unknown paths by throwing; a plain 404 is kinder to probes.
-      dispatchErrorHandler: async ({ response }) => {
-        if (!response.headersSent) {
-          response.writeHead(404, { "content-type": "text/plain" });
-          response.end("Not found");
-        }
-      },
-    });
-    // Bolt refuses requests dated too far back only; this refuses those dated too far ahead.
-    httpReceiver.requestListener = refuseFutureRequests(httpReceiver.requestListener, { now });
-    receiver = httpReceiver;
-  }
   const scrub = options.scrub ? createScrubber(options.scrub) : undefined;
   const replyFetch: FetchFunction = options.scrub ? scrubbingFetch(options.scrub) : fetch;
   // Events whose listeners are still at work (after the ack), for settled().
   const inFlight = new Set<Promise<void>>();
-  wrapEvents(receiver, (event, process) => {
+  // Every verified event: `/iceberg` to its handler (see answerCommand), the rest to Bolt.
+  const handle: EventHandler = (event, process) => {
     const scrubbed = withScrubbedAck(event, scrub);
     const running = isOurCommand(event.body) ? answerCommand(event.body, scrubbed.ack) : process(scrubbed);
     inFlight.add(running);
@@ -189,7 +140,30 @@ export function createBotApp(options: BotAppOptions): BotApp {
       () => inFlight.delete(running),
     );
     return running;
-  });
+  };
+  let receiver: Receiver;
+  let httpReceiver: SlackHttpReceiver | undefined;
+  let socketReceiver: SlackSocketReceiver | undefined;
+  if (options.slack.mode === "socket") {
+    // The routes are served by serveRoutes in start(), not by the receiver (see route-server.ts).
+    socketReceiver = new SlackSocketReceiver({
+      appToken: options.slack.appToken ?? "",
+      apiUrl: options.slack.apiUrl,
+      handle,
+      logger,
+      log,
+    });
+    receiver = socketReceiver;
+  } else {
+    httpReceiver = new SlackHttpReceiver({
+      signingSecret: options.slack.signingSecret ?? "",
+      routes: customRoutes,
+      handle,
+      now,
+      log,
+    });
+    receiver = httpReceiver;
+  }
 
   const app = new App({
     receiver,
@@ -214,7 +188,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     log,
   });
 
-  const firstTime = options.firstTime ?? ((scope, key, ttl) => options.claims.firstTime(scope, key, ttl));
+  const { firstTime } = options;
   // Slack retries and replayed requests: one event, click, submission or command is handled once.
   // With Redis away the check is skipped rather than waited for (the listener then tells the person).
   // Applied to the listeners of events, clicks and submissions, not to every request: a slash
@@ -226,7 +200,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     log,
   });
 
-  // `/iceberg` goes from Bolt's verification straight to its handler (see wrapEvents above): Bolt's
+  // `/iceberg` goes from our verification straight to its handler (see `handle` above): Bolt's
   // listener pipeline would first build a client, say, respond and context and run every listener's
   // middleware, about a quarter of the receiver's CPU per command, and the command uses none of it.
   const handleCommand = createCommandHandler({ inbox: options.inbox, render: options.render, record, log });
@@ -287,9 +261,8 @@ export function createBotApp(options: BotAppOptions): BotApp {
     },
     async start(port) {
       if (httpReceiver) {
-        const server = (await httpReceiver.start(port)) as Server;
-        const address = server.address();
-        return { port: typeof address === "object" && address ? address.port : port };
+        await httpReceiver.start(port);
+        return { port: httpReceiver.port() ?? port };
       }
       routeServer = await serveRoutes(customRoutes, port);
       try {
@@ -301,8 +274,6 @@ export function createBotApp(options: BotAppOptions): BotApp {
       return { port: routeServer.port };
     },
     async stop() {
-      // The receiver's stop() does not wait for the close handshake; the client's disconnect() does.
-      await socketReceiver?.client.disconnect().catch(() => {});
       await app.stop().catch(() => {});
       await routeServer?.close();
     },

@@ -2,14 +2,10 @@
 // thinks we missed (X-Slack-Retry-Num), and a captured request stays validly signed for five
 // minutes, so the same click, submission or command can reach us twice. Each is recognised by the
 // ids Slack gives it, remembered in Redis for a while, and a second arrival is acknowledged and
-// dropped. Bolt's signature check refuses old requests but not ones dated in the future;
-// refuseFutureRequests closes that half of the window.
+// dropped. The receiver's signature check refuses requests dated more than five minutes either
+// side of our clock (receiver/verify.ts).
 
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
-
-/** What Slack allows either way between its clock and ours (Bolt uses the same five minutes). */
-export const SIGNATURE_WINDOW_SECONDS = 5 * 60;
 
 /** How long an interaction id is remembered: beyond the signature window and Slack's event retries. */
 export const REPLAY_MEMORY_SECONDS = 3600;
@@ -122,41 +118,5 @@ export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs
     }
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
     if (ack !== undefined) await ack();
-  };
-}
-
-export interface FutureRequestOptions {
-  now?: () => number;
-  /** Paths carrying signed Slack requests (Bolt's `endpoints`, default /slack/events). */
-  endpoints?: string[];
-}
-
-/**
- * Wraps the receiver's request listener: a Slack request dated more than the signature window
- * ahead of our clock is refused with 401 (no body), as Bolt refuses one dated too far back.
- * A request dated in the future could otherwise be replayed until that date plus five minutes.
- */
-export function refuseFutureRequests(
-  listener: RequestListener,
-  options: FutureRequestOptions = {},
-): RequestListener {
-  const now = options.now ?? Date.now;
-  const endpoints = new Set(options.endpoints ?? ["/slack/events"]);
-  return (request: IncomingMessage, response: ServerResponse) => {
-    const path = (request.url ?? "/").split("?")[0] ?? "/";
-    const header = request.headers["x-slack-request-timestamp"];
-    const stamp = Number(Array.isArray(header) ? header[0] : header);
-    if (
-      request.method === "POST" &&
-      endpoints.has(path) &&
-      Number.isFinite(stamp) &&
-      stamp > Math.floor(now() / 1000) + SIGNATURE_WINDOW_SECONDS
-    ) {
-      request.resume();
-      response.writeHead(401);
-      response.end();
-      return;
-    }
-    listener(request, response);
   };
 }

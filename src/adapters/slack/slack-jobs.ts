@@ -1,17 +1,16 @@
-// Slack jobs: every kind that is a message (the status card, diagnoses, notes, command results,
-// ephemeral answers) is handed to the outbox, whose one poster posts each message once; the
-// "Show all evidence" modal is filled in here. Also the views those messages are rendered from:
-// the status card, a diagnosis, a result, an ephemeral answer.
+// The one Slack job left on BullMQ: filling the "Show all evidence" modal the receiver opened (a
+// view, the named exception to "everything goes through the outbox"). Also the views the outbox's
+// poster renders its messages from: the status card, a diagnosis and its chart, a result, an
+// ephemeral answer.
 
-import { describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
+import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { ThreadTarget, TimelinePoster } from "../../services/ports.js";
+import type { TimelineFile } from "../../services/ports.js";
 import { readCardSummary } from "../../services/remediation/views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
-import type { Claims } from "../store/claims.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
@@ -23,27 +22,19 @@ import type { SlackClient } from "./web-client.js";
 export interface SlackJobDeps {
   client: SlackClient;
   store: IncidentStore;
-  claims: Claims;
   render: Renderers;
   now: () => number;
   onSlackError?: (method: string) => void;
-  /** Draws and shares the commit timeline under the diagnosis; absent, the thread is words only. */
-  timeline?: TimelinePoster;
   log?: Pick<LogLike, "warn">;
-  /**
-   * Hands a job to the outbox, which carries every kind but the evidence modal (the root, card
-   * edits, diagnoses, notes, command results, ephemeral answers); false when its incident is gone.
-   */
-  route: (job: SlackJob) => Promise<boolean>;
 }
 
-export async function runSlackJob(deps: SlackJobDeps, job: SlackJob, _jobId: string): Promise<void> {
+export async function runSlackJob(deps: SlackJobDeps, job: SlackJob): Promise<void> {
   if (job.kind === "evidence") {
     await fillEvidence(deps, job);
     return;
   }
-  // Every other kind is the outbox's: one poster posts it once.
-  if (!(await deps.route(job))) deps.log?.warn({ job: job.kind }, "Slack job for no incident dropped");
+  // Messages are outbox entries; a message job on this queue was queued by an earlier version.
+  deps.log?.warn({ job: job.kind }, "a Slack message job from an earlier version, dropped");
 }
 
 /** The placeholder "Show all evidence" opened, filled with the whole report (or why there is none). */
@@ -190,42 +181,22 @@ export async function renderCard(
   return deps.render.statusCard(cardView(incident, await latestReport(deps, incident), deps.now()));
 }
 
-/**
- * The commit timeline under the diagnosis, once. It comes after the words and its failure is only
- * logged: an upload that fails must never hold back or repeat the text diagnosis.
- */
-export async function postDiagnosisChart(
-  deps: Pick<SlackJobDeps, "timeline" | "store" | "claims" | "onSlackError" | "log">,
-  target: ThreadTarget,
+/** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */
+export async function diagnosisChart(
+  deps: Pick<SlackJobDeps, "store">,
   incidentId: string,
   n: number,
-  jobId: string,
-): Promise<void> {
-  const poster = deps.timeline;
-  if (!poster) return;
-  const name = `diagnosis-${n}-chart`;
-  try {
-    const chart = await deps.store.getChart(incidentId, n);
-    if (!isTimelineChart(chart)) return;
-    const claim = await deps.claims.claim(incidentId, name, jobId);
-    if (claim.kind !== "mine") return;
-    const { fileId } = await poster.post(
-      target,
-      chart,
-      {
-        name: `${chart.table}-commits-${n}.png`,
-        title: `Commits to ${chart.table}`,
-        altText: describeTimeline(chart),
-      },
-      { again: claim.again === true },
-    );
-    await deps.claims.complete(incidentId, name, fileId);
-  } catch (error) {
-    // Marked done anyway: a retried job must not try again and again, nor post the words twice.
-    await deps.claims.complete(incidentId, name, "failed").catch(() => {});
-    deps.onSlackError?.("files.upload");
-    deps.log?.warn({ incidentId, err: (error as Error).message }, "commit timeline not posted");
-  }
+): Promise<{ chart: TimelineChart; file: TimelineFile } | undefined> {
+  const chart = await deps.store.getChart(incidentId, n);
+  if (!isTimelineChart(chart)) return undefined;
+  return {
+    chart,
+    file: {
+      name: `${chart.table}-commits-${n}.png`,
+      title: `Commits to ${chart.table}`,
+      altText: describeTimeline(chart),
+    },
+  };
 }
 
 /** The message of diagnosis n of an incident, as its thread shows it. */

@@ -5,10 +5,30 @@
 import type { TimelineChart } from "../../core/chart/timeline.js";
 import { timelineSpec } from "../../core/chart/timeline-spec.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import type { ThreadTarget, TimelineFile, TimelinePoster } from "../../services/ports.js";
+import type { TimelineFile } from "../../services/ports.js";
 import { renderPng } from "../chart/render-png.js";
 import { findInPages } from "./find-in-pages.js";
 import type { SlackClient } from "./web-client.js";
+
+/** Where a picture goes: an incident's thread. */
+export interface ThreadTarget {
+  channel: string;
+  threadTs: string;
+}
+
+/** Draws a commit timeline and shares it in a thread (the outbox's poster uses it). */
+export interface TimelinePoster {
+  /**
+   * Uploads the chart into the thread. `again`: an earlier try of this file may have reached
+   * Slack, so the thread is searched for it by name first.
+   */
+  post(
+    target: ThreadTarget,
+    chart: TimelineChart,
+    file: TimelineFile,
+    options?: { again?: boolean },
+  ): Promise<{ fileId: string }>;
+}
 
 export interface ThreadImage extends TimelineFile {
   png: Uint8Array;

@@ -64,10 +64,23 @@ export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
   return row;
 }
 
+// KEYS: the table's stream. ARGV: max entries, retention ms, then field/value pairs. Entries older
+// than the retention go (stream ids carry Redis's time), and a table with no entry for that long
+// goes entirely.
+const APPEND = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 3))
+local minId = tonumber(string.match(id, '^(%d+)')) - tonumber(ARGV[2])
+if minId > 0 then redis.call('XTRIM', KEYS[1], 'MINID', minId) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return id
+`;
+
 export class AuditTrail implements AuditPort {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    /** Days an entry is kept (BOT_CONFIG retention.auditDays). */
+    private readonly retentionDays = 400,
   ) {}
 
   async record(table: string, entry: AuditEntry, incidentId?: string): Promise<void> {
@@ -89,7 +102,8 @@ export class AuditTrail implements AuditPort {
     ];
     if (row.stepId !== undefined) fields.push("stepId", row.stepId);
     if (row.incidentId !== undefined) fields.push("incident", row.incidentId);
-    await this.redis.xadd(this.keys.tableAudit(table), "MAXLEN", "~", MAX_ENTRIES, "*", ...fields);
+    const keepMs = this.retentionDays * 86_400_000;
+    await this.redis.eval(APPEND, 1, this.keys.tableAudit(table), MAX_ENTRIES, keepMs, ...fields);
   }
 
   /** The newest `count` entries, oldest first. */

@@ -8,14 +8,20 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type {
   IncidentStorePort,
   IntakeAlert,
+  IntakePromise,
   IntakeResult,
   OpenResult,
-  OutboxEntry,
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { createKeys, type Keys } from "./keys.js";
 
-export type { IntakeAlert, IntakeResult, OpenResult, OutboxEntry } from "../../services/ports.js";
+export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
+
+/**
+ * Stored format of the incident hash: 2 adds the `format` field; format 1 (no field, 0.1.0) has
+ * the same fields and reads as it is. IncidentHashSchema validates every read.
+ */
+export const INCIDENT_FORMAT = 2;
 
 // KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
 const OPEN_OR_JOIN = `
@@ -27,16 +33,18 @@ end
 local id = 'inc-' .. redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], id)
 redis.call('HSET', ARGV[4] .. id, 'id', id, 'table', ARGV[1], 'state', 'open', 'channel', ARGV[3],
-  'openedAt', ARGV[2], 'updatedAt', ARGV[2], 'alertCount', 1, 'diagnoses', 0, 'cardVersion', 1)
+  'openedAt', ARGV[2], 'updatedAt', ARGV[2], 'alertCount', 1, 'diagnoses', 0, 'cardVersion', 1,
+  'format', ${INCIDENT_FORMAT})
 redis.call('ZADD', KEYS[3], ARGV[2], id)
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return {id, 1}
 `;
 
 // Alert intake in one round trip: for each alert, the repeat check, then open-or-join (firing) or
-// the resolved note, their timeline entries, and an outbox entry for the jobs an opened incident
-// or a changed card needs. The outbox lives next to the incident so the jobs are never lost when
-// the process dies between this script and the enqueue (see takeOutbox).
+// the resolved note, their timeline entries, and an intake promise for the work an opened incident
+// or a changed card needs. The promises live next to the incident, written by this same script
+// (which BullMQ's add cannot join), so the work is never lost when the process dies between this
+// script and the enqueue (see keepIntakePromises in services/alerts.ts).
 // Each incident keeps the fingerprints of its alerts still firing: a resolve of one while others
 // fire is noted but does not clear the alert, and a re-fire after all cleared brings it back; the
 // card is edited whenever that set changes.
@@ -76,7 +84,7 @@ for i = 1, n do
       id = 'inc-' .. redis.call('INCR', KEYS[1])
       redis.call('SET', openKey, id)
       redis.call('HSET', incidentPrefix .. id, 'id', id, 'table', tbl, 'state', 'open', 'channel', channel,
-        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1,
+        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1, 'format', ${INCIDENT_FORMAT},
         'lastAlertName', name, 'firingAlerts', 1)
       redis.call('SADD', firingPrefix .. id, fp)
       openedHere[id] = true
@@ -116,16 +124,18 @@ end
 return out
 `;
 
-// KEYS: open key, open set, incident hash. ARGV: id, state, now.
+// KEYS: open key, open set, incident hash, closed set. ARGV: id, state, now.
 const CLOSE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[3], 'state', ARGV[2], 'resolvedAt', ARGV[3], 'updatedAt', ARGV[3])
 return redis.call('HINCRBY', KEYS[3], 'cardVersion', 1)
 `;
 
 const num = z.coerce.number();
 const IncidentHashSchema = z.object({
+  format: num.optional(),
   id: z.string(),
   table: z.string(),
   state: z.enum(INCIDENT_STATES),
@@ -197,7 +207,7 @@ export class IncidentStore implements IncidentStorePort {
   ): Promise<IntakeResult[]> {
     if (alerts.length === 0) return [];
     const k = this.keys;
-    const keys = [k.sequence(), k.openSet(), k.recentTables(), k.outbox()];
+    const keys = [k.sequence(), k.openSet(), k.recentTables(), k.intakePromises()];
     const args = [
       String(now),
       k.incident(""),
@@ -242,9 +252,9 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
-  async dueOutbox(olderThanMs: number, limit = 100): Promise<OutboxEntry[]> {
+  async duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
     const members = await this.redis.zrangebyscore(
-      this.keys.outbox(),
+      this.keys.intakePromises(),
       "-inf",
       this.wallClock() - olderThanMs,
       "LIMIT",
@@ -252,22 +262,33 @@ export class IncidentStore implements IncidentStorePort {
       limit,
     );
     return members.flatMap((member) => {
-      const entry = outboxEntry(member);
+      const entry = intakePromise(member);
       return entry ? [entry] : [];
     });
   }
 
   /** Removes outbox entries whose jobs are queued. */
-  async outboxDone(entries: readonly OutboxEntry[]): Promise<void> {
+  async promisesKept(entries: readonly IntakePromise[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.redis.zrem(this.keys.outbox(), ...entries.map((e) => e.member));
+    await this.redis.zrem(this.keys.intakePromises(), ...entries.map((e) => e.member));
   }
 
   async get(id: string): Promise<Incident | undefined> {
     const hash = await this.redis.hgetall(this.keys.incident(id));
     if (Object.keys(hash).length === 0) return undefined;
-    const parsed = IncidentHashSchema.parse(hash);
-    const { walk, ...rest } = parsed;
+    const result = IncidentHashSchema.safeParse(hash);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new CodedError(
+        ErrorCode.StoredRecordInvalid,
+        `The stored incident ${id} cannot be read: ${issue?.path.join(".")}: ${issue?.message}`,
+        {
+          hint: "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
+          details: { incidentId: id },
+        },
+      );
+    }
+    const { walk, format: _format, ...rest } = result.data;
     return { ...rest, walk: walk === undefined ? undefined : (JSON.parse(walk) as unknown) };
   }
 
@@ -332,10 +353,11 @@ export class IncidentStore implements IncidentStorePort {
     const k = this.keys;
     const version = await this.redis.eval(
       CLOSE,
-      3,
+      4,
       k.openByTable(incident.table),
       k.openSet(),
       k.incident(incident.id),
+      k.closed(),
       incident.id,
       state,
       String(now),
@@ -391,7 +413,7 @@ export class IncidentStore implements IncidentStorePort {
 }
 
 /** Turns an outbox member written by INTAKE back into the entry it stands for. */
-export function outboxEntry(member: string): OutboxEntry | undefined {
+export function intakePromise(member: string): IntakePromise | undefined {
   const [kind, incidentId, version] = member.split("|");
   if (kind === "open" && incidentId) return { kind, incidentId, member };
   if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };

@@ -8,18 +8,38 @@ export interface Keys {
   incident(id: string): string;
   timeline(id: string): string;
   reports(id: string): string;
-  claim(id: string, kind: string): string;
   sequence(): string;
   openSet(): string;
   recentTables(): string;
   tableAudit(table: string): string;
   seen(scope: string, key: string): string;
   /** Jobs promised by alert intake and not yet confirmed queued. */
-  outbox(): string;
+  /** The intake promises (a sorted set; the key keeps its first name). */
+  intakePromises(): string;
   /** Slash commands recorded by a receiver and not yet queued by a worker (a stream). */
   inbox(): string;
   /** Fingerprints of an incident's alerts still firing. */
   firing(id: string): string;
+  /** Closed incidents by when they closed: what retention removes (retention.ts). */
+  closed(): string;
+  /** The incident's playbook walk (walk-store.ts). */
+  walk(id: string): string;
+  /** The incident's messages owed to Slack (slack/outbox/outbox.ts). */
+  slackQueue(id: string): string;
+  /** Slack ts of the incident's posted messages, one field per message (`<id>|<name>`). */
+  slackTs(): string;
+}
+
+/** Every key that belongs to one incident alone: removed together when its retention ends. */
+export function incidentKeys(keys: Keys, id: string): string[] {
+  return [
+    keys.incident(id),
+    keys.timeline(id),
+    keys.reports(id),
+    keys.firing(id),
+    keys.walk(id),
+    keys.slackQueue(id),
+  ];
 }
 
 export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
@@ -29,14 +49,17 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     incident: (id) => `${p}:incident:${id}`,
     timeline: (id) => `${p}:timeline:${id}`,
     reports: (id) => `${p}:reports:${id}`,
-    claim: (id, kind) => `${p}:claim:${id}:${kind}`,
     sequence: () => `${p}:seq:incident`,
     openSet: () => `${p}:open-incidents`,
     recentTables: () => `${p}:recent-tables`,
     tableAudit: (table) => `${p}:audit:${table}`,
     seen: (scope, key) => `${p}:seen:${scope}:${key}`,
-    outbox: () => `${p}:intake-outbox`,
+    intakePromises: () => `${p}:intake-outbox`,
     inbox: () => `${p}:command-inbox`,
     firing: (id) => `${p}:firing:${id}`,
+    closed: () => `${p}:closed-incidents`,
+    walk: (id) => `${p}:walk:${id}`,
+    slackQueue: (id) => `${p}:outbox:q:${id}`,
+    slackTs: () => `${p}:outbox:ts`,
   };
 }

@@ -8,6 +8,7 @@
 //   sweep:<id>:results       hash table -> compact outcome
 //   sweep:<id>:scores        sorted set table -> score
 //   sweep:<id>:digest        the digest, once built
+//   sweep:<id>:spent         hash: requests, namespaces, tables, skip:<reason> (sweep.budget)
 //   sweep:latest             the latest finished sweep's digest (JSON)
 //   sweep:latest:results     its results and scores (renamed from the sweep's own keys)
 //   sweep:latest:scores
@@ -259,5 +260,24 @@ export class SweepStore implements SweepStorePort {
   async latestOutcome(table: string): Promise<TableOutcome | undefined> {
     const text = await this.redis.hget(this.key("latest", "results"), table);
     return text ? decodeOutcome(table, text) : undefined;
+  }
+
+  async count(sweepId: string, add: Record<string, number>): Promise<Record<string, number>> {
+    const key = this.key(sweepId, "spent");
+    const fields = Object.keys(add);
+    const multi = this.redis.multi();
+    for (const field of fields) multi.hincrby(key, field, add[field]!);
+    multi.expire(key, KEEP_SECONDS);
+    const results = (await multi.exec()) ?? [];
+    const out: Record<string, number> = {};
+    fields.forEach((field, i) => {
+      out[field] = Number(results[i]?.[1] ?? 0);
+    });
+    return out;
+  }
+
+  async counters(sweepId: string): Promise<Record<string, number>> {
+    const raw = await this.redis.hgetall(this.key(sweepId, "spent"));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Number(v)]));
   }
 }

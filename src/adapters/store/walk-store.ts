@@ -5,6 +5,7 @@
 // one hash tag), so they are stored together or not at all.
 
 import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
+import { readWalkRecord, WALK_FORMAT } from "../../core/playbook/record-format.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
@@ -64,7 +65,14 @@ export class WalkStore {
   async get(incidentId: string): Promise<Versioned<WalkRecord> | undefined> {
     const [version, data] = await this.redis.hmget(this.key(incidentId), "version", "data");
     if (version === null || version === undefined || data === null || data === undefined) return undefined;
-    return { version: Number(version), value: JSON.parse(data) as WalkRecord };
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      raw = undefined;
+    }
+    // Every read is validated, and a record of the previous format migrated (record-format.ts).
+    return { version: Number(version), value: readWalkRecord(raw, incidentId) };
   }
 
   /**
@@ -83,7 +91,7 @@ export class WalkStore {
       const next = change(current?.value);
       if (!next) return { record: current?.value, changed: false };
       const version = String(current?.version ?? 0);
-      const data = JSON.stringify(next.record);
+      const data = JSON.stringify({ ...next.record, format: WALK_FORMAT });
       const stored = this.withOutbox
         ? await this.saveWithOutbox(incidentId, version, data, next.record, next.messages ?? [])
         : await this.redis.eval(COMPARE_AND_SET, 1, this.key(incidentId), version, data);

@@ -9,6 +9,7 @@ import { buildEnvOverlay, loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf } from "../io.js";
 import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
+import { explainStartupError } from "../startup-errors.js";
 
 export type BotCommand = "start" | "serve" | "worker";
 
@@ -27,7 +28,11 @@ export async function runBotCommand(
   onConfig?.(config);
   const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
   const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
-  return toExitCode(await run(config));
+  try {
+    return toExitCode(await run(config));
+  } catch (error) {
+    throw explainStartupError(error, config.port);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import { closestMatch } from "../../core/incident/closest-match.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { Scenario } from "../../sim/scenario/schema.js";
 import { listScenarios, loadScenario } from "../../sim/scenarios.js";
+import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../../sim/slack/stand-in.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, writeLine } from "../io.js";
@@ -16,6 +17,8 @@ export const OPTIONS = {
   list: { type: "boolean" },
   host: { type: "string" },
   "port-base": { type: "string" },
+  slack: { type: "boolean" },
+  "advertise-host": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -38,6 +41,15 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
   const clock = createSimClock(undefined, { running: true });
   const startedAt = new Date(clock.now()).toISOString().slice(11, 16);
   const lakehouse = await startLakehouse({ scenario, host, ports, clock });
+  // --slack: the Slack Web API stand-in next to the lakehouse (the port after Prometheus), for a
+  // bot with no Slack workspace (docker compose's sim profile).
+  const standIn = values.slack
+    ? await startSlackStandIn({
+        host,
+        port: ports ? ports.prometheus + 1 : 0,
+        advertisedHost: values["advertise-host"],
+      })
+    : undefined;
   try {
     const { urls } = lakehouse;
     const lines = [
@@ -58,6 +70,13 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
       `export FLINK_REST_URL=${urls.flink}`,
       `export CONNECT_REST_URL=${urls.connect}`,
       `export PROMETHEUS_URL=${urls.prometheus}`,
+      ...(standIn
+        ? [
+            `export SLACK_API_URL=${standIn.apiUrl}`,
+            `export SLACK_BOT_TOKEN=${DEFAULT_STAND_IN_TOKEN}`,
+            `Read a channel: curl -H 'Authorization: Bearer ${DEFAULT_STAND_IN_TOKEN}' -d channel=CHANNEL ${standIn.apiUrl}conversations.history`,
+          ]
+        : []),
       "",
       `Then: iceberg-bot diagnose ${scenario.table}`,
       `Move time forward: curl -X POST ${urls.catalog}/__sim/advance -d '{"ms":300000}'`,
@@ -67,6 +86,7 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
     await untilAborted(io.signal);
     writeLine(io.stderr, "Stopping the simulated lakehouse.");
   } finally {
+    await standIn?.close();
     await lakehouse.close();
   }
   return ExitCode.Ok;
@@ -124,8 +144,8 @@ function parsePortBase(
 ): { catalog: number; flink: number; connect: number; prometheus: number } | undefined {
   if (value === undefined) return undefined;
   const base = Number(value);
-  if (!Number.isInteger(base) || base < 1024 || base > 65_532) {
-    throw usageError("sim", "--port-base must be a port number from 1024 to 65532.");
+  if (!Number.isInteger(base) || base < 1024 || base > 65_531) {
+    throw usageError("sim", "--port-base must be a port number from 1024 to 65531.");
   }
   return { catalog: base, flink: base + 1, connect: base + 2, prometheus: base + 3 };
 }

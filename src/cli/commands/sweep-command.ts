@@ -68,7 +68,9 @@ export async function runSweepCommand(
         ? renderSweepMarkdown(report)
         : renderSweepText(report, { color: useColor(io) });
   io.stdout.write(scrubSecrets(text, secretValues(config)));
-  return report.failingTables > 0 || report.errors.length > 0 ? ExitCode.NeedsAction : ExitCode.Ok;
+  return report.failingTables > 0 || report.errors.length > 0 || report.skipped
+    ? ExitCode.NeedsAction
+    : ExitCode.Ok;
 }
 
 function positiveInt(flag: string, value: string | undefined, max: number): number | undefined {

@@ -20,6 +20,8 @@ import type {
 } from "../evidence/model.js";
 import { formatTableName } from "../table-name.js";
 import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
+import { type ExpiryEvidence, expiryEvidence, type IdleReading, readIdle } from "./idle.js";
+import { type InsideJobReading, readCommittersInsideJob } from "./rules/committers-inside-job.js";
 import { type IndexRange, isWriterSnapshot, rangeAfter, type WriterRef } from "./snapshots.js";
 import {
   expectedInterval,
@@ -29,8 +31,15 @@ import {
   sourceOk,
 } from "./writer.js";
 
-/** A writer is stale once it missed this many expected commits. */
+/** A writer is stale once it missed this many expected commits... */
 export const STALE_INTERVALS = 3;
+/** ...and never before this long: a writer that checkpoints every few seconds is not failing because one commit is late. */
+export const STALE_FLOOR_MS = 5 * 60_000;
+
+/** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
+export function staleAfter(intervalMs: number): number {
+  return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
+}
 export const LOOKBACK_INTERVALS = 6;
 
 export interface DiagnosisWindow {
@@ -80,6 +89,14 @@ export interface DiagnosisContext {
   /** Commit failures newer than the writer's last success (state-unknown: around it). */
   failures: CommitFailure[];
   window: DiagnosisWindow | null;
+  /** The writer is quiet and its silence fits its own history (RUNBOOK §3 writer-idle); it is then not stale. */
+  idle: IdleReading | null;
+  /** The catalog answered, the writer has no snapshot and nothing shows an expired one: its first commit never landed. */
+  neverCommitted: boolean;
+  /** Evidence that snapshots were expired (ids the snapshot log or a parent names that are gone). */
+  expiry: ExpiryEvidence;
+  /** Several committers inside the writer's job (RUNBOOK §3 committers-inside-job), when seen. */
+  insideJob: InsideJobReading | null;
 }
 
 function lastPoint(points: MetricPoint[] | undefined): number | undefined {
@@ -160,15 +177,19 @@ export function buildContext(
   const identified = identifyWriter(evidence);
   const writer = identified?.writer ?? null;
   const lineage = writer?.kind === "flink" ? writerLineage(writer.jobId, evidence, flinkOk) : undefined;
+  // The writer's identity across a job-id change: a job restored from a savepoint gets a new id but
+  // keeps its committer's operator id (RUNBOOK §4).
+  const operators = lineage ? operatorIds(snapshots, lineage) : new Set<string>();
   const isWriter = lineage
-    ? (s: Snapshot) => lineage.has(s.summary["flink.job-id"] ?? "")
+    ? (s: Snapshot) =>
+        lineage.has(s.summary["flink.job-id"] ?? "") || operators.has(s.summary["flink.operator-id"] ?? "")
     : writer
       ? (s: Snapshot) => isWriterSnapshot(s, writer)
       : () => false;
   const newestIndex = writer ? newestWriterIndex(snapshots, isWriter) : -1;
   const writerNewest = newestIndex >= 0 ? snapshots[newestIndex] : undefined;
   const interval = expectedInterval(evidence, writer, snapshots, newestIndex, isWriter);
-  const staleAfterMs = interval.ms * STALE_INTERVALS;
+  const staleAfterMs = staleAfter(interval.ms);
 
   const elapsedSeconds =
     job?.committer?.elapsedSecondsSinceLastSuccessfulCommit ??
@@ -192,8 +213,23 @@ export function buildContext(
     lastCommitMs: writerNewest?.timestampMs,
   });
   const window = buildWindow(snapshots, now, interval.ms, writerNewest?.timestampMs, failures);
+  const expiry = table ? expiryEvidence(table) : { expiredIds: [] };
+  const idle =
+    writerStale === true && failures.length === 0 && table && writerNewest
+      ? readIdle({
+          evidence,
+          now,
+          snapshots,
+          isWriter,
+          writerNewest,
+          intervalMs: interval.ms,
+          ...(job ? { job } : {}),
+          ...(connect ? { connect } : {}),
+        })
+      : null;
+  if (idle) writerStale = false;
 
-  return {
+  const context: DiagnosisContext = {
     evidence,
     now,
     tableName: options.tableName ?? formatTableName(evidence.table),
@@ -218,7 +254,26 @@ export function buildContext(
     troubled: writerStale === true || failures.length > 0,
     failures,
     window,
+    idle,
+    neverCommitted: Boolean(writer && table && !writerNewest && expiry.expiredIds.length === 0),
+    expiry,
+    insideJob: null,
   };
+  context.insideJob = readCommittersInsideJob(context);
+  return context;
+}
+
+/** The committer operator ids the writer's own snapshots carry. */
+function operatorIds(snapshots: readonly Snapshot[], lineage: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (let i = snapshots.length - 1, seen = 0; i >= 0 && seen < 200; i--) {
+    const s = snapshots[i]!.summary;
+    if (!lineage.has(s["flink.job-id"] ?? "")) continue;
+    seen++;
+    const op = s["flink.operator-id"];
+    if (op) out.add(op);
+  }
+  return out;
 }
 
 function buildWindow(

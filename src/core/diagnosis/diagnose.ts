@@ -9,7 +9,7 @@ import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report, ReportWriter } from "../report/schema.js";
 import { buildContext, type DiagnosisContext, LIVE_JOB_STATES } from "./context.js";
-import { settleReport } from "./invariants.js";
+import { catalogAccess, settleReport } from "./invariants.js";
 import { buildNextStep } from "./next-step.js";
 import { RULES, runRules } from "./registry.js";
 import { pickVerdict, VERDICT_PRIORITY } from "./verdict.js";
@@ -70,15 +70,38 @@ export function perWriterEvidence(evidence: Evidence): Evidence[] {
   return [...perFlinkWriter(evidence), ...connectors];
 }
 
+/** Committer operator ids per job id, from the table's snapshots (flink.operator-id survives a savepoint restore). */
+function operatorsByJob(evidence: Evidence): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (evidence.sources.catalog?.status !== "ok") return out;
+  for (const s of evidence.catalog?.snapshots ?? []) {
+    const job = s.summary["flink.job-id"];
+    const op = s.summary["flink.operator-id"];
+    if (!job || !op) continue;
+    const set = out.get(job) ?? new Set<string>();
+    set.add(op);
+    out.set(job, set);
+  }
+  return out;
+}
+
 function perFlinkWriter(evidence: Evidence): Evidence[] {
   const all = evidence.flink?.writers ?? [];
   if (!evidence.flink || all.length < 2) return [evidence];
   const live = all.filter((w) => LIVE_JOB_STATES.has(w.job.state));
+  const operators = operatorsByJob(evidence);
+  // The same writer under a new job id: the same name, or the same committer operator id.
+  const sameWriter = (a: FlinkJobEvidence, b: FlinkJobEvidence) => {
+    if (a.job.name === b.job.name) return true;
+    const ours = operators.get(a.job.jobId);
+    const theirs = operators.get(b.job.jobId);
+    return Boolean(ours && theirs && [...ours].some((op) => theirs.has(op)));
+  };
   const writers: FlinkJobEvidence[] = [];
   for (const w of all) {
     const successor = LIVE_JOB_STATES.has(w.job.state)
       ? undefined
-      : live.find((l) => l.job.name === w.job.name && l.job.startTimeMs >= w.job.startTimeMs);
+      : live.find((l) => sameWriter(l, w) && l.job.startTimeMs >= w.job.startTimeMs);
     if (!successor) writers.push(w);
   }
   const merged = writers.map((w) => {
@@ -87,7 +110,7 @@ function perFlinkWriter(evidence: Evidence): Evidence[] {
       (o) =>
         o !== w &&
         !LIVE_JOB_STATES.has(o.job.state) &&
-        o.job.name === w.job.name &&
+        sameWriter(o, w) &&
         o.job.startTimeMs <= w.job.startTimeMs,
     );
     if (earlier.length === 0) return w;
@@ -130,13 +153,15 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
           status: s.status,
           ...(s.latencyMs !== undefined ? { latencyMs: Math.max(0, s.latencyMs) } : {}),
           ...(s.error ? { error: s.error } : {}),
+          ...(s.httpStatus !== undefined ? { httpStatus: s.httpStatus } : {}),
         },
       ];
     }),
   ) as Report["sources"];
   const settled = settleReport(context, chosen!.findings, chosen!.verdict);
   const findings = orderFindings(settled.findings);
-  const nextStep = buildNextStep(context, findings, options.playbooks);
+  // A verdict that rests only on the catalog's silence to the bot leads to no step on the writer.
+  const nextStep = settled.stepless ? null : buildNextStep(context, findings, options.playbooks);
   const report: Report = {
     reportVersion: 1,
     table: context.tableName,
@@ -172,8 +197,14 @@ function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
 }
 
 function noStepReason(ctx: DiagnosisContext): string {
+  if (!ctx.table && catalogAccess(ctx.evidence.sources.catalog) === "credential") {
+    return "The catalog refused the bot's own credential, so nothing here says the writer fails: renew the bot's catalog credential (ICEBERG_CATALOG_TOKEN, or ICEBERG_CATALOG_CREDENTIAL with ICEBERG_CATALOG_OAUTH_URI and ICEBERG_CATALOG_SCOPE) and diagnose again.";
+  }
   if (!ctx.table) {
     return "The catalog could not be read, so no change can be chosen safely; make it reachable and diagnose again.";
+  }
+  if (ctx.neverCommitted) {
+    return "The writer has never committed to this table: check that its sink targets this table and catalog, and read the job's logs for the first commit attempt.";
   }
   return "No playbook step is selected by these findings; the evidence above is what is known.";
 }

@@ -1,7 +1,7 @@
 // Evidence items several rules quote: the writer's last commit, a failure line, a snapshot list.
 
 import type { Snapshot } from "../evidence/model.js";
-import type { EvidenceItem } from "../report/schema.js";
+import type { EvidenceItem, ExceptionQuote } from "../report/schema.js";
 import type { DiagnosisContext } from "./context.js";
 import type { CommitFailure } from "./failures.js";
 import { MAX_LISTED } from "./rule.js";
@@ -59,6 +59,40 @@ export function elapsedMetric(ctx: DiagnosisContext): EvidenceItem | null {
       staleAfterSeconds: Math.round(ctx.staleAfterMs / 1000),
     },
   };
+}
+
+/** The failures of the same kind and root class as `newest` (newest first), for counting. */
+export function sameFailures(failures: readonly CommitFailure[], newest: CommitFailure): CommitFailure[] {
+  return failures.filter(
+    (f) => f.kind === newest.kind && f.source === newest.source && f.root.className === newest.root.className,
+  );
+}
+
+/** The quote a triage finding caused by an exception carries: root class and message, count, first and last seen. */
+export function quoteOf(failures: readonly CommitFailure[], newest: CommitFailure): ExceptionQuote {
+  const same = sameFailures(failures, newest);
+  const times = same.map((f) => f.atMs).filter((t): t is number => t !== undefined);
+  return {
+    source: newest.source,
+    exception: newest.root.className,
+    message: newest.root.message,
+    ...(newest.thrownAs ? { thrownAs: newest.thrownAs } : {}),
+    count: Math.max(1, same.length),
+    ...(times.length > 0 ? { firstSeen: iso(Math.min(...times)), lastSeen: iso(Math.max(...times)) } : {}),
+    ...(newest.where ? { where: newest.where } : {}),
+  };
+}
+
+/** The quote in words, for an evidence line and the renderers. */
+export function quoteLine(q: ExceptionQuote): string {
+  const when =
+    q.firstSeen && q.lastSeen
+      ? q.count > 1
+        ? `, first ${q.firstSeen}, last ${q.lastSeen}`
+        : ` at ${q.lastSeen}`
+      : "";
+  const where = q.where ? ` (${q.where})` : "";
+  return `${q.exception}${q.message ? `: ${q.message}` : ""}${where} — seen ${q.count === 1 ? "once" : `${q.count} times`}${when}`;
 }
 
 export function failureItem(failure: CommitFailure, count = 1): EvidenceItem {

@@ -1,9 +1,18 @@
-// Reads commit failures out of Flink exception history and Kafka Connect traces. Only the first
-// line of the relevant exception is kept: it is what a person recognises and searches for.
+// Reads commit failures out of Flink exception history and Kafka Connect traces, down to the root
+// of each `Caused by:` chain. A conflict, an unknown state and a validation failure are recognised
+// anywhere in the chain (they are what Iceberg throws, whatever wraps them); any other exception
+// on the writer's commit path is a commit-error, classed by its root (RUNBOOK §3).
 
-import type { ConnectEvidence, FlinkException } from "../evidence/model.js";
+import { parseExceptionChain, rootCause } from "../evidence/exceptions.js";
+import type { ConnectEvidence, ExceptionCause, FlinkException } from "../evidence/model.js";
+import type { CommitErrorCause } from "../ids.js";
 
-export type FailureKind = "state-unknown" | "validation" | "commit-failed" | "coordinator-terminated";
+export type FailureKind =
+  | "state-unknown"
+  | "validation"
+  | "commit-failed"
+  | "coordinator-terminated"
+  | "commit-error";
 
 export interface CommitFailure {
   kind: FailureKind;
@@ -14,11 +23,17 @@ export interface CommitFailure {
   line: string;
   /** Flink task name or "connector"/"task 0" on Connect. */
   where?: string;
+  /** The root of the `Caused by:` chain (the line's own exception when there is no chain). */
+  root: ExceptionCause;
+  /** The outermost exception, when it is not the root. */
+  thrownAs?: string;
+  /** commit-error only. */
+  cause?: CommitErrorCause;
 }
 
 const MAX_LINE = 400;
 
-const MARKERS: ReadonlyArray<{ kind: FailureKind; needles: string[] }> = [
+const MARKERS: ReadonlyArray<{ kind: Exclude<FailureKind, "commit-error">; needles: string[] }> = [
   {
     kind: "state-unknown",
     needles: ["CommitStateUnknownException", "Cannot determine whether the commit was successful or not"],
@@ -36,6 +51,21 @@ const MARKERS: ReadonlyArray<{ kind: FailureKind; needles: string[] }> = [
   { kind: "coordinator-terminated", needles: ["Coordinator unexpectedly terminated"] },
 ];
 
+/** Checkpoint failures: the commit never ran (commit-not-attempted), not a commit error. */
+const CHECKPOINT_FAILURE =
+  /CheckpointException|checkpoint tolerable failure threshold|Checkpoint expired before completing|Checkpoint was declined/i;
+/** A snapshot or manifest gone on restore: keep-writer-last-snapshot, not a commit error. */
+const MISSING_ON_RESTORE = /NotFoundException[\s\S]*?(\.avro|metadata\.json|\/metadata\/|manifest)/i;
+/** Where a Flink exception was thrown on the commit path: the committer or sink task, or Iceberg's code. */
+const COMMIT_TASK = /committer|IcebergSink|Sink:|Writer/i;
+const ICEBERG_FRAME = /\bat org\.apache\.iceberg\./;
+
+const AUTH =
+  /NotAuthorizedException|ForbiddenException|NotAuthorized|AccessDenied|\bHTTP 40[13]\b|\b40[13] (Unauthorized|Forbidden)\b|invalid_token|invalid_client|token (has )?expired/i;
+const UNAVAILABLE =
+  /ServiceUnavailableException|ServerErrorException|ServiceFailureException|SocketTimeoutException|ConnectTimeoutException|HttpHostConnectException|NoHttpResponseException|java\.net\.ConnectException|Service failed: 5\d\d|\bHTTP 5\d\d\b|\b50[0234] (Internal|Bad Gateway|Service Unavailable|Gateway Time)|Read timed out|Connect timed out/i;
+const RESOURCES = /OutOfMemoryError|GC overhead limit exceeded|Java heap space|Direct buffer memory/;
+
 function clip(line: string): string {
   const trimmed = line.trim().replace(/^Caused by:\s*/, "");
   return trimmed.length > MAX_LINE ? `${trimmed.slice(0, MAX_LINE - 1)}…` : trimmed;
@@ -50,8 +80,23 @@ function lineWith(text: string, needle: string): string | undefined {
   return clip(text.slice(start, end < 0 ? undefined : end));
 }
 
-/** Classifies free text (a trace or an exception) by the most specific commit failure it mentions. */
-export function classifyFailureText(text: string): { kind: FailureKind; line: string } | null {
+function causeLine(c: ExceptionCause): string {
+  return clip(c.message ? `${c.className}: ${c.message}` : c.className);
+}
+
+/** What a commit-error's chain says went wrong: the root first, then the layers above it. */
+export function classifyErrorCause(chain: readonly ExceptionCause[]): CommitErrorCause {
+  const layers = [...chain].reverse().map(causeLine);
+  if (layers.some((l) => RESOURCES.test(l))) return "resources";
+  if (layers.some((l) => AUTH.test(l))) return "auth";
+  if (layers.some((l) => UNAVAILABLE.test(l))) return "unavailable";
+  return "writer-error";
+}
+
+/** The conflict, unknown state or validation failure a text mentions, most specific first. */
+export function classifyFailureText(
+  text: string,
+): { kind: Exclude<FailureKind, "commit-error">; line: string } | null {
   for (const marker of MARKERS) {
     for (const needle of marker.needles) {
       const line = lineWith(text, needle);
@@ -61,30 +106,116 @@ export function classifyFailureText(text: string): { kind: FailureKind; line: st
   return null;
 }
 
+/** The root of the chain whose line `line` is, else the chain's root. */
+function rootOf(chain: readonly ExceptionCause[], fallback: ExceptionCause): ExceptionCause {
+  return rootCause(chain) ?? fallback;
+}
+
+function headOf(line: string): ExceptionCause {
+  const colon = line.indexOf(": ");
+  return colon > 0
+    ? { className: line.slice(0, colon), message: line.slice(colon + 2) }
+    : { className: line, message: "" };
+}
+
+/**
+ * One failure from a trace and its chain. A marked failure quotes the exception that names it;
+ * otherwise, when `onCommitPath`, the root is a commit-error.
+ */
+function fromTrace(
+  text: string,
+  chain: readonly ExceptionCause[],
+  onCommitPath: boolean,
+): Pick<CommitFailure, "kind" | "line" | "root" | "thrownAs" | "cause"> | null {
+  const outer = chain[0];
+  const marked = classifyFailureText(text);
+  if (marked) {
+    // Quote the exception that names the failure (e.g. CommitFailedException), not what it wraps.
+    const named = chain.find((c) => marked.line.startsWith(c.className)) ?? headOf(marked.line);
+    return {
+      kind: marked.kind,
+      line: marked.line,
+      root: named,
+      ...(outer && outer.className !== named.className ? { thrownAs: outer.className } : {}),
+    };
+  }
+  if (!onCommitPath || chain.length === 0) return null;
+  const all = chain.map(causeLine).join("\n");
+  if (CHECKPOINT_FAILURE.test(all) || MISSING_ON_RESTORE.test(all)) return null;
+  const root = rootOf(chain, outer!);
+  return {
+    kind: "commit-error",
+    line: causeLine(root),
+    root,
+    ...(outer && outer !== root ? { thrownAs: outer.className } : {}),
+    cause: classifyErrorCause(chain),
+  };
+}
+
+function flinkChain(exception: FlinkException): ExceptionCause[] {
+  if (exception.causes && exception.causes.length > 0) return exception.causes;
+  const parsed = parseExceptionChain(exception.stacktrace);
+  return parsed.length > 0 ? parsed : [{ className: exception.exceptionName, message: exception.message }];
+}
+
+// Each exception is read once per evidence, however many writers and checks look at it.
+const flinkSeen = new WeakMap<FlinkException, CommitFailure | null>();
+
 export function classifyFlinkException(exception: FlinkException): CommitFailure | null {
+  const seen = flinkSeen.get(exception);
+  if (seen !== undefined) return seen;
+  const found = readFlinkException(exception);
+  flinkSeen.set(exception, found);
+  return found;
+}
+
+function readFlinkException(exception: FlinkException): CommitFailure | null {
   const head = `${exception.exceptionName}: ${exception.message}`;
-  const found = classifyFailureText(`${head}\n${exception.stacktrace}`);
+  const text = `${head}\n${exception.stacktrace}`;
+  const chain = flinkChain(exception);
+  const onCommitPath =
+    COMMIT_TASK.test(exception.taskName ?? "") ||
+    ICEBERG_FRAME.test(exception.stacktrace) ||
+    chain.some((c) => c.className.startsWith("org.apache.iceberg.") || RESOURCES.test(c.className));
+  const found = fromTrace(text, chain, onCommitPath);
   if (!found) return null;
   return {
-    kind: found.kind,
+    ...found,
     source: "flink",
     atMs: exception.timestampMs,
-    line: found.line,
     ...(exception.taskName ? { where: exception.taskName } : {}),
   };
 }
 
-/** Failures visible in the connector's and tasks' traces (present only while something is FAILED). */
+/**
+ * Failures visible in the connector's and tasks' traces (present only while something is FAILED).
+ * The tasks are the writer, so whatever failed one is on its commit path.
+ */
+const connectSeen = new WeakMap<ConnectEvidence["connector"], CommitFailure[]>();
+
 export function connectFailures(connect: ConnectEvidence): CommitFailure[] {
+  const seen = connectSeen.get(connect.connector);
+  if (seen) return seen;
+  const out = readConnectFailures(connect);
+  connectSeen.set(connect.connector, out);
+  return out;
+}
+
+function readConnectFailures(connect: ConnectEvidence): CommitFailure[] {
   const out: CommitFailure[] = [];
-  const traces: Array<[string, string | undefined]> = [
-    ["connector", connect.connector.trace],
-    ...connect.connector.tasks.map((t): [string, string | undefined] => [`task ${t.id}`, t.trace]),
+  const parts: Array<[string, string | undefined, ExceptionCause[] | undefined]> = [
+    ["connector", connect.connector.trace, connect.connector.causes],
+    ...connect.connector.tasks.map((t): [string, string | undefined, ExceptionCause[] | undefined] => [
+      `task ${t.id}`,
+      t.trace,
+      t.causes,
+    ]),
   ];
-  for (const [where, trace] of traces) {
+  for (const [where, trace, causes] of parts) {
     if (!trace) continue;
-    const found = classifyFailureText(trace);
-    if (found) out.push({ kind: found.kind, source: "connect", line: found.line, where });
+    const chain = causes && causes.length > 0 ? causes : parseExceptionChain(trace);
+    const found = fromTrace(trace, chain, true);
+    if (found) out.push({ ...found, source: "connect", where });
   }
   return out;
 }

@@ -6,24 +6,64 @@
 //      finding says first that the catalog was unreachable);
 //   3. the same fact (source and words) is listed once per report, and each finding id once;
 //   4. a next step is automatic exactly when its change is one the bot makes or runs (any kind but
-//      manual: property and connector changes, a connector restart, a read-only check).
+//      manual: property and connector changes, a connector restart, a read-only check);
+//   5. no critical finding next to writer-idle (a writer quiet by design pages nobody);
+//   6. every triage finding caused by an exception quotes it (root class and message, count, when).
+// Healthy without the catalog is allowed only on positive evidence from Flink (RUNBOOK §3 "the
+// bot's own access"): the committer's elapsed time not stale, checkpoints completing, no failure.
 // settleReport() applies 2 and 3 while the report is built (next-step.ts keeps 4); reportViolations()
 // checks all four on a finished report, from the evidence, independently of the rules.
 
-import type { Evidence, Snapshot } from "../evidence/model.js";
+import type { Evidence, Snapshot, SourceStatus } from "../evidence/model.js";
 import type { TriageId } from "../ids.js";
 import type { EvidenceItem, Finding, Report } from "../report/schema.js";
 import type { DiagnosisContext } from "./context.js";
-import { describeWriter, elapsedMetric, failureItem, writerLastCommit } from "./evidence-items.js";
+import { staleAfter } from "./context.js";
+import { describeWriter, elapsedMetric, failureItem, quoteOf, writerLastCommit } from "./evidence-items.js";
 import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
-import { sourceOk } from "./writer.js";
+import { FALLBACK_INTERVAL_MS, sourceOk } from "./writer.js";
 
 const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
   "state-unknown": "commit-state-unknown",
   validation: "validation-conflict",
   "commit-failed": "commit-conflict",
   "coordinator-terminated": "commit-failing",
+  "commit-error": "commit-error",
 };
+
+/** Triage findings that rest on an exception and must quote it (invariant 6). */
+export const EXCEPTION_TRIAGE: ReadonlySet<string> = new Set([
+  "commit-error",
+  "commit-conflict",
+  "commit-state-unknown",
+  "validation-conflict",
+  "connect-coordinator-stopped",
+]);
+
+/** Why the catalog could not be read, as the bot's access problem it is. */
+export function catalogAccess(status: SourceStatus | undefined): "credential" | "unreachable" {
+  const auth =
+    status?.httpStatus === 401 || status?.httpStatus === 403 || status?.errorCode === "auth_failed";
+  return auth ? "credential" : "unreachable";
+}
+
+/**
+ * Flink positively shows the writer committing while the catalog cannot be read: the committer's
+ * elapsedSecondsSinceLastSuccessfulCommit not stale, the job RUNNING with checkpoints completing.
+ */
+export function flinkShowsCommitting(evidence: Evidence): boolean {
+  if (!sourceOk(evidence, "flink")) return false;
+  const w = evidence.flink?.writer;
+  const elapsed = w?.committer?.elapsedSecondsSinceLastSuccessfulCommit;
+  if (!w || elapsed === undefined || w.job.state !== "RUNNING") return false;
+  const cp = w.checkpoints;
+  if (
+    cp?.latestFailed &&
+    (!cp.latestCompleted || cp.latestFailed.triggerTimestampMs > cp.latestCompleted.triggerTimestampMs)
+  )
+    return false;
+  return elapsed * 1000 <= staleAfter(w.checkpointConfig?.intervalMs ?? FALLBACK_INTERVAL_MS);
+}
 
 function newestOf(snapshots: readonly Snapshot[], jobId: string): number | undefined {
   for (let i = snapshots.length - 1; i >= 0; i--) {
@@ -59,13 +99,22 @@ export function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
   return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
 }
 
-function catalogItem(ctx: DiagnosisContext): EvidenceItem {
+export function catalogItem(ctx: DiagnosisContext): EvidenceItem {
   const status = ctx.evidence.sources.catalog;
   const why = status?.status === "unavailable" ? (status.error ?? "no answer") : "not configured";
+  const access = catalogAccess(status);
   return {
     source: "catalog",
-    detail: `The Iceberg REST catalog was unreachable (${why}): the table's snapshots could not be read, so this verdict rests on the other sources`,
-    data: { catalog: status?.status ?? "not-configured", ...(status?.error ? { error: status.error } : {}) },
+    detail:
+      access === "credential"
+        ? `The Iceberg REST catalog refused the bot's credential (${why}): the table's snapshots could not be read, so this verdict rests on the other sources; this is the bot's access, not a sign that the writer fails`
+        : `The Iceberg REST catalog was unreachable (${why}): the table's snapshots could not be read, so this verdict rests on the other sources`,
+    data: {
+      catalog: status?.status ?? "not-configured",
+      access,
+      ...(status?.httpStatus !== undefined ? { httpStatus: status.httpStatus } : {}),
+      ...(status?.error ? { error: status.error } : {}),
+    },
   };
 }
 
@@ -141,7 +190,8 @@ export function settleReport(
   ctx: DiagnosisContext,
   findings: readonly Finding[],
   verdict: TriageId,
-): { findings: Finding[]; verdict: TriageId } {
+): { findings: Finding[]; verdict: TriageId; stepless: boolean } {
+  let stepless = false;
   let out = [...findings];
   let settled = verdict;
   const catalogAnswered = sourceOk(ctx.evidence, "catalog");
@@ -155,15 +205,30 @@ export function settleReport(
         severity: "critical",
         summary: `A commit failure is visible although ${describeWriter(ctx)} looks on schedule: ${failure.line.slice(0, 160)}`,
         evidence: [failureItem(failure)],
+        quote: quoteOf([failure], failure),
+        ...(failure.cause ? { cause: failure.cause } : {}),
       });
+    } else if (
+      !catalogAnswered &&
+      flinkShowsCommitting(ctx.evidence) &&
+      out.some((f) => f.id === "healthy")
+    ) {
+      // Healthy on Flink's positive evidence; the healthy finding says first that the catalog could not be read.
+      out = out.map((f) => (f.id === "healthy" ? { ...f, evidence: [catalogItem(ctx), ...f.evidence] } : f));
     } else if (!catalogAnswered) {
+      // The catalog's silence is the bot's access problem: it fails nothing on the writer and
+      // leads to no step on it (RUNBOOK §3, the bot's own access).
+      stepless = true;
       settled = "commit-failing";
       out = out.filter((f) => f.id !== "healthy");
       const elapsed = elapsedMetric(ctx);
       out.unshift({
         id: "commit-failing",
         severity: "critical",
-        summary: `The catalog did not answer, so ${describeWriter(ctx)}'s commits cannot be confirmed; the writer commits through the same catalog`,
+        summary:
+          catalogAccess(ctx.evidence.sources.catalog) === "credential"
+            ? `The catalog refused the bot's credential, so ${describeWriter(ctx)}'s commits cannot be confirmed and no other source shows them landing`
+            : `The catalog did not answer, so ${describeWriter(ctx)}'s commits cannot be confirmed; the writer commits through the same catalog`,
         evidence: [catalogItem(ctx), ...(elapsed ? [elapsed] : [])],
       });
     }
@@ -195,7 +260,9 @@ export function settleReport(
         : f,
     );
   }
-  return { findings: dedupeFacts(out), verdict: settled };
+  // Quiet by design and critical cannot both hold: a critical finding means the silence is not normal.
+  if (out.some((f) => f.severity === "critical")) out = out.filter((f) => f.id !== "writer-idle");
+  return { findings: dedupeFacts(out), verdict: settled, stepless };
 }
 
 /** Every invariant a finished report breaks, in words; empty when it holds them all. */
@@ -209,7 +276,14 @@ export function reportViolations(report: Report, evidence: Evidence): string[] {
       problems.push("non-healthy verdict with neither a step nor a reason");
     if (ids.includes("healthy")) problems.push(`verdict ${report.verdict} next to a healthy finding`);
   } else {
-    if (!sourceOk(evidence, "catalog")) problems.push("healthy although the catalog did not answer");
+    if (!sourceOk(evidence, "catalog")) {
+      if (!flinkShowsCommitting(evidence))
+        problems.push(
+          "healthy although the catalog did not answer and no source shows the writer committing",
+        );
+      else if (report.findings.find((f) => f.id === "healthy")?.evidence[0]?.source !== "catalog")
+        problems.push("healthy without the catalog does not say first that the catalog could not be read");
+    }
     const failure = visibleCommitFailures(evidence)[0];
     if (failure) problems.push(`healthy although a source shows ${failure.line}`);
   }
@@ -219,6 +293,13 @@ export function reportViolations(report: Report, evidence: Evidence): string[] {
       problems.push("the verdict does not say first that the catalog was unreachable");
   }
   if (new Set(ids).size !== ids.length) problems.push("a finding id is listed twice");
+  if (ids.includes("writer-idle")) {
+    for (const f of report.findings)
+      if (f.severity === "critical") problems.push(`critical finding ${f.id} for a writer-idle writer`);
+  }
+  for (const f of report.findings) {
+    if (EXCEPTION_TRIAGE.has(f.id) && !f.quote) problems.push(`finding ${f.id} does not quote its exception`);
+  }
   const facts = new Set<string>();
   for (const f of report.findings) {
     if (f.evidence.length === 0) problems.push(`finding ${f.id} has no evidence`);

@@ -3,6 +3,7 @@
 // this module only fills the chosen step's change from the table's facts.
 // Healthy reports have no next step.
 
+import { simpleClassName } from "../evidence/exceptions.js";
 import type { StepId } from "../ids.js";
 import { type ChangeFacts, proposeChange } from "../playbook/change.js";
 import { type ChosenStep, chooseStep } from "../playbook/choose.js";
@@ -10,6 +11,7 @@ import type { Playbook, Step } from "../playbook/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
 import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
 import type { DiagnosisContext } from "./context.js";
+import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
 
 /** The step the findings select in these playbooks, or null (healthy, or nothing actionable). */
@@ -104,9 +106,32 @@ export function playbookChange(step: Step, ctx: DiagnosisContext, minimums?: Rec
   );
 }
 
+const COMMIT_ERROR_SUMMARY: Partial<Record<StepId, (cls: string) => string>> = {
+  "renew-catalog-credential": (cls) =>
+    `Renew the writer's catalog credential: the catalog refuses it (${cls}), and a restart would send the same one`,
+  "check-catalog-service": (cls) =>
+    `Check the catalog service before touching the writer: it fails or times out on commits (${cls})`,
+  "raise-writer-memory": (cls) =>
+    `Give the writer more memory or make it hold less: it runs out on its commit path (${cls})`,
+  "fix-writer-error": (cls) =>
+    `Fix what makes the writer throw ${cls} on every commit; retries and restarts repeat it`,
+};
+
+/** A commit-error step: the playbook's guidance, led by the exception it answers. */
+function commitErrorStep(ctx: DiagnosisContext, findings: readonly Finding[], definition: Step): NextStep {
+  const quote = findings.find((f) => f.id === "commit-error")?.quote;
+  const cls = quote ? simpleClassName(quote.exception) : "the quoted exception";
+  const change = playbookChange(definition, ctx);
+  const lead = quote ? [`The exception: ${quoteLine(quote)}.`] : [];
+  const withQuote: Change =
+    change.kind === "manual" ? { ...change, checklist: [...lead, ...change.checklist] } : change;
+  return step(definition.id, COMMIT_ERROR_SUMMARY[definition.id]!(cls), withQuote, false);
+}
+
 function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], definition: Step): NextStep {
   const id = definition.id;
   const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
+  if (COMMIT_ERROR_SUMMARY[id]) return commitErrorStep(ctx, findings, definition);
   switch (id) {
     case "verify-unknown-commit": {
       const failure = ctx.failures.find((f) => f.kind === "state-unknown");
@@ -180,6 +205,18 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
     }
     case "one-committer-per-table": {
       const jobs = flinkJobs(findings);
+      if (jobs.length === 0 && findings.some((f) => f.id === "committers-inside-job")) {
+        return step(
+          id,
+          `Leave one committer per table inside ${ctx.writer?.kind === "flink" ? `job ${ctx.writer.jobId}` : "the job"}`,
+          manual(undefined, "text", [
+            "Find the operators in the job that commit to this table: a second sink to the same table, or a custom sink whose subtasks each commit.",
+            "Keep one committer per table: the Iceberg sink's single committer operator, fed by all writer subtasks.",
+            "Confirm new snapshots carry one flink.job-id and one flink.max-committed-checkpoint-id per checkpoint.",
+          ]),
+          false,
+        );
+      }
       return step(
         id,
         `Leave one committing writer on the table${jobs.length > 0 ? ` (jobs ${jobs.join(", ")})` : ""}`,

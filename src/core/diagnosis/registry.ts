@@ -6,9 +6,11 @@ import type { DiagnosisRule } from "./rule.js";
 import { branchCommits } from "./rules/branch-commits.js";
 import { commitConflict } from "./rules/commit-conflict.js";
 import { commitDurationGrowing } from "./rules/commit-duration-growing.js";
+import { commitError } from "./rules/commit-error.js";
 import { commitFailing } from "./rules/commit-failing.js";
 import { commitNotAttempted } from "./rules/commit-not-attempted.js";
 import { commitStateUnknown } from "./rules/commit-state-unknown.js";
+import { committersInsideJob } from "./rules/committers-inside-job.js";
 import { competingAppends } from "./rules/competing-appends.js";
 import { connectCoordinatorStopped } from "./rules/connect-coordinator-stopped.js";
 import { defaultRetryBudget } from "./rules/default-retry-budget.js";
@@ -22,19 +24,25 @@ import { rowLevelInWindow } from "./rules/row-level-in-window.js";
 import { schemaChurn } from "./rules/schema-churn.js";
 import { unattributedCommits } from "./rules/unattributed-commits.js";
 import { validationConflict } from "./rules/validation-conflict.js";
+import { writerIdle } from "./rules/writer-idle.js";
 import { writerLastSnapshotAtRisk } from "./rules/writer-last-snapshot-at-risk.js";
+import { writerNeverCommitted } from "./rules/writer-never-committed.js";
 
 export const RULES: readonly DiagnosisRule[] = [
   commitStateUnknown,
+  commitError,
   connectCoordinatorStopped,
   commitNotAttempted,
   validationConflict,
   commitConflict,
   commitFailing,
+  writerNeverCommitted,
+  writerIdle,
   healthy,
   rewriteInWindow,
   rowLevelInWindow,
   multipleFlinkJobs,
+  committersInsideJob,
   unattributedCommits,
   competingAppends,
   metadataOnlyChange,

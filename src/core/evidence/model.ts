@@ -15,6 +15,8 @@ export type SourceState = "ok" | "unavailable" | "not-configured";
 export interface SourceStatus {
   status: SourceState;
   latencyMs?: number;
+  /** The HTTP status the source answered the bot's own read with, when that is why it is unavailable. */
+  httpStatus?: number;
   /** Why the source did not answer, in words a person can act on (never a secret). */
   error?: string;
   errorCode?: string;
@@ -130,6 +132,13 @@ export interface FlinkCheckpointConfig {
   mode?: string;
 }
 
+/** One exception of a `Caused by:` chain: its class and the first line of its message. */
+export interface ExceptionCause {
+  /** Fully qualified class name, e.g. org.apache.iceberg.exceptions.NotAuthorizedException. */
+  className: string;
+  message: string;
+}
+
 export interface FlinkException {
   timestampMs: number;
   /** Fully qualified class name, e.g. org.apache.iceberg.exceptions.CommitFailedException. */
@@ -138,6 +147,8 @@ export interface FlinkException {
   message: string;
   stacktrace: string;
   taskName?: string;
+  /** The `Caused by:` chain read from the stack trace, outermost first; the last is the root. */
+  causes?: ExceptionCause[];
 }
 
 export interface MetricPoint {
@@ -178,6 +189,8 @@ export interface FlinkJobEvidence {
   exceptions: FlinkException[];
   committer?: CommitterMetrics;
   backpressure: FlinkBackpressure[];
+  /** Records per second the job's sources emit now (sum over source subtasks); 0 = idle input. */
+  sourceRecordsPerSecond?: number;
 }
 
 export interface FlinkEvidence {
@@ -207,6 +220,8 @@ export interface ConnectTaskStatus {
   state: ConnectState;
   workerId: string;
   trace?: string;
+  /** The trace's `Caused by:` chain, outermost first; the last is the root. */
+  causes?: ExceptionCause[];
 }
 
 export interface ConnectorStatus {
@@ -215,6 +230,8 @@ export interface ConnectorStatus {
   state: ConnectState;
   workerId: string;
   trace?: string;
+  /** The trace's `Caused by:` chain, outermost first; the last is the root. */
+  causes?: ExceptionCause[];
   tasks: ConnectTaskStatus[];
 }
 

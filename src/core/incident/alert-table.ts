@@ -49,12 +49,34 @@ export function resolveAlertTable(
   };
 }
 
-/** Exact match, or a catalog-qualified name (`iceberg.db.events`) whose tail is a known table. */
+/**
+ * Exact match, or a catalog-qualified name (`iceberg.db.events`) whose tail is a known table.
+ * Failing that, the same ignoring case, as Hive, Glue and Spark's catalogs compare identifiers
+ * (`DB.EVENTS` is `db.events`): the known spelling is used, so one table is one incident. A case
+ * that fits two known tables (a case-sensitive catalog holding both) matches neither.
+ */
 export function matchKnownTable(raw: string, knownTables: readonly string[]): string | undefined {
-  if (knownTables.includes(raw)) return raw;
-  const candidates = knownTables.filter((t) => raw.endsWith(`.${t}`));
+  return matchTail(raw, knownTables, (a, b) => a === b) ?? matchIgnoringCase(raw, knownTables);
+}
+
+function matchTail(
+  raw: string,
+  knownTables: readonly string[],
+  same: (a: string, b: string) => boolean,
+): string | undefined {
+  const known = [...new Set(knownTables)];
+  const exact = known.filter((t) => same(t, raw));
+  if (exact.length > 0) return exact.length === 1 ? exact[0] : undefined;
+  const candidates = known.filter((t) => raw.length > t.length && same(raw.slice(-t.length - 1), `.${t}`));
   // The longest tail wins: `a.b.events` over `b.events` when both are known.
-  return candidates.sort((a, b) => b.length - a.length)[0];
+  const sorted = candidates.sort((a, b) => b.length - a.length);
+  if (sorted.length > 1 && sorted[0]!.length === sorted[1]!.length) return undefined;
+  return sorted[0];
+}
+
+function matchIgnoringCase(raw: string, knownTables: readonly string[]): string | undefined {
+  const lower = (s: string) => s.toLowerCase();
+  return matchTail(raw, knownTables, (a, b) => lower(a) === lower(b));
 }
 
 /** Flink's metric form `iceberg_db_events` against the sanitised known names (with or without catalog). */

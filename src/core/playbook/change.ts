@@ -47,18 +47,19 @@ export function isAutomatic(step: Step, change: Change): boolean {
 
 function changeFromTemplate(variant: ChangeTemplate, facts: ChangeFacts): Change {
   switch (variant.kind) {
-    case "table-properties":
-      return {
-        kind: "table-properties",
-        table: facts.table,
-        changes: propertyChanges(variant.set, facts.properties ?? {}, TABLE_DEFAULTS, facts.minimums),
-      };
-    case "connector-config":
-      return {
-        kind: "connector-config",
-        connector: facts.connector ?? "",
-        changes: propertyChanges(variant.set, facts.connectorConfig ?? {}, CONNECT_DEFAULTS, facts.minimums),
-      };
+    case "table-properties": {
+      const current = facts.properties ?? {};
+      const changes = propertyChanges(variant.set, current, TABLE_DEFAULTS, facts.minimums);
+      if (changes.length === 0) return alreadyInPlace(variant.set, current, TABLE_DEFAULTS, facts.table);
+      return { kind: "table-properties", table: facts.table, changes };
+    }
+    case "connector-config": {
+      const current = facts.connectorConfig ?? {};
+      const changes = propertyChanges(variant.set, current, CONNECT_DEFAULTS, facts.minimums);
+      const connector = facts.connector ?? "";
+      if (changes.length === 0) return alreadyInPlace(variant.set, current, CONNECT_DEFAULTS, connector);
+      return { kind: "connector-config", connector, changes };
+    }
     case "connector-restart":
       return {
         kind: "connector-restart",
@@ -113,6 +114,27 @@ function propertyChanges(
     }
   }
   return out;
+}
+
+/**
+ * Every value the step would set is already in place (an at-least value already met): nothing is
+ * left to apply, so the step says so for a person to read instead of proposing an empty change.
+ */
+function alreadyInPlace(
+  templates: readonly PropertyTemplate[],
+  current: Readonly<Record<string, string>>,
+  defaults: Readonly<Record<string, string>>,
+  where: string,
+): Change {
+  const values = templates.map((t) => `${t.key} = ${current[t.key] ?? defaults[t.key] ?? "(unset)"}`);
+  return {
+    kind: "manual",
+    language: "text",
+    checklist: [
+      `Already in place on ${where}: ${values.join(", ")} (the step asks for at least ${templates.map((t) => t.value).join(", ")}). Nothing to change.`,
+      "If the writer still fails, this step is not the cause: mark it done and the playbook moves on.",
+    ],
+  };
 }
 
 /** undefined: the key is fine as it is (an at-least value already met). */

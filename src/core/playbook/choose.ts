@@ -1,7 +1,9 @@
 // Which step the findings select, read from the playbook files themselves so that editing
 // playbooks/*.yaml changes what a report proposes. Steps are tried in file order (playbooks in
 // the order they were loaded):
-//   1. the first step with a selectedBy finding present (at selectedAtSeverity or above, when set);
+//   1. the first step with a selectedBy finding present (at selectedAtSeverity or above, and of one
+//      of its selectedForCause classes, when set); a finding whose check the diagnosis already
+//      answered selects no step this way (RUNBOOK §4: that check is done, the next step follows);
 //   2. otherwise the first step with an otherwiseSelectedBy finding present;
 //   3. otherwise no step.
 
@@ -20,11 +22,13 @@ export interface ChosenStep {
   fallback: boolean;
 }
 
-type FindingLike = Pick<Finding, "id"> & Partial<Pick<Finding, "severity">>;
+type FindingLike = Pick<Finding, "id"> & Partial<Pick<Finding, "severity" | "cause" | "answered">>;
 
-function strongest(findings: readonly FindingLike[]): Map<FindingId, number> {
+function strongest(findings: readonly FindingLike[], step?: Step): Map<FindingId, number> {
   const out = new Map<FindingId, number>();
   for (const f of findings) {
+    if (step && f.answered === true) continue;
+    if (step?.selectedForCause && (!f.cause || !step.selectedForCause.includes(f.cause))) continue;
     const rank = SEVERITY_RANK[f.severity ?? "critical"];
     const seen = out.get(f.id);
     if (seen === undefined || rank < seen) out.set(f.id, rank);
@@ -40,7 +44,8 @@ export function chooseStep(
   for (const playbook of playbooks) {
     for (const step of playbook.steps) {
       const limit = step.selectedAtSeverity ? SEVERITY_RANK[step.selectedAtSeverity] : 2;
-      const hit = step.selectedBy.find((id) => (present.get(id) ?? 3) <= limit);
+      const selecting = strongest(findings, step);
+      const hit = step.selectedBy.find((id) => (selecting.get(id) ?? 3) <= limit);
       if (hit) return { playbook, step, selectedBy: hit, fallback: false };
     }
   }

@@ -14,6 +14,8 @@ export interface ProposalRef {
 }
 
 export interface WalkRecord {
+  /** Stored format (record-format.ts); absent in what 0.1.0 wrote. */
+  format?: number;
   incidentId: string;
   table: string;
   channel: string;

@@ -3,7 +3,7 @@
 // (one fix template per audit check). This zod schema is the contract for both.
 
 import { z } from "zod";
-import { AUDIT_CHECK_IDS, FINDING_IDS, STEP_IDS } from "../ids.js";
+import { AUDIT_CHECK_IDS, COMMIT_ERROR_CAUSES, FINDING_IDS, STEP_IDS } from "../ids.js";
 
 /** Signals the follow-up reads to decide whether a change helped. */
 export const VERIFY_SIGNALS = [
@@ -105,6 +105,8 @@ export const StepSchema = z.object({
    * failure rather than a risk read from settings); weaker ones fall to otherwiseSelectedBy.
    */
   selectedAtSeverity: z.enum(["critical", "warning", "info"]).optional(),
+  /** When set, a selectedBy finding counts only when its cause is one of these (commit-error classes). */
+  selectedForCause: z.array(z.enum(COMMIT_ERROR_CAUSES)).optional(),
   /**
    * Findings that select this step only when no step's selectedBy matched: a fallback, tried in
    * file order after every selectedBy (e.g. the generic restart after a failed commit).

@@ -2,7 +2,14 @@
 // is generated from these schemas and a test keeps the two equal.
 
 import { z } from "zod";
-import { AUDIT_CHECK_IDS, FINDING_IDS, SOURCE_NAMES, STEP_IDS, TRIAGE_IDS } from "../ids.js";
+import {
+  AUDIT_CHECK_IDS,
+  COMMIT_ERROR_CAUSES,
+  FINDING_IDS,
+  SOURCE_NAMES,
+  STEP_IDS,
+  TRIAGE_IDS,
+} from "../ids.js";
 
 export const SeveritySchema = z.enum(["critical", "warning", "info"]);
 
@@ -12,11 +19,34 @@ export const EvidenceItemSchema = z.object({
   data: z.record(z.string(), z.unknown()).default({}),
 });
 
+/** The exception behind a triage finding: the root of its `Caused by:` chain, how often, when. */
+export const ExceptionQuoteSchema = z.object({
+  source: z.enum(SOURCE_NAMES),
+  /** Fully qualified class of the root cause, e.g. org.apache.iceberg.exceptions.NotAuthorizedException. */
+  exception: z.string().min(1),
+  /** Its message (first line). */
+  message: z.string(),
+  /** The outermost exception when it differs from the root, e.g. the Connect task's wrapper. */
+  thrownAs: z.string().optional(),
+  count: z.number().int().min(1),
+  /** First and last time seen; absent when the source does not date it (Connect traces). */
+  firstSeen: z.iso.datetime().optional(),
+  lastSeen: z.iso.datetime().optional(),
+  /** Flink task or Connect connector/task. */
+  where: z.string().optional(),
+});
+
 export const FindingSchema = z.object({
   id: z.enum(FINDING_IDS),
   severity: SeveritySchema,
   summary: z.string().min(1),
   evidence: z.array(EvidenceItemSchema).min(1),
+  /** Present on every triage finding caused by an exception. */
+  quote: ExceptionQuoteSchema.optional(),
+  /** commit-error only: what the root exception says went wrong; it decides the step. */
+  cause: z.enum(COMMIT_ERROR_CAUSES).optional(),
+  /** True when the diagnosis already did the check this finding calls for (e.g. whether an unknown commit landed). */
+  answered: z.boolean().optional(),
 });
 
 export const PropertyChangeSchema = z.object({
@@ -71,6 +101,8 @@ export const SourceReportSchema = z.object({
   status: z.enum(["ok", "unavailable", "not-configured"]),
   latencyMs: z.number().nonnegative().optional(),
   error: z.string().optional(),
+  /** The HTTP status the source answered the bot's own read with (401/403: the bot's credential). */
+  httpStatus: z.number().int().optional(),
 });
 
 /** The writer the verdict is about: the one failing, whose own commits count as its recovery. */
@@ -125,6 +157,7 @@ export const AuditReportSchema = z.object({
 export type Severity = z.infer<typeof SeveritySchema>;
 export type EvidenceItem = z.infer<typeof EvidenceItemSchema>;
 export type Finding = z.infer<typeof FindingSchema>;
+export type ExceptionQuote = z.infer<typeof ExceptionQuoteSchema>;
 export type PropertyChange = z.infer<typeof PropertyChangeSchema>;
 export type Change = z.infer<typeof ChangeSchema>;
 export type NextStep = z.infer<typeof NextStepSchema>;

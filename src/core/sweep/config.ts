@@ -2,6 +2,7 @@
 // how hard each source may be asked. Defaults suit a catalog of a few thousand tables.
 
 import { z } from "zod";
+import { type BudgetLimits, DEFAULT_BUDGET } from "./budget.js";
 
 /** Five-field cron (minute hour day-of-month month day-of-week); BullMQ's scheduler reads it. */
 const CRON = /^(\S+\s+){4}\S+$/;
@@ -23,6 +24,29 @@ export const SweepConfigSchema = z.object({
       connect: z.number().positive().max(10_000).default(10),
     })
     .default({ catalog: 20, flink: 10, connect: 10 }),
+  /**
+   * What one sweep may spend before it stops and posts what it has (a partial digest naming
+   * what was skipped and why). Bounds a catalog that loops or pages forever.
+   */
+  budget: z
+    .object({
+      requests: z.number().int().min(1).max(10_000_000).default(DEFAULT_BUDGET.requests),
+      namespaces: z.number().int().min(1).max(1_000_000).default(DEFAULT_BUDGET.namespaces),
+      tables: z.number().int().min(1).max(10_000_000).default(DEFAULT_BUDGET.tables),
+      minutes: z
+        .number()
+        .positive()
+        .max(24 * 60)
+        .default(DEFAULT_BUDGET.timeMs / 60_000),
+      pagesPerListing: z.number().int().min(1).max(1_000_000).default(DEFAULT_BUDGET.pagesPerListing),
+    })
+    .default({
+      requests: DEFAULT_BUDGET.requests,
+      namespaces: DEFAULT_BUDGET.namespaces,
+      tables: DEFAULT_BUDGET.tables,
+      minutes: DEFAULT_BUDGET.timeMs / 60_000,
+      pagesPerListing: DEFAULT_BUDGET.pagesPerListing,
+    }),
   /** How many of the worst tables the digest lists. */
   worst: z.number().int().min(1).max(20).default(10),
   /** Tables (worst first) exposed on /metrics; bounds the series count (see docs/sweep.md). */
@@ -34,3 +58,15 @@ export const SweepConfigSchema = z.object({
 export type SweepConfig = z.infer<typeof SweepConfigSchema>;
 
 export const DEFAULT_SWEEP_CONFIG: SweepConfig = SweepConfigSchema.parse({});
+
+/** The budget section as limits a walk counts against. */
+export function budgetLimits(config: SweepConfig): BudgetLimits {
+  const b = config.budget;
+  return {
+    requests: b.requests,
+    namespaces: b.namespaces,
+    tables: b.tables,
+    timeMs: b.minutes * 60_000,
+    pagesPerListing: b.pagesPerListing,
+  };
+}

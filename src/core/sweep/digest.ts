@@ -3,6 +3,7 @@
 // of the catalog. Pure: outcomes and the previous sweep's view of each table come in as data.
 
 import { AUDIT_CHECK_IDS, type AuditCheckId } from "../ids.js";
+import type { SkipCount } from "./budget.js";
 import { type CheckStatus, compareHealth, type TableHealth, type TableOutcome } from "./health.js";
 
 export interface CheckChange {
@@ -34,6 +35,8 @@ export interface Digest {
   errorsTotal: number;
   /** Tables failing right now with an open incident: linked to its thread, not listed again. */
   inIncident: { table: string; score: number; incidentId: string; permalink?: string }[];
+  /** Present when the sweep stopped short or left parts out (sweep.budget): what, and why. */
+  skipped?: SkipCount[];
 }
 
 export interface OpenIncidentRef {
@@ -52,6 +55,8 @@ export interface DigestOptions {
   hasPrevious: boolean;
   /** Tables with an open incident, by name. */
   openIncidents?: ReadonlyMap<string, OpenIncidentRef>;
+  /** What the sweep left out, by reason. */
+  skipped?: SkipCount[];
 }
 
 export class DigestBuilder {
@@ -125,6 +130,7 @@ export class DigestBuilder {
       errorsTotal: this.errorsTotal,
       inIncident: [...this.inIncident],
     };
+    if (this.options.skipped && this.options.skipped.length > 0) digest.skipped = [...this.options.skipped];
     if (this.options.hasPrevious) {
       digest.changes = {
         newFailures: [...this.newFailures],

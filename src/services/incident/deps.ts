@@ -1,10 +1,10 @@
-// What the incident use cases need, as narrow interfaces: the store, the queues and the
+// What the incident use cases need, as narrow interfaces: the store, the diagnosis queue, the Slack outbox and the
 // evidence functions are injected so tests wire real ones against local servers.
 
 import type { Evidence } from "../../core/evidence/model.js";
 import type { AuditReport, Report } from "../../core/report/schema.js";
 import type { BotConfig } from "../../core/settings.js";
-import type { EvidencePorts, IncidentStorePort, JobScheduler, MessageClaimsPort } from "../ports.js";
+import type { DiagnosisQueuePort, EvidencePorts, IncidentStorePort, SlackOutboxPort } from "../ports.js";
 
 export interface TableRequest {
   table: string;
@@ -24,8 +24,6 @@ export type AuditFn = (
   now: () => number,
 ) => Promise<{ report: AuditReport }>;
 
-export type Enqueuer = JobScheduler;
-
 export interface LogLike {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -34,8 +32,10 @@ export interface LogLike {
 
 export interface IncidentDeps {
   store: IncidentStorePort;
-  claims: MessageClaimsPort;
-  queues: Enqueuer;
+  /** Diagnoses and command reads (BullMQ). */
+  queues: DiagnosisQueuePort;
+  /** Everything said in Slack (the outbox). */
+  slack: SlackOutboxPort;
   bot: BotConfig;
   incidentChannel?: string;
   now: () => number;

@@ -3,6 +3,7 @@
 // edit. Slack jobs carry deterministic ids, so a job that runs twice (a worker died mid-job)
 // still yields one message.
 
+import { createHash } from "node:crypto";
 import { buildTimeline } from "../../core/chart/timeline.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../../core/incident/model.js";
@@ -11,6 +12,7 @@ import { tableSettings } from "../../core/settings.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type { DiagnoseJob, EvidencePorts } from "../ports.js";
 import type { AuditFn, DiagnoseFn, IncidentDeps, TableRequest } from "./deps.js";
+import { mergerFor } from "./merge-requests.js";
 
 export interface DiagnosisDeps extends IncidentDeps {
   ports: EvidencePorts;
@@ -44,7 +46,7 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   if (incident.state !== "diagnosing") {
     // Only a change of state edits the card; a retried job does not touch Slack again.
     const startVersion = await deps.store.update(incidentId, { state: "diagnosing" }, deps.now(), true);
-    await deps.queues.enqueueSlack({ kind: "card", incidentId, version: startVersion });
+    await deps.slack.send({ kind: "card", incidentId, version: startVersion });
   }
   let report: Awaited<ReturnType<DiagnoseFn>>["report"];
   let evidence: Awaited<ReturnType<DiagnoseFn>>["evidence"];
@@ -53,14 +55,14 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   } catch (error) {
     if (isCodedError(error) && !error.retryable) {
       // A problem a person must fix (unknown table, bad config): say so in the thread, stop retrying.
-      await deps.queues.enqueueSlack({
+      await deps.slack.send({
         kind: "note",
         incidentId,
         key: `diagnose-failed-${n}`,
         text: `${error.message}${error.hint ? ` ${error.hint}` : ""}`,
       });
       const version = await deps.store.update(incidentId, { state: "open" }, deps.now(), true);
-      await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+      await deps.slack.send({ kind: "card", incidentId, version });
       return;
     }
     throw error;
@@ -94,34 +96,41 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
     now,
     true,
   );
-  await deps.queues.enqueueSlack({ kind: "diagnosis", incidentId, n });
-  await deps.queues.enqueueSlack({ kind: "card", incidentId, version });
+  await deps.slack.send({ kind: "diagnosis", incidentId, n });
+  await deps.slack.send({ kind: "card", incidentId, version });
   await deps.remediation?.proposeFromReport(incidentId, n, report);
 }
 
 async function runCommand(
   deps: DiagnosisDeps,
   job: Extract<DiagnoseJob, { kind: "command" }>,
-  jobId: string,
+  _jobId: string,
 ): Promise<void> {
   const request = requestFor(deps, job.table);
   try {
     const open = await deps.store.openIncidentFor(job.table);
-    const result =
+    // Identical requests share one evidence read and one answer per place (merge-requests.ts).
+    const merged = await mergerFor(deps, deps.now).run(`${job.command}:${job.table}`, async () =>
       job.command === "diagnose"
         ? { type: "diagnosis" as const, report: (await deps.diagnose(deps.ports, request, deps.now)).report }
-        : { type: "audit" as const, report: (await deps.audit(deps.ports, request, deps.now)).report };
-    await deps.queues.enqueueSlack({
+        : { type: "audit" as const, report: (await deps.audit(deps.ports, request, deps.now)).report },
+    );
+    const result = merged.value;
+    const channel = open?.channel ?? job.channel;
+    await deps.slack.send({
       kind: "command-result",
-      key: jobId,
-      channel: open?.channel ?? job.channel,
+      key: createHash("sha256")
+        .update(`${merged.id}\u0000${channel}\u0000${open?.id ?? ""}`)
+        .digest("base64url")
+        .slice(0, 32),
+      channel,
       incidentId: open?.id,
       result,
     });
   } catch (error) {
     if (isCodedError(error, ErrorCode.TableNotFound)) {
       const known = (await deps.knownTables?.().catch(() => [])) ?? Object.keys(deps.bot.tables);
-      await deps.queues.enqueueSlack({
+      await deps.slack.send({
         kind: "ephemeral",
         channel: job.channel,
         user: job.user,
@@ -135,7 +144,7 @@ async function runCommand(
       return;
     }
     if (isCodedError(error) && !error.retryable) {
-      await deps.queues.enqueueSlack({
+      await deps.slack.send({
         kind: "ephemeral",
         channel: job.channel,
         user: job.user,

@@ -159,6 +159,7 @@ async function timed<T>(
         latencyMs: Math.max(0, now() - started),
         error: error.message,
         errorCode: error.code,
+        ...(typeof error.details?.status === "number" ? { httpStatus: error.details.status } : {}),
       },
       error,
     };

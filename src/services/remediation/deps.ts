@@ -7,15 +7,13 @@ import type { LogLike } from "../incident/deps.js";
 import type {
   ApproverDirectory,
   AuditPort,
-  ClaimsPort,
   Clock,
   EvidencePorts,
   IncidentStorePort,
-  JobScheduler,
   RemediationJob,
   RemediationNotifier,
   RemediationScheduler,
-  TimelinePoster,
+  SlackOutboxPort,
   WalkStorePort,
 } from "../ports.js";
 
@@ -23,10 +21,8 @@ export interface RemediationDeps {
   walks: WalkStorePort;
   audit: AuditPort;
   store: Pick<IncidentStorePort, "get" | "require" | "update" | "close" | "getChart">;
-  /** "Do it once" guards (the recovery picture). */
-  claims: ClaimsPort;
-  /** The bot's Slack queue, for status card edits. */
-  slackQueue: Pick<JobScheduler, "enqueueSlack">;
+  /** The Slack outbox, for status card edits. */
+  slack: SlackOutboxPort;
   jobs: RemediationScheduler;
   notifier: RemediationNotifier;
   approvers: ApproverDirectory;
@@ -36,8 +32,8 @@ export interface RemediationDeps {
   now: Clock;
   log: LogLike;
   sourceTimeoutMs: number;
-  /** Shares the updated commit timeline once the writer recovered; absent, no picture. */
-  timeline?: TimelinePoster;
+  /** Shares the updated commit timeline once the writer recovered (default: no picture). */
+  recoveryChart?: boolean;
   /** Overrides BOT_CONFIG's follow-up interval (the demo and tests use a short one). */
   followUpIntervalMs?: number;
   /** Overrides BOT_CONFIG's number of follow-up checks. */

@@ -400,7 +400,7 @@ export class RemediationEffects {
   private async syncCard(record: WalkRecord): Promise<void> {
     const summary = cardSummary(record, (id) => this.hooks.step(record.walk.playbookId, id)?.title ?? id);
     if (!summary) return;
-    const { store, slackQueue, now } = this.deps;
+    const { store, slack, now } = this.deps;
     const incident = await store.get(record.incidentId);
     if (!incident) return;
     if (incident.state === summary.state && JSON.stringify(incident.walk) === JSON.stringify(summary)) return;
@@ -410,6 +410,6 @@ export class RemediationEffects {
       now(),
       true,
     );
-    await slackQueue.enqueueSlack({ kind: "card", incidentId: record.incidentId, version });
+    await slack.send({ kind: "card", incidentId: record.incidentId, version });
   }
 }

@@ -19,19 +19,14 @@ export interface RecoveryPicture {
 const MAX_CHANGE_LABEL = 36;
 
 export async function recoveryTimeline(
-  deps: Pick<RemediationDeps, "timeline" | "claims" | "store" | "now" | "log">,
+  deps: Pick<RemediationDeps, "recoveryChart" | "notifier" | "store" | "now" | "log">,
   record: WalkRecord,
   picture: RecoveryPicture,
 ): Promise<void> {
-  const poster = deps.timeline;
-  if (!poster) return;
-  const name = `recovery-chart-${picture.proposalId}`;
-  const owner = `recovery-${process.pid}-${name}`;
+  if (!deps.recoveryChart) return;
   try {
     const incident = await deps.store.get(record.incidentId);
     if (!incident?.rootTs) return;
-    const claim = await deps.claims.claim(record.incidentId, name, owner);
-    if (claim.kind !== "mine") return;
     const first = await deps.store.getChart(record.incidentId, Math.max(1, incident.diagnoses));
     const label =
       picture.changeLabel.length > MAX_CHANGE_LABEL
@@ -43,19 +38,13 @@ export async function recoveryTimeline(
       recovery: { atMs: picture.recoveredAtMs, label: "writer recovered" },
       ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),
     });
-    const { fileId } = await poster.post(
-      { channel: incident.channel, threadTs: incident.rootTs },
-      chart,
-      {
-        name: `${record.table}-commits-after-change.png`,
-        title: `Commits to ${record.table} after the change`,
-        altText: describeTimeline(chart),
-      },
-      { again: claim.again === true },
-    );
-    await deps.claims.complete(record.incidentId, name, fileId);
+    // Shared once under its name by the outbox's poster, like every other thread message.
+    await deps.notifier.postChart(record, `recovery-chart-${picture.proposalId}`, chart, {
+      name: `${record.table}-commits-after-change.png`,
+      title: `Commits to ${record.table} after the change`,
+      altText: describeTimeline(chart),
+    });
   } catch (error) {
-    await deps.claims.complete(record.incidentId, name, "failed").catch(() => {});
     deps.log.warn(
       { incidentId: record.incidentId, err: asCodedError(error).message },
       "recovery timeline not posted",

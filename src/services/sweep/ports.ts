@@ -30,12 +30,15 @@ export interface SweepStorePort {
   promote(sweepId: string, digest: Digest): Promise<void>;
   latest(): Promise<Digest | undefined>;
   latestOutcome(table: string): Promise<TableOutcome | undefined>;
+  /** Adds to the sweep's counters (requests, namespaces, tables, skip:<reason>); returns the totals. */
+  count(sweepId: string, add: Record<string, number>): Promise<Record<string, number>>;
+  counters(sweepId: string): Promise<Record<string, number>>;
 }
 
 /** A task of a sweep: one catalog round trip each (a listing page or a table load). */
 export type SweepTask =
-  | { kind: "namespaces"; sweepId: string; parent?: string[]; pageToken?: string }
-  | { kind: "tables"; sweepId: string; namespace: string[]; pageToken?: string }
+  | { kind: "namespaces"; sweepId: string; parent?: string[]; pageToken?: string; page?: number }
+  | { kind: "tables"; sweepId: string; namespace: string[]; pageToken?: string; page?: number }
   | { kind: "table"; sweepId: string; table: string };
 
 export interface SweepQueuePort {

@@ -2,6 +2,7 @@
 
 import type { AuditCheckId } from "../../core/ids.js";
 import { AUDIT_CHECK_IDS } from "../../core/ids.js";
+import { SKIP_REASON_TEXT, type SkipCount, type SkipReason } from "../../core/sweep/budget.js";
 import { countFails, failingChecks, type TableHealth } from "../../core/sweep/health.js";
 
 export interface RankedTable extends TableHealth {
@@ -21,6 +22,8 @@ export interface SweepReport {
   /** Worst first; `--limit` cuts it, the counts above always cover every table. */
   ranking: RankedTable[];
   errors: { table: string; error: string }[];
+  /** Present when the sweep stopped short or left parts of the catalog out: what, and why. */
+  skipped?: { reason: SkipReason; count: number; why: string }[];
 }
 
 export function sweepReport(input: {
@@ -31,6 +34,7 @@ export function sweepReport(input: {
   graded: (TableHealth & { kind?: string })[];
   errors: { table: string; error: string }[];
   limit?: number;
+  skipped?: SkipCount[];
 }): SweepReport {
   const counts = {} as SweepReport["countsByCheck"];
   for (const id of AUDIT_CHECK_IDS) counts[id] = { fail: 0, warn: 0 };
@@ -55,5 +59,8 @@ export function sweepReport(input: {
       failing: failingChecks(table),
     })),
     errors: [...input.errors].sort((a, b) => a.table.localeCompare(b.table)),
+    ...(input.skipped && input.skipped.length > 0
+      ? { skipped: input.skipped.map((s) => ({ ...s, why: SKIP_REASON_TEXT[s.reason] })) }
+      : {}),
   };
 }

@@ -3,10 +3,13 @@
 
 import type { Playbook } from "../../core/playbook/schema.js";
 import type { BotConfig } from "../../core/settings.js";
+import { type BudgetLimits, type SkipReason, skipSummary } from "../../core/sweep/budget.js";
+import { budgetLimits, DEFAULT_SWEEP_CONFIG } from "../../core/sweep/config.js";
 import { compareHealth, type TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { EvidencePorts } from "../ports.js";
+import { createCatalogMeter, meteredCatalog } from "./catalog-budget.js";
 import { walkCatalog } from "./catalog-walk.js";
 import { gradeTable } from "./grade-table.js";
 import { type SweepReport, sweepReport } from "./report.js";
@@ -20,6 +23,13 @@ export interface RunSweepOptions {
   bot?: BotConfig;
   timeoutMs?: number;
   catalogName?: string;
+  /** Limits of this sweep (default: bot.sweep.budget). */
+  limits?: BudgetLimits;
+  /** Catalog requests per second (default: bot.sweep.ratePerSecond.catalog). */
+  perSecond?: number;
+  /** Monotonic clock and sleep for the rate and the time budget (real ones by default). */
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export async function runSweep(
@@ -38,10 +48,21 @@ export async function runSweep(
     );
   }
   const startedAtMs = now();
-  const outcomes: TableOutcome[] = [];
+  const sweepConfig = options.bot?.sweep ?? DEFAULT_SWEEP_CONFIG;
+  const limits = options.limits ?? budgetLimits(sweepConfig);
+  const meter = createCatalogMeter({
+    limits,
+    perSecond: options.perSecond ?? sweepConfig.ratePerSecond.catalog,
+    clock: options.clock,
+    sleep: options.sleep,
+  });
+  const metered: EvidencePorts = { ...ports, catalog: meteredCatalog(catalog, meter) };
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  const outcomes: (TableOutcome | { kind: "skipped"; table: string })[] = [];
   const limit = Math.max(1, options.concurrency ?? 4);
   const running = new Set<Promise<void>>();
-  for await (const ref of walkCatalog(catalog, { under: options.under })) {
+  const walk = walkCatalog(metered.catalog!, { under: options.under, limits, meter, skipped });
+  for await (const ref of walk) {
     const table = formatTableName(ref);
     const task = grade(table).then((outcome) => {
       outcomes.push(outcome);
@@ -52,17 +73,24 @@ export async function runSweep(
   }
   await Promise.all(running);
 
-  async function grade(table: string): Promise<TableOutcome> {
+  async function grade(table: string): Promise<TableOutcome | { kind: "skipped"; table: string }> {
     try {
-      const { health } = await gradeTable(ports, table, now, options);
+      const { health } = await gradeTable(metered, table, now, options);
       return { kind: "health", ...health };
     } catch (error) {
-      return { kind: "error", table, error: asCodedError(error).message };
+      const coded = asCodedError(error);
+      if (coded.code === ErrorCode.BudgetExhausted) {
+        const limit = (coded.details?.limit ?? "requests") as SkipReason;
+        skipped[limit] = (skipped[limit] ?? 0) + 1;
+        return { kind: "skipped", table };
+      }
+      return { kind: "error", table, error: coded.message };
     }
   }
 
   const graded = outcomes.flatMap((o) => (o.kind === "health" ? [o] : []));
-  if (outcomes.length > 0 && graded.length === 0) {
+  const failed = outcomes.filter((o) => o.kind === "error").length;
+  if (failed > 0 && graded.length === 0) {
     throw new CodedError(ErrorCode.NoEvidence, `None of the ${outcomes.length} tables could be read.`, {
       hint: "Check that the catalog is reachable and answers table loads, then try again.",
       details: { first: outcomes[0] },
@@ -76,5 +104,6 @@ export async function runSweep(
     graded,
     errors: outcomes.flatMap((o) => (o.kind === "error" ? [{ table: o.table, error: o.error }] : [])),
     limit: options.limit,
+    skipped: skipSummary(skipped),
   });
 }

@@ -9,6 +9,14 @@ import { createHash } from "node:crypto";
 import type { TableRef } from "../../core/evidence/model.js";
 import type { Playbook } from "../../core/playbook/schema.js";
 import type { BotConfig } from "../../core/settings.js";
+import {
+  type BudgetLimit,
+  liesUnder,
+  type SkipCount,
+  type SkipReason,
+  skipSummary,
+} from "../../core/sweep/budget.js";
+import { budgetLimits } from "../../core/sweep/config.js";
 import { type Digest, DigestBuilder, type OpenIncidentRef } from "../../core/sweep/digest.js";
 import type { TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
@@ -104,6 +112,15 @@ export class SweepService {
     }
     let children: SweepTask[] = [];
     let outcome: TableOutcome | undefined;
+    const over = await this.overBudget(task);
+    if (over) {
+      // Past a limit every task still ends (so the digest follows and the lock is let go), but
+      // without asking the catalog: the rest of the sweep drains in moments.
+      await store.count(task.sweepId, { [`skip:${over}`]: 1 });
+      const left = await store.finishTask(task.sweepId, id);
+      if (left === 0) await this.deps.queue.addFinish(task.sweepId);
+      return;
+    }
     try {
       if (task.kind === "table") outcome = await this.grade(task.table);
       else children = await this.list(task);
@@ -134,6 +151,7 @@ export class SweepService {
         worstLimit: bot.sweep.worst,
         hasPrevious: await store.hasLatest(),
         openIncidents: await this.deps.openIncidents(),
+        skipped: skippedOf(await store.counters(sweepId)),
       });
       for await (const page of store.outcomes(sweepId)) {
         const previous = await store.previousChecks(page.map((o) => o.table));
@@ -153,6 +171,22 @@ export class SweepService {
       "sweep finished",
     );
     return digest;
+  }
+
+  /** The limit this task would pass, counting it against the sweep's budget when it does not. */
+  private async overBudget(task: SweepTask): Promise<BudgetLimit | undefined> {
+    const limits = budgetLimits(this.deps.bot.sweep);
+    const meta = await this.deps.store.meta(task.sweepId);
+    if (meta && this.deps.now() - meta.startedAt >= limits.timeMs) return "time";
+    if (task.kind !== "table" && (task.page ?? 0) >= limits.pagesPerListing) return "pages";
+    const add: Record<string, number> = { requests: 1 };
+    if (task.kind === "tables" && !task.pageToken) add.namespaces = 1;
+    if (task.kind === "table") add.tables = 1;
+    const spent = await this.deps.store.count(task.sweepId, add);
+    if ((spent.requests ?? 0) > limits.requests) return "requests";
+    if ((spent.namespaces ?? 0) > limits.namespaces) return "namespaces";
+    if ((spent.tables ?? 0) > limits.tables) return "tables";
+    return undefined;
   }
 
   private rootTasks(sweepId: string): SweepTask[] {
@@ -191,11 +225,16 @@ export class SweepService {
     const { sweepId } = task;
     if (task.kind === "namespaces") {
       const page = await this.catalog().listNamespacesPage(task.parent, task.pageToken);
-      const out: SweepTask[] = page.items.flatMap((namespace): SweepTask[] => [
+      // A catalog that ignores ?parent= would send the walk round its top level forever.
+      const under = page.items.filter((namespace) => liesUnder(task.parent, namespace));
+      const outside = page.items.length - under.length;
+      if (outside > 0) await this.deps.store.count(sweepId, { "skip:outside-parent": outside });
+      const out: SweepTask[] = under.flatMap((namespace): SweepTask[] => [
         { kind: "tables", sweepId, namespace },
         { kind: "namespaces", sweepId, parent: namespace },
       ]);
-      if (page.nextPageToken) out.push({ ...task, pageToken: page.nextPageToken });
+      if (page.nextPageToken)
+        out.push({ ...task, pageToken: page.nextPageToken, page: (task.page ?? 0) + 1 });
       return out;
     }
     const page = await this.catalog().listTablesPage(task.namespace, task.pageToken);
@@ -204,7 +243,7 @@ export class SweepService {
       sweepId,
       table: formatTableName(ref),
     }));
-    if (page.nextPageToken) out.push({ ...task, pageToken: page.nextPageToken });
+    if (page.nextPageToken) out.push({ ...task, pageToken: page.nextPageToken, page: (task.page ?? 0) + 1 });
     return out;
   }
 
@@ -216,6 +255,14 @@ export class SweepService {
     });
     return { kind: "health", ...health };
   }
+}
+
+function skippedOf(counters: Record<string, number>): SkipCount[] {
+  const counts: Partial<Record<SkipReason, number>> = {};
+  for (const [field, n] of Object.entries(counters)) {
+    if (field.startsWith("skip:")) counts[field.slice(5) as SkipReason] = n;
+  }
+  return skipSummary(counts);
 }
 
 function labelOf(task: SweepTask): string {

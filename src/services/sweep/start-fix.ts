@@ -24,7 +24,7 @@ export async function startFixFromSweep(
     kind: "note",
     text: `fix started from the sweep digest by ${user}`,
   });
-  await deps.queues.enqueueSlack({ kind: "root", incidentId: incident.id });
+  await deps.slack.send({ kind: "root", incidentId: incident.id });
   const n = await deps.store.nextDiagnosis(incident.id);
   await deps.queues.enqueueDiagnose({ kind: "incident", incidentId: incident.id, n });
   deps.log.info({ incident: incident.id, table, user }, "incident opened from the sweep");

@@ -98,6 +98,7 @@ export class SimTable {
   private readonly seed: bigint;
   private readonly heads = new Map<string, BranchHead>();
   private readonly checkpointByJob = new Map<string, number>();
+  private readonly commitsByJob = new Map<string, number>();
   private readonly schemasJson: string;
   private readonly currentSchemaId: number;
   private readonly lastColumnId: number;
@@ -423,11 +424,16 @@ export class SimTable {
   private committerSummary(committer: Committer, timestampMs: number): Record<string, string> {
     switch (committer.kind) {
       case "flink": {
-        const next = (this.checkpointByJob.get(committer.jobId) ?? committer.checkpointStart - 1) + 1;
+        // Several committers inside one job commit the same checkpoint id more than once.
+        const count = (this.commitsByJob.get(committer.jobId) ?? 0) + 1;
+        this.commitsByJob.set(committer.jobId, count);
+        const per = committer.commitsPerCheckpoint ?? 1;
+        const previous = this.checkpointByJob.get(committer.jobId) ?? committer.checkpointStart - 1;
+        const next = (count - 1) % per === 0 ? previous + 1 : previous;
         this.checkpointByJob.set(committer.jobId, next);
         return {
           "flink.job-id": committer.jobId,
-          "flink.operator-id": hex32From(`operator:${committer.jobId}:committer`),
+          "flink.operator-id": hex32From(`operator:${committer.operatorUid ?? committer.jobId}:committer`),
           "flink.max-committed-checkpoint-id": String(next),
           "engine-name": "flink",
           "engine-version": "1.20.1",

@@ -19,6 +19,13 @@ export const CommitterSchema = z.discriminatedUnion("kind", [
     kind: z.literal("flink"),
     jobId: z.string().regex(/^[0-9a-f]{32}$/),
     checkpointStart: z.number().int().default(1),
+    /**
+     * The committer operator's uid: jobs sharing it are one writer across a job-id change (a
+     * restore from a savepoint keeps flink.operator-id). Default: one per job id.
+     */
+    operatorUid: z.string().optional(),
+    /** Commits per checkpoint id: more than 1 models several committers inside one job. */
+    commitsPerCheckpoint: z.number().int().positive().default(1),
   }),
   z.object({ kind: z.literal("spark"), appId: z.string() }),
   z.object({ kind: z.literal("connect"), connector: z.string(), taskId: z.number().int().default(0) }),
@@ -107,6 +114,8 @@ export const FlinkExceptionScenarioSchema = z.object({
   taskName: z.string().optional(),
   /** Extra stack frames after the first line; realistic defaults are generated when absent. */
   frames: z.array(z.string()).optional(),
+  /** The `Caused by:` chain under it, outermost first (the last is the root). */
+  causedBy: z.array(z.object({ exception: z.string(), message: z.string() })).default([]),
 });
 
 export const FlinkCheckpointScenarioSchema = z.object({
@@ -149,6 +158,10 @@ export const FlinkJobScenarioSchema = z.object({
   exceptions: z.array(FlinkExceptionScenarioSchema).default([]),
   committer: CommitterScenarioSchema.optional(),
   backpressure: z.enum(["ok", "low", "high"]).default("ok"),
+  /** The sink vertex's name when the job has no Iceberg committer (a custom sink); default "Sink: Unnamed". */
+  sinkVertexName: z.string().optional(),
+  /** Records per second each subtask reads and emits; 0 = the input is idle. */
+  recordsPerSecond: z.number().nonnegative().default(65),
 });
 
 export const ConnectTaskScenarioSchema = z.object({
@@ -235,6 +248,8 @@ export const ScenarioExpectationSchema = z.object({
 export const ScenarioSchema = z.object({
   name: z.string().regex(/^[a-z0-9-]+$/),
   description: z.string(),
+  /** The public upstream reports the scenario is modelled on (GitHub issue or pull request URLs). */
+  sources: z.array(z.url()).default([]),
   /** The table people ask about in this scenario. */
   table: z.string(),
   catalog: z

@@ -84,13 +84,13 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
     });
   });
   const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}/`;
+  const baseUrl = `http://${options.advertisedHost ?? "127.0.0.1"}:${port}/`;
   const socketMode = createSocketModeHub(baseUrl);
   server.on("upgrade", (request, socket, head) => socketMode.handleUpgrade(request, socket, head));
 

@@ -94,8 +94,12 @@ export interface StandInFault {
 }
 
 export interface SlackStandInOptions {
-  /** Port on 127.0.0.1; 0 or absent picks a free one. */
+  /** Port on `host`; 0 or absent picks a free one. */
   port?: number;
+  /** Interface to listen on (default 127.0.0.1; 0.0.0.0 in a container). */
+  host?: string;
+  /** Host name the bot reaches the stand-in by, used in the URLs it hands out (default 127.0.0.1). */
+  advertisedHost?: string;
   /** The bot token the stand-in accepts (default "xoxb-stand-in"). */
   token?: string;
   botUserId?: string;

@@ -140,10 +140,63 @@ describe("http request layer", () => {
   });
 
   it("cuts a trickling body at the overall deadline", async () => {
-    const started = Date.now();
     const error = await codedFailure(sendRaw(opts({ timeoutMs: 400 }), { url: `${base}/trickle` }));
     expect(error.code).toBe(ErrorCode.SourceTimeout);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // Cut by the 400 ms deadline while the body trickled (said by the error, not timed).
+    expect(error.details).toMatchObject({ timeoutMs: 400, phase: "body" });
+  });
+
+  it("sends user:password in a source URL as basic auth, and keeps it out of the URL and errors", async () => {
+    const seen: { authorization?: string; url?: string }[] = [];
+    const server = createServer((req, res) => {
+      seen.push({ authorization: req.headers.authorization, url: req.url });
+      res.writeHead(req.headers.authorization ? 404 : 401, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const error = await codedFailure(
+        send(opts(), { url: `http://connect-user:p%40ss-w0rd@127.0.0.1:${port}/connectors` }),
+      );
+      // A 404, not a 401: the credentials went with the request.
+      expect(error.details?.status).toBe(404);
+      expect(seen[0]?.authorization).toBe(
+        `Basic ${Buffer.from("connect-user:p@ss-w0rd").toString("base64")}`,
+      );
+      expect(
+        JSON.stringify({ message: error.message, hint: error.hint, details: error.details }),
+      ).not.toContain("w0rd");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("says a 429 is rate limiting and when it retries, and names the bot's own refused credentials", async () => {
+    const server = createServer((req, res) => {
+      const status = Number(req.url?.slice(1));
+      res.writeHead(status, {
+        "content-type": "application/json",
+        ...(status === 429 ? { "retry-after": "7" } : {}),
+      });
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const limited = await codedFailure(send(opts(), { url: `http://127.0.0.1:${port}/429` }));
+      expect(limited.message).toMatch(/rate limited the bot \(HTTP 429 to GET \/429\); retrying after 7 s/);
+      expect(limited.details?.retryAfterMs).toBe(7000);
+      expect(limited.retryable).toBe(true);
+      expect(limited.hint).not.toMatch(/documentation/);
+      const forbidden = await codedFailure(send(opts(), { url: `http://127.0.0.1:${port}/403` }));
+      expect(forbidden.code).toBe(ErrorCode.AuthFailed);
+      expect(forbidden.message).toMatch(/denied the bot's own credentials permission \(HTTP 403/);
+      const unauthorized = await codedFailure(send(opts(), { url: `http://127.0.0.1:${port}/401` }));
+      expect(unauthorized.message).toMatch(/refused the bot's own credentials \(HTTP 401/);
+    } finally {
+      server.close();
+    }
   });
 
   it("reports a closed port as unreachable", async () => {

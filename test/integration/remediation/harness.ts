@@ -1,6 +1,8 @@
-// Wires the remediation service by hand for service-level tests: real Redis (private namespace),
-// the simulated lakehouse, the Slack stand-in and a real BullMQ worker for the remediation queue.
-// The status card queue is a recorder: card rendering is the bot's job and tested with the bot.
+// Wires the remediation service for service-level tests as the bot does: real Redis (private
+// namespace), the simulated lakehouse, the Slack stand-in, a real BullMQ worker for the
+// remediation queue, and every message through the Slack outbox and its poster (the walk store
+// saves them with the record, as in production). Status card edits are recorded here: card
+// rendering is the bot's job and tested with the bot.
 
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
 import { loadPlaybooks } from "../../../src/adapters/playbooks/files.js";
@@ -12,20 +14,20 @@ import {
   startRemediationWorker,
 } from "../../../src/adapters/queue/remediation-queue.js";
 import { createRedisClient } from "../../../src/adapters/redis/connection.js";
-import { type OutboxEntry, OutboxNotifier, SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
+import {
+  OutboxNotifier,
+  SlackOutbox,
+  type SlackOutboxEntry,
+} from "../../../src/adapters/slack/outbox/outbox.js";
 import {
   type BackoffSettings,
   OutboxPoster,
   type PosterDeps,
 } from "../../../src/adapters/slack/outbox/poster.js";
 import { placeholderId, renderPlaceholder } from "../../../src/adapters/slack/placeholder.js";
-import {
-  SlackApproverDirectory,
-  SlackRemediationNotifier,
-} from "../../../src/adapters/slack/remediation-notifier.js";
+import { applyFormFiller, SlackApproverDirectory } from "../../../src/adapters/slack/walk-slack.js";
 import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../../src/adapters/store/audit-trail.js";
-import { Claims } from "../../../src/adapters/store/claims.js";
 import { IncidentStore } from "../../../src/adapters/store/incident-store.js";
 import { WalkStore } from "../../../src/adapters/store/walk-store.js";
 import { type Config, loadConfig } from "../../../src/config.js";
@@ -48,9 +50,9 @@ export const CAROL = "U0CAROL";
 export const MALLORY = "U0MALLORY";
 
 export interface ServiceHarness {
-  /** Set with the outbox option: what is owed to Slack, and its poster. */
-  outbox?: SlackOutbox;
-  poster?: OutboxPoster;
+  /** What is owed to Slack, and its poster. */
+  outbox: SlackOutbox;
+  poster: OutboxPoster;
   /** A second poster on the same outbox (another process), not started; stopped on close. */
   anotherPoster(overrides: Partial<PosterDeps>): OutboxPoster;
   table: string;
@@ -60,7 +62,6 @@ export interface ServiceHarness {
   store: IncidentStore;
   walks: WalkStore;
   audit: AuditTrail;
-  claims: Claims;
   queue: RemediationQueue;
   config: Config;
   cards: SlackJob[];
@@ -74,6 +75,8 @@ export interface ServiceHarness {
     value: { incidentId: string; stepId: StepId; proposalId: string };
   }>;
   catalogCommits(): number;
+  /** Resolves once the poster has sent everything owed to Slack. */
+  delivered(): Promise<void>;
   /** Opens the placeholder an Apply click opens (as the receiver would); returns its view id. */
   applyForm(click: string): Promise<string>;
   close(): Promise<void>;
@@ -90,12 +93,12 @@ export interface ServiceHarnessOptions {
   redisUrl?: string;
   /** False: no worker takes remediation jobs (the test runs them by hand). */
   worker?: boolean;
-  /** Deliver through the outbox and a poster with these settings (the poster starts unless start: false). */
+  /** The poster's settings (it starts unless start: false). */
   outbox?: {
     backoff?: Partial<BackoffSettings>;
     timeoutMs?: number;
     start?: boolean;
-    afterSend?: (entry: OutboxEntry) => Promise<void>;
+    afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
   };
 }
 
@@ -135,8 +138,8 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   redis.on("error", () => {});
   queueRedis.on("error", () => {});
   const store = new IncidentStore(redis, { namespace: scope.namespace });
-  const claims = new Claims(redis, store.keys);
-  const walks = new WalkStore(redis, scope.namespace);
+  const outbox = new SlackOutbox(redis, scope.namespace);
+  const walks = new WalkStore(redis, scope.namespace, { outbox, now: Date.now });
   const audit = new AuditTrail(redis, store.keys);
   const queue = createRemediationQueue({
     connection: queueRedis,
@@ -149,46 +152,38 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   const now = () => lakehouse.clock.now();
   const silent = { info() {}, warn() {}, error() {} };
   const playbooks = await loadPlaybooks();
-  const outbox = options.outbox ? new SlackOutbox(redis, scope.namespace) : undefined;
-  const posterDeps: PosterDeps | undefined =
-    outbox && options.outbox
-      ? {
-          outbox,
-          slack: createSlackClient({
-            token: "xoxb-stand-in",
-            apiUrl: standIn.apiUrl,
-            oneAttempt: true,
-            timeoutMs: options.outbox.timeoutMs ?? 2000,
-          }),
-          store,
-          claims,
-          now: Date.now,
-          log: { warn: (o: object, m?: string) => process.env.OUTBOX_DEBUG && console.log(m, o), error() {} },
-          pollMs: 50,
-          orderWaitMs: 200,
-          ...(options.outbox.backoff ? { backoff: options.outbox.backoff } : {}),
-          ...(options.outbox.afterSend ? { afterSend: options.outbox.afterSend } : {}),
-        }
-      : undefined;
-  const poster = posterDeps ? new OutboxPoster(posterDeps) : undefined;
+  const posterDeps: PosterDeps = {
+    outbox,
+    slack: createSlackClient({
+      token: "xoxb-stand-in",
+      apiUrl: standIn.apiUrl,
+      oneAttempt: true,
+      timeoutMs: options.outbox?.timeoutMs ?? 2000,
+    }),
+    store,
+    now: Date.now,
+    log: { warn: (o: object, m?: string) => process.env.OUTBOX_DEBUG && console.log(m, o), error() {} },
+    pollMs: 50,
+    orderWaitMs: 200,
+    ...(options.outbox?.backoff ? { backoff: options.outbox.backoff } : {}),
+    ...(options.outbox?.afterSend ? { afterSend: options.outbox.afterSend } : {}),
+  };
+  const poster = new OutboxPoster(posterDeps);
   const otherPosters: OutboxPoster[] = [];
-  if (poster && options.outbox?.start !== false) poster.start();
+  if (options.outbox?.start !== false) poster.start();
   const remediationSlack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 });
   const remediation = new Remediation({
     walks,
     audit,
     store,
-    claims,
-    slackQueue: {
-      enqueueSlack: async (job: SlackJob) => {
+    slack: {
+      send: async (job: SlackJob) => {
         cards.push(job);
         return undefined;
       },
     },
     jobs: queue,
-    notifier: outbox
-      ? new OutboxNotifier(outbox, Date.now, async () => true)
-      : new SlackRemediationNotifier({ slack: remediationSlack, claims, store, diagnosisWaitMs: 200 }),
+    notifier: new OutboxNotifier(outbox, Date.now, applyFormFiller(remediationSlack)),
     approvers: new SlackApproverDirectory(remediationSlack, now, () => {}),
     playbooks,
     bot: config.bot,
@@ -223,7 +218,8 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     store,
     walks,
     audit,
-    claims,
+    outbox,
+    poster,
     queue,
     config,
     cards,
@@ -241,7 +237,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       const n = await store.nextDiagnosis(incident.id);
       await store.saveReport(incident.id, n, report);
       const posted = await slack.chat.postMessage({ channel: CHANNEL, thread_ts: rootTs, text: "diagnosis" });
-      await claims.complete(incident.id, `diagnosis-${n}`, String(posted.ts));
+      await outbox.saveTs(incident.id, `diagnosis-${n}`, String(posted.ts));
       await remediation.proposeFromReport(incident.id, n, report);
       return { incidentId: incident.id, rootTs, report };
     },
@@ -256,16 +252,16 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       lakehouse.requests.filter(
         (r) => r.service === "catalog" && r.method === "POST" && commitPath.test(r.path),
       ).length,
-    ...(outbox ? { outbox } : {}),
-    ...(poster ? { poster } : {}),
+    async delivered() {
+      await until(async () => (await outbox.pending()) === 0, "the outbox to drain");
+    },
     anotherPoster(overrides) {
-      if (!posterDeps) throw new Error("the harness was started without the outbox option");
       const another = new OutboxPoster({ ...posterDeps, ...overrides });
       otherPosters.push(another);
       return another;
     },
     async close() {
-      await poster?.stop();
+      await poster.stop();
       await Promise.all(otherPosters.map((p) => p.stop()));
       await worker?.close();
       await queue.obliterate().catch(() => {});

@@ -64,7 +64,7 @@ describe("remediation across a Redis restart (AOF)", () => {
     );
     expect(afterFirst.value.walk.current?.phase).toBe("proposed");
     expect((await h.store.openIncidentFor("db.events"))?.id).toBe(incidentId);
-    expect(await h.claims.messageTs(incidentId, `proposal-${value.proposalId}`)).toBeTruthy();
+    expect(await h.outbox.messageTs(incidentId, `proposal-${value.proposalId}`)).toBeTruthy();
 
     // The pending approval still works after the restart; its follow-up is a delayed job.
     await h.remediation.submitApproval(value, ALICE, "after the restart", false);

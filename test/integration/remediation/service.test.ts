@@ -125,6 +125,7 @@ describe("remediation service against the simulated lakehouse", () => {
       return i?.state === "resolved" ? i : undefined;
     }, "the incident to resolve");
     expect(JSON.stringify(incident.walk)).toContain("Give the writer a larger commit retry budget");
+    await h.delivered();
     const verification = h.standIn
       .thread(CHANNEL, rootTs)
       .filter((m) => /Verifying|Recovered/.test(`${m.text}${JSON.stringify(m.blocks)}`));

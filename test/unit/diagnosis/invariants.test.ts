@@ -215,7 +215,8 @@ const evidenceArb = fc
   });
 
 describe("report invariants over generated evidence", () => {
-  it(`hold for ${RUNS.toLocaleString("en-US")} generated cases`, () => {
+  // Its own timeout: 10,000 diagnoses take seconds alone and several times that on a busy machine.
+  it(`hold for ${RUNS.toLocaleString("en-US")} generated cases`, { timeout: 600_000 }, () => {
     fc.assert(
       fc.property(evidenceArb, (ev) => {
         const report = diagnose(ev, NOW, { playbooks: PLAYBOOKS });

@@ -77,6 +77,10 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
     expect(new Set(steps).size).toBe(steps.length);
     expect(steps).toEqual([
       "verify-unknown-commit",
+      "renew-catalog-credential",
+      "check-catalog-service",
+      "raise-writer-memory",
+      "fix-writer-error",
       "restart-connect-coordinator",
       "keep-writer-last-snapshot",
       "check-checkpoints",
@@ -106,6 +110,7 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
     [["schema-churn", "commit-conflict"], "apply-schema-first"],
     [["commit-conflict"], "idempotent-restart"],
     [["commit-failing"], "idempotent-restart"],
+    [["committers-inside-job", "competing-appends"], "one-committer-per-table"],
     [["healthy", "commit-duration-growing"], null],
   ] as Array<[FindingId[], string | null]>)("%j -> %s", (fired, step) => {
     expect(

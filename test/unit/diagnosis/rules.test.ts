@@ -293,13 +293,14 @@ const CASES: Case[] = [
     mentions: "history.expire.max-snapshot-age-ms = 3600000",
   },
   {
+    // RUNBOOK §4 step 8: only with evidence of expiry, here the oldest snapshot's parent is gone.
     name: "expiry already removed every snapshot of the running job",
     id: "writer-last-snapshot-at-risk",
-    evidence: () =>
-      evidence({
-        table: table({ snapshots: series(DAY, HOUR, HOUR, { by: { spark: SPARK_APP } }) }),
-        flink: flinkJob({ startedAgo: 3 * DAY }),
-      }),
+    evidence: () => {
+      const snapshots = series(DAY, HOUR, HOUR, { by: { spark: SPARK_APP } });
+      snapshots[0] = { ...snapshots[0]!, parentSnapshotId: "6999999999999999999" };
+      return evidence({ table: table({ snapshots }), flink: flinkJob({ startedAgo: 3 * DAY }) });
+    },
     mentions: `none carries flink.job-id ${JOB}`,
   },
 ];

@@ -43,6 +43,19 @@ describe("scenario library files", () => {
     expect([...AUDIT_CHECK_IDS].filter((id) => !checks.has(id))).toEqual([]);
   });
 
+  it("names the public upstream reports its scenarios are modelled on", () => {
+    const withSources = files.map(load).filter((s) => s.sources.length > 0);
+    expect(withSources.length).toBeGreaterThanOrEqual(15);
+    for (const s of withSources) {
+      for (const url of s.sources)
+        expect(url, s.name).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(issues|pull)\/\d+$/);
+      // Each one says what it expects, so a test checks it (scenario-library.test.ts).
+      expect(s.expect.verdict, s.name).toBeDefined();
+      expect(s.expect.findings.length, s.name).toBeGreaterThan(0);
+      expect(s.expect.nextStep, s.name).not.toBeUndefined();
+    }
+  });
+
   it("uses real exception shapes", () => {
     const text = files.map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
     expect(text).toContain("Cannot commit: Base metadata location '");

@@ -154,3 +154,21 @@ steps:
     expect(at("80")).toEqual({ key: "commit.retry.num-retries", current: "80", proposed: "80" });
   });
 });
+
+describe("a step whose change is already in place", () => {
+  it("says so, in a change the report's schema accepts, instead of an empty change", async () => {
+    const { ChangeSchema } = await import("../../../src/core/report/schema.js");
+    const step = steps.find(({ step }) => step.id === "commit-less-often")!.step;
+    const change = proposeChange(step, {
+      table: "db.events",
+      writer: "connect",
+      connector: "events-sink",
+      // Already raised past the step's at-least 600000.
+      connectorConfig: { "iceberg.control.commit.interval-ms": "900000" },
+    });
+    expect(ChangeSchema.safeParse(change).success).toBe(true);
+    expect(change).toMatchObject({ kind: "manual" });
+    const text = JSON.stringify(change);
+    expect(text).toContain("Already in place on events-sink: iceberg.control.commit.interval-ms = 900000");
+  });
+});

@@ -16,7 +16,10 @@ const RUNBOOK: Record<StepId, { selectedBy: FindingId[]; automatic: boolean; ris
   "commit-less-often": { selectedBy: ["frequent-commits"], automatic: true },
   "move-compaction-off-hot-partitions": { selectedBy: ["rewrite-in-window"], automatic: false },
   "keep-writer-last-snapshot": { selectedBy: ["writer-last-snapshot-at-risk"], automatic: true },
-  "one-committer-per-table": { selectedBy: ["multiple-flink-jobs"], automatic: false },
+  "one-committer-per-table": {
+    selectedBy: ["multiple-flink-jobs", "committers-inside-job"],
+    automatic: false,
+  },
   "restart-connect-coordinator": { selectedBy: ["connect-coordinator-stopped"], automatic: true },
   "review-isolation-level": {
     selectedBy: ["validation-conflict", "row-level-in-window"],
@@ -25,6 +28,10 @@ const RUNBOOK: Record<StepId, { selectedBy: FindingId[]; automatic: boolean; ris
   },
   "apply-schema-first": { selectedBy: ["schema-churn"], automatic: false },
   "idempotent-restart": { selectedBy: [], automatic: false },
+  "renew-catalog-credential": { selectedBy: ["commit-error"], automatic: false },
+  "check-catalog-service": { selectedBy: ["commit-error"], automatic: false },
+  "raise-writer-memory": { selectedBy: ["commit-error"], automatic: false },
+  "fix-writer-error": { selectedBy: ["commit-error"], automatic: false },
 };
 
 describe("the shipped playbooks", () => {
@@ -53,6 +60,20 @@ describe("the shipped playbooks", () => {
       });
       expect(step.risky).toBe(expected.risky === true);
     }
+  });
+
+  it("gives each commit-error class its own step (RUNBOOK §4 step 2)", async () => {
+    const set = await loadPlaybooks("playbooks");
+    const byCause = set.playbooks
+      .flatMap((p) => p.steps)
+      .filter((s) => s.selectedBy.includes("commit-error"))
+      .map((s) => [s.id, s.selectedForCause]);
+    expect(byCause).toEqual([
+      ["renew-catalog-credential", ["auth"]],
+      ["check-catalog-service", ["unavailable"]],
+      ["raise-writer-memory", ["resources"]],
+      ["fix-writer-error", ["writer-error"]],
+    ]);
   });
 
   it("requires the correctness confirmation on the risky step", async () => {

@@ -10,7 +10,13 @@ import { formatTableName } from "../../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withExactIds } from "../exact-ids.js";
-import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, httpStatusError } from "../http.js";
+import {
+  buildUrl,
+  CATALOG_MAX_BYTES,
+  type HttpSourceOptions,
+  httpStatusError,
+  statusMessage,
+} from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { SOURCE_LABELS } from "../labels.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
@@ -60,7 +66,13 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     const body = await response.text();
     const what = `GET ${url.pathname}`;
     if (!response.ok) {
-      throw httpStatusError("catalog", { status: response.status, body, path: url.pathname, method: "GET" });
+      throw httpStatusError("catalog", {
+        status: response.status,
+        body,
+        path: url.pathname,
+        method: "GET",
+        headers: Object.fromEntries(response.headers),
+      });
     }
     const ctx = { source: "catalog" as const, what };
     const raw = parseWithSchema(CatalogConfigSchema, parseJsonText(body, ctx), ctx);
@@ -225,7 +237,7 @@ function toCodedError(error: unknown, operation: string): CodedError {
     const auth = status === 401 || status === 403 || status === 419;
     return new CodedError(
       auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
-      `${SOURCE_LABELS.catalog} answered HTTP ${status} to ${operation}: ${error.message}`,
+      statusMessage(SOURCE_LABELS.catalog, status, operation, error.message),
       {
         hint: catalogHint(status, error.icebergType),
         retryable: status >= 500 || status === 429,
@@ -262,6 +274,8 @@ function catalogHint(status: number, type: string | undefined): string {
   if (status === 401 || status === 419) return "Check ICEBERG_CATALOG_TOKEN or ICEBERG_CATALOG_CREDENTIAL.";
   if (status === 403) return "The catalog credentials lack permission for this table.";
   if (status === 409) return "The table changed since it was read; reload it and try again.";
+  if (status === 429)
+    return "The catalog asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond.catalog in BOT_CONFIG.";
   return "The catalog failed on its side; look at its logs and try again.";
 }
 

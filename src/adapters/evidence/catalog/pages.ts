@@ -32,7 +32,13 @@ async function getPage(target: PageTarget, path: string, query: Record<string, s
   const response = await target.fetch(url);
   const body = await response.text();
   if (!response.ok) {
-    throw httpStatusError("catalog", { status: response.status, body, path: url.pathname, method: "GET" });
+    throw httpStatusError("catalog", {
+      status: response.status,
+      body,
+      path: url.pathname,
+      method: "GET",
+      headers: Object.fromEntries(response.headers),
+    });
   }
   return { body, what: `GET ${url.pathname}` };
 }

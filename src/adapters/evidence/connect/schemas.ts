@@ -1,7 +1,8 @@
 // Kafka Connect REST shapes (ConnectorStateInfo, ConnectorInfo, plugin list) the bot reads.
 
 import { z } from "zod";
-import type { ConnectorStatus } from "../../../core/evidence/model.js";
+import { parseExceptionChain } from "../../../core/evidence/exceptions.js";
+import type { ConnectorStatus, ExceptionCause } from "../../../core/evidence/model.js";
 
 const StateSchema = z.object({
   state: z.string(),
@@ -41,8 +42,22 @@ export function toConnectorStatus(raw: z.infer<typeof ConnectorStateInfoSchema>)
     state: raw.connector.state,
     workerId: raw.connector.worker_id,
     trace: raw.connector.trace ?? undefined,
+    ...chainOf(raw.connector.trace),
     tasks: raw.tasks
-      .map((t) => ({ id: t.id, state: t.state, workerId: t.worker_id, trace: t.trace ?? undefined }))
+      .map((t) => ({
+        id: t.id,
+        state: t.state,
+        workerId: t.worker_id,
+        trace: t.trace ?? undefined,
+        ...chainOf(t.trace),
+      }))
       .sort((a, b) => a.id - b.id),
   };
+}
+
+/** A trace read down to the root of its `Caused by:` chain; nothing when there is no trace. */
+function chainOf(trace: string | null | undefined): { causes?: ExceptionCause[] } {
+  if (!trace) return {};
+  const causes = parseExceptionChain(trace);
+  return causes.length > 0 ? { causes } : {};
 }

@@ -25,6 +25,7 @@ import {
   pickMetricTable,
 } from "./metrics.js";
 import {
+  AggregatedMetricsSchema,
   BackPressureSchema,
   CheckpointConfigSchema,
   CheckpointingStatisticsSchema,
@@ -45,6 +46,7 @@ export interface FlinkClientOptions {
 
 const JOB_ID = /^[0-9a-f]{32}$/;
 const SINK_VERTEX = /sink|committer|writer/i;
+const SOURCE_VERTEX = /^Source:/;
 
 export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
   const http: HttpSourceOptions = {
@@ -146,6 +148,31 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
     return read.filter((b): b is FlinkBackpressure => b !== undefined);
   }
 
+  /**
+   * Records per second the job's sources emit now (summed over their subtasks): 0 says the input
+   * is idle, so a writer with empty commits switched off is quiet by design. A hint, never a must.
+   */
+  async function sourceRate(jobPath: string, vertices: readonly FlinkVertex[]): Promise<number | undefined> {
+    const sources = vertices.filter((v) => SOURCE_VERTEX.test(v.name));
+    if (sources.length === 0) return undefined;
+    try {
+      const sums = await Promise.all(
+        sources.map(async (vertex) => {
+          const values = await get(
+            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/subtasks/metrics`,
+            AggregatedMetricsSchema,
+            { get: "numRecordsOutPerSecond", agg: "sum" },
+          );
+          return values.find((m) => m.id === "numRecordsOutPerSecond")?.sum;
+        }),
+      );
+      if (sums.some((s) => s === undefined)) return undefined;
+      return sums.reduce((a: number, b) => a + (b ?? 0), 0);
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     listJobs,
 
@@ -171,13 +198,14 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
         parallelism: v.parallelism,
         status: v.status,
       }));
-      const [[checkpoints, checkpointConfig, exceptions], committer, pressure] = await Promise.all([
+      const [[checkpoints, checkpointConfig, exceptions], committer, pressure, rate] = await Promise.all([
         early,
         committerMetrics(jobPath, vertices, table),
         backpressure(
           jobPath,
           vertices.filter((v) => SINK_VERTEX.test(v.name)),
         ),
+        sourceRate(jobPath, vertices),
       ]);
       return {
         job: {
@@ -198,6 +226,7 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
         exceptions: toExceptions(exceptions),
         committer,
         backpressure: pressure,
+        ...(rate !== undefined ? { sourceRecordsPerSecond: rate } : {}),
       } satisfies FlinkJobEvidence;
     },
   };

@@ -2,6 +2,7 @@
 // entries, newest first, with the class name and the message split apart.
 
 import type { z } from "zod";
+import { parseExceptionChain } from "../../../core/evidence/exceptions.js";
 import type { FlinkException } from "../../../core/evidence/model.js";
 import type { JobExceptionsSchema } from "./schemas.js";
 
@@ -30,5 +31,13 @@ function toException(
     : firstLine === name
       ? ""
       : firstLine;
-  return { timestampMs, exceptionName: name, message, stacktrace, taskName: taskName ?? undefined };
+  const causes = parseExceptionChain(stacktrace);
+  return {
+    timestampMs,
+    exceptionName: name,
+    message,
+    stacktrace,
+    taskName: taskName ?? undefined,
+    ...(causes.length > 0 ? { causes } : {}),
+  };
 }

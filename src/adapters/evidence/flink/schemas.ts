@@ -92,6 +92,11 @@ export const MetricIdsSchema = z.array(z.object({ id: z.string() }));
 /** GET .../metrics?get=a,b: values as strings. */
 export const MetricValuesSchema = z.array(z.object({ id: z.string(), value: z.string() }));
 
+/** GET /jobs/{id}/vertices/{vid}/subtasks/metrics?get=...&agg=sum */
+export const AggregatedMetricsSchema = z.array(
+  z.object({ id: z.string(), sum: z.number().optional(), max: z.number().optional() }),
+);
+
 export const BackPressureSchema = z.object({
   status: z.string().optional(),
   backpressureLevel: z.string().optional(),

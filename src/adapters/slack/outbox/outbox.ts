@@ -4,16 +4,23 @@
 // or user for what belongs to none), oldest first, so a thread keeps its order; a sorted set says
 // when each incident's queue is next due. A message's outbox id travels in its Slack metadata,
 // so a post whose answer was lost is found in the thread instead of being posted twice.
+// Not a BullMQ queue: an incident's entries go strictly one after another (a failing one holds
+// the later ones back, so the thread keeps its order), and an entry is appended by the same Lua
+// script that saves the walk record owing it (walk-store.ts), which BullMQ's add cannot join.
 //
 // Keys (one hash tag, one Redis Cluster slot): {ns}:outbox:seq, {ns}:outbox:q:<incident> (list),
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
+import type { TimelineChart } from "../../../core/chart/timeline.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
 import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
+import type { AuditReport } from "../../../core/report/schema.js";
+import type { Digest } from "../../../core/sweep/digest.js";
 import type {
   ApplyFormContent,
   RemediationNotifier,
+  TimelineFile,
   WalkMessage,
   WalkNote,
   WalkThread,
@@ -29,6 +36,13 @@ export type OutboxMessage =
   | { kind: "note"; note: WalkNote }
   /** Plain text that may quote upstream words: shown as typed, never as markup. */
   | { kind: "text"; text: string };
+
+/** A message of no incident, top-level in a channel or in a thread the entry names. */
+export type ChannelMessage =
+  /** The catalog sweep's digest. */
+  | { kind: "digest"; digest: Digest }
+  /** An audit asked for from a digest line, in the digest's thread. */
+  | { kind: "audit"; report: AuditReport };
 
 export type OutboxDelivery =
   /** A thread message posted once under its name. */
@@ -51,6 +65,13 @@ export type OutboxDelivery =
    * posted once; queued under the channel's own id (see channelQueueId), not an incident's.
    */
   | { kind: "channel-result"; name: string; result: unknown }
+  /**
+   * A message of no incident (the sweep's digest, an audit in its thread), posted once under its
+   * name; queued under the channel's own id like a channel result.
+   */
+  | { kind: "channel-post"; name: string; threadTs?: string; message: ChannelMessage }
+  /** A commit timeline shared in the incident's thread, once under its name. */
+  | { kind: "chart"; name: string; chart: TimelineChart; file: TimelineFile }
   /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
   | { kind: "home"; user: string }
   /**
@@ -59,7 +80,7 @@ export type OutboxDelivery =
    */
   | { kind: "reply"; user: string; reply: EphemeralReply };
 
-export interface OutboxEntry {
+export interface SlackOutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
   id: string;
   incidentId: string;
@@ -180,12 +201,12 @@ export class SlackOutbox {
     await this.redis.zadd(`${this.prefix}:due`, "XX", ...incidentIds.flatMap((id) => [untilMs, id]));
   }
 
-  async head(incidentId: string): Promise<OutboxEntry | undefined> {
+  async head(incidentId: string): Promise<SlackOutboxEntry | undefined> {
     const raw = await this.redis.lindex(this.queueKey(incidentId), 0);
-    return raw ? (JSON.parse(raw) as OutboxEntry) : undefined;
+    return raw ? (JSON.parse(raw) as SlackOutboxEntry) : undefined;
   }
 
-  async done(entry: OutboxEntry, nowMs: number): Promise<void> {
+  async done(entry: SlackOutboxEntry, nowMs: number): Promise<void> {
     await this.redis.eval(
       DONE,
       3,
@@ -204,15 +225,15 @@ export class SlackOutbox {
   }
 
   /** Records a failed attempt and when the incident's queue is due again. */
-  async retryAt(entry: OutboxEntry, attempt: Attempt, dueMs: number): Promise<void> {
+  async retryAt(entry: SlackOutboxEntry, attempt: Attempt, dueMs: number): Promise<void> {
     await this.redis.hset(`${this.prefix}:try`, entry.id, JSON.stringify(attempt));
     await this.redis.zadd(`${this.prefix}:due`, dueMs, entry.incidentId);
   }
 
   /** The entry after the head, when there is one (a card edit followed by another is skipped). */
-  async next(incidentId: string): Promise<OutboxEntry | undefined> {
+  async next(incidentId: string): Promise<SlackOutboxEntry | undefined> {
     const raw = await this.redis.lindex(this.queueKey(incidentId), 1);
-    return raw ? (JSON.parse(raw) as OutboxEntry) : undefined;
+    return raw ? (JSON.parse(raw) as SlackOutboxEntry) : undefined;
   }
 
   /** Records an attempt at a message that is not an entry of its own (the root). */
@@ -230,6 +251,12 @@ export class SlackOutbox {
 
   async saveTs(incidentId: string, name: string, ts: string): Promise<void> {
     await this.redis.hset(`${this.prefix}:ts`, `${incidentId}|${name}`, ts);
+  }
+
+  /** A queue's entries, oldest first (for inspection and tests). */
+  async entries(queueId: string): Promise<SlackOutboxEntry[]> {
+    const raw = await this.redis.lrange(this.queueKey(queueId), 0, -1);
+    return raw.map((entry) => JSON.parse(entry) as SlackOutboxEntry);
   }
 
   /** Entries still owed (every incident's queue), for tests and /metrics. */
@@ -279,6 +306,16 @@ export class OutboxNotifier implements RemediationNotifier {
     await this.add(thread, { kind: "ephemeral", user, notice });
   }
 
+  async postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void> {
+    await this.outbox.append(thread.incidentId, thread.channel, this.now(), {
+      kind: "chart",
+      name,
+      chart,
+      file,
+    });
+  }
+
+  /** The one thing said at once, not through the outbox: a modal's trigger lasts 3 s. */
   fillApplyForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
     return this.fillForm(viewId, content);
   }

@@ -5,21 +5,25 @@
 // before it is posted again, so it lands exactly once. Entries of one incident go in order.
 // The incident's root (its status card) is posted by this poster too, before anything that
 // threads under it; a root whose answer was lost is looked for in the channel's recent history.
+// Commit timelines are shared by this poster too, once each (a lost upload is looked for in the
+// thread by its file name), best effort: a picture that fails is logged and passed over.
 
+import type { TimelineChart } from "../../../core/chart/timeline.js";
 import type { Incident } from "../../../core/incident/model.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
 import type { LogLike } from "../../../services/incident/deps.js";
-import type { Claims } from "../../store/claims.js";
+import type { TimelineFile } from "../../../services/ports.js";
 import type { IncidentStore } from "../../store/incident-store.js";
 import { findInPages } from "../find-in-pages.js";
-import { noteMessage } from "../remediation-notifier.js";
 import type { SlackMessage } from "../render/block-kit.js";
 import { context } from "../render/blocks.js";
 import { renderProposal, renderVerification } from "../render/index.js";
 import { escapeMrkdwn } from "../render/limits.js";
 import { renderNotice, renderProposalNote } from "../render/walk-notice.js";
+import type { TimelinePoster } from "../upload.js";
+import { noteMessage } from "../walk-slack.js";
 import type { SlackClient } from "../web-client.js";
-import type { Attempt, OutboxEntry, OutboxMessage, SlackOutbox } from "./outbox.js";
+import type { Attempt, ChannelMessage, OutboxMessage, SlackOutbox, SlackOutboxEntry } from "./outbox.js";
 
 export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
 
@@ -43,7 +47,10 @@ export interface PosterDeps {
   /** A client with retries off: one attempt, one request. */
   slack: SlackClient;
   store: Pick<IncidentStore, "get" | "update">;
-  claims: Pick<Claims, "messageTs" | "complete">;
+  /** Draws and shares commit timelines (absent: chart entries are passed over). */
+  charts?: TimelinePoster;
+  /** Counts a Slack method that failed for good (a picture not shared). */
+  onSlackError?: (method: string) => void;
   /** The messages of the status card, diagnoses and command results (absent: those entries fail). */
   views?: PosterViews;
   now: () => number;
@@ -64,7 +71,7 @@ export interface PosterDeps {
    */
   confirmDurable?: () => Promise<void>;
   /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
-  afterSend?: (entry: OutboxEntry) => Promise<void>;
+  afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
 }
 
 export interface PosterViews {
@@ -72,8 +79,13 @@ export interface PosterViews {
   card(incident: Incident): Promise<SlackMessage>;
   diagnosis(incidentId: string, n: number): Promise<SlackMessage>;
   commandResult(result: unknown): SlackMessage;
-  /** After diagnosis n is in the thread: its commit timeline, once; a failure is only logged. */
-  afterDiagnosis?(incident: Incident, rootTs: string, n: number): Promise<void>;
+  /** A message of no incident: the sweep's digest, an audit in its thread. */
+  channelMessage?(message: ChannelMessage): SlackMessage;
+  /** Diagnosis n's commit timeline, shared under the words (undefined: none was drawn). */
+  diagnosisChart?(
+    incidentId: string,
+    n: number,
+  ): Promise<{ chart: TimelineChart; file: TimelineFile } | undefined>;
   /** Publishes a user's App Home from the current state, through this poster's client. */
   home?(user: string): Promise<void>;
   /** An ephemeral answer that belongs to no incident (status, history, a sweep button's). */
@@ -210,10 +222,11 @@ export class OutboxPoster {
     }
   }
 
-  private async deliver(entry: OutboxEntry): Promise<Outcome> {
+  private async deliver(entry: SlackOutboxEntry): Promise<Outcome> {
     const { delivery } = entry;
     try {
-      if (delivery.kind === "channel-result") return await this.postInChannel(entry, delivery);
+      if (delivery.kind === "channel-result" || delivery.kind === "channel-post")
+        return await this.postInChannel(entry, delivery);
       if (delivery.kind === "home") {
         await this.views().home?.(delivery.user);
         return { kind: "done" };
@@ -273,10 +286,17 @@ export class OutboxPoster {
             );
             if (posted.kind !== "done") return posted;
           }
-          // Once, guarded by its own name; never holds back or repeats the words.
-          if (rootTs) await this.views().afterDiagnosis?.(incident, rootTs, delivery.n);
+          // Once, under its own name; never holds back or repeats the words.
+          const chart = this.views().diagnosisChart;
+          if (rootTs && chart)
+            await this.shareChart(entry, `diagnosis-${delivery.n}-chart`, rootTs, () =>
+              chart(entry.incidentId, delivery.n),
+            );
           return { kind: "done" };
         }
+        case "chart":
+          if (rootTs) await this.shareChart(entry, delivery.name, rootTs, async () => delivery);
+          return { kind: "done" };
         case "command-result":
           if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
           return await this.post(entry, delivery.name, this.views().commandResult(delivery.result), rootTs);
@@ -309,7 +329,7 @@ export class OutboxPoster {
           if (!rootTs) return { kind: "wait", ms: 500 };
           // The proposal answers a diagnosis: let that land first (bounded, then post anyway).
           if (delivery.afterName && this.deps.now() - entry.createdAtMs < (this.deps.orderWaitMs ?? 15_000)) {
-            if (!(await this.deps.claims.messageTs(entry.incidentId, delivery.afterName)))
+            if (!(await this.deps.outbox.messageTs(entry.incidentId, delivery.afterName)))
               return { kind: "wait", ms: 100 };
           }
           return await this.post(entry, delivery.name, render(delivery.message), rootTs);
@@ -321,7 +341,7 @@ export class OutboxPoster {
   }
 
   private async post(
-    entry: OutboxEntry,
+    entry: SlackOutboxEntry,
     name: string,
     message: SlackMessage,
     rootTs: string | undefined,
@@ -349,6 +369,46 @@ export class OutboxPoster {
     return { kind: "done" };
   }
 
+  private channelMessage(message: ChannelMessage): SlackMessage {
+    const render = this.views().channelMessage;
+    if (!render) throw new Error("the poster has no views for the sweep's messages");
+    return render(message);
+  }
+
+  /**
+   * Shares a commit timeline once under its name. Before the upload a "sending" mark is written
+   * (and replicated); a try that may have landed is looked for in the thread by its file name.
+   * Best effort: a failure is logged and the name marked done, so it never holds back the thread.
+   */
+  private async shareChart(
+    entry: SlackOutboxEntry,
+    name: string,
+    rootTs: string,
+    draw: () => Promise<{ chart: TimelineChart; file: TimelineFile } | undefined>,
+  ): Promise<void> {
+    const charts = this.deps.charts;
+    if (!charts || (await this.tsOf(entry.incidentId, name))) return;
+    const id = `chart-${entry.incidentId}-${name}`;
+    try {
+      const drawn = await draw();
+      if (!drawn) return;
+      const attempt = await this.deps.outbox.attempt(id);
+      await this.markSending(id, attempt);
+      const target = { channel: entry.channel, threadTs: rootTs };
+      const again = attempt.sending === true || attempt.unknown;
+      const { fileId } = await charts.post(target, drawn.chart, drawn.file, { again });
+      await this.deps.outbox.saveTs(entry.incidentId, name, fileId);
+    } catch (error) {
+      await this.deps.outbox.saveTs(entry.incidentId, name, "failed").catch(() => {});
+      this.deps.onSlackError?.("files.upload");
+      this.deps.log.warn(
+        { incidentId: entry.incidentId, name, err: String(error) },
+        "commit timeline not posted",
+      );
+    }
+    await this.deps.outbox.clearAttempt(id).catch(() => {});
+  }
+
   private views(): PosterViews {
     if (!this.deps.views) throw new Error("the poster has no views for status cards and diagnoses");
     return this.deps.views;
@@ -356,18 +416,27 @@ export class OutboxPoster {
 
   /** A top-level message of no incident, once: looked for in the channel after a lost answer. */
   private async postInChannel(
-    entry: OutboxEntry,
-    delivery: Extract<OutboxEntry["delivery"], { kind: "channel-result" }>,
+    entry: SlackOutboxEntry,
+    delivery: Extract<SlackOutboxEntry["delivery"], { kind: "channel-result" | "channel-post" }>,
   ): Promise<Outcome> {
     if (await this.deps.outbox.messageTs(entry.incidentId, delivery.name)) return { kind: "done" };
+    const threadTs = delivery.kind === "channel-post" ? delivery.threadTs : undefined;
     const attempt = await this.deps.outbox.attempt(entry.id);
-    let ts =
-      attempt.unknown || attempt.sending ? await this.findInChannel(entry.channel, entry.id) : undefined;
+    let ts: string | undefined;
+    if (attempt.unknown || attempt.sending)
+      ts = threadTs
+        ? await this.findInThread(entry, threadTs)
+        : await this.findInChannel(entry.channel, entry.id);
     if (!ts) {
       await this.markSending(entry.id, attempt);
-      const message = this.views().commandResult(delivery.result);
+      const message =
+        delivery.kind === "channel-result"
+          ? this.views().commandResult(delivery.result)
+          : this.channelMessage(delivery.message);
       const result = await this.deps.slack.chat.postMessage({
         channel: entry.channel,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        ...(delivery.kind === "channel-post" && !threadTs ? { unfurl_links: false } : {}),
         text: message.text,
         ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
         metadata: { event_type: OUTBOX_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
@@ -383,7 +452,7 @@ export class OutboxPoster {
    * Posts the incident's root once. An attempt whose answer was lost is looked for by its outbox
    * id in the channel's recent history before posting again.
    */
-  private async postRoot(incident: Incident, entry: OutboxEntry): Promise<Outcome> {
+  private async postRoot(incident: Incident, entry: SlackOutboxEntry): Promise<Outcome> {
     const id = rootOutboxId(incident.id);
     const attempt = await this.deps.outbox.attempt(id);
     try {
@@ -404,7 +473,6 @@ export class OutboxPoster {
       // The incident record first: what threads under the root reads it there.
       await this.deps.store.update(incident.id, { rootTs: ts }, incident.updatedAt);
       await this.deps.outbox.saveTs(incident.id, "root", ts);
-      await this.deps.claims.complete(incident.id, "root", ts);
       await this.deps.outbox.clearAttempt(id);
       return { kind: "done" };
     } catch (error) {
@@ -441,7 +509,7 @@ export class OutboxPoster {
     );
   }
 
-  private findInThread(entry: OutboxEntry, rootTs: string): Promise<string | undefined> {
+  private findInThread(entry: SlackOutboxEntry, rootTs: string): Promise<string | undefined> {
     return findInPages(
       (cursor) =>
         this.deps.slack.conversations.replies({
@@ -455,17 +523,12 @@ export class OutboxPoster {
     );
   }
 
-  private async record(entry: OutboxEntry, name: string, ts: string): Promise<void> {
+  private async record(entry: SlackOutboxEntry, name: string, ts: string): Promise<void> {
     await this.deps.outbox.saveTs(entry.incidentId, name, ts);
-    // Other readers (the recovery picture, card links) find thread messages by claim name.
-    await this.deps.claims.complete(entry.incidentId, name, ts);
   }
 
-  private async tsOf(incidentId: string, name: string): Promise<string | undefined> {
-    return (
-      (await this.deps.outbox.messageTs(incidentId, name)) ??
-      (await this.deps.claims.messageTs(incidentId, name))
-    );
+  private tsOf(incidentId: string, name: string): Promise<string | undefined> {
+    return this.deps.outbox.messageTs(incidentId, name);
   }
 }
 

@@ -25,9 +25,10 @@ function verdictText(report: Report): string {
   const finding = report.findings.find((f) => f.id === report.verdict);
   const summary = finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), now(report))}`;
   const catalog = report.sources.catalog;
+  const refused = catalog.httpStatus === 401 || catalog.httpStatus === 403;
   const unreachable =
     catalog.status === "unavailable"
-      ? `:warning: *The Iceberg REST catalog was unreachable* (${escapeMrkdwn(catalog.error ?? "no answer")}); this verdict rests on what the other sources show.\n`
+      ? `:warning: *The Iceberg REST catalog ${refused ? "refused the bot's credential" : "was unreachable"}* (${escapeMrkdwn(catalog.error ?? "no answer")}); this verdict rests on what the other sources show.\n`
       : "";
   return `${unreachable}${emoji} *${escapeMrkdwn(report.table)}: ${label}*${summary}`;
 }

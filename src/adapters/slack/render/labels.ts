@@ -11,6 +11,9 @@ export const VERDICT_LABELS: Record<TriageId, string> = {
   "commit-state-unknown": "commit state unknown",
   "validation-conflict": "validation conflict",
   "connect-coordinator-stopped": "Kafka Connect coordinator stopped",
+  "commit-error": "commit error",
+  "writer-never-committed": "writer never committed",
+  "writer-idle": "quiet by design",
   healthy: "healthy",
 };
 
@@ -19,6 +22,7 @@ const FINDING_LABELS: Partial<Record<FindingId, string>> = {
   "rewrite-in-window": "compaction in the commit window",
   "row-level-in-window": "row-level changes in the commit window",
   "multiple-flink-jobs": "more than one Flink job commits",
+  "committers-inside-job": "several committers inside one job",
   "unattributed-commits": "commits with no writer identity",
   "competing-appends": "competing appends",
   "metadata-only-change": "metadata-only change",
@@ -47,6 +51,10 @@ export const STEP_TITLES: Record<StepId, string> = {
   "review-isolation-level": "review the isolation level",
   "apply-schema-first": "apply schema changes first",
   "idempotent-restart": "restart idempotently",
+  "renew-catalog-credential": "renew the catalog credential",
+  "check-catalog-service": "check the catalog service",
+  "raise-writer-memory": "raise the writer's memory",
+  "fix-writer-error": "fix the writer's error",
 };
 
 export const SOURCE_LABELS: Record<SourceName, string> = {

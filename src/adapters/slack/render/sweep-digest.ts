@@ -4,6 +4,7 @@
 // Also the short summary of the latest sweep shown on App Home.
 
 import { AUDIT_CHECK_IDS } from "../../../core/ids.js";
+import { SKIP_REASON_TEXT } from "../../../core/sweep/budget.js";
 import type { Digest } from "../../../core/sweep/digest.js";
 import { failingChecks, type TableHealth } from "../../../core/sweep/health.js";
 import { slackWhen } from "../../render/times.js";
@@ -128,6 +129,17 @@ export function renderSweepDigest(d: Digest): SlackMessage {
         ),
       ),
     );
+  }
+  if (d.skipped && d.skipped.length > 0) {
+    const lines = d.skipped.map(
+      (s) => `• ${formatCount(s.count)} × ${escapeMrkdwn(SKIP_REASON_TEXT[s.reason])}`,
+    );
+    // Last block kept even when the message is cut: a partial digest must say it is partial.
+    const partial = section(truncateText(`*Partial sweep.* Left out:\n${lines.join("\n")}`));
+    return {
+      text: `${headline(d)} (partial)`,
+      blocks: [...blocks.slice(0, LIMITS.messageBlocks - 1), partial],
+    };
   }
   return { text: headline(d), blocks: blocks.slice(0, LIMITS.messageBlocks) };
 }

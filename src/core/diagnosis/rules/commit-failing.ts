@@ -9,6 +9,7 @@ import { compact, describeWriter, elapsedMetric, writerLastCommit } from "../evi
 import { checkpointHealth, jobRunning } from "../flink-health.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { formatDuration, iso } from "../snapshots.js";
+import { newestCommitError } from "./commit-error.js";
 
 /** True for sink versions that log a failed commit and keep running (1.11.x and earlier). */
 export function sinkKeepsRunningOnFailure(version: string | undefined): boolean {
@@ -22,10 +23,11 @@ export function sinkKeepsRunningOnFailure(version: string | undefined): boolean 
 
 function noWriterSnapshot(ctx: DiagnosisContext): EvidenceItem | null {
   if (ctx.writerNewest || !ctx.table) return null;
+  const expired = ctx.expiry.expiredIds;
   return {
     source: "catalog",
-    detail: `No snapshot from ${describeWriter(ctx)} among the table's ${ctx.snapshots.length} snapshots`,
-    data: { snapshotCount: ctx.snapshots.length },
+    detail: `No snapshot from ${describeWriter(ctx)} among the table's ${ctx.snapshots.length} snapshots; ${expired.length} older snapshot ids named by the snapshot log or a parent were expired (${expired.slice(0, 3).join(", ")})`,
+    data: { snapshotCount: ctx.snapshots.length, expiredSnapshotIds: expired.slice(0, 10) },
   };
 }
 
@@ -66,7 +68,7 @@ function connectCase(ctx: DiagnosisContext) {
   return finding(
     "commit-failing",
     "critical",
-    `Connector ${status.name} reports RUNNING but its last commit landed ${quietFor !== undefined ? `${formatDuration(quietFor)} ago` : "before the retained history"}${keepsRunning ? `; sink ${connect.sinkVersion} logs failed commits and keeps running` : ""}`,
+    `Connector ${status.name} reports RUNNING but its last commit landed ${quietFor !== undefined ? `${formatDuration(quietFor)} ago` : "before the retained history (older snapshots were expired)"}${keepsRunning ? `; sink ${connect.sinkVersion} logs failed commits and keeps running` : ""}`,
     compact([
       {
         source: "connect",
@@ -88,6 +90,10 @@ export const commitFailing: DiagnosisRule = {
   id: "commit-failing",
   evaluate(ctx) {
     if (ctx.writerStale !== true || !ctx.writer) return null;
+    // No snapshot and nothing expired: the first commit never landed (writer-never-committed).
+    if (ctx.neverCommitted) return null;
+    // The quoted exception already names why commits stopped (commit-error).
+    if (newestCommitError(ctx)) return null;
     if (ctx.writer.kind === "flink") return ctx.job ? flinkCase(ctx) : null;
     return ctx.connect ? connectCase(ctx) : null;
   },

@@ -13,7 +13,7 @@
 import type { Snapshot } from "../../evidence/model.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import type { DiagnosisContext } from "../context.js";
-import { compact, describeWriter, failureItem, flinkJobLabel } from "../evidence-items.js";
+import { compact, describeWriter, failureItem, flinkJobLabel, quoteOf } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { formatDuration, iso, lowerBound } from "../snapshots.js";
 
@@ -166,9 +166,10 @@ export const commitStateUnknown: DiagnosisRule = {
     if (!failure) return null;
     const count = ctx.failures.filter((f) => f.kind === "state-unknown").length;
     const when = failure.atMs !== undefined ? ` at ${iso(failure.atMs)}` : "";
+    const quote = quoteOf(ctx.failures, failure);
     if (failure.atMs === undefined || !ctx.table || !ctx.writer) {
       const s = ctx.writerNewest;
-      return finding(
+      const found = finding(
         "commit-state-unknown",
         "critical",
         `The writer lost the catalog mid-commit${when}; check whether its snapshot landed before restarting anything`,
@@ -183,6 +184,7 @@ export const commitStateUnknown: DiagnosisRule = {
             : null,
         ]),
       );
+      return found ? { ...found, quote } : null;
     }
     const check = checkUnknownCommit(ctx, failure.atMs);
     const summary = check.duplicate
@@ -192,11 +194,15 @@ export const commitStateUnknown: DiagnosisRule = {
         : check.resumed
           ? `The writer lost the catalog mid-commit${when}; the in-flight snapshot did not land and the writer has committed since: confirm its data was re-committed once`
           : `The writer lost the catalog mid-commit${when} and none of its snapshots landed since; check before restarting anything`;
-    return finding(
+    const found = finding(
       "commit-state-unknown",
       "critical",
       summary,
       compact([failureItem(failure, count), ...checkItems(ctx, check)]),
     );
+    // Whether the commit landed is answered once the writer's snapshots say so: it landed, or the
+    // writer (by its identity across restarts) committed after the window without it.
+    const answered = check.landed !== undefined || check.resumed !== undefined;
+    return found ? { ...found, quote, ...(answered ? { answered: true } : {}) } : null;
   },
 };

@@ -3,7 +3,7 @@
 
 import { CONNECT_DEFAULTS, effectiveConnectNumber } from "../../properties.js";
 import type { EvidenceItem } from "../../report/schema.js";
-import { compact, writerLastCommit } from "../evidence-items.js";
+import { compact, quoteOf, writerLastCommit } from "../evidence-items.js";
 import { connectFailures, firstLine } from "../failures.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 
@@ -17,7 +17,9 @@ export const connectCoordinatorStopped: DiagnosisRule = {
     const status = connect.connector;
     const failedTasks = status.tasks.filter((t) => t.state === "FAILED");
     if (status.state !== "FAILED" && failedTasks.length === 0) return null;
-    const failures = connectFailures(connect);
+    // Only a commit failure stops the coordinator this way; a task that failed for another
+    // reason is a commit-error with its own class (RUNBOOK §4 step 3).
+    const failures = connectFailures(connect).filter((f) => f.kind !== "commit-error");
     if (failures.length === 0) return null;
     if (effectiveConnectNumber(connect.config, MAX_FAILURES_KEY) !== 1) return null;
     const raw = connect.config[MAX_FAILURES_KEY] ?? null;
@@ -43,11 +45,12 @@ export const connectCoordinatorStopped: DiagnosisRule = {
       detail: `${MAX_FAILURES_KEY} = ${raw ?? `${CONNECT_DEFAULTS[MAX_FAILURES_KEY]} (unset, default)`}`,
       data: { key: MAX_FAILURES_KEY, value: raw, effective: 1 },
     });
-    return finding(
+    const found = finding(
       "connect-coordinator-stopped",
       "critical",
       `Connector ${status.name}: ${failedParts.join(", ")} FAILED after a commit failure; with a failure tolerance of 1 the coordinator stopped and commits halted`,
       compact([...items, writerLastCommit(ctx)]),
     );
+    return found ? { ...found, quote: quoteOf(failures, failures[0]!) } : null;
   },
 };

@@ -36,7 +36,9 @@ export const healthy: DiagnosisRule = {
       return finding(
         "healthy",
         "info",
-        `${describeWriter(ctx)} commits on schedule and no commit failure is visible`,
+        ctx.idle
+          ? `${describeWriter(ctx)} is quiet by design (see writer-idle) and no commit failure is visible`
+          : `${describeWriter(ctx)} commits on schedule and no commit failure is visible`,
         items,
       );
     }

@@ -107,7 +107,15 @@ function restoreEvidence(ctx: DiagnosisContext): EvidenceItem[] {
     });
   }
   const oldest = ctx.snapshots[0];
-  if (job && oldest && !newest && job.job.startTimeMs < oldest.timestampMs) {
+  // Only with evidence of expiry: a job whose commits carry no writer id (its subtasks commit on
+  // their own) has no snapshot of its own either, and nothing of it was expired.
+  if (
+    job &&
+    oldest &&
+    !newest &&
+    job.job.startTimeMs < oldest.timestampMs &&
+    ctx.expiry.expiredIds.length > 0
+  ) {
     items.push(
       {
         source: "flink",
@@ -116,8 +124,9 @@ function restoreEvidence(ctx: DiagnosisContext): EvidenceItem[] {
       },
       {
         source: "catalog",
-        detail: `Oldest retained snapshot ${oldest.snapshotId} at ${iso(oldest.timestampMs)}; none carries flink.job-id ${job.job.jobId}`,
+        detail: `Oldest retained snapshot ${oldest.snapshotId} at ${iso(oldest.timestampMs)}; none carries flink.job-id ${job.job.jobId}, and ${ctx.expiry.expiredIds.length} older snapshot ids were expired (${ctx.expiry.expiredIds.slice(0, 3).join(", ")})`,
         data: {
+          expiredSnapshotIds: ctx.expiry.expiredIds.slice(0, 10),
           oldestSnapshotId: oldest.snapshotId,
           oldestAt: iso(oldest.timestampMs),
           snapshotCount: ctx.snapshots.length,

@@ -30,7 +30,12 @@ export function checkpointCounts(job: SimJob, now: number) {
 function committedCheckpoint(world: World, job: SimJob): number | undefined {
   const sink = job.scenario.committer?.table;
   const table = sink ? world.tableForSinkName(sink, job.scenario.id) : undefined;
-  const newest = table?.newestBy({ kind: "flink", jobId: job.scenario.id, checkpointStart: 1 });
+  const newest = table?.newestBy({
+    kind: "flink",
+    jobId: job.scenario.id,
+    checkpointStart: 1,
+    commitsPerCheckpoint: 1,
+  });
   const id = Number(newest?.summary["flink.max-committed-checkpoint-id"]);
   return Number.isFinite(id) ? id : undefined;
 }

@@ -31,6 +31,12 @@ const COMMIT_FAILURE_FRAMES = [
   "java.base/java.lang.Thread.run(Thread.java:840)",
 ];
 
+/** Frames under a cause: the catalog client call that threw it. */
+const CAUSE_FRAMES = [
+  "org.apache.iceberg.rest.HTTPClient.throwFailure(HTTPClient.java:240)",
+  "org.apache.iceberg.rest.HTTPClient.execute(HTTPClient.java:336)",
+];
+
 const GENERIC_FRAMES = [
   "org.apache.flink.streaming.runtime.tasks.StreamTask.invoke(StreamTask.java:970)",
   "org.apache.flink.runtime.taskmanager.Task.doRun(Task.java:951)",
@@ -46,14 +52,22 @@ export function exceptionHistory(world: World, job: SimJob, req: SimRequest) {
   const all = job.scenario.exceptions
     .map((e, i) => {
       const at = resolveRelative(e.at, world.startMs);
-      const isCommit = /iceberg/i.test(e.exception);
+      const isCommit = /iceberg/i.test(e.exception) || e.causedBy.some((c) => /iceberg/i.test(c.exception));
       const frames = e.frames ?? (isCommit ? COMMIT_FAILURE_FRAMES : GENERIC_FRAMES);
       const attempt = job.scenario.exceptions.length - i;
       const taskName =
         e.taskName ?? `${committer?.name ?? "Unnamed"} (1/${committer?.parallelism ?? 1})#${attempt}`;
+      const at_ = (list: readonly string[]) =>
+        list.map((f) => `\tat ${f.replace(/^\s*(at\s+)?/, "")}`).join("\n");
+      const causes = e.causedBy
+        .map(
+          (c, n) =>
+            `Caused by: ${c.exception}: ${c.message}\n${at_(CAUSE_FRAMES)}\n\t... ${frames.length - n} more`,
+        )
+        .join("\n");
       return {
         exceptionName: e.exception,
-        stacktrace: `${e.exception}: ${e.message}\n${frames.map((f) => `\tat ${f.replace(/^\s*(at\s+)?/, "")}`).join("\n")}\n`,
+        stacktrace: `${e.exception}: ${e.message}\n${at_(frames)}\n${causes ? `${causes}\n` : ""}`,
         timestamp: at,
         taskName,
         endpoint: "10.0.5.12:36417",

@@ -35,6 +35,7 @@ const TASK_METRICS = [
   "numRecordsIn",
   "numRecordsOut",
   "numRecordsInPerSecond",
+  "numRecordsOutPerSecond",
   "busyTimeMsPerSecond",
   "idleTimeMsPerSecond",
   "backPressuredTimeMsPerSecond",
@@ -62,9 +63,9 @@ export function jobVertices(job: SimJob): SimVertex[] {
       source,
       {
         id: vid(1),
-        name: "Sink: Unnamed",
+        name: s.sinkVertexName ?? "Sink: Unnamed",
         parallelism: s.parallelism,
-        operatorName: "Sink: Unnamed",
+        operatorName: s.sinkVertexName ?? "Sink: Unnamed",
         role: "sink",
       },
     ];
@@ -134,7 +135,12 @@ export function elapsedSinceCommitSeconds(world: World, job: SimJob, nowMs: numb
     return c.elapsedSecondsSinceLastSuccessfulCommit + Math.max(0, Math.floor((nowMs - job.baseMs) / 1000));
   }
   const table = c ? world.tableForSinkName(c.table, job.scenario.id) : undefined;
-  const newest = table?.newestBy({ kind: "flink", jobId: job.scenario.id, checkpointStart: 1 });
+  const newest = table?.newestBy({
+    kind: "flink",
+    jobId: job.scenario.id,
+    checkpointStart: 1,
+    commitsPerCheckpoint: 1,
+  });
   const since = Math.max(newest?.timestampMs ?? job.startedMs, job.startedMs);
   return Math.max(0, Math.floor((nowMs - since) / 1000));
 }
@@ -172,7 +178,8 @@ export function metricValue(world: World, job: SimJob, v: SimVertex, name: strin
     case "numRecordsOut":
       return Math.round(uptimeS * 65);
     case "numRecordsInPerSecond":
-      return 65;
+    case "numRecordsOutPerSecond":
+      return job.scenario.recordsPerSecond;
     case "busyTimeMsPerSecond":
       return Math.round(120 + bp * 100);
     case "backPressuredTimeMsPerSecond":

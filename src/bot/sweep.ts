@@ -1,30 +1,30 @@
-// Composition of the sweep for a worker process (main.ts stays the root and calls this): its
-// rate-limited evidence ports, the service, the BullMQ workers and the weekly schedule.
+// The catalog sweep's part of a worker process: its rate-limited evidence ports, the service, the
+// BullMQ workers and the weekly schedule. Its digest and audits go out through the Slack outbox.
 
 import type { ConnectionOptions, Job } from "bullmq";
 import type { Logger } from "pino";
-import { createEvidencePorts } from "./adapters/evidence/from-config.js";
-import { gatedDispatcher } from "./adapters/evidence/gated-dispatcher.js";
-import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "./adapters/queue/sweep-queue.js";
-import type { RedisClient } from "./adapters/redis/connection.js";
-import type { Renderers } from "./adapters/slack/renderers.js";
-import { threadPermalink } from "./adapters/slack/slack-jobs.js";
-import { postAuditInThread, postDigest } from "./adapters/slack/sweep-slack.js";
-import type { SlackClient } from "./adapters/slack/web-client.js";
-import type { Claims } from "./adapters/store/claims.js";
-import type { IncidentStore } from "./adapters/store/incident-store.js";
-import { rateWindow } from "./adapters/store/rate-window.js";
-import type { SweepStore } from "./adapters/store/sweep-store.js";
-import { type Config, tableSettings } from "./config.js";
-import type { EphemeralReply } from "./core/jobs.js";
-import type { Playbook } from "./core/playbook/schema.js";
-import type { OpenIncidentRef } from "./core/sweep/digest.js";
-import { asCodedError } from "./errors.js";
-import { auditTable } from "./services/audit-table.js";
-import type { EvidencePorts } from "./services/ports.js";
-import { SweepService } from "./services/sweep/service.js";
-import { withSharedListings } from "./services/sweep/shared-listings.js";
-import type { StartFixOutcome } from "./services/sweep/start-fix.js";
+import { createEvidencePorts } from "../adapters/evidence/from-config.js";
+import { gatedDispatcher } from "../adapters/evidence/gated-dispatcher.js";
+import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "../adapters/queue/sweep-queue.js";
+import type { RedisClient } from "../adapters/redis/connection.js";
+import { type ChannelMessage, channelQueueId } from "../adapters/slack/outbox/outbox.js";
+import { threadPermalink } from "../adapters/slack/slack-jobs.js";
+import type { SlackClient } from "../adapters/slack/web-client.js";
+import type { IncidentStore } from "../adapters/store/incident-store.js";
+import { rateWindow } from "../adapters/store/rate-window.js";
+import type { SweepStore } from "../adapters/store/sweep-store.js";
+import { type Config, tableSettings } from "../config.js";
+import type { EphemeralReply } from "../core/jobs.js";
+import type { Playbook } from "../core/playbook/schema.js";
+import type { OpenIncidentRef } from "../core/sweep/digest.js";
+import { asCodedError } from "../errors.js";
+import { auditTable } from "../services/audit-table.js";
+import type { EvidencePorts } from "../services/ports.js";
+import { SweepService } from "../services/sweep/service.js";
+import { withSharedListings } from "../services/sweep/shared-listings.js";
+import type { StartFixOutcome } from "../services/sweep/start-fix.js";
+import type { Part } from "./part.js";
+import type { Shared } from "./shared.js";
 
 export interface SweepWiring {
   config: Config;
@@ -33,9 +33,10 @@ export interface SweepWiring {
   queues: SweepQueues;
   store: SweepStore;
   incidentStore: IncidentStore;
-  claims: Claims;
+  /** For the digest's links to open incidents' threads (a read). */
   client: SlackClient;
-  render: Renderers;
+  /** Hands a message of no incident to the outbox: posted once under its name. */
+  postInChannel(channel: string, name: string, message: ChannelMessage, threadTs?: string): Promise<void>;
   playbooks: readonly Playbook[];
   /** Injected evidence ports (tests); otherwise built from the config with the sweep's budgets. */
   ports?: EvidencePorts;
@@ -99,7 +100,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       );
     },
     postDigest: async (sweepId, channel, digest) => {
-      await postDigest({ client: w.client, claims: w.claims }, sweepId, channel, digest);
+      await w.postInChannel(channel, `digest-${sweepId}`, { kind: "digest", digest });
     },
     tell: (channel, user, text) => w.reply(channel, user, { kind: "text", text }),
   });
@@ -150,10 +151,11 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
             },
             w.now,
           );
-          await postAuditInThread(
-            { client: w.client, claims: w.claims, render: w.render },
-            { jobId: String(job.id), channel: data.channel, threadTs: data.threadTs },
-            report,
+          await w.postInChannel(
+            data.channel,
+            `audit-${String(job.id)}`,
+            { kind: "audit", report },
+            data.threadTs,
           );
         } catch (error) {
           const coded = asCodedError(error);
@@ -169,4 +171,54 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
   // Every worker process sets the same schedule id: one schedule, however many processes.
   await w.queues.schedule(config.bot.sweep.schedule);
   return { service, workers };
+}
+
+/** The catalog sweep as one part: its service, its workers and its weekly schedule. */
+export function sweepPart(shared: Shared): Part & { runtime?: SweepRuntime } {
+  const { config, options, metrics, log, connections, incidents, outbox, wallClock } = shared;
+  const part: Part & { runtime?: SweepRuntime } = {
+    name: "catalog sweep",
+    async start() {
+      part.runtime = await startSweep({
+        config,
+        redis: connections.redis,
+        connection: connections.blocking,
+        queues: shared.sweepQueues,
+        store: shared.sweepStore,
+        incidentStore: shared.store,
+        client: shared.client,
+        postInChannel: async (channel, name, message, threadTs) => {
+          const delivery = {
+            kind: "channel-post",
+            name,
+            message,
+            ...(threadTs ? { threadTs } : {}),
+          } as const;
+          await outbox.append(channelQueueId(channel), channel, wallClock(), delivery);
+        },
+        playbooks: shared.playbooks.playbooks,
+        ports: options.ports,
+        namespace: options.namespace,
+        concurrency: options.sweepConcurrency,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
+        now: shared.now,
+        log,
+        onFailed: (queue, job, error) => {
+          metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+          log.warn({ queue, job: job?.id, err: error.message }, "job failed");
+        },
+        onError: (queue, error) => connections.errors.report(`worker ${queue}`, error),
+        startFix: async (table, user, channel) =>
+          (await import("../services/sweep/start-fix.js")).startFixFromSweep(incidents, table, user, channel),
+        reply: async (channel, user, reply) => {
+          await incidents.slack.send({ kind: "ephemeral", channel, user, reply });
+        },
+      });
+    },
+    async stop() {
+      await part.runtime?.workers.close();
+    },
+  };
+  return part;
 }

@@ -1,0 +1,85 @@
+// Remediation in Slack beside the outbox: the words of a walk's thread notes (the poster renders
+// them), the apply form filled into the placeholder an Apply click opened (a view: the one thing
+// said at once rather than through the outbox, since its trigger lasts 3 s), and the members of
+// approver groups.
+
+import type { ApplyFormContent, Clock, WalkNote } from "../../services/ports.js";
+import { fillPlaceholder } from "./placeholder.js";
+import type { SlackMessage } from "./render/block-kit.js";
+import { section } from "./render/blocks.js";
+import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
+import { mention } from "./render/labels.js";
+import type { SlackClient } from "./web-client.js";
+
+/** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */
+export function applyFormFiller(
+  slack: Pick<SlackClient, "views">,
+  options: { sleep?: (ms: number) => Promise<void> } = {},
+): (viewId: string, content: ApplyFormContent) => Promise<boolean> {
+  return (viewId, content) => {
+    const view =
+      content.kind === "form" ? renderApplyModal(content.view) : renderApplyRefusal(content.notices);
+    return fillPlaceholder(slack, viewId, view, options);
+  };
+}
+
+/** A thread note, rendered. */
+export function noteMessage(note: WalkNote): SlackMessage {
+  const { text, words } = noteWords(note);
+  return { text, blocks: [section(words)] };
+}
+
+function noteWords(note: WalkNote): { text: string; words: string } {
+  switch (note.kind) {
+    case "apply-failed":
+      return {
+        text: `${escapeMrkdwn(note.stepTitle)} was not applied`,
+        words: `:warning: *${escapeMrkdwn(note.stepTitle)}* was not applied: ${escapeMrkdwn(note.detail)}`,
+      };
+    case "proposal-failed":
+      return {
+        text: `${escapeMrkdwn(note.stepTitle)} could not be proposed`,
+        words: `:warning: *${escapeMrkdwn(note.stepTitle)}* could not be proposed: ${escapeMrkdwn(note.reason)}. Nothing was changed; run /iceberg diagnose ${note.table} to try again.`,
+      };
+    case "walk-stopped": {
+      const words = `:octagonal_sign: The playbook for \`${note.table}\` was stopped. Stopped by ${mention(note.by)}.`;
+      return { text: words, words };
+    }
+    case "walk-stalled": {
+      const detail =
+        note.terminalTitle === undefined
+          ? `Every follow-up step after ${note.afterStepId} has been tried.`
+          : `${escapeMrkdwn(note.terminalTitle)}: no further step in the playbook after ${note.afterStepId}.`;
+      const words = `:raised_hand: No further step fits \`${note.table}\`. ${detail} The thread is yours from here.`;
+      return { text: words, words };
+    }
+  }
+}
+
+/** Members of Slack user groups, cached for a minute; an unreadable group approves nobody. */
+export class SlackApproverDirectory {
+  private readonly cache = new Map<string, { atMs: number; users: string[] }>();
+
+  constructor(
+    private readonly slack: SlackClient,
+    private readonly now: Clock,
+    private readonly onError: (groupId: string, error: unknown) => void,
+    private readonly cacheMs = 60_000,
+  ) {}
+
+  async groupMembers(groupId: string): Promise<string[]> {
+    const cached = this.cache.get(groupId);
+    const now = this.now();
+    if (cached && now - cached.atMs < this.cacheMs) return cached.users;
+    try {
+      const result = await this.slack.usergroups.users.list({ usergroup: groupId });
+      const users = result.users ?? [];
+      this.cache.set(groupId, { atMs: now, users });
+      return users;
+    } catch (error) {
+      // Fail closed: an unreadable group approves nobody, and the refusal names the group.
+      this.onError(groupId, error);
+      return cached?.users ?? [];
+    }
+  }
+}

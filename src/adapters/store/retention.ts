@@ -1,0 +1,123 @@
+// Data lifetime. A closed incident (resolved or stopped) keeps its record, walk, timeline, reports
+// and Slack bookkeeping for `retention.resolvedDays`, then one pass removes them together; the
+// per-table audit trail keeps its entries for the longer `retention.auditDays` (trimmed as it is
+// appended to, and the whole stream expires when a table has had no entry for that long).
+
+import type { RedisClient } from "../redis/connection.js";
+import { incidentKeys, type Keys } from "./keys.js";
+
+export const DAY_MS = 86_400_000;
+
+// KEYS: closed set, incident hash, then the incident's other keys. ARGV: id.
+// Removes the keys only if the incident is still closed (a state written since would say so).
+const PURGE = `
+local state = redis.call('HGET', KEYS[2], 'state')
+if state == 'resolved' or state == 'stopped' or state == false then
+  for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 0
+`;
+
+export interface PurgeOptions {
+  /** The incidents' clock (what close() dated them by). */
+  now: number;
+  resolvedDays: number;
+  /** At most this many incidents per call, so one pass never holds Redis long. */
+  limit?: number;
+}
+
+/** Removes incidents closed more than `resolvedDays` ago. Returns how many were removed. */
+export async function purgeClosedIncidents(
+  redis: RedisClient,
+  keys: Keys,
+  options: PurgeOptions,
+): Promise<number> {
+  const before = options.now - options.resolvedDays * DAY_MS;
+  const ids = await redis.zrangebyscore(keys.closed(), "-inf", before, "LIMIT", 0, options.limit ?? 200);
+  let removed = 0;
+  for (const id of ids) {
+    // The Slack ts of its messages are fields of a shared hash: found by their `<id>|` prefix.
+    const fields: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, flat] = await redis.hscan(keys.slackTs(), cursor, "MATCH", `${id}|*`, "COUNT", 500);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) fields.push(flat[i] as string);
+    } while (cursor !== "0");
+    const all = incidentKeys(keys, id);
+    const done = Number(await redis.eval(PURGE, 1 + all.length, keys.closed(), ...all, id));
+    if (done === 1) {
+      if (fields.length > 0) await redis.hdel(keys.slackTs(), ...fields);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+export interface RetentionRunner {
+  stop(): void;
+}
+
+/** Runs the purge now and then every `everyMs` (default hourly) until stopped. */
+export function startRetention(options: {
+  redis: RedisClient;
+  keys: Keys;
+  now: () => number;
+  resolvedDays: number;
+  everyMs?: number;
+  onPurged?: (count: number) => void;
+  onError?: (error: Error) => void;
+}): RetentionRunner {
+  let running = false;
+  const pass = async () => {
+    if (running) return;
+    running = true;
+    try {
+      let removed = 0;
+      for (;;) {
+        const n = await purgeClosedIncidents(options.redis, options.keys, {
+          now: options.now(),
+          resolvedDays: options.resolvedDays,
+        });
+        removed += n;
+        if (n < 200) break;
+      }
+      if (removed > 0) options.onPurged?.(removed);
+    } catch (error) {
+      options.onError?.(error as Error);
+    } finally {
+      running = false;
+    }
+  };
+  void pass();
+  const timer = setInterval(() => void pass(), options.everyMs ?? 3_600_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** What one incident holds in Redis: its keys' MEMORY USAGE plus its fields in shared hashes. */
+export async function incidentFootprint(
+  redis: RedisClient,
+  keys: Keys,
+  id: string,
+): Promise<{ keys: number; bytes: number }> {
+  let count = 0;
+  let bytes = 0;
+  for (const key of incidentKeys(keys, id)) {
+    const used = (await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) as number | null;
+    if (used !== null) {
+      count++;
+      bytes += used;
+    }
+  }
+  let cursor = "0";
+  do {
+    const [next, flat] = await redis.hscan(keys.slackTs(), cursor, "MATCH", `${id}|*`, "COUNT", 500);
+    cursor = next;
+    for (const text of flat) bytes += Buffer.byteLength(text);
+  } while (cursor !== "0");
+  return { keys: count, bytes };
+}

@@ -1,0 +1,97 @@
+// What startBot takes and gives back: the role, the seams tests and benchmarks use, and the
+// handle of a running bot.
+
+import type { Logger } from "pino";
+import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
+import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
+import type { RedisClient } from "../adapters/redis/connection.js";
+import type { BotApp } from "../adapters/slack/app.js";
+import type { BackoffSettings } from "../adapters/slack/outbox/poster.js";
+import type { Renderers } from "../adapters/slack/renderers.js";
+import type { IncidentStore } from "../adapters/store/incident-store.js";
+import type { SweepStore } from "../adapters/store/sweep-store.js";
+import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
+import type { EvidencePorts } from "../services/ports.js";
+import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";
+import type { WorkerSupervisor, WorkerSupervisorOptions } from "../worker-supervisor.js";
+import type { SweepRuntime } from "./sweep.js";
+
+export type BotRole = "start" | "serve" | "worker";
+
+export interface BotOptions {
+  role?: BotRole;
+  /**
+   * How the outbox poster talks to Slack: its request timeout, its backoff between attempts, and
+   * how long it holds an incident's queue (a dead poster's is taken over once that runs out).
+   */
+  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
+  namespace?: string;
+  queuePrefix?: string;
+  queueNames?: Partial<QueueNames>;
+  port?: number;
+  /** Where a worker serves /healthz, /readyz and /metrics (the `worker` command: METRICS_PORT). */
+  metricsPort?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  backoffMs?: number;
+  concurrency?: { diagnose?: number; slack?: number };
+  ports?: EvidencePorts;
+  diagnose?: DiagnoseFn;
+  audit?: AuditFn;
+  render?: Renderers;
+  log?: Logger;
+  /** The clock incidents and walks read (default Date.now; the simulator drives its own). */
+  now?: () => number;
+  /** Real time, for delivery, leases and schedules (default Date.now). */
+  wallClock?: () => number;
+  webhookBodyLimitBytes?: number;
+  /** Where the playbooks are read from (default playbooks/ at the package root). */
+  playbooksDir?: string;
+  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
+  sweepQueueNames?: Partial<SweepQueueNames>;
+  sweepConcurrency?: number;
+  /** Follow-up pacing and test seams for guided remediation. */
+  remediation?: Partial<
+    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply"> & {
+      /** How long a proposal waits for the diagnosis message it answers (default 15 s). */
+      diagnosisWaitMs?: number;
+    }
+  >;
+  /**
+   * With role "start": run the workers in a supervised child process instead of this one (the
+   * `start` command always does). The child gets the config and the plain-data options above;
+   * injected functions (diagnose, audit, ports, render, now) stay in this process.
+   */
+  workerProcess?:
+    | boolean
+    | Pick<
+        WorkerSupervisorOptions,
+        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "niceness" | "onEvent"
+      >;
+}
+
+export interface Bot {
+  /** The HTTP port (serve/start), or undefined for a worker. */
+  port?: number;
+  /** A worker's health and metrics port, when it serves one. */
+  metricsPort?: number;
+  app?: BotApp;
+  queues: BotQueues;
+  workers?: BotWorkers;
+  /** The supervised worker child of `start`, when the workers run there. */
+  workerProcess?: WorkerSupervisor;
+  store: IncidentStore;
+  redis: RedisClient;
+  log: Logger;
+  remediation: Remediation;
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
+  /**
+   * True when nothing is left to do now: no job waiting, running or due for a retry on the
+   * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
+   * (scheduled follow-ups and sweeps are not work now), nothing owed to Slack, and no request
+   * whose listeners are still at work in this process's receiver.
+   */
+  idle(): Promise<boolean>;
+  stop(): Promise<void>;
+}

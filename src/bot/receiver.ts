@@ -1,0 +1,75 @@
+// The receiver part (`serve`, `start`): Slack's requests and the alert webhooks on one port. It
+// verifies, acknowledges and records; the workers do the rest.
+
+import { batchedFirstTime } from "../adapters/redis/batched-first-time.js";
+import { checkPrimary } from "../adapters/redis/connection.js";
+import { type BotApp, createBotApp } from "../adapters/slack/app.js";
+import { homeQueueId } from "../adapters/slack/outbox/outbox.js";
+import { secretValues } from "../config.js";
+import { acceptAlerts } from "../services/alerts.js";
+import type { Part } from "./part.js";
+import type { Shared } from "./shared.js";
+
+export interface ReceiverPart extends Part {
+  app: BotApp;
+  /** The port it listens on, once started. */
+  port?: number;
+}
+
+export function receiverPart(shared: Shared): ReceiverPart {
+  const { config, options, connections, store, sweepQueues, confirmDurable } = shared;
+  const { redis } = connections;
+  const app = createBotApp({
+    slack: config.slack,
+    alertWebhookToken: config.alertWebhookToken,
+    webhookBodyLimitBytes: options.webhookBodyLimitBytes,
+    // The producers and the store use this connection.
+    redisReady: () => redis.status === "ready",
+    queues: shared.queues,
+    inbox: shared.commandInbox,
+    store,
+    // A burst of Slack requests checks for replays in one round trip per event-loop turn.
+    firstTime: batchedFirstTime(redis, (scope, key) => store.keys.seen(scope, key)),
+    render: shared.render,
+    metrics: shared.metrics,
+    log: shared.log,
+    now: shared.now,
+    remediation: shared.remediation,
+    sweep: {
+      requestAudit: (request) => sweepQueues.requestAudit(request),
+      requestFix: (request) => sweepQueues.requestFix(request),
+    },
+    // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
+    // like everything the workers send.
+    scrub: { secrets: secretValues(config), addresses: shared.addresses },
+    latestSweep: () => shared.sweepStore.latest(),
+    // Published by the outbox's poster, retried through a Slack outage.
+    queueHome: async (user) => {
+      await shared.outbox.append(homeQueueId(user), "", shared.wallClock(), { kind: "home", user });
+    },
+    pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+    acceptAlerts: async (alerts) => {
+      const outcome = await acceptAlerts(shared.incidents, alerts);
+      // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
+      // after the answer must not lose it (the sender retries a 5xx).
+      await confirmDurable();
+      return outcome;
+    },
+  });
+  const part: ReceiverPart = {
+    name: "receiver",
+    app,
+    async start() {
+      ({ port: part.port } = await app.start(options.port ?? config.port));
+      shared.log.info(
+        { port: part.port, mode: config.slack.mode, role: options.role },
+        "iceberg-bot listening",
+      );
+    },
+    async stop() {
+      await app.stop();
+      shared.log.info({ role: options.role }, "receiver stopped");
+    },
+  };
+  return part;
+}

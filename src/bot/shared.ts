@@ -1,0 +1,225 @@
+// What every part of one process shares, built once: the stores, the Slack outbox and the one
+// way to it, the queues (a part: closed after everything that adds to them), the metrics, the
+// Slack client, the evidence ports and the remediation use case. Nothing here starts work.
+
+import type { Logger } from "pino";
+import { createEvidencePorts } from "../adapters/evidence/from-config.js";
+import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
+import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
+import { loadPlaybooks } from "../adapters/playbooks/files.js";
+import { type CommandInbox, createCommandInbox } from "../adapters/queue/command-inbox.js";
+import { type BotQueues, createQueues, type QueueNames } from "../adapters/queue/queues.js";
+import { createRemediationQueue, type RemediationQueue } from "../adapters/queue/remediation-queue.js";
+import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../adapters/queue/sweep-queue.js";
+import { confirmReplicated } from "../adapters/redis/connection.js";
+import { boltLogger } from "../adapters/slack/bolt-logger.js";
+import { defaultRenderers } from "../adapters/slack/default-renderers.js";
+import { slackOutboxSender } from "../adapters/slack/outbox/jobs.js";
+import { OutboxNotifier, SlackOutbox } from "../adapters/slack/outbox/outbox.js";
+import type { Renderers } from "../adapters/slack/renderers.js";
+import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
+import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
+import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
+import { AuditTrail } from "../adapters/store/audit-trail.js";
+import { IncidentStore } from "../adapters/store/incident-store.js";
+import { SweepStore } from "../adapters/store/sweep-store.js";
+import { WalkStore } from "../adapters/store/walk-store.js";
+import { type Config, secretValues } from "../config.js";
+import type { PlaybookSet } from "../core/playbook/schema.js";
+import { asCodedError } from "../errors.js";
+import type { IncidentDeps } from "../services/incident/deps.js";
+import { createKnownTables } from "../services/incident/tables.js";
+import type { EvidencePorts } from "../services/ports.js";
+import { Remediation } from "../services/remediation/remediation.js";
+import type { Connections } from "./connections.js";
+import type { BotOptions } from "./options.js";
+import type { Part } from "./part.js";
+
+export interface Shared {
+  config: Config;
+  options: BotOptions;
+  log: Logger;
+  /** The clock incidents and walks read (a simulator may drive it). */
+  now: () => number;
+  /** Real time: delivery, leases and schedules run on it, whatever clock the incident reads. */
+  wallClock: () => number;
+  render: Renderers;
+  playbooks: PlaybookSet;
+  connections: Connections;
+  store: IncidentStore;
+  outbox: SlackOutbox;
+  /** The incident use cases' ports: the store, the diagnosis queue, the one way to Slack. */
+  incidents: IncidentDeps & { knownTables: () => Promise<string[]> };
+  queues: BotQueues;
+  remediationQueue: RemediationQueue;
+  sweepQueues: SweepQueues;
+  sweepStore: SweepStore;
+  commandInbox: CommandInbox;
+  metrics: BotMetrics;
+  /** Reads from Slack (user groups, permalinks) and the views a worker fills in. */
+  client: SlackClient;
+  /** Internal addresses channels never see ("the catalog", not its URL). */
+  addresses: { url: string; name: string }[];
+  ports: EvidencePorts;
+  remediation: Remediation;
+  /** Resolves once what was written is on the replicas REDIS_URL asks for. */
+  confirmDurable(): Promise<void>;
+}
+
+export async function assemble(config: Config, options: BotOptions, connections: Connections, log: Logger) {
+  // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
+  const playbooks = await loadPlaybooks(options.playbooksDir);
+  const now = options.now ?? Date.now;
+  const wallClock = options.wallClock ?? Date.now;
+  const { redis } = connections;
+  const store = new IncidentStore(redis, { namespace: options.namespace, wallClock });
+  const queueSet = createQueueSet(options, connections);
+  // Slash commands recorded by a receiver, waiting for a worker to queue them; recorded once the
+  // replicas REDIS_URL asks for hold them, as an alert is.
+  const confirmDurable = () => confirmReplicated(redis, config.redis, store.keys.sequence());
+  const commandInbox = createCommandInbox(redis, store.keys, {
+    replayMemorySeconds: REPLAY_MEMORY_SECONDS,
+    confirmDurable,
+  });
+  // The command inbox counts as a queue: what waits there is as owed as a waiting job.
+  const metrics = createMetrics({
+    queueDepth: async () => ({
+      ...(await queueSet.queues.depth()),
+      "command-inbox.waiting": await commandInbox.length(),
+    }),
+  });
+  const sweepStore = new SweepStore(redis, options.namespace);
+  registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
+  const ports = options.ports ?? createEvidencePorts(config);
+  const outbox = new SlackOutbox(redis, options.namespace);
+  const incidents = {
+    store,
+    queues: queueSet.queues,
+    slack: slackOutboxSender(outbox, store, wallClock),
+    bot: config.bot,
+    incidentChannel: config.incidentChannel,
+    now,
+    log,
+    knownTables: createKnownTables({ bot: config.bot, catalog: ports.catalog, now }),
+  };
+  const addresses = internalAddresses(config);
+  const client = slackClient(config, log, addresses);
+  const shared = {
+    ...{ config, options, log, now, wallClock, playbooks: playbooks, connections, store, outbox },
+    ...{
+      incidents,
+      ...queueSet,
+      commandInbox,
+      metrics,
+      sweepStore,
+      client,
+      addresses,
+      ports,
+      confirmDurable,
+    },
+    render: options.render ?? defaultRenderers,
+  };
+  return { ...shared, remediation: createRemediation(shared) } satisfies Shared;
+}
+
+/** Channels hear "the catalog", never its internal address (the logs keep it). */
+function internalAddresses(config: Config) {
+  return [
+    { url: config.catalog.url ?? "", name: "the catalog" },
+    { url: config.flinkUrl ?? "", name: "Flink" },
+    { url: config.connectUrl ?? "", name: "Kafka Connect" },
+    { url: config.prometheusUrl ?? "", name: "Prometheus" },
+  ];
+}
+
+/** A Slack Web API client scrubbing secrets and internal addresses from what it sends. */
+export function slackClient(
+  config: Config,
+  log: Logger,
+  addresses: Shared["addresses"],
+  extra: { oneAttempt?: boolean; timeoutMs?: number } = {},
+): SlackClient {
+  return createSlackClient({
+    token: config.slack.botToken,
+    apiUrl: config.slack.apiUrl,
+    logger: boltLogger(log),
+    secrets: secretValues(config),
+    addresses,
+    ...extra,
+  });
+}
+
+/** The BullMQ queues, one part: closed after every part that adds to them has stopped. */
+function createQueueSet(options: BotOptions, connections: Connections) {
+  const queues = createQueues({
+    connection: connections.redis,
+    prefix: options.queuePrefix,
+    names: options.queueNames,
+    backoffMs: options.backoffMs,
+  });
+  const remediationQueue = createRemediationQueue({
+    connection: connections.redis,
+    prefix: queues.prefix,
+    name: remediationQueueName(options),
+    backoffMs: options.backoffMs,
+  });
+  const sweepQueues = createSweepQueues({
+    connection: connections.blocking,
+    prefix: queues.prefix,
+    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
+    backoffMs: options.backoffMs,
+  });
+  for (const [name, queue] of [
+    ["diagnose", queues.diagnose],
+    ["slack", queues.slack],
+    ["remediation", remediationQueue.queue],
+    ["sweep", sweepQueues.control],
+    ["sweep-catalog", sweepQueues.catalog],
+  ] as const) {
+    connections.errors.watch(queue, `queue ${name}`);
+  }
+  const queuesPart: Part = {
+    name: "queues",
+    async stop() {
+      await sweepQueues.close();
+      await queues.close();
+      await remediationQueue.close();
+    },
+  };
+  return { queues, remediationQueue, sweepQueues, queuesPart };
+}
+
+export function remediationQueueName(options: BotOptions): string | undefined {
+  return options.queueNames?.diagnose ? `${options.queueNames.diagnose}-remediation` : undefined;
+}
+
+function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQueueNames> | undefined {
+  if (!names?.diagnose) return undefined;
+  return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
+}
+
+function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
+  const { config, options, connections, store, outbox, wallClock, now, log } = shared;
+  const { diagnosisWaitMs: _orderWait, ...seams } = options.remediation ?? {};
+  return new Remediation({
+    // A decision and the messages it owes Slack are saved in one atomic step.
+    walks: new WalkStore(connections.redis, options.namespace, { outbox, now: wallClock }),
+    audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
+    store,
+    slack: shared.incidents.slack,
+    jobs: shared.remediationQueue,
+    // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
+    notifier: new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client)),
+    approvers: new SlackApproverDirectory(shared.client, now, (group, error) =>
+      log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
+    ),
+    playbooks: shared.playbooks,
+    bot: config.bot,
+    ports: shared.ports,
+    now,
+    log,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    recoveryChart: true,
+    ...seams,
+  });
+}

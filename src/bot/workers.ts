@@ -1,0 +1,240 @@
+// The worker parts of a process that runs the workers (`worker`, or `start` without a worker
+// child): the BullMQ workers (diagnoses, the evidence modal, remediation), the Slack outbox's
+// poster, the command inbox's reader, and the scheduler that keeps the alert intake's promises.
+
+import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
+import { startInboxMover } from "../adapters/queue/inbox-mover.js";
+import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
+import { type BotWorkers, startWorkers } from "../adapters/queue/queues.js";
+import { startRemediationWorker } from "../adapters/queue/remediation-queue.js";
+import { publishHome } from "../adapters/slack/home.js";
+import { OutboxPoster } from "../adapters/slack/outbox/poster.js";
+import { renderSweepDigest } from "../adapters/slack/render/sweep-digest.js";
+import {
+  commandResultMessage,
+  diagnosisChart,
+  diagnosisMessage,
+  renderCard,
+  replyMessage,
+  runSlackJob,
+} from "../adapters/slack/slack-jobs.js";
+import { slackTimelinePoster } from "../adapters/slack/upload.js";
+import { keepIntakePromises } from "../services/alerts.js";
+import { runInboxCommand } from "../services/commands.js";
+import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
+import { runDiagnoseJob } from "../services/incident/diagnosis.js";
+import { superviseWorker, type WorkerChildOptions, type WorkerSupervisor } from "../worker-supervisor.js";
+import type { Part } from "./part.js";
+import { remediationQueueName, type Shared, slackClient } from "./shared.js";
+
+/** Diagnoses, the evidence modal and remediation on BullMQ. */
+export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers } {
+  const { options, metrics, log, now, connections } = shared;
+  const onError = (queue: string, error: Error) => connections.errors.report(`worker ${queue}`, error);
+  const onFailed = (queue: string, job: { id?: string; attemptsMade?: number } | undefined, error: Error) => {
+    metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+    log.warn({ queue, job: job?.id, attempt: job?.attemptsMade, err: error.message }, "job failed");
+  };
+  const diagnosis = {
+    ...shared.incidents,
+    ports: shared.ports,
+    diagnose: options.diagnose ?? loadDiagnose(shared),
+    audit: options.audit ?? loadAudit,
+    sourceTimeoutMs: shared.config.sourceTimeoutMs,
+    remediation: shared.remediation,
+  };
+  const views = { client: shared.client, store: shared.store, render: shared.render, now, log };
+  const common = {
+    connection: connections.blocking,
+    lockDurationMs: options.lockDurationMs,
+    stalledIntervalMs: options.stalledIntervalMs,
+    onError,
+  };
+  const workers = startWorkers(
+    {
+      ...common,
+      prefix: options.queuePrefix,
+      names: options.queueNames,
+      concurrency: { diagnose: shared.config.bot.workers.diagnoses, ...options.concurrency },
+      onFailed,
+      onCompleted: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
+    },
+    {
+      diagnose: async (job) => {
+        const started = now();
+        await runDiagnoseJob(diagnosis, DiagnoseJobSchema.parse(job.data), String(job.id));
+        metrics.diagnosisSeconds.observe({ kind: job.data.kind }, (now() - started) / 1000);
+      },
+      slack: (job) =>
+        runSlackJob(
+          { ...views, onSlackError: (method) => metrics.slackErrors.inc({ method }) },
+          SlackJobSchema.parse(job.data),
+        ),
+    },
+  );
+  const remediation = startRemediationWorker(
+    {
+      ...common,
+      prefix: shared.queues.prefix,
+      name: remediationQueueName(options),
+      onFailed: (job, error) => onFailed("remediation", job, error),
+    },
+    (job) => shared.remediation.runJob(job),
+  );
+  return {
+    name: "queue workers",
+    workers,
+    async stop() {
+      await workers.close();
+      await remediation.close();
+      log.info({ role: options.role }, "workers stopped");
+    },
+  };
+}
+
+// Loaded on first use: a serve-only process never needs the evidence stack.
+function loadDiagnose(shared: Shared): DiagnoseFn {
+  return async (ports, request, clock) =>
+    (await import("../services/diagnose-table.js")).diagnoseTable(ports, request, clock, {
+      playbooks: shared.playbooks.playbooks,
+    });
+}
+const loadAudit: AuditFn = async (ports, request, clock) =>
+  (await import("../services/audit-table.js")).auditTable(ports, request, clock);
+
+/** The one sender of the Slack outbox's entries. */
+export function outboxPosterPart(shared: Shared): Part {
+  const { options, store, render, now, log, metrics } = shared;
+  const delivery = options.slackDelivery ?? {};
+  // One attempt per request: the poster retries with its own backoff and looks before re-posting.
+  const client = slackClient(shared.config, log, shared.addresses, {
+    oneAttempt: true,
+    ...(delivery.timeoutMs !== undefined ? { timeoutMs: delivery.timeoutMs } : {}),
+  });
+  const poster = new OutboxPoster({
+    outbox: shared.outbox,
+    slack: client,
+    store,
+    charts: slackTimelinePoster(client),
+    onSlackError: (method) => metrics.slackErrors.inc({ method }),
+    views: {
+      card: (incident) => renderCard({ store, render, now }, incident),
+      diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
+      commandResult: (result) =>
+        commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
+      diagnosisChart: (incidentId, n) => diagnosisChart({ store }, incidentId, n),
+      channelMessage: (message) =>
+        message.kind === "digest" ? renderSweepDigest(message.digest) : render.audit(message.report),
+      home: (user) =>
+        publishHome(
+          { client, store, render, now: now(), latestSweep: () => shared.sweepStore.latest() },
+          user,
+        ),
+      reply: (reply) => replyMessage({ client: shared.client, store, render, now }, reply),
+    },
+    now: shared.wallClock,
+    log,
+    confirmDurable: shared.confirmDurable,
+    ...(delivery.backoff ? { backoff: delivery.backoff } : {}),
+    ...(delivery.leaseMs !== undefined ? { leaseMs: delivery.leaseMs } : {}),
+    ...(options.remediation?.diagnosisWaitMs !== undefined
+      ? { orderWaitMs: options.remediation.diagnosisWaitMs }
+      : {}),
+  });
+  return { name: "outbox poster", start: () => poster.start(), stop: () => poster.stop() };
+}
+
+/** Slash commands the receivers recorded in the command inbox, queued here. */
+export function commandInboxReaderPart(shared: Shared): Part {
+  const { log, connections, incidents, sweepQueues } = shared;
+  let stop: (() => Promise<void>) | undefined;
+  return {
+    name: "command inbox reader",
+    start() {
+      const deps = {
+        queues: incidents.queues,
+        slack: incidents.slack,
+        requestSweep: (request: { requestId: string; channel: string; user: string }) =>
+          sweepQueues.requestSweep(request),
+      };
+      const reader = startInboxMover({
+        // Its reads block: on a connection of its own.
+        blocking: connections.blockingFor("inbox"),
+        redis: connections.redis,
+        key: shared.store.keys.inbox(),
+        now: shared.wallClock,
+        handle: async (entry) => {
+          const command = parseInboxEntry(entry);
+          if (command === undefined) {
+            // Its text is a person's input: the length says enough to find it, nothing more is logged.
+            log.error({ entryLength: entry.length }, "command inbox entry is not a command, dropped");
+            return;
+          }
+          await runInboxCommand(deps, command);
+        },
+        onError: (error) => connections.errors.report("command inbox", error),
+      });
+      stop = () => reader.stop();
+    },
+    stop: () => stop?.(),
+  };
+}
+
+/** Every 5 s: the work an alert intake promised but whose receiver died before queueing it. */
+export function intakePromiseKeeperPart(shared: Shared): Part {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    name: "intake promise keeper",
+    start() {
+      timer = setInterval(() => {
+        keepIntakePromises(shared.incidents).catch((error: unknown) =>
+          shared.log.warn({ err: (error as Error).message }, "intake promises not kept yet"),
+        );
+      }, 5_000);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** `start`'s workers in a supervised child process, so diagnoses never share the receiver's event loop. */
+export function workerProcessPart(shared: Shared): Part & { supervisor?: WorkerSupervisor } {
+  const { options } = shared;
+  const part: Part & { supervisor?: WorkerSupervisor } = {
+    name: "worker process",
+    async start() {
+      const child: WorkerChildOptions = {
+        namespace: options.namespace,
+        queuePrefix: options.queuePrefix,
+        queueNames: options.queueNames,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
+        backoffMs: options.backoffMs,
+        concurrency: options.concurrency,
+        playbooksDir: options.playbooksDir,
+        slackDelivery: options.slackDelivery,
+      };
+      const supervisor = superviseWorker({
+        now: shared.wallClock,
+        config: shared.config,
+        child,
+        log: shared.log,
+        ...(typeof options.workerProcess === "object" ? options.workerProcess : {}),
+      });
+      part.supervisor = supervisor;
+      try {
+        await supervisor.ready;
+      } catch (error) {
+        await supervisor.stop();
+        throw error;
+      }
+    },
+    async stop() {
+      await part.supervisor?.stop();
+      shared.log.info({ role: options.role }, "workers stopped");
+    },
+  };
+  return part;
+}

@@ -1,0 +1,135 @@
+// The stored form of a walk record: a format number, a schema every record read is checked
+// against, and the migration from the previous format. A release reads its own format and the one
+// before it (docs/operations.md, Upgrading and rolling back); a record that fails the schema is
+// an error naming the incident, never a half-read walk.
+
+import { z } from "zod";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { STEP_IDS } from "../ids.js";
+import { ChangeSchema } from "../report/schema.js";
+import type { WalkRecord } from "./record.js";
+
+/** Format 2 adds `format` to the record; format 1 (no field) is what 0.1.0 wrote. */
+export const WALK_FORMAT = 2;
+
+const PHASES = [
+  "proposed",
+  "approved",
+  "applying",
+  "applied",
+  "done-by-hand",
+  "verifying",
+  "recovered",
+  "ineffective",
+  "failed",
+  "skipped",
+  "superseded",
+  "stopped",
+  "reverting",
+  "reverted",
+] as const;
+
+const StepId = z.enum(STEP_IDS);
+const Phase = z.enum(PHASES);
+const Values = z.record(z.string(), z.string().nullable());
+
+const StepRunSchema = z.looseObject({
+  stepId: StepId,
+  phase: Phase,
+  change: ChangeSchema,
+  target: z
+    .looseObject({ uuid: z.string().optional(), metadataLocation: z.string().optional(), values: Values })
+    .optional(),
+  requestedBy: z.string().optional(),
+  proposedAtMs: z.number(),
+  approvals: z.array(
+    z.looseObject({
+      user: z.string(),
+      reason: z.string().optional(),
+      confirmations: z.array(z.string()),
+      atMs: z.number(),
+    }),
+  ),
+  appliedAtMs: z.number().optional(),
+  appliedBy: z.string().optional(),
+  previous: Values.optional(),
+  checksDone: z.number().int().min(0),
+  checksTotal: z.number().int().min(0),
+  intervalMs: z.number().min(0),
+  verifyEndsAtMs: z.number().optional(),
+  checks: z.array(
+    z.looseObject({ index: z.number(), atMs: z.number(), recovered: z.boolean(), detail: z.string() }),
+  ),
+  failure: z
+    .looseObject({ outcome: z.enum(["conflict", "unknown", "error"]), message: z.string(), atMs: z.number() })
+    .optional(),
+  beforeRevert: Phase.optional(),
+  endedAtMs: z.number().optional(),
+});
+
+// Loose objects: a record written by the next release (fields added) still reads after a rollback.
+export const WalkRecordSchema = z.looseObject({
+  format: z.literal(WALK_FORMAT),
+  incidentId: z.string().min(1),
+  table: z.string().min(1),
+  channel: z.string(),
+  walk: z.looseObject({
+    table: z.string(),
+    playbookId: z.string(),
+    status: z.enum(["active", "resolved", "stalled", "stopped"]),
+    startedAtMs: z.number(),
+    current: StepRunSchema.optional(),
+    history: z.array(StepRunSchema),
+    endedAtMs: z.number().optional(),
+  }),
+  proposals: z.array(z.looseObject({ id: z.string(), stepId: StepId, atMs: z.number() })),
+  applySeq: z.number().int().min(0),
+  revertSeq: z.number().int().min(0),
+  proposedForDiagnosis: z.number().optional(),
+  writer: z
+    .looseObject({
+      kind: z.enum(["flink-job", "connector"]),
+      id: z.string(),
+      name: z.string().optional(),
+      operatorId: z.string().optional(),
+      failedAtMs: z.number().optional(),
+    })
+    .optional(),
+  recoveredAtMs: z.number().optional(),
+});
+
+/** Format 1 → 2: the format field (and zero counters, should a record lack them). */
+function fromFormat1(raw: Record<string, unknown>): Record<string, unknown> {
+  return { applySeq: 0, revertSeq: 0, proposals: [], ...raw, format: 2 };
+}
+
+/**
+ * A stored walk record as this release uses it: migrated from the previous format when it is
+ * one, validated whatever its format. Throws a coded error naming the incident otherwise.
+ */
+export function readWalkRecord(raw: unknown, incidentId: string): WalkRecord {
+  const fail = (why: string): never => {
+    throw new CodedError(
+      ErrorCode.StoredRecordInvalid,
+      `The stored walk of ${incidentId} cannot be read: ${why}`,
+      {
+        hint: "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
+        details: { incidentId },
+      },
+    );
+  };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail("not an object");
+  const record = raw as Record<string, unknown>;
+  const format = record.format ?? 1;
+  if (typeof format !== "number" || !Number.isInteger(format)) return fail(`format ${String(format)}`);
+  if (format < WALK_FORMAT - 1)
+    return fail(`format ${format} is older than the previous one (${WALK_FORMAT - 1})`);
+  // A newer format is read when it validates as ours (fields added); its own number is kept.
+  const current = format === WALK_FORMAT - 1 ? fromFormat1(record) : { ...record, format: WALK_FORMAT };
+  const parsed = WalkRecordSchema.safeParse(current);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return fail(`${issue?.path.join(".") || "record"}: ${issue?.message ?? "invalid"}`);
+  }
+  return { ...(parsed.data as unknown as WalkRecord), format: Math.max(format, WALK_FORMAT) };
+}

@@ -1,0 +1,99 @@
+// `worker` as a real process serves /healthz, /readyz and /metrics on METRICS_PORT (the worker
+// Deployment's probes and scrape): its own job counters and the process and runtime metrics. The
+// three answer while Redis hangs (SIGSTOP: every command waits), and SIGTERM still ends it.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { SHUTDOWN_DEADLINE_MS } from "../../../src/main.js";
+import { freePort } from "../../../src/util/free-port.js";
+import { until } from "../../support/poll.js";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+const main = path.join(root, "src/cli/main.ts");
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+/** A GET that gives up after `ms` (a hung answer fails the test instead of hanging it). */
+async function get(url: string, ms = 5000) {
+  const started = Date.now();
+  const response = await fetch(url, { signal: AbortSignal.timeout(ms) });
+  return { status: response.status, text: await response.text(), ms: Date.now() - started };
+}
+
+describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
+  it("serves probes and metrics, answers while Redis hangs, and stops on SIGTERM", async () => {
+    const [redisPort, metricsPort] = [await freePort(), await freePort()];
+    const redis = spawn(
+      "redis-server",
+      ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      { stdio: "ignore" },
+    );
+    children.push(redis);
+    const worker = spawn(process.execPath, ["--import", "tsx", main, "worker"], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        SLACK_BOT_TOKEN: "xoxb-test",
+        SLACK_API_URL: "http://127.0.0.1:9/api/",
+        ICEBERG_CATALOG_URL: "http://127.0.0.1:9",
+        BOT_CONFIG: "defaults: { approvers: [U0ALICE] }",
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        METRICS_PORT: String(metricsPort),
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(worker);
+    let out = "";
+    worker.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+    worker.stderr?.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.on("close", (code) => resolve(code)));
+    const base = `http://127.0.0.1:${metricsPort}`;
+
+    await until(() => out.includes("worker health and metrics listening"), "the worker's port", 60_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n${out}`);
+      },
+    );
+    expect((await get(`${base}/healthz`)).status).toBe(200);
+    await until(async () => (await get(`${base}/readyz`)).status === 200, "the worker to be ready", 20_000);
+    const metrics = (await get(`${base}/metrics`)).text;
+    for (const name of [
+      "iceberg_bot_jobs_total",
+      "iceberg_bot_diagnosis_seconds",
+      "iceberg_bot_slack_api_errors_total",
+      "process_resident_memory_bytes",
+      "nodejs_eventloop_lag_p99_seconds",
+    ])
+      expect(metrics).toContain(`# TYPE ${name} `);
+    expect(metrics).toMatch(/^iceberg_bot_queue_jobs\{queue="[^"]+",state="waiting"\} 0$/m);
+
+    // Redis hangs: every command waits. The port still answers, /readyz says why.
+    redis.kill("SIGSTOP");
+    try {
+      const [health, ready, scraped] = await Promise.all([
+        get(`${base}/healthz`),
+        get(`${base}/readyz`),
+        get(`${base}/metrics`),
+      ]);
+      expect(health.status).toBe(200);
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.text)).toMatchObject({ ok: false });
+      expect(scraped.status).toBe(200);
+      expect(scraped.text).toContain("# TYPE process_resident_memory_bytes gauge");
+    } finally {
+      redis.kill("SIGCONT");
+    }
+
+    const signalledAt = Date.now();
+    worker.kill("SIGTERM");
+    expect([0, 1]).toContain(await exited);
+    expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_DEADLINE_MS + 5000);
+  });
+});

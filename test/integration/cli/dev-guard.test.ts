@@ -1,0 +1,113 @@
+// `iceberg-bot dev` drives the bot as the on-call, so only its own page may use it: a foreign
+// Host (DNS rebinding), a foreign Origin (CSRF), a text/plain post (no preflight) and a request
+// without the session token are refused; the page itself works.
+
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DevServer, startDev } from "../../../src/cli/dev.js";
+import { exposedWarning } from "../../../src/cli/dev-guard.js";
+import { REDIS_URL } from "../../support/redis.js";
+
+let dev: DevServer;
+let port: number;
+beforeAll(async () => {
+  dev = await startDev({ env: { REDIS_URL }, say: () => {}, port: 0 });
+  port = Number(new URL(dev.url).port);
+}, 60_000);
+afterAll(async () => {
+  await dev?.close();
+});
+
+/** A raw request, so Host and Origin are exactly what a hostile page's browser would send. */
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers }, (res) => {
+      let text = "";
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const alert = JSON.stringify({ scenario: "competing-appends" });
+
+describe("the dev page is for its own person only", { timeout: 60_000 }, () => {
+  it("serves its page with the session token, and answers the page's own calls", async () => {
+    const page = await send("GET", "/", { host: `127.0.0.1:${port}` });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(dev.token);
+    const state = await send("GET", "/api/state", {
+      host: `localhost:${port}`,
+      "x-iceberg-dev-token": dev.token,
+    });
+    expect(state.status).toBe(200);
+    const advanced = await send(
+      "POST",
+      "/api/advance",
+      {
+        host: `127.0.0.1:${port}`,
+        origin: `http://127.0.0.1:${port}`,
+        "content-type": "application/json",
+        "x-iceberg-dev-token": dev.token,
+      },
+      JSON.stringify({ minutes: 0 }),
+    );
+    expect(advanced.status).toBe(200);
+  });
+
+  it("refuses a foreign Host (DNS rebinding) even for the page itself", async () => {
+    expect((await send("GET", "/", { host: `attacker.example:${port}` })).status).toBe(421);
+    const fired = await send(
+      "POST",
+      "/api/alert",
+      {
+        host: `attacker.example:${port}`,
+        "content-type": "application/json",
+        "x-iceberg-dev-token": dev.token,
+      },
+      alert,
+    );
+    expect(fired.status).toBe(421);
+  });
+
+  it("refuses a foreign Origin, a text/plain post and a missing or wrong token", async () => {
+    const host = `127.0.0.1:${port}`;
+    const foreign = await send(
+      "POST",
+      "/api/alert",
+      { host, origin: "https://attacker.example", "content-type": "text/plain" },
+      alert,
+    );
+    expect(foreign.status).toBe(403);
+    const plain = await send(
+      "POST",
+      "/api/alert",
+      { host, "content-type": "text/plain", "x-iceberg-dev-token": dev.token },
+      alert,
+    );
+    expect(plain.status).toBe(415);
+    const noToken = await send("POST", "/api/alert", { host, "content-type": "application/json" }, alert);
+    expect(noToken.status).toBe(403);
+    const wrong = await send(
+      "POST",
+      "/api/action",
+      { host, "content-type": "application/json", "x-iceberg-dev-token": "x".repeat(dev.token.length) },
+      "{}",
+    );
+    expect(wrong.status).toBe(403);
+    expect((await send("GET", "/api/state", { host })).status).toBe(403);
+  });
+
+  it("warns loudly when bound beyond loopback", () => {
+    expect(exposedWarning("127.0.0.1")).toBeUndefined();
+    expect(exposedWarning("::1")).toBeUndefined();
+    expect(exposedWarning("0.0.0.0")).toMatch(/^WARNING: .*0\.0\.0\.0.*beyond this machine/);
+  });
+});
