@@ -239,7 +239,7 @@ export class Remediation {
         await this.pressNext(value, user);
         return;
       case "item-done":
-        await this.core.dispatch(value.incidentId, { type: "item-done", user }, { actor: user });
+        await this.dispatcher.dispatch(value.incidentId, { type: "item-done", user }, { actor: user });
         return;
     }
   }
