@@ -100,7 +100,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
           "sweep-catalog": queueSet.sweepQueues.catalog,
         },
         inboxKey: store.keys.inbox(),
-        intakeKey: store.keys.outbox(),
+        intakeKey: store.keys.intakePromises(),
         slackOutbox: outbox,
         now: wallClock,
       }),
