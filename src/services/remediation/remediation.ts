@@ -20,6 +20,7 @@ import {
 import type { Change, Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
+import { openItemsOf } from "../../core/verification/open-items.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
@@ -29,7 +30,7 @@ import { WalkDispatcher } from "./walk-dispatcher.js";
 
 export type { RemediationDeps } from "./deps.js";
 
-export type ButtonKind = "done" | "skip" | "stop" | "revert" | "next";
+export type ButtonKind = "done" | "skip" | "stop" | "revert" | "next" | "item-done";
 
 const pick = (value: ActionValue): ActionValue => ({
   incidentId: value.incidentId,
@@ -96,6 +97,7 @@ export class Remediation {
       {
         table: incident.table,
         ...(writer ? { writer } : {}),
+        openItems: openItemsOf(report),
         init: (current) => {
           if (current && (current.proposedForDiagnosis ?? 0) >= n) return undefined;
           const base: WalkRecord = current ?? {
@@ -235,6 +237,9 @@ export class Remediation {
         return;
       case "next":
         await this.pressNext(value, user);
+        return;
+      case "item-done":
+        await this.dispatcher.dispatch(value.incidentId, { type: "item-done", user }, { actor: user });
         return;
     }
   }
