@@ -63,6 +63,14 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   const registry = new Registry();
   // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
   collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool and Prometheus's naming rules refuse them); the same
+  // counts are in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+  for (const name of [
+    "nodejs_active_handles_total",
+    "nodejs_active_requests_total",
+    "nodejs_active_resources_total",
+  ])
+    registry.removeSingleMetric(name);
   const jobOutcomes = new Counter({
     name: "iceberg_bot_jobs_total",
     help: "Jobs finished, by queue and outcome (completed, failed).",
