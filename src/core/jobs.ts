@@ -139,7 +139,7 @@ export const RemediationJobSchema = z.discriminatedUnion("kind", [
   // worker. `slackId` is Slack's own id of that delivery, so a repeat adds the same job once.
   z.object({
     kind: z.literal("click"),
-    button: z.enum(["done", "skip", "stop", "revert", "next"]),
+    button: z.enum(["done", "skip", "stop", "revert", "next", "item-done"]),
     incidentId: z.string(),
     stepId: z.enum(STEP_IDS),
     proposalId: z.string(),

@@ -3,8 +3,9 @@
 // an incident ends when the writer's commits resume.
 //
 // A webhook is answered after one Redis round trip: the whole batch goes through the store's
-// intake script, which also records the jobs it promised in an outbox. The jobs are queued after
-// the answer; whatever a dead process left in the outbox is queued by the sweeper.
+// intake script, which also records the work it promised (intake promises: the status card, the
+// first diagnosis, a card edit) beside the incident. That work is queued after the answer;
+// whatever a dead process left promised is queued by the promise keeper (keepIntakePromises).
 
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
@@ -85,8 +86,8 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
   });
   if (promised.length > 0) {
     outcome.queued = queuePromised(deps, promised).catch((error: unknown) => {
-      // The outbox keeps the entries; the sweeper queues them.
-      deps.log.warn({ err: (error as Error).message }, "intake jobs not queued yet; the outbox keeps them");
+      // The promises stay recorded; the promise keeper queues them.
+      deps.log.warn({ err: (error as Error).message }, "intake jobs not queued yet; their promises are kept");
     });
   }
   return outcome;
@@ -122,8 +123,9 @@ function toIntakeAlert(
 }
 
 /**
- * Queues the jobs behind outbox entries, then clears them. Job ids are fixed by the entry, so
- * queueing an entry twice (the receiver and the sweeper both) adds nothing.
+ * Queues the work behind intake promises, then clears them. Diagnosis job ids are fixed by the
+ * promise and the poster posts each name once, so keeping a promise twice (the receiver and the
+ * promise keeper both) adds nothing.
  */
 export async function queuePromised(
   deps: Pick<IncidentDeps, "queues" | "slack" | "store">,
@@ -148,13 +150,13 @@ export async function queuePromised(
   await deps.store.promisesKept(entries);
 }
 
-/** Entries older than this are taken as abandoned by the process that wrote them. */
-export const OUTBOX_GRACE_MS = 10_000;
+/** Promises older than this are taken as abandoned by the process that recorded them. */
+export const INTAKE_PROMISE_GRACE_MS = 10_000;
 
-/** Queues the jobs of outbox entries a receiver wrote but did not get to queue (it died, Redis blinked). */
+/** Keeps the promises a receiver recorded but did not get to keep (it died, Redis blinked). */
 export async function keepIntakePromises(
   deps: Pick<IncidentDeps, "queues" | "slack" | "store">,
-  graceMs = OUTBOX_GRACE_MS,
+  graceMs = INTAKE_PROMISE_GRACE_MS,
 ): Promise<number> {
   const due = await deps.store.duePromises(graceMs);
   if (due.length > 0) await queuePromised(deps, due);

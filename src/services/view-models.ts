@@ -19,6 +19,10 @@ export interface StatusCardView {
   causeLine?: string;
   /** e.g. 'waiting for approval of "move compaction off hot partitions"'. */
   nowLine?: string;
+  /** Who is failing: "Flink job events-ingest (c7e1…)"; the card adds since when. */
+  failingWriter?: string;
+  /** Evidence sources that did not answer, with why: "Iceberg REST catalog: timed out after 5 s". */
+  downSources?: string[];
   openedAtMs: number;
   /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
   stalledSinceMs?: number;
@@ -31,6 +35,10 @@ export interface StatusCardView {
   step?: { index: number; total?: number; title: string };
   check?: { index: number; total: number };
   resolution?: { fixedBy: string; recoveredAfterMs: number };
+  /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
+  openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
+  /** The "Mark done" button's value, while an item is open. */
+  itemAction?: ActionValue;
 }
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
@@ -119,6 +127,10 @@ export interface VerificationView {
   stepTitle: string;
   writer: WriterRef;
   check: { index: number; total: number };
+  /** A read-only check: it only looked, so its end is "checked", never "no recovery". */
+  readOnly?: boolean;
+  /** What the report leaves for a person once commits resume (a duplicate to remove). */
+  openItems?: Array<{ text: string; statement?: string }>;
   intervalSeconds?: number;
   /** What the latest check saw. */
   latest?: {

@@ -132,6 +132,35 @@ describe("demo of every scenario", () => {
     }
   });
 
+  it("does not resolve silently over a duplicate: the card keeps it open until someone marks it done", () => {
+    const result = results.get("commit-state-unknown-duplicate");
+    const thread = result?.end?.thread ?? [];
+    const posted = thread.map(shown).join("\n");
+    // The thread offers it as the thing to do, with the query that lists the duplicate's files.
+    expect(posted).toMatch(/Still to do:\* Remove the duplicate commit: snapshot \d+ holds the same data/);
+    expect(posted).toMatch(/\.entries WHERE snapshot_id = \d+ AND status = 1;/);
+    expect(result?.out).toContain('the card says "resolved with 1 open item"');
+    // The card, after the Mark done click: resolved, with who did it.
+    const card = shown(thread[0] ?? {});
+    expect(card).toMatch(/\*Done:\* Remove the duplicate commit: snapshot \d+ .*\(<@U0DEMOONCALL> <!date\^/);
+    expect(thread[0]?.text).toMatch(/\(resolved\)$/);
+  });
+
+  it("a read-only check answers at its first look and never ends in No recovery", () => {
+    let seen = 0;
+    for (const name of names) {
+      const thread = results.get(name)?.end?.thread ?? [];
+      const readOnly = thread.filter((m) => /the bot checks this itself/i.test(shown(m)));
+      if (readOnly.length === 0) continue;
+      seen += 1;
+      const posted = thread.map(shown).join("\n");
+      expect(posted, name).not.toMatch(/No recovery:\* after \d+ checks, \*check whether the commit landed/);
+      if (/\*Checked:\* check whether the commit landed/.test(posted))
+        expect(posted, name).toMatch(/check 1 of \d+: no new snapshot/);
+    }
+    expect(seen).toBeGreaterThan(0);
+  });
+
   it("approves with a reason that names the finding and the step", () => {
     const out = results.get("competing-appends")?.out ?? "";
     expect(out).toMatch(
@@ -159,10 +188,10 @@ describe("demo of every scenario", () => {
     expect(out).toMatch(/Done by hand by @U0DEMOONCALL/);
   });
 
-  it("asks for the next step after a read-only check that found no recovery", () => {
+  it("asks for the next step once a read-only check has answered", () => {
     const out = results.get("commit-state-unknown")?.out ?? "";
     expect(out).toMatch(
-      /without approval\n\[\d+\] the step did not help; <@U0DEMOONCALL> asks for the next step/,
+      /without approval\n\[\d+\] the check has answered \(it changes nothing, so there is nothing to recover from\); <@U0DEMOONCALL> asks for the next step/,
     );
   });
 });

@@ -20,6 +20,7 @@ const BUTTONS: Array<[string, ButtonKind]> = [
   [ACTION_IDS.stop, "stop"],
   [ACTION_IDS.revert, "revert"],
   [ACTION_IDS.next, "next"],
+  [ACTION_IDS.itemDone, "item-done"],
 ];
 
 /** Slack's identity of one click: who, which button, when (the same ids the replay guard uses). */

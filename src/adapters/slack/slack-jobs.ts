@@ -65,10 +65,10 @@ async function latestReport(
 
 export function cardView(incident: Incident, report: Report | undefined, now: number): StatusCardView {
   const verdict = report?.findings.find((f) => f.id === report.verdict);
-  // The cause line names who won the race (a root-cause finding), not a second triage finding.
+  // The cause line names who won the race (a root-cause finding), and only under a verdict that is
+  // a race: a stopped coordinator or a checkpoint problem has its cause in the verdict itself.
   const cause =
-    report?.findings.find((f) => isRootCause(f.id)) ??
-    report?.findings.find((f) => f.id !== report.verdict && f.severity !== "info");
+    report && RACE_VERDICTS.has(report.verdict) ? report.findings.find((f) => isRootCause(f.id)) : undefined;
   let nowLine: string | undefined;
   if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
   else if (incident.state === "awaiting-approval" && report?.nextStep)
@@ -91,14 +91,19 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
     table: incident.table,
     state: incident.state,
     verdictLine: verdict ? verdict.summary : report?.verdict,
-    causeLine: cause?.summary,
+    ...(cause ? { causeLine: cause.summary } : {}),
     nowLine,
+    ...failingAndDown(report),
     openedAtMs: incident.openedAt,
     ...commitTiming(report),
     nowMs: now,
     ...(walk?.step ? { step: walk.step } : {}),
     ...(walk?.check ? { check: walk.check } : {}),
     ...(walk?.resolution && incident.state === "resolved" ? { resolution: walk.resolution } : {}),
+    ...(walk?.openItems && incident.state === "resolved" ? { openItems: walk.openItems } : {}),
+    ...(walk?.itemAction && incident.state === "resolved"
+      ? { itemAction: walk.itemAction as StatusCardView["itemAction"] & object }
+      : {}),
   };
 }
 
@@ -111,6 +116,35 @@ function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalled
   return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
 
+/** Verdicts about a race between committers: a root-cause finding says who won it. */
+const RACE_VERDICTS = new Set<string>(["commit-conflict", "commit-failing", "validation-conflict"]);
+
+const SOURCE_NAMES_READ: Record<string, string> = {
+  catalog: "Iceberg REST catalog",
+  flink: "Flink REST",
+  connect: "Kafka Connect REST",
+  prometheus: "Prometheus",
+};
+
+/** The failing writer as people name it, and the sources that did not answer. */
+function failingAndDown(report: Report | undefined): Pick<StatusCardView, "failingWriter" | "downSources"> {
+  if (!report) return {};
+  const w = report.writer;
+  const down = Object.entries(report.sources)
+    .filter(([, s]) => s.status === "unavailable")
+    .map(([name, s]) => `${SOURCE_NAMES_READ[name] ?? name}: ${s.error ?? "did not answer"}`);
+  const failing =
+    w && report.verdict !== "healthy"
+      ? w.kind === "connect"
+        ? `Kafka Connect connector ${w.id}`
+        : `Flink job ${w.name ? `${w.name} (${w.id.slice(0, 4)}…)` : `${w.id.slice(0, 8)}…`}`
+      : undefined;
+  return {
+    ...(failing ? { failingWriter: failing } : {}),
+    ...(down.length > 0 ? { downSources: down } : {}),
+  };
+}
+
 function isRootCause(id: string): boolean {
   return (ROOT_CAUSE_IDS as readonly string[]).includes(id);
 }
@@ -120,6 +154,8 @@ function isRootCause(id: string): boolean {
  * writerLastCommitAt); older reports only had committedAt on the verdict's own evidence.
  */
 function lastWriterCommitMs(report: Report): number | undefined {
+  const named = report.writer?.lastCommitAt;
+  if (named !== undefined && Number.isFinite(Date.parse(named))) return Date.parse(named);
   for (const finding of report.findings) {
     for (const item of finding.evidence) {
       const at = item.data.writerLastCommitAt;

@@ -25,6 +25,7 @@ const VERBS: Record<AuditEntry["action"], string> = {
   check: "checked",
   "revert-requested": "asked to revert",
   reverted: "reverted",
+  "item-done": "marked an open item done",
 };
 
 /** What was attempted, for refused and ignored entries ("approval refused"). */
@@ -40,6 +41,7 @@ const NOUNS: Record<AuditEntry["action"], string> = {
   check: "check",
   "revert-requested": "revert",
   reverted: "revert result",
+  "item-done": "open item",
 };
 
 export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {

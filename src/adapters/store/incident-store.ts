@@ -41,9 +41,10 @@ return {id, 1}
 `;
 
 // Alert intake in one round trip: for each alert, the repeat check, then open-or-join (firing) or
-// the resolved note, their timeline entries, and an outbox entry for the jobs an opened incident
-// or a changed card needs. The outbox lives next to the incident so the jobs are never lost when
-// the process dies between this script and the enqueue (see takeOutbox).
+// the resolved note, their timeline entries, and an intake promise for the work an opened incident
+// or a changed card needs. The promises live next to the incident, written by this same script
+// (which BullMQ's add cannot join), so the work is never lost when the process dies between this
+// script and the enqueue (see keepIntakePromises in services/alerts.ts).
 // Each incident keeps the fingerprints of its alerts still firing: a resolve of one while others
 // fire is noted but does not clear the alert, and a re-fire after all cleared brings it back; the
 // card is edited whenever that set changes.
@@ -206,7 +207,7 @@ export class IncidentStore implements IncidentStorePort {
   ): Promise<IntakeResult[]> {
     if (alerts.length === 0) return [];
     const k = this.keys;
-    const keys = [k.sequence(), k.openSet(), k.recentTables(), k.outbox()];
+    const keys = [k.sequence(), k.openSet(), k.recentTables(), k.intakePromises()];
     const args = [
       String(now),
       k.incident(""),
@@ -253,7 +254,7 @@ export class IncidentStore implements IncidentStorePort {
   /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
   async duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
     const members = await this.redis.zrangebyscore(
-      this.keys.outbox(),
+      this.keys.intakePromises(),
       "-inf",
       this.wallClock() - olderThanMs,
       "LIMIT",
@@ -269,7 +270,7 @@ export class IncidentStore implements IncidentStorePort {
   /** Removes outbox entries whose jobs are queued. */
   async promisesKept(entries: readonly IntakePromise[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.redis.zrem(this.keys.outbox(), ...entries.map((e) => e.member));
+    await this.redis.zrem(this.keys.intakePromises(), ...entries.map((e) => e.member));
   }
 
   async get(id: string): Promise<Incident | undefined> {

@@ -14,7 +14,8 @@ export interface Keys {
   tableAudit(table: string): string;
   seen(scope: string, key: string): string;
   /** Jobs promised by alert intake and not yet confirmed queued. */
-  outbox(): string;
+  /** The intake promises (a sorted set; the key keeps its first name). */
+  intakePromises(): string;
   /** Slash commands recorded by a receiver and not yet queued by a worker (a stream). */
   inbox(): string;
   /** Fingerprints of an incident's alerts still firing. */
@@ -53,7 +54,7 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     recentTables: () => `${p}:recent-tables`,
     tableAudit: (table) => `${p}:audit:${table}`,
     seen: (scope, key) => `${p}:seen:${scope}:${key}`,
-    outbox: () => `${p}:intake-outbox`,
+    intakePromises: () => `${p}:intake-outbox`,
     inbox: () => `${p}:command-inbox`,
     firing: (id) => `${p}:firing:${id}`,
     closed: () => `${p}:closed-incidents`,

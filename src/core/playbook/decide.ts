@@ -3,6 +3,7 @@
 // bookkeeping (proposal ids, apply and revert counters, the writer, the recovery time). Pure:
 // the services load the record, call decide, and save the result atomically.
 
+import { mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
 import { transition } from "./machine.js";
 import { proposalIdFor, type WalkRecord } from "./record.js";
 import type { Effect, MachineContext, WalkEvent, WalkState } from "./walk.js";
@@ -14,26 +15,55 @@ export interface DecideContext extends MachineContext {
   writer?: WalkRecord["writer"];
   /** When the writer's first snapshot after the change landed, if a check saw one. */
   recoveredAtMs?: number;
+  /** What the newest diagnosis leaves for a person to do. */
+  openItems?: OpenItem[];
 }
+
+/** Someone did what the report left open (removed the duplicate) and says so. */
+export interface ItemDoneEvent {
+  type: "item-done";
+  user: string;
+}
+
+export type RecordEvent = WalkEvent | ItemDoneEvent;
 
 export interface Decision {
   record: WalkRecord;
   effects: Effect[];
 }
 
-export function decide(record: WalkRecord, event: WalkEvent, now: number, ctx: DecideContext): Decision {
+export function decide(record: WalkRecord, event: RecordEvent, now: number, ctx: DecideContext): Decision {
+  if (event.type === "item-done") return markItemsDone(record, event, now);
   const result =
     staleProposal(record, event, ctx.proposalId, now) ?? transition(record.walk, event, now, ctx);
   const next = bookkeep(record, result.state, result.effects, now, ctx.writer);
+  if (ctx.openItems) next.openItems = mergeOpenItems(record.openItems, ctx.openItems);
   const resolved = result.effects.some((e) => e.type === "resolve-incident");
   if (resolved && ctx.recoveredAtMs !== undefined) next.recoveredAtMs = ctx.recoveredAtMs;
   return { record: next, effects: result.effects };
 }
 
+/** Marks every open item done by `user`; a second press changes nothing. */
+function markItemsDone(record: WalkRecord, event: ItemDoneEvent, now: number): Decision {
+  const pending = pendingItems(record.openItems);
+  const entry = (outcome: "ok" | "ignored", detail: string): Effect => ({
+    type: "audit",
+    entry: { atMs: now, table: record.table, actor: event.user, action: "item-done", outcome, detail },
+  });
+  if (pending.length === 0) return { record, effects: [entry("ignored", "ignored: nothing left open")] };
+  const openItems = (record.openItems ?? []).map((i) =>
+    i.doneBy === undefined ? { ...i, doneBy: event.user, doneAtMs: now } : i,
+  );
+  return {
+    record: { ...record, openItems },
+    effects: [entry("ok", `marked done: ${pending.map((i) => i.text).join("; ")}`)],
+  };
+}
+
 /** Buttons of an older proposal of the same step are refused, so an old message cannot approve. */
 export function staleProposal(
   record: WalkRecord,
-  event: WalkEvent,
+  event: RecordEvent,
   proposalId: string | undefined,
   now: number,
 ): { state: WalkState; effects: Effect[] } | undefined {

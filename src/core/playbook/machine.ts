@@ -315,12 +315,20 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
     );
   }
   const record = { index: event.checkIndex, atMs: now, ...event.result };
-  const checked: StepRun = { ...cur, checksDone: event.checkIndex, checks: [...cur.checks, record] };
+  // A read-only check has answered its question at its first look: the real step is not held back.
+  const readOnly = cur.change.kind === "read-only-check";
+  const checksTotal = readOnly ? event.checkIndex : cur.checksTotal;
+  const checked: StepRun = {
+    ...cur,
+    checksDone: event.checkIndex,
+    checksTotal,
+    checks: [...cur.checks, record],
+  };
   const verification: Effect = {
     type: "update-verification",
     stepId: cur.stepId,
     checkIndex: event.checkIndex,
-    checksTotal: cur.checksTotal,
+    checksTotal,
     recovered: event.result.recovered,
     detail: event.result.detail,
   };
@@ -335,7 +343,7 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
       ],
     };
   }
-  if (event.checkIndex < cur.checksTotal) {
+  if (event.checkIndex < checksTotal) {
     return {
       state: { ...state, current: { ...checked, phase: "verifying" } },
       effects: [
@@ -352,8 +360,22 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
   const revertable = checked.previous !== undefined && isRevertable(checked);
   const effects: Effect[] = [
     verification,
-    update(cur.stepId, "ineffective", { kind: "ineffective", checks: cur.checksTotal, revertable }),
-    audit(state, now, "bot", event, "ok", `${cur.stepId} ineffective after ${cur.checksTotal} checks`),
+    update(cur.stepId, "ineffective", {
+      kind: "ineffective",
+      checks: event.checkIndex,
+      revertable,
+      ...(readOnly ? { readOnly: true } : {}),
+    }),
+    audit(
+      state,
+      now,
+      "bot",
+      event,
+      "ok",
+      readOnly
+        ? `${cur.stepId} checked: no new commit from the writer`
+        : `${cur.stepId} ineffective after ${cur.checksTotal} checks`,
+    ),
   ];
   return moveOn(retire(state, checked, "ineffective", now), cur.stepId, "ineffective", effects, now, ctx);
 };

@@ -3,6 +3,7 @@
 // Stored as JSON by the walk store; decided on by decide() in decide.ts.
 
 import type { StepId } from "../ids.js";
+import type { OpenItem } from "../verification/open-items.js";
 import type { WalkState } from "./walk.js";
 
 /** One proposal message: a step put to the thread. Buttons carry its id. */
@@ -39,6 +40,8 @@ export interface WalkRecord {
   };
   /** When the writer's first snapshot after the change landed (the recovery the card reports). */
   recoveredAtMs?: number;
+  /** What the diagnosis leaves for a person (a duplicate to remove), and who marked it done. */
+  openItems?: OpenItem[];
 }
 
 export interface Versioned<T> {

@@ -118,7 +118,7 @@ export interface AuditEntry {
   table: string;
   /** A Slack user id, or "bot". */
   actor: string;
-  action: WalkEvent["type"];
+  action: WalkEvent["type"] | "item-done";
   stepId?: StepId;
   outcome: "ok" | "refused" | "ignored" | "failed";
   detail: string;
@@ -173,7 +173,13 @@ export type ProposalNote =
   | { kind: "skipped"; by: string }
   | { kind: "stopped"; by: string; changeKept: boolean }
   | { kind: "recovered" }
-  | { kind: "ineffective"; checks: number; revertable: boolean }
+  | {
+      kind: "ineffective";
+      checks: number;
+      revertable: boolean;
+      /** A read-only check: it answered its question; there was nothing to recover from. */
+      readOnly?: boolean;
+    }
   | { kind: "reverting"; by: string }
   | { kind: "reverted" }
   | { kind: "revert-failed"; message?: string };

@@ -3,6 +3,7 @@
 // edit. Slack jobs carry deterministic ids, so a job that runs twice (a worker died mid-job)
 // still yields one message.
 
+import { createHash } from "node:crypto";
 import { buildTimeline } from "../../core/chart/timeline.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../../core/incident/model.js";
@@ -11,6 +12,7 @@ import { tableSettings } from "../../core/settings.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type { DiagnoseJob, EvidencePorts } from "../ports.js";
 import type { AuditFn, DiagnoseFn, IncidentDeps, TableRequest } from "./deps.js";
+import { mergerFor } from "./merge-requests.js";
 
 export interface DiagnosisDeps extends IncidentDeps {
   ports: EvidencePorts;
@@ -102,19 +104,26 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
 async function runCommand(
   deps: DiagnosisDeps,
   job: Extract<DiagnoseJob, { kind: "command" }>,
-  jobId: string,
+  _jobId: string,
 ): Promise<void> {
   const request = requestFor(deps, job.table);
   try {
     const open = await deps.store.openIncidentFor(job.table);
-    const result =
+    // Identical requests share one evidence read and one answer per place (merge-requests.ts).
+    const merged = await mergerFor(deps, deps.now).run(`${job.command}:${job.table}`, async () =>
       job.command === "diagnose"
         ? { type: "diagnosis" as const, report: (await deps.diagnose(deps.ports, request, deps.now)).report }
-        : { type: "audit" as const, report: (await deps.audit(deps.ports, request, deps.now)).report };
+        : { type: "audit" as const, report: (await deps.audit(deps.ports, request, deps.now)).report },
+    );
+    const result = merged.value;
+    const channel = open?.channel ?? job.channel;
     await deps.slack.send({
       kind: "command-result",
-      key: jobId,
-      channel: open?.channel ?? job.channel,
+      key: createHash("sha256")
+        .update(`${merged.id}\u0000${channel}\u0000${open?.id ?? ""}`)
+        .digest("base64url")
+        .slice(0, 32),
+      channel,
       incidentId: open?.id,
       result,
     });

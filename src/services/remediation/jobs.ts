@@ -23,7 +23,7 @@ import type { WalkDispatcher } from "./walk-dispatcher.js";
 export class RemediationJobs {
   constructor(
     private readonly deps: RemediationDeps,
-    private readonly core: WalkDispatcher,
+    private readonly dispatcher: WalkDispatcher,
   ) {}
 
   async run(job: RemediationJob): Promise<void> {
@@ -42,7 +42,7 @@ export class RemediationJobs {
 
   private async runApply(job: Extract<RemediationJob, { kind: "apply" }>): Promise<void> {
     // apply-started first: a Stop that came before it wins, and nothing is applied.
-    const started = await this.core.dispatch(
+    const started = await this.dispatcher.dispatch(
       job.incidentId,
       { type: "apply-started", stepId: job.stepId },
       {},
@@ -51,7 +51,7 @@ export class RemediationJobs {
     const run = record?.walk.current;
     if (!record || !run || run.stepId !== job.stepId || run.phase !== "applying") {
       // Already recorded (a retried job): make sure what follows it is queued.
-      if (record) await this.core.effects.ensurePending(record);
+      if (record) await this.dispatcher.effects.ensurePending(record);
       return;
     }
     if (record.applySeq !== job.attempt || proposalIdFor(record, job.stepId) !== job.proposalId) return;
@@ -62,10 +62,10 @@ export class RemediationJobs {
     });
     await this.deps.afterApply?.(job);
     // A failure's thread note is one of the outcome's messages, saved with it.
-    await this.core.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
+    await this.dispatcher.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
     if (outcome.status === "conflict-rechecked") {
       // The table moved under the proposal: the same step again, built afresh from today's values.
-      await this.core.proposeNext(job.incidentId, job.stepId);
+      await this.dispatcher.proposeNext(job.incidentId, job.stepId);
     }
   }
 
@@ -75,7 +75,7 @@ export class RemediationJobs {
     const run = record?.walk.current;
     if (!record || !run || run.stepId !== job.stepId || run.checksDone + 1 !== job.checkIndex) return;
     if (proposalIdFor(record, job.stepId) !== job.proposalId) return;
-    const step = this.core.step(record.walk.playbookId, job.stepId);
+    const step = this.dispatcher.step(record.walk.playbookId, job.stepId);
     const settings = tableSettings(this.deps.bot, record.table);
     let recovery: RecoveryResult;
     let writer = record.writer;
@@ -107,7 +107,7 @@ export class RemediationJobs {
     } catch (error) {
       recovery = { recovered: false, detail: `could not read the table (${asCodedError(error).message})` };
     }
-    await this.core.dispatch(
+    await this.dispatcher.dispatch(
       job.incidentId,
       {
         type: "check",
@@ -139,7 +139,7 @@ export class RemediationJobs {
       ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
     });
     const ok = ["applied", "already-applied", "applied-confirmed"].includes(outcome.status);
-    await this.core.dispatch(
+    await this.dispatcher.dispatch(
       job.incidentId,
       { type: "reverted", stepId: job.stepId, ok, message: outcome.detail },
       {},

@@ -20,6 +20,7 @@ import {
 import type { Change, Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
+import { openItemsOf } from "../../core/verification/open-items.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
@@ -29,7 +30,7 @@ import { WalkDispatcher } from "./walk-dispatcher.js";
 
 export type { RemediationDeps } from "./deps.js";
 
-export type ButtonKind = "done" | "skip" | "stop" | "revert" | "next";
+export type ButtonKind = "done" | "skip" | "stop" | "revert" | "next" | "item-done";
 
 const pick = (value: ActionValue): ActionValue => ({
   incidentId: value.incidentId,
@@ -38,14 +39,14 @@ const pick = (value: ActionValue): ActionValue => ({
 });
 
 export class Remediation {
-  private readonly core: WalkDispatcher;
+  private readonly dispatcher: WalkDispatcher;
   private readonly jobs: RemediationJobs;
 
   constructor(private readonly deps: RemediationDeps) {
-    this.core = new WalkDispatcher(deps, (incidentId, stepId, actor) =>
+    this.dispatcher = new WalkDispatcher(deps, (incidentId, stepId, actor) =>
       this.proposeStep(incidentId, stepId, actor),
     );
-    this.jobs = new RemediationJobs(deps, this.core);
+    this.jobs = new RemediationJobs(deps, this.dispatcher);
   }
 
   // --- entry points ------------------------------------------------------------------------
@@ -60,13 +61,13 @@ export class Remediation {
     const next = report.nextStep;
     if (!next) return;
     const incident = await this.deps.store.require(incidentId);
-    const playbook = this.core.playbookFor(next.playbook, next.id);
+    const playbook = this.dispatcher.playbookFor(next.playbook, next.id);
     const now = this.deps.now();
     const existing = (await this.deps.walks.get(incidentId))?.value;
     if (existing && (existing.proposedForDiagnosis ?? 0) >= n) {
       // A retried diagnosis job: the proposal may not have reached Slack the first time.
       if (existing.walk.current)
-        await this.core.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
+        await this.dispatcher.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
       return;
     }
     // The diagnosis named the failing writer: the follow-ups judge its recovery, never a twin's.
@@ -90,12 +91,13 @@ export class Remediation {
             requestedBy,
           );
     if (!proposal) return;
-    const result = await this.core.dispatch(
+    const result = await this.dispatcher.dispatch(
       incidentId,
       { type: "propose", stepId: next.id, ...proposal, ...(requestedBy ? { requestedBy } : {}) },
       {
         table: incident.table,
         ...(writer ? { writer } : {}),
+        openItems: openItemsOf(report),
         init: (current) => {
           if (current && (current.proposedForDiagnosis ?? 0) >= n) return undefined;
           const base: WalkRecord = current ?? {
@@ -116,7 +118,7 @@ export class Remediation {
     );
     // A retried diagnosis job: the proposal may not have reached Slack the first time.
     if (!result.changed && result.record?.walk.current) {
-      await this.core.effects.ensureProposalPosted(result.record, result.record.walk.current.stepId);
+      await this.dispatcher.effects.ensureProposalPosted(result.record, result.record.walk.current.stepId);
     }
   }
 
@@ -128,11 +130,11 @@ export class Remediation {
     const stored = await this.deps.walks.get(value.incidentId);
     if (!stored) {
       if (!(await this.fillForm(viewId, { kind: "refused", notices: [{ kind: "no-walk" }] })))
-        await this.core.noProposal(value, user);
+        await this.dispatcher.noProposal(value, user);
       return;
     }
     const record = stored.value;
-    const ctx = await this.core.context(record);
+    const ctx = await this.dispatcher.context(record);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
     const event: WalkEvent = {
       type: "approve",
@@ -153,11 +155,11 @@ export class Remediation {
         kind: "refused",
         notices: notices.length > 0 ? notices : [{ kind: "no-open-proposal" }],
       });
-      await this.core.effects.execute(record, shown ? told.filter((e) => e.type === "audit") : told, {
+      await this.dispatcher.effects.execute(record, shown ? told.filter((e) => e.type === "audit") : told, {
         actor: user,
       });
       // "Already approved" may mean an apply whose job was lost with a process: queue it again.
-      await this.core.effects.ensurePending(record);
+      await this.dispatcher.effects.ensurePending(record);
       return;
     }
     const filled = await this.fillForm(viewId, {
@@ -174,7 +176,7 @@ export class Remediation {
     });
     if (!filled) {
       this.deps.log.warn({ incidentId: record.incidentId }, "the apply form could not be filled in");
-      await this.core.effects.execute(
+      await this.dispatcher.effects.execute(
         record,
         [{ type: "post-ephemeral", user, notice: { kind: "apply-form-failed" } }],
         { actor: user },
@@ -194,10 +196,10 @@ export class Remediation {
   /** The modal's submission is the approval. */
   async submitApproval(value: ActionValue, user: string, reason: string | undefined, confirmed: boolean) {
     const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return this.core.noProposal(value, user);
-    const ctx = await this.core.context(stored.value);
+    if (!stored) return this.dispatcher.noProposal(value, user);
+    const ctx = await this.dispatcher.context(stored.value);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
-    await this.core.dispatch(
+    await this.dispatcher.dispatch(
       value.incidentId,
       {
         type: "approve",
@@ -214,20 +216,20 @@ export class Remediation {
     const opts = { proposalId: value.proposalId, actor: user };
     switch (kind) {
       case "done":
-        await this.core.dispatch(
+        await this.dispatcher.dispatch(
           value.incidentId,
           { type: "done-by-hand", stepId: value.stepId, user },
           opts,
         );
         return;
       case "skip":
-        await this.core.dispatch(value.incidentId, { type: "skip", stepId: value.stepId, user }, opts);
+        await this.dispatcher.dispatch(value.incidentId, { type: "skip", stepId: value.stepId, user }, opts);
         return;
       case "stop":
-        await this.core.dispatch(value.incidentId, { type: "stop", user }, { actor: user });
+        await this.dispatcher.dispatch(value.incidentId, { type: "stop", user }, { actor: user });
         return;
       case "revert":
-        await this.core.dispatch(
+        await this.dispatcher.dispatch(
           value.incidentId,
           { type: "revert-requested", stepId: value.stepId, user },
           { actor: user },
@@ -235,6 +237,9 @@ export class Remediation {
         return;
       case "next":
         await this.pressNext(value, user);
+        return;
+      case "item-done":
+        await this.dispatcher.dispatch(value.incidentId, { type: "item-done", user }, { actor: user });
         return;
     }
   }
@@ -279,7 +284,7 @@ export class Remediation {
 
   /** Who may approve changes to a table, with user group members looked up in Slack. */
   policy(table: string): Promise<ApprovalPolicy> {
-    return this.core.policy(table);
+    return this.dispatcher.policy(table);
   }
 
   // --- helpers -------------------------------------------------------------------------------
@@ -287,9 +292,9 @@ export class Remediation {
   /** "Next step" after an ineffective one: build the change from the table as it is now. */
   private async pressNext(value: ActionValue, user: string): Promise<void> {
     const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return this.core.noProposal(value, user);
+    if (!stored) return this.dispatcher.noProposal(value, user);
     const record = stored.value;
-    const policy = await this.core.policy(record.table);
+    const policy = await this.dispatcher.policy(record.table);
     const decision = canApprove(policy, user);
     const refusal = (notice: Notice, outcome: AuditEntry["outcome"]): Effect[] => [
       { type: "post-ephemeral", user, notice },
@@ -313,20 +318,24 @@ export class Remediation {
         reason: decision.reason,
         ...approverIds(policy),
       };
-      await this.core.effects.execute(record, refusal(notice, "refused"), { actor: user });
+      await this.dispatcher.effects.execute(record, refusal(notice, "refused"), { actor: user });
       return;
     }
     if (record.walk.status !== "active" || record.walk.current) {
       const notice: Notice =
         record.walk.current?.stepId === value.stepId ? { kind: "already-proposed" } : { kind: "step-open" };
-      await this.core.effects.execute(record, refusal(notice, "ignored"), { actor: user });
+      await this.dispatcher.effects.execute(record, refusal(notice, "ignored"), { actor: user });
       return;
     }
     // Only the step the playbook offers next can be proposed from this button.
     const last = record.walk.history[record.walk.history.length - 1];
-    const offered = last ? nextTarget(record.walk, last.stepId, await this.core.context(record)) : undefined;
+    const offered = last
+      ? nextTarget(record.walk, last.stepId, await this.dispatcher.context(record))
+      : undefined;
     if (offered?.kind !== "step" || offered.stepId !== value.stepId) {
-      await this.core.effects.execute(record, refusal({ kind: "offer-changed" }, "ignored"), { actor: user });
+      await this.dispatcher.effects.execute(record, refusal({ kind: "offer-changed" }, "ignored"), {
+        actor: user,
+      });
       return;
     }
     await this.proposeStep(value.incidentId, value.stepId, user);
@@ -337,7 +346,7 @@ export class Remediation {
     if (!stored) return;
     const proposal = await this.proposalOrNote(stored.value, stepId, actor);
     if (!proposal) return;
-    await this.core.dispatch(
+    await this.dispatcher.dispatch(
       incidentId,
       { type: "propose", stepId, ...proposal, ...(actor ? { requestedBy: actor } : {}) },
       actor ? { actor } : {},
@@ -353,7 +362,7 @@ export class Remediation {
     try {
       return await this.buildProposal(record, stepId);
     } catch (error) {
-      await this.core.effects.noteProposalFailed(record, stepId, asCodedError(error).message, actor);
+      await this.dispatcher.effects.noteProposalFailed(record, stepId, asCodedError(error).message, actor);
       return undefined;
     }
   }
@@ -366,7 +375,7 @@ export class Remediation {
     record: Pick<WalkRecord, "table" | "walk" | "writer">,
     stepId: StepId,
   ): Promise<Proposal> {
-    const playbook = this.core.playbookFor(record.walk.playbookId, stepId);
+    const playbook = this.dispatcher.playbookFor(record.walk.playbookId, stepId);
     const step = playbook.steps.find((s) => s.id === stepId);
     if (!step) throw new CodedError(ErrorCode.Internal, `Step ${stepId} is not in playbook ${playbook.id}`);
     const settings = tableSettings(this.deps.bot, record.table);

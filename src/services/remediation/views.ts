@@ -140,6 +140,15 @@ export function verificationView(
     stepTitle: step.title,
     writer,
     check: { index: check.index, total: check.total },
+    ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),
+    ...(record.openItems?.length
+      ? {
+          openItems: record.openItems.map(({ text, statement }) => ({
+            text,
+            ...(statement ? { statement } : {}),
+          })),
+        }
+      : {}),
     intervalSeconds: run.intervalMs / 1000,
     latest,
     ...(outcome === undefined ? {} : { outcome }),
@@ -153,6 +162,17 @@ export interface CardWalkSummary {
   step?: { index: number; title: string };
   check?: { index: number; total: number };
   resolution?: { fixedBy: string; recoveredAfterMs: number };
+  /** What the report leaves for a person; the card says "resolved with 1 open item" until done. */
+  openItems?: CardOpenItem[];
+  /** The value the card's "Mark done" button carries. */
+  itemAction?: { incidentId: string; stepId: string; proposalId: string };
+}
+
+export interface CardOpenItem {
+  text: string;
+  statement?: string;
+  doneBy?: string;
+  doneAtMs?: number;
 }
 
 export function cardSummary(
@@ -195,10 +215,25 @@ export function cardSummary(
   if (walk.status === "resolved" && last) {
     const recoveredAt = record.recoveredAtMs ?? last.endedAtMs ?? 0;
     const recoveredAfterMs = recoveredAt - (last.appliedAtMs ?? last.proposedAtMs);
+    const items = record.openItems ?? [];
+    const proposalId = proposalIdFor(record, last.stepId);
     return {
       state: "resolved",
       step: { index: index(last.stepId), title: title(last.stepId) },
       resolution: { fixedBy: title(last.stepId), recoveredAfterMs: Math.max(0, recoveredAfterMs) },
+      ...(items.length > 0
+        ? {
+            openItems: items.map(({ text, statement, doneBy, doneAtMs }) => ({
+              text,
+              ...(statement ? { statement } : {}),
+              ...(doneBy ? { doneBy } : {}),
+              ...(doneAtMs !== undefined ? { doneAtMs } : {}),
+            })),
+          }
+        : {}),
+      ...(items.length > 0 && proposalId
+        ? { itemAction: { incidentId: record.incidentId, stepId: last.stepId, proposalId } }
+        : {}),
     };
   }
   if (walk.status === "stalled")
@@ -213,6 +248,17 @@ const CardWalkSummarySchema = z.object({
   step: z.object({ index: z.number(), title: z.string() }).optional(),
   check: z.object({ index: z.number(), total: z.number() }).optional(),
   resolution: z.object({ fixedBy: z.string(), recoveredAfterMs: z.number() }).optional(),
+  openItems: z
+    .array(
+      z.object({
+        text: z.string(),
+        statement: z.string().optional(),
+        doneBy: z.string().optional(),
+        doneAtMs: z.number().optional(),
+      }),
+    )
+    .optional(),
+  itemAction: z.object({ incidentId: z.string(), stepId: z.string(), proposalId: z.string() }).optional(),
 });
 
 /** The walk summary stored on an incident, or undefined when there is none (or it is not ours). */

@@ -4,10 +4,10 @@
 
 import { type ApprovalPolicy, policyFor } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
-import { decide } from "../../core/playbook/decide.js";
+import { decide, type RecordEvent } from "../../core/playbook/decide.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
 import type { Playbook, Step } from "../../core/playbook/schema.js";
-import type { Effect, FollowUpSettings, MachineContext, WalkEvent } from "../../core/playbook/walk.js";
+import type { Effect, FollowUpSettings, MachineContext } from "../../core/playbook/walk.js";
 import { tableSettings } from "../../core/settings.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { ActionValue } from "../view-models.js";
@@ -20,6 +20,8 @@ export interface DispatchOptions extends ExecuteExtra {
   /** Builds or resets the record before the event (first proposal of an incident). */
   init?: (current: WalkRecord | undefined) => WalkRecord | undefined;
   writer?: WalkRecord["writer"];
+  /** What the diagnosis leaves for a person to do once the writer recovers. */
+  openItems?: WalkRecord["openItems"];
   /** The table, when no walk is stored yet. */
   table?: string;
 }
@@ -50,7 +52,7 @@ export class WalkDispatcher {
 
   async dispatch(
     incidentId: string,
-    event: WalkEvent,
+    event: RecordEvent,
     opts: DispatchOptions,
   ): Promise<{ record?: WalkRecord; changed: boolean }> {
     const existing = (await this.deps.walks.get(incidentId))?.value;
@@ -71,6 +73,7 @@ export class WalkDispatcher {
         ...ctx,
         ...(opts.proposalId !== undefined ? { proposalId: opts.proposalId } : {}),
         ...(opts.writer ? { writer: opts.writer } : {}),
+        ...(opts.openItems ? { openItems: opts.openItems } : {}),
         ...(opts.recovery?.firstNewSnapshot
           ? { recoveredAtMs: opts.recovery.firstNewSnapshot.timestampMs }
           : {}),

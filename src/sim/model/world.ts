@@ -355,7 +355,8 @@ export class World {
 
   /**
    * A writer that commits on but whose job or connector recorded failures (an unknown commit
-   * state), or the successor of a failed run: a job of the same name that stopped after failing.
+   * state), or the successor of a failed run: a job of the same name (or the same committer
+   * operator uid) that stopped after failing.
    */
   private showsFailures(behaviour: WriterBehaviour): boolean {
     const c = behaviour.committer;
@@ -363,10 +364,21 @@ export class World {
       const job = this.jobs.get(c.jobId);
       if (!job) return false;
       if (job.scenario.exceptions.length > 0) return true;
+      // The same writer under a new job id: the same name, or the same committer operator uid.
+      const sameOperator = (jobId: string) =>
+        c.operatorUid !== undefined &&
+        this.scenario.catalog.tables.some((t) =>
+          t.snapshots.some(
+            (e) =>
+              e.committer.kind === "flink" &&
+              e.committer.jobId === jobId &&
+              e.committer.operatorUid === c.operatorUid,
+          ),
+        );
       return [...this.jobs.values()].some(
         (j) =>
           j !== job &&
-          j.scenario.name === job.scenario.name &&
+          (j.scenario.name === job.scenario.name || sameOperator(j.scenario.id)) &&
           j.state !== "RUNNING" &&
           j.startedMs < job.startedMs &&
           j.scenario.exceptions.length > 0,

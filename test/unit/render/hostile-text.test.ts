@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
 import {
   renderDiagnosis,
+  renderEvidenceModal,
   renderProposal,
   renderStatusCard,
 } from "../../../src/adapters/slack/render/index.js";
@@ -103,8 +104,13 @@ describe("outside text cannot change formatting", () => {
       expect(formattingHazards(outsideParts(text)), text).toEqual([]);
     }
     expect(allText(message)).not.toMatch(BIDI_OR_ESCAPE);
-    // The multi-line exception is shown as a code block, as typed but without what hides text.
-    expect(mrkdwnTexts(message.blocks).join("\n")).toContain(
+    // The multi-line exception is shown as a code block behind "Show all evidence", as typed but
+    // without what hides text; the message itself keeps code out.
+    const modal = { blocks: renderEvidenceModal(report).blocks as KnownBlock[] };
+    for (const text of mrkdwnTexts(modal.blocks))
+      expect(formattingHazards(outsideParts(text)), text).toEqual([]);
+    expect(mrkdwnTexts(message.blocks).join("\n")).not.toContain("```");
+    expect(mrkdwnTexts(modal.blocks).join("\n")).toContain(
       "```CommitFailedException: boom\n&gt; quoted by upstream\n[31mred &lt;@U0CEO&gt; hidden admin```",
     );
   });

@@ -70,6 +70,41 @@ describe("renderStatusCard", () => {
     expect(checkBlocks(blocks, "message")).toEqual([]);
   });
 
+  it("a resolved incident with an open item says so and offers Mark done until someone does", () => {
+    const resolved: StatusCardView = {
+      ...card,
+      state: "resolved",
+      nowLine: undefined,
+      resolution: { fixedBy: "Restart the writer without duplicating data", recoveredAfterMs: 4 * MIN },
+      openItems: [
+        {
+          text: "Remove the duplicate commit: snapshot 22 holds the same data as snapshot 11",
+          statement: "SELECT 1;",
+        },
+      ],
+      itemAction: { incidentId: "i1", stepId: "idempotent-restart", proposalId: "p2" },
+    };
+    const open = renderStatusCard(resolved);
+    expect(open.text).toBe(
+      ":white_check_mark: db.events — commits resumed, 1 item open (resolved with 1 open item)",
+    );
+    expect(allText(open.blocks)).toContain(
+      "*Still open:* Remove the duplicate commit: snapshot 22 holds the same data as snapshot 11",
+    );
+    const actions = open.blocks.find((b) => b.type === "actions");
+    expect(JSON.stringify(actions)).toContain('"action_id":"incident_item_done"');
+    expect(checkBlocks(open.blocks, "message")).toEqual([]);
+
+    const done = renderStatusCard({
+      ...resolved,
+      openItems: [{ ...resolved.openItems![0]!, doneBy: "U1", doneAtMs: NOW - MIN }],
+    });
+    expect(done.text).toBe(":white_check_mark: db.events — commits resumed (resolved)");
+    expect(allText(done.blocks)).toContain("*Done:* Remove the duplicate commit");
+    expect(allText(done.blocks)).toContain("(<@U1> <!date^");
+    expect(done.blocks.some((b) => b.type === "actions")).toBe(false);
+  });
+
   it("counts the failing time from the writer's last commit when the diagnosis knows it", () => {
     const { blocks } = renderStatusCard({
       ...card,
@@ -109,7 +144,8 @@ describe("renderStatusCard", () => {
     expect(text).not.toMatch(/failing/);
     expect(blocks[0]).toMatchObject({
       text: {
-        text: `${STATE_EMOJI.open} db.events — alert fired, but commits are flowing (last commit 3 min ago)`,
+        // Green, not red: the alert fired but commits flow.
+        text: ":large_green_circle: db.events — alert fired, but commits are flowing (last commit 3 min ago)",
       },
     });
     expect(all).toContain("*Verdict:* the writer committed 3 minutes ago");

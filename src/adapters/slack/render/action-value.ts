@@ -14,6 +14,8 @@ export const ACTION_IDS = {
   stop: "playbook_stop",
   revert: "playbook_revert",
   next: "playbook_next",
+  /** On the resolved card: what the report left open is done. */
+  itemDone: "incident_item_done",
 } as const;
 
 export const APPLY_MODAL = {

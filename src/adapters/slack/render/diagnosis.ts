@@ -1,19 +1,21 @@
-// The diagnosis message: verdict first, then the one next step, then the evidence behind it, then
-// what could not be read. Long evidence is cut with an exact "… and N more".
+// The diagnosis message fits one phone screen: the verdict, the one next step, at most three
+// evidence lines in plain words, and what could not be read. Ids, stack traces and the rest sit
+// behind "Show all evidence"; the change itself (the diff) is shown once, in the proposal.
 
 import { SOURCE_NAMES } from "../../../core/ids.js";
-import type { Finding, Report } from "../../../core/report/schema.js";
+import type { Report } from "../../../core/report/schema.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { renderChange } from "./change.js";
 import { findingLabel, SOURCE_LABELS, STEP_TITLES, VERDICT_LABELS } from "./labels.js";
-import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, LIMITS, packLines } from "./limits.js";
+import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
 
 export type { DiagnosisOptions } from "./view-models.js";
 
-const DEFAULT_MAX_EVIDENCE = 8;
+const DEFAULT_MAX_EVIDENCE = 3;
+/** A line longer than this is cut at a word: the whole of it is behind "Show all evidence". */
+const MAX_LINE_CHARS = 160;
 
 const now = (report: Report) => Date.parse(report.generatedAt);
 
@@ -44,39 +46,35 @@ function nextStepText(report: Report): string {
       : step.automatic
         ? "the bot can apply it after approval"
         : "a person makes this change";
-  return `*Next step: ${STEP_TITLES[step.id]}* (${how})\n${escapeMrkdwn(step.summary)}\n${renderChange(step.change)}`;
+  // The proposal below shows what changes; here the step's name and who acts are enough.
+  return `*Next step: ${STEP_TITLES[step.id]}* (${how})`;
 }
 
-/** Evidence lines grouped under their finding; the count covers evidence items only. */
-function evidenceLines(
-  findings: Finding[],
-  verdict: Report["verdict"],
-  maxItems: number,
-  nowMs: number,
-): { lines: string[]; items: number[] } {
-  const lines: string[] = [];
-  // items[i] = how many evidence items lines[0..i] hold, so a cut anywhere gives an exact count.
-  const items: number[] = [];
-  let shown = 0;
-  // A fact several findings rest on (the writer's newest snapshot, say) is listed once.
+/** Cuts plain text at a word boundary, so nothing ends mid-word. */
+function clipWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[,;:(\s]+$/, "")}…`;
+}
+
+/**
+ * At most `max` lines in words: what the other findings say (the cause first, as the report orders
+ * them), then the verdict's own evidence; code (exception lines, stack traces) stays in the modal.
+ */
+function plainLines(report: Report, max: number, nowMs: number): string[] {
+  const candidates: string[] = [];
+  for (const f of report.findings) if (f.id !== report.verdict) candidates.push(f.summary);
+  const verdict = report.findings.find((f) => f.id === report.verdict);
+  for (const item of verdict?.evidence ?? []) if (!item.detail.includes("```")) candidates.push(item.detail);
   const seen = new Set<string>();
-  for (const finding of findings) {
-    if (shown >= maxItems) break;
-    // The verdict's summary already heads the message; its evidence needs no second heading.
-    if (finding.id !== verdict) {
-      lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingLabel(finding.id)})`);
-      items.push(shown);
-    }
-    for (const item of finding.evidence) {
-      if (shown >= maxItems) break;
-      if (seen.has(item.detail)) continue;
-      seen.add(item.detail);
-      shown += 1;
-      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
-      items.push(shown);
-    }
+  const lines: string[] = [];
+  for (const text of candidates) {
+    if (lines.length >= max || seen.has(text)) continue;
+    seen.add(text);
+    lines.push(`• ${slackTimes(escapeMrkdwn(clipWords(text, MAX_LINE_CHARS)), nowMs)}`);
   }
-  return { lines, items };
+  return lines;
 }
 
 function sourcesText(report: Report): string | undefined {
@@ -142,19 +140,14 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
-  const { lines, items } = evidenceLines(report.findings, report.verdict, maxEvidence, now(report));
-  // One block is kept back for the "… and N more" line.
-  const room = LIMITS.messageBlocks - head.length - tail.length - 1;
-  const packed = packLines(lines, { maxSections: Math.max(1, room) });
-  const shown = packed.used === 0 ? 0 : (items[packed.used - 1] ?? 0);
-  const evidence: KnownBlock[] = packed.texts.map((text, i) =>
-    section(i === 0 ? `*Evidence*\n${text}` : text),
-  );
+  const lines = plainLines(report, maxEvidence, now(report));
+  const evidence: KnownBlock[] = [];
+  if (lines.length > 0) evidence.push(section(lines.join("\n")));
   if (total === 0) evidence.push(section("*Evidence:* none was found."));
-  if (total > shown) {
-    evidence.push(context(`… and ${formatCount(total - shown)} more`));
-    if (opts.evidenceRef !== undefined) evidence.push(showAllButton(opts.evidenceRef));
-  }
+  // The full evidence (ids, exception lines, every finding) is one click away, never in the way.
+  if (total > 0 && opts.evidenceRef !== undefined) evidence.push(showAllButton(opts.evidenceRef));
+  else if (total > lines.length)
+    evidence.push(context(`${formatCount(total)} pieces of evidence in the report`));
 
   const blocks = capBlocks([...head, ...evidence, ...tail]);
   const text = `${escapeMrkdwn(report.table)}: ${VERDICT_LABELS[report.verdict]}${

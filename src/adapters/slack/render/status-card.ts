@@ -1,7 +1,8 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
-import { slackWhen } from "../../render/times.js";
+import { slackTimes, slackWhen } from "../../render/times.js";
+import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
 import { formatDuration } from "./format.js";
@@ -14,8 +15,12 @@ export type { StatusCardView } from "./view-models.js";
 function headline(view: StatusCardView): string {
   const age = formatDuration(view.nowMs - view.openedAtMs);
   switch (view.state) {
-    case "resolved":
-      return `${view.table} — commits resumed`;
+    case "resolved": {
+      const open = pendingCount(view);
+      return open === 0
+        ? `${view.table} — commits resumed`
+        : `${view.table} — commits resumed, ${itemsWord(open)} open`;
+    }
     case "stopped":
       return `${view.table} — playbook stopped after ${age}`;
     default:
@@ -29,8 +34,22 @@ function headline(view: StatusCardView): string {
   }
 }
 
+function pendingCount(view: StatusCardView): number {
+  return view.state === "resolved" ? (view.openItems ?? []).filter((i) => i.doneBy === undefined).length : 0;
+}
+
+const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
+
+/** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
+export function stateLabel(view: StatusCardView): string {
+  const open = pendingCount(view);
+  return open === 0
+    ? STATE_LABELS[view.state]
+    : `${STATE_LABELS[view.state]} with ${open} open item${open === 1 ? "" : "s"}`;
+}
+
 function statusLine(view: StatusCardView): string {
-  const parts = [STATE_LABELS[view.state]];
+  const parts = [stateLabel(view)];
   if (view.step !== undefined) {
     parts.push(`step ${view.step.index}${view.step.total === undefined ? "" : ` of ${view.step.total}`}`);
   }
@@ -42,14 +61,37 @@ function statusLine(view: StatusCardView): string {
   return parts.join(" · ");
 }
 
+/** "Flink job events-ingest (c7e1…) has not committed since 09:12 (55 min)": who, since when. */
+function failingLine(view: StatusCardView): string | undefined {
+  if (view.failingWriter === undefined || view.commitsFlowing !== undefined) return undefined;
+  if (view.state === "resolved" || view.state === "stopped") return undefined;
+  const who = escapeMrkdwn(view.failingWriter);
+  if (view.stalledSinceMs === undefined) return `*Failing:* ${who}`;
+  return `*Failing:* ${who}, no good commit since ${slackWhen(view.stalledSinceMs, view.nowMs)}`;
+}
+
 function detailLines(view: StatusCardView): string[] {
   const lines: string[] = [];
-  if (view.verdictLine !== undefined) lines.push(`*Verdict:* ${escapeMrkdwn(view.verdictLine)}`);
-  if (view.causeLine !== undefined) lines.push(`*Cause:* ${escapeMrkdwn(view.causeLine)}`);
+  const failing = failingLine(view);
+  if (failing !== undefined) lines.push(failing);
+  for (const down of view.downSources ?? []) lines.push(`*Did not answer:* ${escapeMrkdwn(down)}`);
+  if (view.verdictLine !== undefined)
+    lines.push(`*Verdict:* ${slackTimes(escapeMrkdwn(view.verdictLine), view.nowMs)}`);
+  if (view.causeLine !== undefined)
+    lines.push(`*Cause:* ${slackTimes(escapeMrkdwn(view.causeLine), view.nowMs)}`);
   if (view.resolution !== undefined) {
     lines.push(
       `*Fixed by:* ${escapeMrkdwn(view.resolution.fixedBy)}; commits resumed ${formatDuration(view.resolution.recoveredAfterMs)} after the change`,
     );
+  }
+  if (view.state === "resolved") {
+    for (const item of view.openItems ?? []) {
+      lines.push(
+        item.doneBy === undefined
+          ? `*Still open:* ${escapeMrkdwn(item.text)}`
+          : `*Done:* ${escapeMrkdwn(item.text)} (<@${item.doneBy}>${item.doneAtMs === undefined ? "" : ` ${slackWhen(item.doneAtMs, view.nowMs)}`})`,
+      );
+    }
   }
   if (view.nowLine !== undefined) lines.push(`*Now:* ${escapeMrkdwn(view.nowLine)}`);
   else if (view.step !== undefined && view.state !== "resolved")
@@ -58,15 +100,36 @@ function detailLines(view: StatusCardView): string[] {
 }
 
 /** Blocks of the card alone, reused by App Home. */
+/** Red only while commits fail: a table whose commits flow is green, whatever the alert said. */
+function emoji(view: StatusCardView): string {
+  if (view.commitsFlowing !== undefined && view.state !== "resolved" && view.state !== "stopped")
+    return ":large_green_circle:";
+  return STATE_EMOJI[view.state];
+}
+
 export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
-  const blocks: KnownBlock[] = [header(`${STATE_EMOJI[view.state]} ${headline(view)}`)];
+  const blocks: KnownBlock[] = [header(`${emoji(view)} ${headline(view)}`)];
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
+  if (pendingCount(view) > 0 && view.itemAction) {
+    blocks.push({
+      type: "actions",
+      block_id: "open_items",
+      elements: [
+        {
+          type: "button",
+          text: { type: "plain_text", text: "Mark done" },
+          action_id: ACTION_IDS.itemDone,
+          value: encodeActionValue(view.itemAction),
+        },
+      ],
+    });
+  }
   blocks.push(context(statusLine(view)));
   return blocks;
 }
 
 export function renderStatusCard(view: StatusCardView): SlackMessage {
-  const text = `${STATE_EMOJI[view.state]} ${escapeMrkdwn(headline(view))} (${STATE_LABELS[view.state]})`;
+  const text = `${emoji(view)} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
   return { text, blocks: statusCardBlocks(view) };
 }

@@ -78,8 +78,32 @@ export function renderVerification(view: VerificationView): SlackMessage {
           `${formatDuration(outcome.recoveredAfterMs)} after the change.`,
       ),
     );
+    // Not resolved silently: what the report left for a person is the next thing to do.
+    for (const item of view.openItems ?? []) {
+      blocks.push(
+        section(
+          `:pushpin: *Still to do:* ${escapeMrkdwn(item.text)}. Mark it done on the card when it is.` +
+            (item.statement ? `\n\`\`\`${item.statement}\`\`\`` : ""),
+        ),
+      );
+    }
     blocks.push(context(`confirmed at check ${view.check.index} of ${view.check.total}`));
     text = `${escapeMrkdwn(view.table)} recovered: commits resumed after ${title}`;
+  } else if (view.readOnly) {
+    // Nothing was changed, so nothing failed to help: the check answered and the change comes next.
+    blocks.push(
+      section(
+        `:mag: *Checked:* ${title} on \`${table}\`: the writer has not committed since\n${checkLine(view)}`,
+      ),
+    );
+    if (outcome.nextStep !== undefined)
+      blocks.push({
+        type: "actions",
+        block_id: "verification_actions",
+        elements: [nextButton(view, outcome.nextStep)],
+      });
+    else blocks.push(context("No other step in the playbook fits; the thread is yours."));
+    text = `${escapeMrkdwn(view.table)}: ${title} checked; the next step follows`;
   } else {
     blocks.push(
       section(

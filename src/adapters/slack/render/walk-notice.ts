@@ -112,6 +112,8 @@ export function renderProposalNote(note: ProposalNote): string {
     case "recovered":
       return "The writer is committing again.";
     case "ineffective":
+      // A read-only check changes nothing, so it cannot fail to bring commits back: it answered.
+      if (note.readOnly) return "Checked: the writer has not committed since. The next step follows.";
       return `No recovery after ${note.checks} checks.${note.revertable ? " Revert is available." : ""}`;
     case "reverting":
       return `Reverting, as ${mention(note.by)} asked…`;
