@@ -100,10 +100,12 @@ export async function assemble(config: Config, options: BotOptions, connections:
           "sweep-catalog": queueSet.sweepQueues.catalog,
         },
         inboxKey: store.keys.inbox(),
-        intakeKey: store.keys.outbox(),
+        intakeKey: store.keys.intakePromises(),
         slackOutbox: outbox,
         now: wallClock,
       }),
+    // Read from memory, so a scrape never waits on Redis for it.
+    failingChecks: () => new Set(redis.status === "ready" ? [] : (["redis"] as const)),
   });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);

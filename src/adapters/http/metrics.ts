@@ -123,6 +123,8 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
+  // Both reasons show from the start (0), so a rate over them has data before the first drop.
+  for (const reason of ["expired", "rejected"]) slackDropped.inc({ reason }, 0);
   // One read of the backlogs serves both gauges of a scrape.
   let pendingBacklogs: Promise<Backlog[]> | undefined;
   const readBacklogs = () => {
