@@ -104,6 +104,8 @@ export async function assemble(config: Config, options: BotOptions, connections:
         slackOutbox: outbox,
         now: wallClock,
       }),
+    // Read from memory, so a scrape never waits on Redis for it.
+    failingChecks: () => new Set(redis.status === "ready" ? [] : (["redis"] as const)),
   });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);

@@ -117,6 +117,7 @@ export function outboxPosterPart(shared: Shared): Part {
     store,
     charts: slackTimelinePoster(client),
     onSlackError: (method) => metrics.slackErrors.inc({ method }),
+    onDropped: (reason) => metrics.slackDropped.inc({ reason }),
     views: {
       card: (incident) => renderCard({ store, render, now }, incident),
       diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),

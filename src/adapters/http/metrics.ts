@@ -63,6 +63,14 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   const registry = new Registry();
   // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
   collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool and Prometheus's naming rules refuse them); the same
+  // counts are in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+  for (const name of [
+    "nodejs_active_handles_total",
+    "nodejs_active_requests_total",
+    "nodejs_active_resources_total",
+  ])
+    registry.removeSingleMetric(name);
   const jobOutcomes = new Counter({
     name: "iceberg_bot_jobs_total",
     help: "Jobs finished, by queue and outcome (completed, failed).",
@@ -115,6 +123,8 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
+  // Both reasons show from the start (0), so a rate over them has data before the first drop.
+  for (const reason of ["expired", "rejected"]) slackDropped.inc({ reason }, 0);
   // One read of the backlogs serves both gauges of a scrape.
   let pendingBacklogs: Promise<Backlog[]> | undefined;
   const readBacklogs = () => {

@@ -99,6 +99,8 @@ export interface ServiceHarnessOptions {
     timeoutMs?: number;
     start?: boolean;
     afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
+    onDropped?: PosterDeps["onDropped"];
+    onSlackError?: PosterDeps["onSlackError"];
   };
 }
 
@@ -167,6 +169,8 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     orderWaitMs: 200,
     ...(options.outbox?.backoff ? { backoff: options.outbox.backoff } : {}),
     ...(options.outbox?.afterSend ? { afterSend: options.outbox.afterSend } : {}),
+    onDropped: options.outbox?.onDropped,
+    onSlackError: options.outbox?.onSlackError,
   };
   const poster = new OutboxPoster(posterDeps);
   const otherPosters: OutboxPoster[] = [];

@@ -129,8 +129,14 @@ describe("remediation's Slack messages through the outbox", () => {
   });
 
   it("an edit Slack refuses for good (its message is gone) does not hold back the thread's next message", async () => {
+    const dropped: string[] = [];
+    const errors: string[] = [];
     const { incidentId, rootTs } = await open("outbox-refused-edit", {
-      outbox: { backoff: { baseMs: 200, capMs: 1_000 } },
+      outbox: {
+        backoff: { baseMs: 200, capMs: 1_000 },
+        onDropped: (reason) => dropped.push(reason),
+        onSlackError: (method) => errors.push(method),
+      },
     });
     await settle(rootTs, 10_000);
     const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: h!.standIn.apiUrl, retries: 0 });
@@ -160,6 +166,10 @@ describe("remediation's Slack messages through the outbox", () => {
     );
     const refused = h!.standIn.calls.filter((c) => c.method === "chat.update" && !c.ok);
     expect(refused).toHaveLength(1);
+    // Nothing owed is dropped unseen: counted (iceberg_bot_slack_messages_dropped_total) and
+    // counted as a failed Slack call.
+    expect(dropped).toEqual(["rejected"]);
+    expect(errors).toEqual(["outbox.update"]);
   });
 
   it("a worker gone between saving the decision and posting: the message still arrives, once", async () => {

@@ -49,8 +49,10 @@ export interface PosterDeps {
   store: Pick<IncidentStore, "get" | "update">;
   /** Draws and shares commit timelines (absent: chart entries are passed over). */
   charts?: TimelinePoster;
-  /** Counts a Slack method that failed for good (a picture not shared). */
+  /** Counts a Slack call that failed: a picture not shared, or an attempt at an entry (`outbox.<kind>`). */
   onSlackError?: (method: string) => void;
+  /** Counts a message owed to Slack that was given up on: refused for good, or past giveUpAfterMs. */
+  onDropped?: (reason: "rejected" | "expired") => void;
   /** The messages of the status card, diagnoses and command results (absent: those entries fail). */
   views?: PosterViews;
   now: () => number;
@@ -199,7 +201,9 @@ export class OutboxPoster {
         return;
       }
       const next = { attempts: attempt.attempts + 1, unknown: attempt.unknown || outcome.unknown };
+      this.deps.onSlackError?.(`outbox.${kind}`);
       if (outcome.permanent) {
+        this.deps.onDropped?.("rejected");
         this.deps.log.error(
           { incidentId, entry: entry.id, kind, err: outcome.error },
           "Slack refused the message for good; going on with the next one",
@@ -208,6 +212,7 @@ export class OutboxPoster {
         continue;
       }
       if (now - entry.createdAtMs > this.backoff.giveUpAfterMs) {
+        this.deps.onDropped?.("expired");
         this.deps.log.error({ incidentId, entry: entry.id, err: outcome.error }, "Slack message given up");
         await this.deps.outbox.done(entry, now + this.leaseMs);
         continue;
