@@ -159,7 +159,8 @@ export function createBotApp(options: BotAppOptions): BotApp {
       signingSecret: options.slack.signingSecret ?? "",
       routes: customRoutes,
       handle,
-      now,
+      // Slack dates its signatures by the wall clock; the bot's own clock may be simulated (demo).
+      now: Date.now,
       log,
     });
     receiver = httpReceiver;
