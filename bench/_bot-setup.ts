@@ -1,11 +1,12 @@
 // Shared setup for the bot benchmarks: a bot (or two) on a private Redis namespace, the Slack
 // stand-in, signed Slack requests and percentile maths.
 
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { loadConfig } from "../src/config.js";
 import { type Bot, type BotOptions, startBot } from "../src/main.js";
 import type { DiagnoseFn } from "../src/services/incident/deps.js";
+import { signedHeaders } from "../src/sim/slack/signing.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../src/sim/slack/types.js";
 import { fixtureReport } from "../test/integration/bot/harness.js";
@@ -84,16 +85,7 @@ export function signedSlashCommand(secret: string, text: string, n: number) {
     response_url: "http://127.0.0.1:9/unused",
     trigger_id: `${Date.now()}.bench.${n}`,
   }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
-  return {
-    body,
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "x-slack-request-timestamp": String(ts),
-      "x-slack-signature": signature,
-    },
-  };
+  return { body, headers: signedHeaders(secret, body, "application/x-www-form-urlencoded") };
 }
 
 export function alertBody(table: string, fingerprint: string): string {

@@ -34,6 +34,7 @@ export function receiverPart(shared: Shared): ReceiverPart {
     metrics: shared.metrics,
     log: shared.log,
     now: shared.now,
+    wallClock: shared.wallClock,
     remediation: shared.remediation,
     sweep: {
       requestAudit: (request) => sweepQueues.requestAudit(request),

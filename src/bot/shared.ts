@@ -4,6 +4,7 @@
 
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
+import { readBacklogs } from "../adapters/http/backlogs.js";
 import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
 import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
@@ -82,16 +83,31 @@ export async function assemble(config: Config, options: BotOptions, connections:
     confirmDurable,
   });
   // The command inbox counts as a queue: what waits there is as owed as a waiting job.
+  const outbox = new SlackOutbox(redis, options.namespace);
   const metrics = createMetrics({
     queueDepth: async () => ({
       ...(await queueSet.queues.depth()),
       "command-inbox.waiting": await commandInbox.length(),
     }),
+    backlogs: () =>
+      readBacklogs({
+        redis,
+        queues: {
+          diagnose: queueSet.queues.diagnose,
+          slack: queueSet.queues.slack,
+          remediation: queueSet.remediationQueue.queue,
+          sweep: queueSet.sweepQueues.control,
+          "sweep-catalog": queueSet.sweepQueues.catalog,
+        },
+        inboxKey: store.keys.inbox(),
+        intakeKey: store.keys.intakePromises(),
+        slackOutbox: outbox,
+        now: wallClock,
+      }),
   });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
-  const outbox = new SlackOutbox(redis, options.namespace);
   const incidents = {
     store,
     queues: queueSet.queues,

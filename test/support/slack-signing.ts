@@ -1,25 +1,9 @@
-// Signs request bodies the way Slack does (v0 HMAC-SHA256 over "v0:<ts>:<raw body>"), so tests
-// drive Bolt's real receiver with requests it verifies.
+// Slack request bodies as Slack sends them, signed with the one signer (src/sim/slack/signing.ts),
+// so tests drive the bot's real receiver with requests it verifies.
 
-import { createHmac } from "node:crypto";
+import { signedHeaders, slackSignature } from "../../src/sim/slack/signing.js";
 
-export function slackSignature(secret: string, timestampSeconds: number, rawBody: string): string {
-  const hash = createHmac("sha256", secret).update(`v0:${timestampSeconds}:${rawBody}`).digest("hex");
-  return `v0=${hash}`;
-}
-
-export function signedHeaders(
-  secret: string,
-  rawBody: string,
-  contentType: string,
-  timestampSeconds = Math.floor(Date.now() / 1000),
-): Record<string, string> {
-  return {
-    "content-type": contentType,
-    "x-slack-request-timestamp": String(timestampSeconds),
-    "x-slack-signature": slackSignature(secret, timestampSeconds, rawBody),
-  };
-}
+export { signedHeaders, slackSignature };
 
 export interface SlashCommandFields {
   text: string;

@@ -8,6 +8,7 @@ import { runCli } from "../../src/cli/run-cli.js";
 import { sweepReport } from "../../src/services/sweep/report.js";
 
 const RLO = "\u202e";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const RAW = /[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u001b]/;
 
 describe("names with control or bidi characters in the CLI", () => {

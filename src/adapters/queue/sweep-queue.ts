@@ -5,6 +5,7 @@
 
 import { createHash } from "node:crypto";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import { isCodedError } from "../../errors.js";
 import type { SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
 import { taskId } from "../../services/sweep/service.js";
 import { DEFAULT_PREFIX, retryPolicy, workerDefaults } from "./queues.js";
@@ -173,9 +174,20 @@ export function startSweepWorkers(
     ...common,
     concurrency: 2,
   });
-  const catalog = new Worker<SweepTask>(
+  const catalog: Worker<SweepTask> = new Worker<SweepTask>(
     names.catalog,
-    retryPolicy((job) => processors.catalog(job, job.attemptsMade + 1 >= (job.opts.attempts ?? 1))),
+    retryPolicy(async (job) => {
+      try {
+        await processors.catalog(job, job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
+      } catch (error) {
+        // A 429 (or 503) with Retry-After: the whole queue waits as long as the catalog asked,
+        // and the task goes back to wait without spending an attempt.
+        const wait = retryAfterMsOf(error);
+        if (wait === undefined) throw error;
+        await catalog.rateLimit(wait);
+        throw Worker.RateLimitError();
+      }
+    }),
     { ...common, concurrency: options.concurrency ?? 16, limiter: limiterFor(options.catalogPerSecond) },
   );
   for (const [queue, worker] of [
@@ -192,4 +204,12 @@ export function startSweepWorkers(
       await Promise.all([control.close(force), catalog.close(force)]);
     },
   };
+}
+
+function retryAfterMsOf(error: unknown): number | undefined {
+  if (!isCodedError(error)) return undefined;
+  const status = error.details?.status;
+  const wait = error.details?.retryAfterMs;
+  if ((status !== 429 && status !== 503) || typeof wait !== "number" || wait <= 0) return undefined;
+  return wait;
 }

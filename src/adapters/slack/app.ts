@@ -66,6 +66,8 @@ export interface BotAppOptions {
   /** The digest's buttons; without it they are only acknowledged. */
   sweep?: SweepListenerDeps;
   now?: () => number;
+  /** Real time, for Slack's signature window (default Date.now), whatever clock incidents read. */
+  wallClock?: () => number;
   /**
    * Whether the Redis connection is up (a status check, no round trip). Interactions are recorded
    * only when it is; otherwise the person is told at once. Default: always.
@@ -159,8 +161,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
       signingSecret: options.slack.signingSecret ?? "",
       routes: customRoutes,
       handle,
-      // Slack dates its signatures by the wall clock; the bot's own clock may be simulated (demo).
-      now: Date.now,
+      now: options.wallClock ?? Date.now,
       log,
     });
     receiver = httpReceiver;

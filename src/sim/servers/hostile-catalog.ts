@@ -13,6 +13,8 @@ export interface HostileCatalog {
   readonly requests: number;
   /** Requests per path (without query). */
   readonly byPath: Map<string, number>;
+  /** When each request came (ms, performance.now()), with its answer's status. */
+  readonly log: { atMs: number; status: number }[];
   close(): Promise<void>;
 }
 
@@ -23,11 +25,13 @@ export async function startHostileCatalog(
   let requests = 0;
   let limited = options.limitedAnswers ?? 2;
   const byPath = new Map<string, number>();
+  const log: { atMs: number; status: number }[] = [];
   const server = createServer((req, res) => {
     requests++;
     const url = new URL(req.url ?? "/", "http://x");
     byPath.set(url.pathname, (byPath.get(url.pathname) ?? 0) + 1);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      log.push({ atMs: performance.now(), status });
       res.writeHead(status, { "content-type": "application/json", ...headers });
       res.end(JSON.stringify(body));
     };
@@ -60,6 +64,7 @@ export async function startHostileCatalog(
       return requests;
     },
     byPath,
+    log,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,7 +2,7 @@
 // signed block_actions and view_submission requests Slack would send, into the bot's own Bolt
 // receiver. The demo uses it to approve a step the way a real approver would.
 
-import { createHmac } from "node:crypto";
+import { signedHeaders } from "./signing.js";
 import type { SlackStandIn, StoredMessage } from "./types.js";
 
 export interface SlackPerson {
@@ -63,15 +63,9 @@ export async function postSigned(
   body: string,
   contentType: string,
 ): Promise<{ status: number; body: string }> {
-  const ts = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": contentType,
-      "x-slack-request-timestamp": String(ts),
-      "x-slack-signature": signature,
-    },
+    headers: signedHeaders(secret, body, contentType),
     body,
   });
   return { status: response.status, body: await response.text() };

@@ -68,4 +68,26 @@ describe("a sweep of a hostile catalog in the bot", { timeout: 120_000 }, () => 
     expect(catalog.requests).toBe(16);
     expect(await harness.bots[0]!.sweep.store.running()).toBeUndefined();
   });
+
+  it("waits out a 429 for as long as Retry-After says, without spending the task's attempts", async () => {
+    catalog = await startHostileCatalog("rate-limited", { retryAfterSeconds: 2, limitedAnswers: 1 });
+    h = await startHarness("sweep-hostile-429", {
+      env: { ICEBERG_CATALOG_URL: catalog.url },
+      botConfig: config(),
+    });
+    const harness = h;
+    await slash(harness, "sweep");
+    const [digest] = await eventually(
+      () => digests(harness).length > 0 && digests(harness),
+      60_000,
+      "the digest",
+    );
+    await quiescent(harness);
+    expect(JSON.stringify(digest!.blocks)).not.toContain("Not read");
+    const limited = catalog.log.findIndex((r) => r.status === 429);
+    expect(limited).toBeGreaterThanOrEqual(0);
+    const next = catalog.log[limited + 1];
+    // A lower bound only: a busy machine can make the wait longer, never shorter.
+    expect(next!.atMs - catalog.log[limited]!.atMs).toBeGreaterThanOrEqual(1900);
+  });
 });

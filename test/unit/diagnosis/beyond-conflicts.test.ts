@@ -358,6 +358,19 @@ describe("writer-idle", () => {
     expect(report(busy).verdict).not.toBe("healthy");
   });
 
+  it("the invariant catches an exception-caused triage finding without its quote", () => {
+    const ev = failingWith(
+      wrapped(
+        10 * MIN,
+        "org.apache.iceberg.exceptions.CommitFailedException: Commit failed: branch main has changed",
+      ),
+    );
+    const r = report(ev);
+    expect(r.findings.find((f) => f.id === "commit-conflict")?.quote?.count).toBe(1);
+    const stripped: Report = { ...r, findings: r.findings.map(({ quote: _quote, ...f }) => f) };
+    expect(reportViolations(stripped, ev)).toContain("finding commit-conflict does not quote its exception");
+  });
+
   it("the invariant catches a critical finding next to writer-idle", () => {
     const ev = evidence({ table: table({ snapshots: series(HOUR, 2 * MIN, 5 * MIN) }), flink: flinkJob() });
     const broken: Report = {

@@ -260,6 +260,23 @@ export class SlackOutbox {
   }
 
   /** Entries still owed (every incident's queue), for tests and /metrics. */
+  /** Messages owed to Slack, and when the oldest of them was written (for /metrics). */
+  async backlog(): Promise<{ items: number; oldestMs?: number }> {
+    const due = await this.redis.zrange(`${this.prefix}:due`, 0, -1);
+    let items = 0;
+    let oldestMs: number | undefined;
+    for (const id of due) {
+      const [length, head] = await Promise.all([
+        this.redis.llen(this.queueKey(id)),
+        this.redis.lindex(this.queueKey(id), 0),
+      ]);
+      items += length;
+      const at = head ? Number((JSON.parse(head) as { createdAtMs?: number }).createdAtMs) : Number.NaN;
+      if (Number.isFinite(at)) oldestMs = Math.min(oldestMs ?? at, at);
+    }
+    return { items, oldestMs };
+  }
+
   async pending(): Promise<number> {
     const due = await this.redis.zrange(`${this.prefix}:due`, 0, -1);
     let n = 0;
