@@ -284,7 +284,7 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     () => latestStepText(ctx).match(/\(1 of 2\)|Applying|Applied|Nothing was changed|It is not known/),
     "the approval",
   );
-  if (/\(1 of 2\)/.test(latestStepText(ctx)) && !/Applied by/.test(latestStepText(ctx))) {
+  if (/\(1 of 2\)/.test(latestStepText(ctx)) && !/Applied (by|at)/.test(latestStepText(ctx))) {
     progress(
       ctx,
       `the step is risky and needs a second person: <@${DEMO_SECOND_APPROVER}> approves it too, ticking the confirmation`,
@@ -298,7 +298,7 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
   }
   await until(
     ctx,
-    () => /Applied by|Nothing was changed|It is not known/.test(latestStepText(ctx)),
+    () => /Applied (by|at)|Nothing was changed|It is not known/.test(latestStepText(ctx)),
     "the change to be applied",
   );
   const writes = ctx
@@ -306,7 +306,7 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
   if (
     /Nothing was changed|It is not known/.test(latestStepText(ctx)) &&
-    !/Applied by/.test(latestStepText(ctx))
+    !/Applied (by|at)/.test(latestStepText(ctx))
   ) {
     throw new Error("the bot could not apply the change (see the thread)");
   }

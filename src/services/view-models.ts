@@ -57,6 +57,8 @@ export interface ProposalDecision {
   by: string;
   atMs: number;
   reason?: string;
+  /** Every approver, in order, with their reasons, when more than one approved (a risky step). */
+  approvers?: Array<{ by: string; atMs: number; reason?: string }>;
 }
 
 export interface ProposalView {
@@ -88,6 +90,10 @@ export interface ApplyModalView {
   change: Change;
   /** When true the modal adds a required checkbox confirming the change is correct for the table. */
   risky: boolean;
+  /** The step's risk, as the proposal states it. */
+  risk?: { level: RiskLevel; detail: string };
+  /** Which approval this form gives ("2 of 2") and the ones given before it, with their reasons. */
+  approval?: { index: number; of: number; earlier: Array<{ by: string; reason?: string }> };
 }
 
 export interface RevertButtonView {

@@ -178,7 +178,10 @@ describe("demo of every scenario", () => {
   it("gets a second approver for a risky step", () => {
     const out = results.get("validation-conflict")?.out ?? "";
     expect(out).toContain("needs a second person: <@U0DEMOLEAD> approves it too");
-    expect(out).toMatch(/Applied by @U0DEMOLEAD at \d\d:\d\d UTC: Second approval/);
+    // Both approvers and both reasons stay on the applied proposal.
+    expect(out).toMatch(
+      /Applied at \d\d:\d\d UTC, approved by:\n\s*1\. @U0DEMOONCALL at \d\d:\d\d UTC: .+\n\s*2\. @U0DEMOLEAD at \d\d:\d\d UTC: Second approval/,
+    );
   });
 
   it("plays a step done by hand: what a person runs, then Done", () => {

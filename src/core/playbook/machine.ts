@@ -167,7 +167,15 @@ const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
           approverUserIds: approvals.map((a) => a.user),
         }),
         ephemeral(event.user, { kind: "approval-recorded" }),
-        audit(state, now, event.user, event, "ok", `approval ${approvals.length} of ${needed}`),
+        // The history keeps each approver's reason, not only the last one's.
+        audit(
+          state,
+          now,
+          event.user,
+          event,
+          "ok",
+          `approval ${approvals.length} of ${needed}${event.reason ? `: ${event.reason}` : ""}`,
+        ),
       ],
     };
   }
@@ -183,7 +191,7 @@ const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
         event.user,
         event,
         "ok",
-        `approved ${cur.stepId}${event.reason ? `: ${event.reason}` : ""}`,
+        `${needed > 1 ? `approval ${approvals.length} of ${needed}, ` : ""}approved ${cur.stepId}${event.reason ? `: ${event.reason}` : ""}`,
       ),
     ],
   };
@@ -533,7 +541,8 @@ function verifyPlan(step: Step, ctx: MachineContext): { checksTotal: number; int
   return { checksTotal: step.verify.checks ?? followUp.checks, intervalMs: followUp.intervalSeconds * 1000 };
 }
 
-function approvalsNeeded(step: Step): number {
+/** How many people must approve a step: two for a risky one. */
+export function approvalsNeeded(step: Step): number {
   return step.risky ? 2 : 1;
 }
 

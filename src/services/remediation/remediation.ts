@@ -6,7 +6,7 @@ import { type ApprovalPolicy, approverIds, canApprove } from "../../core/approva
 import type { StepId } from "../../core/ids.js";
 import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/playbook/change.js";
 import { decide } from "../../core/playbook/decide.js";
-import { nextTarget } from "../../core/playbook/machine.js";
+import { approvalsNeeded, nextTarget } from "../../core/playbook/machine.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
 import {
   type AuditEntry,
@@ -26,6 +26,7 @@ import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
 import { RemediationJobs } from "./jobs.js";
+import { stepRisk } from "./views.js";
 import { WalkDispatcher } from "./walk-dispatcher.js";
 
 export type { RemediationDeps } from "./deps.js";
@@ -172,6 +173,12 @@ export class Remediation {
         title: step.title,
         change: run.change,
         risky: step.risky || step.confirmations.length > 0,
+        risk: stepRisk(step),
+        approval: {
+          index: run.approvals.length + 1,
+          of: approvalsNeeded(step),
+          earlier: run.approvals.map((a) => ({ by: a.user, ...(a.reason ? { reason: a.reason } : {}) })),
+        },
       },
     });
     if (!filled) {

@@ -27,6 +27,11 @@ const SIGNAL_WORDS: Record<VerifySignal, string> = {
 
 const LEADING_LEVEL = /^\s*(none|low|medium|high)\b[.;:,]?\s*/i;
 
+/** The risk as the proposal and the apply form state it. */
+export function stepRisk(step: Step): { level: RiskLevel; detail: string } {
+  return { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk };
+}
+
 export function riskLevel(step: Step): RiskLevel {
   if (step.risky) return "high";
   if (/^\s*(none|low)\b/i.test(step.risk)) return "low";
@@ -86,7 +91,17 @@ export function decisionFor(
   const approver = run.approvals[run.approvals.length - 1];
   const reason = approver?.reason;
   const by = actor ?? approver?.user ?? run.appliedBy ?? "bot";
-  const withReason = (d: ProposalDecision): ProposalDecision => (reason ? { ...d, reason } : d);
+  // Every approver keeps their name and reason on the message, not only the last one.
+  const all = run.approvals.map((a) => ({
+    by: a.user,
+    atMs: a.atMs,
+    ...(a.reason ? { reason: a.reason } : {}),
+  }));
+  const withReason = (d: ProposalDecision): ProposalDecision => ({
+    ...d,
+    ...(reason ? { reason } : {}),
+    ...(all.length > 1 ? { approvers: all } : {}),
+  });
   switch (phase) {
     case "approved":
     case "applying":

@@ -215,6 +215,8 @@ describe("renderProposal", () => {
   });
 });
 
+const NOW = Date.parse("2026-11-29T09:30:00Z");
+
 describe("renderApplyModal and renderRevertButton", () => {
   const base = {
     incidentId: "inc-7",
@@ -224,6 +226,48 @@ describe("renderApplyModal and renderRevertButton", () => {
     title: "review the isolation level",
     change: proposal.step.change,
   };
+
+  it("shows the second approver the risk, 'approval 2 of 2' and the first approver's reason", () => {
+    const modal = renderApplyModal({
+      ...base,
+      risky: true,
+      risk: { level: "high", detail: "weaker isolation can let conflicting changes both commit" },
+      approval: {
+        index: 2,
+        of: 2,
+        earlier: [{ by: "U0ONCALL", reason: "the merge job only touches old days" }],
+      },
+    });
+    const text = JSON.stringify(modal.blocks);
+    expect(text).toContain(
+      "*Risk:* :red_circle: high, weaker isolation can let conflicting changes both commit",
+    );
+    expect(text).toContain("*This is approval 2 of 2.*");
+    expect(text).toContain("<@U0ONCALL> approved first: the merge job only touches old days");
+    expect(checkView(modal, "modal")).toEqual([]);
+  });
+
+  it("keeps every approver and their reasons on the applied proposal", () => {
+    const { blocks } = renderProposal({
+      ...proposal,
+      decision: {
+        kind: "applied",
+        by: "U0LEAD",
+        atMs: NOW,
+        reason: "checked the readers",
+        approvers: [
+          { by: "U0ONCALL", atMs: NOW - 60_000, reason: "the merge job only touches old days" },
+          { by: "U0LEAD", atMs: NOW, reason: "checked the readers" },
+        ],
+      },
+    });
+    const text = JSON.stringify(blocks);
+    expect(text).toContain("approved by:");
+    expect(text).toMatch(
+      /1\. <@U0ONCALL> at <!date\^\d+\^\{time\}\|[^>]+>: the merge job only touches old days/,
+    );
+    expect(text).toMatch(/2\. <@U0LEAD> at <!date\^\d+\^\{time\}\|[^>]+>: checked the readers/);
+  });
 
   it("asks for a required reason and, for risky steps, a required correctness confirmation", () => {
     const modal = renderApplyModal({ ...base, risky: true });

@@ -123,7 +123,20 @@ export function renderProposal(view: ProposalView): SlackMessage {
     const reason = d.reason === undefined || d.reason === "" ? "" : `: ${escapeMrkdwn(d.reason)}`;
     // A read-only check applies nothing: the bot's own run of it reads as a check.
     const words = readOnly && d.kind === "applied" ? ":mag: Checked" : DECISION_WORDS[d.kind];
-    blocks.push(context(`${words} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`));
+    if (
+      d.approvers !== undefined &&
+      d.approvers.length > 1 &&
+      (d.kind === "applied" || d.kind === "applying")
+    ) {
+      // Two people approved a risky step: both stay on the message, each with their reason.
+      const who = d.approvers
+        .map(
+          (a, i) =>
+            `${i + 1}. ${mention(a.by)} at ${slackWhen(a.atMs, a.atMs)}${a.reason ? `: ${escapeMrkdwn(a.reason)}` : ""}`,
+        )
+        .join("\n");
+      blocks.push(context(`${words} at ${slackWhen(d.atMs, d.atMs)}, approved by:\n${who}`));
+    } else blocks.push(context(`${words} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`));
   } else {
     const elements: Button[] = [];
     if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));
@@ -147,10 +160,22 @@ export function renderProposal(view: ProposalView): SlackMessage {
 
 /** The views.open payload behind Apply: a required reason, and for risky steps a confirmation. */
 export function renderApplyModal(view: ApplyModalView): ModalView {
+  const lines = [
+    `Apply *${STEP_TITLES[view.stepId]}* to \`${escapeCode(view.table)}\`\n${renderChange(view.change)}`,
+  ];
+  if (view.risk !== undefined)
+    lines.push(
+      `*Risk:* ${RISK_EMOJI[view.risk.level]} ${view.risk.level}, ${escapeMrkdwn(view.risk.detail)}`,
+    );
+  if (view.approval !== undefined && view.approval.of > 1) {
+    lines.push(`*This is approval ${view.approval.index} of ${view.approval.of}.*`);
+    for (const earlier of view.approval.earlier)
+      lines.push(
+        `${mention(earlier.by)} approved first${earlier.reason ? `: ${escapeMrkdwn(earlier.reason)}` : "."}`,
+      );
+  }
   const blocks: KnownBlock[] = [
-    section(
-      `Apply *${STEP_TITLES[view.stepId]}* to \`${escapeCode(view.table)}\`\n${renderChange(view.change)}`,
-    ),
+    section(lines.join("\n")),
     {
       type: "input",
       block_id: APPLY_MODAL.reasonBlockId,
