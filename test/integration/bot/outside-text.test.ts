@@ -79,8 +79,9 @@ describe("outside text and secrets on the way to Slack and the logs", () => {
     const posted = await eventually(
       () => {
         const root = h.standIn.messages(CHANNEL).find((m) => !m.thread_ts && /db\.events/.test(m.text));
-        const thread = root ? h.standIn.thread(CHANNEL, root.ts) : [];
-        const said = thread.map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`).join("\n");
+        // The diagnosis reply, not the root card: the card names the failing source first.
+        const replies = root ? h.standIn.thread(CHANNEL, root.ts).filter((m) => m.ts !== root.ts) : [];
+        const said = replies.map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`).join("\n");
         return /BadRequestException|rejected|Could not read/.test(said) ? said : undefined;
       },
       20_000,

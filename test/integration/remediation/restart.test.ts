@@ -64,6 +64,9 @@ describe("remediation across a Redis restart (AOF)", () => {
     );
     expect(afterFirst.value.walk.current?.phase).toBe("proposed");
     expect((await h.store.openIncidentFor("db.events"))?.id).toBe(incidentId);
+    // The proposal is owed through the outbox: whether it went out before the restart or not, it
+    // is in the thread once the poster has drained.
+    await h.delivered();
     expect(await h.outbox.messageTs(incidentId, `proposal-${value.proposalId}`)).toBeTruthy();
 
     // The pending approval still works after the restart; its follow-up is a delayed job.
