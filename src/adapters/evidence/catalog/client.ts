@@ -14,7 +14,6 @@ import {
   buildUrl,
   CATALOG_MAX_BYTES,
   type HttpSourceOptions,
-  httpStatusError,
   statusMessage,
 } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
@@ -22,7 +21,7 @@ import { SOURCE_LABELS } from "../labels.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
 import { type CatalogAuth, createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
-import { allPages, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
+import { allPages, getCatalogText, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
 export interface CatalogClientOptions {
   /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
@@ -62,18 +61,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
 
   async function connect(): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
     const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
-    const response = await fetchFn(url);
-    const body = await response.text();
-    const what = `GET ${url.pathname}`;
-    if (!response.ok) {
-      throw httpStatusError("catalog", {
-        status: response.status,
-        body,
-        path: url.pathname,
-        method: "GET",
-        headers: Object.fromEntries(response.headers),
-      });
-    }
+    const { body, what } = await getCatalogText(fetchFn, url);
     const ctx = { source: "catalog" as const, what };
     const raw = parseWithSchema(CatalogConfigSchema, parseJsonText(body, ctx), ctx);
     const config: CatalogConfig = {

@@ -28,8 +28,12 @@ function prefixed(target: PageTarget, path: string): string {
 }
 
 async function getPage(target: PageTarget, path: string, query: Record<string, string | undefined>) {
-  const url = buildUrl(target.baseUrl, prefixed(target, path), query);
-  const response = await target.fetch(url);
+  return getCatalogText(target.fetch, buildUrl(target.baseUrl, prefixed(target, path), query));
+}
+
+/** One GET of the catalog: its body as text, or the coded error its HTTP status calls for. */
+export async function getCatalogText(fetchFn: FetchLike, url: URL): Promise<{ body: string; what: string }> {
+  const response = await fetchFn(url);
   const body = await response.text();
   if (!response.ok) {
     throw httpStatusError("catalog", {
