@@ -10,12 +10,7 @@ import { formatTableName } from "../../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withExactIds } from "../exact-ids.js";
-import {
-  buildUrl,
-  CATALOG_MAX_BYTES,
-  type HttpSourceOptions,
-  statusMessage,
-} from "../http.js";
+import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { SOURCE_LABELS } from "../labels.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
