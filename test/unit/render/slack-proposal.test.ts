@@ -183,6 +183,27 @@ describe("renderProposal", () => {
     );
   });
 
+  it("shows the times a guidance step quotes as date tokens, not ISO stamps", () => {
+    const guidance: ProposalView = {
+      ...proposal,
+      step: {
+        id: "renew-catalog-credential",
+        playbook: "commit-error",
+        summary: "Renew the writer's catalog credential",
+        change: {
+          kind: "manual",
+          checklist: [
+            "The exception: NotAuthorizedException: Token expired — seen 3 times, first 2026-11-29T09:20:00.000Z, last 2026-11-29T10:07:00.000Z.",
+          ],
+        },
+        automatic: false,
+      },
+    };
+    const shown = sectionTexts(renderProposal(guidance).blocks);
+    expect(shown).toContain("first <!date^1795944000^{date_short_pretty} {time}|2026-11-29 09:20 UTC>");
+    expect(shown).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+  });
+
   it("replaces the buttons with who decided once a decision is made", () => {
     const { text, blocks } = renderProposal({
       ...proposal,

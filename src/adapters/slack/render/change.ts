@@ -6,6 +6,7 @@ import type { Change, PropertyChange } from "../../../core/report/schema.js";
 import { renderSetProperties, renderUnsetProperties } from "../../../core/statements.js";
 import { parseTableName } from "../../../core/table-name.js";
 import { CodedError } from "../../../errors.js";
+import { slackTimes } from "../../render/times.js";
 import { escapeCode, escapeCodeBlock, escapeMrkdwn } from "./limits.js";
 
 export function codeBlock(body: string): string {
@@ -76,7 +77,8 @@ export function renderChange(change: Change): string {
       const parts: string[] = [];
       if (change.statement !== undefined) parts.push(codeBlock(change.statement));
       if (change.checklist.length > 0)
-        parts.push(change.checklist.map((item) => `• ${escapeMrkdwn(item)}`).join("\n"));
+        // A quoted exception carries ISO stamps: each reader sees them in their own time zone.
+        parts.push(change.checklist.map((item) => `• ${slackTimes(escapeMrkdwn(item))}`).join("\n"));
       return parts.length === 0 ? "No change to make; follow the guidance above." : parts.join("\n");
     }
   }
