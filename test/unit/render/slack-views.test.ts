@@ -241,6 +241,9 @@ describe("renderHelp", () => {
       expect(all).toContain(`\`/iceberg ${command}`);
     }
     expect(all).toContain("e.g. `/iceberg diagnose db.events`");
+    // Slack would swallow a raw `<table>` as a control sequence.
+    expect(all).toContain("`/iceberg diagnose &lt;table&gt;`");
+    expect(all).not.toContain("<table>");
   });
 });
 

@@ -2,6 +2,7 @@
 
 import type { SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
+import { escapeCode } from "./limits.js";
 
 export const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: string }> = [
   {
@@ -33,7 +34,10 @@ export const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: str
 ];
 
 export function renderHelp(): SlackMessage {
-  const lines = COMMANDS.map((c) => `*\`${c.usage}\`*: ${c.does}\n      e.g. \`${c.example}\``);
+  // Slack reads `<table>` as a control sequence even inside code: the brackets go as entities.
+  const lines = COMMANDS.map(
+    (c) => `*\`${escapeCode(c.usage)}\`*: ${c.does}\n      e.g. \`${escapeCode(c.example)}\``,
+  );
   return {
     text: "Iceberg bot commands: diagnose, audit, status, history, sweep, help",
     blocks: [
