@@ -10,6 +10,7 @@ import { renderStatusCard } from "../../../src/adapters/slack/render/status-card
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
 import { INCIDENT_STATES, type StatusCardView } from "../../../src/adapters/slack/render/view-models.js";
 import { cardView } from "../../../src/adapters/slack/slack-jobs.js";
+import { parseCommandText } from "../../../src/core/incident/command-text.js";
 import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
 import { healthyReport } from "./samples.js";
 
@@ -347,6 +348,17 @@ describe("renderUsageError and renderDiagnosingAck", () => {
   it("neutralises what the person typed", () => {
     const { text } = renderUsageError({ kind: "unknown-command", input: "x` <!channel>" });
     expect(text).toBe("Unknown command `x' &lt;!channel&gt;`. `/iceberg help` lists them all.");
+  });
+
+  it("keeps a usage message's code spans as code, and what was typed inert inside them", () => {
+    const parsed = parseCommandText("status now");
+    if (parsed.kind !== "usage-error" || parsed.error.kind !== "failed")
+      throw new Error("expected a usage error");
+    expect(renderUsageError(parsed.error).text).toBe(
+      ":warning: `/iceberg status` takes no arguments.\nFor example: /iceberg status",
+    );
+    const typed = renderUsageError({ kind: "failed", message: "Bad name `<!channel>` here *now*" }).text;
+    expect(typed).toBe(":warning: Bad name `&lt;!channel&gt;` here \u2217now\u2217");
   });
 
   it("tells someone who may not approve whom to ask", () => {

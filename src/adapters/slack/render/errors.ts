@@ -35,10 +35,21 @@ function usageText(view: UsageErrorView): string {
     case "busy":
       return `:hourglass_flowing_sand: A change is already in progress on \`${escapeCode(view.table)}\`: ${escapeMrkdwn(view.detail)}`;
     case "failed": {
-      const hint = view.hint === undefined ? "" : `\n${escapeMrkdwn(view.hint)}`;
-      return `:warning: ${escapeMrkdwn(view.message)}${hint}`;
+      const hint = view.hint === undefined ? "" : `\n${keepCodeSpans(view.hint)}`;
+      return `:warning: ${keepCodeSpans(view.message)}${hint}`;
     }
   }
+}
+
+/**
+ * A usage message names commands in `code`: those spans stay code (their text escaped as code, so
+ * a typed `<!channel>` inside one is inert), and everything between them is escaped as mrkdwn.
+ */
+function keepCodeSpans(text: string): string {
+  return text
+    .split(/`([^`\n]+)`/)
+    .map((part, i) => (i % 2 === 1 ? `\`${escapeCode(part)}\`` : escapeMrkdwn(part)))
+    .join("");
 }
 
 export function renderUsageError(view: UsageErrorView): SlackMessage {
