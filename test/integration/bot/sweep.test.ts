@@ -42,6 +42,8 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     expect(digest!.text).toBe("Sweep: 9 tables, 3 with failing checks, 1 failing now");
     const blocks = JSON.stringify(digest!.blocks);
     expect(blocks).toContain("this is the first sweep");
+    // A score reads against its scale.
+    expect(blocks).toContain("`sales.orders`* · score 62/100");
     expect(blocks).toContain("`retry-budget` 1 fail, 2 warn");
     // Only a table whose diagnosis has a next step offers the guided fix.
     expect(blocks.match(/"action_id":"sweep_fix"/g)).toHaveLength(1);

@@ -47,7 +47,7 @@ function checkList(t: TableHealth): string {
 }
 
 function tableBlocks(t: TableHealth, rank: number, sweepId: string): KnownBlock[] {
-  const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}`, checkList(t)];
+  const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}/100`, checkList(t)];
   if (t.fix) lines.push(`fix: \`${escapeCode(t.fix)}\``);
   const buttons: Button[] = [
     {
@@ -106,7 +106,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
   if (d.inIncident.length > 0) {
     const lines = d.inIncident.map((i) => {
       const link = threadLink(i.permalink, "incident thread");
-      return `• \`${escapeCode(i.table)}\` (score ${i.score}): ${link || `incident ${escapeMrkdwn(i.incidentId)}`}`;
+      return `• \`${escapeCode(i.table)}\` (score ${i.score}/100): ${link || `incident ${escapeMrkdwn(i.incidentId)}`}`;
     });
     blocks.push(section(truncateText(`*Failing right now, already in an incident:*\n${lines.join("\n")}`)));
   }
@@ -151,7 +151,7 @@ export function sweepHomeBlocks(d: Digest | undefined, nowMs: number): KnownBloc
   blocks.push(section(`${headline(d)}.`), context(`Finished ${slackWhen(d.finishedAtMs, nowMs)}`));
   const lines = d.worst
     .slice(0, 5)
-    .map((t, i) => `${i + 1}. \`${escapeCode(t.table)}\` · score ${t.score} · ${checkList(t)}`);
+    .map((t, i) => `${i + 1}. \`${escapeCode(t.table)}\` · score ${t.score}/100 · ${checkList(t)}`);
   const incidents = d.inIncident.slice(0, 5).map((i) => {
     const link = threadLink(i.permalink, "incident thread");
     return `• \`${escapeCode(i.table)}\`: ${link || "open incident"}`;
