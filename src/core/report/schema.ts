@@ -112,6 +112,8 @@ export const ReportWriterSchema = z.object({
   id: z.string().min(1),
   /** The Flink job's name (a successor run of the same pipeline carries it too). */
   name: z.string().min(1).optional(),
+  /** The Flink source or Kafka Connect cluster it runs on, when the bot reads named sources. */
+  cluster: z.string().min(1).optional(),
   /** The committer's `flink.operator-id`, read from the writer's snapshots. */
   operatorId: z.string().min(1).optional(),
   /** The writer's newest snapshot: its last good commit. */
@@ -125,6 +127,8 @@ export const ReportSchema = z.object({
   table: z.string().min(1),
   generatedAt: z.iso.datetime(),
   verdict: z.enum(TRIAGE_IDS),
+  /** The named catalog (BOT_CONFIG sources.catalogs) the table was read from. */
+  catalogSource: z.string().min(1).optional(),
   writer: ReportWriterSchema.optional(),
   findings: z.array(FindingSchema),
   nextStep: NextStepSchema.nullable(),
