@@ -64,7 +64,10 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
     // flink-us moves to a port nothing listens on.
     const config = loadConfig({
       ...env,
-      BOT_CONFIG: (env.BOT_CONFIG as string).replace(lakehouse.named.flink["flink-us"] as string, "http://127.0.0.1:9"),
+      BOT_CONFIG: (env.BOT_CONFIG as string).replace(
+        lakehouse.named.flink["flink-us"] as string,
+        "http://127.0.0.1:9",
+      ),
     });
     const ports = createEvidencePorts(config, { timeoutMs: 5000 });
     const now = lakehouse.clock.now();
@@ -85,7 +88,9 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
       remove: [],
     });
     const commits = lakehouse.requests.slice(sent).filter((r) => r.method === "POST");
-    expect(commits.map((r) => r.headers.host)).toEqual([hostOf(lakehouse.named.catalogs["lake-eu"] as string)]);
+    expect(commits.map((r) => r.headers.host)).toEqual([
+      hostOf(lakehouse.named.catalogs["lake-eu"] as string),
+    ]);
     // The first catalog does not serve the table at all: only the routing reached it.
     expect(ports.catalogs?.byName("lake-us")).toBeDefined();
     await expect(ports.catalogs!.byName("lake-us")!.port.loadTable(ref)).rejects.toMatchObject({
