@@ -60,16 +60,21 @@ export const ChangeSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("table-properties"),
     table: z.string(),
+    /** The named catalog the change is made in (BOT_CONFIG sources.catalogs). */
+    catalogSource: z.string().min(1).optional(),
     changes: z.array(PropertyChangeSchema).min(1),
   }),
   z.object({
     kind: z.literal("connector-config"),
     connector: z.string(),
+    /** The Kafka Connect cluster running the connector (BOT_CONFIG sources.connect). */
+    cluster: z.string().min(1).optional(),
     changes: z.array(PropertyChangeSchema).min(1),
   }),
   z.object({
     kind: z.literal("connector-restart"),
     connector: z.string(),
+    cluster: z.string().min(1).optional(),
     includeTasks: z.boolean(),
     onlyFailed: z.boolean(),
   }),

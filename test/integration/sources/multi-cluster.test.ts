@@ -4,11 +4,13 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
+import { renderChange } from "../../../src/adapters/slack/render/change.js";
 import { loadConfig } from "../../../src/config.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
 import { ReportSchema } from "../../../src/core/report/schema.js";
 import { parseTableName } from "../../../src/core/table-name.js";
 import { investigate } from "../../../src/services/investigate/investigate.js";
+import { applyChange } from "../../../src/services/remediation/apply-change.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { PLAYBOOKS } from "../../support/playbooks.js";
 
@@ -100,5 +102,77 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
     lakehouse.advance(15 * 60_000);
     const writer = lakehouse.state().writers.find((w) => w.committer.includes("9e3b7a1c"));
     expect(writer?.recovered).toBe(true);
+  });
+});
+
+describe("remediation through the source the evidence came from", () => {
+  // A platform of its own: the tests above already fixed and recovered the first one.
+  let fresh: Lakehouse;
+  beforeAll(async () => {
+    fresh = await startLakehouse({ scenario: "multi-cluster-platform" });
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  it("proposes the fix in the second catalog, names it in the form, and applies it there", async () => {
+    const config = loadConfig(fresh.env());
+    const ports = createEvidencePorts(config, { timeoutMs: 5000 });
+    const now = fresh.clock.now();
+    const evidence = await investigate(ports, { table: "sales.orders", timeoutMs: 5000 }, () => now);
+    const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
+    const change = report.nextStep?.change;
+    expect(change).toMatchObject({
+      kind: "table-properties",
+      table: "sales.orders",
+      catalogSource: "lake-eu",
+    });
+    if (change?.kind !== "table-properties") throw new Error("expected a table-properties change");
+    expect(renderChange(change)).toContain("Table properties of `sales.orders` in catalog `lake-eu`");
+
+    const sent = fresh.requests.length;
+    const outcome = await applyChange(
+      ports,
+      { ...change, changes: [{ key: "commit.retry.num-retries", current: null, proposed: "12" }] },
+      { table: parseTableName("sales.orders") },
+    );
+    expect(outcome.status).toBe("applied");
+    expect(outcome.status === "applied" && outcome.detail).toContain("on sales.orders in catalog lake-eu");
+    const hosts = new Set(fresh.requests.slice(sent).map((r) => r.headers.host));
+    expect(hosts).toEqual(new Set([hostOf(fresh.named.catalogs["lake-eu"] as string)]));
+  });
+
+  it("restarts a connector on the Connect cluster named in the change", async () => {
+    const ports = createEvidencePorts(loadConfig(fresh.env()), { timeoutMs: 5000 });
+    const sent = fresh.requests.length;
+    const outcome = await applyChange(
+      ports,
+      {
+        kind: "connector-restart",
+        connector: "inventory-sink",
+        cluster: "connect-eu",
+        includeTasks: true,
+        onlyFailed: false,
+      },
+      { table: parseTableName("sales.inventory") },
+    );
+    expect(outcome.status).toBe("applied");
+    const restarts = fresh.requests.slice(sent).filter((r) => r.method === "POST");
+    expect(restarts.map((r) => r.headers.host)).toEqual([
+      hostOf(fresh.named.connect["connect-eu"] as string),
+    ]);
+    // The other cluster does not run it: naming it there is a clear refusal, not a silent miss.
+    const elsewhere = await applyChange(
+      ports,
+      {
+        kind: "connector-restart",
+        connector: "inventory-sink",
+        cluster: "connect-us",
+        includeTasks: true,
+        onlyFailed: false,
+      },
+      { table: parseTableName("sales.inventory") },
+    );
+    expect(elsewhere.status).toBe("not-applied");
   });
 });
