@@ -19,10 +19,10 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
-import { keepIntakePromises } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import { runDiagnoseJob } from "../services/incident/diagnosis.js";
+import { keepIntakePromises } from "../services/intake-promises.js";
 import { superviseWorker, type WorkerChildOptions, type WorkerSupervisor } from "../worker-supervisor.js";
 import type { Part } from "./part.js";
 import { remediationQueueName, type Shared, slackClient } from "./shared.js";
