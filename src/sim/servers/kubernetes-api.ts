@@ -64,8 +64,8 @@ export interface ServedAnswer {
 
 export interface KubernetesApiStandIn {
   url: string;
-  /** Every request with the answer given, in order. */
-  readonly answers: readonly ServedAnswer[];
+  /** Every request with the answer given, in order (a test may empty it). */
+  answers: ServedAnswer[];
   /** Adds or replaces a resource (by kind, namespace and name). */
   put(resource: StandInResource): void;
   remove(kind: StandInResource["kind"], namespace: string, name: string): void;

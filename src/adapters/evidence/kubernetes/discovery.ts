@@ -79,6 +79,7 @@ export class FlinkDiscovery {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<DiscoverySnapshot> | undefined;
   private stopped = false;
+  private closed = false;
 
   constructor(private readonly options: FlinkDiscoveryOptions) {
     const connection =
@@ -106,6 +107,8 @@ export class FlinkDiscovery {
   }
 
   async stop(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
