@@ -278,10 +278,15 @@ describe("Flink Kubernetes Operator discovery", () => {
     expect(expectAnswersValidAgainstCrds(server)).toBe(5);
   });
 
-  it("re-reads a rotated service account token for every listing", async () => {
+  it("re-reads a rotated service account token for every listing, and logs a problem once", async () => {
     const server = await standIn({ rbac: rbacFor(RBAC_NAMESPACE_MANIFEST) });
     const dir = serviceAccountDir();
-    const discovery = inCluster(server, settings(), dir);
+    const logged: string[] = [];
+    const log = {
+      info: (_: Record<string, unknown>, message: string) => logged.push(`info ${message}`),
+      warn: (_: Record<string, unknown>, message: string) => logged.push(`warn ${message}`),
+    };
+    const discovery = inCluster(server, settings(), dir, { log });
     expect((await discovery.refresh()).sources).toHaveLength(3);
     // The kubelet rotates the file; the new token (another account's here) is used at once.
     writeFileSync(join(dir, "token"), STRANGER_TOKEN);
@@ -290,6 +295,14 @@ describe("Flink Kubernetes Operator discovery", () => {
     expect(server.answers.at(-1)?.user).toBe("system:serviceaccount:other:default");
     // The last known sources of a namespace that failed to list are kept.
     expect(denied.sources).toHaveLength(3);
+    await discovery.refresh();
+    writeFileSync(join(dir, "token"), SA_TOKEN);
+    expect((await discovery.refresh()).errors).toEqual([]);
+    expect(logged.map((line) => line.replace(/ \(HTTP 403\).*/, ""))).toEqual([
+      "info Flink sources discovered in Kubernetes changed",
+      'warn Kubernetes API denied the service account of namespace iceberg-bot "list" on flinkdeployments.flink.apache.org in namespace "flink"',
+      "info Kubernetes discovery lists namespace flink again",
+    ]);
   });
 
   it("pages through lists with continue, and restarts a list whose continue token expired", async () => {

@@ -4,15 +4,13 @@
 // resource and namespace the RBAC lacks and the manifest that grants it.
 
 import { Agent, type Dispatcher, request } from "undici";
+import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { KubernetesConnection } from "./credentials.js";
 
 export const FLINK_GROUP = "flink.apache.org";
 export const FLINK_VERSION = "v1beta1";
 export type FlinkResourcePlural = "flinkdeployments" | "flinksessionjobs";
-
-/** A namespace, or every namespace at once. */
-export const ALL_NAMESPACES = "*";
 
 export const RBAC_NAMESPACE_MANIFEST = "deploy/kubernetes/flink-discovery/rbac-namespace.yaml";
 export const RBAC_CLUSTER_MANIFEST = "deploy/kubernetes/flink-discovery/rbac-cluster.yaml";

@@ -3,9 +3,10 @@
 // interval (jobs come and go with their deployments). A namespace that cannot be listed keeps its
 // last known sources and reports why, so one missing RoleBinding does not hide every other cluster.
 
+import type { z } from "zod";
 import type { KubernetesSettings } from "../../../core/kubernetes-settings.js";
-import { asCodedError, CodedError as Coded, type CodedError, ErrorCode } from "../../../errors.js";
-import { KubernetesClient } from "./client.js";
+import { asCodedError, type CodedError } from "../../../errors.js";
+import { KubernetesClient, type ListResult } from "./client.js";
 import {
   type InClusterOptions,
   inClusterConnection,
@@ -80,6 +81,8 @@ export class FlinkDiscovery {
   private running: Promise<DiscoverySnapshot> | undefined;
   private stopped = false;
   private closed = false;
+  private readonly loggedErrors = new Map<string, string>();
+  private loggedSkips = new Set<string>();
 
   constructor(private readonly options: FlinkDiscoveryOptions) {
     const connection =
@@ -138,6 +141,29 @@ export class FlinkDiscovery {
     }
   }
 
+  /** A problem is logged when it appears or changes, not at every refresh; a recovery once. */
+  private logProblems(errors: DiscoverySnapshot["errors"], skipped: DiscoverySnapshot["skipped"]): void {
+    const log = this.options.log;
+    const failing = new Map(errors.map((e) => [e.namespace, e.error]));
+    for (const [namespace, error] of failing) {
+      if (this.loggedErrors.get(namespace) === error.message) continue;
+      this.loggedErrors.set(namespace, error.message);
+      log?.warn({ code: error.code, namespace, hint: error.hint }, error.message);
+    }
+    for (const namespace of [...this.loggedErrors.keys()]) {
+      if (failing.has(namespace)) continue;
+      this.loggedErrors.delete(namespace);
+      log?.info({ namespace }, `Kubernetes discovery lists namespace ${namespace} again`);
+    }
+    const now = new Set<string>();
+    for (const s of skipped) {
+      const line = `Kubernetes discovery skipped ${s.resource}: ${s.reason}`;
+      now.add(line);
+      if (!this.loggedSkips.has(line)) log?.warn({ resource: s.resource }, line);
+    }
+    this.loggedSkips = now;
+  }
+
   private async list(): Promise<DiscoverySnapshot> {
     const errors: DiscoverySnapshot["errors"] = [];
     const skipped: DiscoverySnapshot["skipped"] = [];
@@ -146,22 +172,17 @@ export class FlinkDiscovery {
     await Promise.all(
       this.options.settings.namespaces.map(async (namespace) => {
         try {
-          const [deployments, sessionJobs] = await Promise.all([
+          const settled = await Promise.allSettled([
             this.client.list("flinkdeployments", namespace),
             this.client.list("flinksessionjobs", namespace),
           ]);
+          // The first failure in this order, whichever answered first: the same message every time.
+          for (const result of settled) if (result.status === "rejected") throw result.reason;
+          const [deployments, sessionJobs] = settled.map(
+            (r) => (r as PromiseFulfilledResult<ListResult>).value,
+          ) as [ListResult, ListResult];
           requests += deployments.requests + sessionJobs.requests;
-          const parse = <T>(
-            schema: {
-              safeParse(
-                v: unknown,
-              ):
-                | { success: true; data: T }
-                | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
-            },
-            kind: string,
-            items: unknown[],
-          ) =>
+          const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
             items.flatMap((item) => {
               const result = schema.safeParse(item);
               if (result.success) return [result.data];
@@ -189,14 +210,8 @@ export class FlinkDiscovery {
     const snapshot: DiscoverySnapshot = { sources, errors, skipped, at: this.now(), requests };
     const changes = diffSources(this.last?.sources ?? [], sources);
     this.last = snapshot;
-    for (const { namespace, error } of errors) {
-      this.options.log?.warn({ code: error.code, namespace, hint: error.hint }, error.message);
-    }
-    for (const s of skipped)
-      this.options.log?.warn(
-        { resource: s.resource },
-        `Kubernetes discovery skipped ${s.resource}: ${s.reason}`,
-      );
+    errors.sort((a, b) => a.namespace.localeCompare(b.namespace));
+    this.logProblems(errors, skipped);
     if (changes.added.length + changes.removed.length + changes.changed.length > 0) {
       this.options.log?.info(
         {
@@ -229,18 +244,4 @@ export function diffSources(
     removed: before.filter((s) => !now.has(s.name)),
     changed: after.filter((s) => old.has(s.name) && JSON.stringify(old.get(s.name)) !== JSON.stringify(s)),
   };
-}
-
-/** A discovery that found nothing usable at all: every namespace failed. */
-export function discoveryFailed(snapshot: DiscoverySnapshot): CodedError | undefined {
-  if (snapshot.errors.length === 0 || snapshot.sources.length > 0) return undefined;
-  const first = snapshot.errors[0]?.error;
-  return new Coded(
-    first?.code ?? ErrorCode.SourceUnreachable,
-    `Kubernetes discovery found no Flink source: ${snapshot.errors.map((e) => `${e.namespace}: ${e.error.message}`).join("; ")}`,
-    {
-      hint: first?.hint,
-      details: { namespaces: snapshot.errors.map((e) => e.namespace) },
-    },
-  );
 }
