@@ -63,10 +63,15 @@ export class StepProposals {
     const settings = tableSettings(this.deps.bot, record.table);
     const connector =
       settings.connector ?? (record.writer?.kind === "connector" ? record.writer.id : undefined);
+    // The change goes to the catalog holding the table and the Connect cluster the evidence named.
+    const catalogSource = this.deps.ports.catalogs?.forTable(record.table)?.name;
+    const connectCluster = record.writer?.kind === "connector" ? record.writer.cluster : undefined;
     const facts: ChangeFacts = {
       table: record.table,
       writer: record.writer?.kind === "connector" ? "connect" : record.writer ? "flink" : "unknown",
       ...(connector ? { connector } : {}),
+      ...(catalogSource ? { catalogSource } : {}),
+      ...(connectCluster ? { connectCluster } : {}),
     };
     const variant = chooseVariant(step, facts);
     let target: ProposalTarget | undefined;
@@ -92,13 +97,15 @@ export class StepProposals {
       const { connect } = this.deps.ports;
       if (!connect)
         throw new CodedError(ErrorCode.ConfigInvalid, "No Kafka Connect is configured to read from");
-      const evidence = await connect.getConnectorEvidence(connector).catch((error: unknown) => {
-        throw new CodedError(
-          ErrorCode.SourceUnreachable,
-          `Kafka Connect could not be read (${asCodedError(error).message})`,
-          { cause: error },
-        );
-      });
+      const evidence = await connect
+        .getConnectorEvidence(connector, connectCluster)
+        .catch((error: unknown) => {
+          throw new CodedError(
+            ErrorCode.SourceUnreachable,
+            `Kafka Connect could not be read (${asCodedError(error).message})`,
+            { cause: error },
+          );
+        });
       facts.connectorConfig = evidence.config;
       target = { values: valuesOf(variant.set, evidence.config) };
     }
