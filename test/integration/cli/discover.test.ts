@@ -98,4 +98,26 @@ describe("iceberg-bot discover", () => {
     expect(code).toBe(2);
     expect(stderr).toContain("BOT_CONFIG has no kubernetes section");
   });
+
+  it("exits 3 when the API server does not answer", async () => {
+    const closed = await startPlatformStandIn({ rbac: [] });
+    const kubeconfig = kubeconfigText(closed);
+    await closed.close();
+    const config = join(dir, "closed.yaml");
+    writeFileSync(join(dir, "closed-kubeconfig"), kubeconfig);
+    writeFileSync(
+      config,
+      `kubernetes:\n  namespaces: [flink]\n  kubeconfig: ${join(dir, "closed-kubeconfig")}\n`,
+    );
+    let stderr = "";
+    const code = await runCli(["discover", "--config", config], {
+      env: {},
+      stdout: { write: () => true },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+    });
+    expect(stderr).toMatch(
+      /^error: Kubernetes API is unreachable at https:\/\/127\.0\.0\.1:\d+ \(list flink\w+ in namespace flink\) \(ECONNREFUSED\)/m,
+    );
+    expect(code).toBe(3);
+  });
 });
