@@ -133,7 +133,13 @@ export class FlinkDiscovery {
     } finally {
       if (!this.stopped) {
         this.timer = setTimeout(
-          () => void this.refreshAndSchedule(),
+          () =>
+            void this.refreshAndSchedule().catch((error: unknown) =>
+              this.options.log?.warn(
+                { code: asCodedError(error).code },
+                `Kubernetes discovery failed: ${asCodedError(error).message}`,
+              ),
+            ),
           this.options.settings.refreshSeconds * 1000,
         );
         this.timer.unref();
