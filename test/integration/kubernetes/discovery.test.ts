@@ -19,6 +19,7 @@ import {
   type DiscoverySnapshot,
   FlinkDiscovery,
   type SourceChanges,
+  toSourceSpecs,
 } from "../../../src/adapters/evidence/kubernetes/discovery.js";
 import type { KubernetesSettings } from "../../../src/core/kubernetes-settings.js";
 import { ErrorCode } from "../../../src/errors.js";
@@ -196,6 +197,38 @@ describe("Flink Kubernetes Operator discovery", () => {
     );
     expect(server.answers).toHaveLength(2);
     expect(expectAnswersValidAgainstCrds(server)).toBe(5);
+    // The provider answers from the last listing without asking the API again; before any
+    // listing it lists once.
+    const discovery = discoveries.at(-1) as FlinkDiscovery;
+    expect(await discovery.provider().list()).toEqual(toSourceSpecs(snapshot.sources));
+    expect(server.answers).toHaveLength(2);
+    const fresh = inCluster(server, settings());
+    expect((await fresh.provider().list()).map((s) => s.name)).toHaveLength(3);
+    expect(server.answers).toHaveLength(4);
+    // As Flink sources: each JobManager's REST URL with the jobs its resources name.
+    expect(toSourceSpecs(snapshot.sources)).toEqual([
+      {
+        name: "flink/events-ingest",
+        url: "http://events-ingest-rest.flink.svc:8082",
+        auth: { kind: "none" },
+        origin: "discovered",
+        jobs: [{ jobId: JOB_A, name: "events-ingest", state: "RUNNING" }],
+      },
+      {
+        name: "flink/orders-ingest",
+        url: "http://orders-ingest-rest.flink.svc:8081",
+        auth: { kind: "none" },
+        origin: "discovered",
+        jobs: [{ state: "RECONCILING" }],
+      },
+      {
+        name: "flink/shared-session",
+        url: "http://shared-session-rest.flink.svc:8081",
+        auth: { kind: "none" },
+        origin: "discovered",
+        jobs: [{ jobId: JOB_S1, name: "clicks-ingest", state: "RUNNING" }, {}],
+      },
+    ]);
   });
 
   it("re-reads a rotated service account token for every listing, and logs a problem once", async () => {

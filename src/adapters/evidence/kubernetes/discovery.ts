@@ -21,6 +21,33 @@ import {
   toFlinkSources,
 } from "./flink-resources.js";
 
+/**
+ * A discovered JobManager as a Flink source: its REST URL, reached without credentials (the
+ * operator's REST Service inside the cluster), with the jobs its resources' status already names.
+ */
+export interface DiscoveredFlinkSourceSpec {
+  name: string;
+  url: string;
+  auth: { kind: "none" };
+  origin: "discovered";
+  jobs: { jobId?: string; name?: string; state?: string }[];
+}
+
+/** Flink sources from a listing, for the investigation's list of Flink sources. */
+export function toSourceSpecs(sources: readonly DiscoveredFlinkSource[]): DiscoveredFlinkSourceSpec[] {
+  return sources.map((s) => ({
+    name: s.name,
+    url: s.restUrl,
+    auth: { kind: "none" },
+    origin: "discovered",
+    jobs: s.jobs.map((j) => ({
+      ...(j.jobId ? { jobId: j.jobId } : {}),
+      ...(j.jobName ? { name: j.jobName } : {}),
+      ...(j.state ? { state: j.state } : {}),
+    })),
+  }));
+}
+
 export interface DiscoverySnapshot {
   sources: DiscoveredFlinkSource[];
   /** Per namespace: why it could not be listed this time (its previous sources are kept). */
@@ -101,6 +128,17 @@ export class FlinkDiscovery {
 
   snapshot(): DiscoverySnapshot | undefined {
     return this.last;
+  }
+
+  /**
+   * The current sources as a provider the investigation asks on every listing: the last listing
+   * (kept current by start()), or a listing now when none has run yet.
+   */
+  provider(): { readonly name: string; list(): Promise<DiscoveredFlinkSourceSpec[]> } {
+    return {
+      name: "kubernetes",
+      list: async () => toSourceSpecs((this.last ?? (await this.refresh())).sources),
+    };
   }
 
   /** Lists now and every refreshSeconds after, until stop(). Resolves with the first listing. */
