@@ -397,7 +397,7 @@ describe("Flink Kubernetes Operator discovery", () => {
     const server = await standIn({ rbac: [...rbacFor(RBAC_NAMESPACE_MANIFEST), ...getOnly] });
     const snapshot = await inCluster(
       server,
-      settings({ namespaces: ["flink", "payments", "batch"] }),
+      settings({ namespaces: ["flink", "payments", "batch", "team-a", "team-b", "team-c"] }),
     ).refresh();
 
     expect(snapshot.sources.map((s) => s.name)).toEqual([
@@ -406,7 +406,7 @@ describe("Flink Kubernetes Operator discovery", () => {
       "flink/shared-session",
     ]);
     const errors = new Map(snapshot.errors.map((e) => [e.namespace, e.error]));
-    expect([...errors.keys()].sort()).toEqual(["batch", "payments"]);
+    expect([...errors.keys()].sort()).toEqual(["batch", "payments", "team-a", "team-b", "team-c"]);
     for (const [namespace, error] of errors) {
       expect(error.code).toBe(ErrorCode.KubernetesForbidden);
       expect(error.message).toMatch(
