@@ -116,6 +116,16 @@ describe("Kubernetes credentials", () => {
     map["/sa/token"] = "tok-2";
     expect(connection.token?.()).toBe("tok-2");
     expect(connection.identity).toBe("the service account of namespace iceberg-bot");
+    // A real (JWT) token names its account in its sub claim.
+    const claims = Buffer.from(JSON.stringify({ sub: "system:serviceaccount:iceberg-bot:bot" })).toString(
+      "base64url",
+    );
+    const named = inClusterConnection({
+      service: { host: "10.0.0.1", port: 443 },
+      serviceAccountDir: sa,
+      readFile: files({ ...saFiles, "/sa/token": `eyJhbGciOiJSUzI1NiJ9.${claims}.c2ln` }),
+    });
+    expect(named.identity).toBe("service account iceberg-bot/bot");
   });
 
   it("in cluster: says what is missing when not in a pod or without the token mount", () => {

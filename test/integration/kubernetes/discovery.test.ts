@@ -5,11 +5,10 @@
 // application and session clusters, pending deployments, and the refresher as jobs come and go.
 // Every resource the stand-in serves is checked against the operator's published CRDs.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
 import {
   KubernetesClient,
   RBAC_CLUSTER_MANIFEST,
@@ -20,105 +19,32 @@ import {
   type DiscoverySnapshot,
   FlinkDiscovery,
   type SourceChanges,
+  toSourceSpecs,
 } from "../../../src/adapters/evidence/kubernetes/discovery.js";
 import type { KubernetesSettings } from "../../../src/core/kubernetes-settings.js";
 import { ErrorCode } from "../../../src/errors.js";
-import {
-  type KubernetesApiStandIn,
-  type RbacDocument,
-  type StandInResource,
-  serviceAccountUser,
-  startKubernetesApiStandIn,
+import type {
+  KubernetesApiStandIn,
+  RbacDocument,
+  StandInResource,
 } from "../../../src/sim/servers/kubernetes-api.js";
-import { crdProblems, upstreamExamples } from "../../support/flink-crds.js";
-
-const TLS_DIR = "test/fixtures/kubernetes-tls";
-const tls = (name: string) => readFileSync(join(TLS_DIR, name), "utf8");
-const SA_TOKEN = "sa-token-7f3c9e1d";
-const STRANGER_TOKEN = "stranger-token-55aa";
-const BOT = serviceAccountUser("iceberg-bot", "iceberg-bot");
-
-const JOB_A = "4f2a6c1e9b0d4e7fa1c3b5d7e9f10234";
-const JOB_S1 = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
-
-/** The shipped RBAC, with its namespace swapped as its header comment says to. */
-function rbacFor(file: string, namespace?: string): RbacDocument[] {
-  const text = readFileSync(file, "utf8");
-  const swapped = namespace ? text.replace(/namespace: flink$/gm, `namespace: ${namespace}`) : text;
-  return parseAllDocuments(swapped).map((d) => d.toJSON() as RbacDocument);
-}
-
-const application = upstreamExamples("basic.yaml");
-const session = upstreamExamples("basic-session-deployment-and-job.yaml");
-
-function fromExample(
-  example: { kind: string; spec: unknown } | undefined,
-  namespace: string,
-  name: string,
-  status?: unknown,
-): StandInResource {
-  if (!example) throw new Error("missing upstream example");
-  return {
-    kind: example.kind as StandInResource["kind"],
-    metadata: { name, namespace },
-    spec: structuredClone(example.spec),
-    ...(status === undefined ? {} : { status }),
-  };
-}
-
-/** A running job's status; a FlinkSessionJob's status has no JobManager of its own. */
-const running = (
-  jobId: string,
-  jobName: string,
-  kind: "FlinkDeployment" | "FlinkSessionJob" = "FlinkDeployment",
-) => ({
-  jobStatus: { jobId, jobName, state: "RUNNING", startTime: "1767600000000", updateTime: "1767600300000" },
-  lifecycleState: "STABLE",
-  ...(kind === "FlinkDeployment" ? { jobManagerDeploymentStatus: "READY" } : {}),
-  reconciliationStatus: { state: "DEPLOYED" },
-});
-
-/** events-ingest (application, running), orders (application, just deployed: no job id), a session cluster with two jobs. */
-function platform(): StandInResource[] {
-  const withPort = fromExample(
-    application.get("basic-example"),
-    "flink",
-    "events-ingest",
-    running(JOB_A, "events-ingest"),
-  );
-  (withPort.spec as { flinkConfiguration: Record<string, string> }).flinkConfiguration["rest.port"] = "8082";
-  return [
-    withPort,
-    fromExample(application.get("basic-example"), "flink", "orders-ingest", {
-      jobStatus: { state: "RECONCILING" },
-      lifecycleState: "DEPLOYED",
-      jobManagerDeploymentStatus: "DEPLOYING",
-    }),
-    fromExample(session.get("basic-session-deployment-example"), "flink", "shared-session", {
-      lifecycleState: "STABLE",
-      jobManagerDeploymentStatus: "READY",
-    }),
-    {
-      ...fromExample(
-        session.get("basic-session-job-example"),
-        "flink",
-        "clicks-ingest",
-        running(JOB_S1, "clicks-ingest", "FlinkSessionJob"),
-      ),
-      spec: {
-        ...(session.get("basic-session-job-example")?.spec as object),
-        deploymentName: "shared-session",
-      },
-    },
-    {
-      ...fromExample(session.get("basic-session-job-example2"), "flink", "payments-ingest"),
-      spec: {
-        ...(session.get("basic-session-job-example2")?.spec as object),
-        deploymentName: "shared-session",
-      },
-    },
-  ];
-}
+import { crdProblems } from "../../support/flink-crds.js";
+import {
+  application,
+  BOT,
+  fromExample,
+  JOB_A,
+  JOB_S1,
+  kubeconfigText,
+  platform,
+  rbacFor,
+  running,
+  SA_TOKEN,
+  STRANGER_TOKEN,
+  session,
+  startPlatformStandIn,
+  tls,
+} from "../../support/kubernetes-platform.js";
 
 const standIns: KubernetesApiStandIn[] = [];
 const discoveries: FlinkDiscovery[] = [];
@@ -128,12 +54,7 @@ async function standIn(options: {
   rbac: RbacDocument[];
   resources?: StandInResource[];
 }): Promise<KubernetesApiStandIn> {
-  const server = await startKubernetesApiStandIn({
-    tls: { key: tls("server.key"), cert: tls("server.crt"), ca: tls("ca.crt") },
-    tokens: { [SA_TOKEN]: BOT, [STRANGER_TOKEN]: serviceAccountUser("other", "default") },
-    rbac: options.rbac,
-    resources: options.resources ?? platform(),
-  });
+  const server = await startPlatformStandIn(options);
   standIns.push(server);
   return server;
 }
@@ -276,6 +197,38 @@ describe("Flink Kubernetes Operator discovery", () => {
     );
     expect(server.answers).toHaveLength(2);
     expect(expectAnswersValidAgainstCrds(server)).toBe(5);
+    // The provider answers from the last listing without asking the API again; before any
+    // listing it lists once.
+    const discovery = discoveries.at(-1) as FlinkDiscovery;
+    expect(await discovery.provider().list()).toEqual(toSourceSpecs(snapshot.sources));
+    expect(server.answers).toHaveLength(2);
+    const fresh = inCluster(server, settings());
+    expect((await fresh.provider().list()).map((s) => s.name)).toHaveLength(3);
+    expect(server.answers).toHaveLength(4);
+    // As Flink sources: each JobManager's REST URL with the jobs its resources name.
+    expect(toSourceSpecs(snapshot.sources)).toEqual([
+      {
+        name: "flink/events-ingest",
+        url: "http://events-ingest-rest.flink.svc:8082",
+        auth: { kind: "none" },
+        origin: "discovered",
+        jobs: [{ jobId: JOB_A, name: "events-ingest", state: "RUNNING" }],
+      },
+      {
+        name: "flink/orders-ingest",
+        url: "http://orders-ingest-rest.flink.svc:8081",
+        auth: { kind: "none" },
+        origin: "discovered",
+        jobs: [{ state: "RECONCILING" }],
+      },
+      {
+        name: "flink/shared-session",
+        url: "http://shared-session-rest.flink.svc:8081",
+        auth: { kind: "none" },
+        origin: "discovered",
+        jobs: [{ jobId: JOB_S1, name: "clicks-ingest", state: "RUNNING" }, {}],
+      },
+    ]);
   });
 
   it("re-reads a rotated service account token for every listing, and logs a problem once", async () => {
@@ -444,7 +397,7 @@ describe("Flink Kubernetes Operator discovery", () => {
     const server = await standIn({ rbac: [...rbacFor(RBAC_NAMESPACE_MANIFEST), ...getOnly] });
     const snapshot = await inCluster(
       server,
-      settings({ namespaces: ["flink", "payments", "batch"] }),
+      settings({ namespaces: ["flink", "payments", "batch", "team-a", "team-b", "team-c"] }),
     ).refresh();
 
     expect(snapshot.sources.map((s) => s.name)).toEqual([
@@ -453,7 +406,7 @@ describe("Flink Kubernetes Operator discovery", () => {
       "flink/shared-session",
     ]);
     const errors = new Map(snapshot.errors.map((e) => [e.namespace, e.error]));
-    expect([...errors.keys()].sort()).toEqual(["batch", "payments"]);
+    expect([...errors.keys()].sort()).toEqual(["batch", "payments", "team-a", "team-b", "team-c"]);
     for (const [namespace, error] of errors) {
       expect(error.code).toBe(ErrorCode.KubernetesForbidden);
       expect(error.message).toMatch(
@@ -616,9 +569,6 @@ function kubeconfigLike(server: KubernetesApiStandIn) {
   const dir = mkdtempSync(join(tmpdir(), "k8s-kc-"));
   dirs.push(dir);
   const file = join(dir, "config");
-  writeFileSync(
-    file,
-    `current-context: c\nclusters: [{name: s, cluster: {server: "${server.url}", certificate-authority-data: ${Buffer.from(tls("ca.crt")).toString("base64")}}}]\ncontexts: [{name: c, context: {cluster: s, user: u}}]\nusers: [{name: u, user: {token: ${SA_TOKEN}}}]\n`,
-  );
+  writeFileSync(file, kubeconfigText(server));
   return kubeconfigConnection(file);
 }

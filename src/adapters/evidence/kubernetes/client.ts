@@ -103,6 +103,7 @@ export class KubernetesClient {
 
   /** One resource by name; undefined when it does not exist. */
   async get(resource: FlinkResourcePlural, namespace: string, name: string): Promise<unknown | undefined> {
+    if (namespace === ALL_NAMESPACES) throw new TypeError("get needs a namespace: resources are namespaced");
     const call: Call = { verb: "get", resource, namespace, name };
     const answer = await this.call(call, new URLSearchParams());
     if (answer.status === 404) return undefined;

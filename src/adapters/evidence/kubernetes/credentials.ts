@@ -56,7 +56,7 @@ export function inClusterConnection(options: InClusterOptions): KubernetesConnec
     if (text === "") throw notConfigured(`the service account token ${tokenPath} is empty`, MOUNT_HINT);
     return text;
   };
-  token(); // fail at start, not at the first listing
+  const account = serviceAccountOf(token()); // also fails at start, not at the first listing
   const ca = readOrFail(read, join(dir, "ca.crt"), "the cluster CA");
   let namespace = "";
   try {
@@ -69,8 +69,28 @@ export function inClusterConnection(options: InClusterOptions): KubernetesConnec
     server: new URL(`https://${host}:${options.service.port}`),
     ca,
     token,
-    identity: namespace ? `the service account of namespace ${namespace}` : "the pod's service account",
+    identity: account
+      ? `service account ${account}`
+      : namespace
+        ? `the service account of namespace ${namespace}`
+        : "the pod's service account",
   };
+}
+
+/**
+ * "namespace/name" from a service account token's `sub` claim (system:serviceaccount:ns:name), to
+ * name the bot in messages; only the claim is read, the token itself never leaves.
+ */
+export function serviceAccountOf(token: string): string | undefined {
+  const payload = token.split(".")[1];
+  if (!payload) return undefined;
+  try {
+    const sub = (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown }).sub;
+    const match = typeof sub === "string" ? /^system:serviceaccount:([^:]+):([^:]+)$/.exec(sub) : null;
+    return match ? `${match[1]}/${match[2]}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const MOUNT_HINT =

@@ -21,6 +21,33 @@ import {
   toFlinkSources,
 } from "./flink-resources.js";
 
+/**
+ * A discovered JobManager as a Flink source: its REST URL, reached without credentials (the
+ * operator's REST Service inside the cluster), with the jobs its resources' status already names.
+ */
+export interface DiscoveredFlinkSourceSpec {
+  name: string;
+  url: string;
+  auth: { kind: "none" };
+  origin: "discovered";
+  jobs: { jobId?: string; name?: string; state?: string }[];
+}
+
+/** Flink sources from a listing, for the investigation's list of Flink sources. */
+export function toSourceSpecs(sources: readonly DiscoveredFlinkSource[]): DiscoveredFlinkSourceSpec[] {
+  return sources.map((s) => ({
+    name: s.name,
+    url: s.restUrl,
+    auth: { kind: "none" },
+    origin: "discovered",
+    jobs: s.jobs.map((j) => ({
+      ...(j.jobId ? { jobId: j.jobId } : {}),
+      ...(j.jobName ? { name: j.jobName } : {}),
+      ...(j.state ? { state: j.state } : {}),
+    })),
+  }));
+}
+
 export interface DiscoverySnapshot {
   sources: DiscoveredFlinkSource[];
   /** Per namespace: why it could not be listed this time (its previous sources are kept). */
@@ -103,6 +130,17 @@ export class FlinkDiscovery {
     return this.last;
   }
 
+  /**
+   * The current sources as a provider the investigation asks on every listing: the last listing
+   * (kept current by start()), or a listing now when none has run yet.
+   */
+  provider(): { readonly name: string; list(): Promise<DiscoveredFlinkSourceSpec[]> } {
+    return {
+      name: "kubernetes",
+      list: async () => toSourceSpecs((this.last ?? (await this.refresh())).sources),
+    };
+  }
+
   /** Lists now and every refreshSeconds after, until stop(). Resolves with the first listing. */
   start(): Promise<DiscoverySnapshot> {
     this.stopped = false;
@@ -133,7 +171,13 @@ export class FlinkDiscovery {
     } finally {
       if (!this.stopped) {
         this.timer = setTimeout(
-          () => void this.refreshAndSchedule(),
+          () =>
+            void this.refreshAndSchedule().catch((error: unknown) =>
+              this.options.log?.warn(
+                { code: asCodedError(error).code },
+                `Kubernetes discovery failed: ${asCodedError(error).message}`,
+              ),
+            ),
           this.options.settings.refreshSeconds * 1000,
         );
         this.timer.unref();
@@ -169,43 +213,41 @@ export class FlinkDiscovery {
     const skipped: DiscoverySnapshot["skipped"] = [];
     let requests = 0;
     const template = this.options.settings.restUrlTemplate;
-    await Promise.all(
-      this.options.settings.namespaces.map(async (namespace) => {
-        try {
-          const settled = await Promise.allSettled([
-            this.client.list("flinkdeployments", namespace),
-            this.client.list("flinksessionjobs", namespace),
-          ]);
-          // The first failure in this order, whichever answered first: the same message every time.
-          for (const result of settled) if (result.status === "rejected") throw result.reason;
-          const [deployments, sessionJobs] = settled.map(
-            (r) => (r as PromiseFulfilledResult<ListResult>).value,
-          ) as [ListResult, ListResult];
-          requests += deployments.requests + sessionJobs.requests;
-          const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
-            items.flatMap((item) => {
-              const result = schema.safeParse(item);
-              if (result.success) return [result.data];
-              const issue = result.error.issues[0];
-              skipped.push({
-                resource: `${kind}/${nameOf(item)}`,
-                reason: `${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
-              });
-              return [];
+    await forEachAtMost(CONCURRENT_NAMESPACES, this.options.settings.namespaces, async (namespace) => {
+      try {
+        const settled = await Promise.allSettled([
+          this.client.list("flinkdeployments", namespace),
+          this.client.list("flinksessionjobs", namespace),
+        ]);
+        // The first failure in this order, whichever answered first: the same message every time.
+        for (const result of settled) if (result.status === "rejected") throw result.reason;
+        const [deployments, sessionJobs] = settled.map(
+          (r) => (r as PromiseFulfilledResult<ListResult>).value,
+        ) as [ListResult, ListResult];
+        requests += deployments.requests + sessionJobs.requests;
+        const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
+          items.flatMap((item) => {
+            const result = schema.safeParse(item);
+            if (result.success) return [result.data];
+            const issue = result.error.issues[0];
+            skipped.push({
+              resource: `${kind}/${nameOf(item)}`,
+              reason: `${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
             });
-          this.byNamespace.set(
-            namespace,
-            toFlinkSources(
-              parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
-              parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
-              template,
-            ),
-          );
-        } catch (error) {
-          errors.push({ namespace, error: asCodedError(error) });
-        }
-      }),
-    );
+            return [];
+          });
+        this.byNamespace.set(
+          namespace,
+          toFlinkSources(
+            parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
+            parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
+            template,
+          ),
+        );
+      } catch (error) {
+        errors.push({ namespace, error: asCodedError(error) });
+      }
+    });
     const sources = [...this.byNamespace.values()].flat().sort((a, b) => a.name.localeCompare(b.name));
     const snapshot: DiscoverySnapshot = { sources, errors, skipped, at: this.now(), requests };
     const changes = diffSources(this.last?.sources ?? [], sources);
@@ -226,6 +268,21 @@ export class FlinkDiscovery {
     this.options.onRefresh?.(snapshot);
     return snapshot;
   }
+}
+
+/** Namespaces listed at once: many namespaces must not become a burst on the API server. */
+const CONCURRENT_NAMESPACES = 4;
+
+async function forEachAtMost<T>(
+  limit: number,
+  items: readonly T[],
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function nameOf(item: unknown): string {
