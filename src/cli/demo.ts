@@ -4,9 +4,9 @@
 // people for risky steps), plays steps done by hand, asks for the next step when one did not help,
 // and asks for the audit when there is nothing to do.
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
@@ -16,6 +16,7 @@ import type { PlaybookSet } from "../core/playbook/schema.js";
 import { type Bot, startBot } from "../main.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
+import { startPrivateRedis } from "../sim/servers/redis-server.js";
 import {
   approveStep,
   findButton,
@@ -26,7 +27,6 @@ import {
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
 import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
-import { freePort } from "../util/free-port.js";
 
 export interface DemoOptions {
   scenario?: string;
@@ -573,28 +573,13 @@ export async function ensureRedis(
   const childEnv = { PATH: env.PATH ?? "" };
   if (spawnSync("redis-server", ["--version"], { stdio: "ignore", env: childEnv }).status !== 0)
     return undefined;
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-demo-redis-"));
-  const child: ChildProcess = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: "ignore", env: childEnv },
-  );
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const privateUrl = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
-    if (await pings(privateUrl)) {
-      say(`Started a private redis-server on port ${port}.`);
-      return { url: privateUrl, stop };
-    }
-    await sleep(100);
+  try {
+    const redis = await startPrivateRedis({ env: childEnv });
+    say(`Started a private redis-server on port ${redis.port}.`);
+    return { url: redis.url, stop: redis.stop };
+  } catch {
+    return undefined;
   }
-  await stop();
-  return undefined;
 }
 
 async function pings(url: string): Promise<boolean> {
