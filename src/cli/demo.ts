@@ -14,6 +14,7 @@ import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
 import { type Bot, startBot } from "../main.js";
+import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
 import { startPrivateRedis } from "../sim/servers/redis-server.js";
@@ -616,31 +617,17 @@ export async function deleteNamespace(url: string, namespace: string): Promise<v
 }
 
 export function alertBody(table: string, jobName: string | undefined, nowMs: number): string {
-  const labels: Record<string, string> = { alertname: "IcebergCommitStalled", severity: "critical", table };
-  if (jobName) labels.job_name = jobName;
-  return JSON.stringify({
-    version: "4",
-    status: "firing",
-    receiver: "iceberg-bot",
-    groupKey: `{}:{alertname="IcebergCommitStalled", table="${table}"}`,
-    truncatedAlerts: 0,
-    groupLabels: { alertname: "IcebergCommitStalled", table },
-    commonLabels: labels,
-    commonAnnotations: {},
-    externalURL: "http://127.0.0.1:9093",
-    alerts: [
+  return alertmanagerBody(
+    [
       {
-        status: "firing",
-        labels,
-        annotations: {
-          summary: `No successful Iceberg commit for ${table}`,
-          description: "elapsedSecondsSinceLastSuccessfulCommit is above 3600",
-        },
-        startsAt: new Date(nowMs - 5 * 60_000).toISOString(),
-        endsAt: "0001-01-01T00:00:00Z",
-        generatorURL: "http://127.0.0.1:9090/graph",
+        table,
+        ...(jobName ? { labels: { job_name: jobName } } : {}),
+        annotations: { description: "elapsedSecondsSinceLastSuccessfulCommit is above 3600" },
+        startsAtMs: nowMs - 5 * 60_000,
+        // A fresh fingerprint each time: the demo's second alert is a new one, not a repeat.
         fingerprint: randomBytes(8).toString("hex"),
       },
     ],
-  });
+    nowMs,
+  );
 }
