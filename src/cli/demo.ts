@@ -17,7 +17,7 @@ import { type Bot, startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
-import { startPrivateRedis } from "../sim/servers/redis-server.js";
+import { redisAnswers, startPrivateRedis } from "../sim/servers/redis-server.js";
 import {
   approveStep,
   findButton,
@@ -569,7 +569,7 @@ export async function ensureRedis(
   env: Env,
   say: (line: string) => void,
 ): Promise<{ url: string; stop?: () => Promise<void> } | undefined> {
-  if (await pings(url)) return { url };
+  if (await redisAnswers(url)) return { url };
   // PATH comes from the injected environment, like every other setting.
   const childEnv = { PATH: env.PATH ?? "" };
   if (spawnSync("redis-server", ["--version"], { stdio: "ignore", env: childEnv }).status !== 0)
@@ -580,25 +580,6 @@ export async function ensureRedis(
     return { url: redis.url, stop: redis.stop };
   } catch {
     return undefined;
-  }
-}
-
-async function pings(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    connectTimeout: 1000,
-  });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
   }
 }
 

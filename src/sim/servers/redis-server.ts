@@ -64,7 +64,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   };
   const url = `redis://127.0.0.1:${port}`;
   const startedAt = Date.now();
-  while (!(await answers(url))) {
+  while (!(await redisAnswers(url))) {
     if (child.exitCode !== null || Date.now() - startedAt > START_WAIT_MS) {
       await stop("SIGKILL");
       throw new Error(`redis-server did not start on port ${port} (is redis-server on PATH?)`);
@@ -74,7 +74,8 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   return { url, port, child, stop };
 }
 
-async function answers(url: string): Promise<boolean> {
+/** True when a Redis at `url` answers PING (within a second). */
+export async function redisAnswers(url: string): Promise<boolean> {
   const client = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
