@@ -113,6 +113,16 @@ export interface AwsEnv {
 /** Every environment variable the bot reads (deployment manifests are checked against this). */
 export const ENV_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
 
+/**
+ * Set by Kubernetes itself in every pod (never by our manifests): where the in-cluster API server
+ * is, for Flink Kubernetes Operator discovery with the pod's service account.
+ */
+const PlatformEnvSchema = z.object({
+  KUBERNETES_SERVICE_HOST: optionalText,
+  KUBERNETES_SERVICE_PORT: emptyAsUnset(z.coerce.number().int().min(1).max(65_535).optional()),
+});
+export const PLATFORM_ENV_NAMES = Object.keys(PlatformEnvSchema.shape);
+
 export interface Config {
   slack: {
     botToken?: string;
@@ -138,6 +148,8 @@ export interface Config {
   prometheusUrl?: string;
   alertWebhookToken?: string;
   bot: BotConfig;
+  /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
+  kubernetesService?: { host: string; port: number };
   /**
    * Every named source: BOT_CONFIG's `sources:` plus the single-URL variables' (named
    * "default"), with secrets read from the variables and files they name.
@@ -161,8 +173,10 @@ export interface LoadConfigOptions {
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Readonly<Config> {
   const problems: string[] = [];
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  const platform = PlatformEnvSchema.safeParse(env);
+  for (const result of [parsed, platform]) {
+    if (result.success) continue;
+    for (const issue of result.error.issues) {
       problems.push(`${issue.path.join(".")}: ${issue.message}`);
     }
   }
@@ -221,7 +235,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
 
   problems.push(...slackTokenProblems(env));
 
-  if (problems.length > 0 || !parsed.success) {
+  if (problems.length > 0 || !parsed.success || !platform.success) {
     throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
       hint: "Fix the settings listed above (see README, Configuration) and start again.",
       details: { problems },
@@ -251,6 +265,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     prometheusUrl: e.PROMETHEUS_URL,
     alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
     bot,
+    kubernetesService: kubernetesService(platform.data),
     sources,
     aws: awsEnv(aws.success ? aws.data : {}),
     port: e.PORT,
@@ -260,6 +275,11 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     logLevel: e.LOG_LEVEL,
   };
   return deepFreeze(config);
+}
+
+function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string; port: number } | undefined {
+  if (!p.KUBERNETES_SERVICE_HOST) return undefined;
+  return { host: p.KUBERNETES_SERVICE_HOST, port: p.KUBERNETES_SERVICE_PORT ?? 443 };
 }
 
 /** BOT_CONFIG holds YAML text, or the path of a YAML file (a single line ending in .yaml/.yml). */

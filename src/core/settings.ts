@@ -6,6 +6,7 @@
 
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { KubernetesSettingsSchema } from "./kubernetes-settings.js";
 import { lineOfPath } from "./playbook/load.js";
 import { SOURCE_KEYS, SourcesConfigSchema } from "./sources/config-schema.js";
 import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./sweep/config.js";
@@ -60,6 +61,8 @@ export const BotConfigSchema = z.strictObject({
   workers: z
     .strictObject({ diagnoses: z.number().int().min(1).max(64).default(8) })
     .default({ diagnoses: 8 }),
+  /** Flink Kubernetes Operator discovery (docs/kubernetes.md); absent = none. */
+  kubernetes: KubernetesSettingsSchema.optional(),
   /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */
   sources: SourcesConfigSchema.default({ flink: [], connect: [], prometheus: [], catalogs: [] }),
 });
@@ -137,6 +140,8 @@ function allowedKeys(path: readonly PropertyKey[]): string {
   if (path.length === 0) return Object.keys(BotConfigSchema.shape).join(", ");
   if (path[0] === "defaults" && path.length === 1) return "channel, approvers, followUp";
   if (path[path.length - 1] === "followUp") return "intervalSeconds, checks";
+  if (path[0] === "kubernetes" && path.length === 1)
+    return Object.keys(KubernetesSettingsSchema.shape).join(", ");
   if (path[0] === "sources") {
     if (path.length === 1) return SOURCE_KEYS.sources.join(", ");
     if (path.length === 3)

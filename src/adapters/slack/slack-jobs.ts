@@ -111,8 +111,15 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
 function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing"> {
   if (!report) return {};
   const lastCommitMs = lastWriterCommitMs(report);
-  if (report.verdict === "healthy")
-    return { commitsFlowing: lastCommitMs === undefined ? {} : { lastCommitMs } };
+  if (report.verdict === "healthy") {
+    const quietByDesign = report.findings.some((f) => f.id === "writer-idle");
+    return {
+      commitsFlowing: {
+        ...(lastCommitMs === undefined ? {} : { lastCommitMs }),
+        ...(quietByDesign ? { quietByDesign } : {}),
+      },
+    };
+  }
   return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
 
