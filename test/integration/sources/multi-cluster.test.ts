@@ -9,6 +9,7 @@ import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-dige
 import { loadConfig } from "../../../src/config.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
 import { ReportSchema } from "../../../src/core/report/schema.js";
+import type { FlinkSourceProvider, FlinkSourceSpec } from "../../../src/core/sources/model.js";
 import { DigestBuilder } from "../../../src/core/sweep/digest.js";
 import { parseTableName } from "../../../src/core/table-name.js";
 import { investigate } from "../../../src/services/investigate/investigate.js";
@@ -227,5 +228,42 @@ describe("the sweep covers every catalog", () => {
     expect(() =>
       loadConfig({ ...env, BOT_CONFIG: `${env.BOT_CONFIG}sweep:\n  catalogs: [lake-xx]\n` }),
     ).toThrow(/sweep\.catalogs\.0: no catalog is named lake-xx \(known: lake-us, lake-eu\)/);
+  });
+});
+
+describe("Flink sources from discovery", () => {
+  it("reads the sources a provider yields, asked again on every listing", async () => {
+    const config = loadConfig({ ICEBERG_CATALOG_URL: lakehouse.named.catalogs["lake-eu"] as string });
+    let listed: FlinkSourceSpec[] = [
+      {
+        name: "orders-ingest",
+        url: lakehouse.named.flink["flink-eu"] as string,
+        auth: { kind: "none" },
+        origin: "discovered",
+      },
+    ];
+    const provider: FlinkSourceProvider = { name: "kubernetes", list: async () => listed };
+    const ports = createEvidencePorts(config, { timeoutMs: 5000, flinkProviders: [provider] });
+    expect((await ports.flink!.listJobs()).map((j) => `${j.name}@${j.source}`)).toEqual([
+      "orders-ingest@orders-ingest",
+    ]);
+
+    // A deployment appears: the next listing reads it too; one that is gone is no longer read.
+    listed = [
+      {
+        name: "audit-ingest",
+        url: lakehouse.named.flink["flink-us"] as string,
+        auth: { kind: "none" },
+        origin: "discovered",
+      },
+    ];
+    expect((await ports.flink!.listJobs()).map((j) => `${j.name}@${j.source}`)).toEqual([
+      "audit-ingest@audit-ingest",
+    ]);
+    const job = await ports.flink!.getJobEvidence(
+      "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e",
+      parseTableName("ops.audit_log"),
+    );
+    expect(job.job.source).toBe("audit-ingest");
   });
 });
