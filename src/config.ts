@@ -233,6 +233,13 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
         where,
         problems: sourceProblems,
       });
+    const known = new Set(sources.catalogs.map((c) => c.name));
+    bot.sweep.catalogs.forEach((name, i) => {
+      if (!known.has(name))
+        sourceProblems.push(
+          `sweep.catalogs.${i}: no catalog is named ${name} (known: ${[...known].join(", ") || "none"}) (at ${where(["sweep", "catalogs", i])})`,
+        );
+    });
     problems.push(...sourceProblems.map((p) => `BOT_CONFIG: ${p}`));
   }
 
