@@ -63,6 +63,8 @@ interface Running {
 /** The parts of this process's role, each started once, in order. */
 async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running> {
   const { role, workerProcess } = shared.options;
+  // Discovery first: every part reading Flink through it is stopped before it is.
+  if (shared.flinkDiscovery) await lifecycle.start(shared.flinkDiscovery);
   const inChild = role === "start" && workerProcess !== undefined && workerProcess !== false;
   const running: Running = {};
   if (role === "worker" || (role === "start" && !inChild)) {

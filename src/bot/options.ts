@@ -2,6 +2,7 @@
 // handle of a running bot.
 
 import type { Logger } from "pino";
+import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
@@ -57,6 +58,8 @@ export interface BotOptions {
   backoffMs?: number;
   concurrency?: { diagnose?: number; slack?: number };
   ports?: EvidencePorts;
+  /** Kubernetes discovery's connection and clock (tests); built from the config otherwise. */
+  flinkDiscovery?: Pick<FlinkDiscoveryOptions, "connection" | "readFile" | "now">;
   diagnose?: DiagnoseFn;
   audit?: AuditFn;
   render?: Renderers;
