@@ -21,6 +21,7 @@ import type { Renderers } from "../adapters/slack/renderers.js";
 import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
+import { HistoryStore } from "../adapters/store/history-store.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
 import { IncidentStore } from "../adapters/store/incident-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
@@ -50,7 +51,7 @@ export interface Shared {
   store: IncidentStore;
   outbox: SlackOutbox;
   /** The incident use cases' ports: the store, the diagnosis queue, the one way to Slack. */
-  incidents: IncidentDeps & { knownTables: () => Promise<string[]> };
+  incidents: IncidentDeps & { knownTables: () => Promise<string[]>; history: HistoryStore };
   queues: BotQueues;
   remediationQueue: RemediationQueue;
   sweepQueues: SweepQueues;
@@ -110,8 +111,15 @@ export async function assemble(config: Config, options: BotOptions, connections:
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
   const ports = options.ports ?? createEvidencePorts(config);
+  // Each table's closed incidents, kept as long as the incidents themselves.
+  const history = new HistoryStore(redis, {
+    namespace: options.namespace,
+    resolvedDays: config.bot.retention.resolvedDays,
+    now,
+  });
   const incidents = {
     store,
+    history,
     queues: queueSet.queues,
     slack: slackOutboxSender(outbox, store, wallClock),
     bot: config.bot,
@@ -224,6 +232,7 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
     walks: new WalkStore(connections.redis, options.namespace, { outbox, now: wallClock }),
     audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
     store,
+    history: shared.incidents.history,
     slack: shared.incidents.slack,
     jobs: shared.remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.

@@ -97,6 +97,7 @@ function loadDiagnose(shared: Shared): DiagnoseFn {
   return async (ports, request, clock) =>
     (await import("../services/diagnose-table.js")).diagnoseTable(ports, request, clock, {
       playbooks: shared.playbooks.playbooks,
+      ...(request.history ? { history: request.history } : {}),
     });
 }
 const loadAudit: AuditFn = async (ports, request, clock) =>

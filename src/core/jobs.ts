@@ -54,6 +54,21 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("card"), incidentId: z.string(), version: z.number().int() }),
   z.object({ kind: z.literal("diagnosis"), incidentId: z.string(), n: z.number().int().positive() }),
   z.object({ kind: z.literal("note"), incidentId: z.string(), key: z.string(), text: z.string() }),
+  /** Diagnosis n repeats an earlier incident of the table: one line under it says what fixed that one. */
+  z.object({
+    kind: z.literal("earlier"),
+    incidentId: z.string(),
+    n: z.number().int().positive(),
+    earlier: z.object({
+      incidentId: z.string(),
+      openedAtMs: z.number(),
+      fixedBy: z.enum(STEP_IDS).optional(),
+      fixedAfterMs: z.number().optional(),
+      didNotHelp: z.array(z.enum(STEP_IDS)),
+      /** Properties the fix set that the table no longer holds: the likely reason it failed again. */
+      lost: z.array(z.object({ key: z.string(), setTo: z.string(), now: z.string().nullable() })),
+    }),
+  }),
   z.object({
     kind: z.literal("command-result"),
     key: z.string(),
@@ -103,6 +118,8 @@ export function slackJobId(job: SlackJob): string | undefined {
       return `diagnosis-${idPart(job.incidentId)}-${job.n}`;
     case "note":
       return `note-${idPart(job.incidentId)}-${idPart(job.key)}`;
+    case "earlier":
+      return `earlier-${idPart(job.incidentId)}-${job.n}`;
     case "command-result":
       return `result-${idPart(job.key)}`;
     case "ephemeral":

@@ -79,6 +79,8 @@ export interface ProposalView {
   /** Who may approve: Slack user ids (U…) or user group ids (S…). */
   approvers?: string[];
   decision?: ProposalDecision;
+  /** What this step did in the table's earlier incident with the same cause. */
+  earlier?: { outcome: "fixed" | "did-not-help"; incidentId: string };
 }
 
 export interface ApplyModalView {

@@ -57,3 +57,34 @@ export function chooseStep(
   }
   return undefined;
 }
+
+/**
+ * Every step these findings allow, in the order chooseStep tries them (selected ones first, then
+ * fallbacks), each once: the steps the incident history may reorder.
+ */
+export function selectableSteps(playbooks: readonly Playbook[], findings: readonly FindingLike[]): ChosenStep[] {
+  const present = strongest(findings);
+  const out: ChosenStep[] = [];
+  const seen = new Set<string>();
+  for (const playbook of playbooks) {
+    for (const step of playbook.steps) {
+      const limit = step.selectedAtSeverity ? SEVERITY_RANK[step.selectedAtSeverity] : 2;
+      const selecting = strongest(findings, step);
+      const hit = step.selectedBy.find((id) => (selecting.get(id) ?? 3) <= limit);
+      if (hit && !seen.has(step.id)) {
+        seen.add(step.id);
+        out.push({ playbook, step, selectedBy: hit, fallback: false });
+      }
+    }
+  }
+  for (const playbook of playbooks) {
+    for (const step of playbook.steps) {
+      const hit = step.otherwiseSelectedBy.find((id) => present.has(id));
+      if (hit && !seen.has(step.id)) {
+        seen.add(step.id);
+        out.push({ playbook, step, selectedBy: hit, fallback: true });
+      }
+    }
+  }
+  return out;
+}

@@ -12,6 +12,7 @@ import type { RecoveryResult } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
 import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
+import { recordIncidentHistory } from "../history/record-incident.js";
 import type { RemediationDeps } from "./deps.js";
 import { cardSummary, decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
 
@@ -311,6 +312,7 @@ export class RemediationEffects {
       case "resolve-incident": {
         const incident = await deps.store.require(record.incidentId);
         if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
+        await recordIncidentHistory(deps, record, "resolved", deps.now());
         return;
       }
       case "offer-next-step":
@@ -322,6 +324,7 @@ export class RemediationEffects {
         const incident = await deps.store.require(record.incidentId);
         if (effect.outcome === "stopped" && incident.state !== "stopped")
           await deps.store.close(incident, "stopped", deps.now());
+        if (effect.outcome === "stopped") await recordIncidentHistory(deps, record, "stopped", deps.now());
         return;
       }
       case "audit":

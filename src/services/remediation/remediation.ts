@@ -7,7 +7,7 @@ import type { StepId } from "../../core/ids.js";
 import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/playbook/change.js";
 import { decide } from "../../core/playbook/decide.js";
 import { approvalsNeeded, nextTarget } from "../../core/playbook/machine.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
+import type { WalkMemory, WalkRecord } from "../../core/playbook/record.js";
 import {
   type AuditEntry,
   type Effect,
@@ -58,6 +58,8 @@ export class Remediation {
     n: number,
     report: Report,
     requestedBy?: string,
+    /** What the table's earlier incident with the same cause says about the steps. */
+    memory?: WalkMemory,
   ): Promise<void> {
     const next = report.nextStep;
     if (!next) return;
@@ -113,7 +115,7 @@ export class Remediation {
           // A walk that ended (stalled) starts over on a fresh diagnosis.
           const walk: WalkState =
             base.walk.status === "active" ? base.walk : startWalk(incident.table, playbook.id, now);
-          return { ...base, walk, proposedForDiagnosis: n };
+          return { ...base, walk, proposedForDiagnosis: n, ...(memory ? { memory } : {}) };
         },
       },
     );

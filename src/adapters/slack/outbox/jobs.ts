@@ -25,6 +25,16 @@ export function outboxDelivery(request: SlackMessageRequest): { queueId: string;
           message: { kind: "text", text: request.text },
         },
       };
+    case "earlier":
+      return {
+        queueId: request.incidentId,
+        delivery: {
+          kind: "post",
+          name: `earlier-${request.n}`,
+          message: { kind: "note", note: { kind: "seen-before", earlier: request.earlier } },
+          afterName: `diagnosis-${request.n}`,
+        },
+      };
     case "command-result":
       if (!request.incidentId)
         return {
