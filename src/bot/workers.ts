@@ -132,7 +132,8 @@ export function outboxPosterPart(shared: Shared): Part {
           { client, store, render, now: now(), latestSweep: () => shared.sweepStore.latest() },
           user,
         ),
-      reply: (reply) => replyMessage({ client: shared.client, store, render, now }, reply),
+      reply: (reply) =>
+        replyMessage({ client: shared.client, store, render, now, history: shared.incidents.history }, reply),
     },
     now: shared.wallClock,
     log,

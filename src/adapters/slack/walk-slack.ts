@@ -4,13 +4,13 @@
 // approver groups.
 
 import type { ApplyFormContent, Clock, WalkNote } from "../../services/ports.js";
+import { slackDay } from "../render/times.js";
 import { fillPlaceholder } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
+import { formatDuration } from "./render/format.js";
 import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
 import { mention, STEP_TITLES } from "./render/labels.js";
-import { formatDuration } from "./render/format.js";
-import { slackDay } from "../render/times.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */

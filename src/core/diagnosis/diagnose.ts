@@ -7,8 +7,8 @@
 import type { Evidence, FlinkJobEvidence } from "../evidence/model.js";
 import { matchEarlier, rankSteps } from "../history/match.js";
 import type { IncidentHistory } from "../history/record.js";
-import { selectableSteps } from "../playbook/choose.js";
 import { SOURCE_NAMES, type StepId, TRIAGE_IDS } from "../ids.js";
+import { allowedSteps } from "../playbook/choose.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report, ReportWriter } from "../report/schema.js";
 import { buildContext, type DiagnosisContext, LIVE_JOB_STATES } from "./context.js";
@@ -168,7 +168,12 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
   // A verdict that rests only on the catalog's silence to the bot leads to no step on the writer.
   const nextStep = settled.stepless
     ? null
-    : buildNextStep(context, findings, options.playbooks, rememberedStep(options, context.tableName, settled.verdict, findings));
+    : buildNextStep(
+        context,
+        findings,
+        options.playbooks,
+        rememberedStep(options, context.tableName, settled.verdict, findings),
+      );
   const report: Report = {
     reportVersion: 1,
     table: context.tableName,
@@ -192,7 +197,7 @@ function rememberedStep(
 ): StepId | undefined {
   if (!options.history || options.history.length === 0) return undefined;
   const match = matchEarlier(options.history, { table, verdict, findings });
-  const allowed = selectableSteps(options.playbooks, findings).map((s) => s.step.id);
+  const allowed = allowedSteps(options.playbooks, findings).map((s) => s.step.id);
   const first = rankSteps(allowed, match)[0];
   return first?.fixedBefore ? first.stepId : undefined;
 }

@@ -6,7 +6,7 @@
 import { simpleClassName } from "../evidence/exceptions.js";
 import type { StepId } from "../ids.js";
 import { type ChangeFacts, proposeChange } from "../playbook/change.js";
-import { type ChosenStep, chooseStep, selectableSteps } from "../playbook/choose.js";
+import { allowedSteps, type ChosenStep, chooseStep } from "../playbook/choose.js";
 import type { Playbook, Step } from "../playbook/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
 import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
@@ -85,7 +85,7 @@ export function buildNextStep(
   preferred?: StepId,
 ): NextStep | null {
   const remembered = preferred
-    ? selectableSteps(playbooks, findings).find((s) => s.step.id === preferred)
+    ? allowedSteps(playbooks, findings).find((s) => s.step.id === preferred)
     : undefined;
   const chosen = remembered ?? pickStep(playbooks, findings);
   if (!chosen) return null;

@@ -109,7 +109,14 @@ export function lostChanges(
         seen.add(key);
         const current = properties[key] ?? null;
         if (current !== setTo)
-          out.push({ incidentId: h.incidentId, stepId: step.stepId, appliedAtMs: step.appliedAtMs, key, setTo, now: current });
+          out.push({
+            incidentId: h.incidentId,
+            stepId: step.stepId,
+            appliedAtMs: step.appliedAtMs,
+            key,
+            setTo,
+            now: current,
+          });
       }
     }
   }

@@ -2,7 +2,7 @@
 // next incident can start from what fixed (or did not fix) the last one. Pure data built from the
 // walk record, the incident and its first report; stored as JSON (history-store.ts).
 
-import { ROOT_CAUSE_IDS, type FindingId, type StepId, TRIAGE_IDS } from "../ids.js";
+import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
 import type { WalkRecord } from "../playbook/record.js";
 import type { StepRun } from "../playbook/walk.js";
 import type { Report } from "../report/schema.js";

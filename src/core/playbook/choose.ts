@@ -62,7 +62,10 @@ export function chooseStep(
  * Every step these findings allow, in the order chooseStep tries them (selected ones first, then
  * fallbacks), each once: the steps the incident history may reorder.
  */
-export function selectableSteps(playbooks: readonly Playbook[], findings: readonly FindingLike[]): ChosenStep[] {
+export function selectableSteps(
+  playbooks: readonly Playbook[],
+  findings: readonly FindingLike[],
+): ChosenStep[] {
   const present = strongest(findings);
   const out: ChosenStep[] = [];
   const seen = new Set<string>();
@@ -84,6 +87,26 @@ export function selectableSteps(playbooks: readonly Playbook[], findings: readon
         seen.add(step.id);
         out.push({ playbook, step, selectedBy: hit, fallback: true });
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * The steps a walk for these findings may come to: each selectable step, then the steps its
+ * playbook offers when it does not help (transitions.ineffective), in that order, each once.
+ * The incident history may put any of them first when it fixed the same failure before.
+ */
+export function allowedSteps(playbooks: readonly Playbook[], findings: readonly FindingLike[]): ChosenStep[] {
+  const out = selectableSteps(playbooks, findings);
+  const seen = new Set<string>(out.map((c) => c.step.id));
+  for (let i = 0; i < out.length; i++) {
+    const from = out[i]!;
+    for (const target of from.step.transitions.ineffective) {
+      const step = from.playbook.steps.find((s) => s.id === target);
+      if (!step || seen.has(step.id)) continue;
+      seen.add(step.id);
+      out.push({ playbook: from.playbook, step, selectedBy: from.selectedBy, fallback: true });
     }
   }
   return out;

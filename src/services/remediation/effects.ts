@@ -10,9 +10,9 @@ import type { Step } from "../../core/playbook/schema.js";
 import type { Effect, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
+import { recordIncidentHistory } from "../history/record-incident.js";
 import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
-import { recordIncidentHistory } from "../history/record-incident.js";
 import type { RemediationDeps } from "./deps.js";
 import { cardSummary, decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
 
