@@ -3,6 +3,7 @@
 // BullMQ ids may not contain ':'.
 
 import { z } from "zod";
+import type { Postmortem } from "./history/postmortem.js";
 import { STEP_IDS } from "./ids.js";
 
 export const DiagnoseJobSchema = z.discriminatedUnion("kind", [
@@ -69,6 +70,12 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
       lost: z.array(z.object({ key: z.string(), setTo: z.string(), now: z.string().nullable() })),
     }),
   }),
+  /** The postmortem of a resolved incident: a canvas (or a markdown file) and a note in the thread. */
+  z.object({
+    kind: z.literal("postmortem"),
+    incidentId: z.string(),
+    postmortem: z.custom<Postmortem>((v) => typeof v === "object" && v !== null),
+  }),
   z.object({
     kind: z.literal("command-result"),
     key: z.string(),
@@ -120,6 +127,8 @@ export function slackJobId(job: SlackJob): string | undefined {
       return `note-${idPart(job.incidentId)}-${idPart(job.key)}`;
     case "earlier":
       return `earlier-${idPart(job.incidentId)}-${job.n}`;
+    case "postmortem":
+      return `postmortem-${idPart(job.incidentId)}`;
     case "command-result":
       return `result-${idPart(job.key)}`;
     case "ephemeral":

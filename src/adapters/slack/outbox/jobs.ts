@@ -35,6 +35,11 @@ export function outboxDelivery(request: SlackMessageRequest): { queueId: string;
           afterName: `diagnosis-${request.n}`,
         },
       };
+    case "postmortem":
+      return {
+        queueId: request.incidentId,
+        delivery: { kind: "postmortem", name: "postmortem", postmortem: request.postmortem },
+      };
     case "command-result":
       if (!request.incidentId)
         return {
