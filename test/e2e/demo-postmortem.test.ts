@@ -9,6 +9,8 @@ import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { utcStamp } from "../../src/adapters/render/times.js";
 import { type DemoEnd, runDemo } from "../../src/cli/demo.js";
+import { runCli } from "../../src/cli/run-cli.js";
+import { decodePng } from "../support/png.js";
 import { REDIS_URL } from "../support/redis.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
@@ -19,14 +21,26 @@ describe("the demo's postmortem", () => {
   it("has every timeline entry in order, times as in the thread, both pictures, and parses as Markdown", async () => {
     let out = "";
     let end: DemoEnd | undefined;
+    let cli: number | undefined;
+    let cliOut = "";
     const outDir = mkdtempSync(join(tmpdir(), "demo-postmortem-"));
     try {
       const code = await runDemo({
         stdout: { write: (chunk: string) => (out += chunk) },
         env: { REDIS_URL },
         outDir,
-        onEnd: (e) => {
+        onEnd: async (e) => {
           end = e;
+          // `iceberg-bot postmortem` writes the same draft and both pictures, read from the bot's Redis.
+          cli = await runCli(
+            ["postmortem", "inc-1", "--out", join(outDir, "cli"), "--redis-namespace", e.namespace],
+            {
+              stdout: { write: (chunk: string) => (cliOut += chunk) },
+              stderr: { write: (chunk: string) => (cliOut += chunk) },
+              env: { REDIS_URL: e.redisUrl },
+              now: e.now,
+            },
+          );
         },
       });
       expect(code, out).toBe(0);
@@ -105,6 +119,18 @@ describe("the demo's postmortem", () => {
       expect(images).toHaveLength(2);
       for (const [i, file] of shared.entries())
         expect(images[i]).toMatch(new RegExp(`/files/${file.id}/${file.name}$`));
+
+      expect(cli, cliOut).toBe(0);
+      const written = cliOut.trim().split("\n");
+      expect(written.map((p) => p.slice(p.lastIndexOf("/") + 1))).toEqual([
+        "db.events-postmortem-inc-1.md",
+        "db.events-commits-1.png",
+        "db.events-commits-after-change.png",
+      ]);
+      const onDisk = readFileSync(written[0]!, "utf8");
+      // The same text, the pictures beside it instead of in Slack.
+      expect(onDisk).toBe(markdown.replace(/\]\(http:\/\/[^)]*\/files\/F\d+\/([^)]+)\)/g, "]($1)"));
+      for (const png of written.slice(1)) expect(decodePng(readFileSync(png)).width).toBeGreaterThan(800);
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
