@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { readBacklogs } from "../adapters/http/backlogs.js";
+import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
 import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
 import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
@@ -117,6 +118,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
     resolvedDays: config.bot.retention.resolvedDays,
     now,
   });
+  registerHistoryMetrics(metrics.registry, history);
   const incidents = {
     store,
     history,

@@ -93,6 +93,13 @@ export class HistoryStore implements HistoryPort {
     return text ? parseHistory(text)[0] : undefined;
   }
 
+  /** Every table's incidents within the retention window (the fleet view), at most `maxTables` tables. */
+  async all(maxTables = 1000): Promise<IncidentHistory[]> {
+    const tables = (await this.tablesWithHistory()).slice(-maxTables);
+    const lists = await Promise.all(tables.map((t) => this.list(t)));
+    return lists.flat();
+  }
+
   /** Every table with an incident in the retention window (the fleet view). */
   async tablesWithHistory(): Promise<string[]> {
     return this.redis.zrangebyscore(this.tables(), this.now() - this.resolvedDays * DAY_MS, "+inf");

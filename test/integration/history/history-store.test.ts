@@ -1,8 +1,11 @@
 // The incident history in real Redis: newest first, one record per incident however often it is
 // written, trimmed to `retention.resolvedDays`, and a record of another format read or passed over.
 
+import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
+import { registerHistoryMetrics } from "../../../src/adapters/http/history-metrics.js";
 import { HistoryStore } from "../../../src/adapters/store/history-store.js";
+import { recurringTables } from "../../../src/core/history/fleet.js";
 import type { IncidentHistory } from "../../../src/core/history/record.js";
 import { type TestRedisScope, testRedisScope } from "../../support/redis.js";
 
@@ -60,6 +63,46 @@ describe("history store", () => {
     now += 21 * DAY;
     expect((await store.list("db.events")).map((h) => h.incidentId)).toEqual(["inc-3"]);
     expect(await store.get("db.events", "inc-3")).toMatchObject({ incidentId: "inc-3" });
+  });
+
+  it("counts incidents by table class and cause on /metrics and finds the tables that failed again", async () => {
+    scope = testRedisScope("history-metrics");
+    const now = 10 * DAY;
+    const store = new HistoryStore(scope.redis, {
+      namespace: scope.namespace,
+      resolvedDays: 30,
+      now: () => now,
+    });
+    await store.save(incident("inc-1", now - 3 * DAY));
+    await store.save(incident("inc-2", now - DAY));
+    await store.save(
+      incident("inc-3", now - DAY, {
+        table: "db.orders",
+        writerKind: "connect",
+        triage: "connect-coordinator-stopped",
+        rootCause: undefined,
+      }),
+    );
+    const registry = new Registry();
+    registerHistoryMetrics(registry, store);
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'iceberg_bot_incidents{table_class="flink",triage="commit-conflict",root_cause="competing-appends"} 2',
+    );
+    expect(text).toContain(
+      'iceberg_bot_incidents{table_class="connect",triage="connect-coordinator-stopped",root_cause="none"} 1',
+    );
+    const recurring = recurringTables(await store.all());
+    expect(recurring).toEqual([
+      {
+        table: "db.events",
+        incidents: 2,
+        triage: "commit-conflict",
+        rootCause: "competing-appends",
+        times: 2,
+        lastAtMs: now - DAY - 600_000,
+      },
+    ]);
   });
 
   it("reads a newer format whose fields are there and passes over what it cannot read", async () => {
