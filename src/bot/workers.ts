@@ -19,6 +19,7 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
+import { recurringTables } from "../core/history/fleet.js";
 import { keepIntakePromises } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
@@ -129,7 +130,17 @@ export function outboxPosterPart(shared: Shared): Part {
         message.kind === "digest" ? renderSweepDigest(message.digest) : render.audit(message.report),
       home: (user) =>
         publishHome(
-          { client, store, render, now: now(), latestSweep: () => shared.sweepStore.latest() },
+          {
+            client,
+            store,
+            render,
+            now: now(),
+            latestSweep: () => shared.sweepStore.latest(),
+            recurring: {
+              tables: async () => recurringTables(await shared.incidents.history.all()),
+              days: shared.config.bot.retention.resolvedDays,
+            },
+          },
           user,
         ),
       reply: (reply) =>

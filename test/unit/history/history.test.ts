@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { renderPostmortemMarkdown } from "../../../src/adapters/render/postmortem-markdown.js";
 import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
+import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
 import { noteMessage } from "../../../src/adapters/slack/walk-slack.js";
+import { recurringTables } from "../../../src/core/history/fleet.js";
 import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
 import { buildPostmortem } from "../../../src/core/history/postmortem.js";
 import { causeKey, historyOf, type IncidentHistory } from "../../../src/core/history/record.js";
@@ -276,5 +278,22 @@ describe("incident history", () => {
     expect(markdown).toContain("CommitFailedException at 2026-11-12 08:59 UTC");
     expect(markdown).toContain("## What did not help\n\n- raise commit retries");
     expect(markdown).toContain("![Commits to db.events](db.events-commits-1.png)");
+  });
+
+  it("lists on App Home the tables that failed more than once, with the recurring cause", () => {
+    const h = firstIncident();
+    const again = {
+      ...h,
+      incidentId: "inc-2",
+      openedAtMs: T0 + 86_400_000,
+      closedAtMs: T0 + 86_400_000 + 20 * MIN,
+    };
+    const once = { ...h, incidentId: "inc-3", table: "db.orders" };
+    const recurring = recurringTables([h, again, once]);
+    expect(recurring.map((r) => [r.table, r.incidents, r.times])).toEqual([["db.events", 2, 2]]);
+    const text = JSON.stringify(recurringHomeBlocks(recurring, 30));
+    expect(text).toContain("Failed more than once in the last 30 days");
+    expect(text).toContain("`db.events`: 2 incidents, 2× commit conflict (competing appends)");
+    expect(recurringHomeBlocks([], 30)).toEqual([]);
   });
 });
