@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { readBacklogs } from "../adapters/http/backlogs.js";
+import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
 import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
 import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
@@ -22,6 +23,7 @@ import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
+import { HistoryStore } from "../adapters/store/history-store.js";
 import { IncidentStore } from "../adapters/store/incident-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
 import { WalkStore } from "../adapters/store/walk-store.js";
@@ -51,7 +53,7 @@ export interface Shared {
   store: IncidentStore;
   outbox: SlackOutbox;
   /** The incident use cases' ports: the store, the diagnosis queue, the one way to Slack. */
-  incidents: IncidentDeps & { knownTables: () => Promise<string[]> };
+  incidents: IncidentDeps & { knownTables: () => Promise<string[]>; history: HistoryStore };
   queues: BotQueues;
   remediationQueue: RemediationQueue;
   sweepQueues: SweepQueues;
@@ -115,8 +117,16 @@ export async function assemble(config: Config, options: BotOptions, connections:
   const flinkDiscovery = options.ports ? undefined : flinkDiscoveryPart(config, log, options.flinkDiscovery);
   const flinkProviders = flinkDiscovery ? [flinkDiscovery.provider] : [];
   const ports = options.ports ?? createEvidencePorts(config, { flinkProviders });
+  // Each table's closed incidents, kept as long as the incidents themselves.
+  const history = new HistoryStore(redis, {
+    namespace: options.namespace,
+    resolvedDays: config.bot.retention.resolvedDays,
+    now,
+  });
+  registerHistoryMetrics(metrics.registry, history);
   const incidents = {
     store,
+    history,
     queues: queueSet.queues,
     slack: (options.slackPort ?? ((port) => port))(slackOutboxSender(outbox, store, wallClock)),
     bot: config.bot,
@@ -230,6 +240,7 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
     walks: new WalkStore(connections.redis, options.namespace, { outbox, now: wallClock }),
     audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
     store,
+    history: shared.incidents.history,
     slack: shared.incidents.slack,
     jobs: shared.remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.

@@ -20,6 +20,7 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
+import { recurringTables } from "../core/history/fleet.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import { runDiagnoseJob } from "../services/incident/diagnosis.js";
@@ -101,6 +102,7 @@ function loadDiagnose(shared: Shared): DiagnoseFn {
   return async (ports, request, clock) =>
     (await import("../services/diagnose-table.js")).diagnoseTable(ports, request, clock, {
       playbooks: shared.playbooks.playbooks,
+      ...(request.history ? { history: request.history } : {}),
     });
 }
 /** How often the keeper looks for intake promises a dead receiver left. */
@@ -143,10 +145,21 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
         message.kind === "digest" ? renderSweepDigest(message.digest) : render.audit(message.report),
       home: (user) =>
         publishHome(
-          { client, store, render, now: now(), latestSweep: () => shared.sweepStore.latest() },
+          {
+            client,
+            store,
+            render,
+            now: now(),
+            latestSweep: () => shared.sweepStore.latest(),
+            recurring: {
+              tables: async () => recurringTables(await shared.incidents.history.all()),
+              days: shared.config.bot.retention.resolvedDays,
+            },
+          },
           user,
         ),
-      reply: (reply) => replyMessage({ client: shared.client, store, render, now }, reply),
+      reply: (reply) =>
+        replyMessage({ client: shared.client, store, render, now, history: shared.incidents.history }, reply),
     },
     now: shared.wallClock,
     log,

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve as resolvePath } from "node:path";
+import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
@@ -18,6 +18,7 @@ import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
 import { redisAnswers, startPrivateRedis } from "../sim/servers/redis-server.js";
+import type { StoredCanvas } from "../sim/slack/canvases.js";
 import {
   approveStep,
   findButton,
@@ -52,6 +53,8 @@ export interface DemoEnd {
   namespace: string;
   /** The incidents' clock. */
   now: () => number;
+  /** The postmortem canvases the bot made (markdown as Slack received it). */
+  canvases: StoredCanvas[];
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -447,6 +450,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       say(ctx, `Commit timeline ${written.length === 1 ? "picture" : "pictures"} of this thread:`);
       for (const path of written) say(ctx, `  ${path}`);
     }
+    const postmortem = writePostmortem(ctx, written[0] ? dirname(written[0]) : undefined);
+    if (postmortem) say(ctx, `The postmortem draft (the canvas the bot made):\n  ${postmortem}`);
     say(ctx, "");
     await options.onEnd?.({
       thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
@@ -454,6 +459,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       redisUrl: ctx.redisUrl,
       namespace: ctx.namespace,
       now: () => ctx.lakehouse!.clock.now(),
+      canvases: ctx.standIn!.canvases(),
     });
     return 0;
   } catch (error) {
@@ -481,6 +487,17 @@ function writePictures(ctx: DemoContext): Map<string, string> {
     paths.set(file.id, path);
   }
   return paths;
+}
+
+/** Writes the postmortem canvas beside the pictures; returns its path (none without a canvas). */
+function writePostmortem(ctx: DemoContext, picturesDir: string | undefined): string | undefined {
+  const canvas = ctx.standIn!.canvases().at(-1);
+  if (!canvas) return undefined;
+  const dir = ctx.options.outDir ?? picturesDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
+  mkdirSync(dir, { recursive: true });
+  const path = resolvePath(dir, `${ctx.scenarioTable}-postmortem.md`);
+  writeFileSync(path, canvas.markdown);
+  return path;
 }
 
 // --- reading the thread ------------------------------------------------------------------------

@@ -22,6 +22,8 @@ export const COMMANDS = [
   "audit",
   "sweep",
   "playbooks",
+  "history",
+  "postmortem",
   "demo",
   "dev",
   "sim",
@@ -69,6 +71,11 @@ async function dispatch(
     case "audit": {
       const { runTableCommand } = await import("./commands/table-command.js");
       return runTableCommand(command, args, io, { onConfig });
+    }
+    case "history":
+    case "postmortem": {
+      const { runHistoryCommand } = await import("./commands/history-command.js");
+      return runHistoryCommand(command, args, io, onConfig);
     }
     case "sweep": {
       const { runSweepCommand } = await import("./commands/sweep-command.js");

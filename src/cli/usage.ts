@@ -28,6 +28,8 @@ Commands:
   audit <table>            grade one table against the concurrent-writers checklist
   sweep                    grade every table of the catalog and rank them, worst first
   playbooks lint [dir]     check playbook files, with file:line for every problem
+  history <table>          the table's past incidents, newest first, with the step that fixed each
+  postmortem <incident>    write an incident's postmortem (markdown and pictures) to disk
   demo [scenario]          run a whole incident against the simulated lakehouse
   dev                      a local Slack to click through: lakehouse, stand-in, bot, web page
   sim [scenario]           serve a simulated lakehouse (catalog, Flink, Connect, Prometheus)
@@ -113,6 +115,23 @@ read, 2 bad usage or configuration, 3 the catalog did not answer.
 
 Example:
   iceberg-bot sweep --catalog-url http://catalog:8181 --namespace analytics --limit 20
+`,
+  history: `Usage: iceberg-bot history <table> [--format text|json] [--redis-namespace NAME]
+
+Lists the table's closed incidents kept in the bot's Redis (REDIS_URL) within
+retention.resolvedDays, newest first: when, the failure and its cause, the step that fixed it
+and the steps that did not help.
+
+Exit codes: 0 listed (or none kept), 2 bad usage or configuration.
+`,
+  postmortem: `Usage: iceberg-bot postmortem <incident> [--out DIR] [--redis-namespace NAME]
+
+Writes the incident's postmortem draft as markdown (<table>-postmortem-<incident>.md) and its
+two commit timeline pictures (the diagnosis, and after the change) to DIR (default: here), read
+from the bot's Redis (REDIS_URL); prints the paths. The same draft the thread got when the
+incident resolved.
+
+Exit codes: 0 written, 2 bad usage, configuration, or no such incident kept.
 `,
   playbooks: `Usage: iceberg-bot playbooks lint [dir]
 

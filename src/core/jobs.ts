@@ -3,6 +3,7 @@
 // BullMQ ids may not contain ':'.
 
 import { z } from "zod";
+import type { Postmortem } from "./history/postmortem.js";
 import { STEP_IDS } from "./ids.js";
 
 export const DiagnoseJobSchema = z.discriminatedUnion("kind", [
@@ -54,6 +55,27 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("card"), incidentId: z.string(), version: z.number().int() }),
   z.object({ kind: z.literal("diagnosis"), incidentId: z.string(), n: z.number().int().positive() }),
   z.object({ kind: z.literal("note"), incidentId: z.string(), key: z.string(), text: z.string() }),
+  /** Diagnosis n repeats an earlier incident of the table: one line under it says what fixed that one. */
+  z.object({
+    kind: z.literal("earlier"),
+    incidentId: z.string(),
+    n: z.number().int().positive(),
+    earlier: z.object({
+      incidentId: z.string(),
+      openedAtMs: z.number(),
+      fixedBy: z.enum(STEP_IDS).optional(),
+      fixedAfterMs: z.number().optional(),
+      didNotHelp: z.array(z.enum(STEP_IDS)),
+      /** Properties the fix set that the table no longer holds: the likely reason it failed again. */
+      lost: z.array(z.object({ key: z.string(), setTo: z.string(), now: z.string().nullable() })),
+    }),
+  }),
+  /** The postmortem of a resolved incident: a canvas (or a markdown file) and a note in the thread. */
+  z.object({
+    kind: z.literal("postmortem"),
+    incidentId: z.string(),
+    postmortem: z.custom<Postmortem>((v) => typeof v === "object" && v !== null),
+  }),
   z.object({
     kind: z.literal("command-result"),
     key: z.string(),
@@ -103,6 +125,10 @@ export function slackJobId(job: SlackJob): string | undefined {
       return `diagnosis-${idPart(job.incidentId)}-${job.n}`;
     case "note":
       return `note-${idPart(job.incidentId)}-${idPart(job.key)}`;
+    case "earlier":
+      return `earlier-${idPart(job.incidentId)}-${job.n}`;
+    case "postmortem":
+      return `postmortem-${idPart(job.incidentId)}`;
     case "command-result":
       return `result-${idPart(job.key)}`;
     case "ephemeral":

@@ -57,6 +57,11 @@ export const BotConfigSchema = z.strictObject({
   tables: z.record(z.string(), TableSettingsSchema).default({}),
   sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
   retention: RetentionSchema.default({ resolvedDays: 30, auditDays: 400 }),
+  /**
+   * The incident history per table (kept as long as resolved incidents): `suggestions: false`
+   * keeps recording it but never says "seen before" nor reorders the steps.
+   */
+  history: z.strictObject({ suggestions: z.boolean().default(true) }).default({ suggestions: true }),
   /** Per worker process: how many diagnoses run at once (docs/operations.md, Sizing). */
   workers: z
     .strictObject({ diagnoses: z.number().int().min(1).max(64).default(8) })

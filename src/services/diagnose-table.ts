@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { diagnose } from "../core/diagnosis/diagnose.js";
 import type { Evidence } from "../core/evidence/model.js";
+import type { IncidentHistory } from "../core/history/record.js";
 import { SOURCE_NAMES } from "../core/ids.js";
 import type { Playbook } from "../core/playbook/schema.js";
 import { type Report, ReportSchema } from "../core/report/schema.js";
@@ -18,6 +19,8 @@ export interface DiagnoseTableOptions {
   catalogName?: string;
   /** The loaded playbooks; the next step's change is built from them. */
   playbooks: readonly Playbook[];
+  /** The table's earlier incidents: what fixed the same failure is proposed first. */
+  history?: readonly IncidentHistory[];
 }
 
 export async function diagnoseTable(
@@ -32,6 +35,7 @@ export async function diagnoseTable(
     tableName: formatTableName(evidence.table),
     catalogName: options.catalogName,
     playbooks: options.playbooks,
+    ...(options.history ? { history: options.history } : {}),
   });
   return { report: validateReport(ReportSchema, report, "diagnosis"), evidence };
 }

@@ -12,6 +12,7 @@ import type {
   TableEvidence,
   TableRef,
 } from "../core/evidence/model.js";
+import type { IncidentHistory } from "../core/history/record.js";
 import type { StepId } from "../core/ids.js";
 import type { Incident, TimelineEntry } from "../core/incident/model.js";
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
@@ -189,9 +190,23 @@ export interface IncidentStorePort {
   nextDiagnosis(id: string): Promise<number>;
   close(incident: Incident, state: "resolved" | "stopped", now: number): Promise<number>;
   saveReport(id: string, n: number, report: unknown): Promise<void>;
-  saveChart(id: string, n: number, chart: unknown): Promise<void>;
-  getChart(id: string, n: number): Promise<unknown>;
+  /** Diagnosis n's commit timeline, or (n = "recovery") the one drawn after the writer recovered. */
+  saveChart(id: string, n: number | "recovery", chart: unknown): Promise<void>;
+  getChart(id: string, n: number | "recovery"): Promise<unknown>;
+  getReport(id: string, n: number): Promise<unknown>;
   appendTimeline(id: string, entry: TimelineEntry): Promise<void>;
+  timeline(id: string): Promise<TimelineEntry[]>;
+}
+
+// --- incident history -------------------------------------------------------------------
+
+/** Each table's closed incidents (core/history/record.ts), within the retention window. */
+export interface HistoryPort {
+  save(record: IncidentHistory): Promise<void>;
+  /** Newest first. */
+  list(table: string): Promise<IncidentHistory[]>;
+  get(table: string, incidentId: string): Promise<IncidentHistory | undefined>;
+  tablesWithHistory(): Promise<string[]>;
 }
 
 // --- Slack and the queues -------------------------------------------------------------------
@@ -270,7 +285,9 @@ export type WalkNote =
   | { kind: "apply-failed"; stepTitle: string; detail: string }
   | { kind: "proposal-failed"; stepTitle: string; reason: string; table: string }
   | { kind: "walk-stopped"; table: string; by: string }
-  | { kind: "walk-stalled"; table: string; afterStepId: StepId; terminalTitle?: string };
+  | { kind: "walk-stalled"; table: string; afterStepId: StepId; terminalTitle?: string }
+  /** The diagnosis repeats an earlier incident of the table (core/history/match.ts). */
+  | { kind: "seen-before"; earlier: Extract<SlackJob, { kind: "earlier" }>["earlier"] };
 
 /** Thread target of a walk's messages. */
 export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedForDiagnosis">;

@@ -1,7 +1,7 @@
 // View models: what the services hand to the notifier and the renderers. They carry plain facts
 // (ids, times as epoch milliseconds, the report) and no Slack formatting; the renderers own every word.
 
-import type { StepId } from "../core/ids.js";
+import type { FindingId, StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
 import type { AuditReport, Change, NextStep, Report } from "../core/report/schema.js";
 
@@ -80,6 +80,8 @@ export interface ProposalView {
   /** Who may approve: Slack user ids (U…) or user group ids (S…). */
   approvers?: string[];
   decision?: ProposalDecision;
+  /** What this step did in the table's earlier incident with the same cause. */
+  earlier?: { outcome: "fixed" | "did-not-help"; incidentId: string };
 }
 
 export interface ApplyModalView {
@@ -185,9 +187,24 @@ export interface HistoryEntry {
   detail?: string;
 }
 
+/** A closed incident of the table (core/history), as /iceberg history lists it. */
+export interface HistoryIncident {
+  incidentId: string;
+  openedAtMs: number;
+  closedAtMs: number;
+  state: "resolved" | "stopped";
+  triage?: FindingId;
+  rootCause?: FindingId;
+  fixedBy?: StepId;
+  fixedAfterMs?: number;
+  didNotHelp: StepId[];
+}
+
 export interface HistoryView {
   table: string;
   entries: HistoryEntry[];
+  /** Past incidents within the retention window, newest first. */
+  incidents?: HistoryIncident[];
   /** Entries shown before "… and N more" (default 30). */
   maxEntries?: number;
 }

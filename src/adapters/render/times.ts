@@ -63,3 +63,8 @@ export function reportMs(report: { generatedAt: string }): number {
 export function utcStamp(ms: number): string {
   return utcClock(ms, Number.NaN);
 }
+
+/** A Slack date token for the day alone ("12 Nov" in the reader's zone); falls back to the UTC date. */
+export function slackDay(ms: number): string {
+  return `<!date^${Math.floor(ms / 1000)}^{date_short}|${new Date(ms).toISOString().slice(0, 10)}>`;
+}

@@ -1,7 +1,9 @@
 // App Home: open incidents newest first with their status cards, then recently affected tables.
 
+import type { RecurringTable } from "../../core/history/fleet.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { IncidentStore } from "../store/incident-store.js";
+import { recurringHomeBlocks } from "./render/recurring.js";
 import { sweepHomeBlocks } from "./render/sweep-digest.js";
 import type { Renderers } from "./renderers.js";
 import { cardView, threadPermalink } from "./slack-jobs.js";
@@ -16,6 +18,8 @@ export interface HomeDeps {
   now: number;
   /** The latest sweep's digest, shown under the incidents. */
   latestSweep?: () => Promise<Digest | undefined>;
+  /** Tables that failed more than once within the retention window (`days`). */
+  recurring?: { tables: () => Promise<RecurringTable[]>; days: number };
 }
 
 export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
@@ -32,10 +36,16 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
     // Only the latest opening per table is kept, so the count is a lower bound.
     recentTables: recent.map((r) => ({ table: r.table, incidents: 1, lastOpenedAtMs: r.lastOpenedAt })),
   });
+  // Within the view's 100 blocks: the recurring tables take one, the sweep's section at most seven.
+  const extra = [];
+  if (deps.recurring) {
+    const tables = await deps.recurring.tables().catch(() => []);
+    extra.push(...recurringHomeBlocks(tables, deps.recurring.days));
+  }
   if (deps.latestSweep) {
     const digest = await deps.latestSweep().catch(() => undefined);
-    // Within the view's 100 blocks: the sweep's section is at most seven.
-    view.blocks = [...view.blocks.slice(0, 93), ...sweepHomeBlocks(digest, deps.now)];
+    extra.push(...sweepHomeBlocks(digest, deps.now));
   }
+  if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];
   await deps.client.views.publish({ user_id: userId, view });
 }

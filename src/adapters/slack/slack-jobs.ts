@@ -4,18 +4,19 @@
 // ephemeral answer.
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
+import type { IncidentHistory } from "../../core/history/record.js";
 import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { TimelineFile } from "../../services/ports.js";
+import type { HistoryPort, TimelineFile } from "../../services/ports.js";
 import { readCardSummary } from "../../services/remediation/views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { escapeMrkdwn } from "./render/limits.js";
-import type { HistoryEntry, StatusCardView } from "./render/view-models.js";
+import type { HistoryEntry, HistoryIncident, StatusCardView } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
 
@@ -26,6 +27,8 @@ export interface SlackJobDeps {
   now: () => number;
   onSlackError?: (method: string) => void;
   log?: Pick<LogLike, "warn">;
+  /** Each table's closed incidents, listed by /iceberg history. */
+  history?: Pick<HistoryPort, "list">;
 }
 
 export async function runSlackJob(deps: SlackJobDeps, job: SlackJob): Promise<void> {
@@ -230,7 +233,7 @@ export function commandResultMessage(
 
 /** An ephemeral answer, rendered from the state it reports on when it is sent. */
 export async function replyMessage(
-  deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now">,
+  deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now" | "history">,
   reply: EphemeralReply,
 ): Promise<SlackMessage> {
   switch (reply.kind) {
@@ -263,7 +266,12 @@ export async function replyMessage(
           ? { stepId: row.stepId as StepId }
           : {}),
       }));
-      return deps.render.history({ table: reply.table, entries });
+      const incidents = (await deps.history?.list(reply.table)) ?? [];
+      return deps.render.history({
+        table: reply.table,
+        entries,
+        incidents: incidents.map((h) => incidentLine(h)),
+      });
     }
     case "text":
       return { text: escapeMrkdwn(reply.text), blocks: [] };
@@ -293,4 +301,20 @@ export async function threadPermalink(
   } catch {
     return undefined;
   }
+}
+
+/** One past incident as /iceberg history lists it: when, what, and the step that fixed it. */
+function incidentLine(h: IncidentHistory): HistoryIncident {
+  const fixed = h.steps.find((s) => s.outcome === "fixed");
+  return {
+    incidentId: h.incidentId,
+    openedAtMs: h.openedAtMs,
+    closedAtMs: h.closedAtMs,
+    state: h.state,
+    ...(h.triage ? { triage: h.triage } : {}),
+    ...(h.rootCause ? { rootCause: h.rootCause } : {}),
+    ...(fixed ? { fixedBy: fixed.stepId } : {}),
+    ...(fixed?.recoveredAfterMs !== undefined ? { fixedAfterMs: fixed.recoveredAfterMs } : {}),
+    didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
+  };
 }

@@ -4,11 +4,13 @@
 // approver groups.
 
 import type { ApplyFormContent, Clock, WalkNote } from "../../services/ports.js";
+import { slackDay } from "../render/times.js";
 import { fillPlaceholder } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
+import { formatDuration } from "./render/format.js";
 import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
-import { mention } from "./render/labels.js";
+import { mention, STEP_TITLES } from "./render/labels.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */
@@ -53,6 +55,8 @@ function noteWords(note: WalkNote): { text: string; words: string } {
       const words = `:raised_hand: No further step fits \`${note.table}\`. ${detail} The thread is yours from here.`;
       return { text: words, words };
     }
+    case "seen-before":
+      return seenBeforeWords(note.earlier);
   }
 }
 
@@ -82,4 +86,25 @@ export class SlackApproverDirectory {
       return cached?.users ?? [];
     }
   }
+}
+
+/** "Seen on 12 Nov: raise commit retries fixed it in 6 min", and what did not help or was lost since. */
+function seenBeforeWords(earlier: Extract<WalkNote, { kind: "seen-before" }>["earlier"]): {
+  text: string;
+  words: string;
+} {
+  const day = slackDay(earlier.openedAtMs);
+  const fixed = earlier.fixedBy
+    ? `*${STEP_TITLES[earlier.fixedBy]}* fixed it${earlier.fixedAfterMs !== undefined ? ` in ${formatDuration(earlier.fixedAfterMs)}` : ""}`
+    : "no step fixed it then";
+  const parts = [`:repeat: Seen on ${day}: ${fixed}.`];
+  if (earlier.didNotHelp.length > 0)
+    parts.push(`Did not help then: ${earlier.didNotHelp.map((id) => STEP_TITLES[id]).join(", ")}.`);
+  for (const lost of earlier.lost)
+    parts.push(
+      `\`${escapeMrkdwn(lost.key)}\` was set to \`${escapeMrkdwn(lost.setTo)}\` then and is ${lost.now === null ? "unset" : `\`${escapeMrkdwn(lost.now)}\``} now: the change was reverted or lost, the likely reason it failed again.`,
+    );
+  const words = parts.join(" ");
+  const plain = `Seen on ${new Date(earlier.openedAtMs).toISOString().slice(0, 10)}: ${earlier.fixedBy ? `${STEP_TITLES[earlier.fixedBy]} fixed it` : "no step fixed it then"}`;
+  return { text: plain, words };
 }

@@ -364,11 +364,11 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   /** The commit timeline drawn for diagnosis n, kept beside its report. */
-  async saveChart(id: string, n: number, chart: unknown): Promise<void> {
+  async saveChart(id: string, n: number | "recovery", chart: unknown): Promise<void> {
     await this.redis.hset(this.keys.reports(id), `chart-${n}`, JSON.stringify(chart));
   }
 
-  async getChart(id: string, n: number): Promise<unknown> {
+  async getChart(id: string, n: number | "recovery"): Promise<unknown> {
     const raw = await this.redis.hget(this.keys.reports(id), `chart-${n}`);
     return raw === null ? undefined : (JSON.parse(raw) as unknown);
   }

@@ -5,7 +5,10 @@
 // job never hides a failing one. The report then passes through the invariants (invariants.ts).
 
 import type { Evidence, FlinkJobEvidence } from "../evidence/model.js";
-import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
+import { matchEarlier, rankSteps } from "../history/match.js";
+import type { IncidentHistory } from "../history/record.js";
+import { SOURCE_NAMES, type StepId, TRIAGE_IDS } from "../ids.js";
+import { allowedSteps } from "../playbook/choose.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report, ReportWriter } from "../report/schema.js";
 import { buildContext, type DiagnosisContext, LIVE_JOB_STATES } from "./context.js";
@@ -22,6 +25,8 @@ export interface DiagnoseOptions {
   catalogName?: string;
   /** The loaded step playbooks: their selectedBy findings and order choose the next step. */
   playbooks: readonly Playbook[];
+  /** The table's earlier incidents: what fixed the same failure then is proposed first. */
+  history?: readonly IncidentHistory[];
 }
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
@@ -162,7 +167,14 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
   const settled = settleReport(context, chosen!.findings, chosen!.verdict);
   const findings = orderFindings(settled.findings);
   // A verdict that rests only on the catalog's silence to the bot leads to no step on the writer.
-  const nextStep = settled.stepless ? null : buildNextStep(context, findings, options.playbooks);
+  const nextStep = settled.stepless
+    ? null
+    : buildNextStep(
+        context,
+        findings,
+        options.playbooks,
+        rememberedStep(options, context.tableName, settled.verdict, findings),
+      );
   const report: Report = {
     reportVersion: 1,
     table: context.tableName,
@@ -176,6 +188,20 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
   };
   if (!nextStep && settled.verdict !== "healthy") report.noStepReason = noStepReason(context);
   return report;
+}
+
+/** The step that fixed the same failure of this table before, when the history holds one. */
+function rememberedStep(
+  options: DiagnoseOptions,
+  table: string,
+  verdict: Report["verdict"],
+  findings: readonly Finding[],
+): StepId | undefined {
+  if (!options.history || options.history.length === 0) return undefined;
+  const match = matchEarlier(options.history, { table, verdict, findings });
+  const allowed = allowedSteps(options.playbooks, findings).map((s) => s.step.id);
+  const first = rankSteps(allowed, match)[0];
+  return first?.fixedBefore ? first.stepId : undefined;
 }
 
 /** The diagnosed writer, for the card and for the follow-ups that judge its recovery. */

@@ -6,7 +6,7 @@
 import { simpleClassName } from "../evidence/exceptions.js";
 import type { StepId } from "../ids.js";
 import { type ChangeFacts, proposeChange } from "../playbook/change.js";
-import { type ChosenStep, chooseStep } from "../playbook/choose.js";
+import { allowedSteps, type ChosenStep, chooseStep } from "../playbook/choose.js";
 import type { Playbook, Step } from "../playbook/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
 import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
@@ -81,8 +81,13 @@ export function buildNextStep(
   ctx: DiagnosisContext,
   findings: readonly Finding[],
   playbooks: readonly Playbook[],
+  /** The step that fixed the same failure on this table before: first when these findings allow it. */
+  preferred?: StepId,
 ): NextStep | null {
-  const chosen = pickStep(playbooks, findings);
+  const remembered = preferred
+    ? allowedSteps(playbooks, findings).find((s) => s.step.id === preferred)
+    : undefined;
+  const chosen = remembered ?? pickStep(playbooks, findings);
   if (!chosen) return null;
   const built = buildStepChange(ctx, findings, chosen.step);
   return { ...built, playbook: chosen.playbook.id };

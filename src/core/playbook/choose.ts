@@ -57,3 +57,57 @@ export function chooseStep(
   }
   return undefined;
 }
+
+/**
+ * Every step these findings allow, in the order chooseStep tries them (selected ones first, then
+ * fallbacks), each once: the steps the incident history may reorder.
+ */
+export function selectableSteps(
+  playbooks: readonly Playbook[],
+  findings: readonly FindingLike[],
+): ChosenStep[] {
+  const present = strongest(findings);
+  const out: ChosenStep[] = [];
+  const seen = new Set<string>();
+  for (const playbook of playbooks) {
+    for (const step of playbook.steps) {
+      const limit = step.selectedAtSeverity ? SEVERITY_RANK[step.selectedAtSeverity] : 2;
+      const selecting = strongest(findings, step);
+      const hit = step.selectedBy.find((id) => (selecting.get(id) ?? 3) <= limit);
+      if (hit && !seen.has(step.id)) {
+        seen.add(step.id);
+        out.push({ playbook, step, selectedBy: hit, fallback: false });
+      }
+    }
+  }
+  for (const playbook of playbooks) {
+    for (const step of playbook.steps) {
+      const hit = step.otherwiseSelectedBy.find((id) => present.has(id));
+      if (hit && !seen.has(step.id)) {
+        seen.add(step.id);
+        out.push({ playbook, step, selectedBy: hit, fallback: true });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The steps a walk for these findings may come to: each selectable step, then the steps its
+ * playbook offers when it does not help (transitions.ineffective), in that order, each once.
+ * The incident history may put any of them first when it fixed the same failure before.
+ */
+export function allowedSteps(playbooks: readonly Playbook[], findings: readonly FindingLike[]): ChosenStep[] {
+  const out = selectableSteps(playbooks, findings);
+  const seen = new Set<string>(out.map((c) => c.step.id));
+  for (let i = 0; i < out.length; i++) {
+    const from = out[i]!;
+    for (const target of from.step.transitions.ineffective) {
+      const step = from.playbook.steps.find((s) => s.id === target);
+      if (!step || seen.has(step.id)) continue;
+      seen.add(step.id);
+      out.push({ playbook: from.playbook, step, selectedBy: from.selectedBy, fallback: true });
+    }
+  }
+  return out;
+}

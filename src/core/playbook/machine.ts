@@ -286,7 +286,7 @@ const onSkip: Handler<"skip"> = (state, event, now, ctx) => {
   if (cur.phase === "applying" || cur.phase === "approved") {
     return refuse(state, now, event, event.user, { kind: "applying-now", action: "skip" });
   }
-  const base = retire(state, cur, "skipped", now);
+  const base = retire(state, { ...cur, skippedBy: event.user }, "skipped", now);
   const effects: Effect[] = [
     update(cur.stepId, "skipped", { kind: "skipped", by: event.user }),
     audit(state, now, event.user, event, "ok", `skipped ${cur.stepId}`),

@@ -42,8 +42,17 @@ export interface WalkRecord {
   };
   /** When the writer's first snapshot after the change landed (the recovery the card reports). */
   recoveredAtMs?: number;
+  /** What the table's earlier incident with the same cause says about the steps (core/history). */
+  memory?: WalkMemory;
   /** What the diagnosis leaves for a person (a duplicate to remove), and who marked it done. */
   openItems?: OpenItem[];
+}
+
+/** An earlier incident's lesson, kept with the walk so each proposal can be marked by it. */
+export interface WalkMemory {
+  earlierIncidentId: string;
+  fixedBy?: StepId;
+  didNotHelp: StepId[];
 }
 
 export interface Versioned<T> {

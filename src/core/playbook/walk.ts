@@ -79,6 +79,8 @@ export interface StepRun {
   verifyEndsAtMs?: number;
   checks: CheckRecord[];
   failure?: { outcome: ApplyFailure; message: string; atMs: number };
+  /** Who pressed Skip, for the incident's history. */
+  skippedBy?: string;
   /** The phase a run had before a revert started, restored if the revert fails. */
   beforeRevert?: StepPhase;
   endedAtMs?: number;

@@ -2,6 +2,7 @@
 // evidence functions are injected so tests wire real ones against local servers.
 
 import type { Evidence } from "../../core/evidence/model.js";
+import type { IncidentHistory } from "../../core/history/record.js";
 import type { AuditReport, Report } from "../../core/report/schema.js";
 import type { BotConfig } from "../../core/settings.js";
 import type { DiagnosisQueuePort, EvidencePorts, IncidentStorePort, SlackOutboxPort } from "../ports.js";
@@ -11,6 +12,8 @@ export interface TableRequest {
   flinkJob?: string;
   connector?: string;
   timeoutMs?: number;
+  /** The table's earlier incidents, for the diagnosis to propose what fixed the same failure. */
+  history?: readonly IncidentHistory[];
 }
 
 export type DiagnoseFn = (

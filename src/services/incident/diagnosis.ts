@@ -7,10 +7,12 @@ import { createHash } from "node:crypto";
 import { buildTimeline } from "../../core/chart/timeline.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../../core/incident/model.js";
+import type { WalkMemory } from "../../core/playbook/record.js";
 import type { Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
-import type { DiagnoseJob, EvidencePorts } from "../ports.js";
+import { earlierIncidents, memoryOf, sayEarlier } from "../history/earlier.js";
+import type { DiagnoseJob, EvidencePorts, HistoryPort } from "../ports.js";
 import type { AuditFn, DiagnoseFn, IncidentDeps, TableRequest } from "./deps.js";
 import { mergerFor } from "./merge-requests.js";
 
@@ -22,7 +24,17 @@ export interface DiagnosisDeps extends IncidentDeps {
   /** Tables to suggest from when a name is unknown (config and catalog). */
   knownTables?: () => Promise<string[]>;
   /** Puts the report's next step to the thread (guided remediation). */
-  remediation?: { proposeFromReport(incidentId: string, n: number, report: Report): Promise<void> };
+  remediation?: {
+    proposeFromReport(
+      incidentId: string,
+      n: number,
+      report: Report,
+      requestedBy?: string,
+      memory?: WalkMemory,
+    ): Promise<void>;
+  };
+  /** The table's earlier incidents: what fixed the same failure is said and proposed first. */
+  history?: HistoryPort;
 }
 
 export async function runDiagnoseJob(deps: DiagnosisDeps, job: DiagnoseJob, jobId: string): Promise<void> {
@@ -50,8 +62,13 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   }
   let report: Awaited<ReturnType<DiagnoseFn>>["report"];
   let evidence: Awaited<ReturnType<DiagnoseFn>>["evidence"];
+  const earlier = await earlierIncidents(deps, incident.table, incidentId);
   try {
-    ({ report, evidence } = await deps.diagnose(deps.ports, requestFor(deps, incident.table), deps.now));
+    ({ report, evidence } = await deps.diagnose(
+      deps.ports,
+      { ...requestFor(deps, incident.table), history: earlier },
+      deps.now,
+    ));
   } catch (error) {
     if (isCodedError(error) && !error.retryable) {
       // A problem a person must fix (unknown table, bad config): say so in the thread, stop retrying.
@@ -97,8 +114,9 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
     true,
   );
   await deps.slack.send({ kind: "diagnosis", incidentId, n });
+  const match = await sayEarlier(deps, incidentId, n, report, earlier, evidence);
   await deps.slack.send({ kind: "card", incidentId, version });
-  await deps.remediation?.proposeFromReport(incidentId, n, report);
+  await deps.remediation?.proposeFromReport(incidentId, n, report, undefined, memoryOf(match));
 }
 
 async function runCommand(

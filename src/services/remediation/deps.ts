@@ -9,6 +9,7 @@ import type {
   AuditPort,
   Clock,
   EvidencePorts,
+  HistoryPort,
   IncidentStorePort,
   RemediationJob,
   RemediationNotifier,
@@ -20,7 +21,12 @@ import type {
 export interface RemediationDeps {
   walks: WalkStorePort;
   audit: AuditPort;
-  store: Pick<IncidentStorePort, "get" | "require" | "update" | "close" | "getChart">;
+  store: Pick<
+    IncidentStorePort,
+    "get" | "require" | "update" | "close" | "getChart" | "saveChart" | "getReport" | "timeline"
+  >;
+  /** Each table's closed incidents: written when one closes (services/history). */
+  history?: HistoryPort;
   /** The Slack outbox, for status card edits. */
   slack: SlackOutboxPort;
   jobs: RemediationScheduler;

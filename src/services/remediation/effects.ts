@@ -8,6 +8,7 @@ import type { WalkRecord } from "../../core/playbook/record.js";
 import type { Effect, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
+import { recordIncidentHistory } from "../history/record-incident.js";
 import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
@@ -297,6 +298,7 @@ export class RemediationEffects {
       case "resolve-incident": {
         const incident = await deps.store.require(record.incidentId);
         if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
+        await recordIncidentHistory(deps, record, "resolved", deps.now());
         return;
       }
       case "offer-next-step":
@@ -306,6 +308,7 @@ export class RemediationEffects {
         const incident = await deps.store.require(record.incidentId);
         if (effect.outcome === "stopped" && incident.state !== "stopped")
           await deps.store.close(incident, "stopped", deps.now());
+        if (effect.outcome === "stopped") await recordIncidentHistory(deps, record, "stopped", deps.now());
         return;
       }
       case "audit":

@@ -12,6 +12,7 @@ import {
   type WriterIdentity,
 } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
+import { postmortemAtResolution } from "../history/postmortem.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
@@ -135,6 +136,7 @@ export class RemediationJobs {
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
       });
     }
+    if (recovery.recovered) await postmortemAtResolution(this.deps, job.incidentId, job.proposalId);
   }
 
   private async runRevert(job: Extract<RemediationJob, { kind: "revert" }>): Promise<void> {

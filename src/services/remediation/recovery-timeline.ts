@@ -38,6 +38,8 @@ export async function recoveryTimeline(
       recovery: { atMs: picture.recoveredAtMs, label: "writer recovered" },
       ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),
     });
+    // Kept for the postmortem, which shows it again beside the diagnosis's.
+    await deps.store.saveChart(record.incidentId, "recovery", chart);
     // Shared once under its name by the outbox's poster, like every other thread message.
     await deps.notifier.postChart(record, `recovery-chart-${picture.proposalId}`, chart, {
       name: `${record.table}-commits-after-change.png`,

@@ -9,7 +9,7 @@ import type { ApprovalPolicy } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
 import { approvalsNeeded } from "../../core/playbook/machine.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
+import type { WalkMemory, WalkRecord } from "../../core/playbook/record.js";
 import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
@@ -62,6 +62,8 @@ export class Remediation {
     n: number,
     report: Report,
     requestedBy?: string,
+    /** What the table's earlier incident with the same cause says about the steps. */
+    memory?: WalkMemory,
   ): Promise<void> {
     const next = report.nextStep;
     if (!next) return;
@@ -117,7 +119,7 @@ export class Remediation {
           // A walk that ended (stalled) starts over on a fresh diagnosis.
           const walk: WalkState =
             base.walk.status === "active" ? base.walk : startWalk(incident.table, playbook.id, now);
-          return { ...base, walk, proposedForDiagnosis: n };
+          return { ...base, walk, proposedForDiagnosis: n, ...(memory ? { memory } : {}) };
         },
       },
     );

@@ -2,6 +2,7 @@
 // verification message and the status card's summary. Plain functions over plain data.
 
 import { z } from "zod";
+import type { StepId } from "../../core/ids.js";
 import { INCIDENT_STATES } from "../../core/incident/model.js";
 import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
 
@@ -78,7 +79,18 @@ export function proposalView(
     },
     needsCorrectnessConfirmation: step.confirmations.includes("correctness"),
     approvers: [...approvers],
+    ...earlierOutcome(record, run.stepId),
   };
+}
+
+/** What the step did in the table's earlier incident with the same cause (core/history). */
+function earlierOutcome(record: WalkRecord, stepId: StepId): Pick<ProposalView, "earlier"> {
+  const memory = record.memory;
+  if (!memory) return {};
+  const incidentId = memory.earlierIncidentId;
+  if (memory.fixedBy === stepId) return { earlier: { outcome: "fixed", incidentId } };
+  if (memory.didNotHelp.includes(stepId)) return { earlier: { outcome: "did-not-help", incidentId } };
+  return {};
 }
 
 /** What the proposal message shows once a decision was taken; undefined keeps the buttons. */

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { ApiError } from "./api-error.js";
 import { checkBlocks } from "./block-rules.js";
+import { canvasMethods, type StoredCanvas } from "./canvases.js";
 import { FileStore, fileMethods, receiveUpload } from "./files.js";
 import { MessageStore } from "./message-store.js";
 import { METHODS, type MethodContext } from "./methods.js";
@@ -62,7 +63,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const now = options.now ?? Date.now;
   const store = new MessageStore(options.firstTsSeconds ?? 1_732_870_000);
   const files = new FileStore();
-  const uploadMethods = fileMethods(files);
+  const canvases: StoredCanvas[] = [];
+  let canvasesAllowed = options.canvases !== false;
+  const uploadMethods = { ...fileMethods(files), ...canvasMethods(files, canvases, () => canvasesAllowed) };
   const calls: RecordedCall[] = [];
   const responses: RecordedResponse[] = [];
   const views = { published: {} as Record<string, unknown>, opened: [] as unknown[] };
@@ -345,6 +348,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       });
     },
     files: () => files.list(),
+    canvases: () => [...canvases],
+    allowCanvases: (allowed: boolean) => {
+      canvasesAllowed = allowed;
+    },
     socketMode: {
       connected: socketMode.connected,
       waitForConnection: socketMode.waitForConnection,

@@ -1,5 +1,7 @@
 // Public shapes of the Slack Web API stand-in: what tests and the demo read back after the bot ran.
 
+import type { StoredCanvas } from "./canvases.js";
+
 export interface RecordedCall {
   method: string;
   /** Arguments as the stand-in decoded them (JSON-encoded form fields parsed), token removed. */
@@ -115,6 +117,8 @@ export interface SlackStandInOptions {
   now?: () => number;
   /** The app-level token apps.connections.open accepts; absent, any xapp- token is accepted. */
   appToken?: string;
+  /** False: canvases.create answers `free_team_not_allowed`, as on a free workspace (default true). */
+  canvases?: boolean;
 }
 
 /** Slack's side of Socket Mode: the app connects after apps.connections.open. */
@@ -163,6 +167,10 @@ export interface SlackStandIn {
   socketMode: SocketModeStandIn;
   /** Files uploaded through files.getUploadURLExternal, with their bytes once they arrived. */
   files(): StoredFile[];
+  /** Canvases made with canvases.create, oldest first. */
+  canvases(): StoredCanvas[];
+  /** Whether canvases.create is allowed from now on (a free workspace refuses it). */
+  allowCanvases(allowed: boolean): void;
   close(): Promise<void>;
 }
 

@@ -25,6 +25,21 @@ export function outboxDelivery(request: SlackMessageRequest): { queueId: string;
           message: { kind: "text", text: request.text },
         },
       };
+    case "earlier":
+      return {
+        queueId: request.incidentId,
+        delivery: {
+          kind: "post",
+          name: `earlier-${request.n}`,
+          message: { kind: "note", note: { kind: "seen-before", earlier: request.earlier } },
+          afterName: `diagnosis-${request.n}`,
+        },
+      };
+    case "postmortem":
+      return {
+        queueId: request.incidentId,
+        delivery: { kind: "postmortem", name: "postmortem", postmortem: request.postmortem },
+      };
     case "command-result":
       if (!request.incidentId)
         return {

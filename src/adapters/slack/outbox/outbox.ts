@@ -13,6 +13,7 @@
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
 import type { TimelineChart } from "../../../core/chart/timeline.js";
+import type { Postmortem } from "../../../core/history/postmortem.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
 import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
 import type { AuditReport } from "../../../core/report/schema.js";
@@ -72,6 +73,11 @@ export type OutboxDelivery =
   | { kind: "channel-post"; name: string; threadTs?: string; message: ChannelMessage }
   /** A commit timeline shared in the incident's thread, once under its name. */
   | { kind: "chart"; name: string; chart: TimelineChart; file: TimelineFile }
+  /**
+   * The incident's postmortem: a canvas where the workspace allows one, else a markdown file in
+   * the thread, then a note in the thread saying where it is; each once.
+   */
+  | { kind: "postmortem"; name: string; postmortem: Postmortem }
   /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
   | { kind: "home"; user: string }
   /**

@@ -15,6 +15,7 @@ import type { LogLike } from "../../../services/incident/deps.js";
 import type { TimelineFile } from "../../../services/ports.js";
 import type { IncidentStore } from "../../store/incident-store.js";
 import { findInPages } from "../find-in-pages.js";
+import { type PostmortemPlace, publishPostmortem, renderPostmortemNote } from "../postmortem-slack.js";
 import type { SlackMessage } from "../render/block-kit.js";
 import { context } from "../render/blocks.js";
 import { renderProposal, renderVerification } from "../render/index.js";
@@ -302,6 +303,8 @@ export class OutboxPoster {
         case "chart":
           if (rootTs) await this.shareChart(entry, delivery.name, rootTs, async () => delivery);
           return { kind: "done" };
+        case "postmortem":
+          return await this.postPostmortem(entry, delivery, rootTs);
         case "command-result":
           if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
           return await this.post(entry, delivery.name, this.views().commandResult(delivery.result), rootTs);
@@ -372,6 +375,43 @@ export class OutboxPoster {
     await this.deps.afterSend?.(entry);
     await this.record(entry, name, String(result.ts));
     return { kind: "done" };
+  }
+
+  /**
+   * The postmortem document once (a canvas, or the markdown file in the thread), then its note.
+   * Best effort like a picture: a document Slack will not take is logged and the note says so.
+   */
+  private async postPostmortem(
+    entry: SlackOutboxEntry,
+    delivery: Extract<SlackOutboxEntry["delivery"], { kind: "postmortem" }>,
+    rootTs: string | undefined,
+  ): Promise<Outcome> {
+    if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
+    if (!rootTs) return { kind: "wait", ms: 500 };
+    const docName = `${delivery.name}-document`;
+    const saved = await this.tsOf(entry.incidentId, docName);
+    let place = parsePlace(saved);
+    if (saved === undefined) {
+      const pm = delivery.postmortem;
+      const fileIds: Record<string, string | undefined> = {};
+      for (const p of pm.pictures ?? []) if (p.ref) fileIds[p.ref] = await this.tsOf(entry.incidentId, p.ref);
+      try {
+        place = await publishPostmortem(
+          this.deps.slack,
+          { channel: entry.channel, threadTs: rootTs },
+          pm,
+          fileIds,
+        );
+      } catch (error) {
+        this.deps.onSlackError?.("postmortem");
+        this.deps.log.warn(
+          { incidentId: entry.incidentId, err: String(error) },
+          "postmortem document not shared",
+        );
+      }
+      await this.deps.outbox.saveTs(entry.incidentId, docName, place ? JSON.stringify(place) : "failed");
+    }
+    return await this.post(entry, delivery.name, renderPostmortemNote(delivery.postmortem, place), rootTs);
   }
 
   private channelMessage(message: ChannelMessage): SlackMessage {
@@ -534,6 +574,15 @@ export class OutboxPoster {
 
   private tsOf(incidentId: string, name: string): Promise<string | undefined> {
     return this.deps.outbox.messageTs(incidentId, name);
+  }
+}
+
+function parsePlace(saved: string | undefined): PostmortemPlace | undefined {
+  if (!saved || saved === "failed") return undefined;
+  try {
+    return JSON.parse(saved) as PostmortemPlace;
+  } catch {
+    return undefined;
   }
 }
 

@@ -22,7 +22,7 @@ export const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: str
   },
   {
     usage: "/iceberg history <table>",
-    does: "shows who proposed, approved and applied what, and when",
+    does: "lists the table's past incidents, newest first, with the step that fixed each, then who proposed, approved and applied what, and when",
     example: "/iceberg history db.events",
   },
   {

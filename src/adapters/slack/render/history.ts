@@ -4,9 +4,10 @@
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { mention, STEP_TITLES } from "./labels.js";
+import { formatDuration } from "./format.js";
+import { findingLabel, mention, STEP_TITLES } from "./labels.js";
 import { escapeCode, escapeMrkdwn, formatCount, packLines, truncateText } from "./limits.js";
-import type { HistoryEntry, HistoryView } from "./view-models.js";
+import type { HistoryEntry, HistoryIncident, HistoryView } from "./view-models.js";
 
 export type { HistoryView } from "./view-models.js";
 
@@ -24,8 +25,43 @@ function entryLine(entry: HistoryEntry): string {
   return `${slackWhen(entry.atMs)} ${actorText(entry.actor)} ${escapeMrkdwn(entry.action)}${step}${detail}`;
 }
 
+const MAX_INCIDENTS = 10;
+
+/** "• Nov 12 commit conflict (competing appends): fixed by *raise commit retries* in 6 min". */
+function incidentLine(i: HistoryIncident): string {
+  const what = i.triage
+    ? `${findingLabel(i.triage)}${i.rootCause ? ` (${findingLabel(i.rootCause)})` : ""}`
+    : "incident";
+  const outcome = i.fixedBy
+    ? `fixed by *${STEP_TITLES[i.fixedBy]}*${i.fixedAfterMs !== undefined ? ` in ${formatDuration(i.fixedAfterMs)}` : ""}`
+    : i.state === "stopped"
+      ? "stopped without a fix"
+      : "resolved without a step";
+  const notHelped =
+    i.didNotHelp.length > 0 ? `; did not help: ${i.didNotHelp.map((id) => STEP_TITLES[id]).join(", ")}` : "";
+  return `• ${slackWhen(i.openedAtMs)} ${escapeMrkdwn(what)}: ${outcome}${notHelped}`;
+}
+
+/** Past incidents, newest first, each with the step that fixed it. */
+function incidentBlocks(incidents: readonly HistoryIncident[]): KnownBlock[] {
+  if (incidents.length === 0) return [];
+  const newest = [...incidents].sort((a, b) => b.openedAtMs - a.openedAtMs);
+  const shown = newest.slice(0, MAX_INCIDENTS).map((i) => truncateText(incidentLine(i), MAX_LINE));
+  const blocks: KnownBlock[] = [section(`*Past incidents, newest first*\n${shown.join("\n")}`)];
+  if (newest.length > shown.length)
+    blocks.push(context(`… and ${formatCount(newest.length - shown.length)} older incidents`));
+  return blocks;
+}
+
 export function renderHistory(view: HistoryView): SlackMessage {
   const table = escapeCode(view.table);
+  const past = incidentBlocks(view.incidents ?? []);
+  if (view.entries.length === 0 && past.length > 0) {
+    return {
+      text: `History of ${escapeMrkdwn(view.table)}: ${view.incidents?.length ?? 0} incidents`,
+      blocks: [section(`*History of \`${table}\`*`), ...past],
+    };
+  }
   if (view.entries.length === 0) {
     return {
       text: `No history for ${escapeMrkdwn(view.table)}`,
@@ -42,7 +78,7 @@ export function renderHistory(view: HistoryView): SlackMessage {
     first += lines.length - first - packed.used;
     packed = packLines(lines.slice(first), { maxSections: MAX_SECTIONS });
   }
-  const blocks: KnownBlock[] = [section(`*History of \`${table}\`*`)];
+  const blocks: KnownBlock[] = [section(`*History of \`${table}\`*`), ...past];
   if (first > 0) blocks.push(context(`… and ${formatCount(first)} earlier entries`));
   blocks.push(...packed.texts.map((t) => section(t)));
   return { text: `History of ${escapeMrkdwn(view.table)}: ${sorted.length} entries`, blocks };

@@ -100,6 +100,11 @@ export function renderProposal(view: ProposalView): SlackMessage {
   const manual = view.step.change.kind === "manual";
   const readOnly = view.step.change.kind === "read-only-check";
   const blocks: KnownBlock[] = [section(stepHeading(view))];
+  // The table's earlier incident with the same cause: said before anything else is read.
+  if (view.earlier?.outcome === "did-not-help")
+    blocks.push(context(":warning: This step did not help the last time this table failed this way."));
+  if (view.earlier?.outcome === "fixed")
+    blocks.push(context(":repeat: This step fixed it the last time this table failed this way."));
   const changeLabel = manual
     ? "*Run this yourself, then press Done by hand:*"
     : readOnly

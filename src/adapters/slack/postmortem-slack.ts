@@ -1,0 +1,132 @@
+// The postmortem in Slack: a canvas (canvases.create, markdown) where the workspace allows one;
+// where it does not (a free team, canvases turned off, a token without the scope) the same markdown
+// as a file shared in the thread. The pictures are the commit timelines already in the thread,
+// embedded by their permalinks. Then one note in the thread: the summary, the timeline with Slack
+// date tokens, and where the full text is.
+
+import type { Postmortem, PostmortemEvent } from "../../core/history/postmortem.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import { postmortemSummary, renderPostmortemMarkdown } from "../render/postmortem-markdown.js";
+import { slackWhen } from "../render/times.js";
+import type { SlackMessage } from "./render/block-kit.js";
+import { context, section } from "./render/blocks.js";
+import { mention, STEP_TITLES } from "./render/labels.js";
+import { escapeCode, escapeMrkdwn } from "./render/limits.js";
+import type { ThreadTarget } from "./upload.js";
+import type { SlackClient } from "./web-client.js";
+
+/** Refusals that mean "no canvases here": the markdown file is shared instead. */
+const CANVAS_REFUSALS = new Set([
+  "not_allowed",
+  "free_team_not_allowed",
+  "canvas_disabled_user_team",
+  "canvas_creation_failed",
+  "team_tier_cannot_create_canvases",
+  "missing_scope",
+  "not_allowed_token_type",
+  "unknown_method",
+]);
+
+export type PostmortemPlace = { kind: "canvas"; id: string } | { kind: "file"; id: string; name: string };
+
+export function postmortemFileName(pm: Postmortem): string {
+  return `${pm.table}-postmortem-${pm.incidentId}.md`.replace(/[^A-Za-z0-9._-]/g, "_");
+}
+
+/**
+ * Publishes the postmortem document: a canvas, or the markdown file in the thread when the
+ * workspace refuses canvases. `fileIds` maps a picture's ref to the id of the file shared for it.
+ */
+export async function publishPostmortem(
+  client: Pick<SlackClient, "canvases" | "files">,
+  target: ThreadTarget,
+  pm: Postmortem,
+  fileIds: Readonly<Record<string, string | undefined>>,
+  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+): Promise<PostmortemPlace> {
+  const permalinks = new Map<string, string>();
+  for (const picture of pm.pictures) {
+    const id = picture.ref ? fileIds[picture.ref] : undefined;
+    if (!id || id === "failed") continue;
+    const info = await client.files.info({ file: id }).catch(() => undefined);
+    const link = (info?.file as { permalink?: string } | undefined)?.permalink;
+    if (link) permalinks.set(picture.name, link);
+  }
+  const markdown = renderPostmortemMarkdown(pm, { pictureUrl: (p) => permalinks.get(p.name) });
+  const title = `Postmortem: ${pm.table} (${pm.incidentId})`;
+  try {
+    const made = await client.canvases.create({
+      title,
+      document_content: { type: "markdown", markdown },
+      channel_id: target.channel,
+    });
+    if (made.canvas_id) return { kind: "canvas", id: made.canvas_id };
+  } catch (error) {
+    const code = (error as { data?: { error?: string } }).data?.error;
+    if (!code || !CANVAS_REFUSALS.has(code)) throw error;
+  }
+  const name = postmortemFileName(pm);
+  const bytes = new TextEncoder().encode(markdown);
+  const ticket = await client.files.getUploadURLExternal({ filename: name, length: bytes.byteLength });
+  if (!ticket.upload_url || !ticket.file_id)
+    throw new CodedError(ErrorCode.SlackApi, "Slack files.getUploadURLExternal returned no upload URL");
+  const response = await (options.fetch ?? fetch)(ticket.upload_url, {
+    method: "POST",
+    headers: { "content-type": "text/markdown; charset=utf-8" },
+    body: bytes,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+  });
+  if (!response.ok)
+    throw new CodedError(ErrorCode.SlackApi, `Slack refused the file bytes (HTTP ${response.status})`, {
+      retryable: response.status >= 500,
+    });
+  await client.files.completeUploadExternal({
+    files: [{ id: ticket.file_id, title }],
+    channel_id: target.channel,
+    thread_ts: target.threadTs,
+  });
+  return { kind: "file", id: ticket.file_id, name };
+}
+
+function eventLine(e: PostmortemEvent): string {
+  const when = slackWhen(e.atMs);
+  switch (e.kind) {
+    case "alert-fired":
+      return `${when} alert fired`;
+    case "diagnosis":
+      return `${when} first diagnosis`;
+    case "proposal":
+      return `${when} proposed *${STEP_TITLES[e.stepId]}*`;
+    case "approval":
+      return `${when} approved by ${mention(e.by)}`;
+    case "skipped":
+      return `${when} skipped${e.by ? ` by ${mention(e.by)}` : ""}`;
+    case "change":
+      return e.byHand
+        ? `${when} change made by hand${e.by ? `, marked by ${mention(e.by)}` : ""}`
+        : `${when} change applied by the bot`;
+    case "did-not-help":
+      return `${when} no recovery after *${STEP_TITLES[e.stepId]}*`;
+    case "recovery":
+      return `${when} the writer's commits resumed`;
+  }
+}
+
+/** The thread note: the summary, the timeline (date tokens) and where the full postmortem is. */
+export function renderPostmortemNote(pm: Postmortem, place: PostmortemPlace | undefined): SlackMessage {
+  const summary = postmortemSummary(pm, (text) => `\`${escapeCode(text)}\``);
+  const where =
+    place?.kind === "canvas"
+      ? "The full postmortem draft is in the canvas *Postmortem* for this incident."
+      : place?.kind === "file"
+        ? `The full postmortem draft is the file \`${escapeMrkdwn(place.name)}\` in this thread.`
+        : "The full postmortem draft could not be shared; `iceberg-bot postmortem` writes it.";
+  return {
+    text: `Postmortem draft for ${pm.table}`,
+    blocks: [
+      section(`:memo: *Postmortem draft* for \`${escapeCode(pm.table)}\`\n${summary}`),
+      section(pm.timeline.map(eventLine).join("\n")),
+      context(where),
+    ],
+  };
+}

@@ -1,0 +1,131 @@
+// The incident history per table (core/history/record.ts), kept as long as closed incidents are
+// (`retention.resolvedDays`). One hash per table (incident id -> record JSON, written once per
+// incident, so a repeated write replaces rather than duplicates) and a sorted set by when each
+// incident closed, trimmed to the retention window on every write; both keys expire when the table
+// has had no incident for that long. A set of tables with history lets the fleet view find them.
+
+import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.js";
+import type { HistoryPort } from "../../services/ports.js";
+import type { RedisClient } from "../redis/connection.js";
+import { DEFAULT_NAMESPACE } from "./keys.js";
+import { DAY_MS } from "./retention.js";
+
+/** At most this many incidents per table, however long the retention. */
+const MAX_PER_TABLE = 200;
+
+// KEYS: records hash, index zset, tables zset. ARGV: incident id, JSON, closed ms, oldest kept ms,
+// ttl ms, table, max per table.
+const SAVE = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+local count = redis.call('ZCARD', KEYS[2])
+local extra = count - tonumber(ARGV[7])
+if extra > 0 then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
+  for _, id in ipairs(oldest) do table.insert(old, id) end
+end
+for _, id in ipairs(old) do
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
+return #old
+`;
+
+export class HistoryStore implements HistoryPort {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: RedisClient,
+    options: { namespace?: string; resolvedDays: number; now: () => number },
+  ) {
+    this.prefix = `{${options.namespace ?? DEFAULT_NAMESPACE}}`;
+    this.resolvedDays = options.resolvedDays;
+    this.now = options.now;
+  }
+
+  private readonly resolvedDays: number;
+  private readonly now: () => number;
+
+  private records(table: string): string {
+    return `${this.prefix}:history:${table}`;
+  }
+  private index(table: string): string {
+    return `${this.prefix}:history-index:${table}`;
+  }
+  private tables(): string {
+    return `${this.prefix}:history-tables`;
+  }
+
+  async save(record: IncidentHistory): Promise<void> {
+    const ttlMs = this.resolvedDays * DAY_MS;
+    await this.redis.eval(
+      SAVE,
+      3,
+      this.records(record.table),
+      this.index(record.table),
+      this.tables(),
+      record.incidentId,
+      JSON.stringify(record),
+      String(record.closedAtMs),
+      String(this.now() - ttlMs),
+      String(ttlMs),
+      record.table,
+      String(MAX_PER_TABLE),
+    );
+  }
+
+  /** The table's incidents within the retention window, newest first. */
+  async list(table: string): Promise<IncidentHistory[]> {
+    const since = this.now() - this.resolvedDays * DAY_MS;
+    const ids = await this.redis.zrevrangebyscore(this.index(table), "+inf", since);
+    if (ids.length === 0) return [];
+    const values = await this.redis.hmget(this.records(table), ...ids);
+    return values.flatMap((text) => (text ? parseHistory(text) : []));
+  }
+
+  async get(table: string, incidentId: string): Promise<IncidentHistory | undefined> {
+    const text = await this.redis.hget(this.records(table), incidentId);
+    return text ? parseHistory(text)[0] : undefined;
+  }
+
+  /** Every table's incidents within the retention window (the fleet view), at most `maxTables` tables. */
+  async all(maxTables = 1000): Promise<IncidentHistory[]> {
+    const tables = (await this.tablesWithHistory()).slice(-maxTables);
+    const lists = await Promise.all(tables.map((t) => this.list(t)));
+    return lists.flat();
+  }
+
+  /** Every table with an incident in the retention window (the fleet view). */
+  async tablesWithHistory(): Promise<string[]> {
+    return this.redis.zrangebyscore(this.tables(), this.now() - this.resolvedDays * DAY_MS, "+inf");
+  }
+}
+
+/**
+ * A stored record, or nothing when it is not one this release can read: a newer format is read
+ * when its fields are there (fields added later are kept), anything else is passed over.
+ */
+export function parseHistory(text: string): IncidentHistory[] {
+  try {
+    const value = JSON.parse(text) as Partial<IncidentHistory>;
+    const ok =
+      typeof value.format === "number" &&
+      value.format >= 1 &&
+      typeof value.incidentId === "string" &&
+      typeof value.table === "string" &&
+      typeof value.openedAtMs === "number" &&
+      typeof value.closedAtMs === "number" &&
+      Array.isArray(value.steps) &&
+      Array.isArray(value.findings);
+    return ok ? [{ ...(value as IncidentHistory), openItems: value.openItems ?? [] }] : [];
+  } catch {
+    return [];
+  }
+}
+
+export { HISTORY_FORMAT };

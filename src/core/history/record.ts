@@ -1,0 +1,175 @@
+// The incident history: what one closed incident of a table leaves behind, kept per table so the
+// next incident can start from what fixed (or did not fix) the last one. Pure data built from the
+// walk record, the incident and its first report; stored as JSON (history-store.ts).
+
+import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
+import type { WalkRecord } from "../playbook/record.js";
+import type { StepRun } from "../playbook/walk.js";
+import type { Report } from "../report/schema.js";
+import { pendingItems } from "../verification/open-items.js";
+
+/** Stored format of a history record; bumped when a release changes it incompatibly. */
+export const HISTORY_FORMAT = 1;
+
+/** What came of one proposed step. */
+export type StepOutcome =
+  /** The writer recovered after it. */
+  | "fixed"
+  /** Applied (or done by hand) and followed up, and the writer did not recover. */
+  | "did-not-help"
+  /** Skipped, superseded or stopped before it was tried. */
+  | "not-tried"
+  /** Still open when the incident closed. */
+  | "open";
+
+export interface HistoryStep {
+  stepId: StepId;
+  proposedAtMs: number;
+  /** Everyone who approved it, in order, with when the last approval came. */
+  approvedBy: string[];
+  approvedAtMs?: number;
+  skippedBy?: string;
+  skippedAtMs?: number;
+  /** When the change was made (by the bot, or marked done by hand). */
+  appliedAtMs?: number;
+  appliedBy?: string;
+  /** Table properties the change set, for the check that they still hold later. */
+  setProperties?: Record<string, string>;
+  outcome: StepOutcome;
+  /** When the writer's first commit after the change landed, and how long after the change. */
+  recoveredAtMs?: number;
+  recoveredAfterMs?: number;
+}
+
+export interface IncidentHistory {
+  format: number;
+  incidentId: string;
+  table: string;
+  channel: string;
+  rootTs?: string;
+  state: "resolved" | "stopped";
+  openedAtMs: number;
+  closedAtMs: number;
+  /** When the first diagnosis was made. */
+  diagnosedAtMs?: number;
+  verdict: string;
+  findings: FindingId[];
+  /** The triage finding and the root cause the match compares (RUNBOOK §3). */
+  triage?: FindingId;
+  rootCause?: FindingId;
+  /** The writer's kind, the table class the fleet metrics count by. */
+  writerKind: "flink" | "connect" | "unknown";
+  steps: HistoryStep[];
+  /** The step after which the writer recovered. */
+  fixedBy?: StepId;
+  recoveredAtMs?: number;
+  /** What a person still had to do when the incident closed. */
+  openItems: string[];
+}
+
+const TRIAGE = new Set<string>(TRIAGE_IDS);
+const ROOT = new Set<string>(ROOT_CAUSE_IDS);
+
+/** The triage finding and root cause of a diagnosis: the key two incidents are matched on. */
+export function causeKey(diagnosis: { verdict: string; findings: ReadonlyArray<{ id: FindingId }> }): {
+  triage?: FindingId;
+  rootCause?: FindingId;
+} {
+  const triage =
+    diagnosis.findings.find((f) => f.id === diagnosis.verdict && TRIAGE.has(f.id))?.id ??
+    diagnosis.findings.find((f) => TRIAGE.has(f.id))?.id;
+  const rootCause = diagnosis.findings.find((f) => ROOT.has(f.id))?.id;
+  return { ...(triage ? { triage } : {}), ...(rootCause ? { rootCause } : {}) };
+}
+
+function outcomeOf(run: StepRun): StepOutcome {
+  switch (run.phase) {
+    case "recovered":
+      return "fixed";
+    case "ineffective":
+    case "reverted":
+    case "reverting":
+      return "did-not-help";
+    case "skipped":
+    case "superseded":
+    case "stopped":
+    case "failed":
+      return run.appliedAtMs !== undefined && run.checksDone > 0 ? "did-not-help" : "not-tried";
+    default:
+      return "open";
+  }
+}
+
+function stepOf(run: StepRun, recoveredAtMs: number | undefined): HistoryStep {
+  const outcome = outcomeOf(run);
+  const approvals = run.approvals;
+  const set =
+    run.change.kind === "table-properties"
+      ? Object.fromEntries(
+          run.change.changes.flatMap((c) => (c.proposed === null ? [] : [[c.key, c.proposed] as const])),
+        )
+      : undefined;
+  const recoveredAt = outcome === "fixed" ? (recoveredAtMs ?? run.endedAtMs) : undefined;
+  const changeAt = run.appliedAtMs ?? run.proposedAtMs;
+  return {
+    stepId: run.stepId,
+    proposedAtMs: run.proposedAtMs,
+    approvedBy: approvals.map((a) => a.user),
+    ...(approvals.length > 0 ? { approvedAtMs: approvals[approvals.length - 1]!.atMs } : {}),
+    ...(run.phase === "skipped" ? { skippedAtMs: run.endedAtMs ?? run.proposedAtMs } : {}),
+    ...(run.skippedBy ? { skippedBy: run.skippedBy } : {}),
+    ...(run.appliedAtMs !== undefined ? { appliedAtMs: run.appliedAtMs } : {}),
+    ...(run.appliedBy ? { appliedBy: run.appliedBy } : {}),
+    ...(set && Object.keys(set).length > 0 && run.appliedAtMs !== undefined ? { setProperties: set } : {}),
+    outcome,
+    ...(recoveredAt !== undefined
+      ? { recoveredAtMs: recoveredAt, recoveredAfterMs: Math.max(0, recoveredAt - changeAt) }
+      : {}),
+  };
+}
+
+export interface HistoryInput {
+  incident: {
+    id: string;
+    table: string;
+    channel: string;
+    rootTs?: string;
+    openedAt: number;
+  };
+  state: "resolved" | "stopped";
+  closedAtMs: number;
+  walk?: WalkRecord;
+  /** The first diagnosis of the incident, and when it was made. */
+  report?: Pick<Report, "verdict" | "findings" | "writer">;
+  diagnosedAtMs?: number;
+}
+
+/** The history record of a closed incident. */
+export function historyOf(input: HistoryInput): IncidentHistory {
+  const { incident, walk, report } = input;
+  const recoveredAtMs = walk?.recoveredAtMs;
+  const runs = walk ? [...walk.walk.history, ...(walk.walk.current ? [walk.walk.current] : [])] : [];
+  const steps = runs.map((run) => stepOf(run, recoveredAtMs));
+  const fixed = steps.find((s) => s.outcome === "fixed");
+  const key = report ? causeKey(report) : {};
+  const writerKind = report?.writer?.kind ?? (walk?.writer?.kind === "connector" ? "connect" : "unknown");
+  return {
+    format: HISTORY_FORMAT,
+    incidentId: incident.id,
+    table: incident.table,
+    channel: incident.channel,
+    ...(incident.rootTs ? { rootTs: incident.rootTs } : {}),
+    state: input.state,
+    openedAtMs: incident.openedAt,
+    closedAtMs: input.closedAtMs,
+    ...(input.diagnosedAtMs !== undefined ? { diagnosedAtMs: input.diagnosedAtMs } : {}),
+    verdict: report?.verdict ?? "unknown",
+    findings: (report?.findings ?? []).map((f) => f.id),
+    ...key,
+    writerKind: writerKind === "flink" || writerKind === "connect" ? writerKind : "unknown",
+    steps,
+    ...(fixed ? { fixedBy: fixed.stepId } : {}),
+    ...(fixed?.recoveredAtMs !== undefined ? { recoveredAtMs: fixed.recoveredAtMs } : {}),
+    openItems: pendingItems(walk?.openItems).map((i) => i.text),
+  };
+}

@@ -1,0 +1,92 @@
+// The postmortem, drafted when an incident resolves: built from the history record the
+// resolution wrote, the first diagnosis and the walk, with the two commit timelines (the
+// diagnosis's and the one after recovery) as its pictures. Said in Slack through the outbox;
+// `iceberg-bot postmortem` builds the same one to write it to disk.
+
+import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
+import { buildPostmortem, type Postmortem, type PostmortemPicture } from "../../core/history/postmortem.js";
+import type { WalkRecord } from "../../core/playbook/record.js";
+import type { Report } from "../../core/report/schema.js";
+import { asCodedError } from "../../errors.js";
+import type { LogLike } from "../incident/deps.js";
+import type { HistoryPort, IncidentStorePort, SlackOutboxPort, WalkStorePort } from "../ports.js";
+
+export interface PostmortemDeps {
+  history?: Pick<HistoryPort, "get">;
+  store: Pick<IncidentStorePort, "get" | "getReport" | "getChart">;
+  walks: Pick<WalkStorePort, "get">;
+}
+
+export interface PostmortemDraft {
+  postmortem: Postmortem;
+  /** The pictures' charts, by file name (for a caller that draws them). */
+  charts: Map<string, TimelineChart>;
+}
+
+/** The postmortem of a closed incident, or undefined when its history record is not there. */
+export async function draftPostmortem(
+  deps: PostmortemDeps,
+  incidentId: string,
+  recoveryRef?: string,
+): Promise<PostmortemDraft | undefined> {
+  const incident = await deps.store.get(incidentId);
+  if (!incident || !deps.history) return undefined;
+  const history = await deps.history.get(incident.table, incidentId);
+  if (!history) return undefined;
+  const report = (await deps.store.getReport(incidentId, 1)) as Report | undefined;
+  const walk = (await deps.walks.get(incidentId))?.value;
+  const n = Math.max(1, incident.diagnoses);
+  const pictures: PostmortemPicture[] = [];
+  const charts = new Map<string, TimelineChart>();
+  const before = await deps.store.getChart(incidentId, n);
+  if (isTimelineChart(before)) {
+    const name = `${incident.table}-commits-${n}.png`;
+    pictures.push({
+      name,
+      title: `Commits to ${incident.table}`,
+      altText: describeTimeline(before),
+      ref: `diagnosis-${n}-chart`,
+    });
+    charts.set(name, before);
+  }
+  const after = await deps.store.getChart(incidentId, "recovery");
+  if (isTimelineChart(after)) {
+    const name = `${incident.table}-commits-after-change.png`;
+    const proposal = recoveryRef ?? lastProposal(walk);
+    pictures.push({
+      name,
+      title: `Commits to ${incident.table} after the change`,
+      altText: describeTimeline(after),
+      ...(proposal ? { ref: `recovery-chart-${proposal}` } : {}),
+    });
+    charts.set(name, after);
+  }
+  return {
+    postmortem: buildPostmortem({
+      history,
+      ...(report ? { report } : {}),
+      ...(walk ? { walk } : {}),
+      pictures,
+    }),
+    charts,
+  };
+}
+
+function lastProposal(walk: WalkRecord | undefined): string | undefined {
+  return walk?.proposals[walk.proposals.length - 1]?.id;
+}
+
+/** At resolution: the postmortem draft goes to the thread (best effort, logged when it cannot). */
+export async function postmortemAtResolution(
+  deps: PostmortemDeps & { slack: SlackOutboxPort; log: LogLike },
+  incidentId: string,
+  proposalId: string,
+): Promise<void> {
+  try {
+    const draft = await draftPostmortem(deps, incidentId, proposalId);
+    if (!draft) return;
+    await deps.slack.send({ kind: "postmortem", incidentId, postmortem: draft.postmortem });
+  } catch (error) {
+    deps.log.warn({ incidentId, err: asCodedError(error).message }, "postmortem not drafted");
+  }
+}

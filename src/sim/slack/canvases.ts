@@ -1,0 +1,58 @@
+// Slack canvases as the stand-in answers them: canvases.create takes a title and a markdown
+// document_content (optionally tabbed in a channel) and answers a canvas id; a workspace that may
+// not create canvases answers as Slack does on a free team (`free_team_not_allowed`). files.info
+// answers a shared file's permalink, which a canvas embeds a picture by.
+
+import { ApiError } from "./api-error.js";
+import type { FileStore } from "./files.js";
+import type { MethodContext } from "./methods.js";
+
+export interface StoredCanvas {
+  id: string;
+  title?: string;
+  markdown: string;
+  channel?: string;
+}
+
+export function canvasMethods(files: FileStore, canvases: StoredCanvas[], allowed: () => boolean) {
+  return {
+    "canvases.create": (args: Record<string, unknown>) => {
+      if (!allowed()) throw new ApiError("free_team_not_allowed");
+      let content = args.document_content;
+      if (typeof content === "string") {
+        try {
+          content = JSON.parse(content);
+        } catch {
+          throw new ApiError("invalid_arguments", ["[ERROR] document_content must be an object"]);
+        }
+      }
+      const doc = content as { type?: unknown; markdown?: unknown } | undefined;
+      if (doc !== undefined && (doc.type !== "markdown" || typeof doc.markdown !== "string"))
+        throw new ApiError("invalid_arguments", [
+          "[ERROR] document_content must be {type: markdown, markdown}",
+        ]);
+      const id = `F${String(900_000_000 + canvases.length + 1).padStart(10, "0")}`;
+      canvases.push({
+        id,
+        ...(typeof args.title === "string" ? { title: args.title } : {}),
+        markdown: typeof doc?.markdown === "string" ? doc.markdown : "",
+        ...(typeof args.channel_id === "string" ? { channel: args.channel_id } : {}),
+      });
+      return { ok: true, canvas_id: id };
+    },
+    "files.info": (args: Record<string, unknown>, ctx: MethodContext) => {
+      const file = typeof args.file === "string" ? files.get(args.file) : undefined;
+      if (file === undefined || !file.completed) throw new ApiError("file_not_found");
+      return {
+        ok: true,
+        file: {
+          id: file.id,
+          name: file.name,
+          title: file.title ?? file.name,
+          mimetype: file.mimetype,
+          permalink: `${ctx.baseUrl}files/${file.id}/${encodeURIComponent(file.name)}`,
+        },
+      };
+    },
+  };
+}

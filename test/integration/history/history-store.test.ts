@@ -1,0 +1,131 @@
+// The incident history in real Redis: newest first, one record per incident however often it is
+// written, trimmed to `retention.resolvedDays`, and a record of another format read or passed over.
+
+import { Registry } from "prom-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { registerHistoryMetrics } from "../../../src/adapters/http/history-metrics.js";
+import { HistoryStore } from "../../../src/adapters/store/history-store.js";
+import { recurringTables } from "../../../src/core/history/fleet.js";
+import type { IncidentHistory } from "../../../src/core/history/record.js";
+import { type TestRedisScope, testRedisScope } from "../../support/redis.js";
+
+const DAY = 86_400_000;
+let scope: TestRedisScope | undefined;
+afterEach(async () => {
+  await scope?.cleanup();
+  scope = undefined;
+});
+
+function incident(id: string, closedAtMs: number, extra: Partial<IncidentHistory> = {}): IncidentHistory {
+  return {
+    format: 1,
+    incidentId: id,
+    table: "db.events",
+    channel: "C1",
+    state: "resolved",
+    openedAtMs: closedAtMs - 600_000,
+    closedAtMs,
+    verdict: "commit-conflict",
+    findings: ["commit-conflict", "competing-appends"],
+    triage: "commit-conflict",
+    rootCause: "competing-appends",
+    writerKind: "flink",
+    steps: [],
+    openItems: [],
+    ...extra,
+  };
+}
+
+describe("history store", () => {
+  it("lists newest first, keeps one record per incident, and forgets what retention removes", async () => {
+    scope = testRedisScope("history-store");
+    let now = 100 * DAY;
+    const store = new HistoryStore(scope.redis, {
+      namespace: scope.namespace,
+      resolvedDays: 30,
+      now: () => now,
+    });
+    await store.save(incident("inc-1", now - 40 * DAY));
+    await store.save(incident("inc-2", now - 10 * DAY));
+    await store.save(incident("inc-3", now - 1 * DAY));
+    await store.save(incident("inc-3", now - 1 * DAY, { fixedBy: "raise-commit-retries" }));
+    const listed = await store.list("db.events");
+    expect(listed.map((h) => h.incidentId)).toEqual(["inc-3", "inc-2"]);
+    expect(listed[0]!.fixedBy).toBe("raise-commit-retries");
+    expect(await store.tablesWithHistory()).toEqual(["db.events"]);
+    // The record older than the retention was removed when the next one was written.
+    expect(await scope.redis.hexists(`{${scope.namespace}}:history:db.events`, "inc-1")).toBe(0);
+    // The keys expire with the retention, so a table that stops failing leaves nothing behind.
+    const ttl = await scope.redis.pttl(`{${scope.namespace}}:history:db.events`);
+    expect(ttl).toBeGreaterThan(29 * DAY);
+    expect(ttl).toBeLessThanOrEqual(30 * DAY);
+
+    now += 21 * DAY;
+    expect((await store.list("db.events")).map((h) => h.incidentId)).toEqual(["inc-3"]);
+    expect(await store.get("db.events", "inc-3")).toMatchObject({ incidentId: "inc-3" });
+  });
+
+  it("counts incidents by table class and cause on /metrics and finds the tables that failed again", async () => {
+    scope = testRedisScope("history-metrics");
+    const now = 10 * DAY;
+    const store = new HistoryStore(scope.redis, {
+      namespace: scope.namespace,
+      resolvedDays: 30,
+      now: () => now,
+    });
+    await store.save(incident("inc-1", now - 3 * DAY));
+    await store.save(incident("inc-2", now - DAY));
+    await store.save(
+      incident("inc-3", now - DAY, {
+        table: "db.orders",
+        writerKind: "connect",
+        triage: "connect-coordinator-stopped",
+        rootCause: undefined,
+      }),
+    );
+    const registry = new Registry();
+    registerHistoryMetrics(registry, store);
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'iceberg_bot_incidents{table_class="flink",triage="commit-conflict",root_cause="competing-appends"} 2',
+    );
+    expect(text).toContain(
+      'iceberg_bot_incidents{table_class="connect",triage="connect-coordinator-stopped",root_cause="none"} 1',
+    );
+    const recurring = recurringTables(await store.all());
+    expect(recurring).toEqual([
+      {
+        table: "db.events",
+        incidents: 2,
+        triage: "commit-conflict",
+        rootCause: "competing-appends",
+        times: 2,
+        lastAtMs: now - DAY - 600_000,
+      },
+    ]);
+  });
+
+  it("reads a newer format whose fields are there and passes over what it cannot read", async () => {
+    scope = testRedisScope("history-format");
+    const now = 10 * DAY;
+    const store = new HistoryStore(scope.redis, {
+      namespace: scope.namespace,
+      resolvedDays: 30,
+      now: () => now,
+    });
+    await store.save(incident("inc-1", now - DAY));
+    const key = `{${scope.namespace}}:history:db.events`;
+    const index = `{${scope.namespace}}:history-index:db.events`;
+    await scope.redis.hset(
+      key,
+      "inc-2",
+      JSON.stringify({ ...incident("inc-2", now), format: 2, extra: "kept" }),
+    );
+    await scope.redis.zadd(index, now, "inc-2");
+    await scope.redis.hset(key, "inc-3", "{not json");
+    await scope.redis.zadd(index, now - 2, "inc-3");
+    const listed = await store.list("db.events");
+    expect(listed.map((h) => h.incidentId)).toEqual(["inc-2", "inc-1"]);
+    expect((listed[0] as unknown as { extra: string }).extra).toBe("kept");
+  });
+});

@@ -1,0 +1,299 @@
+import { describe, expect, it } from "vitest";
+import { renderPostmortemMarkdown } from "../../../src/adapters/render/postmortem-markdown.js";
+import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
+import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
+import { noteMessage } from "../../../src/adapters/slack/walk-slack.js";
+import { recurringTables } from "../../../src/core/history/fleet.js";
+import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
+import { buildPostmortem } from "../../../src/core/history/postmortem.js";
+import { causeKey, historyOf, type IncidentHistory } from "../../../src/core/history/record.js";
+import type { StepId } from "../../../src/core/ids.js";
+import type { WalkRecord } from "../../../src/core/playbook/record.js";
+import type { StepRun } from "../../../src/core/playbook/walk.js";
+import type { ProposalView } from "../../../src/services/view-models.js";
+
+const T0 = Date.parse("2026-11-12T09:00:00Z");
+const MIN = 60_000;
+
+function run(stepId: StepId, phase: StepRun["phase"], extra: Partial<StepRun> = {}): StepRun {
+  return {
+    stepId,
+    phase,
+    change: { kind: "manual", checklist: [] },
+    proposedAtMs: T0 + 2 * MIN,
+    approvals: [],
+    checksDone: 0,
+    checksTotal: 3,
+    intervalMs: MIN,
+    checks: [],
+    ...extra,
+  };
+}
+
+function record(runs: StepRun[], recoveredAtMs?: number): WalkRecord {
+  return {
+    incidentId: "inc-1",
+    table: "db.events",
+    channel: "C1",
+    walk: {
+      table: "db.events",
+      playbookId: "commit-failures",
+      status: "resolved",
+      startedAtMs: T0,
+      history: runs,
+    },
+    proposals: runs.map((r, i) => ({ id: `p${i + 1}`, stepId: r.stepId, atMs: r.proposedAtMs })),
+    applySeq: 1,
+    revertSeq: 0,
+    ...(recoveredAtMs !== undefined ? { recoveredAtMs } : {}),
+  };
+}
+
+const REPORT = {
+  verdict: "commit-conflict" as const,
+  findings: [
+    {
+      id: "commit-conflict" as const,
+      severity: "critical" as const,
+      summary: "Conflict",
+      evidence: [
+        { source: "flink" as const, detail: "CommitFailedException at 2026-11-12T08:59:00Z", data: {} },
+      ],
+    },
+    {
+      id: "competing-appends" as const,
+      severity: "warning" as const,
+      summary: "Spark appends",
+      evidence: [{ source: "catalog" as const, detail: "38 appends | *bold*", data: {} }],
+    },
+    {
+      id: "default-retry-budget" as const,
+      severity: "warning" as const,
+      summary: "Default retries",
+      evidence: [{ source: "catalog" as const, detail: "4", data: {} }],
+    },
+  ],
+};
+
+function firstIncident(): IncidentHistory {
+  const retries = run("raise-commit-retries", "ineffective", {
+    change: {
+      kind: "table-properties",
+      table: "db.events",
+      changes: [{ key: "commit.retry.num-retries", current: null, proposed: "10" }],
+    },
+    approvals: [{ user: "U0ALICE", confirmations: [], atMs: T0 + 3 * MIN }],
+    appliedAtMs: T0 + 3 * MIN,
+    appliedBy: "bot",
+    checksDone: 3,
+    endedAtMs: T0 + 10 * MIN,
+  });
+  const lessOften = run("commit-less-often", "recovered", {
+    proposedAtMs: T0 + 11 * MIN,
+    appliedAtMs: T0 + 12 * MIN,
+    appliedBy: "U0ALICE",
+    checksDone: 1,
+    endedAtMs: T0 + 20 * MIN,
+  });
+  return historyOf({
+    incident: { id: "inc-1", table: "db.events", channel: "C1", openedAt: T0 },
+    state: "resolved",
+    closedAtMs: T0 + 20 * MIN,
+    walk: record([retries, lessOften], T0 + 18 * MIN),
+    report: REPORT,
+    diagnosedAtMs: T0 + MIN,
+  });
+}
+
+describe("incident history", () => {
+  it("keeps each step's outcome, who approved and when the writer recovered", () => {
+    const h = firstIncident();
+    expect(h.format).toBe(1);
+    expect(causeKey(REPORT)).toEqual({ triage: "commit-conflict", rootCause: "competing-appends" });
+    expect([h.triage, h.rootCause]).toEqual(["commit-conflict", "competing-appends"]);
+    expect(h.steps.map((s) => [s.stepId, s.outcome])).toEqual([
+      ["raise-commit-retries", "did-not-help"],
+      ["commit-less-often", "fixed"],
+    ]);
+    expect(h.steps[0]!.approvedBy).toEqual(["U0ALICE"]);
+    expect(h.steps[0]!.setProperties).toEqual({ "commit.retry.num-retries": "10" });
+    expect(h.fixedBy).toBe("commit-less-often");
+    expect(h.steps[1]!.recoveredAfterMs).toBe(6 * MIN);
+  });
+
+  it("matches only the same triage finding and root cause, and ranks the fixing step first", () => {
+    const h = firstIncident();
+    const match = matchEarlier([h], { table: "db.events", ...REPORT }, "inc-2");
+    expect(match).toMatchObject({ incidentId: "inc-1", fixedBy: "commit-less-often", fixedAfterMs: 6 * MIN });
+    expect(match!.didNotHelp).toEqual(["raise-commit-retries"]);
+    const other = {
+      verdict: "commit-conflict",
+      findings: [{ id: "commit-conflict" as const }, { id: "rewrite-in-window" as const }],
+    };
+    expect(matchEarlier([h], other)).toBeUndefined();
+    expect(matchEarlier([h], { table: "db.other", ...REPORT })).toBeUndefined();
+    expect(matchEarlier([h], { verdict: "healthy", findings: [{ id: "healthy" as const }] })).toBeUndefined();
+
+    const ranked = rankSteps(["raise-commit-retries", "commit-less-often", "one-committer-per-table"], match);
+    expect(ranked).toEqual([
+      { stepId: "commit-less-often", fixedBefore: true, didNotHelp: false },
+      { stepId: "one-committer-per-table", fixedBefore: false, didNotHelp: false },
+      { stepId: "raise-commit-retries", fixedBefore: false, didNotHelp: true },
+    ]);
+    // Without a match the playbook's order stands.
+    expect(rankSteps(["raise-commit-retries", "commit-less-often"], undefined).map((r) => r.stepId)).toEqual([
+      "raise-commit-retries",
+      "commit-less-often",
+    ]);
+  });
+
+  it("names a property change that fixed it before and that the table no longer holds", () => {
+    const fixedByRetries = historyOf({
+      incident: { id: "inc-1", table: "db.events", channel: "C1", openedAt: T0 },
+      state: "resolved",
+      closedAtMs: T0 + 10 * MIN,
+      walk: record(
+        [
+          run("raise-commit-retries", "recovered", {
+            change: {
+              kind: "table-properties",
+              table: "db.events",
+              changes: [
+                { key: "commit.retry.num-retries", current: null, proposed: "10" },
+                { key: "commit.retry.min-wait-ms", current: null, proposed: "1000" },
+              ],
+            },
+            appliedAtMs: T0 + 3 * MIN,
+            appliedBy: "bot",
+          }),
+        ],
+        T0 + 9 * MIN,
+      ),
+      report: REPORT,
+    });
+    const lost = lostChanges([fixedByRetries], { "commit.retry.min-wait-ms": "1000" });
+    expect(lost).toEqual([
+      {
+        incidentId: "inc-1",
+        stepId: "raise-commit-retries",
+        appliedAtMs: T0 + 3 * MIN,
+        key: "commit.retry.num-retries",
+        setTo: "10",
+        now: null,
+      },
+    ]);
+    expect(
+      lostChanges([fixedByRetries], { "commit.retry.num-retries": "10", "commit.retry.min-wait-ms": "1000" }),
+    ).toEqual([]);
+  });
+
+  it("says it in one line with a date token, and marks a proposal that did not help", () => {
+    const note = noteMessage({
+      kind: "seen-before",
+      earlier: {
+        incidentId: "inc-1",
+        openedAtMs: T0,
+        fixedBy: "raise-commit-retries",
+        fixedAfterMs: 6 * MIN,
+        didNotHelp: ["commit-less-often"],
+        lost: [{ key: "commit.retry.num-retries", setTo: "10", now: null }],
+      },
+    });
+    const text = JSON.stringify(note.blocks);
+    expect(text).toContain(
+      `Seen on <!date^${T0 / 1000}^{date_short}|2026-11-12>: *raise commit retries* fixed it in 6 min.`,
+    );
+    expect(text).toContain("Did not help then: commit less often.");
+    expect(text).toContain("`commit.retry.num-retries` was set to `10` then and is unset now");
+
+    const view: ProposalView = {
+      incidentId: "inc-2",
+      proposalId: "p1",
+      table: "db.events",
+      step: {
+        id: "commit-less-often",
+        playbook: "commit-failures",
+        summary: "Commit less often",
+        change: { kind: "manual", checklist: ["Longer interval"] },
+        automatic: false,
+      },
+      why: "Commits every few seconds",
+      risk: { level: "low", detail: "none" },
+      verification: { checks: 3, intervalSeconds: 60 },
+      earlier: { outcome: "did-not-help", incidentId: "inc-1" },
+    };
+    expect(JSON.stringify(renderProposal(view).blocks)).toContain("This step did not help the last time");
+    expect(JSON.stringify(renderProposal({ ...view, earlier: undefined }).blocks)).not.toContain("last time");
+  });
+
+  it("drafts a postmortem whose timeline is in order and whose markdown keeps upstream text inert", () => {
+    const h = firstIncident();
+    const walk = record(
+      [
+        run("raise-commit-retries", "ineffective", {
+          approvals: [{ user: "U0ALICE", confirmations: [], atMs: T0 + 3 * MIN }],
+          appliedAtMs: T0 + 3 * MIN,
+          appliedBy: "bot",
+          checksDone: 3,
+          endedAtMs: T0 + 10 * MIN,
+        }),
+        run("commit-less-often", "recovered", {
+          proposedAtMs: T0 + 11 * MIN,
+          appliedAtMs: T0 + 12 * MIN,
+          appliedBy: "U0ALICE",
+          checksDone: 1,
+          endedAtMs: T0 + 20 * MIN,
+        }),
+      ],
+      T0 + 18 * MIN,
+    );
+    const pm = buildPostmortem({
+      history: h,
+      report: {
+        ...REPORT,
+        table: "db.events",
+        reportVersion: 1,
+        generatedAt: "2026-11-12T09:01:00Z",
+        nextStep: null,
+        sources: {} as never,
+      } as never,
+      walk,
+      pictures: [{ name: "db.events-commits-1.png", title: "Commits", altText: "Commits to db.events" }],
+    });
+    expect(pm.timeline.map((e) => e.kind)).toEqual([
+      "alert-fired",
+      "diagnosis",
+      "proposal",
+      "approval",
+      "change",
+      "did-not-help",
+      "proposal",
+      "change",
+      "recovery",
+    ]);
+    expect(pm.durations).toEqual({ toDiagnoseMs: MIN, toDecideMs: 11 * MIN, toRecoverMs: 18 * MIN });
+    const markdown = renderPostmortemMarkdown(pm);
+    expect(markdown).toContain("| 2026-11-12 09:00 UTC | Alert fired; the incident opened |");
+    expect(markdown).toContain("- 38 appends \\| \\*bold\\*");
+    expect(markdown).toContain("CommitFailedException at 2026-11-12 08:59 UTC");
+    expect(markdown).toContain("## What did not help\n\n- raise commit retries");
+    expect(markdown).toContain("![Commits to db.events](db.events-commits-1.png)");
+  });
+
+  it("lists on App Home the tables that failed more than once, with the recurring cause", () => {
+    const h = firstIncident();
+    const again = {
+      ...h,
+      incidentId: "inc-2",
+      openedAtMs: T0 + 86_400_000,
+      closedAtMs: T0 + 86_400_000 + 20 * MIN,
+    };
+    const once = { ...h, incidentId: "inc-3", table: "db.orders" };
+    const recurring = recurringTables([h, again, once]);
+    expect(recurring.map((r) => [r.table, r.incidents, r.times])).toEqual([["db.events", 2, 2]]);
+    const text = JSON.stringify(recurringHomeBlocks(recurring, 30));
+    expect(text).toContain("Failed more than once in the last 30 days");
+    expect(text).toContain("`db.events`: 2 incidents, 2× commit conflict (competing appends)");
+    expect(recurringHomeBlocks([], 30)).toEqual([]);
+  });
+});
