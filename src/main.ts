@@ -12,7 +12,12 @@
 import type { Logger } from "pino";
 import { createLogger } from "./adapters/log.js";
 import { openConnections } from "./bot/connections.js";
-import { retentionPart, workerOpsServerPart } from "./bot/operations.js";
+import {
+  checkSlackTokenAtStart,
+  healthMonitorPart,
+  retentionPart,
+  workerOpsServerPart,
+} from "./bot/operations.js";
 import type { Bot, BotOptions, BotRole } from "./bot/options.js";
 import { Lifecycle, type Part } from "./bot/part.js";
 import { type ReceiverPart, receiverPart } from "./bot/receiver.js";
@@ -38,6 +43,8 @@ export async function startBot(config: Config, input: BotOptions = {}): Promise<
       hint: "Set it from the app's Basic Information page, or set SLACK_APP_TOKEN to use Socket Mode.",
     });
   }
+  // A token Slack refuses stops the process before anything starts (exit 2 from the CLI).
+  await checkSlackTokenAtStart({ config, log });
   const lifecycle = new Lifecycle(log);
   const connections = await lifecycle.start(openConnections(config, log));
   try {
@@ -64,6 +71,7 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
   const { role, workerProcess } = shared.options;
   const inChild = role === "start" && workerProcess !== undefined && workerProcess !== false;
   const running: Running = {};
+  await lifecycle.start(healthMonitorPart(shared));
   if (role === "worker" || (role === "start" && !inChild)) {
     running.workers = await lifecycle.start(queueWorkersPart(shared));
     const others: Part[] = [

@@ -22,6 +22,7 @@ export interface WorkerChildOptions {
   concurrency?: { diagnose?: number; slack?: number };
   playbooksDir?: string;
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  health?: { checkEveryMs?: number; authEveryMs?: number };
 }
 
 export type ParentMessage = { type: "start"; config: Config; options: WorkerChildOptions } | { type: "stop" };

@@ -25,6 +25,11 @@ export interface BotOptions {
    * how long it holds an incident's queue (a dead poster's is taken over once that runs out).
    */
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  /**
+   * How often readiness reads the Slack checks and the outbox (default 2 s) and calls Slack's
+   * auth.test (default 60 s).
+   */
+  health?: { checkEveryMs?: number; authEveryMs?: number };
   /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
   namespace?: string;
   queuePrefix?: string;

@@ -47,6 +47,7 @@ export function receiverPart(shared: Shared): ReceiverPart {
       await shared.outbox.append(homeQueueId(user), "", shared.wallClock(), { kind: "home", user });
     },
     pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+    health: shared.health,
     acceptAlerts: async (alerts) => {
       const outcome = await acceptAlerts(shared.incidents, alerts);
       // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right

@@ -118,6 +118,7 @@ export function outboxPosterPart(shared: Shared): Part {
     charts: slackTimelinePoster(client),
     onSlackError: (method) => metrics.slackErrors.inc({ method }),
     onDropped: (reason) => metrics.slackDropped.inc({ reason }),
+    health: shared.slackHealth,
     views: {
       card: (incident) => renderCard({ store, render, now }, incident),
       diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
@@ -216,6 +217,7 @@ export function workerProcessPart(shared: Shared): Part & { supervisor?: WorkerS
         concurrency: options.concurrency,
         playbooksDir: options.playbooksDir,
         slackDelivery: options.slackDelivery,
+        health: options.health,
       };
       const supervisor = superviseWorker({
         now: shared.wallClock,

@@ -28,6 +28,8 @@ export interface Keys {
   slackQueue(id: string): string;
   /** Slack ts of the incident's posted messages, one field per message (`<id>|<name>`). */
   slackTs(): string;
+  /** What Slack's answers said about the token and the channels (adapters/http/health.ts). */
+  slackHealth(): string;
 }
 
 /** Every key that belongs to one incident alone: removed together when its retention ends. */
@@ -61,5 +63,6 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     walk: (id) => `${p}:walk:${id}`,
     slackQueue: (id) => `${p}:outbox:q:${id}`,
     slackTs: () => `${p}:outbox:ts`,
+    slackHealth: () => `${p}:slack-health`,
   };
 }

@@ -72,6 +72,14 @@ export interface PosterDeps {
    * cannot be): a post is sent only after its "sending" mark would survive a failover.
    */
   confirmDurable?: () => Promise<void>;
+  /**
+   * Told what Slack's answers say about the token and the channel (readiness,
+   * adapters/http/health.ts): a delivery in a channel, or Slack's refusal with its error code.
+   */
+  health?: {
+    succeeded(channel?: string): Promise<void>;
+    refused(error: string, channel?: string): Promise<void>;
+  };
   /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
   afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
 }
@@ -183,12 +191,12 @@ export class OutboxPoster {
       if (!entry) return;
       // A card edit (or home publish) followed by another shows nothing the later one will not.
       const kind = entry.delivery.kind;
-      const outcome =
+      const skipped =
         (kind === "card" || kind === "home") &&
-        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind
-          ? ({ kind: "done" } as const)
-          : await this.deliver(entry);
+        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind;
+      const outcome = skipped ? ({ kind: "done" } as const) : await this.deliver(entry);
       const now = this.deps.now();
+      if (!skipped) await this.tellHealth(entry, outcome);
       if (outcome.kind === "done") {
         // Due again a lease ahead: this poster goes on with the next entry, and no other may
         // take the incident meanwhile (two posters on one queue would post its head twice).
@@ -224,6 +232,19 @@ export class OutboxPoster {
       );
       await this.deps.outbox.retryAt(entry, next, now + Math.max(backoff, outcome.retryAfterMs ?? 0));
       return;
+    }
+  }
+
+  private async tellHealth(entry: SlackOutboxEntry, outcome: Outcome): Promise<void> {
+    const { health } = this.deps;
+    if (!health) return;
+    // App Home publishes name no channel: they say only that the token works.
+    const channel = entry.delivery.kind === "home" ? undefined : entry.channel;
+    try {
+      if (outcome.kind === "done") await health.succeeded(channel);
+      else if (outcome.kind === "failed") await health.refused(outcome.error, channel);
+    } catch (error) {
+      this.deps.log.warn({ err: String(error) }, "readiness not updated from Slack's answer");
     }
   }
 
