@@ -2,6 +2,7 @@
 // child): the BullMQ workers (diagnoses, the evidence modal, remediation), the Slack outbox's
 // poster, the command inbox's reader, and the scheduler that keeps the alert intake's promises.
 
+import { SlackDelays } from "../adapters/http/health.js";
 import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
@@ -111,6 +112,7 @@ export function outboxPosterPart(shared: Shared): Part {
     oneAttempt: true,
     ...(delivery.timeoutMs !== undefined ? { timeoutMs: delivery.timeoutMs } : {}),
   });
+  const delays = new SlackDelays(shared.connections.redis, (id) => store.keys.slackDelay(id));
   const poster = new OutboxPoster({
     outbox: shared.outbox,
     slack: client,
@@ -119,8 +121,12 @@ export function outboxPosterPart(shared: Shared): Part {
     onSlackError: (method) => metrics.slackErrors.inc({ method }),
     onDropped: (reason) => metrics.slackDropped.inc({ reason }),
     health: shared.slackHealth,
+    late: {
+      afterMs: shared.config.bot.slackDelivery.delayedAfterSeconds * 1000,
+      record: (incidentId, delayMs) => delays.record(incidentId, delayMs),
+    },
     views: {
-      card: (incident) => renderCard({ store, render, now }, incident),
+      card: async (incident) => renderCard({ store, render, now }, incident, await delays.get(incident.id)),
       diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
       commandResult: (result) =>
         commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),

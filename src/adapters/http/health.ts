@@ -199,3 +199,32 @@ export function startHealthMonitor(options: HealthMonitorOptions): HealthMonitor
     },
   };
 }
+
+// KEYS: the incident's delay. ARGV: delay ms, TTL s. Keeps the longest; 1 when it grew a whole minute.
+const RECORD_DELAY = `
+local before = tonumber(redis.call('GET', KEYS[1]) or '0')
+local now = tonumber(ARGV[1])
+if now <= before then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+if math.floor(now / 60000) > math.floor(before / 60000) then return 1 end
+return 0
+`;
+
+/** How late an incident's messages reached Slack at worst: the card says so (a note). */
+export class SlackDelays {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly key: (incidentId: string) => string,
+  ) {}
+
+  /** Records a message delivered `delayMs` late; true when the card should show a longer delay. */
+  async record(incidentId: string, delayMs: number): Promise<boolean> {
+    const grew = await this.redis.eval(RECORD_DELAY, 1, this.key(incidentId), String(Math.round(delayMs)));
+    return grew === 1;
+  }
+
+  async get(incidentId: string): Promise<number | undefined> {
+    const value = await this.redis.get(this.key(incidentId));
+    return value === null ? undefined : Number(value);
+  }
+}

@@ -1,7 +1,8 @@
 // Readiness that means something: a token Slack refuses at run time, a channel the bot is not in,
 // and messages owed to Slack too long each make /readyz fail with the reason, raise
 // iceberg_bot_health_failing, and are logged once per change of state (not on every round or
-// probe); each clears when Slack takes the bot's messages again.
+// probe); each clears when Slack takes the bot's messages again, and the card then says its
+// thread's messages came late.
 
 import { Writable } from "node:stream";
 import { pino } from "pino";
@@ -137,5 +138,15 @@ describe("readiness", () => {
 
     harness.standIn.clearFaults();
     await until(async () => (await readyz(harness)).status === 200, "readyz to pass again", 60_000);
+    // The card tells the thread its messages came late.
+    const card = await until(
+      () =>
+        harness.standIn
+          .messages(CHANNEL)
+          .find((m) => m.thread_ts === undefined && JSON.stringify(m.blocks).includes("reached Slack up to")),
+      "the card's note on the delay",
+      60_000,
+    );
+    expect(JSON.stringify(card.blocks)).toMatch(/up to 1 min[^"]* late/);
   });
 });

@@ -23,7 +23,14 @@ import { renderNotice, renderProposalNote } from "../render/walk-notice.js";
 import type { TimelinePoster } from "../upload.js";
 import { noteMessage } from "../walk-slack.js";
 import type { SlackClient } from "../web-client.js";
-import type { Attempt, ChannelMessage, OutboxMessage, SlackOutbox, SlackOutboxEntry } from "./outbox.js";
+import type {
+  Attempt,
+  ChannelMessage,
+  OutboxDelivery,
+  OutboxMessage,
+  SlackOutbox,
+  SlackOutboxEntry,
+} from "./outbox.js";
 
 export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
 
@@ -80,6 +87,11 @@ export interface PosterDeps {
     succeeded(channel?: string): Promise<void>;
     refused(error: string, channel?: string): Promise<void>;
   };
+  /**
+   * A message of an incident delivered later than `afterMs` is recorded; when the worst delay grew,
+   * the card is edited to say the thread's messages came late.
+   */
+  late?: { afterMs: number; record(incidentId: string, delayMs: number): Promise<boolean> };
   /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
   afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
 }
@@ -131,6 +143,19 @@ const PERMANENT_REFUSALS = new Set([
 ]);
 
 const LEASE_MS = 30_000;
+
+/** Deliveries queued under an incident (the others queue per channel, person or App Home). */
+const INCIDENT_KINDS = new Set<OutboxDelivery["kind"]>([
+  "post",
+  "update",
+  "upsert",
+  "ephemeral",
+  "root",
+  "card",
+  "diagnosis",
+  "command-result",
+  "chart",
+]);
 
 export class OutboxPoster {
   private readonly backoff: BackoffSettings;
@@ -197,6 +222,7 @@ export class OutboxPoster {
       const outcome = skipped ? ({ kind: "done" } as const) : await this.deliver(entry);
       const now = this.deps.now();
       if (!skipped) await this.tellHealth(entry, outcome);
+      if (!skipped && outcome.kind === "done") await this.noteLate(entry, now);
       if (outcome.kind === "done") {
         // Due again a lease ahead: this poster goes on with the next entry, and no other may
         // take the incident meanwhile (two posters on one queue would post its head twice).
@@ -232,6 +258,18 @@ export class OutboxPoster {
       );
       await this.deps.outbox.retryAt(entry, next, now + Math.max(backoff, outcome.retryAfterMs ?? 0));
       return;
+    }
+  }
+
+  private async noteLate(entry: SlackOutboxEntry, now: number): Promise<void> {
+    const { late } = this.deps;
+    const delayMs = now - entry.createdAtMs;
+    if (!late || delayMs <= late.afterMs || !INCIDENT_KINDS.has(entry.delivery.kind)) return;
+    try {
+      if (await late.record(entry.incidentId, delayMs))
+        await this.deps.outbox.append(entry.incidentId, entry.channel, now, { kind: "card" });
+    } catch (error) {
+      this.deps.log.warn({ err: String(error) }, "a late Slack message not noted on the card");
     }
   }
 
