@@ -1,9 +1,9 @@
 // The worker half of `start`, in its own process: it gets the config from its parent over IPC,
 // runs the queue workers, and drains them when asked to stop, on SIGTERM, or when the parent is
-// gone. SIGINT is left to the parent (a terminal's Ctrl-C reaches both), which stops the
+// gone (its IPC channel closes), exiting within the shutdown deadline whatever Redis does. SIGINT is left to the parent (a terminal's Ctrl-C reaches both), which stops the
 // receiver first and then asks this process to stop.
 
-import { startBot } from "./main.js";
+import { SHUTDOWN_DEADLINE_MS, startBot } from "./main.js";
 import type { ChildMessage, ParentMessage } from "./worker-supervisor.js";
 
 const send = (message: ChildMessage) => process.send?.(message);
@@ -13,10 +13,16 @@ let stopping = false;
 const shutdown = () => {
   if (stopping) return;
   stopping = true;
+  // Whatever Redis does (a start that never finishes, a drain that waits on a dead node), this
+  // process ends within the deadline: it must never outlive its parent.
+  setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
   // A stop that arrives while starting waits for the start (then stops what it started).
   void Promise.resolve(starting)
     .then(() => stop?.())
-    .finally(() => process.exit(0));
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
 };
 
 let starting: Promise<void> | undefined;

@@ -43,7 +43,7 @@ export interface WorkerSupervisorOptions {
   maxRestartDelayMs?: number;
   /** A child that ran this long is healthy again: the next restart starts from restartDelayMs. */
   healthyAfterMs?: number;
-  /** How long a stop waits for the child to drain before killing it. */
+  /** How long a stop waits for the child to drain before killing it (default 12 s). */
   stopTimeoutMs?: number;
   /**
    * How much nicer than the parent the child runs (default 5): when the CPU is short, the
@@ -102,6 +102,11 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     child = proc;
+    // However this process ends (a deadline's exit included), the child goes with it; a parent
+    // killed outright closes the IPC channel, and the child stops itself on that.
+    const killOnExit = () => proc.kill("SIGKILL");
+    process.once("exit", killOnExit);
+    proc.once("exit", () => process.off("exit", killOnExit));
     const pid = proc.pid ?? -1;
     const niceness = options.niceness ?? 5;
     try {
@@ -167,7 +172,8 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
       if (proc.connected) proc.send({ type: "stop" } satisfies ParentMessage);
       else proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), options.stopTimeoutMs ?? 30_000);
+      // Below the parent's own shutdown deadline (15 s), so the parent sees the child gone.
+      const timer = setTimeout(() => proc.kill("SIGKILL"), options.stopTimeoutMs ?? 12_000);
       await exited;
       clearTimeout(timer);
     },
