@@ -85,7 +85,10 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
     running.sweep = await lifecycle.start(sweepPart(shared));
   }
   if (inChild) running.workerProcess = await lifecycle.start(workerProcessPart(shared));
-  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared));
+  // `start` serves its worker child's metrics in its own scrape.
+  const child = running.workerProcess;
+  const childMetrics = child ? () => child.supervisor?.metrics() ?? Promise.resolve([]) : undefined;
+  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared, childMetrics));
   // A worker answers probes and scrapes on its own port (start's child leaves that to its parent).
   const { metricsPort } = shared.options;
   if (role === "worker" && metricsPort !== undefined)
@@ -99,6 +102,7 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
   return {
     port: running.receiver?.port,
     metricsPort: running.ops?.port,
+    metricsRegistry: shared.metrics.registry,
     app,
     queues,
     workers: running.workers?.workers,

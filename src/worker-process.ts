@@ -3,12 +3,21 @@
 // gone (its IPC channel closes), exiting within the shutdown deadline whatever Redis does. SIGINT is left to the parent (a terminal's Ctrl-C reaches both), which stops the
 // receiver first and then asks this process to stop.
 
+import type { Registry } from "prom-client";
 import { SHUTDOWN_DEADLINE_MS, startBot } from "./main.js";
 import type { ChildMessage, ParentMessage } from "./worker-supervisor.js";
 
 const send = (message: ChildMessage) => process.send?.(message);
 let stop: (() => Promise<void>) | undefined;
+let registry: Registry | undefined;
 let stopping = false;
+
+/**
+ * The metrics only this process counts (its jobs, diagnoses, Slack calls, runtime); what is read
+ * from Redis (queues, backlogs, the sweep) and readiness the parent serves itself.
+ */
+const OWN_METRICS =
+  /^(iceberg_bot_(jobs_total|diagnosis_seconds|slack_api_errors_total|slack_messages_dropped_total)|process_|nodejs_)/;
 
 const shutdown = () => {
   if (stopping) return;
@@ -31,12 +40,19 @@ process.on("message", (message: ParentMessage) => {
     starting = startBot(message.config, { ...message.options, role: "worker" }).then(
       (bot) => {
         stop = bot.stop;
+        registry = bot.metricsRegistry;
         send({ type: "ready" });
       },
       (error: unknown) => {
         send({ type: "failed", message: (error as Error).message });
         process.exit(1);
       },
+    );
+  } else if (message.type === "metrics") {
+    const { id } = message;
+    void (registry?.getMetricsAsJSON() ?? Promise.resolve([])).then(
+      (all) => send({ type: "metrics", id, metrics: all.filter((m) => OWN_METRICS.test(m.name)) }),
+      () => send({ type: "metrics", id, metrics: [] }),
     );
   } else if (message.type === "stop") shutdown();
 });

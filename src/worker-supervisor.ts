@@ -25,8 +25,15 @@ export interface WorkerChildOptions {
   health?: { checkEveryMs?: number; authEveryMs?: number };
 }
 
-export type ParentMessage = { type: "start"; config: Config; options: WorkerChildOptions } | { type: "stop" };
-export type ChildMessage = { type: "ready" } | { type: "failed"; message: string };
+export type ParentMessage =
+  | { type: "start"; config: Config; options: WorkerChildOptions }
+  | { type: "stop" }
+  | { type: "metrics"; id: number };
+export type ChildMessage =
+  | { type: "ready" }
+  | { type: "failed"; message: string }
+  /** The child's own counters and runtime metrics (registry.getMetricsAsJSON()), for one scrape. */
+  | { type: "metrics"; id: number; metrics: unknown[] };
 
 export type SupervisorEvent =
   | { kind: "started"; pid: number }
@@ -63,6 +70,8 @@ export interface WorkerSupervisor {
   ready: Promise<void>;
   /** Asks the child to drain and exit (killed after stopTimeoutMs); no restart follows. */
   stop(): Promise<void>;
+  /** The child's metrics as JSON (empty when no child answers). */
+  metrics(): Promise<unknown[]>;
 }
 
 /** The child's entry point: compiled next to this file, or the TypeScript source under tsx. */
@@ -93,6 +102,8 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     rejectReady = reject;
   });
   let firstReady = false;
+  let metricsId = 0;
+  const metricsWaiters = new Map<number, (metrics: unknown[]) => void>();
 
   const spawnChild = () => {
     const startedAt = now();
@@ -125,6 +136,9 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
           firstReady = true;
           resolveReady();
         }
+      } else if (message.type === "metrics") {
+        metricsWaiters.get(message.id)?.(message.metrics);
+        metricsWaiters.delete(message.id);
       } else if (message.type === "failed") {
         options.log.error({ pid, err: message.message }, "worker process failed to start");
         if (!firstReady) rejectReady(new Error(`worker process failed to start: ${message.message}`));
@@ -133,6 +147,9 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     proc.on("error", (error) => options.log.warn({ pid, err: error.message }, "worker process error"));
     proc.on("exit", (code, signal) => {
       if (child === proc) child = undefined;
+      // A child that dies before answering a scrape leaves nothing to wait for.
+      for (const resolve of metricsWaiters.values()) resolve([]);
+      metricsWaiters.clear();
       emit({ kind: "exited", pid, code, signal, expected: stopping });
       if (stopping) return;
       if (!firstReady) return; // a child that never came up is reported through `ready`
@@ -164,6 +181,20 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       return restarts;
     },
     ready,
+    metrics() {
+      const proc = child;
+      if (!proc?.connected) return Promise.resolve([]);
+      const id = ++metricsId;
+      return new Promise<unknown[]>((resolve) => {
+        metricsWaiters.set(id, resolve);
+        proc.send({ type: "metrics", id } satisfies ParentMessage, (error) => {
+          if (error) {
+            metricsWaiters.delete(id);
+            resolve([]);
+          }
+        });
+      });
+    },
     async stop() {
       stopping = true;
       if (restartTimer) clearTimeout(restartTimer);

@@ -2,6 +2,7 @@
 // handle of a running bot.
 
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
 import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
@@ -81,6 +82,8 @@ export interface Bot {
   port?: number;
   /** A worker's health and metrics port, when it serves one. */
   metricsPort?: number;
+  /** This process's metrics (a `start` worker child hands them to its parent's /metrics). */
+  metricsRegistry: Registry;
   app?: BotApp;
   queues: BotQueues;
   workers?: BotWorkers;

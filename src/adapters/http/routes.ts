@@ -1,9 +1,9 @@
 // Health and metrics routes, served next to the Slack endpoint on the receiver's port.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Registry } from "prom-client";
+import { AggregatorRegistry, type Registry } from "prom-client";
 import type { HealthState } from "./health.js";
-import type { HealthCheck } from "./metrics.js";
+import { type HealthCheck, SCRAPE_READ_MS, within } from "./metrics.js";
 
 export interface HealthRoutesOptions {
   /**
@@ -17,6 +17,11 @@ export interface HealthRoutesOptions {
    * the redis check is recorded there as readyz reads it.
    */
   health?: HealthState;
+  /**
+   * Metrics of another process served in the same scrape (`start`'s worker child), as
+   * getMetricsAsJSON() gives them: counters and histograms are summed with this process's.
+   */
+  otherMetrics?: () => Promise<unknown[]>;
   readyTimeoutMs?: number;
 }
 
@@ -78,9 +83,15 @@ export function healthRoutes(options: HealthRoutesOptions) {
       path: "/metrics",
       method: "GET",
       handler: (_req: IncomingMessage, res: ServerResponse) => {
-        options.registry
-          .metrics()
-          .then((text) => send(res, 200, options.registry.contentType, text))
+        const { otherMetrics } = options;
+        const text = otherMetrics
+          ? Promise.all([
+              options.registry.getMetricsAsJSON(),
+              within(SCRAPE_READ_MS, otherMetrics, [] as unknown[]),
+            ]).then(([own, other]) => AggregatorRegistry.aggregate([own, other] as object[]).metrics())
+          : options.registry.metrics();
+        text
+          .then((body) => send(res, 200, options.registry.contentType, body))
           .catch((error: Error) => send(res, 500, "text/plain", error.message));
       },
     },

@@ -61,6 +61,8 @@ export interface BotAppOptions {
   pingRedis: () => Promise<unknown>;
   /** The Slack checks /readyz reports besides Redis (adapters/http/health.ts). */
   health?: HealthState;
+  /** Another process's metrics served in the same scrape (`start`'s worker child). */
+  otherMetrics?: () => Promise<unknown[]>;
   acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
@@ -126,6 +128,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
       pingRedis: options.pingRedis,
       registry: metrics.registry,
       ...(options.health ? { health: options.health } : {}),
+      ...(options.otherMetrics ? { otherMetrics: options.otherMetrics } : {}),
     }),
   ];
 

@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../src/util/free-port.js";
 import { until } from "../../support/poll.js";
+import { alertmanagerBody } from "../bot/harness.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const main = path.join(root, "src/cli/main.ts");
@@ -110,6 +111,31 @@ const BOT_ENV = {
   BOT_CONFIG: "defaults: { approvers: [U0ALICE] }",
 };
 
+/**
+ * `start` serves its worker child's metrics in its own scrape: a diagnosis job the child runs
+ * (its sources unreachable) shows in the parent's iceberg_bot_jobs_total.
+ */
+async function scrapesItsWorkerChild(running: Running): Promise<void> {
+  const port = /"port":(\d+),"mode"/.exec(running.output())?.[1];
+  const base = `http://127.0.0.1:${port}`;
+  const body = alertmanagerBody([{ table: "db.events" }]);
+  const posted = await fetch(`${base}/webhooks/alertmanager`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${BOT_ENV.ALERT_WEBHOOK_TOKEN}` },
+    body,
+  });
+  expect(posted.status).toBe(202);
+  await until(
+    async () =>
+      /^iceberg_bot_jobs_total\{[^}]*queue="[^"]*diagnose[^"]*"[^}]*\} [1-9]/m.test(
+        await (await fetch(`${base}/metrics`)).text(),
+      ),
+    "the worker child's diagnosis in start's /metrics",
+    90_000,
+    250,
+  );
+}
+
 async function startBot(command: "start" | "serve" | "worker", redisPort: number): Promise<Running> {
   const env = {
     ...BOT_ENV,
@@ -127,7 +153,7 @@ async function startBot(command: "start" | "serve" | "worker", redisPort: number
 }
 
 describe("signals", { timeout: 180_000 }, () => {
-  it("SIGINT and SIGTERM end serve, worker and start cleanly (exit 0)", async () => {
+  it("SIGINT and SIGTERM end serve, worker and start cleanly (exit 0); start scrapes its worker child too", async () => {
     const redisPort = await freePort();
     const redis = redisServer(redisPort);
     try {
@@ -138,6 +164,7 @@ describe("signals", { timeout: 180_000 }, () => {
       ] as const) {
         const running = await startBot(command, redisPort);
         const workerChild = command === "start" ? childrenOf(running.child.pid!) : [];
+        if (command === "start") await scrapesItsWorkerChild(running);
         running.child.kill(signal);
         expect(await running.exited, `${command} on ${signal}:\n${running.output()}`).toBe(0);
         expect(running.output()).toContain('"msg":"shutting down"');
