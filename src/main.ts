@@ -60,6 +60,7 @@ export async function startBot(config: Config, input: BotOptions = {}): Promise<
 
 interface Running {
   workers?: ReturnType<typeof queueWorkersPart>;
+  poster?: ReturnType<typeof outboxPosterPart>;
   workerProcess?: ReturnType<typeof workerProcessPart>;
   sweep?: ReturnType<typeof sweepPart>;
   receiver?: ReceiverPart;
@@ -74,10 +75,11 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
   await lifecycle.start(healthMonitorPart(shared));
   if (role === "worker" || (role === "start" && !inChild)) {
     running.workers = await lifecycle.start(queueWorkersPart(shared));
+    running.poster = outboxPosterPart(shared);
     const others: Part[] = [
       commandInboxReaderPart(shared),
       intakePromiseKeeperPart(shared),
-      outboxPosterPart(shared),
+      running.poster,
       retentionPart(shared),
     ];
     for (const part of others) await lifecycle.start(part);
@@ -105,7 +107,9 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
     metricsRegistry: shared.metrics.registry,
     app,
     queues,
+    remediationQueue,
     workers: running.workers?.workers,
+    outboxPoster: running.poster?.poster,
     workerProcess: running.workerProcess?.supervisor,
     store: shared.store,
     redis: shared.connections.redis,

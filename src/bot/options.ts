@@ -4,18 +4,19 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
-import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
+import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
+import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
-import type { BackoffSettings } from "../adapters/slack/outbox/poster.js";
+import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
 import type { Renderers } from "../adapters/slack/renderers.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
-import type { EvidencePorts } from "../services/ports.js";
+import type { EvidencePorts, SlackOutboxPort } from "../services/ports.js";
 import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";
+import type { SweepService } from "../services/sweep/service.js";
 import type { WorkerSupervisor, WorkerSupervisorOptions } from "../worker-supervisor.js";
-import type { SweepRuntime } from "./sweep.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -28,9 +29,28 @@ export interface BotOptions {
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
   /**
    * How often readiness reads the Slack checks and the outbox (default 2 s) and calls Slack's
-   * auth.test (default 60 s).
+   * auth.test (default 5 min).
    */
   health?: { checkEveryMs?: number; authEveryMs?: number };
+  /**
+   * The outbox poster of a process that runs the workers, beyond its delivery settings: left
+   * stopped until `Bot.outboxPoster.start()` (a process that takes over delivery later), and
+   * listeners for a post Slack accepted (before it is recorded), a message given up on and a
+   * failed Slack call (the metrics count those too). Functions: they stay in this process.
+   */
+  outboxPoster?: {
+    startStopped?: boolean;
+    afterSend?: PosterDeps["afterSend"];
+    onDropped?: PosterDeps["onDropped"];
+    onSlackError?: PosterDeps["onSlackError"];
+  };
+  /**
+   * What the services' Slack requests pass through on their way into the outbox (default:
+   * straight in): a simulator or a test sees, or keeps, requests such as status card edits here.
+   */
+  slackPort?: (outbox: SlackOutboxPort) => SlackOutboxPort;
+  /** False: this process takes no remediation jobs (another process does). Default true. */
+  remediationWorker?: boolean;
   /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
   namespace?: string;
   queuePrefix?: string;
@@ -86,7 +106,11 @@ export interface Bot {
   metricsRegistry: Registry;
   app?: BotApp;
   queues: BotQueues;
+  /** Apply, revert and follow-up jobs of guided remediation. */
+  remediationQueue: RemediationQueue;
   workers?: BotWorkers;
+  /** The Slack outbox's poster of a process that runs the workers. */
+  outboxPoster?: { start(): void };
   /** The supervised worker child of `start`, when the workers run there. */
   workerProcess?: WorkerSupervisor;
   store: IncidentStore;
@@ -102,4 +126,10 @@ export interface Bot {
    */
   idle(): Promise<boolean>;
   stop(): Promise<void>;
+}
+
+/** The catalog sweep running in a worker: its service and its queue workers. */
+export interface SweepRuntime {
+  service: SweepService;
+  workers: SweepWorkers;
 }

@@ -124,7 +124,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
   const incidents = {
     store,
     queues: queueSet.queues,
-    slack: slackOutboxSender(outbox, store, wallClock),
+    slack: (options.slackPort ?? ((port) => port))(slackOutboxSender(outbox, store, wallClock)),
     bot: config.bot,
     incidentChannel: config.incidentChannel,
     now,

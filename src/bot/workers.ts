@@ -4,6 +4,7 @@
 
 import { SlackDelays } from "../adapters/http/health.js";
 import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
+import { type DrainLoop, startDrainLoop } from "../adapters/queue/drain-loop.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
 import { type BotWorkers, startWorkers } from "../adapters/queue/queues.js";
@@ -20,10 +21,10 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
-import { keepIntakePromises } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import { runDiagnoseJob } from "../services/incident/diagnosis.js";
+import { keepIntakePromises } from "../services/intake-promises.js";
 import { superviseWorker, type WorkerChildOptions, type WorkerSupervisor } from "../worker-supervisor.js";
 import type { Part } from "./part.js";
 import { remediationQueueName, type Shared, slackClient } from "./shared.js";
@@ -73,21 +74,24 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
         ),
     },
   );
-  const remediation = startRemediationWorker(
-    {
-      ...common,
-      prefix: shared.queues.prefix,
-      name: remediationQueueName(options),
-      onFailed: (job, error) => onFailed("remediation", job, error),
-    },
-    (job) => shared.remediation.runJob(job),
-  );
+  const remediation =
+    options.remediationWorker === false
+      ? undefined
+      : startRemediationWorker(
+          {
+            ...common,
+            prefix: shared.queues.prefix,
+            name: remediationQueueName(options),
+            onFailed: (job, error) => onFailed("remediation", job, error),
+          },
+          (job) => shared.remediation.runJob(job),
+        );
   return {
     name: "queue workers",
     workers,
     async stop() {
       await workers.close();
-      await remediation.close();
+      await remediation?.close();
       log.info({ role: options.role }, "workers stopped");
     },
   };
@@ -100,13 +104,17 @@ function loadDiagnose(shared: Shared): DiagnoseFn {
       playbooks: shared.playbooks.playbooks,
     });
 }
+/** How often the keeper looks for intake promises a dead receiver left. */
+const INTAKE_KEEPER_EVERY_MS = 5_000;
+
 const loadAudit: AuditFn = async (ports, request, clock) =>
   (await import("../services/audit-table.js")).auditTable(ports, request, clock);
 
 /** The one sender of the Slack outbox's entries. */
-export function outboxPosterPart(shared: Shared): Part {
+export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster } {
   const { options, store, render, now, log, metrics } = shared;
   const delivery = options.slackDelivery ?? {};
+  const hooks = options.outboxPoster ?? {};
   // One attempt per request: the poster retries with its own backoff and looks before re-posting.
   const client = slackClient(shared.config, log, shared.addresses, {
     oneAttempt: true,
@@ -118,8 +126,15 @@ export function outboxPosterPart(shared: Shared): Part {
     slack: client,
     store,
     charts: slackTimelinePoster(client),
-    onSlackError: (method) => metrics.slackErrors.inc({ method }),
-    onDropped: (reason) => metrics.slackDropped.inc({ reason }),
+    onSlackError: (method) => {
+      metrics.slackErrors.inc({ method });
+      hooks.onSlackError?.(method);
+    },
+    onDropped: (reason) => {
+      metrics.slackDropped.inc({ reason });
+      hooks.onDropped?.(reason);
+    },
+    ...(hooks.afterSend ? { afterSend: hooks.afterSend } : {}),
     health: shared.slackHealth,
     late: {
       afterMs: shared.config.bot.slackDelivery.delayedAfterSeconds * 1000,
@@ -149,7 +164,14 @@ export function outboxPosterPart(shared: Shared): Part {
       ? { orderWaitMs: options.remediation.diagnosisWaitMs }
       : {}),
   });
-  return { name: "outbox poster", start: () => poster.start(), stop: () => poster.stop() };
+  return {
+    name: "outbox poster",
+    poster,
+    start: () => {
+      if (!hooks.startStopped) poster.start();
+    },
+    stop: () => poster.stop(),
+  };
 }
 
 /** Slash commands the receivers recorded in the command inbox, queued here. */
@@ -190,20 +212,20 @@ export function commandInboxReaderPart(shared: Shared): Part {
 
 /** Every 5 s: the work an alert intake promised but whose receiver died before queueing it. */
 export function intakePromiseKeeperPart(shared: Shared): Part {
-  let timer: NodeJS.Timeout | undefined;
+  let loop: DrainLoop | undefined;
   return {
     name: "intake promise keeper",
     start() {
-      timer = setInterval(() => {
-        keepIntakePromises(shared.incidents).catch((error: unknown) =>
-          shared.log.warn({ err: (error as Error).message }, "intake promises not kept yet"),
-        );
-      }, 5_000);
-      timer.unref();
+      loop = startDrainLoop({
+        pass: async () => {
+          await keepIntakePromises(shared.incidents);
+        },
+        idleMs: INTAKE_KEEPER_EVERY_MS,
+        retryMs: INTAKE_KEEPER_EVERY_MS,
+        onError: (error) => shared.log.warn({ err: error.message }, "intake promises not kept yet"),
+      });
     },
-    stop() {
-      clearInterval(timer);
-    },
+    stop: () => loop?.stop(),
   };
 }
 

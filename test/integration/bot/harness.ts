@@ -6,6 +6,7 @@ import { type Config, loadConfig } from "../../../src/config.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
+import { alertmanagerBody } from "../../../src/sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { findButton } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
@@ -48,6 +49,8 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   const standIn = await startSlackStandIn(options.standIn);
   const lakehouse = options.scenario ? await startLakehouse({ scenario: options.scenario }) : undefined;
   const secret = randomBytes(16).toString("hex");
+  // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
+  const { BOT_CONFIG: platformSources, ...platformUrls } = lakehouse?.env() ?? {};
   const config = loadConfig({
     SLACK_BOT_TOKEN: "xoxb-stand-in",
     SLACK_SIGNING_SECRET: secret,
@@ -55,18 +58,20 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     REDIS_URL,
     ALERT_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
     INCIDENT_CHANNEL: CHANNEL,
-    BOT_CONFIG: options.botConfig ?? DEFAULT_BOT_CONFIG,
+    BOT_CONFIG: `${options.botConfig ?? DEFAULT_BOT_CONFIG}\n${platformSources ?? ""}`,
     PORT: "0",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     SOURCE_TIMEOUT_MS: "3000",
-    ...(lakehouse
-      ? {
-          ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-          FLINK_REST_URL: lakehouse.urls.flink,
-          CONNECT_REST_URL: lakehouse.urls.connect,
-          PROMETHEUS_URL: lakehouse.urls.prometheus,
-        }
-      : {}),
+    ...(platformSources
+      ? platformUrls
+      : lakehouse
+        ? {
+            ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+            FLINK_REST_URL: lakehouse.urls.flink,
+            CONNECT_REST_URL: lakehouse.urls.connect,
+            PROMETHEUS_URL: lakehouse.urls.prometheus,
+          }
+        : {}),
     ...options.env,
   });
   const bots: Bot[] = [];
@@ -104,42 +109,8 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   };
 }
 
-/** A real Alertmanager v4 body (shape as captured from Alertmanager 0.25) for one or more alerts. */
-export function alertmanagerBody(
-  alerts: Array<{
-    table?: string;
-    labels?: Record<string, string>;
-    status?: "firing" | "resolved";
-    fingerprint?: string;
-  }>,
-): string {
-  const startsAt = new Date(Date.now() - 60_000).toISOString();
-  return JSON.stringify({
-    receiver: "iceberg-bot",
-    status: alerts.some((a) => (a.status ?? "firing") === "firing") ? "firing" : "resolved",
-    alerts: alerts.map((a, i) => ({
-      status: a.status ?? "firing",
-      labels: {
-        alertname: "IcebergCommitStalled",
-        severity: "critical",
-        ...(a.table ? { table: a.table } : {}),
-        ...a.labels,
-      },
-      annotations: { summary: `No successful Iceberg commit for ${a.table ?? "a table"}` },
-      startsAt,
-      endsAt: a.status === "resolved" ? new Date().toISOString() : "0001-01-01T00:00:00Z",
-      generatorURL: "http://127.0.0.1:9090/graph",
-      fingerprint: a.fingerprint ?? `fp${i.toString(16).padStart(14, "0")}`,
-    })),
-    groupLabels: { alertname: "IcebergCommitStalled" },
-    commonLabels: { alertname: "IcebergCommitStalled" },
-    commonAnnotations: {},
-    externalURL: "http://127.0.0.1:9093",
-    version: "4",
-    groupKey: '{}:{alertname="IcebergCommitStalled"}',
-    truncatedAlerts: 0,
-  });
-}
+/** A real Alertmanager v4 body for one or more alerts: the one builder, src/sim/alertmanager.ts. */
+export { alertmanagerBody };
 
 export async function postAlert(
   harness: Harness,

@@ -28,6 +28,9 @@ function headline(view: StatusCardView): string {
         const last = view.commitsFlowing.lastCommitMs;
         const ago =
           last === undefined ? "" : ` (last commit ${formatDuration(Math.max(0, view.nowMs - last))} ago)`;
+        // An idle writer is not committing: say it is quiet as expected, not that commits flow.
+        if (view.commitsFlowing.quietByDesign)
+          return `${view.table} — alert fired, writer quiet by design${ago}`;
         return `${view.table} — alert fired, but commits are flowing${ago}`;
       }
       return `${view.table} — commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
