@@ -12,7 +12,12 @@
 import type { Logger } from "pino";
 import { createLogger } from "./adapters/log.js";
 import { openConnections } from "./bot/connections.js";
-import { retentionPart, workerOpsServerPart } from "./bot/operations.js";
+import {
+  checkSlackTokenAtStart,
+  healthMonitorPart,
+  retentionPart,
+  workerOpsServerPart,
+} from "./bot/operations.js";
 import type { Bot, BotOptions, BotRole } from "./bot/options.js";
 import { Lifecycle, type Part } from "./bot/part.js";
 import { type ReceiverPart, receiverPart } from "./bot/receiver.js";
@@ -38,6 +43,8 @@ export async function startBot(config: Config, input: BotOptions = {}): Promise<
       hint: "Set it from the app's Basic Information page, or set SLACK_APP_TOKEN to use Socket Mode.",
     });
   }
+  // A token Slack refuses stops the process before anything starts (exit 2 from the CLI).
+  await checkSlackTokenAtStart({ config, log });
   const lifecycle = new Lifecycle(log);
   const connections = await lifecycle.start(openConnections(config, log));
   try {
@@ -67,6 +74,7 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
   if (shared.flinkDiscovery) await lifecycle.start(shared.flinkDiscovery);
   const inChild = role === "start" && workerProcess !== undefined && workerProcess !== false;
   const running: Running = {};
+  await lifecycle.start(healthMonitorPart(shared));
   if (role === "worker" || (role === "start" && !inChild)) {
     running.workers = await lifecycle.start(queueWorkersPart(shared));
     running.poster = outboxPosterPart(shared);
@@ -81,7 +89,10 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
     running.sweep = await lifecycle.start(sweepPart(shared));
   }
   if (inChild) running.workerProcess = await lifecycle.start(workerProcessPart(shared));
-  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared));
+  // `start` serves its worker child's metrics in its own scrape.
+  const child = running.workerProcess;
+  const childMetrics = child ? () => child.supervisor?.metrics() ?? Promise.resolve([]) : undefined;
+  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared, childMetrics));
   // A worker answers probes and scrapes on its own port (start's child leaves that to its parent).
   const { metricsPort } = shared.options;
   if (role === "worker" && metricsPort !== undefined)
@@ -95,6 +106,7 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
   return {
     port: running.receiver?.port,
     metricsPort: running.ops?.port,
+    metricsRegistry: shared.metrics.registry,
     app,
     queues,
     remediationQueue,

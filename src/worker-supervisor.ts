@@ -22,10 +22,18 @@ export interface WorkerChildOptions {
   concurrency?: { diagnose?: number; slack?: number };
   playbooksDir?: string;
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  health?: { checkEveryMs?: number; authEveryMs?: number };
 }
 
-export type ParentMessage = { type: "start"; config: Config; options: WorkerChildOptions } | { type: "stop" };
-export type ChildMessage = { type: "ready" } | { type: "failed"; message: string };
+export type ParentMessage =
+  | { type: "start"; config: Config; options: WorkerChildOptions }
+  | { type: "stop" }
+  | { type: "metrics"; id: number };
+export type ChildMessage =
+  | { type: "ready" }
+  | { type: "failed"; message: string }
+  /** The child's own counters and runtime metrics (registry.getMetricsAsJSON()), for one scrape. */
+  | { type: "metrics"; id: number; metrics: unknown[] };
 
 export type SupervisorEvent =
   | { kind: "started"; pid: number }
@@ -42,7 +50,7 @@ export interface WorkerSupervisorOptions {
   maxRestartDelayMs?: number;
   /** A child that ran this long is healthy again: the next restart starts from restartDelayMs. */
   healthyAfterMs?: number;
-  /** How long a stop waits for the child to drain before killing it. */
+  /** How long a stop waits for the child to drain before killing it (default 12 s). */
   stopTimeoutMs?: number;
   /**
    * How much nicer than the parent the child runs (default 5): when the CPU is short, the
@@ -62,6 +70,8 @@ export interface WorkerSupervisor {
   ready: Promise<void>;
   /** Asks the child to drain and exit (killed after stopTimeoutMs); no restart follows. */
   stop(): Promise<void>;
+  /** The child's metrics as JSON (empty when no child answers). */
+  metrics(): Promise<unknown[]>;
 }
 
 /** The child's entry point: compiled next to this file, or the TypeScript source under tsx. */
@@ -92,6 +102,8 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     rejectReady = reject;
   });
   let firstReady = false;
+  let metricsId = 0;
+  const metricsWaiters = new Map<number, (metrics: unknown[]) => void>();
 
   const spawnChild = () => {
     const startedAt = now();
@@ -101,6 +113,11 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     child = proc;
+    // However this process ends (a deadline's exit included), the child goes with it; a parent
+    // killed outright closes the IPC channel, and the child stops itself on that.
+    const killOnExit = () => proc.kill("SIGKILL");
+    process.once("exit", killOnExit);
+    proc.once("exit", () => process.off("exit", killOnExit));
     const pid = proc.pid ?? -1;
     const niceness = options.niceness ?? 5;
     try {
@@ -119,6 +136,9 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
           firstReady = true;
           resolveReady();
         }
+      } else if (message.type === "metrics") {
+        metricsWaiters.get(message.id)?.(message.metrics);
+        metricsWaiters.delete(message.id);
       } else if (message.type === "failed") {
         options.log.error({ pid, err: message.message }, "worker process failed to start");
         if (!firstReady) rejectReady(new Error(`worker process failed to start: ${message.message}`));
@@ -127,6 +147,9 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     proc.on("error", (error) => options.log.warn({ pid, err: error.message }, "worker process error"));
     proc.on("exit", (code, signal) => {
       if (child === proc) child = undefined;
+      // A child that dies before answering a scrape leaves nothing to wait for.
+      for (const resolve of metricsWaiters.values()) resolve([]);
+      metricsWaiters.clear();
       emit({ kind: "exited", pid, code, signal, expected: stopping });
       if (stopping) return;
       if (!firstReady) return; // a child that never came up is reported through `ready`
@@ -158,6 +181,20 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       return restarts;
     },
     ready,
+    metrics() {
+      const proc = child;
+      if (!proc?.connected) return Promise.resolve([]);
+      const id = ++metricsId;
+      return new Promise<unknown[]>((resolve) => {
+        metricsWaiters.set(id, resolve);
+        proc.send({ type: "metrics", id } satisfies ParentMessage, (error) => {
+          if (error) {
+            metricsWaiters.delete(id);
+            resolve([]);
+          }
+        });
+      });
+    },
     async stop() {
       stopping = true;
       if (restartTimer) clearTimeout(restartTimer);
@@ -166,7 +203,8 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
       if (proc.connected) proc.send({ type: "stop" } satisfies ParentMessage);
       else proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), options.stopTimeoutMs ?? 30_000);
+      // Below the parent's own shutdown deadline (15 s), so the parent sees the child gone.
+      const timer = setTimeout(() => proc.kill("SIGKILL"), options.stopTimeoutMs ?? 12_000);
       await exited;
       clearTimeout(timer);
     },

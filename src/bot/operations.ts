@@ -1,13 +1,16 @@
-// What an operator needs from a worker process beside its work: /healthz, /readyz and /metrics on
-// METRICS_PORT (the worker Deployment's probes and scrape), and the retention pass that removes
-// incidents closed longer ago than retention.resolvedDays.
+// What an operator needs from a process beside its work: the Slack token checked at start, the
+// readiness checks kept current (adapters/http/health.ts), a worker's /healthz, /readyz and
+// /metrics on METRICS_PORT (the worker Deployment's probes and scrape), and the retention pass
+// that removes incidents closed longer ago than retention.resolvedDays.
 
+import { type HealthMonitor, SLACK_TOKEN_ERRORS, startHealthMonitor } from "../adapters/http/health.js";
+import { within } from "../adapters/http/metrics.js";
 import { serveRoutes } from "../adapters/http/route-server.js";
 import { healthRoutes } from "../adapters/http/routes.js";
 import { checkPrimary } from "../adapters/redis/connection.js";
 import { type RetentionRunner, startRetention } from "../adapters/store/retention.js";
 import type { Part } from "./part.js";
-import type { Shared } from "./shared.js";
+import { type Shared, slackClient } from "./shared.js";
 
 /** A worker's health and metrics port (the `worker` command: METRICS_PORT). */
 export function workerOpsServerPart(shared: Shared, port: number): Part & { port?: number } {
@@ -20,6 +23,7 @@ export function workerOpsServerPart(shared: Shared, port: number): Part & { port
         healthRoutes({
           pingRedis: () => checkPrimary(connections.redis, config.redis, store.keys.sequence()),
           registry: metrics.registry,
+          health: shared.health,
         }),
         port,
       );
@@ -54,3 +58,66 @@ export function retentionPart(shared: Shared): Part {
     },
   };
 }
+
+/** How long the start-up auth.test waits for Slack before going on without its answer. */
+const START_AUTH_TIMEOUT_MS = 5_000;
+
+/**
+ * Slack's auth.test before anything starts: a token Slack refuses stops the process (explained as
+ * configuration by the CLI, exit 2). Slack not answering is not the token's fault: the process
+ * starts, and readiness reports what the poster and the periodic check find.
+ */
+export async function checkSlackTokenAtStart(shared: Pick<Shared, "config" | "log">): Promise<void> {
+  const client = slackClient(shared.config, shared.log, [], {
+    oneAttempt: true,
+    timeoutMs: START_AUTH_TIMEOUT_MS,
+  });
+  try {
+    await client.auth.test();
+  } catch (error) {
+    const code = (error as { data?: { error?: unknown } }).data?.error;
+    if (typeof code === "string" && SLACK_TOKEN_ERRORS.has(code)) throw error;
+    shared.log.warn(
+      { err: (error as Error).message },
+      "Slack did not answer auth.test at start; starting anyway (readiness reports what follows)",
+    );
+  }
+}
+
+/** Readiness kept current in memory: Redis, the shared Slack checks, the outbox's oldest message. */
+export function healthMonitorPart(shared: Shared): Part {
+  const { connections, config, store, options, log } = shared;
+  let monitor: HealthMonitor | undefined;
+  return {
+    name: "health monitor",
+    start() {
+      const client = slackClient(config, log, shared.addresses, { oneAttempt: true, timeoutMs: 5_000 });
+      monitor = startHealthMonitor({
+        state: shared.health,
+        board: shared.slackHealth,
+        oldestOwedMs: async () => (await shared.outbox.backlog()).oldestMs,
+        delayedAfterMs: config.bot.slackDelivery.delayedAfterSeconds * 1000,
+        authTest: () => client.auth.test(),
+        checkRedis: async () => {
+          const status = await within<{ ok: boolean; error?: string }>(
+            READY_WAIT_MS,
+            () => checkPrimary(connections.redis, config.redis, store.keys.sequence()),
+            { ok: false, error: `no answer within ${READY_WAIT_MS} ms` },
+          );
+          return status.ok ? undefined : `Redis: ${status.error ?? "no primary reachable"}`;
+        },
+        now: shared.wallClock,
+        ...(options.health?.checkEveryMs !== undefined ? { checkEveryMs: options.health.checkEveryMs } : {}),
+        // The start-up check was the first auth.test.
+        firstAuthAtMs: shared.wallClock(),
+        authEveryMs: options.health?.authEveryMs ?? 300_000,
+        onError: (error) => log.debug({ err: error.message }, "readiness round failed"),
+      });
+    },
+    stop() {
+      monitor?.stop();
+    },
+  };
+}
+
+const READY_WAIT_MS = 800;

@@ -2,6 +2,7 @@
 // handle of a running bot.
 
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
@@ -27,6 +28,11 @@ export interface BotOptions {
    * how long it holds an incident's queue (a dead poster's is taken over once that runs out).
    */
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  /**
+   * How often readiness reads the Slack checks and the outbox (default 2 s) and calls Slack's
+   * auth.test (default 5 min).
+   */
+  health?: { checkEveryMs?: number; authEveryMs?: number };
   /**
    * The outbox poster of a process that runs the workers, beyond its delivery settings: left
    * stopped until `Bot.outboxPoster.start()` (a process that takes over delivery later), and
@@ -99,6 +105,8 @@ export interface Bot {
   port?: number;
   /** A worker's health and metrics port, when it serves one. */
   metricsPort?: number;
+  /** This process's metrics (a `start` worker child hands them to its parent's /metrics). */
+  metricsRegistry: Registry;
   app?: BotApp;
   queues: BotQueues;
   /** Apply, revert and follow-up jobs of guided remediation. */

@@ -11,11 +11,21 @@ export interface Part {
   stop(): Promise<void> | void;
 }
 
+/**
+ * How long one part may take to stop before the next one is stopped anyway: a part waiting on a
+ * Redis that no longer answers (a blocking read on a dead Cluster node) must not keep the rest,
+ * and the connections that would release it, from stopping.
+ */
+export const PART_STOP_MS = 8_000;
+
 export class Lifecycle {
   private readonly started: Part[] = [];
   private stopping: Promise<void> | undefined;
 
-  constructor(private readonly log: Pick<Logger, "info" | "warn">) {}
+  constructor(
+    private readonly log: Pick<Logger, "info" | "warn">,
+    private readonly partStopMs = PART_STOP_MS,
+  ) {}
 
   /** Starts a part; once started it is stopped with the others, whatever happens after. */
   async start<P extends Part>(part: P): Promise<P> {
@@ -29,11 +39,22 @@ export class Lifecycle {
     this.stopping ??= (async () => {
       let failure: unknown;
       for (const part of [...this.started].reverse()) {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<"late">((resolve) => {
+          timer = setTimeout(() => resolve("late"), this.partStopMs);
+        });
         try {
-          await part.stop();
+          const outcome = await Promise.race([Promise.resolve(part.stop()), late]);
+          if (outcome === "late")
+            this.log.warn(
+              { part: part.name, waitedMs: this.partStopMs },
+              "part did not stop in time; stopping the rest",
+            );
         } catch (error) {
           failure ??= error;
           this.log.warn({ part: part.name, err: String(error) }, "part did not stop cleanly");
+        } finally {
+          clearTimeout(timer);
         }
       }
       if (failure !== undefined) throw failure;

@@ -16,7 +16,8 @@ export interface ReceiverPart extends Part {
   port?: number;
 }
 
-export function receiverPart(shared: Shared): ReceiverPart {
+/** `otherMetrics`: the worker child's metrics, served in the same scrape (`start`). */
+export function receiverPart(shared: Shared, otherMetrics?: () => Promise<unknown[]>): ReceiverPart {
   const { config, options, connections, store, sweepQueues, confirmDurable } = shared;
   const { redis } = connections;
   const app = createBotApp({
@@ -47,6 +48,8 @@ export function receiverPart(shared: Shared): ReceiverPart {
       await shared.outbox.append(homeQueueId(user), "", shared.wallClock(), { kind: "home", user });
     },
     pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+    health: shared.health,
+    ...(otherMetrics ? { otherMetrics } : {}),
     acceptAlerts: async (alerts) => {
       const outcome = await acceptAlerts(shared.incidents, alerts);
       // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { readBacklogs } from "../adapters/http/backlogs.js";
+import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
 import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
 import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
 import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
@@ -60,6 +61,10 @@ export interface Shared {
   sweepStore: SweepStore;
   commandInbox: CommandInbox;
   metrics: BotMetrics;
+  /** This process's failing readiness checks, with their reasons (kept in memory). */
+  health: HealthState;
+  /** What Slack's answers said about the token and channels, shared by every process. */
+  slackHealth: SlackHealthBoard;
   /** Reads from Slack (user groups, permalinks) and the views a worker fills in. */
   client: SlackClient;
   /** Internal addresses channels never see ("the catalog", not its URL). */
@@ -89,6 +94,8 @@ export async function assemble(config: Config, options: BotOptions, connections:
   });
   // The command inbox counts as a queue: what waits there is as owed as a waiting job.
   const outbox = new SlackOutbox(redis, options.namespace);
+  const health = new HealthState(log);
+  const slackHealth = new SlackHealthBoard(redis, store.keys.slackHealth(), health);
   const metrics = createMetrics({
     queueDepth: async () => ({
       ...(await queueSet.queues.depth()),
@@ -110,7 +117,11 @@ export async function assemble(config: Config, options: BotOptions, connections:
         now: wallClock,
       }),
     // Read from memory, so a scrape never waits on Redis for it.
-    failingChecks: () => new Set(redis.status === "ready" ? [] : (["redis"] as const)),
+    failingChecks: () => {
+      const failing = new Set(health.failingChecks());
+      if (redis.status !== "ready") failing.add("redis");
+      return failing;
+    },
   });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
@@ -144,6 +155,8 @@ export async function assemble(config: Config, options: BotOptions, connections:
       ...queueSet,
       commandInbox,
       metrics,
+      health,
+      slackHealth,
       sweepStore,
       client,
       addresses,

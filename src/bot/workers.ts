@@ -2,6 +2,7 @@
 // child): the BullMQ workers (diagnoses, the evidence modal, remediation), the Slack outbox's
 // poster, the command inbox's reader, and the scheduler that keeps the alert intake's promises.
 
+import { SlackDelays } from "../adapters/http/health.js";
 import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
 import { type DrainLoop, startDrainLoop } from "../adapters/queue/drain-loop.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
@@ -121,6 +122,7 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
     oneAttempt: true,
     ...(delivery.timeoutMs !== undefined ? { timeoutMs: delivery.timeoutMs } : {}),
   });
+  const delays = new SlackDelays(shared.connections.redis, (id) => store.keys.slackDelay(id));
   const poster = new OutboxPoster({
     outbox: shared.outbox,
     slack: client,
@@ -135,8 +137,13 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       hooks.onDropped?.(reason);
     },
     ...(hooks.afterSend ? { afterSend: hooks.afterSend } : {}),
+    health: shared.slackHealth,
+    late: {
+      afterMs: shared.config.bot.slackDelivery.delayedAfterSeconds * 1000,
+      record: (incidentId, delayMs) => delays.record(incidentId, delayMs),
+    },
     views: {
-      card: (incident) => renderCard({ store, render, now }, incident),
+      card: async (incident) => renderCard({ store, render, now }, incident, await delays.get(incident.id)),
       diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
       commandResult: (result) =>
         commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
@@ -251,6 +258,7 @@ export function workerProcessPart(shared: Shared): Part & { supervisor?: WorkerS
         concurrency: options.concurrency,
         playbooksDir: options.playbooksDir,
         slackDelivery: options.slackDelivery,
+        health: options.health,
       };
       const supervisor = superviseWorker({
         now: shared.wallClock,

@@ -6,8 +6,9 @@ import { runCli } from "./run-cli.js";
 const argv = process.argv.slice(2);
 const command = argv[0] ?? "";
 const controller = new AbortController();
-if (command === "sim") {
-  // First Ctrl-C stops the simulator cleanly; a second one falls back to the default (kill).
+if (command === "sim" || command === "dev") {
+  // First Ctrl-C (or SIGTERM) stops cleanly: the bot, its keys and any private redis-server; a
+  // second one falls back to the default (kill).
   process.once("SIGINT", () => controller.abort());
   process.once("SIGTERM", () => controller.abort());
 }

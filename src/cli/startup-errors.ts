@@ -2,16 +2,8 @@
 // Left uncoded they would read "a bug in iceberg-bot" (exit 70); they are configuration (exit 2),
 // with what to change.
 
+import { SLACK_TOKEN_ERRORS } from "../adapters/http/health.js";
 import { CodedError, ErrorCode, isCodedError } from "../errors.js";
-
-const SLACK_TOKEN_ERRORS = new Set([
-  "invalid_auth",
-  "not_authed",
-  "not_allowed_token_type",
-  "account_inactive",
-  "token_revoked",
-  "token_expired",
-]);
 
 /** The coded error a start-up failure should be, or the error itself when it is not one of ours. */
 export function explainStartupError(error: unknown, port: number): unknown {

@@ -66,6 +66,10 @@ export const BotConfigSchema = z.strictObject({
   workers: z
     .strictObject({ diagnoses: z.number().int().min(1).max(64).default(8) })
     .default({ diagnoses: 8 }),
+  /** Messages owed to Slack longer than this make /readyz fail (docs/operations.md). */
+  slackDelivery: z
+    .strictObject({ delayedAfterSeconds: z.number().int().min(10).max(86_400).default(300) })
+    .default({ delayedAfterSeconds: 300 }),
   /** Flink Kubernetes Operator discovery (docs/kubernetes.md); absent = none. */
   kubernetes: KubernetesSettingsSchema.optional(),
   /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */

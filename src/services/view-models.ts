@@ -40,6 +40,8 @@ export interface StatusCardView {
   openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
   /** The "Mark done" button's value, while an item is open. */
   itemAction?: ActionValue;
+  /** The longest any message of this thread waited to reach Slack, when it was too long. */
+  slackDelayedMs?: number;
 }
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */

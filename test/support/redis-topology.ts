@@ -68,6 +68,8 @@ const COMMON = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--pr
 export interface RedisCluster {
   url: string;
   ports: number[];
+  /** SIGKILL the node on `port` (a primary's replica takes over after the node timeout). */
+  kill(port: number): void;
   stop(): Promise<void>;
 }
 
@@ -120,6 +122,9 @@ export async function startCluster(primaries = 3, replicas = 1): Promise<RedisCl
       .map((p) => `127.0.0.1:${p}`)
       .join(",")}`,
     ports,
+    kill(port) {
+      servers.find((s) => s.port === port)?.child.kill("SIGKILL");
+    },
     stop: () => stopAll(servers, dir),
   };
 }

@@ -1,7 +1,9 @@
 // Health and metrics routes, served next to the Slack endpoint on the receiver's port.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Registry } from "prom-client";
+import { AggregatorRegistry, type Registry } from "prom-client";
+import type { HealthState } from "./health.js";
+import { type HealthCheck, SCRAPE_READ_MS, within } from "./metrics.js";
 
 export interface HealthRoutesOptions {
   /**
@@ -10,8 +12,21 @@ export interface HealthRoutesOptions {
    */
   pingRedis: () => Promise<unknown>;
   registry: Registry;
+  /**
+   * The Slack checks (token, channels, delivery) as this process last read them, kept in memory;
+   * the redis check is recorded there as readyz reads it.
+   */
+  health?: HealthState;
+  /**
+   * Metrics of another process served in the same scrape (`start`'s worker child), as
+   * getMetricsAsJSON() gives them: counters and histograms are summed with this process's.
+   */
+  otherMetrics?: () => Promise<unknown[]>;
   readyTimeoutMs?: number;
 }
+
+/** How long readyz waits for Redis: probes time out after a second, so answer within it. */
+export const READY_TIMEOUT_MS = 800;
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body) });
@@ -20,7 +35,8 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 export function healthRoutes(options: HealthRoutesOptions) {
   // Probes time out after a second or more: answer within it whatever Redis does.
-  const timeoutMs = options.readyTimeoutMs ?? 800;
+  const timeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const { health } = options;
   return [
     {
       path: "/healthz",
@@ -31,22 +47,35 @@ export function healthRoutes(options: HealthRoutesOptions) {
     {
       path: "/readyz",
       method: "GET",
-      handler: (_req: IncomingMessage, res: ServerResponse) => {
+      handler: (req: IncomingMessage, res: ServerResponse) => {
+        // ?check=redis (repeatable) limits the answer's status to those checks: a receiver's
+        // probe need not leave its Service because Slack is away (the alert still fires).
+        const only = new URL(req.url ?? "/", "http://localhost").searchParams.getAll("check");
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
         });
         Promise.race([options.pingRedis(), timeout])
-          .then((result) => {
-            const status = redisStatus(result);
-            if (status === undefined) return send(res, 200, "application/json", '{"ok":true,"redis":"ok"}');
-            const { ok, error, ...topology } = status;
-            const body = { ok, redis: ok ? "ok" : (error ?? "no primary reachable"), ...topology };
-            send(res, ok ? 200 : 503, "application/json", JSON.stringify(body));
-          })
-          .catch((error: Error) =>
-            send(res, 503, "application/json", JSON.stringify({ ok: false, redis: error.message })),
+          .then(
+            (result) => {
+              const status = redisStatus(result);
+              if (status === undefined) return { ok: true, redis: "ok" };
+              const { ok, error, ...topology } = status;
+              return { ok, redis: ok ? "ok" : (error ?? "no primary reachable"), ...topology };
+            },
+            (error: Error) => ({ ok: false, redis: error.message }),
           )
+          .then((body) => {
+            health?.set("redis", body.ok ? undefined : `Redis: ${body.redis}`);
+            const checks: Partial<Record<HealthCheck, string>> = {};
+            if (!body.ok) checks.redis = body.redis;
+            for (const [check, reason] of health?.reasons() ?? [])
+              if (check !== "redis") checks[check] = reason;
+            const counted = Object.keys(checks).filter((c) => only.length === 0 || only.includes(c));
+            const ok = counted.length === 0;
+            const answer = { ...body, ok, ...(Object.keys(checks).length > 0 ? { failing: checks } : {}) };
+            send(res, ok ? 200 : 503, "application/json", JSON.stringify(answer));
+          })
           .finally(() => clearTimeout(timer));
       },
     },
@@ -54,9 +83,15 @@ export function healthRoutes(options: HealthRoutesOptions) {
       path: "/metrics",
       method: "GET",
       handler: (_req: IncomingMessage, res: ServerResponse) => {
-        options.registry
-          .metrics()
-          .then((text) => send(res, 200, options.registry.contentType, text))
+        const { otherMetrics } = options;
+        const text = otherMetrics
+          ? Promise.all([
+              options.registry.getMetricsAsJSON(),
+              within(SCRAPE_READ_MS, otherMetrics, [] as unknown[]),
+            ]).then(([own, other]) => AggregatorRegistry.aggregate([own, other] as object[]).metrics())
+          : options.registry.metrics();
+        text
+          .then((body) => send(res, 200, options.registry.contentType, body))
           .catch((error: Error) => send(res, 500, "text/plain", error.message));
       },
     },

@@ -110,12 +110,17 @@ export async function checkPrimary(
   const status = { topology: topology.kind, describe: describeTopology(topology) };
   try {
     if (client instanceof Cluster) {
-      const info = String(await client.cluster("INFO"));
-      if (!/cluster_state:ok/.test(info)) return { ...status, ok: false, error: "cluster_state is not ok" };
-      const node = primaryFor(client, hashTagKey);
-      if (!node) return { ...status, ok: false, error: "no primary serves the bot's slot" };
-      const role = (await node.call("ROLE")) as [string, ...unknown[]];
-      return { ...status, ok: role[0] === "master", primary: `${node.options.host}:${node.options.port}` };
+      // A primary whose connection is down is likely gone by a failover: read the table first.
+      if (primaryFor(client, hashTagKey)?.status !== "ready") await refreshSlots(client);
+      const first = await clusterPrimary(client, hashTagKey).catch((error: Error) => ({
+        ok: false,
+        error: error.message,
+      }));
+      if (first.ok) return { ...status, ...first };
+      // An idle client keeps the slot table of before a failover until a command is redirected:
+      // read the table again, so readiness follows the cluster within one probe.
+      await refreshSlots(client);
+      return { ...status, ...(await clusterPrimary(client, hashTagKey)) };
     }
     const role = (await client.call("ROLE")) as [string, ...unknown[]];
     const primary = client.stream?.remoteAddress
@@ -127,6 +132,25 @@ export async function checkPrimary(
   } catch (error) {
     return { ...status, ok: false, error: (error as Error).message };
   }
+}
+
+async function clusterPrimary(
+  client: Cluster,
+  hashTagKey: string,
+): Promise<{ ok: boolean; primary?: string; error?: string }> {
+  const info = String(await client.cluster("INFO"));
+  if (!/cluster_state:ok/.test(info)) return { ok: false, error: "cluster_state is not ok" };
+  const node = primaryFor(client, hashTagKey);
+  if (!node) return { ok: false, error: "no primary serves the bot's slot" };
+  const primary = `${node.options.host}:${node.options.port}`;
+  const role = (await node.call("ROLE")) as [string, ...unknown[]];
+  return role[0] === "master"
+    ? { ok: true, primary }
+    : { ok: false, primary, error: `the node serving the bot's slot is a ${role[0]}` };
+}
+
+function refreshSlots(client: Cluster): Promise<void> {
+  return new Promise((resolve) => client.refreshSlotsCache(() => resolve()));
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Logger } from "pino";
 import type { AlertEvent } from "../../core/incident/model.js";
 import { asCodedError } from "../../errors.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
+import type { HealthState } from "../http/health.js";
 import type { BotMetrics } from "../http/metrics.js";
 import { type RouteServer, serveRoutes } from "../http/route-server.js";
 import { healthRoutes } from "../http/routes.js";
@@ -58,6 +59,10 @@ export interface BotAppOptions {
   metrics: BotMetrics;
   log: Logger;
   pingRedis: () => Promise<unknown>;
+  /** The Slack checks /readyz reports besides Redis (adapters/http/health.ts). */
+  health?: HealthState;
+  /** Another process's metrics served in the same scrape (`start`'s worker child). */
+  otherMetrics?: () => Promise<unknown[]>;
   acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
@@ -119,7 +124,12 @@ export function createBotApp(options: BotAppOptions): BotApp {
   const customRoutes = [
     { path: "/webhooks/alertmanager", method: "POST", handler: webhook("alertmanager") },
     { path: "/webhooks/grafana", method: "POST", handler: webhook("grafana") },
-    ...healthRoutes({ pingRedis: options.pingRedis, registry: metrics.registry }),
+    ...healthRoutes({
+      pingRedis: options.pingRedis,
+      registry: metrics.registry,
+      ...(options.health ? { health: options.health } : {}),
+      ...(options.otherMetrics ? { otherMetrics: options.otherMetrics } : {}),
+    }),
   ];
 
   const logger = boltLogger(log);

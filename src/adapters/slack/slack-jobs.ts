@@ -189,8 +189,10 @@ function lastWriterCommitMs(report: Report): number | undefined {
 export async function renderCard(
   deps: Pick<SlackJobDeps, "store" | "render" | "now">,
   incident: Incident,
+  slackDelayedMs?: number,
 ): Promise<SlackMessage> {
-  return deps.render.statusCard(cardView(incident, await latestReport(deps, incident), deps.now()));
+  const view = cardView(incident, await latestReport(deps, incident), deps.now());
+  return deps.render.statusCard(slackDelayedMs === undefined ? view : { ...view, slackDelayedMs });
 }
 
 /** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */

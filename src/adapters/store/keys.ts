@@ -28,6 +28,10 @@ export interface Keys {
   slackQueue(id: string): string;
   /** Slack ts of the incident's posted messages, one field per message (`<id>|<name>`). */
   slackTs(): string;
+  /** How late the incident's messages reached Slack at worst, in ms (adapters/http/health.ts). */
+  slackDelay(id: string): string;
+  /** What Slack's answers said about the token and the channels (adapters/http/health.ts). */
+  slackHealth(): string;
 }
 
 /** Every key that belongs to one incident alone: removed together when its retention ends. */
@@ -39,6 +43,7 @@ export function incidentKeys(keys: Keys, id: string): string[] {
     keys.firing(id),
     keys.walk(id),
     keys.slackQueue(id),
+    keys.slackDelay(id),
   ];
 }
 
@@ -61,5 +66,7 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     walk: (id) => `${p}:walk:${id}`,
     slackQueue: (id) => `${p}:outbox:q:${id}`,
     slackTs: () => `${p}:outbox:ts`,
+    slackHealth: () => `${p}:slack-health`,
+    slackDelay: (id) => `${p}:slack-delay:${id}`,
   };
 }

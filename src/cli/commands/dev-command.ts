@@ -52,11 +52,26 @@ export async function runDevCommand(args: readonly string[], io: CliIo): Promise
       writeLine(io.stdout, line);
     await untilAborted(io.signal);
     writeLine(io.stderr, "Stopping.");
-  } finally {
+  } catch (error) {
     await dev.close();
+    throw error;
+  }
+  // The bot, its keys and any private redis-server go; a close stuck on Redis ends at the deadline.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), STOP_DEADLINE_MS);
+  });
+  const outcome = await Promise.race([dev.close().then(() => "closed" as const), late]);
+  clearTimeout(timer);
+  if (outcome === "late") {
+    writeLine(io.stderr, `Did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting anyway.`);
+    return ExitCode.NeedsAction;
   }
   return ExitCode.Ok;
 }
+
+/** As `start`'s shutdown deadline (src/main.ts). */
+const STOP_DEADLINE_MS = 15_000;
 
 function untilAborted(signal: AbortSignal | undefined): Promise<void> {
   if (!signal) return new Promise<void>(() => {});

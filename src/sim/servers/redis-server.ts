@@ -55,6 +55,10 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     { stdio: "ignore", ...(options.env ? { env: options.env } : {}) },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // However this process ends (a stop past its deadline included), its private Redis goes too.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  void exited.then(() => process.off("exit", killOnExit));
   const stop = async (signal: "SIGTERM" | "SIGKILL" = "SIGTERM") => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);

@@ -247,6 +247,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   }
 
   function faultReply(fault: StandInFault): Reply {
+    if (fault.kind === "refuse")
+      return { status: 200, body: { ok: false, error: fault.error ?? "invalid_auth" } };
     if (fault.kind === "ratelimit") {
       const seconds = fault.retryAfterSeconds ?? 1;
       return {

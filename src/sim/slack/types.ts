@@ -78,7 +78,10 @@ export interface RecordedResponse {
 export interface StandInFault {
   /** Web API method, e.g. "chat.postMessage", or "*" for every method. */
   method: string;
-  kind: "ratelimit" | "status" | "late" | "reset";
+  /** "refuse": Slack's own refusal, HTTP 200 with {ok:false,error} (a revoked token, not_in_channel). */
+  kind: "ratelimit" | "status" | "late" | "reset" | "refuse";
+  /** For "refuse": Slack's error code, e.g. "token_revoked" or "not_in_channel". */
+  error?: string;
   /** For "ratelimit": the Retry-After header (default 1). */
   retryAfterSeconds?: number;
   /** For "status": the HTTP status (default 500). */

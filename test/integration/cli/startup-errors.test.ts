@@ -8,6 +8,7 @@ import { ExitCode, exitCodeFor } from "../../../src/cli/exit-codes.js";
 import { runCli } from "../../../src/cli/run-cli.js";
 import { explainStartupError } from "../../../src/cli/startup-errors.js";
 import { CodedError, ErrorCode } from "../../../src/errors.js";
+import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import { REDIS_URL } from "../../support/redis.js";
 
 async function run(argv: string[], env: Record<string, string>) {
@@ -56,6 +57,34 @@ describe("start-up errors", { timeout: 60_000 }, () => {
     expect(ran.code).toBe(ExitCode.Usage);
     expect(ran.stderr).toContain("SLACK_APP_TOKEN holds a bot token (xoxb-…)");
     expect(ran.stderr).not.toContain("wrong-kind");
+  });
+
+  it("stops `serve` and `start` on a token Slack refuses at start (auth.test), with exit 2", async () => {
+    const standIn = await startSlackStandIn({ token: "xoxb-the-right-one" });
+    try {
+      for (const command of ["serve", "start"]) {
+        const ran = await run([command], {
+          REDIS_URL,
+          SLACK_BOT_TOKEN: "xoxb-1-2-revoked-long-ago",
+          SLACK_SIGNING_SECRET: "0123456789abcdef0123456789abcdef",
+          PORT: "0",
+          ALERT_WEBHOOK_TOKEN: "hook-token-for-auth-test",
+          INCIDENT_CHANNEL: "C0AUTHTEST",
+          BOT_CONFIG: "defaults:\n  approvers: [U0ALICE]\n",
+          SLACK_API_URL: standIn.apiUrl,
+          ICEBERG_CATALOG_URL: "http://127.0.0.1:9",
+          LOG_LEVEL: "silent",
+        });
+        expect(ran.code).toBe(ExitCode.Usage);
+        expect(ran.stderr).toContain("Slack refused the bot's token at start (invalid_auth)");
+        expect(ran.stderr).toContain("SLACK_BOT_TOKEN");
+        expect(ran.stderr).not.toContain("revoked-long-ago");
+      }
+      // Asked once per attempt, and nothing else: the process stopped before it started anything.
+      expect(standIn.calls.map((c) => c.method)).toEqual(["auth.test", "auth.test"]);
+    } finally {
+      await standIn.close();
+    }
   });
 
   it("tells a token Slack refuses at start from a bug", () => {

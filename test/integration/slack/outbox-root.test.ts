@@ -76,7 +76,7 @@ describe("the incident's root and diagnosis through the outbox", () => {
     expect(new Set(replies.map(outboxIdOf)).size).toBe(replies.length);
   });
 
-  it("Slack answering 5xx for 75 s (the first root stored anyway): after recovery one root and one diagnosis within 60 s", async () => {
+  it("Slack answering 5xx for 75 s (the first root stored anyway): after recovery one root and one diagnosis, at the first attempt", async () => {
     const harness = await start("outbox-root-outage", undefined, 5_000);
     // The first root post reaches Slack but is answered 503; then every post fails for 75 s.
     harness.standIn.inject({
@@ -88,6 +88,7 @@ describe("the incident's root and diagnosis through the outbox", () => {
       match: topLevel,
     });
     harness.standIn.inject({ method: "chat.postMessage", kind: "status", status: 503, forMs: 75_000 });
+    // Taken after the fault: every call from started + 75 s on is past the outage.
     const started = Date.now();
     expect((await postAlert(harness, alertmanagerBody([{ table: "db.events" }]))).status).toBe(202);
 
@@ -95,9 +96,12 @@ describe("the incident's root and diagnosis through the outbox", () => {
     // During the outage nothing was posted twice and the diagnosis waited.
     expect(harness.standIn.messages(CHANNEL).filter((m) => !m.thread_ts)).toHaveLength(1);
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.thread_ts)).toHaveLength(0);
-    const recovered = Date.now();
     const { incident, roots, replies } = await settle(harness, 60_000);
-    expect(Date.now() - recovered).toBeLessThan(60_000);
+    // Recovered at the first attempt after the outage (backoff capped at 5 s), not a clock's bound.
+    const afterOutage = harness.standIn.calls.filter(
+      (c) => c.method === "chat.postMessage" && c.atMs >= started + 75_000,
+    );
+    expect(afterOutage[0]?.ok).toBe(true);
     expect(roots).toHaveLength(1);
     expect(incident.rootTs).toBe(roots[0]!.ts);
     const diagnoses = replies.filter((m) => JSON.stringify(m.blocks).includes("losing the race"));

@@ -24,7 +24,14 @@ import { renderNotice, renderProposalNote } from "../render/walk-notice.js";
 import type { TimelinePoster } from "../upload.js";
 import { noteMessage } from "../walk-slack.js";
 import type { SlackClient } from "../web-client.js";
-import type { Attempt, ChannelMessage, OutboxMessage, SlackOutbox, SlackOutboxEntry } from "./outbox.js";
+import type {
+  Attempt,
+  ChannelMessage,
+  OutboxDelivery,
+  OutboxMessage,
+  SlackOutbox,
+  SlackOutboxEntry,
+} from "./outbox.js";
 
 export const OUTBOX_EVENT_TYPE = "iceberg_bot_message";
 
@@ -73,6 +80,19 @@ export interface PosterDeps {
    * cannot be): a post is sent only after its "sending" mark would survive a failover.
    */
   confirmDurable?: () => Promise<void>;
+  /**
+   * Told what Slack's answers say about the token and the channel (readiness,
+   * adapters/http/health.ts): a delivery in a channel, or Slack's refusal with its error code.
+   */
+  health?: {
+    succeeded(channel?: string): Promise<void>;
+    refused(error: string, channel?: string): Promise<void>;
+  };
+  /**
+   * A message of an incident delivered later than `afterMs` is recorded; when the worst delay grew,
+   * the card is edited to say the thread's messages came late.
+   */
+  late?: { afterMs: number; record(incidentId: string, delayMs: number): Promise<boolean> };
   /** Runs after Slack accepted a post and before it is recorded (tests kill a poster here). */
   afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
 }
@@ -124,6 +144,19 @@ const PERMANENT_REFUSALS = new Set([
 ]);
 
 const LEASE_MS = 30_000;
+
+/** Deliveries queued under an incident (the others queue per channel, person or App Home). */
+const INCIDENT_KINDS = new Set<OutboxDelivery["kind"]>([
+  "post",
+  "update",
+  "upsert",
+  "ephemeral",
+  "root",
+  "card",
+  "diagnosis",
+  "command-result",
+  "chart",
+]);
 
 export class OutboxPoster {
   private readonly backoff: BackoffSettings;
@@ -184,12 +217,13 @@ export class OutboxPoster {
       if (!entry) return;
       // A card edit (or home publish) followed by another shows nothing the later one will not.
       const kind = entry.delivery.kind;
-      const outcome =
+      const skipped =
         (kind === "card" || kind === "home") &&
-        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind
-          ? ({ kind: "done" } as const)
-          : await this.deliver(entry);
+        (await this.deps.outbox.next(incidentId))?.delivery.kind === kind;
+      const outcome = skipped ? ({ kind: "done" } as const) : await this.deliver(entry);
       const now = this.deps.now();
+      if (!skipped) await this.tellHealth(entry, outcome);
+      if (!skipped && outcome.kind === "done") await this.noteLate(entry, now);
       if (outcome.kind === "done") {
         // Due again a lease ahead: this poster goes on with the next entry, and no other may
         // take the incident meanwhile (two posters on one queue would post its head twice).
@@ -225,6 +259,31 @@ export class OutboxPoster {
       );
       await this.deps.outbox.retryAt(entry, next, now + Math.max(backoff, outcome.retryAfterMs ?? 0));
       return;
+    }
+  }
+
+  private async noteLate(entry: SlackOutboxEntry, now: number): Promise<void> {
+    const { late } = this.deps;
+    const delayMs = now - entry.createdAtMs;
+    if (!late || delayMs <= late.afterMs || !INCIDENT_KINDS.has(entry.delivery.kind)) return;
+    try {
+      if (await late.record(entry.incidentId, delayMs))
+        await this.deps.outbox.append(entry.incidentId, entry.channel, now, { kind: "card" });
+    } catch (error) {
+      this.deps.log.warn({ err: String(error) }, "a late Slack message not noted on the card");
+    }
+  }
+
+  private async tellHealth(entry: SlackOutboxEntry, outcome: Outcome): Promise<void> {
+    const { health } = this.deps;
+    if (!health) return;
+    // App Home publishes name no channel: they say only that the token works.
+    const channel = entry.delivery.kind === "home" ? undefined : entry.channel;
+    try {
+      if (outcome.kind === "done") await health.succeeded(channel);
+      else if (outcome.kind === "failed") await health.refused(outcome.error, channel);
+    } catch (error) {
+      this.deps.log.warn({ err: String(error) }, "readiness not updated from Slack's answer");
     }
   }
 

@@ -128,6 +128,12 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
       ],
     });
   }
+  if (view.slackDelayedMs !== undefined)
+    blocks.push(
+      context(
+        `:hourglass: Messages of this thread reached Slack up to ${formatDuration(view.slackDelayedMs)} late (Slack was refusing or failing them); the times they show are when things happened.`,
+      ),
+    );
   blocks.push(context(statusLine(view)));
   return blocks;
 }

@@ -1,0 +1,119 @@
+// The dashboard as an operator sees it: a real Prometheus server (Debian's `prometheus`, started
+// here on loopback) scrapes a running bot under both job names the dashboard and the alert rules
+// use, while the bot diagnoses an alert, sweeps the catalog, refuses a webhook and fails a Slack
+// call; then every query of every panel in deploy/grafana/ is evaluated against it and each must
+// return data without an error. Waits are on Prometheus having the data, never on a clock.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../src/util/free-port.js";
+import { until } from "../support/poll.js";
+import { alertmanagerBody, CHANNEL, type Harness, postAlert, startHarness } from "./bot/harness.js";
+import { digests, SWEEP_BOT_CONFIG, slash } from "./sweep-support.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const dashboard = JSON.parse(
+  readFileSync(join(root, "deploy/grafana/iceberg-bot-dashboard.json"), "utf8"),
+) as {
+  panels: Array<{ title: string; targets?: Array<{ expr?: string }> }>;
+};
+
+/** A panel's query as Grafana would send it, with the dashboard's variables filled in. */
+function expand(expr: string): string {
+  return expr
+    .replaceAll("$__rate_interval", "1m")
+    .replaceAll("$__range", "1h")
+    .replaceAll("$namespace", "test")
+    .replaceAll("$job", "iceberg-bot.*");
+}
+
+let prometheus: ChildProcess | undefined;
+let dir: string | undefined;
+let h: Harness | undefined;
+afterAll(async () => {
+  await h?.close();
+  if (prometheus && prometheus.exitCode === null) {
+    const exited = new Promise((r) => prometheus!.once("exit", r));
+    prometheus.kill("SIGTERM");
+    await exited;
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the Grafana dashboard against a real Prometheus", { timeout: 180_000 }, () => {
+  it("has data for every panel's query after the bot diagnosed, swept, refused and failed", async () => {
+    h = await startHarness("prom-dashboard", { scenario: "sweep-catalog", botConfig: SWEEP_BOT_CONFIG });
+    const harness = h;
+    const target = `127.0.0.1:${harness.bots[0]!.port}`;
+    dir = mkdtempSync(join(tmpdir(), "iceberg-bot-prometheus-"));
+    const port = await freePort();
+    // `start` serves both processes' metrics on one port: scraped under both job names.
+    writeFileSync(
+      join(dir, "prometheus.yml"),
+      [
+        "global: { scrape_interval: 1s, evaluation_interval: 1s }",
+        "scrape_configs:",
+        ...["iceberg-bot-receiver", "iceberg-bot-worker"].flatMap((job) => [
+          `  - job_name: ${job}`,
+          `    static_configs: [{ targets: ["${target}"], labels: { namespace: test } }]`,
+        ]),
+        "",
+      ].join("\n"),
+    );
+    prometheus = spawn(
+      "prometheus",
+      [
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: "ignore" },
+    );
+    const api = `http://127.0.0.1:${port}/api/v1`;
+    const query = async (expr: string) => {
+      const response = await fetch(`${api}/query?query=${encodeURIComponent(expr)}`);
+      return (await response.json()) as { status: string; error?: string; data?: { result: unknown[] } };
+    };
+    await until(
+      async () =>
+        (await query('up{job="iceberg-bot-receiver"} == 1').catch(() => undefined))?.data?.result.length,
+      "Prometheus to scrape the bot",
+      60_000,
+      200,
+    );
+
+    // What the panels show: a diagnosis, a sweep, a refused webhook, a failed Slack call.
+    harness.standIn.inject({ method: "chat.postMessage", kind: "status", status: 500, times: 1 });
+    expect((await postAlert(harness, alertmanagerBody([{ table: "sales.orders" }]))).status).toBe(202);
+    const refused = await fetch(harness.url("/webhooks/alertmanager"), { method: "POST", body: "{}" });
+    expect(refused.status).toBe(401);
+    expect((await slash(harness, "sweep")).status).toBe(200);
+    await until(() => digests(harness).length > 0, "the sweep's digest", 60_000);
+    await until(
+      () => harness.standIn.messages(CHANNEL).some((m) => m.thread_ts !== undefined),
+      "the diagnosis in the thread",
+      60_000,
+    );
+
+    const queries = dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? []).flatMap((t) => (t.expr ? [{ panel: panel.title, expr: expand(t.expr) }] : [])),
+    );
+    expect(queries.length).toBeGreaterThanOrEqual(20);
+    for (const { panel, expr } of queries) {
+      const answer = await until(
+        async () => {
+          const result = await query(expr);
+          expect(result.status, `${panel}: ${expr}: ${result.error}`).toBe("success");
+          return (result.data?.result.length ?? 0) > 0 ? result : undefined;
+        },
+        `data for "${panel}" (${expr})`,
+        90_000,
+        500,
+      );
+      expect(answer.data?.result.length).toBeGreaterThan(0);
+    }
+  });
+});
