@@ -1,5 +1,6 @@
 // Starts the whole bot for a test: the Slack stand-in, optionally the simulated lakehouse, and
 // one or more bot processes (HTTP mode, random signing secret) on a private Redis namespace.
+// The one place that builds the bot for tests: the remediation harness is a layer over this.
 
 import { randomBytes } from "node:crypto";
 import { type Config, loadConfig } from "../../../src/config.js";
@@ -8,6 +9,7 @@ import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
 import { alertmanagerBody } from "../../../src/sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
+import type { Scenario } from "../../../src/sim/scenario/schema.js";
 import { findButton } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn, SlackStandInOptions } from "../../../src/sim/slack/types.js";
@@ -25,11 +27,15 @@ export interface Harness {
   secret: string;
   scope: TestRedisScope;
   url(path: string, bot?: number): string;
+  /** Starts another bot process with the harness's options and these; stopped on close. */
+  addBot(overrides?: Partial<BotOptions>): Promise<Bot>;
   close(): Promise<void>;
 }
 
 export interface HarnessOptions {
-  scenario?: string;
+  /** The simulated lakehouse's scenario (a built-in name or a parsed one); none without. */
+  scenario?: string | Scenario;
+  /** How many bot processes to start (0: the test adds its own with addBot). */
   bots?: number;
   botOptions?: Partial<BotOptions>;
   env?: Record<string, string>;
@@ -75,21 +81,23 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     ...options.env,
   });
   const bots: Bot[] = [];
-  for (let i = 0; i < (options.bots ?? 1); i++) {
-    bots.push(
-      await startBot(config, {
-        namespace: scope.namespace,
-        queuePrefix: scope.queuePrefix,
-        queueNames: scope.queueNames,
-        port: 0,
-        backoffMs: 100,
-        lockDurationMs: 2000,
-        stalledIntervalMs: 1000,
-        ...options.botOptions,
-        ...(lakehouse ? { now: () => lakehouse.clock.now() } : {}),
-      }),
-    );
-  }
+  const addBot = async (overrides: Partial<BotOptions> = {}) => {
+    const bot = await startBot(config, {
+      namespace: scope.namespace,
+      queuePrefix: scope.queuePrefix,
+      queueNames: scope.queueNames,
+      port: 0,
+      backoffMs: 100,
+      lockDurationMs: 2000,
+      stalledIntervalMs: 1000,
+      ...options.botOptions,
+      ...(lakehouse ? { now: () => lakehouse.clock.now() } : {}),
+      ...overrides,
+    });
+    bots.push(bot);
+    return bot;
+  };
+  for (let i = 0; i < (options.bots ?? 1); i++) await addBot();
   return {
     standIn,
     lakehouse,
@@ -98,13 +106,12 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     secret,
     scope,
     url: (path, bot = 0) => `http://127.0.0.1:${bots[bot]?.port}${path}`,
+    addBot,
     async close() {
       await Promise.all(bots.map((b) => b.stop()));
-      const queues = bots[0]?.queues;
       await standIn.close();
       await lakehouse?.close();
       await scope.cleanup();
-      void queues;
     },
   };
 }

@@ -1,7 +1,8 @@
 // The remediation service as the bot runs it, for service-level tests: a worker process of the
-// bot (startBot, role "worker") on real Redis (private namespace), the simulated lakehouse and
-// the Slack stand-in; every message goes through the Slack outbox and its poster. Status card
-// edits are kept here instead of sent: card rendering is the bot's job and tested with the bot.
+// bot (role "worker") started by the bot harness (test/integration/bot/harness.ts) on real Redis
+// (private namespace), the simulated lakehouse and the Slack stand-in; every message goes through
+// the Slack outbox and its poster. Status card edits are kept here instead of sent: card
+// rendering is the bot's job and tested with the bot.
 
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
 import { loadPlaybooks } from "../../../src/adapters/playbooks/files.js";
@@ -13,20 +14,19 @@ import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../../src/adapters/store/audit-trail.js";
 import type { IncidentStore } from "../../../src/adapters/store/incident-store.js";
 import { WalkStore } from "../../../src/adapters/store/walk-store.js";
-import { type Config, loadConfig } from "../../../src/config.js";
+import type { Config } from "../../../src/config.js";
 import type { StepId } from "../../../src/core/ids.js";
 import type { Report } from "../../../src/core/report/schema.js";
-import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
+import type { Bot, BotOptions } from "../../../src/main.js";
 import { diagnoseTable } from "../../../src/services/diagnose-table.js";
 import type { SlackMessageRequest } from "../../../src/services/ports.js";
 import type { Remediation, RemediationDeps } from "../../../src/services/remediation/remediation.js";
-import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
+import type { Lakehouse } from "../../../src/sim/lakehouse.js";
 import type { Scenario } from "../../../src/sim/scenario/schema.js";
 import { loadScenario } from "../../../src/sim/scenarios.js";
-import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../../src/sim/slack/types.js";
 import { until } from "../../support/poll.js";
-import { REDIS_URL, testRedisScope } from "../../support/redis.js";
+import { startHarness } from "../bot/harness.js";
 
 export const CHANNEL = "C0REMEDY";
 export const ALICE = "U0ALICE";
@@ -91,28 +91,28 @@ export interface ServiceHarnessOptions {
 }
 
 export async function startServiceHarness(label: string, options: ServiceHarnessOptions = {}) {
-  const scope = testRedisScope(label);
   const scenario =
     typeof options.scenario === "object"
       ? options.scenario
       : loadScenario(options.scenario ?? "competing-appends");
-  const lakehouse = await startLakehouse({ scenario });
   const table = scenario.table;
   const [namespace, name] = [table.slice(0, table.lastIndexOf(".")), table.slice(table.lastIndexOf(".") + 1)];
   const commitPath = new RegExp(`/namespaces/${namespace.replace(/\./g, "%1F")}/tables/${name}$`);
-  const standIn = await startSlackStandIn({ usergroups: { S0ONCALL: [CAROL] } });
   const approvers = options.approvers ?? [ALICE, BOB, "S0ONCALL"];
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: "xoxb-stand-in",
-    SLACK_API_URL: standIn.apiUrl,
-    REDIS_URL: options.redisUrl ?? REDIS_URL,
-    ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-    FLINK_REST_URL: lakehouse.urls.flink,
-    CONNECT_REST_URL: lakehouse.urls.connect,
-    PROMETHEUS_URL: lakehouse.urls.prometheus,
-    SOURCE_TIMEOUT_MS: String(options.catalogTimeoutMs ?? 2000),
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-    BOT_CONFIG: [
+  const cards: SlackMessageRequest[] = [];
+  // What every worker process of this harness shares; the first one also takes remediation jobs
+  // (unless worker: false), runs the poster as the test asks and keeps card edits back.
+  const base = await startHarness(label, {
+    scenario,
+    bots: 0,
+    standIn: { usergroups: { S0ONCALL: [CAROL] } },
+    env: {
+      // Incidents here are opened in CHANNEL by the harness itself, not routed by the bot.
+      INCIDENT_CHANNEL: "",
+      SOURCE_TIMEOUT_MS: String(options.catalogTimeoutMs ?? 2000),
+      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+    },
+    botConfig: [
       "defaults:",
       `  approvers: [${approvers.join(", ")}]`,
       `  followUp: { intervalSeconds: 60, checks: ${options.checks ?? 3} }`,
@@ -121,27 +121,21 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       "    flinkJobName: events-ingest",
       "",
     ].join("\n"),
-  });
-  const cards: SlackMessageRequest[] = [];
-  const now = () => lakehouse.clock.now();
-  const botOptions: BotOptions = {
-    role: "worker",
-    namespace: scope.namespace,
-    queuePrefix: scope.queuePrefix,
-    queueNames: scope.queueNames,
-    backoffMs: 50,
-    lockDurationMs: 2000,
-    stalledIntervalMs: 1000,
-    now,
-    remediation: {
-      followUpIntervalMs: options.intervalMs ?? 150,
-      diagnosisWaitMs: 200,
-      ...(options.afterApply ? { afterApply: options.afterApply } : {}),
+    botOptions: {
+      role: "worker",
+      backoffMs: 50,
+      remediation: {
+        followUpIntervalMs: options.intervalMs ?? 150,
+        diagnosisWaitMs: 200,
+        ...(options.afterApply ? { afterApply: options.afterApply } : {}),
+      },
+      slackDelivery: { timeoutMs: options.outbox?.timeoutMs ?? 2000, backoff: options.outbox?.backoff },
     },
-    slackDelivery: { timeoutMs: options.outbox?.timeoutMs ?? 2000, backoff: options.outbox?.backoff },
-  };
-  const bot = await startBot(config, {
-    ...botOptions,
+  });
+  const { standIn, config, scope } = base;
+  const lakehouse = base.lakehouse!;
+  const now = () => lakehouse.clock.now();
+  const bot = await base.addBot({
     remediationWorker: options.worker !== false,
     outboxPoster: {
       startStopped: options.outbox?.start === false,
@@ -157,7 +151,6 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       },
     }),
   });
-  const others: Bot[] = [];
   const { store, remediation } = bot;
   const outbox = new SlackOutbox(bot.redis, scope.namespace);
   const walks = new WalkStore(bot.redis, scope.namespace);
@@ -212,18 +205,8 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     async delivered() {
       await until(async () => (await outbox.pending()) === 0, "the outbox to drain");
     },
-    async anotherPoster(overrides) {
-      const another = await startBot(config, { ...botOptions, ...overrides });
-      others.push(another);
-      return another;
-    },
-    async close() {
-      await Promise.all(others.map((b) => b.stop()));
-      await bot.stop();
-      await standIn.close();
-      await lakehouse.close();
-      await scope.cleanup();
-    },
+    anotherPoster: (overrides) => base.addBot(overrides),
+    close: () => base.close(),
   };
   return harness;
 }
