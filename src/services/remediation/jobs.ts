@@ -125,6 +125,7 @@ export class RemediationJobs {
         // The step id reads as words ("raise commit retries") and is short enough for the legend.
         changeLabel: job.stepId.replaceAll("-", " "),
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+        ...(writer ? { writer } : {}),
       });
     }
   }
