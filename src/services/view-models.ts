@@ -39,6 +39,8 @@ export interface StatusCardView {
   openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
   /** The "Mark done" button's value, while an item is open. */
   itemAction?: ActionValue;
+  /** The decision waiting on the proposal, offered on the card as the proposal's own button. */
+  decision?: { kind: "apply" | "done"; action: ActionValue };
 }
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
@@ -158,7 +160,8 @@ export interface DiagnosisOptions {
   evidenceRef?: string;
 }
 
-export interface StatusListItem {
+export interface StatusListItem
+  extends Partial<Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing" | "openItems">> {
   incidentId: string;
   table: string;
   state: IncidentState;

@@ -15,7 +15,7 @@ import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { escapeMrkdwn } from "./render/limits.js";
-import type { HistoryEntry, StatusCardView } from "./render/view-models.js";
+import type { HistoryEntry, StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
 
@@ -52,7 +52,8 @@ async function fillEvidence(deps: SlackJobDeps, job: Extract<SlackJob, { kind: "
   }
 }
 
-async function latestReport(
+/** The newest report of an incident that still parses: the card, App Home and status read it. */
+export async function latestReport(
   deps: Pick<SlackJobDeps, "store">,
   incident: Incident,
 ): Promise<Report | undefined> {
@@ -103,6 +104,14 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
     ...(walk?.openItems && incident.state === "resolved" ? { openItems: walk.openItems } : {}),
     ...(walk?.itemAction && incident.state === "resolved"
       ? { itemAction: walk.itemAction as StatusCardView["itemAction"] & object }
+      : {}),
+    ...(walk?.decision && incident.state === "awaiting-approval"
+      ? {
+          decision: {
+            kind: walk.decision.kind,
+            action: walk.decision.action as StatusCardView["itemAction"] & object,
+          },
+        }
       : {}),
   };
 }
@@ -219,6 +228,27 @@ export function commandResultMessage(
     : deps.render.audit(AuditReportSchema.parse(result.report));
 }
 
+/** An incident's line in `/iceberg status`, read as the card reads it: the same age and state. */
+export function statusListItem(
+  incident: Incident,
+  report: Report | undefined,
+  now: number,
+  permalink: string | undefined,
+): StatusListItem {
+  const card = cardView(incident, report, now);
+  return {
+    incidentId: incident.id,
+    table: incident.table,
+    state: incident.state,
+    openedAtMs: incident.openedAt,
+    ...(card.stalledSinceMs !== undefined ? { stalledSinceMs: card.stalledSinceMs } : {}),
+    ...(card.commitsFlowing ? { commitsFlowing: card.commitsFlowing } : {}),
+    ...(card.openItems ? { openItems: card.openItems } : {}),
+    ...(card.step ? { step: card.step } : {}),
+    ...(permalink !== undefined ? { permalink } : {}),
+  };
+}
+
 /** An ephemeral answer, rendered from the state it reports on when it is sent. */
 export async function replyMessage(
   deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now">,
@@ -232,15 +262,11 @@ export async function replyMessage(
     case "status": {
       const incidents = await deps.store.listOpen();
       const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
+      const reports = await Promise.all(incidents.map((i) => latestReport(deps, i)));
+      const now = deps.now();
       return deps.render.statusList({
-        nowMs: deps.now(),
-        incidents: incidents.map((i, index) => ({
-          incidentId: i.id,
-          table: i.table,
-          state: i.state,
-          openedAtMs: i.openedAt,
-          permalink: links[index],
-        })),
+        nowMs: now,
+        incidents: incidents.map((i, index) => statusListItem(i, reports[index], now, links[index])),
       });
     }
     case "history": {
