@@ -229,9 +229,11 @@ function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undef
     }
     return undefined;
   }
+  // The person acts on the proposal; the card's copy of its button (which may arrive first) waits.
   const open = (kind: string) => {
     const found = findButton(standIn, DEMO_CHANNEL, ctx.rootTs!, `playbook_${kind}`);
-    return found && !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
+    if (!found || found.message.ts === ctx.rootTs) return undefined;
+    return !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
   };
   const next = open("next");
   if (next) return { kind: "next", message: next.message };
@@ -530,7 +532,8 @@ function approvalReason(ctx: DemoContext, title: string): string {
   const cause = /\*Cause:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const verdict = /\*Verdict:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const finding = mrkdwnToPlain(cause ?? verdict ?? `the diagnosis of ${ctx.scenarioTable}`);
-  const reason = `${finding.replace(/\.$/, "")}. ${title}: that is what this should fix.`;
+  // Short, as people write them: the finding without its parenthesis, then the step.
+  const reason = `${finding.replace(/\s*\([^)]*\)/g, "").replace(/\.$/, "")}. ${title}.`;
   return reason.length > 480 ? `${reason.slice(0, 479)}…` : reason;
 }
 

@@ -4,7 +4,7 @@
 // ephemeral answer.
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
-import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
+import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import type { LogLike } from "../../services/incident/deps.js";
@@ -14,6 +14,7 @@ import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
+import { cardCause } from "./render/card-cause.js";
 import { escapeMrkdwn } from "./render/limits.js";
 import type { HistoryEntry, StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
@@ -68,8 +69,7 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   const verdict = report?.findings.find((f) => f.id === report.verdict);
   // The cause line names who won the race (a root-cause finding), and only under a verdict that is
   // a race: a stopped coordinator or a checkpoint problem has its cause in the verdict itself.
-  const cause =
-    report && RACE_VERDICTS.has(report.verdict) ? report.findings.find((f) => isRootCause(f.id)) : undefined;
+  const cause = cardCause(report);
   let nowLine: string | undefined;
   if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
   else if (incident.state === "awaiting-approval" && report?.nextStep)
@@ -125,9 +125,6 @@ function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalled
   return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
 
-/** Verdicts about a race between committers: a root-cause finding says who won it. */
-const RACE_VERDICTS = new Set<string>(["commit-conflict", "commit-failing", "validation-conflict"]);
-
 const SOURCE_NAMES_READ: Record<string, string> = {
   catalog: "Iceberg REST catalog",
   flink: "Flink REST",
@@ -152,10 +149,6 @@ function failingAndDown(report: Report | undefined): Pick<StatusCardView, "faili
     ...(failing ? { failingWriter: failing } : {}),
     ...(down.length > 0 ? { downSources: down } : {}),
   };
-}
-
-function isRootCause(id: string): boolean {
-  return (ROOT_CAUSE_IDS as readonly string[]).includes(id);
 }
 
 /**

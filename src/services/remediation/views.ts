@@ -20,8 +20,8 @@ import type {
 } from "../view-models.js";
 
 const SIGNAL_WORDS: Record<VerifySignal, string> = {
-  "writer-snapshots-resume": "the writer's own snapshots resume",
-  "elapsed-seconds-normal": "elapsedSecondsSinceLastSuccessfulCommit is back in its normal range",
+  "writer-snapshots-resume": "the writer commits again",
+  "elapsed-seconds-normal": "its commit gap is normal",
   "connector-running": "the connector and its tasks are RUNNING",
 };
 

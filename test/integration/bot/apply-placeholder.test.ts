@@ -162,8 +162,14 @@ describe("Apply opens its form at once and a worker fills it in", () => {
     );
     const button = card.block.elements![0]!;
     expect(button).toMatchObject({ action_id: "playbook_apply", text: { text: "Review and apply" } });
-    const proposal = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply")!;
-    expect(proposal.message.ts).not.toBe(rootTs);
+    const proposal = await eventually(
+      () => {
+        const found = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply");
+        return found && found.message.ts !== rootTs ? found : undefined;
+      },
+      10_000,
+      "the proposal",
+    );
     expect(button.value).toBe(proposal.button.value);
     expect(JSON.stringify(card.root.blocks)).toMatch(/\*Now:\* waiting for approval of/);
 
