@@ -228,6 +228,9 @@ export function cardSummary(
       case "applying":
         return { state: "applying", nowLine: `applying ${name}`, step };
       default: {
+        // A read-only check answers at its first look: no "check 1 of 3" to wait through.
+        if (cur.change.kind === "read-only-check")
+          return { state: "verifying", nowLine: `the bot is checking: ${name}`, step };
         const check = { index: Math.max(1, cur.checksDone), total: cur.checksTotal };
         return {
           state: "verifying",
