@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { loadConfig } from "../src/config.js";
 import { type Bot, type BotOptions, startBot } from "../src/main.js";
 import type { DiagnoseFn } from "../src/services/incident/deps.js";
+import { alertmanagerBody } from "../src/sim/alertmanager.js";
 import { signedHeaders } from "../src/sim/slack/signing.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../src/sim/slack/types.js";
@@ -89,21 +90,7 @@ export function signedSlashCommand(secret: string, text: string, n: number) {
 }
 
 export function alertBody(table: string, fingerprint: string): string {
-  return JSON.stringify({
-    version: "4",
-    status: "firing",
-    receiver: "iceberg-bot",
-    alerts: [
-      {
-        status: "firing",
-        labels: { alertname: "IcebergCommitStalled", table },
-        annotations: { summary: `No successful Iceberg commit for ${table}` },
-        startsAt: new Date().toISOString(),
-        endsAt: "0001-01-01T00:00:00Z",
-        fingerprint,
-      },
-    ],
-  });
+  return alertmanagerBody([{ table, fingerprint }]);
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -4,12 +4,10 @@
 // is stopped by the close() it comes with.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
-import { freePort } from "../src/util/free-port.js";
+import { startPrivateRedis } from "../src/sim/servers/redis-server.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -31,36 +29,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** A non-persistent redis-server on a free port: the bots under test share nothing with anyone. */
 export async function privateRedis(): Promise<{ url: string; close(): Promise<void> }> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "bench-redis-"));
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: "ignore" },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-    client.on("error", () => {});
-    const ok = await client
-      .connect()
-      .then(() => client.ping())
-      .then(
-        () => true,
-        () => false,
-      );
-    client.disconnect();
-    if (ok) break;
-    if (i > 50) throw new Error("redis-server did not start");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    close: async () => {
-      await stopChild(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const redis = await startPrivateRedis();
+  return { url: redis.url, close: redis.stop };
 }
 
 /** Settings start-up insists on that the benchmarks do not exercise. */

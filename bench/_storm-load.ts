@@ -4,6 +4,7 @@
 // `inFlight` at a time, spread over the target's urls; a first, uncounted round of a tenth of that
 // warms connections and JIT (and opens the incidents, so their diagnoses run during the counted
 // rounds). Prints latencies and non-2xx counts.
+import { alertmanagerBody } from "../src/sim/alertmanager.js";
 import { pooled } from "./_bot-setup.js";
 
 interface Plan {
@@ -21,23 +22,9 @@ const plan = JSON.parse(input) as Plan;
 const perRound = Math.ceil(plan.alerts / plan.rounds);
 
 function body(i: number): string {
-  const table = `db.storm_${i % plan.tables}`;
-  return JSON.stringify({
-    version: "4",
-    status: "firing",
-    receiver: "iceberg-bot",
-    groupLabels: { alertname: "IcebergCommitStalled" },
-    alerts: [
-      {
-        status: "firing",
-        labels: { alertname: "IcebergCommitStalled", table },
-        annotations: { summary: `No successful Iceberg commit for ${table}` },
-        startsAt: new Date().toISOString(),
-        endsAt: "0001-01-01T00:00:00Z",
-        fingerprint: `storm${i.toString().padStart(11, "0")}`,
-      },
-    ],
-  });
+  return alertmanagerBody([
+    { table: `db.storm_${i % plan.tables}`, fingerprint: `storm${i.toString().padStart(11, "0")}` },
+  ]);
 }
 
 const out: Record<string, { latencies: number[]; rounds: number[][]; failed: number; seconds: number }> = {};

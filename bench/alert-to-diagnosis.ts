@@ -5,6 +5,7 @@
 
 import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
 import { loadConfig } from "../src/config.js";
+import { alertmanagerBody } from "../src/sim/alertmanager.js";
 import { startLakehouse } from "../src/sim/lakehouse.js";
 import { type BenchBots, CHANNEL, fixedDiagnose, percentile, startBenchBots, timed } from "./_bot-setup.js";
 
@@ -131,20 +132,14 @@ async function alertToDiagnosis(bench: BenchBots): Promise<number[]> {
 }
 
 function alertBody(n: number): string {
-  return JSON.stringify({
-    version: "4",
-    status: "firing",
-    alerts: [
-      {
-        status: "firing",
-        labels: { alertname: "IcebergCommitStalled", table: "iceberg.db.events", job_name: "events-ingest" },
-        annotations: {},
-        startsAt: new Date(Date.now() - n * 1000).toISOString(),
-        endsAt: "0001-01-01T00:00:00Z",
-        fingerprint: `bench${n.toString().padStart(11, "0")}`,
-      },
-    ],
-  });
+  return alertmanagerBody([
+    {
+      table: "iceberg.db.events",
+      labels: { job_name: "events-ingest" },
+      startsAtMs: Date.now() - n * 1000,
+      fingerprint: `bench${n.toString().padStart(11, "0")}`,
+    },
+  ]);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

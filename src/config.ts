@@ -3,7 +3,9 @@
 // logs or error messages: use redactConfig() when printing.
 
 import { z } from "zod";
-import { type BotConfig, BotConfigSchema, parseBotConfigText } from "./core/settings.js";
+import { resolveSources } from "./config-sources.js";
+import { type BotConfig, BotConfigSchema, parseBotConfigWithLines } from "./core/settings.js";
+import { EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
 import { slackTokenProblems } from "./token-kinds.js";
@@ -68,8 +70,58 @@ const EnvSchema = z.object({
   ),
 });
 
+/**
+ * The standard AWS variables SigV4-signed catalogs take their credentials from (in this order:
+ * static keys, a web identity token file, container credentials). Read only when a catalog signs.
+ */
+const AwsEnvSchema = z.object({
+  AWS_ACCESS_KEY_ID: optionalText,
+  AWS_SECRET_ACCESS_KEY: optionalText,
+  AWS_SESSION_TOKEN: optionalText,
+  AWS_REGION: optionalText,
+  AWS_DEFAULT_REGION: optionalText,
+  AWS_WEB_IDENTITY_TOKEN_FILE: optionalText,
+  AWS_ROLE_ARN: optionalText,
+  AWS_ROLE_SESSION_NAME: optionalText,
+  /** Where AssumeRoleWithWebIdentity is sent (default https://sts.<region>.amazonaws.com). */
+  AWS_ENDPOINT_URL_STS: optionalUrl,
+  AWS_CONTAINER_CREDENTIALS_FULL_URI: optionalUrl,
+  AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: optionalText,
+  AWS_CONTAINER_AUTHORIZATION_TOKEN: optionalText,
+  AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: optionalText,
+});
+
+export const AWS_ENV_NAMES = Object.keys(AwsEnvSchema.shape) as ReadonlyArray<
+  keyof typeof AwsEnvSchema.shape
+>;
+
+export interface AwsEnv {
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  region?: string;
+  webIdentityTokenFile?: string;
+  roleArn?: string;
+  roleSessionName?: string;
+  stsEndpoint?: string;
+  containerFullUri?: string;
+  containerRelativeUri?: string;
+  containerAuthToken?: string;
+  containerAuthTokenFile?: string;
+}
+
 /** Every environment variable the bot reads (deployment manifests are checked against this). */
 export const ENV_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
+
+/**
+ * Set by Kubernetes itself in every pod (never by our manifests): where the in-cluster API server
+ * is, for Flink Kubernetes Operator discovery with the pod's service account.
+ */
+const PlatformEnvSchema = z.object({
+  KUBERNETES_SERVICE_HOST: optionalText,
+  KUBERNETES_SERVICE_PORT: emptyAsUnset(z.coerce.number().int().min(1).max(65_535).optional()),
+});
+export const PLATFORM_ENV_NAMES = Object.keys(PlatformEnvSchema.shape);
 
 export interface Config {
   slack: {
@@ -96,6 +148,14 @@ export interface Config {
   prometheusUrl?: string;
   alertWebhookToken?: string;
   bot: BotConfig;
+  /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
+  kubernetesService?: { host: string; port: number };
+  /**
+   * Every named source: BOT_CONFIG's `sources:` plus the single-URL variables' (named
+   * "default"), with secrets read from the variables and files they name.
+   */
+  sources: SourceSpecs;
+  aws: AwsEnv;
   port: number;
   metricsPort: number;
   incidentChannel?: string;
@@ -113,25 +173,62 @@ export interface LoadConfigOptions {
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Readonly<Config> {
   const problems: string[] = [];
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  const platform = PlatformEnvSchema.safeParse(env);
+  for (const result of [parsed, platform]) {
+    if (result.success) continue;
+    for (const issue of result.error.issues) {
       problems.push(`${issue.path.join(".")}: ${issue.message}`);
     }
   }
 
   let bot: BotConfig = BotConfigSchema.parse({});
+  let where = (path: readonly (string | number)[]) => `BOT_CONFIG (${path.join(".")})`;
   const rawBotConfig = env.BOT_CONFIG?.trim();
   if (rawBotConfig) {
     try {
-      bot = parseBotConfig(rawBotConfig, options.readFile);
+      ({ config: bot, where } = parseBotConfigLocated(rawBotConfig, options.readFile));
     } catch (error) {
       problems.push(`BOT_CONFIG: ${(error as Error).message}`);
     }
   }
+  const aws = AwsEnvSchema.safeParse(env);
+  if (!aws.success)
+    for (const issue of aws.error.issues) problems.push(`${issue.path.join(".")}: ${issue.message}`);
+  let sources: SourceSpecs = EMPTY_SOURCES;
+  if (parsed.success) {
+    const e = parsed.data;
+    const sourceProblems: string[] = [];
+    const catalog = {
+      url: e.ICEBERG_CATALOG_URL,
+      token: e.ICEBERG_CATALOG_TOKEN,
+      credential: e.ICEBERG_CATALOG_CREDENTIAL,
+      oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
+      scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
+    };
+    sources = resolveSources(
+      bot.sources,
+      {
+        flinkUrl: e.FLINK_REST_URL,
+        connectUrl: e.CONNECT_REST_URL,
+        prometheusUrl: e.PROMETHEUS_URL,
+        ...(e.ICEBERG_CATALOG_URL
+          ? {
+              catalog: {
+                url: e.ICEBERG_CATALOG_URL,
+                auth: envCatalogAuth(catalog),
+                ...(e.ICEBERG_WAREHOUSE ? { warehouse: e.ICEBERG_WAREHOUSE } : {}),
+              },
+            }
+          : {}),
+      },
+      { env, readFile: options.readFile, where, problems: sourceProblems },
+    );
+    problems.push(...sourceProblems.map((p) => `BOT_CONFIG: ${p}`));
+  }
 
   problems.push(...slackTokenProblems(env));
 
-  if (problems.length > 0 || !parsed.success) {
+  if (problems.length > 0 || !parsed.success || !platform.success) {
     throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
       hint: "Fix the settings listed above (see README, Configuration) and start again.",
       details: { problems },
@@ -161,6 +258,9 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     prometheusUrl: e.PROMETHEUS_URL,
     alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
     bot,
+    kubernetesService: kubernetesService(platform.data),
+    sources,
+    aws: awsEnv(aws.success ? aws.data : {}),
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
     incidentChannel: e.INCIDENT_CHANNEL,
@@ -170,13 +270,54 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   return deepFreeze(config);
 }
 
+function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string; port: number } | undefined {
+  if (!p.KUBERNETES_SERVICE_HOST) return undefined;
+  return { host: p.KUBERNETES_SERVICE_HOST, port: p.KUBERNETES_SERVICE_PORT ?? 443 };
+}
+
 /** BOT_CONFIG holds YAML text, or the path of a YAML file (a single line ending in .yaml/.yml). */
 export function parseBotConfig(raw: string, readFile?: (path: string) => string): BotConfig {
+  return parseBotConfigLocated(raw, readFile).config;
+}
+
+function parseBotConfigLocated(raw: string, readFile?: (path: string) => string) {
   if (!raw.includes("\n") && /\.ya?ml$/i.test(raw)) {
     if (!readFile) throw new Error(`names a file (${raw}) but no file reader was given`);
-    return parseBotConfigText(readFile(raw), raw);
+    return parseBotConfigWithLines(readFile(raw), raw);
   }
-  return parseBotConfigText(raw, "BOT_CONFIG");
+  return parseBotConfigWithLines(raw, "BOT_CONFIG");
+}
+
+/** Client credentials win over a fixed token when both are set: they can be renewed. */
+function envCatalogAuth(catalog: {
+  token?: string;
+  credential?: string;
+  oauthUri?: string;
+  scope: string;
+}): SourceSpecs["catalogs"][number]["auth"] {
+  const { credential, token, oauthUri, scope } = catalog;
+  if (credential) return { kind: "oauth2", credential, tokenUrl: oauthUri, scope };
+  if (token) return { kind: "bearer", token };
+  return { kind: "none" };
+}
+
+function awsEnv(e: Partial<z.infer<typeof AwsEnvSchema>>): AwsEnv {
+  const out: AwsEnv = {
+    accessKeyId: e.AWS_ACCESS_KEY_ID,
+    secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+    sessionToken: e.AWS_SESSION_TOKEN,
+    region: e.AWS_REGION ?? e.AWS_DEFAULT_REGION,
+    webIdentityTokenFile: e.AWS_WEB_IDENTITY_TOKEN_FILE,
+    roleArn: e.AWS_ROLE_ARN,
+    roleSessionName: e.AWS_ROLE_SESSION_NAME,
+    stsEndpoint: e.AWS_ENDPOINT_URL_STS,
+    containerFullUri: e.AWS_CONTAINER_CREDENTIALS_FULL_URI,
+    containerRelativeUri: e.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI,
+    containerAuthToken: e.AWS_CONTAINER_AUTHORIZATION_TOKEN,
+    containerAuthTokenFile: e.AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE,
+  };
+  for (const key of Object.keys(out) as (keyof AwsEnv)[]) if (out[key] === undefined) delete out[key];
+  return out;
 }
 
 const SECRET_PATHS = [
@@ -204,6 +345,19 @@ export function redactConfig(config: Config): Record<string, unknown> {
     if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
   const catalog = copy.catalog as Record<string, unknown>;
   if (typeof catalog.url === "string") catalog.url = redactUrl(catalog.url);
+  for (const list of Object.values(copy.sources as Record<string, Record<string, unknown>[]>)) {
+    for (const source of list) {
+      if (typeof source.url === "string") source.url = redactUrl(source.url);
+      const auth = source.auth as Record<string, unknown>;
+      for (const key of ["password", "token", "credential"])
+        if (auth[key] !== undefined) auth[key] = REDACTED;
+      const tls = source.tls as Record<string, unknown> | undefined;
+      if (tls?.key !== undefined) tls.key = REDACTED;
+    }
+  }
+  const aws = copy.aws as Record<string, unknown>;
+  for (const key of ["secretAccessKey", "sessionToken", "containerAuthToken"])
+    if (aws[key] !== undefined) aws[key] = REDACTED;
   const redis = copy.redis as Record<string, unknown>;
   for (const key of ["password", "sentinelPassword"]) if (redis[key] !== undefined) redis[key] = REDACTED;
   if (typeof redis.url === "string") redis.url = redactUrl(redis.url);
@@ -221,6 +375,10 @@ export function secretValues(config: Config): string[] {
     config.catalog.credential?.split(":").slice(1).join(":"),
     config.alertWebhookToken,
     ...topologySecrets(config.redis),
+    ...sourceSecrets(config.sources),
+    config.aws.secretAccessKey,
+    config.aws.sessionToken,
+    config.aws.containerAuthToken,
     // A password given in a source URL (sent as basic auth, see http.ts).
     ...[config.catalog.url, config.flinkUrl, config.connectUrl, config.prometheusUrl].map(urlPassword),
   ];
@@ -230,6 +388,22 @@ export function secretValues(config: Config): string[] {
 /** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return scrubAllForms(text, secrets);
+}
+
+function sourceSecrets(sources: SourceSpecs): (string | undefined)[] {
+  const all = [...sources.flink, ...sources.connect, ...sources.prometheus, ...sources.catalogs];
+  return all.flatMap((source) => {
+    const auth = source.auth as { password?: string; token?: string; credential?: string };
+    const clientSecret = auth.credential?.split(":").slice(1).join(":");
+    return [
+      auth.password,
+      auth.token,
+      auth.credential,
+      clientSecret,
+      source.tls?.key,
+      urlPassword(source.url),
+    ];
+  });
 }
 
 function urlPassword(raw: string | undefined): string | undefined {

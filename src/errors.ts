@@ -14,6 +14,8 @@ export enum ErrorCode {
   SourceTooLarge = "source_too_large",
   SourceRetryable = "source_retryable",
   AuthFailed = "auth_failed",
+  /** The Kubernetes API refused a verb on a resource in a namespace: the RBAC lacks it. */
+  KubernetesForbidden = "kubernetes_forbidden",
   NoEvidence = "no_evidence",
   PlaybookInvalid = "playbook_invalid",
   WebhookInvalid = "webhook_invalid",

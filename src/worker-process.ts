@@ -7,6 +7,13 @@ import { startBot } from "./main.js";
 import type { ChildMessage, ParentMessage } from "./worker-supervisor.js";
 
 const send = (message: ChildMessage) => process.send?.(message);
+
+// The log pipe is the parent's: it may close before this process has drained (a parent killed, a
+// benchmark that ended). Losing the log lines must not crash the drain, so the process goes on
+// stopping as asked, silent.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+});
 let stop: (() => Promise<void>) | undefined;
 let stopping = false;
 

@@ -3,7 +3,7 @@
 
 import type { Logger } from "pino";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
-import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
+import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
 import type { BackoffSettings } from "../adapters/slack/outbox/poster.js";
@@ -13,8 +13,8 @@ import type { SweepStore } from "../adapters/store/sweep-store.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import type { EvidencePorts } from "../services/ports.js";
 import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";
+import type { SweepService } from "../services/sweep/service.js";
 import type { WorkerSupervisor, WorkerSupervisorOptions } from "../worker-supervisor.js";
-import type { SweepRuntime } from "./sweep.js";
 
 export type BotRole = "start" | "serve" | "worker";
 
@@ -94,4 +94,10 @@ export interface Bot {
    */
   idle(): Promise<boolean>;
   stop(): Promise<void>;
+}
+
+/** The catalog sweep running in a worker: its service and its queue workers. */
+export interface SweepRuntime {
+  service: SweepService;
+  workers: SweepWorkers;
 }

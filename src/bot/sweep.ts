@@ -5,7 +5,7 @@ import type { ConnectionOptions, Job } from "bullmq";
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { gatedDispatcher } from "../adapters/evidence/gated-dispatcher.js";
-import { type SweepQueues, type SweepWorkers, startSweepWorkers } from "../adapters/queue/sweep-queue.js";
+import { type SweepQueues, startSweepWorkers } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import { type ChannelMessage, channelQueueId } from "../adapters/slack/outbox/outbox.js";
 import { threadPermalink } from "../adapters/slack/slack-jobs.js";
@@ -23,6 +23,7 @@ import type { EvidencePorts } from "../services/ports.js";
 import { SweepService } from "../services/sweep/service.js";
 import { withSharedListings } from "../services/sweep/shared-listings.js";
 import type { StartFixOutcome } from "../services/sweep/start-fix.js";
+import type { SweepRuntime } from "./options.js";
 import type { Part } from "./part.js";
 import type { Shared } from "./shared.js";
 
@@ -55,11 +56,6 @@ export interface SweepWiring {
    * incident's messages, so a link to its thread is there to give.
    */
   reply(channel: string, user: string, reply: EphemeralReply, incidentId?: string): Promise<void>;
-}
-
-export interface SweepRuntime {
-  service: SweepService;
-  workers: SweepWorkers;
 }
 
 /** Flink job lists and Connect connector lists are shared by a worker's tables for this long. */

@@ -3,6 +3,7 @@
 // poster, the command inbox's reader, and the scheduler that keeps the alert intake's promises.
 
 import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
+import { type DrainLoop, startDrainLoop } from "../adapters/queue/drain-loop.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
 import { type BotWorkers, startWorkers } from "../adapters/queue/queues.js";
@@ -19,10 +20,10 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
-import { keepIntakePromises } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import { runDiagnoseJob } from "../services/incident/diagnosis.js";
+import { keepIntakePromises } from "../services/intake-promises.js";
 import { superviseWorker, type WorkerChildOptions, type WorkerSupervisor } from "../worker-supervisor.js";
 import type { Part } from "./part.js";
 import { remediationQueueName, type Shared, slackClient } from "./shared.js";
@@ -99,6 +100,9 @@ function loadDiagnose(shared: Shared): DiagnoseFn {
       playbooks: shared.playbooks.playbooks,
     });
 }
+/** How often the keeper looks for intake promises a dead receiver left. */
+const INTAKE_KEEPER_EVERY_MS = 5_000;
+
 const loadAudit: AuditFn = async (ports, request, clock) =>
   (await import("../services/audit-table.js")).auditTable(ports, request, clock);
 
@@ -183,20 +187,20 @@ export function commandInboxReaderPart(shared: Shared): Part {
 
 /** Every 5 s: the work an alert intake promised but whose receiver died before queueing it. */
 export function intakePromiseKeeperPart(shared: Shared): Part {
-  let timer: NodeJS.Timeout | undefined;
+  let loop: DrainLoop | undefined;
   return {
     name: "intake promise keeper",
     start() {
-      timer = setInterval(() => {
-        keepIntakePromises(shared.incidents).catch((error: unknown) =>
-          shared.log.warn({ err: (error as Error).message }, "intake promises not kept yet"),
-        );
-      }, 5_000);
-      timer.unref();
+      loop = startDrainLoop({
+        pass: async () => {
+          await keepIntakePromises(shared.incidents);
+        },
+        idleMs: INTAKE_KEEPER_EVERY_MS,
+        retryMs: INTAKE_KEEPER_EVERY_MS,
+        onError: (error) => shared.log.warn({ err: error.message }, "intake promises not kept yet"),
+      });
     },
-    stop() {
-      clearInterval(timer);
-    },
+    stop: () => loop?.stop(),
   };
 }
 

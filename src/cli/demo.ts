@@ -4,9 +4,9 @@
 // people for risky steps), plays steps done by hand, asks for the next step when one did not help,
 // and asks for the audit when there is nothing to do.
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
@@ -14,8 +14,10 @@ import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
 import { type Bot, startBot } from "../main.js";
+import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
+import { redisAnswers, startPrivateRedis } from "../sim/servers/redis-server.js";
 import {
   approveStep,
   findButton,
@@ -26,7 +28,6 @@ import {
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
 import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
-import { freePort } from "../util/free-port.js";
 
 export interface DemoOptions {
   scenario?: string;
@@ -571,51 +572,17 @@ export async function ensureRedis(
   env: Env,
   say: (line: string) => void,
 ): Promise<{ url: string; stop?: () => Promise<void> } | undefined> {
-  if (await pings(url)) return { url };
+  if (await redisAnswers(url)) return { url };
   // PATH comes from the injected environment, like every other setting.
   const childEnv = { PATH: env.PATH ?? "" };
   if (spawnSync("redis-server", ["--version"], { stdio: "ignore", env: childEnv }).status !== 0)
     return undefined;
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-demo-redis-"));
-  const child: ChildProcess = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: "ignore", env: childEnv },
-  );
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const privateUrl = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
-    if (await pings(privateUrl)) {
-      say(`Started a private redis-server on port ${port}.`);
-      return { url: privateUrl, stop };
-    }
-    await sleep(100);
-  }
-  await stop();
-  return undefined;
-}
-
-async function pings(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    connectTimeout: 1000,
-  });
-  client.on("error", () => {});
   try {
-    await client.connect();
-    await client.ping();
-    return true;
+    const redis = await startPrivateRedis({ env: childEnv });
+    say(`Started a private redis-server on port ${redis.port}.`);
+    return { url: redis.url, stop: redis.stop };
   } catch {
-    return false;
-  } finally {
-    client.disconnect();
+    return undefined;
   }
 }
 
@@ -634,31 +601,17 @@ export async function deleteNamespace(url: string, namespace: string): Promise<v
 }
 
 export function alertBody(table: string, jobName: string | undefined, nowMs: number): string {
-  const labels: Record<string, string> = { alertname: "IcebergCommitStalled", severity: "critical", table };
-  if (jobName) labels.job_name = jobName;
-  return JSON.stringify({
-    version: "4",
-    status: "firing",
-    receiver: "iceberg-bot",
-    groupKey: `{}:{alertname="IcebergCommitStalled", table="${table}"}`,
-    truncatedAlerts: 0,
-    groupLabels: { alertname: "IcebergCommitStalled", table },
-    commonLabels: labels,
-    commonAnnotations: {},
-    externalURL: "http://127.0.0.1:9093",
-    alerts: [
+  return alertmanagerBody(
+    [
       {
-        status: "firing",
-        labels,
-        annotations: {
-          summary: `No successful Iceberg commit for ${table}`,
-          description: "elapsedSecondsSinceLastSuccessfulCommit is above 3600",
-        },
-        startsAt: new Date(nowMs - 5 * 60_000).toISOString(),
-        endsAt: "0001-01-01T00:00:00Z",
-        generatorURL: "http://127.0.0.1:9090/graph",
+        table,
+        ...(jobName ? { labels: { job_name: jobName } } : {}),
+        annotations: { description: "elapsedSecondsSinceLastSuccessfulCommit is above 3600" },
+        startsAtMs: nowMs - 5 * 60_000,
+        // A fresh fingerprint each time: the demo's second alert is a new one, not a repeat.
         fingerprint: randomBytes(8).toString("hex"),
       },
     ],
-  });
+    nowMs,
+  );
 }

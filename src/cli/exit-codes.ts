@@ -24,6 +24,7 @@ const USAGE_ERRORS = new Set<ErrorCode>([
   ErrorCode.TableNotFound,
   ErrorCode.TableAmbiguous,
   ErrorCode.AuthFailed,
+  ErrorCode.KubernetesForbidden,
   ErrorCode.PlaybookInvalid,
 ]);
 

@@ -26,6 +26,7 @@ export const COMMANDS = [
   "dev",
   "sim",
   "schemas",
+  "discover",
   "help",
 ] as const;
 
@@ -98,6 +99,10 @@ async function dispatch(
     case "schemas": {
       const { runSchemasCommand } = await import("./commands/schemas-command.js");
       return runSchemasCommand(args, io);
+    }
+    case "discover": {
+      const { runDiscoverCommand } = await import("./commands/discover-command.js");
+      return runDiscoverCommand(args, io, onConfig);
     }
     default:
       throw unknownCommand(command);

@@ -32,6 +32,7 @@ Commands:
   dev                      a local Slack to click through: lakehouse, stand-in, bot, web page
   sim [scenario]           serve a simulated lakehouse (catalog, Flink, Connect, Prometheus)
   schemas                  print or regenerate the JSON Schemas of the reports
+  discover                 list the Flink clusters the Flink Kubernetes Operator runs
   help [command]           show help for a command
 
 Run \`iceberg-bot <command> --help\` for a command's options.
@@ -161,6 +162,18 @@ Prints the JSON Schemas of the diagnosis and audit reports, generated from the c
 
   --write DIR   write report.schema.json and audit-report.schema.json into DIR
   --check DIR   exit 1 when the files in DIR differ from the code
+`,
+  discover: `Usage: iceberg-bot discover [--config FILE] [--format text|json]
+
+Lists the FlinkDeployments and FlinkSessionJobs in the namespaces of the kubernetes section of
+BOT_CONFIG, once, with the bot's own credentials (the pod's service account, or the kubeconfig
+named there): each JobManager's REST URL, its jobs' ids, names and states, pending jobs, and every
+namespace the RBAC refuses with the manifest that grants it (docs/kubernetes.md).
+Exits 0 when every namespace was listed, 1 when some were refused, 2 when the credentials or the
+RBAC refuse all of them, 3 when the API server does not answer.
+
+  --config FILE     BOT_CONFIG YAML file (overrides BOT_CONFIG)
+  --format FORMAT   text (default) or json
 `,
   help: `Usage: iceberg-bot help [command]
 

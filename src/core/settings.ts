@@ -6,7 +6,9 @@
 
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { KubernetesSettingsSchema } from "./kubernetes-settings.js";
 import { lineOfPath } from "./playbook/load.js";
+import { SOURCE_KEYS, SourcesConfigSchema } from "./sources/config-schema.js";
 import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./sweep/config.js";
 
 const FollowUpSchema = z.strictObject({
@@ -59,6 +61,10 @@ export const BotConfigSchema = z.strictObject({
   workers: z
     .strictObject({ diagnoses: z.number().int().min(1).max(64).default(8) })
     .default({ diagnoses: 8 }),
+  /** Flink Kubernetes Operator discovery (docs/kubernetes.md); absent = none. */
+  kubernetes: KubernetesSettingsSchema.optional(),
+  /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */
+  sources: SourcesConfigSchema.default({ flink: [], connect: [], prometheus: [], catalogs: [] }),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;
@@ -87,6 +93,14 @@ export function tableSettings(bot: BotConfig, table: string): ResolvedTableSetti
  * "BOT_CONFIG") for the messages. Throws one Error listing every problem with its line.
  */
 export function parseBotConfigText(text: string, source: string): BotConfig {
+  return parseBotConfigWithLines(text, source).config;
+}
+
+/** The parsed settings and `where(path)`: "file:line" of a key, for problems found later. */
+export function parseBotConfigWithLines(
+  text: string,
+  source: string,
+): { config: BotConfig; where: (path: readonly (string | number)[]) => string } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
@@ -101,7 +115,8 @@ export function parseBotConfigText(text: string, source: string): BotConfig {
     );
   }
   const result = BotConfigSchema.safeParse(doc.toJS() ?? {});
-  if (result.success) return result.data;
+  if (result.success)
+    return { config: result.data, where: (path) => `${source}:${lineOfPath(doc, path, lineAt)}` };
   throw new Error(
     result.error.issues
       .map((issue) => {
@@ -125,5 +140,14 @@ function allowedKeys(path: readonly PropertyKey[]): string {
   if (path.length === 0) return Object.keys(BotConfigSchema.shape).join(", ");
   if (path[0] === "defaults" && path.length === 1) return "channel, approvers, followUp";
   if (path[path.length - 1] === "followUp") return "intervalSeconds, checks";
+  if (path[0] === "kubernetes" && path.length === 1)
+    return Object.keys(KubernetesSettingsSchema.shape).join(", ");
+  if (path[0] === "sources") {
+    if (path.length === 1) return SOURCE_KEYS.sources.join(", ");
+    if (path.length === 3)
+      return (path[1] === "catalogs" ? SOURCE_KEYS.catalog : SOURCE_KEYS.http).join(", ");
+    if (path[3] === "tls") return "certFile, keyFile, caFile";
+    return "the keys of its auth type (see docs/sources.md)";
+  }
   return Object.keys(TableSettingsSchema.shape).join(", ");
 }

@@ -5,12 +5,13 @@
 // A webhook is answered after one Redis round trip: the whole batch goes through the store's
 // intake script, which also records the work it promised (intake promises: the status card, the
 // first diagnosis, a card edit) beside the incident. That work is queued after the answer;
-// whatever a dead process left promised is queued by the promise keeper (keepIntakePromises).
+// whatever a dead process left promised is queued by the promise keeper (intake-promises.ts).
 
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
 import { tableSettings } from "../core/settings.js";
 import type { IncidentDeps } from "./incident/deps.js";
+import { queuePromised } from "./intake-promises.js";
 import type { IntakeAlert, IntakePromise } from "./ports.js";
 
 export interface AlertIntakeDeps extends IncidentDeps {
@@ -120,45 +121,4 @@ function toIntakeAlert(
         ? `${alert.alertName} firing${alert.summary ? `: ${alert.summary}` : ""}`
         : `${alert.alertName} resolved`,
   };
-}
-
-/**
- * Queues the work behind intake promises, then clears them. Diagnosis job ids are fixed by the
- * promise and the poster posts each name once, so keeping a promise twice (the receiver and the
- * promise keeper both) adds nothing.
- */
-export async function queuePromised(
-  deps: Pick<IncidentDeps, "queues" | "slack" | "store">,
-  entries: readonly IntakePromise[],
-): Promise<void> {
-  await Promise.all(
-    entries.map(async (entry) => {
-      if (entry.kind === "open") {
-        await Promise.all([
-          deps.slack.send({ kind: "root", incidentId: entry.incidentId }),
-          deps.queues.enqueueDiagnose({ kind: "incident", incidentId: entry.incidentId, n: 1 }),
-        ]);
-      } else {
-        await deps.slack.send({
-          kind: "card",
-          incidentId: entry.incidentId,
-          version: entry.version,
-        });
-      }
-    }),
-  );
-  await deps.store.promisesKept(entries);
-}
-
-/** Promises older than this are taken as abandoned by the process that recorded them. */
-export const INTAKE_PROMISE_GRACE_MS = 10_000;
-
-/** Keeps the promises a receiver recorded but did not get to keep (it died, Redis blinked). */
-export async function keepIntakePromises(
-  deps: Pick<IncidentDeps, "queues" | "slack" | "store">,
-  graceMs = INTAKE_PROMISE_GRACE_MS,
-): Promise<number> {
-  const due = await deps.store.duePromises(graceMs);
-  if (due.length > 0) await queuePromised(deps, due);
-  return due.length;
 }

@@ -56,8 +56,11 @@ export interface CatalogPort {
 
 export interface FlinkPort {
   listJobs(): Promise<FlinkJobSummary[]>;
-  /** Everything about one job; `metricTable` is the table as the sink names it (e.g. iceberg.db.events). */
-  getJobEvidence(jobId: string, table: TableRef): Promise<FlinkJobEvidence>;
+  /**
+   * Everything about one job; `metricTable` is the table as the sink names it (e.g.
+   * iceberg.db.events). `source` picks the Flink source when several are read.
+   */
+  getJobEvidence(jobId: string, table: TableRef, source?: string): Promise<FlinkJobEvidence>;
 }
 
 export interface ConnectorInfo {
@@ -65,6 +68,8 @@ export interface ConnectorInfo {
   type: string;
   config: Record<string, string>;
   status?: ConnectorStatus;
+  /** The cluster listing it, when several are read. */
+  cluster?: string;
 }
 
 export interface RestartOutcome {
@@ -73,12 +78,34 @@ export interface RestartOutcome {
   status?: ConnectorStatus;
 }
 
+/** `cluster` picks the Connect cluster when several are read (the one the evidence named). */
 export interface ConnectPort {
   listConnectors(): Promise<ConnectorInfo[]>;
-  getConnectorEvidence(name: string): Promise<ConnectEvidence>;
-  restart(name: string, options: { includeTasks: boolean; onlyFailed: boolean }): Promise<RestartOutcome>;
+  getConnectorEvidence(name: string, cluster?: string): Promise<ConnectEvidence>;
+  restart(
+    name: string,
+    options: { includeTasks: boolean; onlyFailed: boolean },
+    cluster?: string,
+  ): Promise<RestartOutcome>;
   /** Replaces the whole config (PUT semantics); callers merge with the current config first. */
-  updateConfig(name: string, config: Record<string, string>): Promise<Record<string, string>>;
+  updateConfig(
+    name: string,
+    config: Record<string, string>,
+    cluster?: string,
+  ): Promise<Record<string, string>>;
+}
+
+/** A source of one kind with the name it goes by. */
+export interface Named<P> {
+  name: string;
+  port: P;
+}
+
+/** Every named catalog, and which one holds a table (BOT_CONFIG's tables/namespaces mapping). */
+export interface CatalogDirectory {
+  all: Named<CatalogPort>[];
+  forTable(table: TableRef | string): Named<CatalogPort> | undefined;
+  byName(name: string): Named<CatalogPort> | undefined;
 }
 
 export interface PrometheusPort {
@@ -92,7 +119,10 @@ export interface PrometheusPort {
 }
 
 export interface EvidencePorts {
+  /** The catalog (with several named ones: routes each table to the catalog holding it). */
   catalog?: CatalogPort;
+  /** Set when more than one catalog, or a named one, is configured. */
+  catalogs?: CatalogDirectory;
   flink?: FlinkPort;
   connect?: ConnectPort;
   prometheus?: PrometheusPort;

@@ -28,9 +28,10 @@ export interface StatusCardView {
   stalledSinceMs?: number;
   /**
    * Set when the newest diagnosis judged the table healthy: the alert fired but the writer commits,
-   * so the headline must not speak of failing commits. lastCommitMs is the writer's newest commit.
+   * so the headline must not speak of failing commits. lastCommitMs is the writer's newest commit;
+   * quietByDesign when the writer is idle as its own history expects (writer-idle), not committing.
    */
-  commitsFlowing?: { lastCommitMs?: number };
+  commitsFlowing?: { lastCommitMs?: number; quietByDesign?: boolean };
   nowMs: number;
   step?: { index: number; total?: number; title: string };
   check?: { index: number; total: number };

@@ -9,7 +9,8 @@ import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { BotConfigSchema } from "../../src/config.js";
 import type { AlertEvent } from "../../src/core/incident/model.js";
-import { acceptAlerts, keepIntakePromises } from "../../src/services/alerts.js";
+import { acceptAlerts } from "../../src/services/alerts.js";
+import { keepIntakePromises } from "../../src/services/intake-promises.js";
 import { until } from "../support/poll.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
 

@@ -32,12 +32,8 @@ describe("scenario library", () => {
     const scenario = loadScenario(name);
     const lakehouse = await startLakehouse({ scenario });
     running.push(lakehouse);
-    const config = loadConfig({
-      ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-      FLINK_REST_URL: scenario.flink ? lakehouse.urls.flink : undefined,
-      CONNECT_REST_URL: scenario.connect ? lakehouse.urls.connect : undefined,
-      PROMETHEUS_URL: scenario.prometheus ? lakehouse.urls.prometheus : undefined,
-    });
+    // A many-cluster scenario adds BOT_CONFIG's sources for its named clusters and catalogs.
+    const config = loadConfig(lakehouse.env());
     const ports = createEvidencePorts(config, { timeoutMs: 5000 });
     const now = lakehouse.clock.now();
     const evidence = await investigate(ports, { table: scenario.table, timeoutMs: 5000 }, () => now);

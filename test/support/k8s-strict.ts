@@ -28,6 +28,22 @@ export const K8S_TYPES: Record<string, { module: string; type: string }> = {
     module: "kubernetes-models/networking.k8s.io/v1/Ingress",
     type: "IIngress",
   },
+  "rbac.authorization.k8s.io/v1/Role": {
+    module: "kubernetes-models/rbac.authorization.k8s.io/v1/Role",
+    type: "IRole",
+  },
+  "rbac.authorization.k8s.io/v1/RoleBinding": {
+    module: "kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding",
+    type: "IRoleBinding",
+  },
+  "rbac.authorization.k8s.io/v1/ClusterRole": {
+    module: "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole",
+    type: "IClusterRole",
+  },
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": {
+    module: "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding",
+    type: "IClusterRoleBinding",
+  },
 };
 
 let checker: { check: ts.TypeChecker; types: Map<string, ts.Type> } | undefined;

@@ -7,9 +7,19 @@ import { join } from "node:path";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import {
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+} from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import {
+  RBAC_CLUSTER_MANIFEST,
+  RBAC_NAMESPACE_MANIFEST,
+} from "../../src/adapters/evidence/kubernetes/client.js";
 import { BotConfigSchema, ENV_NAMES } from "../../src/config.js";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/main.js";
 import { unknownFields } from "../support/k8s-strict.js";
@@ -24,15 +34,21 @@ interface Doc {
   [key: string]: any;
 }
 
-const docs: Array<{ file: string; doc: Doc }> = readdirSync(DIR)
-  .filter((f) => f.endsWith(".yaml"))
-  .sort()
-  .flatMap((file) =>
-    parseAllDocuments(readFileSync(join(DIR, file), "utf8")).map((d) => {
-      if (d.errors.length > 0) throw new Error(`${file}: ${d.errors[0]?.message}`);
-      return { file, doc: d.toJSON() as Doc };
-    }),
-  );
+const readDocs = (dir: string): Array<{ file: string; doc: Doc }> =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml") && !f.endsWith(".patch.yaml"))
+    .sort()
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(join(dir, file), "utf8")).map((d) => {
+        if (d.errors.length > 0) throw new Error(`${file}: ${d.errors[0]?.message}`);
+        return { file, doc: d.toJSON() as Doc };
+      }),
+    );
+
+const docs = readDocs(DIR);
+/** The optional RBAC for Flink Kubernetes Operator discovery (docs/kubernetes.md). */
+const DISCOVERY_DIR = `${DIR}/flink-discovery`;
+const discoveryDocs = readDocs(DISCOVERY_DIR);
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "v1/Namespace": Namespace,
@@ -44,6 +60,10 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
   "networking.k8s.io/v1/Ingress": Ingress,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
+  "rbac.authorization.k8s.io/v1/Role": Role,
+  "rbac.authorization.k8s.io/v1/RoleBinding": RoleBinding,
+  "rbac.authorization.k8s.io/v1/ClusterRole": ClusterRole,
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": ClusterRoleBinding,
 };
 
 /** Secrets a role never reads: a worker neither verifies Slack requests nor takes webhooks. */
@@ -210,6 +230,56 @@ describe("Kubernetes manifests", () => {
     expect(paths.map((p: { path: string }) => p.path)).toEqual(["/slack/events"]);
     expect(paths[0].backend.service.name).toBe(named("Service", "iceberg-bot-receiver")?.metadata.name);
     expect(ingress?.spec.tls.length).toBeGreaterThan(0);
+  });
+});
+
+describe("Flink Kubernetes Operator discovery RBAC (deploy/kubernetes/flink-discovery)", () => {
+  it("validates against the Kubernetes API schemas, with no unknown field", { timeout: 60_000 }, () => {
+    expect(discoveryDocs.map((d) => `${d.file} ${d.doc.kind}`)).toEqual([
+      "rbac-cluster.yaml ClusterRole",
+      "rbac-cluster.yaml ClusterRoleBinding",
+      "rbac-namespace.yaml Role",
+      "rbac-namespace.yaml RoleBinding",
+    ]);
+    expect([RBAC_NAMESPACE_MANIFEST, RBAC_CLUSTER_MANIFEST].every((f) => existsSync(f))).toBe(true);
+    for (const { file, doc } of discoveryDocs) {
+      const Model = MODELS[`${doc.apiVersion}/${doc.kind}`] as NonNullable<(typeof MODELS)[string]>;
+      expect(() => new Model(doc as never).validate(), `${file} ${doc.kind}`).not.toThrow();
+      expect(unknownFields(doc), file).toEqual([]);
+    }
+  });
+
+  it("grants only get and list on flinkdeployments and flinksessionjobs, to the bot's service account", () => {
+    const account = named("ServiceAccount", "iceberg-bot");
+    for (const { file, doc } of discoveryDocs) {
+      if (doc.kind === "Role" || doc.kind === "ClusterRole") {
+        expect(doc.rules, file).toEqual([
+          {
+            apiGroups: ["flink.apache.org"],
+            resources: ["flinkdeployments", "flinksessionjobs"],
+            verbs: ["get", "list"],
+          },
+        ]);
+        continue;
+      }
+      expect(doc.subjects, file).toEqual([
+        { kind: "ServiceAccount", name: account?.metadata.name, namespace: account?.metadata.namespace },
+      ]);
+      const role = discoveryDocs.find((d) => d.file === file && d.doc.kind === doc.roleRef.kind)?.doc;
+      expect(role?.metadata.name, `${file}: the roleRef names the role beside it`).toBe(doc.roleRef.name);
+      // A RoleBinding grants in its own namespace: the Role's.
+      if (doc.kind === "RoleBinding") expect(doc.metadata.namespace).toBe(role?.metadata.namespace);
+    }
+  });
+
+  it("mounts the service account token in the workers only through its patch", () => {
+    const patch = parseAllDocuments(
+      readFileSync(`${DISCOVERY_DIR}/worker-token.patch.yaml`, "utf8"),
+    )[0]?.toJSON();
+    expect(patch).toEqual({ spec: { template: { spec: { automountServiceAccountToken: true } } } });
+    const worker = structuredClone(named("Deployment", "iceberg-bot-worker")) as Doc;
+    worker.spec.template.spec.automountServiceAccountToken = true;
+    expect(() => new Deployment(worker as never).validate()).not.toThrow();
   });
 });
 

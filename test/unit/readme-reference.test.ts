@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { BOT_OPTIONS, DEMO_OPTIONS } from "../../src/cli/commands/bot-command.js";
 import { DEV_OPTIONS } from "../../src/cli/commands/dev-command.js";
+import { OPTIONS as DISCOVER_OPTIONS } from "../../src/cli/commands/discover-command.js";
 import { OPTIONS as PLAYBOOKS_OPTIONS } from "../../src/cli/commands/playbooks-command.js";
 import { OPTIONS as SCHEMAS_OPTIONS } from "../../src/cli/commands/schemas-command.js";
 import { OPTIONS as SIM_OPTIONS } from "../../src/cli/commands/sim-command.js";
@@ -46,6 +47,7 @@ const OPTIONS_BY_COMMAND: Record<string, Record<string, unknown>> = {
   dev: DEV_OPTIONS,
   sim: SIM_OPTIONS,
   schemas: SCHEMAS_OPTIONS,
+  discover: DISCOVER_OPTIONS,
 };
 
 describe("README against the code", () => {

@@ -1,56 +1,139 @@
 // Builds the evidence ports from the loaded configuration: only the sources that are configured.
+// With several named sources of a kind, the port reads all of them (sources/registry.ts); each
+// source has its own auth headers and, for mutual TLS or a private CA, its own connection pool.
 
-import type { Dispatcher } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import type { Config } from "../../config.js";
-import type { EvidencePorts } from "../../services/ports.js";
+import type {
+  CatalogSourceSpec,
+  FlinkSourceProvider,
+  HttpAuth,
+  HttpSourceSpec,
+  TlsMaterial,
+} from "../../core/sources/model.js";
+import type { ConnectPort, EvidencePorts, FlinkPort } from "../../services/ports.js";
 import type { CatalogAuth } from "./catalog/auth.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
 import { createPrometheusClient } from "./prometheus-client.js";
+import {
+  createCatalogDirectory,
+  createCompositeConnect,
+  createCompositeFlink,
+  createCompositePrometheus,
+} from "./sources/registry.js";
+
+type SourceKind = "catalog" | "flink" | "connect" | "prometheus";
 
 export interface EvidencePortOverrides {
   dispatcher?: Dispatcher;
   /** A dispatcher for one source only (the sweep's rate-limited Flink and Connect). */
-  dispatchers?: Partial<Record<"catalog" | "flink" | "connect" | "prometheus", Dispatcher>>;
+  dispatchers?: Partial<Record<SourceKind, Dispatcher>>;
   timeoutMs?: number;
   maxBytes?: number;
   /** Clock for OAuth token expiry (wall time by default). */
   now?: () => number;
+  /** Flink sources found at run time (the Flink Kubernetes Operator's deployments). */
+  flinkProviders?: readonly FlinkSourceProvider[];
 }
 
 export function createEvidencePorts(config: Config, overrides: EvidencePortOverrides = {}): EvidencePorts {
-  const common = {
-    dispatcher: overrides.dispatcher,
-    timeoutMs: overrides.timeoutMs ?? config.sourceTimeoutMs,
-    maxBytes: overrides.maxBytes,
+  const timeoutMs = overrides.timeoutMs ?? config.sourceTimeoutMs;
+  const tlsAgents = new Map<string, Agent>();
+  /** The source's own TLS pool, else the kind's dispatcher, else the shared one. */
+  const dispatcherFor = (kind: SourceKind, name: string, tls: TlsMaterial | undefined) => {
+    if (tls && (tls.cert || tls.ca)) {
+      const key = `${kind}/${name}`;
+      let agent = tlsAgents.get(key);
+      if (!agent) {
+        agent = new Agent({
+          keepAliveTimeout: 10_000,
+          connect: { cert: tls.cert, key: tls.key, ca: tls.ca },
+        });
+        tlsAgents.set(key, agent);
+      }
+      return agent;
+    }
+    return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
   };
-  const ports: EvidencePorts = {};
-  if (config.catalog.url) {
-    ports.catalog = createCatalogClient({
-      ...common,
-      dispatcher: overrides.dispatchers?.catalog ?? common.dispatcher,
-      url: config.catalog.url,
-      warehouse: config.catalog.warehouse,
-      auth: catalogAuth(config),
-      now: overrides.now,
-    });
-  }
-  const own = (source: keyof NonNullable<EvidencePortOverrides["dispatchers"]>) => ({
-    ...common,
-    dispatcher: overrides.dispatchers?.[source] ?? common.dispatcher,
+  const common = (kind: SourceKind, spec: HttpSourceSpec) => ({
+    url: spec.url,
+    dispatcher: dispatcherFor(kind, spec.name, spec.tls),
+    timeoutMs,
+    maxBytes: overrides.maxBytes,
+    ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
   });
-  if (config.flinkUrl) ports.flink = createFlinkClient({ ...own("flink"), url: config.flinkUrl });
-  if (config.connectUrl) ports.connect = createConnectClient({ ...own("connect"), url: config.connectUrl });
-  if (config.prometheusUrl)
-    ports.prometheus = createPrometheusClient({ ...own("prometheus"), url: config.prometheusUrl });
+
+  const ports: EvidencePorts = {};
+  const { sources } = config;
+
+  if (sources.catalogs.length > 0) {
+    const catalogPort = (spec: CatalogSourceSpec) =>
+      createCatalogClient({
+        url: spec.url,
+        warehouse: spec.warehouse,
+        prefix: spec.prefix,
+        auth: spec.auth,
+        dispatcher: dispatcherFor("catalog", spec.name, spec.tls),
+        timeoutMs,
+        maxBytes: overrides.maxBytes,
+        now: overrides.now,
+        aws: config.aws,
+      });
+    const only = sources.catalogs[0];
+    if (sources.catalogs.length === 1 && only?.origin === "env") {
+      ports.catalog = catalogPort(only);
+    } else {
+      const { directory, routed } = createCatalogDirectory(sources.catalogs, catalogPort);
+      ports.catalog = routed;
+      ports.catalogs = directory;
+    }
+  }
+
+  const flinkClients = new Map<string, FlinkPort>();
+  const flinkPort = (spec: HttpSourceSpec) => {
+    // Discovered sources are rebuilt on every listing: keep one client per name and URL.
+    const key = `${spec.name}\u0000${spec.url}`;
+    let port = flinkClients.get(key);
+    if (!port) {
+      port = createFlinkClient(common("flink", spec));
+      flinkClients.set(key, port);
+    }
+    return port;
+  };
+  const providers = overrides.flinkProviders ?? [];
+  const single = sources.flink.length === 1 && sources.flink[0]?.origin === "env" && providers.length === 0;
+  if (single) ports.flink = flinkPort(sources.flink[0] as HttpSourceSpec);
+  else if (sources.flink.length > 0 || providers.length > 0)
+    ports.flink = createCompositeFlink(sources.flink, providers, flinkPort);
+
+  const connects = sources.connect.map((spec) => ({
+    name: spec.name,
+    port: createConnectClient(common("connect", spec)) as ConnectPort,
+  }));
+  if (connects.length === 1 && sources.connect[0]?.origin === "env") ports.connect = connects[0]?.port;
+  else if (connects.length > 0) ports.connect = createCompositeConnect(connects, true);
+
+  // Several Prometheus servers: every series from each (the labels tell tables and jobs apart).
+  const servers = sources.prometheus.map((spec) => ({
+    name: spec.name,
+    port: createPrometheusClient(common("prometheus", spec)),
+  }));
+  if (servers.length === 1) ports.prometheus = servers[0]?.port;
+  else if (servers.length > 1) ports.prometheus = createCompositePrometheus(servers);
   return ports;
 }
 
-/** Client credentials win over a fixed token when both are set: they can be renewed. */
+function authHeaders(auth: HttpAuth): Record<string, string> {
+  if (auth.kind === "basic")
+    return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}` };
+  if (auth.kind === "bearer") return { authorization: `Bearer ${auth.token}` };
+  return {};
+}
+
+/** The default catalog's auth (the single-URL variables' one, or the first named default). */
 export function catalogAuth(config: Config): CatalogAuth {
-  const { credential, token, oauthUri, scope } = config.catalog;
-  if (credential) return { kind: "oauth2", credential, tokenUrl: oauthUri, scope };
-  if (token) return { kind: "bearer", token };
-  return { kind: "none" };
+  const fallback = config.sources.catalogs.find((c) => c.isDefault) ?? config.sources.catalogs[0];
+  return fallback?.auth ?? { kind: "none" };
 }

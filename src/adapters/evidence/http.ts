@@ -35,6 +35,8 @@ export interface HttpSourceOptions {
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Sent with every request unless the request sets the same header (a source's own auth). */
+  headers?: Record<string, string>;
 }
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -81,7 +83,7 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
   const { url, headers } = withUserInfoAsBasicAuth(
     typeof req.url === "string" ? new URL(req.url) : req.url,
-    req.headers,
+    options.headers ? { ...options.headers, ...req.headers } : req.headers,
   );
   const method = req.method ?? "GET";
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -12,6 +12,8 @@ export interface PrometheusClientOptions {
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The source's own auth headers (basic or bearer), sent with every request. */
+  headers?: Record<string, string>;
 }
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
@@ -38,6 +40,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     dispatcher: options.dispatcher,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
+    headers: options.headers,
   };
 
   return {

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { RedisClient } from "../redis/connection.js";
+import { startDrainLoop } from "./drain-loop.js";
 
 export interface InboxMoverOptions {
   /** Reads block on this connection: it must be one of the mover's own. */
@@ -36,7 +37,6 @@ export interface InboxMover {
 }
 
 export const INBOX_GROUP = "movers";
-const RETRY_MS = 1000;
 /** A consumer idle this long with nothing pending is a worker that is gone. */
 const CONSUMER_IDLE_MS = 3_600_000;
 
@@ -50,16 +50,6 @@ export function startInboxMover(options: InboxMoverOptions): InboxMover {
   const claimIdleMs = options.claimIdleMs ?? 30_000;
   const claimEveryMs = options.claimEveryMs ?? 10_000;
   const now = options.now ?? Date.now;
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
 
   const ensureGroup = async () => {
     try {
@@ -141,43 +131,32 @@ export function startInboxMover(options: InboxMoverOptions): InboxMover {
     if (entries.length > 0) await handleAll(entries);
   };
 
-  const reading = (async () => {
-    let groupReady = false;
-    let claimedAt = 0;
-    let forgottenAt = Number.NEGATIVE_INFINITY;
-    while (!stopping) {
-      try {
-        if (!groupReady) {
-          await ensureGroup();
-          groupReady = true;
-        }
-        if (now() - claimedAt >= claimEveryMs) {
-          claimedAt = now();
-          await claimAbandoned();
-        }
-        if (now() - forgottenAt >= CONSUMER_IDLE_MS) {
-          forgottenAt = now();
-          await forgetIdleConsumers();
-        }
-        const entries = await read();
-        if (entries.length > 0) await handleAll(entries);
-      } catch (error) {
-        if (stopping) break;
-        // A group deleted with its stream (FLUSHDB, a new primary without it) is made again.
-        groupReady = false;
-        options.onError(error as Error);
-        await pause(RETRY_MS);
+  let groupReady = false;
+  let claimedAt = 0;
+  let forgottenAt = Number.NEGATIVE_INFINITY;
+  const pass = async () => {
+    try {
+      if (!groupReady) {
+        await ensureGroup();
+        groupReady = true;
       }
+      if (now() - claimedAt >= claimEveryMs) {
+        claimedAt = now();
+        await claimAbandoned();
+      }
+      if (now() - forgottenAt >= CONSUMER_IDLE_MS) {
+        forgottenAt = now();
+        await forgetIdleConsumers();
+      }
+      const entries = await read();
+      if (entries.length > 0) await handleAll(entries);
+    } catch (error) {
+      // A group deleted with its stream (FLUSHDB, a new primary without it) is made again.
+      groupReady = false;
+      throw error;
     }
-  })();
-
-  return {
-    async stop() {
-      stopping = true;
-      wake?.();
-      // A read blocked in Redis ends with the connection; entries being handled are finished first.
-      options.blocking.disconnect();
-      await reading;
-    },
   };
+
+  // A read blocked in Redis ends with the connection; entries being handled are finished first.
+  return startDrainLoop({ pass, onError: options.onError, interrupt: () => options.blocking.disconnect() });
 }

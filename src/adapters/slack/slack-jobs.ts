@@ -120,8 +120,15 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
 function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing"> {
   if (!report) return {};
   const lastCommitMs = lastWriterCommitMs(report);
-  if (report.verdict === "healthy")
-    return { commitsFlowing: lastCommitMs === undefined ? {} : { lastCommitMs } };
+  if (report.verdict === "healthy") {
+    const quietByDesign = report.findings.some((f) => f.id === "writer-idle");
+    return {
+      commitsFlowing: {
+        ...(lastCommitMs === undefined ? {} : { lastCommitMs }),
+        ...(quietByDesign ? { quietByDesign } : {}),
+      },
+    };
+  }
   return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
 
@@ -141,9 +148,11 @@ function failingAndDown(report: Report | undefined): Pick<StatusCardView, "faili
     .map(([name, s]) => `${SOURCE_NAMES_READ[name] ?? name}: ${s.error ?? "did not answer"}`);
   const failing =
     w && report.verdict !== "healthy"
-      ? w.kind === "connect"
-        ? `Kafka Connect connector ${w.id}`
-        : `Flink job ${w.name ? `${w.name} (${w.id.slice(0, 4)}…)` : `${w.id.slice(0, 8)}…`}`
+      ? `${
+          w.kind === "connect"
+            ? `Kafka Connect connector ${w.id}`
+            : `Flink job ${w.name ? `${w.name} (${w.id.slice(0, 4)}…)` : `${w.id.slice(0, 8)}…`}`
+        }${w.cluster ? ` on ${w.cluster}` : ""}`
       : undefined;
   return {
     ...(failing ? { failingWriter: failing } : {}),

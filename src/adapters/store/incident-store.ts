@@ -13,6 +13,7 @@ import type {
   OpenResult,
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
 
 export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
@@ -44,7 +45,7 @@ return {id, 1}
 // the resolved note, their timeline entries, and an intake promise for the work an opened incident
 // or a changed card needs. The promises live next to the incident, written by this same script
 // (which BullMQ's add cannot join), so the work is never lost when the process dies between this
-// script and the enqueue (see keepIntakePromises in services/alerts.ts).
+// script and the enqueue (see services/intake-promises.ts; members as intake-promises.ts reads them).
 // Each incident keeps the fingerprints of its alerts still firing: a resolve of one while others
 // fire is noted but does not clear the alert, and a re-fire after all cleared brings it back; the
 // card is edited whenever that set changes.
@@ -251,26 +252,14 @@ export class IncidentStore implements IncidentStorePort {
     return redis.icebergIntake!.bind(redis);
   }
 
-  /** Outbox entries written more than `olderThanMs` ago (wall clock): jobs whose enqueue may have been lost. */
-  async duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
-    const members = await this.redis.zrangebyscore(
-      this.keys.intakePromises(),
-      "-inf",
-      this.wallClock() - olderThanMs,
-      "LIMIT",
-      0,
-      limit,
-    );
-    return members.flatMap((member) => {
-      const entry = intakePromise(member);
-      return entry ? [entry] : [];
-    });
+  /** Intake promises recorded more than `olderThanMs` ago (wall clock): work whose enqueue may have been lost. */
+  duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
+    return duePromises(this.redis, this.keys.intakePromises(), this.wallClock() - olderThanMs, limit);
   }
 
-  /** Removes outbox entries whose jobs are queued. */
-  async promisesKept(entries: readonly IntakePromise[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.redis.zrem(this.keys.intakePromises(), ...entries.map((e) => e.member));
+  /** Clears promises whose work is queued. */
+  promisesKept(entries: readonly IntakePromise[]): Promise<void> {
+    return promisesKept(this.redis, this.keys.intakePromises(), entries);
   }
 
   async get(id: string): Promise<Incident | undefined> {
@@ -410,14 +399,6 @@ export class IncidentStore implements IncidentStorePort {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
     return rows.map(([, flat]) => fromFlat(flat));
   }
-}
-
-/** Turns an outbox member written by INTAKE back into the entry it stands for. */
-export function intakePromise(member: string): IntakePromise | undefined {
-  const [kind, incidentId, version] = member.split("|");
-  if (kind === "open" && incidentId) return { kind, incidentId, member };
-  if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };
-  return undefined;
 }
 
 function fromFlat(flat: string[]): Record<string, string> {

@@ -68,6 +68,8 @@ export interface DiagnosisContext {
   flinkWriters: readonly FlinkJobEvidence[];
   /** Flink job names by id, from the job listing and the jobs read. */
   jobNames: ReadonlyMap<string, string>;
+  /** The Flink source (cluster) each job runs on, when the bot reads named sources. */
+  jobSources: ReadonlyMap<string, string>;
   /** Present only when Connect answered. */
   connect?: ConnectEvidence;
   writer: WriterRef | null;
@@ -170,9 +172,13 @@ export function buildContext(
   const flinkOk = sourceOk(evidence, "flink");
   const flinkWriters = flinkOk ? (evidence.flink?.writers ?? (job ? [job] : [])) : [];
   const jobNames = new Map<string, string>();
+  const jobSources = new Map<string, string>();
   if (flinkOk) {
     for (const j of evidence.flink?.jobs ?? []) jobNames.set(j.jobId, j.name);
     for (const w of flinkWriters) jobNames.set(w.job.jobId, w.job.name);
+    // The writers read win: a job id listed by two clusters is named by the one read.
+    for (const j of [...(evidence.flink?.jobs ?? []), ...flinkWriters.map((w) => w.job)].reverse())
+      if (j.source && !jobSources.has(j.jobId)) jobSources.set(j.jobId, j.source);
   }
   const identified = identifyWriter(evidence);
   const writer = identified?.writer ?? null;
@@ -239,6 +245,7 @@ export function buildContext(
     ...(job ? { job } : {}),
     flinkWriters,
     jobNames,
+    jobSources,
     ...(connect ? { connect } : {}),
     writer,
     writerSource: identified?.source ?? null,

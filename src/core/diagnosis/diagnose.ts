@@ -9,6 +9,7 @@ import { SOURCE_NAMES, TRIAGE_IDS } from "../ids.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { Finding, Report, ReportWriter } from "../report/schema.js";
 import { buildContext, type DiagnosisContext, LIVE_JOB_STATES } from "./context.js";
+import { writerCluster } from "./evidence-items.js";
 import { catalogAccess, settleReport } from "./invariants.js";
 import { buildNextStep } from "./next-step.js";
 import { RULES, runRules } from "./registry.js";
@@ -189,6 +190,7 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
     table: context.tableName,
     generatedAt: new Date(now).toISOString(),
     verdict: settled.verdict,
+    ...(evidence.catalogName ? { catalogSource: evidence.catalogName } : {}),
     ...writerOf(context),
     findings,
     nextStep,
@@ -206,11 +208,13 @@ function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
     ms === undefined ? {} : { lastCommitAt: new Date(ms).toISOString() };
   const operatorId = ctx.writerNewest?.summary["flink.operator-id"];
   const name = w.kind === "flink" ? ctx.jobNames.get(w.jobId) : undefined;
+  const cluster = writerCluster(ctx);
   return {
     writer: {
       kind: w.kind,
       id: w.kind === "flink" ? w.jobId : w.connector,
       ...(name ? { name } : {}),
+      ...(cluster ? { cluster } : {}),
       ...(w.kind === "flink" && operatorId ? { operatorId } : {}),
       ...iso(ctx.writerNewest?.timestampMs),
       ...(ctx.troubled && ctx.window ? { failedAt: new Date(ctx.window.failureMs).toISOString() } : {}),

@@ -19,9 +19,22 @@ export function flinkJobLabel(jobId: string, name: string | undefined): string {
 
 export function describeWriter(ctx: DiagnosisContext): string {
   if (!ctx.writer) return "the writer";
+  const cluster = writerCluster(ctx);
+  const on = cluster ? ` on ${cluster}` : "";
   return ctx.writer.kind === "flink"
-    ? `Flink job ${flinkJobLabel(ctx.writer.jobId, ctx.jobNames.get(ctx.writer.jobId))}`
-    : `connector ${ctx.writer.connector}`;
+    ? `Flink job ${flinkJobLabel(ctx.writer.jobId, ctx.jobNames.get(ctx.writer.jobId))}${on}`
+    : `connector ${ctx.writer.connector}${on}`;
+}
+
+/** The Flink source or Connect cluster the writer runs on, when named sources are read. */
+export function writerCluster(ctx: DiagnosisContext): string | undefined {
+  const w = ctx.writer;
+  if (!w) return undefined;
+  if (w.kind === "flink") return ctx.jobSources.get(w.jobId);
+  const connect = ctx.connect;
+  if (!connect) return undefined;
+  const all = [connect, ...(connect.others ?? [])];
+  return all.find((c) => c.connector.name === w.connector)?.cluster;
 }
 
 /** The writer's newest snapshot and its age; null when the catalog has none (or did not answer). */

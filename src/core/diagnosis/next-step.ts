@@ -98,6 +98,8 @@ export function playbookChange(step: Step, ctx: DiagnosisContext, minimums?: Rec
     writer: ctx.writer?.kind === "connect" ? "connect" : ctx.writer ? "flink" : "unknown",
     properties: ctx.table?.properties ?? {},
     ...(ctx.connect ? { connector: ctx.connect.connector.name, connectorConfig: ctx.connect.config } : {}),
+    ...(ctx.connect?.cluster ? { connectCluster: ctx.connect.cluster } : {}),
+    ...(ctx.evidence.catalogName ? { catalogSource: ctx.evidence.catalogName } : {}),
     ...(minimums ? { minimums } : {}),
   };
   return (

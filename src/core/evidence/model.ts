@@ -98,6 +98,8 @@ export interface FlinkJobSummary {
   name: string;
   state: FlinkJobState;
   startTimeMs: number;
+  /** The Flink source (cluster) the job runs on, when the bot reads named sources. */
+  source?: string;
 }
 
 export interface FlinkVertex {
@@ -244,6 +246,8 @@ export interface ConnectEvidence {
   connectorSource?: "configured" | "discovered" | "candidate";
   /** The other connectors that may write the table, read at the same time. */
   others?: ConnectEvidence[];
+  /** The Kafka Connect cluster the connector runs on, when the bot reads named clusters. */
+  cluster?: string;
 }
 
 export interface PrometheusEvidence {
@@ -256,6 +260,8 @@ export interface Evidence {
   /** When the evidence was gathered; rules take `now` separately. */
   collectedAtMs: number;
   sources: Record<SourceName, SourceStatus>;
+  /** The named catalog the table was read from, when the bot reads named catalogs. */
+  catalogName?: string;
   catalog?: TableEvidence;
   flink?: FlinkEvidence;
   connect?: ConnectEvidence;

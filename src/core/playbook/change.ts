@@ -19,6 +19,10 @@ export interface ChangeFacts {
   connectorConfig?: Readonly<Record<string, string>>;
   /** Lowest value a key may be proposed at, from what the evidence shows (e.g. snapshots to keep). */
   minimums?: Readonly<Record<string, number>>;
+  /** The named catalog holding the table, when the bot reads named catalogs. */
+  catalogSource?: string;
+  /** The Connect cluster running the connector, when the bot reads named clusters. */
+  connectCluster?: string;
   /** Extra template values (catalog, flinkJob, partitionColumn, command…). */
   vars?: Partial<Record<TemplateVariable, string>>;
 }
@@ -51,19 +55,30 @@ function changeFromTemplate(variant: ChangeTemplate, facts: ChangeFacts): Change
       const current = facts.properties ?? {};
       const changes = propertyChanges(variant.set, current, TABLE_DEFAULTS, facts.minimums);
       if (changes.length === 0) return alreadyInPlace(variant.set, current, TABLE_DEFAULTS, facts.table);
-      return { kind: "table-properties", table: facts.table, changes };
+      return {
+        kind: "table-properties",
+        table: facts.table,
+        ...(facts.catalogSource ? { catalogSource: facts.catalogSource } : {}),
+        changes,
+      };
     }
     case "connector-config": {
       const current = facts.connectorConfig ?? {};
       const changes = propertyChanges(variant.set, current, CONNECT_DEFAULTS, facts.minimums);
       const connector = facts.connector ?? "";
       if (changes.length === 0) return alreadyInPlace(variant.set, current, CONNECT_DEFAULTS, connector);
-      return { kind: "connector-config", connector, changes };
+      return {
+        kind: "connector-config",
+        connector,
+        ...(facts.connectCluster ? { cluster: facts.connectCluster } : {}),
+        changes,
+      };
     }
     case "connector-restart":
       return {
         kind: "connector-restart",
         connector: facts.connector ?? "",
+        ...(facts.connectCluster ? { cluster: facts.connectCluster } : {}),
         includeTasks: variant.includeTasks,
         onlyFailed: variant.onlyFailed,
       };

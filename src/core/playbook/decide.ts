@@ -4,7 +4,7 @@
 // the services load the record, call decide, and save the result atomically.
 
 import { mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
-import { transition } from "./machine.js";
+import { auditAction, transition } from "./machine.js";
 import { proposalIdFor, type WalkRecord } from "./record.js";
 import type { Effect, MachineContext, WalkEvent, WalkState } from "./walk.js";
 
@@ -80,7 +80,7 @@ export function staleProposal(
           atMs: now,
           table: record.table,
           actor: event.user,
-          action: event.type,
+          action: auditAction(event),
           stepId: event.stepId,
           outcome: "ignored",
           detail: "ignored: stale-proposal",

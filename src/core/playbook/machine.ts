@@ -43,12 +43,16 @@ export function transition(
   return handler(state, event, now, ctx);
 }
 
-/** Events still meaningful after the walk ended: undoing a change, and finishing one in flight. */
+/**
+ * Events still meaningful after the walk ended (undoing a change, finishing one in flight), and a
+ * request for the next step, which says itself why an ended walk offers none.
+ */
 const AFTER_END = new Set<WalkEvent["type"]>([
   "revert-requested",
   "reverted",
   "apply-succeeded",
   "apply-failed",
+  "next-requested",
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -442,6 +446,28 @@ const onReverted: Handler<"reverted"> = (state, event, now) => {
   };
 };
 
+/**
+ * "Next step" pressed on an ineffective step's verification: an approver may have the step the
+ * playbook offers next proposed, while no other step is open. Allowed, it changes nothing yet: the
+ * service builds the proposal from the table as it is now and proposes it.
+ */
+const onNextRequested: Handler<"next-requested"> = (state, event, now, ctx) => {
+  const denied = notPermitted(state, event, now, ctx);
+  if (denied) return denied;
+  if (state.status !== "active" || state.current) {
+    const notice: Notice =
+      state.current?.stepId === event.stepId ? { kind: "already-proposed" } : { kind: "step-open" };
+    return alreadyHandled(state, now, event, event.user, notice);
+  }
+  // Only the step the playbook offers next can be proposed from this button.
+  const last = state.history[state.history.length - 1];
+  const offered = last ? nextTarget(state, last.stepId, ctx) : undefined;
+  if (offered?.kind !== "step" || offered.stepId !== event.stepId) {
+    return alreadyHandled(state, now, event, event.user, { kind: "offer-changed" });
+  }
+  return { state, effects: [{ type: "offer-next-step", nextStepId: event.stepId, reason: "requested" }] };
+};
+
 const HANDLERS: { [T in WalkEvent["type"]]: Handler<T> } = {
   propose: onPropose,
   approve: onApprove,
@@ -454,6 +480,7 @@ const HANDLERS: { [T in WalkEvent["type"]]: Handler<T> } = {
   check: onCheck,
   "revert-requested": onRevertRequested,
   reverted: onReverted,
+  "next-requested": onNextRequested,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -689,9 +716,21 @@ function audit(
   detail: string,
 ): Effect {
   const stepId = "stepId" in event ? event.stepId : state.current?.stepId;
-  const entry: AuditEntry = { atMs: now, table: state.table, actor, action: event.type, outcome, detail };
+  const entry: AuditEntry = {
+    atMs: now,
+    table: state.table,
+    actor,
+    action: auditAction(event),
+    outcome,
+    detail,
+  };
   if (stepId !== undefined) entry.stepId = stepId;
   return { type: "audit", entry };
+}
+
+/** The audit trail's action for an event: a request for the next step is the proposal it asks for. */
+export function auditAction(event: WalkEvent): AuditEntry["action"] {
+  return event.type === "next-requested" ? "propose" : event.type;
 }
 
 function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

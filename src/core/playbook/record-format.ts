@@ -93,6 +93,7 @@ export const WalkRecordSchema = z.looseObject({
       name: z.string().optional(),
       operatorId: z.string().optional(),
       failedAtMs: z.number().optional(),
+      cluster: z.string().optional(),
     })
     .optional(),
   recoveredAtMs: z.number().optional(),

@@ -37,6 +37,8 @@ export interface WalkRecord {
     name?: string;
     operatorId?: string;
     failedAtMs?: number;
+    /** The Flink source or Connect cluster it runs on, when the bot reads named sources. */
+    cluster?: string;
   };
   /** When the writer's first snapshot after the change landed (the recovery the card reports). */
   recoveredAtMs?: number;

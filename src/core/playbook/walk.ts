@@ -111,14 +111,17 @@ export type WalkEvent =
   | { type: "stop"; user: string }
   | { type: "check"; stepId: StepId; checkIndex: number; result: { recovered: boolean; detail: string } }
   | { type: "revert-requested"; stepId: StepId; user: string }
-  | { type: "reverted"; stepId: StepId; ok: boolean; message?: string };
+  | { type: "reverted"; stepId: StepId; ok: boolean; message?: string }
+  /** "Next step" pressed after an ineffective step: may this person have the step proposed now? */
+  | { type: "next-requested"; stepId: StepId; user: string };
 
 export interface AuditEntry {
   atMs: number;
   table: string;
   /** A Slack user id, or "bot". */
   actor: string;
-  action: WalkEvent["type"] | "item-done";
+  /** A request for the next step is audited as the proposal it asks for. */
+  action: Exclude<WalkEvent["type"], "next-requested"> | "item-done";
   stepId?: StepId;
   outcome: "ok" | "refused" | "ignored" | "failed";
   detail: string;
@@ -199,7 +202,11 @@ export type Effect =
       detail: string;
     }
   | { type: "resolve-incident"; stepId: StepId }
-  | { type: "offer-next-step"; nextStepId: StepId; reason: "ineffective" | "skipped" }
+  /**
+   * The next step to try. "skipped" and "requested" (the Next step button, allowed) are proposed at
+   * once, built from the table as it is then; "ineffective" waits for that button.
+   */
+  | { type: "offer-next-step"; nextStepId: StepId; reason: "ineffective" | "skipped" | "requested" }
   | { type: "walk-ended"; outcome: "stopped"; by: string }
   | {
       type: "walk-ended";

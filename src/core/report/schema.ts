@@ -60,16 +60,21 @@ export const ChangeSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("table-properties"),
     table: z.string(),
+    /** The named catalog the change is made in (BOT_CONFIG sources.catalogs). */
+    catalogSource: z.string().min(1).optional(),
     changes: z.array(PropertyChangeSchema).min(1),
   }),
   z.object({
     kind: z.literal("connector-config"),
     connector: z.string(),
+    /** The Kafka Connect cluster running the connector (BOT_CONFIG sources.connect). */
+    cluster: z.string().min(1).optional(),
     changes: z.array(PropertyChangeSchema).min(1),
   }),
   z.object({
     kind: z.literal("connector-restart"),
     connector: z.string(),
+    cluster: z.string().min(1).optional(),
     includeTasks: z.boolean(),
     onlyFailed: z.boolean(),
   }),
@@ -112,6 +117,8 @@ export const ReportWriterSchema = z.object({
   id: z.string().min(1),
   /** The Flink job's name (a successor run of the same pipeline carries it too). */
   name: z.string().min(1).optional(),
+  /** The Flink source or Kafka Connect cluster it runs on, when the bot reads named sources. */
+  cluster: z.string().min(1).optional(),
   /** The committer's `flink.operator-id`, read from the writer's snapshots. */
   operatorId: z.string().min(1).optional(),
   /** The writer's newest snapshot: its last good commit. */
@@ -125,6 +132,8 @@ export const ReportSchema = z.object({
   table: z.string().min(1),
   generatedAt: z.iso.datetime(),
   verdict: z.enum(TRIAGE_IDS),
+  /** The named catalog (BOT_CONFIG sources.catalogs) the table was read from. */
+  catalogSource: z.string().min(1).optional(),
   writer: ReportWriterSchema.optional(),
   findings: z.array(FindingSchema),
   nextStep: NextStepSchema.nullable(),

@@ -85,7 +85,9 @@ export async function investigate(
   // the job ids in the table's snapshots. The alert-to-diagnosis time is then close to the
   // slowest source's own reading time instead of the sum of all of them.
   const guessedRef = plainTableRef(request.table);
-  const catalogPort = ports.catalog;
+  // With several catalogs, the one BOT_CONFIG maps the table to (the default for the rest).
+  const namedCatalog = ports.catalogs?.forTable(request.table);
+  const catalogPort = namedCatalog?.port ?? ports.catalog;
   const catalogTask = catalogPort
     ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table))
     : undefined;
@@ -123,6 +125,7 @@ export async function investigate(
   if (prometheus) sources.prometheus = prometheus.status;
 
   const evidence: Evidence = { table: ref, collectedAtMs: now(), sources };
+  if (namedCatalog) evidence.catalogName = namedCatalog.name;
   if (catalog) evidence.catalog = catalog;
   if (flink?.value) evidence.flink = flink.value;
   if (connect?.value) evidence.connect = connect.value;
@@ -185,8 +188,18 @@ async function gatherFlink(
   // Every other candidate writer is read at the same time, under the same deadline: jobs named in
   // the snapshots, and live or recently failed jobs whose committer or sink vertices name the table.
   const others = candidateWriterJobs(fromSnapshots, jobs, jobId);
-  const probes = others.map((id) =>
-    flink.getJobEvidence(id, table).then(
+  // With several Flink sources a job id may be listed by more than one (application clusters):
+  // each listing is read on its own source.
+  const sourcesOf = (id: string) => {
+    const named = jobs.filter((j) => j.jobId === id && j.source !== undefined).map((j) => j.source);
+    return named.length > 0 ? named : [undefined];
+  };
+  const [writerSource, ...otherSources] = jobId ? sourcesOf(jobId) : [];
+  const probes = [
+    ...others.flatMap((id) => sourcesOf(id).map((source) => ({ id, source }))),
+    ...otherSources.map((source) => ({ id: jobId as string, source })),
+  ].map(({ id, source }) =>
+    flink.getJobEvidence(id, table, source).then(
       (evidence) => evidence,
       () => undefined, // a job that vanished or cannot be read is no candidate
     ),
@@ -194,7 +207,7 @@ async function gatherFlink(
   let writer: FlinkJobEvidence | undefined;
   if (jobId) {
     try {
-      writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table));
+      writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table, writerSource));
     } catch (error) {
       if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
         throw new CodedError(
@@ -233,6 +246,7 @@ async function gatherConnect(
 ): Promise<ConnectEvidence | undefined> {
   if (configured)
     return { ...(await connect.getConnectorEvidence(configured)), connectorSource: "configured" };
+  // Every Connect cluster's connectors are listed at once (the cluster is on each).
   const [connectors, table] = await Promise.all([connect.listConnectors(), refNow()]);
   // Every connector that may write the table is read at once; the first is the writer unless the
   // diagnosis finds another one failing.
@@ -240,7 +254,7 @@ async function gatherConnect(
   if (matches.length === 0) return undefined;
   const read = await Promise.all(
     matches.map((m, i) =>
-      connect.getConnectorEvidence(m.name).then(
+      connect.getConnectorEvidence(m.name, m.cluster).then(
         (evidence): ConnectEvidence => ({ ...evidence, connectorSource: m.source }),
         (error) => {
           if (i === 0) throw error; // the primary's failure is the source's failure

@@ -90,6 +90,8 @@ export function namesTable(configured: string, table: TableRef): boolean {
 export interface ConnectorMatch {
   name: string;
   source: "discovered" | "candidate";
+  /** The Connect cluster listing it, when several are read. */
+  cluster?: string;
 }
 
 /** Upper bound on connectors read per diagnosis. */
@@ -107,15 +109,19 @@ export function matchingConnectors(connectors: readonly ConnectorInfo[], table: 
         .filter((t) => t.trim() !== "")
         .some((t) => namesTable(t, table)),
     )
-    .map((c): ConnectorMatch => ({ name: c.name, source: "discovered" }));
+    .map((c): ConnectorMatch => ({ name: c.name, source: "discovered", ...clusterOf(c) }));
   const dynamic = connectors
     .filter(
       (c) =>
         c.config["iceberg.tables.dynamic-enabled"]?.trim().toLowerCase() === "true" &&
         (c.config["iceberg.tables.route-field"] ?? "").trim() !== "",
     )
-    .map((c): ConnectorMatch => ({ name: c.name, source: "candidate" }));
+    .map((c): ConnectorMatch => ({ name: c.name, source: "candidate", ...clusterOf(c) }));
   return [...listing, ...dynamic].slice(0, MAX_CONNECTORS);
+}
+
+function clusterOf(c: ConnectorInfo): { cluster?: string } {
+  return c.cluster !== undefined ? { cluster: c.cluster } : {};
 }
 
 /** The connector listing the table in iceberg.tables, else one that routes tables per record. */

@@ -9,10 +9,12 @@ import type { PreviousValues, WalkEvent } from "../../core/playbook/walk.js";
 import type { Change, PropertyChange } from "../../core/report/schema.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
-import type { CatalogPort, ConnectPort } from "../ports.js";
+import type { CatalogDirectory, CatalogPort, ConnectPort } from "../ports.js";
 
 export interface ApplyPorts {
   catalog?: CatalogPort;
+  /** Named catalogs: a change naming its catalog goes to that one, with its credentials. */
+  catalogs?: CatalogDirectory;
   connect?: ConnectPort;
 }
 
@@ -20,6 +22,8 @@ export interface ApplyContext {
   table: TableRef;
   /** The table uuid the proposal was made against; the commit asserts it. */
   expectedUuid?: string;
+  /** Where the table lives, as messages name it (" in catalog lake-eu"). */
+  where?: string;
 }
 
 export interface Drift {
@@ -50,12 +54,30 @@ export async function applyChange(
   context: ApplyContext,
 ): Promise<ApplyOutcome> {
   switch (change.kind) {
-    case "table-properties":
-      return applyTableProperties(need(ports.catalog, "catalog"), change.changes, context);
+    case "table-properties": {
+      const named = change.catalogSource ? ports.catalogs?.byName(change.catalogSource) : undefined;
+      if (change.catalogSource && ports.catalogs && !named)
+        throw new CodedError(
+          ErrorCode.ConfigInvalid,
+          `No catalog is named ${change.catalogSource} any more`,
+          {
+            hint: "The proposal was made for a catalog BOT_CONFIG no longer declares; check sources.catalogs.",
+          },
+        );
+      return applyTableProperties(named?.port ?? need(ports.catalog, "catalog"), change.changes, {
+        ...context,
+        ...(change.catalogSource ? { where: ` in catalog ${change.catalogSource}` } : {}),
+      });
+    }
     case "connector-config":
-      return applyConnectorConfig(need(ports.connect, "connect"), change.connector, change.changes);
+      return applyConnectorConfig(
+        need(ports.connect, "connect"),
+        change.connector,
+        change.changes,
+        change.cluster,
+      );
     case "connector-restart":
-      return restartConnector(need(ports.connect, "connect"), change.connector, change);
+      return restartConnector(need(ports.connect, "connect"), change.connector, change, change.cluster);
     case "read-only-check":
       throw new CodedError(ErrorCode.UsageInvalid, "A read-only check changes nothing to apply", {
         hint: "The bot runs the check itself; nothing needs applying.",
@@ -115,7 +137,7 @@ async function applyTableProperties(
   changes: PropertyChange[],
   context: ApplyContext,
 ): Promise<ApplyOutcome> {
-  const name = formatTableName(context.table);
+  const name = `${formatTableName(context.table)}${context.where ?? ""}`;
   const read = await preRead(() => catalog.loadTable(context.table), name);
   if ("status" in read) return read;
   const before = read.value;
@@ -167,9 +189,10 @@ async function applyConnectorConfig(
   connect: ConnectPort,
   connector: string,
   changes: PropertyChange[],
+  cluster?: string,
 ): Promise<ApplyOutcome> {
-  const what = `connector ${connector}`;
-  const readConfig = () => connect.getConnectorEvidence(connector).then((e) => e.config);
+  const what = `connector ${connector}${cluster ? ` on ${cluster}` : ""}`;
+  const readConfig = () => connect.getConnectorEvidence(connector, cluster).then((e) => e.config);
   const read = await preRead(readConfig, what);
   if ("status" in read) return read;
   const before = read.value;
@@ -184,7 +207,7 @@ async function applyConnectorConfig(
   }
   const previous = valuesOf(changes, before);
   try {
-    await connect.updateConfig(connector, merged);
+    await connect.updateConfig(connector, merged, cluster);
     return { status: "applied", previous, detail: `Set ${describe(changes)} on ${what}.` };
   } catch (error) {
     const coded = asCodedError(error);
@@ -202,8 +225,12 @@ async function restartConnector(
   connect: ConnectPort,
   connector: string,
   options: { includeTasks: boolean; onlyFailed: boolean },
+  cluster?: string,
 ): Promise<ApplyOutcome> {
-  const read = await preRead(() => connect.getConnectorEvidence(connector), `connector ${connector}`);
+  const read = await preRead(
+    () => connect.getConnectorEvidence(connector, cluster),
+    `connector ${connector}${cluster ? ` on ${cluster}` : ""}`,
+  );
   if ("status" in read) return read;
   const before = read.value.connector;
   const failed = failedParts(before);
@@ -215,7 +242,7 @@ async function restartConnector(
     };
   }
   try {
-    const result = await connect.restart(connector, options);
+    const result = await connect.restart(connector, options, cluster);
     const restarting = result.status ? ` Now: ${summary(result.status)}.` : "";
     return {
       status: "applied",
@@ -232,7 +259,7 @@ async function restartConnector(
       };
     }
     try {
-      const after = (await connect.getConnectorEvidence(connector)).connector;
+      const after = (await connect.getConnectorEvidence(connector, cluster)).connector;
       if (failedParts(after).length === 0) {
         return {
           status: "applied-confirmed",

@@ -3,10 +3,8 @@
 // Slack failures are logged and do not undo a recorded decision; queue failures are thrown so the
 // caller's job is retried.
 
-import type { ApprovalPolicy } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
-import type { Step } from "../../core/playbook/schema.js";
 import type { Effect, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
@@ -14,6 +12,7 @@ import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
 import { cardSummary, decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
+import type { WalkSettings } from "./walk-settings.js";
 
 export interface ExecuteExtra {
   /** The walk store already saved the effects' messages with the record (the outbox sends them). */
@@ -24,12 +23,6 @@ export interface ExecuteExtra {
   recovery?: RecoveryResult;
 }
 
-export interface EffectHooks {
-  policy(table: string): Promise<ApprovalPolicy>;
-  step(playbookId: string, stepId: string): Step | undefined;
-  proposeNext(incidentId: string, stepId: StepId, actor?: string): Promise<void>;
-}
-
 const QUEUE_EFFECTS = new Set<Effect["type"]>(["apply-change", "schedule-check", "revert-change"]);
 /** Effects that are only something said in Slack; their messages may be saved with the walk. */
 const MESSAGE_EFFECTS = new Set<Effect["type"]>(["post-proposal", "update-proposal", "post-ephemeral"]);
@@ -37,11 +30,10 @@ const MESSAGE_EFFECTS = new Set<Effect["type"]>(["post-proposal", "update-propos
 export class RemediationEffects {
   constructor(
     private readonly deps: RemediationDeps,
-    private readonly hooks: EffectHooks,
+    private readonly settings: WalkSettings,
   ) {}
 
   async execute(record: WalkRecord, effects: readonly Effect[], extra: ExecuteExtra = {}): Promise<void> {
-    const later: Array<() => Promise<void>> = [];
     const approvers = extra.messagesRecorded ? [] : await this.approversFor(record, effects);
     for (const effect of effects) {
       try {
@@ -49,7 +41,7 @@ export class RemediationEffects {
           for (const message of this.messagesOf(record, effect, effects, extra, approvers))
             await this.deliver(record, message);
         if (MESSAGE_EFFECTS.has(effect.type)) continue;
-        await this.perform(record, effect, extra, later);
+        await this.perform(record, effect);
       } catch (error) {
         if (QUEUE_EFFECTS.has(effect.type)) throw error;
         this.deps.log.warn(
@@ -61,7 +53,6 @@ export class RemediationEffects {
     await this.syncCard(record).catch((error: unknown) =>
       this.deps.log.warn({ err: asCodedError(error).message }, "status card update failed"),
     );
-    for (const next of later) await next();
   }
 
   /**
@@ -79,7 +70,7 @@ export class RemediationEffects {
 
   /** Posts the live proposal of a step if it is not in the thread yet (idempotent). */
   async ensureProposalPosted(record: WalkRecord, stepId: StepId): Promise<void> {
-    const { approvers } = await this.hooks.policy(record.table);
+    const { approvers } = await this.settings.policy(record.table);
     const built = this.proposalView(record, stepId, approvers);
     if (built)
       await this.deliver(record, {
@@ -94,7 +85,7 @@ export class RemediationEffects {
   private async approversFor(record: WalkRecord, effects: readonly Effect[]) {
     if (!effects.some((e) => e.type === "post-proposal" || e.type === "update-proposal")) return [];
     try {
-      return (await this.hooks.policy(record.table)).approvers;
+      return (await this.settings.policy(record.table)).approvers;
     } catch (error) {
       this.deps.log.warn({ err: asCodedError(error).message }, "approvers unreadable; proposal not shown");
       return undefined;
@@ -148,7 +139,7 @@ export class RemediationEffects {
         if (effect.note?.kind !== "apply-failed") return [edit];
         // An edit notifies nobody: a failed apply is also said in the thread, saved with the
         // outcome that caused it.
-        const stepTitle = this.hooks.step(record.walk.playbookId, effect.stepId)?.title ?? effect.stepId;
+        const stepTitle = this.settings.step(record.walk.playbookId, effect.stepId)?.title ?? effect.stepId;
         return [
           edit,
           {
@@ -227,7 +218,7 @@ export class RemediationEffects {
     reason: string,
     actor?: string,
   ): Promise<void> {
-    const stepTitle = this.hooks.step(record.walk.playbookId, stepId)?.title ?? stepId;
+    const stepTitle = this.settings.step(record.walk.playbookId, stepId)?.title ?? stepId;
     const at = this.deps.now();
     await this.deps.notifier
       .postNote(record, `proposal-failed-${stepId}-${at}`, {
@@ -252,12 +243,7 @@ export class RemediationEffects {
 
   // ---------------------------------------------------------------------------------------------
 
-  private async perform(
-    record: WalkRecord,
-    effect: Effect,
-    extra: ExecuteExtra,
-    later: Array<() => Promise<void>>,
-  ): Promise<void> {
+  private async perform(record: WalkRecord, effect: Effect): Promise<void> {
     const { deps } = this;
     switch (effect.type) {
       case "post-proposal":
@@ -314,9 +300,7 @@ export class RemediationEffects {
         return;
       }
       case "offer-next-step":
-        // After an ineffective step the verification message carries the button; a skip moves on at once.
-        if (effect.reason === "skipped")
-          later.push(() => this.hooks.proposeNext(record.incidentId, effect.nextStepId, extra.actor));
+        // Said by the verification message (its button); proposing is the use case's next decision.
         return;
       case "walk-ended": {
         const incident = await deps.store.require(record.incidentId);
@@ -340,7 +324,7 @@ export class RemediationEffects {
   private proposalView(record: WalkRecord, stepId: StepId, approvers: readonly string[] | undefined) {
     if (!approvers) return undefined;
     const run = this.runFor(record, stepId);
-    const step = this.hooks.step(record.walk.playbookId, stepId);
+    const step = this.settings.step(record.walk.playbookId, stepId);
     const proposalId = proposalIdFor(record, stepId);
     if (!run || !step || !proposalId) return undefined;
     return { run, proposalId, view: proposalView(record, run, step, proposalId, approvers) };
@@ -354,7 +338,7 @@ export class RemediationEffects {
   ): { name: string; view: VerificationView } | undefined {
     const proposalId = proposalIdFor(record, effect.stepId);
     const run = this.runFor(record, effect.stepId);
-    const step = this.hooks.step(record.walk.playbookId, effect.stepId);
+    const step = this.settings.step(record.walk.playbookId, effect.stepId);
     if (!proposalId || !run || !step) return undefined;
     let outcome: VerificationOutcome | undefined;
     if (effect.recovered) {
@@ -379,7 +363,8 @@ export class RemediationEffects {
           ? {
               nextStep: {
                 stepId: offer.nextStepId,
-                title: this.hooks.step(record.walk.playbookId, offer.nextStepId)?.title ?? offer.nextStepId,
+                title:
+                  this.settings.step(record.walk.playbookId, offer.nextStepId)?.title ?? offer.nextStepId,
               },
             }
           : {}),
@@ -398,7 +383,7 @@ export class RemediationEffects {
   }
 
   private async syncCard(record: WalkRecord): Promise<void> {
-    const step = (id: string) => this.hooks.step(record.walk.playbookId, id);
+    const step = (id: string) => this.settings.step(record.walk.playbookId, id);
     const summary = cardSummary(
       record,
       (id) => step(id)?.title ?? id,

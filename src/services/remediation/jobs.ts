@@ -16,14 +16,22 @@ import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import type { RemediationDeps } from "./deps.js";
+import type { RemediationEffects } from "./effects.js";
+import type { StepProposals } from "./proposals.js";
 import { recoveryTimeline } from "./recovery-timeline.js";
 import { proposalIdFor } from "./views.js";
 import type { WalkDispatcher } from "./walk-dispatcher.js";
+import type { WalkSettings } from "./walk-settings.js";
 
 export class RemediationJobs {
   constructor(
     private readonly deps: RemediationDeps,
-    private readonly dispatcher: WalkDispatcher,
+    private readonly parts: {
+      settings: WalkSettings;
+      dispatcher: WalkDispatcher;
+      effects: RemediationEffects;
+      proposals: StepProposals;
+    },
   ) {}
 
   async run(job: RemediationJob): Promise<void> {
@@ -42,7 +50,7 @@ export class RemediationJobs {
 
   private async runApply(job: Extract<RemediationJob, { kind: "apply" }>): Promise<void> {
     // apply-started first: a Stop that came before it wins, and nothing is applied.
-    const started = await this.dispatcher.dispatch(
+    const started = await this.parts.dispatcher.dispatch(
       job.incidentId,
       { type: "apply-started", stepId: job.stepId },
       {},
@@ -51,7 +59,7 @@ export class RemediationJobs {
     const run = record?.walk.current;
     if (!record || !run || run.stepId !== job.stepId || run.phase !== "applying") {
       // Already recorded (a retried job): make sure what follows it is queued.
-      if (record) await this.dispatcher.effects.ensurePending(record);
+      if (record) await this.parts.effects.ensurePending(record);
       return;
     }
     if (record.applySeq !== job.attempt || proposalIdFor(record, job.stepId) !== job.proposalId) return;
@@ -62,10 +70,10 @@ export class RemediationJobs {
     });
     await this.deps.afterApply?.(job);
     // A failure's thread note is one of the outcome's messages, saved with it.
-    await this.dispatcher.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
+    await this.parts.dispatcher.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
     if (outcome.status === "conflict-rechecked") {
       // The table moved under the proposal: the same step again, built afresh from today's values.
-      await this.dispatcher.proposeNext(job.incidentId, job.stepId);
+      await this.parts.proposals.propose(job.incidentId, job.stepId);
     }
   }
 
@@ -75,7 +83,7 @@ export class RemediationJobs {
     const run = record?.walk.current;
     if (!record || !run || run.stepId !== job.stepId || run.checksDone + 1 !== job.checkIndex) return;
     if (proposalIdFor(record, job.stepId) !== job.proposalId) return;
-    const step = this.dispatcher.step(record.walk.playbookId, job.stepId);
+    const step = this.parts.settings.step(record.walk.playbookId, job.stepId);
     const settings = tableSettings(this.deps.bot, record.table);
     let recovery: RecoveryResult;
     let writer = record.writer;
@@ -107,7 +115,7 @@ export class RemediationJobs {
     } catch (error) {
       recovery = { recovered: false, detail: `could not read the table (${asCodedError(error).message})` };
     }
-    await this.dispatcher.dispatch(
+    await this.parts.dispatcher.dispatch(
       job.incidentId,
       {
         type: "check",
@@ -140,7 +148,7 @@ export class RemediationJobs {
       ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
     });
     const ok = ["applied", "already-applied", "applied-confirmed"].includes(outcome.status);
-    await this.dispatcher.dispatch(
+    await this.parts.dispatcher.dispatch(
       job.incidentId,
       { type: "reverted", stepId: job.stepId, ok, message: outcome.detail },
       {},

@@ -1,33 +1,28 @@
-// Guided remediation: the playbook walk of an incident, driven by Slack buttons, the apply modal
-// and queue jobs. Every input becomes a machine event applied with a compare-and-set on the stored
-// walk; the effects the machine returns are then carried out (Slack messages, jobs, audit rows).
+// Guided remediation, the use case: the playbook walk of an incident, driven by Slack buttons,
+// the apply modal and queue jobs. Every input becomes one machine event, and every event takes one
+// path: load the walk, decide (core), save the record with its messages, deliver the effects
+// (walk-dispatcher.ts). When a decision moves on to a step (a skip, the Next step button), this
+// use case reads that from its effects and proposes the step as its next decision; nothing calls
+// back into it.
 
-import { type ApprovalPolicy, approverIds, canApprove } from "../../core/approval/policy.js";
+import type { ApprovalPolicy } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
-import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/playbook/change.js";
-import { decide } from "../../core/playbook/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/playbook/machine.js";
+import { decide, type RecordEvent } from "../../core/playbook/decide.js";
+import { approvalsNeeded } from "../../core/playbook/machine.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
-import {
-  type AuditEntry,
-  type Effect,
-  type Notice,
-  type ProposalTarget,
-  startWalk,
-  type WalkEvent,
-  type WalkState,
-} from "../../core/playbook/walk.js";
-import type { Change, Report } from "../../core/report/schema.js";
-import { tableSettings } from "../../core/settings.js";
-import { parseTableName } from "../../core/table-name.js";
+import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
+import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
-import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
+import { asCodedError } from "../../errors.js";
 import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
+import { RemediationEffects } from "./effects.js";
 import { RemediationJobs } from "./jobs.js";
+import { type Proposal, StepProposals } from "./proposals.js";
 import { stepRisk } from "./views.js";
-import { WalkDispatcher } from "./walk-dispatcher.js";
+import { type DispatchOptions, WalkDispatcher } from "./walk-dispatcher.js";
+import { WalkSettings } from "./walk-settings.js";
 
 export type { RemediationDeps } from "./deps.js";
 
@@ -40,14 +35,23 @@ const pick = (value: ActionValue): ActionValue => ({
 });
 
 export class Remediation {
+  private readonly settings: WalkSettings;
+  private readonly effects: RemediationEffects;
   private readonly dispatcher: WalkDispatcher;
+  private readonly proposals: StepProposals;
   private readonly jobs: RemediationJobs;
 
   constructor(private readonly deps: RemediationDeps) {
-    this.dispatcher = new WalkDispatcher(deps, (incidentId, stepId, actor) =>
-      this.proposeStep(incidentId, stepId, actor),
-    );
-    this.jobs = new RemediationJobs(deps, this.dispatcher);
+    this.settings = new WalkSettings(deps);
+    this.effects = new RemediationEffects(deps, this.settings);
+    this.dispatcher = new WalkDispatcher(deps, this.settings, this.effects);
+    this.proposals = new StepProposals(deps, this.settings, this.dispatcher, this.effects);
+    this.jobs = new RemediationJobs(deps, {
+      settings: this.settings,
+      dispatcher: this.dispatcher,
+      effects: this.effects,
+      proposals: this.proposals,
+    });
   }
 
   // --- entry points ------------------------------------------------------------------------
@@ -62,13 +66,13 @@ export class Remediation {
     const next = report.nextStep;
     if (!next) return;
     const incident = await this.deps.store.require(incidentId);
-    const playbook = this.dispatcher.playbookFor(next.playbook, next.id);
+    const playbook = this.settings.playbookFor(next.playbook, next.id);
     const now = this.deps.now();
     const existing = (await this.deps.walks.get(incidentId))?.value;
     if (existing && (existing.proposedForDiagnosis ?? 0) >= n) {
       // A retried diagnosis job: the proposal may not have reached Slack the first time.
       if (existing.walk.current)
-        await this.dispatcher.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
+        await this.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
       return;
     }
     // The diagnosis named the failing writer: the follow-ups judge its recovery, never a twin's.
@@ -80,7 +84,7 @@ export class Remediation {
     const proposal: Proposal | undefined =
       next.change.kind === "manual" || next.change.kind === "read-only-check"
         ? { change: next.change }
-        : await this.proposalOrNote(
+        : await this.proposals.proposalOrNote(
             {
               incidentId,
               table: incident.table,
@@ -119,7 +123,7 @@ export class Remediation {
     );
     // A retried diagnosis job: the proposal may not have reached Slack the first time.
     if (!result.changed && result.record?.walk.current) {
-      await this.dispatcher.effects.ensureProposalPosted(result.record, result.record.walk.current.stepId);
+      await this.effects.ensureProposalPosted(result.record, result.record.walk.current.stepId);
     }
   }
 
@@ -135,7 +139,7 @@ export class Remediation {
       return;
     }
     const record = stored.value;
-    const ctx = await this.dispatcher.context(record);
+    const ctx = await this.settings.context(record);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
     const event: WalkEvent = {
       type: "approve",
@@ -156,11 +160,11 @@ export class Remediation {
         kind: "refused",
         notices: notices.length > 0 ? notices : [{ kind: "no-open-proposal" }],
       });
-      await this.dispatcher.effects.execute(record, shown ? told.filter((e) => e.type === "audit") : told, {
+      await this.effects.execute(record, shown ? told.filter((e) => e.type === "audit") : told, {
         actor: user,
       });
       // "Already approved" may mean an apply whose job was lost with a process: queue it again.
-      await this.dispatcher.effects.ensurePending(record);
+      await this.effects.ensurePending(record);
       return;
     }
     const filled = await this.fillForm(viewId, {
@@ -183,7 +187,7 @@ export class Remediation {
     });
     if (!filled) {
       this.deps.log.warn({ incidentId: record.incidentId }, "the apply form could not be filled in");
-      await this.dispatcher.effects.execute(
+      await this.effects.execute(
         record,
         [{ type: "post-ephemeral", user, notice: { kind: "apply-form-failed" } }],
         { actor: user },
@@ -204,7 +208,7 @@ export class Remediation {
   async submitApproval(value: ActionValue, user: string, reason: string | undefined, confirmed: boolean) {
     const stored = await this.deps.walks.get(value.incidentId);
     if (!stored) return this.dispatcher.noProposal(value, user);
-    const ctx = await this.dispatcher.context(stored.value);
+    const ctx = await this.settings.context(stored.value);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
     await this.dispatcher.dispatch(
       value.incidentId,
@@ -219,36 +223,14 @@ export class Remediation {
     );
   }
 
+  /** A button on a proposal or a verification: one event, decided and delivered; then what it offers. */
   async press(kind: ButtonKind, value: ActionValue, user: string): Promise<void> {
-    const opts = { proposalId: value.proposalId, actor: user };
-    switch (kind) {
-      case "done":
-        await this.dispatcher.dispatch(
-          value.incidentId,
-          { type: "done-by-hand", stepId: value.stepId, user },
-          opts,
-        );
-        return;
-      case "skip":
-        await this.dispatcher.dispatch(value.incidentId, { type: "skip", stepId: value.stepId, user }, opts);
-        return;
-      case "stop":
-        await this.dispatcher.dispatch(value.incidentId, { type: "stop", user }, { actor: user });
-        return;
-      case "revert":
-        await this.dispatcher.dispatch(
-          value.incidentId,
-          { type: "revert-requested", stepId: value.stepId, user },
-          { actor: user },
-        );
-        return;
-      case "next":
-        await this.pressNext(value, user);
-        return;
-      case "item-done":
-        await this.dispatcher.dispatch(value.incidentId, { type: "item-done", user }, { actor: user });
-        return;
-    }
+    const { event, opts } = buttonEvent(kind, value, user);
+    const { effects } = await this.dispatcher.dispatch(value.incidentId, event, opts);
+    // A skip moves on at once, and so does an allowed Next step: propose that step as it is now.
+    for (const effect of effects)
+      if (effect.type === "offer-next-step" && effect.reason !== "ineffective")
+        await this.proposals.propose(value.incidentId, effect.nextStepId, user);
   }
 
   /**
@@ -291,161 +273,37 @@ export class Remediation {
 
   /** Who may approve changes to a table, with user group members looked up in Slack. */
   policy(table: string): Promise<ApprovalPolicy> {
-    return this.dispatcher.policy(table);
+    return this.settings.policy(table);
   }
 
-  // --- helpers -------------------------------------------------------------------------------
-
-  /** "Next step" after an ineffective one: build the change from the table as it is now. */
-  private async pressNext(value: ActionValue, user: string): Promise<void> {
-    const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return this.dispatcher.noProposal(value, user);
-    const record = stored.value;
-    const policy = await this.dispatcher.policy(record.table);
-    const decision = canApprove(policy, user);
-    const refusal = (notice: Notice, outcome: AuditEntry["outcome"]): Effect[] => [
-      { type: "post-ephemeral", user, notice },
-      {
-        type: "audit",
-        entry: {
-          atMs: this.deps.now(),
-          table: record.table,
-          actor: user,
-          action: "propose",
-          stepId: value.stepId,
-          outcome,
-          detail: `${outcome}: ${notice.kind}`,
-        },
-      },
-    ];
-    if (!decision.allowed) {
-      const notice: Notice = {
-        kind: "not-approver",
-        table: record.table,
-        reason: decision.reason,
-        ...approverIds(policy),
-      };
-      await this.dispatcher.effects.execute(record, refusal(notice, "refused"), { actor: user });
-      return;
-    }
-    if (record.walk.status !== "active" || record.walk.current) {
-      const notice: Notice =
-        record.walk.current?.stepId === value.stepId ? { kind: "already-proposed" } : { kind: "step-open" };
-      await this.dispatcher.effects.execute(record, refusal(notice, "ignored"), { actor: user });
-      return;
-    }
-    // Only the step the playbook offers next can be proposed from this button.
-    const last = record.walk.history[record.walk.history.length - 1];
-    const offered = last
-      ? nextTarget(record.walk, last.stepId, await this.dispatcher.context(record))
-      : undefined;
-    if (offered?.kind !== "step" || offered.stepId !== value.stepId) {
-      await this.dispatcher.effects.execute(record, refusal({ kind: "offer-changed" }, "ignored"), {
-        actor: user,
-      });
-      return;
-    }
-    await this.proposeStep(value.incidentId, value.stepId, user);
-  }
-
-  async proposeStep(incidentId: string, stepId: StepId, actor?: string): Promise<void> {
-    const stored = await this.deps.walks.get(incidentId);
-    if (!stored) return;
-    const proposal = await this.proposalOrNote(stored.value, stepId, actor);
-    if (!proposal) return;
-    await this.dispatcher.dispatch(
-      incidentId,
-      { type: "propose", stepId, ...proposal, ...(actor ? { requestedBy: actor } : {}) },
-      actor ? { actor } : {},
-    );
-  }
-
-  /** The proposal, or undefined after telling the thread why none could be made. */
-  private async proposalOrNote(
-    record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk" | "writer">,
-    stepId: StepId,
-    actor?: string,
-  ): Promise<Proposal | undefined> {
-    try {
-      return await this.buildProposal(record, stepId);
-    } catch (error) {
-      await this.dispatcher.effects.noteProposalFailed(record, stepId, asCodedError(error).message, actor);
-      return undefined;
-    }
-  }
-
-  /**
-   * The change a step proposes for the table as it is now (one builder for every path), and the
-   * target it was made against. A read that fails fails the proposal: it never guesses "unset".
-   */
-  async buildProposal(
-    record: Pick<WalkRecord, "table" | "walk" | "writer">,
-    stepId: StepId,
-  ): Promise<Proposal> {
-    const playbook = this.dispatcher.playbookFor(record.walk.playbookId, stepId);
-    const step = playbook.steps.find((s) => s.id === stepId);
-    if (!step) throw new CodedError(ErrorCode.Internal, `Step ${stepId} is not in playbook ${playbook.id}`);
-    const settings = tableSettings(this.deps.bot, record.table);
-    const connector =
-      settings.connector ?? (record.writer?.kind === "connector" ? record.writer.id : undefined);
-    const facts: ChangeFacts = {
-      table: record.table,
-      writer: record.writer?.kind === "connector" ? "connect" : record.writer ? "flink" : "unknown",
-      ...(connector ? { connector } : {}),
-    };
-    const variant = chooseVariant(step, facts);
-    let target: ProposalTarget | undefined;
-    if (variant?.kind === "table-properties") {
-      const { catalog } = this.deps.ports;
-      if (!catalog)
-        throw new CodedError(ErrorCode.ConfigInvalid, "No catalog is configured to read the table from");
-      const table = await catalog.loadTable(parseTableName(record.table)).catch((error: unknown) => {
-        throw new CodedError(
-          ErrorCode.SourceUnreachable,
-          `the catalog could not be read (${asCodedError(error).message})`,
-          { cause: error },
-        );
-      });
-      facts.properties = table.properties;
-      target = {
-        uuid: table.uuid,
-        ...(table.metadataLocation ? { metadataLocation: table.metadataLocation } : {}),
-        values: valuesOf(variant.set, table.properties),
-      };
-    }
-    if (variant?.kind === "connector-config" && connector) {
-      const { connect } = this.deps.ports;
-      if (!connect)
-        throw new CodedError(ErrorCode.ConfigInvalid, "No Kafka Connect is configured to read from");
-      const evidence = await connect.getConnectorEvidence(connector).catch((error: unknown) => {
-        throw new CodedError(
-          ErrorCode.SourceUnreachable,
-          `Kafka Connect could not be read (${asCodedError(error).message})`,
-          { cause: error },
-        );
-      });
-      facts.connectorConfig = evidence.config;
-      target = { values: valuesOf(variant.set, evidence.config) };
-    }
-    const change = proposeChange(step, facts);
-    if (!change) {
-      throw new CodedError(ErrorCode.Internal, `Step ${stepId} has no change for a ${facts.writer} writer`);
-    }
-    return { change, ...(target ? { target } : {}) };
+  /** Proposes a step of the stored walk, built afresh from the table as it is now. */
+  proposeStep(incidentId: string, stepId: StepId, actor?: string): Promise<void> {
+    return this.proposals.propose(incidentId, stepId, actor);
   }
 }
 
-export interface Proposal {
-  change: Change;
-  target?: ProposalTarget;
-}
-
-function valuesOf(
-  templates: ReadonlyArray<{ key: string; budget?: { perAttempt: string } | undefined }>,
-  current: Readonly<Record<string, string>>,
-): Record<string, string | null> {
-  const keys = templates.flatMap((t) => [t.key, ...(t.budget ? [t.budget.perAttempt] : [])]);
-  return Object.fromEntries(keys.map((key) => [key, current[key] ?? null]));
+/** The event a button stands for; a proposal's own buttons name it, so an older one is refused. */
+function buttonEvent(
+  kind: ButtonKind,
+  value: ActionValue,
+  user: string,
+): { event: RecordEvent; opts: DispatchOptions } {
+  const { stepId } = value;
+  const onProposal = { proposalId: value.proposalId, actor: user };
+  switch (kind) {
+    case "done":
+      return { event: { type: "done-by-hand", stepId, user }, opts: onProposal };
+    case "skip":
+      return { event: { type: "skip", stepId, user }, opts: onProposal };
+    case "stop":
+      return { event: { type: "stop", user }, opts: { actor: user } };
+    case "revert":
+      return { event: { type: "revert-requested", stepId, user }, opts: { actor: user } };
+    case "next":
+      return { event: { type: "next-requested", stepId, user }, opts: { actor: user } };
+    case "item-done":
+      return { event: { type: "item-done", user }, opts: { actor: user } };
+  }
 }
 
 /** The writer a report names as failing, as the walk record keeps it. */

@@ -14,16 +14,19 @@ export function withSharedListings(
   const flink = ports.flink;
   if (flink) {
     const jobs = memo(() => flink.listJobs(), ttlMs, now);
-    out.flink = { listJobs: jobs, getJobEvidence: (id, table) => flink.getJobEvidence(id, table) };
+    out.flink = {
+      listJobs: jobs,
+      getJobEvidence: (id, table, source) => flink.getJobEvidence(id, table, source),
+    };
   }
   const connect = ports.connect;
   if (connect) {
     const connectors = memo(() => connect.listConnectors(), ttlMs, now);
     out.connect = {
       listConnectors: connectors,
-      getConnectorEvidence: (name) => connect.getConnectorEvidence(name),
-      restart: (name, options) => connect.restart(name, options),
-      updateConfig: (name, config) => connect.updateConfig(name, config),
+      getConnectorEvidence: (name, cluster) => connect.getConnectorEvidence(name, cluster),
+      restart: (name, options, cluster) => connect.restart(name, options, cluster),
+      updateConfig: (name, config, cluster) => connect.updateConfig(name, config, cluster),
     };
   }
   return out;

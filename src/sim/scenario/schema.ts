@@ -69,6 +69,11 @@ export const SchemaFieldSchema = z.object({
 export const TableScenarioSchema = z.object({
   /** namespace.table, nested namespaces allowed (a.b.table). */
   name: z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/),
+  /** The named catalog serving the table (its own server); absent = the default catalog. */
+  catalog: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .optional(),
   uuid: z.uuid().optional(),
   formatVersion: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(2),
   location: z.string().optional(),
@@ -151,6 +156,11 @@ export const CommitterScenarioSchema = z.object({
 export const FlinkJobScenarioSchema = z.object({
   id: z.string().regex(/^[0-9a-f]{32}$/),
   name: z.string(),
+  /** The named Flink cluster running the job (its own JobManager REST server); absent = the default. */
+  cluster: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .optional(),
   state: z.string().default("RUNNING"),
   startedAt: RelativeTimeSchema.default("-3d"),
   parallelism: z.number().int().positive().default(4),
@@ -173,6 +183,11 @@ export const ConnectTaskScenarioSchema = z.object({
 
 export const ConnectorScenarioSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  /** The named Kafka Connect cluster running it (its own REST server); absent = the default. */
+  cluster: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .optional(),
   /** Flat connector config as GET /connectors/{name}/config returns it (name is added). */
   config: z.record(z.string(), z.string()),
   state: z.string().default("RUNNING"),

@@ -5,15 +5,14 @@
 // told too. Each case runs against its own redis-server, which the test makes refuse or hold
 // writes; the requests are signed and verified by Bolt's real receiver.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { NOT_RECORDED_TEXT, RECORDED_LATE_TEXT } from "../../../src/adapters/slack/record.js";
 import { createKeys } from "../../../src/adapters/store/keys.js";
 import { loadConfig } from "../../../src/config.js";
 import { type Bot, startBot } from "../../../src/main.js";
+import { startPrivateRedis } from "../../../src/sim/servers/redis-server.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../../src/sim/slack/types.js";
-import { freePort } from "../../../src/util/free-port.js";
 import { ask } from "../../support/redis-topology.js";
 import { postSigned, slashCommandBody } from "../../support/slack-signing.js";
 import { CHANNEL, eventually, WEBHOOK_TOKEN } from "./harness.js";
@@ -35,30 +34,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 });
 
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
-    { stdio: "ignore" },
-  );
-  await eventually(() =>
-    ask(port, "PING").then(
-      (pong) => pong === "PONG" || undefined,
-      () => undefined,
-    ),
-  );
-  return child;
-}
-
 /** A receiver alone (role serve) on a private Redis. */
 async function setup(label: string): Promise<Setup> {
-  const redisPort = await freePort();
-  const redis = await startRedis(redisPort);
-  cleanups.push(async () => {
-    const exited = new Promise((resolve) => redis.once("exit", resolve));
-    redis.kill("SIGKILL");
-    await exited;
-  });
+  const redis = await startPrivateRedis();
+  const redisPort = redis.port;
+  cleanups.push(() => redis.stop("SIGKILL"));
   const standIn = await startSlackStandIn();
   cleanups.push(() => standIn.close());
   const config = loadConfig({

@@ -6,6 +6,7 @@ import { type Config, loadConfig } from "../../../src/config.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
+import { alertmanagerBody } from "../../../src/sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { findButton } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
@@ -104,42 +105,8 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   };
 }
 
-/** A real Alertmanager v4 body (shape as captured from Alertmanager 0.25) for one or more alerts. */
-export function alertmanagerBody(
-  alerts: Array<{
-    table?: string;
-    labels?: Record<string, string>;
-    status?: "firing" | "resolved";
-    fingerprint?: string;
-  }>,
-): string {
-  const startsAt = new Date(Date.now() - 60_000).toISOString();
-  return JSON.stringify({
-    receiver: "iceberg-bot",
-    status: alerts.some((a) => (a.status ?? "firing") === "firing") ? "firing" : "resolved",
-    alerts: alerts.map((a, i) => ({
-      status: a.status ?? "firing",
-      labels: {
-        alertname: "IcebergCommitStalled",
-        severity: "critical",
-        ...(a.table ? { table: a.table } : {}),
-        ...a.labels,
-      },
-      annotations: { summary: `No successful Iceberg commit for ${a.table ?? "a table"}` },
-      startsAt,
-      endsAt: a.status === "resolved" ? new Date().toISOString() : "0001-01-01T00:00:00Z",
-      generatorURL: "http://127.0.0.1:9090/graph",
-      fingerprint: a.fingerprint ?? `fp${i.toString(16).padStart(14, "0")}`,
-    })),
-    groupLabels: { alertname: "IcebergCommitStalled" },
-    commonLabels: { alertname: "IcebergCommitStalled" },
-    commonAnnotations: {},
-    externalURL: "http://127.0.0.1:9093",
-    version: "4",
-    groupKey: '{}:{alertname="IcebergCommitStalled"}',
-    truncatedAlerts: 0,
-  });
-}
+/** A real Alertmanager v4 body for one or more alerts: the one builder, src/sim/alertmanager.ts. */
+export { alertmanagerBody };
 
 export async function postAlert(
   harness: Harness,

@@ -6,8 +6,6 @@
 // once (ack body or response_url), no placeholder is opened, and nothing turns up in the queues
 // when Redis comes back.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
 import { NOT_RECORDED_TEXT } from "../../../src/adapters/slack/record.js";
@@ -16,6 +14,7 @@ import { SHOW_EVIDENCE_ACTION } from "../../../src/adapters/slack/render/diagnos
 import { encodeSweepValue, SWEEP_ACTIONS } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { loadConfig } from "../../../src/config.js";
 import { type Bot, startBot } from "../../../src/main.js";
+import { startPrivateRedis } from "../../../src/sim/servers/redis-server.js";
 import { applySubmissionBody, findButton, type OpenedView } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../../src/sim/slack/types.js";
@@ -36,7 +35,6 @@ const ALICE = WALK_APPROVER;
 const FORM = "application/x-www-form-urlencoded";
 const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
 const user = { id: ALICE, username: "alice", name: "alice", team_id: "T0TEST" };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 
 function clickPayload(
@@ -294,43 +292,11 @@ describe("clicks and submissions are queued jobs", () => {
   }, 90_000);
 });
 
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
-    {
-      stdio: "ignore",
-    },
-  );
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (up) return child;
-    await sleep(50);
-  }
-  child.kill("SIGKILL");
-  throw new Error("redis-server did not start");
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  await exited;
-}
-
 describe("interactions while Redis is away", () => {
   it("tells the person at once and queues nothing later", async () => {
     const redisPort = await freePort();
-    let redis = await startRedis(redisPort);
-    cleanups.push(() => stopRedis(redis));
+    let redis = await startPrivateRedis({ port: redisPort });
+    cleanups.push(() => redis.stop("SIGKILL"));
     const standIn = await startSlackStandIn();
     cleanups.push(() => standIn.close());
     const secret = "signing-secret-redis-away";
@@ -355,7 +321,7 @@ describe("interactions while Redis is away", () => {
     remediationQueue.on("error", () => {});
     cleanups.push(() => remediationQueue.close());
 
-    await stopRedis(redis);
+    await redis.stop("SIGKILL");
     await eventually(
       async () => ((await fetch(`${base}/readyz`)).status === 503 ? true : undefined),
       15_000,
@@ -439,7 +405,7 @@ describe("interactions while Redis is away", () => {
     });
 
     // Redis back (empty, so anything that reaches it was sent after the outage): nothing arrives.
-    redis = await startRedis(redisPort);
+    redis = await startPrivateRedis({ port: redisPort });
     await eventually(
       async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined),
       20_000,

@@ -1,39 +1,23 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { type PrivateRedis, startPrivateRedis } from "../../../src/sim/servers/redis-server.js";
 import { freePort } from "../../../src/util/free-port.js";
 import { ALICE, CHANNEL, type ServiceHarness, startServiceHarness, until } from "./harness.js";
 
 // A private redis-server with AOF on a temporary dir, shut down and started again on the same dir.
 const dir = mkdtempSync(join(tmpdir(), "iceberg-bot-aof-"));
-let child: ChildProcess | undefined;
+let redis: PrivateRedis | undefined;
 let port = 0;
 
 async function startRedis(): Promise<void> {
-  child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--appendonly", "yes", "--save", "", "--dir", dir],
-    { stdio: "ignore" },
-  );
-  await until(async () => {
-    const client = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
-    client.on("error", () => {});
-    try {
-      await client.connect();
-      return (await client.ping()) === "PONG";
-    } catch {
-      return false;
-    } finally {
-      client.disconnect();
-    }
-  }, "redis-server to answer");
+  redis = await startPrivateRedis({ port, dir, appendOnly: true });
 }
 
 async function restartRedis(): Promise<void> {
-  const exited = new Promise((resolve) => child?.once("exit", resolve));
+  const exited = new Promise((resolve) => redis?.child.once("exit", resolve));
   const admin = new Redis({ port, maxRetriesPerRequest: 0 });
   admin.on("error", () => {});
   // SHUTDOWN flushes the append-only file, then the server exits and the reply never comes.
@@ -46,7 +30,7 @@ async function restartRedis(): Promise<void> {
 let h: ServiceHarness | undefined;
 afterAll(async () => {
   await h?.close().catch(() => {});
-  child?.kill("SIGTERM");
+  await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -484,6 +484,62 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
   });
 });
 
+describe("playbook state machine: the Next step button", () => {
+  const ineffective = () =>
+    play(
+      [
+        [check("raise-commit-retries", 1, false), T0 + 3 * MIN],
+        [check("raise-commit-retries", 2, false), T0 + 4 * MIN],
+        [check("raise-commit-retries", 3, false), T0 + 5 * MIN],
+      ],
+      appliedRetries().state,
+    ).state;
+  const next = (stepId: StepId, user: string): WalkEvent => ({ type: "next-requested", stepId, user });
+
+  it("offers the step the playbook names next to an approver, changing nothing yet", () => {
+    const from = ineffective();
+    const run = play([[next("commit-less-often", ALICE), T0 + 6 * MIN]], from);
+    expect(run.state).toBe(from);
+    expect(run.last).toEqual([
+      { type: "offer-next-step", nextStepId: "commit-less-often", reason: "requested" },
+    ]);
+  });
+
+  it("refuses someone who may not approve, before anything else", () => {
+    const run = play([[next("commit-less-often", MALLORY), T0 + 6 * MIN]], ineffective());
+    expect(of(run.last, "post-ephemeral")[0]?.notice).toMatchObject({
+      kind: "not-approver",
+      table: "db.events",
+    });
+    expect(of(run.last, "audit")[0]?.entry).toMatchObject({
+      action: "propose",
+      stepId: "commit-less-often",
+      outcome: "refused",
+      detail: "refused: not-approver",
+    });
+    expect(of(run.last, "offer-next-step")).toEqual([]);
+  });
+
+  it("ignores a press while a step is open, or for a step the playbook no longer offers", () => {
+    const from = ineffective();
+    const open = play([[propose("commit-less-often", manual), T0 + 6 * MIN]], from).state;
+    const again = play([[next("commit-less-often", ALICE), T0 + 7 * MIN]], open);
+    expect(of(again.last, "post-ephemeral")[0]?.notice).toEqual({ kind: "already-proposed" });
+    const other = play([[next("one-committer-per-table", ALICE), T0 + 7 * MIN]], open);
+    expect(of(other.last, "post-ephemeral")[0]?.notice).toEqual({ kind: "step-open" });
+    const changed = play([[next("one-committer-per-table", ALICE), T0 + 7 * MIN]], from);
+    expect(of(changed.last, "post-ephemeral")[0]?.notice).toEqual({ kind: "offer-changed" });
+    expect(of(changed.last, "audit")[0]?.entry).toMatchObject({ action: "propose", outcome: "ignored" });
+  });
+
+  it("says the walk has no open offer once it ended, rather than that it is over", () => {
+    const stopped = play([[{ type: "stop", user: ALICE }, T0 + 6 * MIN]], ineffective()).state;
+    const run = play([[next("commit-less-often", ALICE), T0 + 7 * MIN]], stopped);
+    expect(of(run.last, "post-ephemeral")[0]?.notice).toEqual({ kind: "step-open" });
+    expect(of(run.last, "offer-next-step")).toEqual([]);
+  });
+});
+
 describe("playbook state machine: failed applies and read-only checks", () => {
   const failed = (outcome: "conflict" | "unknown" | "error") =>
     play([

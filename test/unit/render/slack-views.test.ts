@@ -153,6 +153,19 @@ describe("renderStatusCard", () => {
     // Without a known last commit it still says commits flow, and a failing verdict still counts the stall.
     const unknown = renderStatusCard(cardView(incident, healthyReport, NOW));
     expect(allText(unknown.blocks)).toContain("db.events — alert fired, but commits are flowing\n");
+    // A writer idle as its history expects is quiet, not committing: the headline says so.
+    const idle = {
+      ...report,
+      findings: [
+        ...report.findings,
+        { id: "writer-idle" as const, severity: "info" as const, summary: "quiet hours", evidence: [] },
+      ],
+    };
+    const idleCard = renderStatusCard(cardView(incident, idle, NOW));
+    expect(allText(idleCard.blocks)).toContain(
+      "db.events — alert fired, writer quiet by design (last commit 3 min ago)",
+    );
+    expect(allText(idleCard.blocks)).not.toContain("commits are flowing");
     const failing = { ...report, verdict: "commit-conflict" as const };
     expect(allText(renderStatusCard(cardView(incident, failing, NOW)).blocks)).toContain(
       "db.events — commits failing for 3 min",

@@ -1,18 +1,20 @@
 // Catalog authentication: nothing, a fixed bearer token, or OAuth2 client credentials exchanged
 // for a token that is cached, renewed shortly before it expires, and dropped after a 401/419.
 
+import type { AwsEnv } from "../../../config.js";
+import type { CatalogAuthSpec } from "../../../core/sources/model.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
 import { OAuthTokenSchema } from "../iceberg-schemas.js";
+import { createAwsCredentialProvider } from "./aws-credentials.js";
+import { createSigV4Signer, type SignableRequest } from "./sigv4.js";
 
-export type CatalogAuth =
-  | { kind: "none" }
-  | { kind: "bearer"; token: string }
-  /** credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens. */
-  | { kind: "oauth2"; credential: string; tokenUrl?: string; scope?: string };
+/** none, bearer, OAuth2 client credentials, or AWS SigV4 (see core/sources/model.ts). */
+export type CatalogAuth = CatalogAuthSpec;
 
 export interface TokenProvider {
-  headers(): Promise<Record<string, string>>;
+  /** The auth headers for one request; SigV4 signs the request itself, so it is given. */
+  headers(request?: SignableRequest): Promise<Record<string, string>>;
   /** Forgets the cached token after a 401/419; true when asking again for a new one may help. */
   invalidate(): boolean;
   /** Values that must never appear in a message (tokens, the client secret). */
@@ -26,8 +28,18 @@ export function createTokenProvider(
   catalogUrl: string,
   http: HttpSourceOptions,
   now: () => number = Date.now,
+  aws: AwsEnv = {},
 ): TokenProvider {
   if (auth.kind === "none") return { headers: async () => ({}), invalidate: () => false, secrets: () => [] };
+  if (auth.kind === "sigv4") {
+    const credentials = createAwsCredentialProvider(aws, auth.region, http, now);
+    const sign = createSigV4Signer({ region: auth.region, signingName: auth.signingName, credentials });
+    return {
+      headers: async (request) => (request ? sign(request) : {}),
+      invalidate: () => false,
+      secrets: () => credentials.secrets(),
+    };
+  }
   if (auth.kind === "bearer") {
     const header = { authorization: `Bearer ${auth.token}` };
     return { headers: async () => header, invalidate: () => false, secrets: () => [auth.token] };

@@ -4,7 +4,7 @@
 
 import { IcebergError, IcebergRestCatalog } from "iceberg-js";
 import type { Dispatcher } from "undici";
-import { scrubSecrets } from "../../../config.js";
+import { type AwsEnv, scrubSecrets } from "../../../config.js";
 import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
 import { formatTableName } from "../../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
@@ -28,6 +28,10 @@ export interface CatalogClientOptions {
   maxBytes?: number;
   /** Clock for token expiry; wall time by default. */
   now?: () => number;
+  /** The path prefix to use when the catalog's /v1/config gives none. */
+  prefix?: string;
+  /** AWS credential settings, for SigV4. */
+  aws?: AwsEnv;
 }
 
 /** What iceberg-js's updateTable is given: a real CommitTableRequest, which it posts as is. */
@@ -49,7 +53,13 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES,
   };
-  const tokens = createTokenProvider(options.auth ?? { kind: "none" }, options.url, http, options.now);
+  const tokens = createTokenProvider(
+    options.auth ?? { kind: "none" },
+    options.url,
+    http,
+    options.now,
+    options.aws,
+  );
   const fetchFn = createCatalogFetch(http, tokens);
 
   let ready: Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> | undefined;
@@ -60,7 +70,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     const ctx = { source: "catalog" as const, what };
     const raw = parseWithSchema(CatalogConfigSchema, parseJsonText(body, ctx), ctx);
     const config: CatalogConfig = {
-      prefix: raw.overrides.prefix ?? raw.defaults.prefix,
+      prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
       warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
       defaults: raw.defaults,
       overrides: raw.overrides,

@@ -17,7 +17,12 @@ export function createCatalogFetch(http: HttpSourceOptions, tokens: TokenProvide
     const body = typeof init?.body === "string" ? init.body : undefined;
 
     const attempt = async () =>
-      sendRaw(http, { method, url, body, headers: { ...headers, ...(await tokens.headers()) } });
+      sendRaw(http, {
+        method,
+        url,
+        body,
+        headers: { ...headers, ...(await tokens.headers({ method, url, headers, body })) },
+      });
     let response = await attempt();
     if ((response.status === 401 || response.status === 419) && tokens.invalidate())
       response = await attempt();

@@ -23,6 +23,8 @@ export interface ConnectClientOptions {
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The source's own auth headers (basic or bearer), sent with every request. */
+  headers?: Record<string, string>;
 }
 
 export function createConnectClient(options: ConnectClientOptions): ConnectPort {
@@ -31,6 +33,7 @@ export function createConnectClient(options: ConnectClientOptions): ConnectPort 
     dispatcher: options.dispatcher,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
+    headers: options.headers,
   };
   const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
 

@@ -42,6 +42,8 @@ export interface FlinkClientOptions {
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The source's own auth headers (basic or bearer), sent with every request. */
+  headers?: Record<string, string>;
 }
 
 const JOB_ID = /^[0-9a-f]{32}$/;
@@ -54,6 +56,7 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
     dispatcher: options.dispatcher,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
+    headers: options.headers,
   };
   const get = <S extends Parameters<typeof sendJson>[2]>(
     path: string,

@@ -57,20 +57,24 @@ export function byHandStatement(change: Change): string | undefined {
   }
 }
 
+function onCluster(cluster: string | undefined): string {
+  return cluster ? ` on Connect cluster \`${escapeCode(cluster)}\`` : "";
+}
+
 /** What will change, as mrkdwn. */
 export function renderChange(change: Change): string {
   switch (change.kind) {
     case "table-properties":
-      return `Table properties of \`${escapeCode(change.table)}\`:\n${codeBlock(diffLines(change.changes))}`;
+      return `Table properties of \`${escapeCode(change.table)}\`${change.catalogSource ? ` in catalog \`${escapeCode(change.catalogSource)}\`` : ""}:\n${codeBlock(diffLines(change.changes))}`;
     case "connector-config":
-      return `Config of connector \`${escapeCode(change.connector)}\`:\n${codeBlock(diffLines(change.changes))}`;
+      return `Config of connector \`${escapeCode(change.connector)}\`${onCluster(change.cluster)}:\n${codeBlock(diffLines(change.changes))}`;
     case "connector-restart": {
       const scope = change.onlyFailed
         ? "its failed tasks"
         : change.includeTasks
           ? "all its tasks"
           : "the connector only";
-      return `Restart connector \`${escapeCode(change.connector)}\` (${scope}):\n${codeBlock(byHandStatement(change) ?? "")}`;
+      return `Restart connector \`${escapeCode(change.connector)}\`${onCluster(change.cluster)} (${scope}):\n${codeBlock(byHandStatement(change) ?? "")}`;
     }
     case "read-only-check":
     case "manual": {

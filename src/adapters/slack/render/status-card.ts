@@ -40,6 +40,8 @@ export function ageWords(view: CardFacts): string {
         const last = view.commitsFlowing.lastCommitMs;
         const ago =
           last === undefined ? "" : ` (last commit ${formatDuration(Math.max(0, view.nowMs - last))} ago)`;
+        // An idle writer is not committing: say it is quiet as expected, not that commits flow.
+        if (view.commitsFlowing.quietByDesign) return `alert fired, writer quiet by design${ago}`;
         return `alert fired, but commits are flowing${ago}`;
       }
       return `commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;

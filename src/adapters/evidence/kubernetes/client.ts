@@ -1,0 +1,281 @@
+// A small Kubernetes API client: get and list (with `limit`/`continue` pagination) of the Flink
+// Kubernetes Operator's custom resources, nothing else. undici with the connection's CA and client
+// certificate, a hard deadline per request, a size cap, and coded errors: a 403 names the verb,
+// resource and namespace the RBAC lacks and the manifest that grants it.
+
+import { Agent, type Dispatcher, request } from "undici";
+import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
+import { CodedError, ErrorCode } from "../../../errors.js";
+import type { KubernetesConnection } from "./credentials.js";
+
+export const FLINK_GROUP = "flink.apache.org";
+export const FLINK_VERSION = "v1beta1";
+export type FlinkResourcePlural = "flinkdeployments" | "flinksessionjobs";
+
+export const RBAC_NAMESPACE_MANIFEST = "deploy/kubernetes/flink-discovery/rbac-namespace.yaml";
+export const RBAC_CLUSTER_MANIFEST = "deploy/kubernetes/flink-discovery/rbac-cluster.yaml";
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_BYTES = 32 * 1024 * 1024;
+/** Bounds a server whose continue tokens never end. */
+const MAX_PAGES = 1000;
+
+export interface KubernetesClientOptions {
+  timeoutMs?: number;
+  /** Items per list page (the API's `limit`). */
+  pageSize?: number;
+}
+
+export interface ListResult<T = unknown> {
+  items: T[];
+  /** Requests the listing took (pages, plus a restart after an expired continue token). */
+  requests: number;
+}
+
+interface Call {
+  verb: "get" | "list";
+  resource: FlinkResourcePlural;
+  namespace: string;
+  name?: string;
+}
+
+export class KubernetesClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly timeoutMs: number;
+  private readonly pageSize: number;
+
+  constructor(
+    private readonly connection: KubernetesConnection,
+    options: KubernetesClientOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.pageSize = options.pageSize ?? 100;
+    this.dispatcher = new Agent({
+      keepAliveTimeout: 10_000,
+      connect: {
+        ca: connection.ca,
+        cert: connection.cert,
+        key: connection.key,
+        rejectUnauthorized: connection.insecureSkipTlsVerify !== true,
+      },
+    });
+  }
+
+  /** Every item of a resource in a namespace (or every namespace), page by page. */
+  async list(resource: FlinkResourcePlural, namespace: string): Promise<ListResult> {
+    const call: Call = { verb: "list", resource, namespace };
+    let requests = 0;
+    let restarted = false;
+    let items: unknown[] = [];
+    let token: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= MAX_PAGES) {
+        throw new CodedError(
+          ErrorCode.SourceMalformed,
+          `Kubernetes API kept answering continue tokens for ${describe(call)} after ${MAX_PAGES} pages; listing stopped`,
+          {
+            hint: "Check that kubernetes.pageSize is sensible and the API server is healthy.",
+            details: detailsOf(call),
+          },
+        );
+      }
+      const query = new URLSearchParams({ limit: String(this.pageSize) });
+      if (token) query.set("continue", token);
+      requests++;
+      const answer = await this.call(call, query);
+      if (answer.status === 410 && token && !restarted) {
+        // The continue token expired (etcd compacted): start a fresh, consistent list once.
+        restarted = true;
+        items = [];
+        token = undefined;
+        page = -1;
+        continue;
+      }
+      if (answer.status !== 200) throw this.statusError(call, answer.status, answer.body);
+      const list = answer.body as { items?: unknown; metadata?: { continue?: unknown } } | undefined;
+      if (!list || !Array.isArray(list.items)) throw malformed(call, "a list without items");
+      items.push(...list.items);
+      const next = list.metadata?.continue;
+      if (typeof next !== "string" || next === "") return { items, requests };
+      token = next;
+    }
+  }
+
+  /** One resource by name; undefined when it does not exist. */
+  async get(resource: FlinkResourcePlural, namespace: string, name: string): Promise<unknown | undefined> {
+    if (namespace === ALL_NAMESPACES) throw new TypeError("get needs a namespace: resources are namespaced");
+    const call: Call = { verb: "get", resource, namespace, name };
+    const answer = await this.call(call, new URLSearchParams());
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200) throw this.statusError(call, answer.status, answer.body);
+    return answer.body;
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async call(call: Call, query: URLSearchParams): Promise<{ status: number; body: unknown }> {
+    const scope =
+      call.namespace === ALL_NAMESPACES ? "" : `/namespaces/${encodeURIComponent(call.namespace)}`;
+    const name = call.name === undefined ? "" : `/${encodeURIComponent(call.name)}`;
+    const base = this.connection.server.href.replace(/\/$/, "");
+    const qs = query.toString();
+    const url = `${base}/apis/${FLINK_GROUP}/${FLINK_VERSION}${scope}/${call.resource}${name}${qs ? `?${qs}` : ""}`;
+    const headers: Record<string, string> = { accept: "application/json" };
+    const token = this.connection.token?.();
+    if (token) headers.authorization = `Bearer ${token}`;
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const response = await request(url, {
+        method: "GET",
+        headers,
+        dispatcher: this.dispatcher,
+        signal: controller.signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      let size = 0;
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_BYTES) {
+          response.body.destroy();
+          throw malformed(call, `more than ${MAX_BYTES} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: unknown;
+      try {
+        body = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        if (response.statusCode === 200) throw malformed(call, "a body that is not JSON");
+        body = undefined;
+      }
+      return { status: response.statusCode, body };
+    } catch (error) {
+      if (error instanceof CodedError) throw error;
+      throw this.transportError(call, error, controller.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private transportError(call: Call, error: unknown, deadlinePassed: boolean): CodedError {
+    const where = `${this.connection.server.origin} (${describe(call)})`;
+    const code = (error as { code?: string }).code ?? "";
+    if (deadlinePassed || /TIMEOUT/.test(code)) {
+      return new CodedError(
+        ErrorCode.SourceTimeout,
+        `Kubernetes API did not answer within ${this.timeoutMs} ms at ${where}`,
+        {
+          hint: "Check that the API server is reachable from the bot (network policies, egress).",
+          retryable: true,
+          details: detailsOf(call),
+          cause: error,
+        },
+      );
+    }
+    const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|SSL/i.test(`${code} ${(error as Error).message}`);
+    return new CodedError(
+      ErrorCode.SourceUnreachable,
+      tls
+        ? `Kubernetes API at ${where}: its certificate is not trusted (${code || "TLS error"})`
+        : `Kubernetes API is unreachable at ${where}${code ? ` (${code})` : ""}`,
+      {
+        hint: tls
+          ? "Check the cluster CA: the service account's ca.crt, or certificate-authority in the kubeconfig."
+          : "Check the API server address (KUBERNETES_SERVICE_HOST or the kubeconfig's server) and the network between.",
+        retryable: !tls,
+        details: detailsOf(call),
+        cause: error,
+      },
+    );
+  }
+
+  private statusError(call: Call, status: number, body: unknown): CodedError {
+    const said = statusMessageOf(body);
+    const tail = said ? `: ${said}` : "";
+    const details = { ...detailsOf(call), status };
+    const who = this.connection.identity;
+    if (status === 403) {
+      const scope =
+        call.namespace === ALL_NAMESPACES ? "across all namespaces" : `in namespace "${call.namespace}"`;
+      const fix =
+        call.namespace === ALL_NAMESPACES
+          ? `Apply ${RBAC_CLUSTER_MANIFEST} (a ClusterRole with get and list on flinkdeployments and flinksessionjobs, bound to the bot's service account), or list namespaces by name.`
+          : `Apply ${RBAC_NAMESPACE_MANIFEST} in namespace "${call.namespace}" (a Role with get and list on flinkdeployments and flinksessionjobs, bound to the bot's service account).`;
+      return new CodedError(
+        ErrorCode.KubernetesForbidden,
+        `Kubernetes API denied ${who} "${call.verb}" on ${call.resource}.${FLINK_GROUP} ${scope} (HTTP 403)${tail}`,
+        { hint: fix, details },
+      );
+    }
+    if (status === 401) {
+      return new CodedError(
+        ErrorCode.AuthFailed,
+        `Kubernetes API refused the credentials of ${who} (HTTP 401 to ${describe(call)})${tail}`,
+        {
+          hint: "The token is unknown or expired, or the client certificate is not trusted: check the service account token mount or the kubeconfig user.",
+          details,
+        },
+      );
+    }
+    if (status === 404 && call.verb === "list") {
+      return new CodedError(
+        ErrorCode.SourceHttpStatus,
+        `Kubernetes API does not serve ${call.resource}.${FLINK_GROUP}/${FLINK_VERSION} (HTTP 404)${tail}`,
+        {
+          hint: "Install the Flink Kubernetes Operator's CRDs in this cluster, or point the bot at the cluster that runs it.",
+          details,
+        },
+      );
+    }
+    return new CodedError(
+      ErrorCode.SourceHttpStatus,
+      `Kubernetes API answered HTTP ${status} to ${describe(call)}${tail}`,
+      {
+        hint:
+          status >= 500
+            ? "The API server failed on its side; it is tried again at the next refresh."
+            : "Check the API server's logs for this request.",
+        retryable: status >= 500 || status === 429,
+        details,
+      },
+    );
+  }
+}
+
+function describe(call: Call): string {
+  const where = call.namespace === ALL_NAMESPACES ? "all namespaces" : `namespace ${call.namespace}`;
+  return `${call.verb} ${call.resource}${call.name ? ` ${call.name}` : ""} in ${where}`;
+}
+
+function detailsOf(call: Call): Record<string, unknown> {
+  return {
+    source: "kubernetes",
+    verb: call.verb,
+    resource: call.resource,
+    group: FLINK_GROUP,
+    namespace: call.namespace,
+    ...(call.name ? { name: call.name } : {}),
+  };
+}
+
+/** The `message` of a Kubernetes Status object, cut to a readable length. */
+function statusMessageOf(body: unknown): string | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const { kind, message } = body as { kind?: unknown; message?: unknown };
+  if (kind !== "Status" || typeof message !== "string") return undefined;
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+}
+
+function malformed(call: Call, what: string): CodedError {
+  return new CodedError(ErrorCode.SourceMalformed, `Kubernetes API sent ${what} for ${describe(call)}`, {
+    hint: "Check that the server is a Kubernetes API server.",
+    details: detailsOf(call),
+  });
+}

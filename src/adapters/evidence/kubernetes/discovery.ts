@@ -1,0 +1,304 @@
+// Flink Kubernetes Operator discovery: lists FlinkDeployments and FlinkSessionJobs in the
+// configured namespaces and keeps the Flink sources they describe current, re-listing on an
+// interval (jobs come and go with their deployments). A namespace that cannot be listed keeps its
+// last known sources and reports why, so one missing RoleBinding does not hide every other cluster.
+
+import type { z } from "zod";
+import type { KubernetesSettings } from "../../../core/kubernetes-settings.js";
+import { asCodedError, type CodedError } from "../../../errors.js";
+import { KubernetesClient, type ListResult } from "./client.js";
+import {
+  type InClusterOptions,
+  inClusterConnection,
+  type KubernetesConnection,
+  kubeconfigConnection,
+  type ReadText,
+} from "./credentials.js";
+import {
+  type DiscoveredFlinkSource,
+  FlinkDeploymentResource,
+  FlinkSessionJobResource,
+  toFlinkSources,
+} from "./flink-resources.js";
+
+/**
+ * A discovered JobManager as a Flink source: its REST URL, reached without credentials (the
+ * operator's REST Service inside the cluster), with the jobs its resources' status already names.
+ */
+export interface DiscoveredFlinkSourceSpec {
+  name: string;
+  url: string;
+  auth: { kind: "none" };
+  origin: "discovered";
+  jobs: { jobId?: string; name?: string; state?: string }[];
+}
+
+/** Flink sources from a listing, for the investigation's list of Flink sources. */
+export function toSourceSpecs(sources: readonly DiscoveredFlinkSource[]): DiscoveredFlinkSourceSpec[] {
+  return sources.map((s) => ({
+    name: s.name,
+    url: s.restUrl,
+    auth: { kind: "none" },
+    origin: "discovered",
+    jobs: s.jobs.map((j) => ({
+      ...(j.jobId ? { jobId: j.jobId } : {}),
+      ...(j.jobName ? { name: j.jobName } : {}),
+      ...(j.state ? { state: j.state } : {}),
+    })),
+  }));
+}
+
+export interface DiscoverySnapshot {
+  sources: DiscoveredFlinkSource[];
+  /** Per namespace: why it could not be listed this time (its previous sources are kept). */
+  errors: { namespace: string; error: CodedError }[];
+  /** Resources skipped because they do not match the CRD's shape, with why. */
+  skipped: { resource: string; reason: string }[];
+  /** When the listing finished (ms since epoch, from the injected clock). */
+  at: number;
+  /** API requests this listing took. */
+  requests: number;
+}
+
+export interface SourceChanges {
+  added: DiscoveredFlinkSource[];
+  removed: DiscoveredFlinkSource[];
+  /** Sources whose URL, state or jobs changed. */
+  changed: DiscoveredFlinkSource[];
+}
+
+export interface DiscoveryLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface FlinkDiscoveryOptions {
+  settings: KubernetesSettings;
+  /** The API connection; built from settings (kubeconfig or in-cluster) when absent. */
+  connection?: KubernetesConnection;
+  /** For the in-cluster connection: KUBERNETES_SERVICE_HOST/PORT and the service account files. */
+  inCluster?: InClusterOptions;
+  readFile?: ReadText;
+  timeoutMs?: number;
+  now?: () => number;
+  log?: DiscoveryLogger;
+  /** Called after each listing that changed the sources. */
+  onChange?: (changes: SourceChanges, snapshot: DiscoverySnapshot) => void;
+  /** Called after every listing, changed or not. */
+  onRefresh?: (snapshot: DiscoverySnapshot) => void;
+}
+
+/** The connection the settings describe: a kubeconfig file, else the pod's service account. */
+export function connectionFor(
+  settings: KubernetesSettings,
+  inCluster: InClusterOptions = {},
+  readFile?: ReadText,
+): KubernetesConnection {
+  if (settings.kubeconfig)
+    return kubeconfigConnection(settings.kubeconfig, { context: settings.context, readFile });
+  return inClusterConnection({ ...inCluster, readFile: inCluster.readFile ?? readFile });
+}
+
+export class FlinkDiscovery {
+  private readonly client: KubernetesClient;
+  private readonly now: () => number;
+  private readonly byNamespace = new Map<string, DiscoveredFlinkSource[]>();
+  private last: DiscoverySnapshot | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<DiscoverySnapshot> | undefined;
+  private stopped = false;
+  private closed = false;
+  private readonly loggedErrors = new Map<string, string>();
+  private loggedSkips = new Set<string>();
+
+  constructor(private readonly options: FlinkDiscoveryOptions) {
+    const connection =
+      options.connection ?? connectionFor(options.settings, options.inCluster, options.readFile);
+    this.client = new KubernetesClient(connection, {
+      timeoutMs: options.timeoutMs,
+      pageSize: options.settings.pageSize,
+    });
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The sources as of the last listing (empty before the first). */
+  sources(): DiscoveredFlinkSource[] {
+    return this.last?.sources ?? [];
+  }
+
+  snapshot(): DiscoverySnapshot | undefined {
+    return this.last;
+  }
+
+  /**
+   * The current sources as a provider the investigation asks on every listing: the last listing
+   * (kept current by start()), or a listing now when none has run yet.
+   */
+  provider(): { readonly name: string; list(): Promise<DiscoveredFlinkSourceSpec[]> } {
+    return {
+      name: "kubernetes",
+      list: async () => toSourceSpecs((this.last ?? (await this.refresh())).sources),
+    };
+  }
+
+  /** Lists now and every refreshSeconds after, until stop(). Resolves with the first listing. */
+  start(): Promise<DiscoverySnapshot> {
+    this.stopped = false;
+    return this.refreshAndSchedule();
+  }
+
+  async stop(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+    await this.client.close();
+  }
+
+  /** One listing now (joins one already under way). Never throws: errors are in the snapshot. */
+  refresh(): Promise<DiscoverySnapshot> {
+    this.running ??= this.list().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async refreshAndSchedule(): Promise<DiscoverySnapshot> {
+    try {
+      return await this.refresh();
+    } finally {
+      if (!this.stopped) {
+        this.timer = setTimeout(
+          () =>
+            void this.refreshAndSchedule().catch((error: unknown) =>
+              this.options.log?.warn(
+                { code: asCodedError(error).code },
+                `Kubernetes discovery failed: ${asCodedError(error).message}`,
+              ),
+            ),
+          this.options.settings.refreshSeconds * 1000,
+        );
+        this.timer.unref();
+      }
+    }
+  }
+
+  /** A problem is logged when it appears or changes, not at every refresh; a recovery once. */
+  private logProblems(errors: DiscoverySnapshot["errors"], skipped: DiscoverySnapshot["skipped"]): void {
+    const log = this.options.log;
+    const failing = new Map(errors.map((e) => [e.namespace, e.error]));
+    for (const [namespace, error] of failing) {
+      if (this.loggedErrors.get(namespace) === error.message) continue;
+      this.loggedErrors.set(namespace, error.message);
+      log?.warn({ code: error.code, namespace, hint: error.hint }, error.message);
+    }
+    for (const namespace of [...this.loggedErrors.keys()]) {
+      if (failing.has(namespace)) continue;
+      this.loggedErrors.delete(namespace);
+      log?.info({ namespace }, `Kubernetes discovery lists namespace ${namespace} again`);
+    }
+    const now = new Set<string>();
+    for (const s of skipped) {
+      const line = `Kubernetes discovery skipped ${s.resource}: ${s.reason}`;
+      now.add(line);
+      if (!this.loggedSkips.has(line)) log?.warn({ resource: s.resource }, line);
+    }
+    this.loggedSkips = now;
+  }
+
+  private async list(): Promise<DiscoverySnapshot> {
+    const errors: DiscoverySnapshot["errors"] = [];
+    const skipped: DiscoverySnapshot["skipped"] = [];
+    let requests = 0;
+    const template = this.options.settings.restUrlTemplate;
+    await forEachAtMost(CONCURRENT_NAMESPACES, this.options.settings.namespaces, async (namespace) => {
+      try {
+        const settled = await Promise.allSettled([
+          this.client.list("flinkdeployments", namespace),
+          this.client.list("flinksessionjobs", namespace),
+        ]);
+        // The first failure in this order, whichever answered first: the same message every time.
+        for (const result of settled) if (result.status === "rejected") throw result.reason;
+        const [deployments, sessionJobs] = settled.map(
+          (r) => (r as PromiseFulfilledResult<ListResult>).value,
+        ) as [ListResult, ListResult];
+        requests += deployments.requests + sessionJobs.requests;
+        const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
+          items.flatMap((item) => {
+            const result = schema.safeParse(item);
+            if (result.success) return [result.data];
+            const issue = result.error.issues[0];
+            skipped.push({
+              resource: `${kind}/${nameOf(item)}`,
+              reason: `${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+            });
+            return [];
+          });
+        this.byNamespace.set(
+          namespace,
+          toFlinkSources(
+            parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
+            parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
+            template,
+          ),
+        );
+      } catch (error) {
+        errors.push({ namespace, error: asCodedError(error) });
+      }
+    });
+    const sources = [...this.byNamespace.values()].flat().sort((a, b) => a.name.localeCompare(b.name));
+    const snapshot: DiscoverySnapshot = { sources, errors, skipped, at: this.now(), requests };
+    const changes = diffSources(this.last?.sources ?? [], sources);
+    this.last = snapshot;
+    errors.sort((a, b) => a.namespace.localeCompare(b.namespace));
+    this.logProblems(errors, skipped);
+    if (changes.added.length + changes.removed.length + changes.changed.length > 0) {
+      this.options.log?.info(
+        {
+          added: changes.added.map((s) => s.name),
+          removed: changes.removed.map((s) => s.name),
+          changed: changes.changed.map((s) => s.name),
+        },
+        "Flink sources discovered in Kubernetes changed",
+      );
+      this.options.onChange?.(changes, snapshot);
+    }
+    this.options.onRefresh?.(snapshot);
+    return snapshot;
+  }
+}
+
+/** Namespaces listed at once: many namespaces must not become a burst on the API server. */
+const CONCURRENT_NAMESPACES = 4;
+
+async function forEachAtMost<T>(
+  limit: number,
+  items: readonly T[],
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function nameOf(item: unknown): string {
+  const meta = (item as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)?.metadata;
+  return typeof meta?.name === "string" ? `${meta.namespace ?? "?"}/${meta.name}` : "(unnamed)";
+}
+
+export function diffSources(
+  before: readonly DiscoveredFlinkSource[],
+  after: readonly DiscoveredFlinkSource[],
+): SourceChanges {
+  const old = new Map(before.map((s) => [s.name, s]));
+  const now = new Map(after.map((s) => [s.name, s]));
+  return {
+    added: after.filter((s) => !old.has(s.name)),
+    removed: before.filter((s) => !now.has(s.name)),
+    changed: after.filter((s) => old.has(s.name) && JSON.stringify(old.get(s.name)) !== JSON.stringify(s)),
+  };
+}

@@ -1,0 +1,134 @@
+// The source model: every Flink source, Kafka Connect cluster, catalog and Prometheus server the
+// bot reads, each with its name, URL and own credentials (already resolved from the environment
+// or files by config.ts). Discovery (the Flink Kubernetes Operator) yields more Flink sources of
+// the same shape through a FlinkSourceProvider. Pure types and lookups: no I/O here.
+
+import type { TableRef } from "../evidence/model.js";
+import { formatTableName } from "../table-name.js";
+
+/** Where a source was declared: a single-URL environment variable, BOT_CONFIG, or discovery. */
+export type SourceOrigin = "env" | "config" | "discovered";
+
+/** How an HTTP source (Flink, Connect, Prometheus) is authenticated. */
+export type HttpAuth =
+  | { kind: "none" }
+  | { kind: "basic"; username: string; password: string }
+  | { kind: "bearer"; token: string };
+
+/** How a catalog is authenticated. */
+export type CatalogAuthSpec =
+  | { kind: "none" }
+  | { kind: "bearer"; token: string }
+  /** credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens. */
+  | { kind: "oauth2"; credential: string; tokenUrl?: string; scope?: string }
+  /** AWS Signature V4 (Glue's Iceberg REST endpoint: signingName "glue"; S3 Tables: "s3tables"). */
+  | { kind: "sigv4"; region: string; signingName: string };
+
+/** Mutual TLS and private CAs: PEM text read from the files named in BOT_CONFIG. */
+export interface TlsMaterial {
+  cert?: string;
+  key?: string;
+  ca?: string;
+}
+
+export interface HttpSourceSpec {
+  name: string;
+  url: string;
+  auth: HttpAuth;
+  tls?: TlsMaterial;
+  origin: SourceOrigin;
+}
+
+/** A job a discovery source already knows about (its status), before any REST call. */
+export interface KnownFlinkJob {
+  jobId?: string;
+  name?: string;
+  state?: string;
+}
+
+export interface FlinkSourceSpec extends HttpSourceSpec {
+  /** Jobs the source is known to run (from the operator's resource status), when discovered. */
+  jobs?: KnownFlinkJob[];
+}
+
+export type ConnectClusterSpec = HttpSourceSpec;
+export type PrometheusSourceSpec = HttpSourceSpec;
+
+export interface CatalogSourceSpec {
+  name: string;
+  url: string;
+  warehouse?: string;
+  /** The catalog's path prefix, when the catalog's /v1/config does not give it. */
+  prefix?: string;
+  auth: CatalogAuthSpec;
+  tls?: TlsMaterial;
+  /** Tables (`namespace.table`) that live in this catalog. */
+  tables: string[];
+  /** Namespaces (and everything under them) that live in this catalog. */
+  namespaces: string[];
+  /** Tables mapped nowhere else live here. */
+  isDefault: boolean;
+  /** Swept by the table-health sweep (default true). */
+  sweep: boolean;
+  origin: SourceOrigin;
+}
+
+/** Every source the configuration declares. */
+export interface SourceSpecs {
+  flink: FlinkSourceSpec[];
+  connect: ConnectClusterSpec[];
+  catalogs: CatalogSourceSpec[];
+  prometheus: PrometheusSourceSpec[];
+}
+
+/** Flink sources that come and go (the operator's deployments); asked again on each refresh. */
+export interface FlinkSourceProvider {
+  /** Names the provider in messages ("kubernetes"). */
+  readonly name: string;
+  list(): Promise<FlinkSourceSpec[]>;
+}
+
+export const EMPTY_SOURCES: SourceSpecs = { flink: [], connect: [], catalogs: [], prometheus: [] };
+
+/**
+ * The catalog a table lives in: the one listing the table, else the one whose namespace is the
+ * longest prefix of the table's, else the default. Names compare case-insensitively.
+ */
+export function catalogForTable<C extends Pick<CatalogSourceSpec, "tables" | "namespaces" | "isDefault">>(
+  catalogs: readonly C[],
+  table: TableRef | string,
+): C | undefined {
+  const name = (typeof table === "string" ? table.trim() : formatTableName(table)).toLowerCase();
+  const byTable = catalogs.find((c) => c.tables.some((t) => t.toLowerCase() === name));
+  if (byTable) return byTable;
+  let best: { catalog: C; depth: number } | undefined;
+  for (const catalog of catalogs) {
+    for (const ns of catalog.namespaces) {
+      const prefix = ns.toLowerCase();
+      if (name.startsWith(`${prefix}.`)) {
+        const depth = prefix.split(".").length;
+        if (!best || depth > best.depth) best = { catalog, depth };
+      }
+    }
+  }
+  return best?.catalog ?? catalogs.find((c) => c.isDefault) ?? catalogs[0];
+}
+
+/** The catalog a namespace lives in (for listings), by the same rules. */
+export function catalogForNamespace<C extends Pick<CatalogSourceSpec, "tables" | "namespaces" | "isDefault">>(
+  catalogs: readonly C[],
+  namespace: readonly string[],
+): C | undefined {
+  const name = namespace.join(".").toLowerCase();
+  let best: { catalog: C; depth: number } | undefined;
+  for (const catalog of catalogs) {
+    for (const ns of catalog.namespaces) {
+      const prefix = ns.toLowerCase();
+      if (name === prefix || name.startsWith(`${prefix}.`)) {
+        const depth = prefix.split(".").length;
+        if (!best || depth > best.depth) best = { catalog, depth };
+      }
+    }
+  }
+  return best?.catalog ?? catalogs.find((c) => c.isDefault) ?? catalogs[0];
+}
