@@ -2,10 +2,11 @@
 // each secret is read from the environment variable or file it names (the environment is the
 // one config.ts hands over), and every problem names its file:line and what to do.
 
-import type { SourcesConfig, TlsConfig } from "./core/sources/config-schema.js";
+import type { HttpAuthConfig, SourcesConfig, TlsConfig } from "./core/sources/config-schema.js";
 import type {
   CatalogAuthSpec,
   CatalogSourceSpec,
+  DiscoveredFlinkAccess,
   HttpAuth,
   HttpSourceSpec,
   SourceSpecs,
@@ -106,6 +107,20 @@ export function resolveSources(
     prometheus: http("prometheus", single.prometheusUrl, "PROMETHEUS_URL"),
     catalogs,
   };
+}
+
+/**
+ * The auth and TLS every JobManager discovered in Kubernetes is read with (`kubernetes.flinkAuth`
+ * and `kubernetes.flinkTls`), resolved as a named source's are.
+ */
+export function resolveDiscoveredFlinkAccess(
+  raw: { flinkAuth?: HttpAuthConfig; flinkTls?: TlsConfig },
+  ctx: ResolveContext,
+): DiscoveredFlinkAccess {
+  const access: DiscoveredFlinkAccess = { auth: httpAuth(raw.flinkAuth, ["kubernetes", "flinkAuth"], ctx) };
+  const tls = readTls(raw.flinkTls, ["kubernetes", "flinkTls"], ctx);
+  if (tls) access.tls = tls;
+  return access;
 }
 
 type RawHttpAuth = NonNullable<SourcesConfig["flink"][number]["auth"]>;

@@ -3,9 +3,9 @@
 // logs or error messages: use redactConfig() when printing.
 
 import { z } from "zod";
-import { resolveSources } from "./config-sources.js";
+import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
 import { type BotConfig, BotConfigSchema, parseBotConfigWithLines } from "./core/settings.js";
-import { EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
+import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
 import { slackTokenProblems } from "./token-kinds.js";
@@ -155,6 +155,8 @@ export interface Config {
    * "default"), with secrets read from the variables and files they name.
    */
   sources: SourceSpecs;
+  /** The auth and TLS of every JobManager Kubernetes discovery finds (with a kubernetes section). */
+  discoveredFlink?: DiscoveredFlinkAccess;
   aws: AwsEnv;
   port: number;
   metricsPort: number;
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   if (!aws.success)
     for (const issue of aws.error.issues) problems.push(`${issue.path.join(".")}: ${issue.message}`);
   let sources: SourceSpecs = EMPTY_SOURCES;
+  let discoveredFlink: DiscoveredFlinkAccess | undefined;
   if (parsed.success) {
     const e = parsed.data;
     const sourceProblems: string[] = [];
@@ -223,6 +226,20 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       },
       { env, readFile: options.readFile, where, problems: sourceProblems },
     );
+    if (bot.kubernetes)
+      discoveredFlink = resolveDiscoveredFlinkAccess(bot.kubernetes, {
+        env,
+        readFile: options.readFile,
+        where,
+        problems: sourceProblems,
+      });
+    const known = new Set(sources.catalogs.map((c) => c.name));
+    bot.sweep.catalogs.forEach((name, i) => {
+      if (!known.has(name))
+        sourceProblems.push(
+          `sweep.catalogs.${i}: no catalog is named ${name} (known: ${[...known].join(", ") || "none"}) (at ${where(["sweep", "catalogs", i])})`,
+        );
+    });
     problems.push(...sourceProblems.map((p) => `BOT_CONFIG: ${p}`));
   }
 
@@ -260,6 +277,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     bot,
     kubernetesService: kubernetesService(platform.data),
     sources,
+    ...(discoveredFlink ? { discoveredFlink } : {}),
     aws: awsEnv(aws.success ? aws.data : {}),
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
@@ -355,6 +373,12 @@ export function redactConfig(config: Config): Record<string, unknown> {
       if (tls?.key !== undefined) tls.key = REDACTED;
     }
   }
+  const discovered = copy.discoveredFlink as { auth: Record<string, unknown>; tls?: Record<string, unknown> };
+  if (discovered) {
+    for (const key of ["password", "token"])
+      if (discovered.auth[key] !== undefined) discovered.auth[key] = REDACTED;
+    if (discovered.tls?.key !== undefined) discovered.tls.key = REDACTED;
+  }
   const aws = copy.aws as Record<string, unknown>;
   for (const key of ["secretAccessKey", "sessionToken", "containerAuthToken"])
     if (aws[key] !== undefined) aws[key] = REDACTED;
@@ -376,6 +400,7 @@ export function secretValues(config: Config): string[] {
     config.alertWebhookToken,
     ...topologySecrets(config.redis),
     ...sourceSecrets(config.sources),
+    ...accessSecrets(config.discoveredFlink),
     config.aws.secretAccessKey,
     config.aws.sessionToken,
     config.aws.containerAuthToken,
@@ -404,6 +429,12 @@ function sourceSecrets(sources: SourceSpecs): (string | undefined)[] {
       urlPassword(source.url),
     ];
   });
+}
+
+function accessSecrets(access: DiscoveredFlinkAccess | undefined): (string | undefined)[] {
+  if (!access) return [];
+  const auth = access.auth as { password?: string; token?: string };
+  return [auth.password, auth.token, access.tls?.key];
 }
 
 function urlPassword(raw: string | undefined): string | undefined {

@@ -53,6 +53,7 @@ export async function startBot(config: Config, input: BotOptions = {}): Promise<
 
 interface Running {
   workers?: ReturnType<typeof queueWorkersPart>;
+  poster?: ReturnType<typeof outboxPosterPart>;
   workerProcess?: ReturnType<typeof workerProcessPart>;
   sweep?: ReturnType<typeof sweepPart>;
   receiver?: ReceiverPart;
@@ -62,14 +63,17 @@ interface Running {
 /** The parts of this process's role, each started once, in order. */
 async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running> {
   const { role, workerProcess } = shared.options;
+  // Discovery first: every part reading Flink through it is stopped before it is.
+  if (shared.flinkDiscovery) await lifecycle.start(shared.flinkDiscovery);
   const inChild = role === "start" && workerProcess !== undefined && workerProcess !== false;
   const running: Running = {};
   if (role === "worker" || (role === "start" && !inChild)) {
     running.workers = await lifecycle.start(queueWorkersPart(shared));
+    running.poster = outboxPosterPart(shared);
     const others: Part[] = [
       commandInboxReaderPart(shared),
       intakePromiseKeeperPart(shared),
-      outboxPosterPart(shared),
+      running.poster,
       retentionPart(shared),
     ];
     for (const part of others) await lifecycle.start(part);
@@ -93,7 +97,9 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
     metricsPort: running.ops?.port,
     app,
     queues,
+    remediationQueue,
     workers: running.workers?.workers,
+    outboxPoster: running.poster?.poster,
     workerProcess: running.workerProcess?.supervisor,
     store: shared.store,
     redis: shared.connections.redis,

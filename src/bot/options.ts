@@ -2,16 +2,18 @@
 // handle of a running bot.
 
 import type { Logger } from "pino";
+import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
+import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
-import type { BackoffSettings } from "../adapters/slack/outbox/poster.js";
+import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
 import type { Renderers } from "../adapters/slack/renderers.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
-import type { EvidencePorts } from "../services/ports.js";
+import type { EvidencePorts, SlackOutboxPort } from "../services/ports.js";
 import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";
 import type { SweepService } from "../services/sweep/service.js";
 import type { WorkerSupervisor, WorkerSupervisorOptions } from "../worker-supervisor.js";
@@ -25,6 +27,25 @@ export interface BotOptions {
    * how long it holds an incident's queue (a dead poster's is taken over once that runs out).
    */
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  /**
+   * The outbox poster of a process that runs the workers, beyond its delivery settings: left
+   * stopped until `Bot.outboxPoster.start()` (a process that takes over delivery later), and
+   * listeners for a post Slack accepted (before it is recorded), a message given up on and a
+   * failed Slack call (the metrics count those too). Functions: they stay in this process.
+   */
+  outboxPoster?: {
+    startStopped?: boolean;
+    afterSend?: PosterDeps["afterSend"];
+    onDropped?: PosterDeps["onDropped"];
+    onSlackError?: PosterDeps["onSlackError"];
+  };
+  /**
+   * What the services' Slack requests pass through on their way into the outbox (default:
+   * straight in): a simulator or a test sees, or keeps, requests such as status card edits here.
+   */
+  slackPort?: (outbox: SlackOutboxPort) => SlackOutboxPort;
+  /** False: this process takes no remediation jobs (another process does). Default true. */
+  remediationWorker?: boolean;
   /** Redis key namespace and BullMQ prefix/names: tests and benchmarks isolate themselves with these. */
   namespace?: string;
   queuePrefix?: string;
@@ -37,6 +58,8 @@ export interface BotOptions {
   backoffMs?: number;
   concurrency?: { diagnose?: number; slack?: number };
   ports?: EvidencePorts;
+  /** Kubernetes discovery's connection and clock (tests); built from the config otherwise. */
+  flinkDiscovery?: Pick<FlinkDiscoveryOptions, "connection" | "readFile" | "now">;
   diagnose?: DiagnoseFn;
   audit?: AuditFn;
   render?: Renderers;
@@ -78,7 +101,11 @@ export interface Bot {
   metricsPort?: number;
   app?: BotApp;
   queues: BotQueues;
+  /** Apply, revert and follow-up jobs of guided remediation. */
+  remediationQueue: RemediationQueue;
   workers?: BotWorkers;
+  /** The Slack outbox's poster of a process that runs the workers. */
+  outboxPoster?: { start(): void };
   /** The supervised worker child of `start`, when the workers run there. */
   workerProcess?: WorkerSupervisor;
   store: IncidentStore;

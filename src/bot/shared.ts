@@ -33,6 +33,7 @@ import { createKnownTables } from "../services/incident/tables.js";
 import type { EvidencePorts } from "../services/ports.js";
 import { Remediation } from "../services/remediation/remediation.js";
 import type { Connections } from "./connections.js";
+import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
 import type { BotOptions } from "./options.js";
 import type { Part } from "./part.js";
 
@@ -62,6 +63,8 @@ export interface Shared {
   /** Internal addresses channels never see ("the catalog", not its URL). */
   addresses: { url: string; name: string }[];
   ports: EvidencePorts;
+  /** Flink Kubernetes Operator discovery, with a kubernetes section (its JobManagers are Flink sources). */
+  flinkDiscovery?: FlinkDiscoveryPart;
   remediation: Remediation;
   /** Resolves once what was written is on the replicas REDIS_URL asks for. */
   confirmDurable(): Promise<void>;
@@ -109,11 +112,13 @@ export async function assemble(config: Config, options: BotOptions, connections:
   });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
-  const ports = options.ports ?? createEvidencePorts(config);
+  const flinkDiscovery = options.ports ? undefined : flinkDiscoveryPart(config, log, options.flinkDiscovery);
+  const flinkProviders = flinkDiscovery ? [flinkDiscovery.provider] : [];
+  const ports = options.ports ?? createEvidencePorts(config, { flinkProviders });
   const incidents = {
     store,
     queues: queueSet.queues,
-    slack: slackOutboxSender(outbox, store, wallClock),
+    slack: (options.slackPort ?? ((port) => port))(slackOutboxSender(outbox, store, wallClock)),
     bot: config.bot,
     incidentChannel: config.incidentChannel,
     now,
@@ -133,6 +138,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
       client,
       addresses,
       ports,
+      ...(flinkDiscovery ? { flinkDiscovery } : {}),
       confirmDurable,
     },
     render: options.render ?? defaultRenderers,

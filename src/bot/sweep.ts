@@ -16,6 +16,7 @@ import type { SweepStore } from "../adapters/store/sweep-store.js";
 import { type Config, tableSettings } from "../config.js";
 import type { EphemeralReply } from "../core/jobs.js";
 import type { Playbook } from "../core/playbook/schema.js";
+import type { FlinkSourceProvider } from "../core/sources/model.js";
 import type { OpenIncidentRef } from "../core/sweep/digest.js";
 import { asCodedError } from "../errors.js";
 import { auditTable } from "../services/audit-table.js";
@@ -41,6 +42,8 @@ export interface SweepWiring {
   playbooks: readonly Playbook[];
   /** Injected evidence ports (tests); otherwise built from the config with the sweep's budgets. */
   ports?: EvidencePorts;
+  /** Flink sources found at run time (Kubernetes discovery), read as the configured ones are. */
+  flinkProviders?: readonly FlinkSourceProvider[];
   namespace?: string;
   concurrency?: number;
   lockDurationMs?: number;
@@ -69,6 +72,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       createEvidencePorts(
         { ...config, prometheusUrl: undefined },
         {
+          flinkProviders: w.flinkProviders,
           dispatchers: {
             flink: gatedDispatcher(rateWindow(w.redis, "flink", rates.flink, { namespace: w.namespace })),
             connect: gatedDispatcher(
@@ -80,7 +84,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
     SHARED_LISTINGS_MS,
   );
   // Audits asked for from a digest are not part of the sweep: they read with the bot's own ports.
-  const auditPorts = w.ports ?? createEvidencePorts(config);
+  const auditPorts = w.ports ?? createEvidencePorts(config, { flinkProviders: w.flinkProviders });
   const service = new SweepService({
     store: w.store,
     queue: w.queues,
@@ -202,6 +206,7 @@ export function sweepPart(shared: Shared): Part & { runtime?: SweepRuntime } {
         },
         playbooks: shared.playbooks.playbooks,
         ports: options.ports,
+        ...(shared.flinkDiscovery ? { flinkProviders: [shared.flinkDiscovery.provider] } : {}),
         namespace: options.namespace,
         concurrency: options.sweepConcurrency,
         lockDurationMs: options.lockDurationMs,

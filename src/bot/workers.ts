@@ -73,21 +73,24 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
         ),
     },
   );
-  const remediation = startRemediationWorker(
-    {
-      ...common,
-      prefix: shared.queues.prefix,
-      name: remediationQueueName(options),
-      onFailed: (job, error) => onFailed("remediation", job, error),
-    },
-    (job) => shared.remediation.runJob(job),
-  );
+  const remediation =
+    options.remediationWorker === false
+      ? undefined
+      : startRemediationWorker(
+          {
+            ...common,
+            prefix: shared.queues.prefix,
+            name: remediationQueueName(options),
+            onFailed: (job, error) => onFailed("remediation", job, error),
+          },
+          (job) => shared.remediation.runJob(job),
+        );
   return {
     name: "queue workers",
     workers,
     async stop() {
       await workers.close();
-      await remediation.close();
+      await remediation?.close();
       log.info({ role: options.role }, "workers stopped");
     },
   };
@@ -107,9 +110,10 @@ const loadAudit: AuditFn = async (ports, request, clock) =>
   (await import("../services/audit-table.js")).auditTable(ports, request, clock);
 
 /** The one sender of the Slack outbox's entries. */
-export function outboxPosterPart(shared: Shared): Part {
+export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster } {
   const { options, store, render, now, log, metrics } = shared;
   const delivery = options.slackDelivery ?? {};
+  const hooks = options.outboxPoster ?? {};
   // One attempt per request: the poster retries with its own backoff and looks before re-posting.
   const client = slackClient(shared.config, log, shared.addresses, {
     oneAttempt: true,
@@ -120,8 +124,15 @@ export function outboxPosterPart(shared: Shared): Part {
     slack: client,
     store,
     charts: slackTimelinePoster(client),
-    onSlackError: (method) => metrics.slackErrors.inc({ method }),
-    onDropped: (reason) => metrics.slackDropped.inc({ reason }),
+    onSlackError: (method) => {
+      metrics.slackErrors.inc({ method });
+      hooks.onSlackError?.(method);
+    },
+    onDropped: (reason) => {
+      metrics.slackDropped.inc({ reason });
+      hooks.onDropped?.(reason);
+    },
+    ...(hooks.afterSend ? { afterSend: hooks.afterSend } : {}),
     views: {
       card: (incident) => renderCard({ store, render, now }, incident),
       diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
@@ -146,7 +157,14 @@ export function outboxPosterPart(shared: Shared): Part {
       ? { orderWaitMs: options.remediation.diagnosisWaitMs }
       : {}),
   });
-  return { name: "outbox poster", start: () => poster.start(), stop: () => poster.stop() };
+  return {
+    name: "outbox poster",
+    poster,
+    start: () => {
+      if (!hooks.startStopped) poster.start();
+    },
+    stop: () => poster.stop(),
+  };
 }
 
 /** Slash commands the receivers recorded in the command inbox, queued here. */

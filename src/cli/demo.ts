@@ -104,18 +104,25 @@ async function startWorld(ctx: DemoContext): Promise<void> {
   progress(ctx, "start the bot (HTTP mode) and its workers");
   const { lakehouse, standIn } = ctx;
   const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
+  // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
+  const platform = lakehouse!.env();
+  const sources = platform.BOT_CONFIG
+    ? platform
+    : {
+        ICEBERG_CATALOG_URL: lakehouse!.urls.catalog,
+        FLINK_REST_URL: lakehouse!.urls.flink,
+        CONNECT_REST_URL: lakehouse!.urls.connect,
+        PROMETHEUS_URL: lakehouse!.urls.prometheus,
+      };
   const config = loadConfig({
     SLACK_BOT_TOKEN: "xoxb-stand-in",
     SLACK_SIGNING_SECRET: ctx.signingSecret,
     SLACK_API_URL: standIn!.apiUrl,
     REDIS_URL: ctx.redisUrl,
-    ICEBERG_CATALOG_URL: lakehouse!.urls.catalog,
-    FLINK_REST_URL: lakehouse!.urls.flink,
-    CONNECT_REST_URL: lakehouse!.urls.connect,
-    PROMETHEUS_URL: lakehouse!.urls.prometheus,
+    ...sources,
     ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
     INCIDENT_CHANNEL: DEMO_CHANNEL,
-    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n`,
+    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform.BOT_CONFIG ?? ""}`,
     PORT: "0",
     LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
   });

@@ -123,6 +123,16 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     if (running?.scenario === scenario) return running;
     await stopRunning();
     const lakehouse = await startLakehouse({ scenario, clock });
+    // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
+    const platform = lakehouse.env();
+    const sources = platform.BOT_CONFIG
+      ? platform
+      : {
+          ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+          FLINK_REST_URL: lakehouse.urls.flink,
+          CONNECT_REST_URL: lakehouse.urls.connect,
+          PROMETHEUS_URL: lakehouse.urls.prometheus,
+        };
     const namespace = `iceberg-bot-dev-${randomBytes(4).toString("hex")}`;
     try {
       const config = loadConfig({
@@ -130,13 +140,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         SLACK_SIGNING_SECRET: signingSecret,
         SLACK_API_URL: standIn.apiUrl,
         REDIS_URL: redisUrl,
-        ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-        FLINK_REST_URL: lakehouse.urls.flink,
-        CONNECT_REST_URL: lakehouse.urls.connect,
-        PROMETHEUS_URL: lakehouse.urls.prometheus,
+        ...sources,
         ALERT_WEBHOOK_TOKEN: webhookToken,
         INCIDENT_CHANNEL: DEV_CHANNEL,
-        BOT_CONFIG: `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n`,
+        BOT_CONFIG: `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n${platform.BOT_CONFIG ?? ""}`,
         PORT: "0",
         LOG_LEVEL: options.env.LOG_LEVEL ?? "silent",
       });

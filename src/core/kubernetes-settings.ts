@@ -3,6 +3,7 @@
 // the adapter (src/adapters/evidence/kubernetes), the environment by src/config.ts.
 
 import { z } from "zod";
+import { HttpAuthSchema, TlsSchema } from "./sources/config-schema.js";
 
 /** A Kubernetes namespace name (RFC 1123 label), or "*" for every namespace. */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -47,6 +48,13 @@ export const KubernetesSettingsSchema = z
       )
       .refine((v) => /^https?:\/\/[^/]/.test(v), "an http:// or https:// URL template")
       .optional(),
+    /**
+     * How every discovered JobManager's REST API is authenticated (basic or bearer, the secret from
+     * an environment variable or file), as a named Flink source's `auth`; absent = none.
+     */
+    flinkAuth: HttpAuthSchema.optional(),
+    /** TLS for every discovered JobManager (a private CA, a client certificate), as a source's `tls`. */
+    flinkTls: TlsSchema.optional(),
   })
   .refine((k) => !k.namespaces.includes("*") || k.namespaces.length === 1, {
     message: "* (every namespace) stands alone: list either * or namespace names",

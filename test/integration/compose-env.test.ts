@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { alertBody } from "../../src/cli/demo.js";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/main.js";
+import { type PrivateRedis, startPrivateRedis } from "../../src/sim/servers/redis-server.js";
 import { freePort } from "../../src/util/free-port.js";
 import { until } from "../support/poll.js";
 
@@ -77,6 +78,7 @@ const explain = (out: { text: string }) => (error: Error) => {
 };
 
 const children: ChildProcess[] = [];
+const servers: PrivateRedis[] = [];
 function run(args: string[], env: Record<string, string>, label: string) {
   const child = spawn(process.execPath, ["--import", "tsx", main, ...args], {
     cwd: root,
@@ -100,6 +102,8 @@ afterAll(async () => {
     child.kill("SIGTERM");
     await exited;
   }
+  // Redis last: the bot shuts down against it.
+  for (const server of servers) await server.stop();
 });
 
 describe("docker compose up with .env.example", { timeout: 180_000 }, () => {
@@ -117,14 +121,10 @@ describe("docker compose up with .env.example", { timeout: 180_000 }, () => {
 
   it("starts the bot with exactly compose's environment and walks an alert to a diagnosis", async () => {
     const base = await freePortBase();
-    const redisPort = await freePort();
     const httpPort = await freePort();
-    const redis = spawn(
-      "redis-server",
-      ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      { stdio: "ignore" },
-    );
-    children.push(redis);
+    const redis = await startPrivateRedis();
+    servers.push(redis);
+    const redisPort = redis.port;
 
     // Where Docker's network would take the bot: service names and container ports.
     const hostPorts: Record<string, string> = { "redis:6379": `127.0.0.1:${redisPort}` };

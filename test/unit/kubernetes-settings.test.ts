@@ -8,7 +8,7 @@ import {
   kubeconfigConnection,
 } from "../../src/adapters/evidence/kubernetes/credentials.js";
 import { restUrlOf } from "../../src/adapters/evidence/kubernetes/flink-resources.js";
-import { ENV_NAMES, loadConfig, PLATFORM_ENV_NAMES } from "../../src/config.js";
+import { ENV_NAMES, loadConfig, PLATFORM_ENV_NAMES, redactConfig } from "../../src/config.js";
 import { parseBotConfigText } from "../../src/core/settings.js";
 import { ErrorCode } from "../../src/errors.js";
 
@@ -64,7 +64,7 @@ describe("kubernetes settings in BOT_CONFIG", () => {
       "kubernetes.restUrlTemplate: only the placeholders {name}, {namespace}, {port} (at bot.yaml:5)",
     );
     expect(message).toContain(
-      "kubernetes.namespace: unknown key (allowed: namespaces, kubeconfig, context, refreshSeconds, pageSize, restUrlTemplate) (at bot.yaml:6)",
+      "kubernetes.namespace: unknown key (allowed: namespaces, kubeconfig, context, refreshSeconds, pageSize, restUrlTemplate, flinkAuth, flinkTls) (at bot.yaml:6)",
     );
   });
 
@@ -81,6 +81,42 @@ describe("kubernetes settings in BOT_CONFIG", () => {
     expect(() => parseBotConfigText("kubernetes:\n  namespaces: []\n", "b.yaml")).toThrow(
       /at least one namespace/,
     );
+  });
+
+  it("reads every discovered JobManager's auth and TLS as a source's: secrets from the environment or files only", () => {
+    const base = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" };
+    const yaml = (access: string) => `kubernetes:\n  namespaces: [flink]\n${access}`;
+    const config = loadConfig(
+      {
+        ...base,
+        JM_PASSWORD: "jm-secret-9",
+        BOT_CONFIG: yaml(
+          "  flinkAuth: {type: basic, username: bot, passwordEnv: JM_PASSWORD}\n  flinkTls: {caFile: /tls/ca.pem}\n",
+        ),
+      },
+      { readFile: files({ "/tls/ca.pem": "CA PEM" }) },
+    );
+    expect(config.discoveredFlink).toEqual({
+      auth: { kind: "basic", username: "bot", password: "jm-secret-9" },
+      tls: { ca: "CA PEM" },
+    });
+    expect(JSON.stringify(redactConfig(config))).not.toContain("jm-secret-9");
+    expect(loadConfig({ ...base, BOT_CONFIG: yaml("") }).discoveredFlink).toEqual({ auth: { kind: "none" } });
+    expect(loadConfig(base).discoveredFlink).toBeUndefined();
+    expect(() =>
+      loadConfig({ ...base, BOT_CONFIG: yaml("  flinkAuth: {type: bearer, token: abc123}\n") }),
+    ).toThrow(
+      /kubernetes\.flinkAuth\.token: secrets are never written in BOT_CONFIG: use tokenEnv or tokenFile/,
+    );
+    expect(() =>
+      loadConfig({ ...base, BOT_CONFIG: yaml("  flinkAuth: {type: bearer, tokenEnv: JM_TOKEN}\n") }),
+    ).toThrow(/kubernetes\.flinkAuth\.tokenEnv: the environment variable JM_TOKEN is not set/);
+    expect(() =>
+      loadConfig(
+        { ...base, BOT_CONFIG: yaml("  flinkTls: {caFile: /tls/missing.pem}\n") },
+        { readFile: files({}) },
+      ),
+    ).toThrow(/kubernetes\.flinkTls\.caFile: cannot read \/tls\/missing\.pem \(ENOENT\)/);
   });
 
   it("takes the in-cluster API address from the pod's environment, which the manifests never set", () => {

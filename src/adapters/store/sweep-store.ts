@@ -35,15 +35,19 @@ interface Stored {
   n?: string;
   f?: string;
   e?: string;
+  /** The named catalog the table was listed in. */
+  k?: string;
 }
 
 export function encodeOutcome(outcome: TableOutcome): string {
-  if (outcome.kind === "error") return JSON.stringify({ e: outcome.error.slice(0, 300) } satisfies Stored);
+  const k = outcome.catalog === undefined ? {} : { k: outcome.catalog };
+  if (outcome.kind === "error")
+    return JSON.stringify({ e: outcome.error.slice(0, 300), ...k } satisfies Stored);
   const c = AUDIT_CHECK_IDS.map((id) => {
     const status = outcome.checks[id];
     return status ? STATUS_CODE[status] : "-";
   }).join("");
-  const stored: Stored = { s: outcome.score, c, v: outcome.verdict };
+  const stored: Stored = { s: outcome.score, c, v: outcome.verdict, ...k };
   if (outcome.nextStep) stored.n = outcome.nextStep;
   if (outcome.fix) stored.f = outcome.fix;
   return JSON.stringify(stored);
@@ -51,7 +55,8 @@ export function encodeOutcome(outcome: TableOutcome): string {
 
 export function decodeOutcome(table: string, text: string): TableOutcome {
   const stored = JSON.parse(text) as Stored;
-  if (stored.e !== undefined) return { kind: "error", table, error: stored.e };
+  const catalog = stored.k === undefined ? {} : { catalog: stored.k };
+  if (stored.e !== undefined) return { kind: "error", table, error: stored.e, ...catalog };
   const checks: TableHealth["checks"] = {};
   AUDIT_CHECK_IDS.forEach((id, i) => {
     const status = CODE_STATUS[stored.c?.[i] ?? "-"];
@@ -63,6 +68,7 @@ export function decodeOutcome(table: string, text: string): TableOutcome {
     score: stored.s ?? 0,
     checks,
     verdict: stored.v ?? "healthy",
+    ...catalog,
   };
   if (stored.n) health.nextStep = stored.n;
   if (stored.f) health.fix = stored.f;

@@ -51,7 +51,17 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
       })
     : undefined;
   try {
-    const { urls } = lakehouse;
+    const { urls, named } = lakehouse;
+    const platform = lakehouse.env();
+    const namedLines = (
+      [
+        ["Flink", named.flink],
+        ["Kafka Connect", named.connect],
+        ["catalog", named.catalogs],
+      ] as const
+    ).flatMap(([what, servers]) =>
+      Object.entries(servers).map(([name, url]) => `  ${`${what} ${name}`.padEnd(22)}${url}`),
+    );
     const lines = [
       `Simulated lakehouse: scenario ${scenario.name}`,
       ...wrap(scenario.description.trim(), 96).map((line) => `  ${line}`),
@@ -63,13 +73,21 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
       `  Flink REST            ${urls.flink}`,
       `  Kafka Connect REST    ${urls.connect}`,
       `  Prometheus            ${urls.prometheus}`,
+      ...namedLines,
       "",
       "Export these where the bot or the CLI runs:",
-      `export ICEBERG_CATALOG_URL=${urls.catalog}`,
-      `export ICEBERG_WAREHOUSE=${scenario.catalog.warehouse}`,
-      `export FLINK_REST_URL=${urls.flink}`,
-      `export CONNECT_REST_URL=${urls.connect}`,
-      `export PROMETHEUS_URL=${urls.prometheus}`,
+      // Named clusters and catalogs are declared in BOT_CONFIG (docs/sources.md).
+      ...(platform.BOT_CONFIG
+        ? Object.entries(platform).map(([name, value]) =>
+            name === "BOT_CONFIG" ? `export BOT_CONFIG='${value}'` : `export ${name}=${value}`,
+          )
+        : [
+            `export ICEBERG_CATALOG_URL=${urls.catalog}`,
+            `export ICEBERG_WAREHOUSE=${scenario.catalog.warehouse}`,
+            `export FLINK_REST_URL=${urls.flink}`,
+            `export CONNECT_REST_URL=${urls.connect}`,
+            `export PROMETHEUS_URL=${urls.prometheus}`,
+          ]),
       ...(standIn
         ? [
             `export SLACK_API_URL=${standIn.apiUrl}`,

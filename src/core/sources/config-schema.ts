@@ -86,10 +86,10 @@ const SigV4Auth = z.strictObject({
 
 const NoAuth = z.strictObject({ type: z.literal("none") });
 
-const HttpAuthSchema = z.discriminatedUnion("type", [NoAuth, BasicAuth, BearerAuth]);
+export const HttpAuthSchema = z.discriminatedUnion("type", [NoAuth, BasicAuth, BearerAuth]);
 const CatalogAuthSchema = z.discriminatedUnion("type", [NoAuth, BearerAuth, OAuth2Auth, SigV4Auth]);
 
-const TlsSchema = z
+export const TlsSchema = z
   .strictObject({
     /** Client certificate and key (PEM) for mutual TLS. */
     certFile: FilePath.optional(),
@@ -154,6 +154,7 @@ export type SourcesConfig = z.infer<typeof SourcesConfigSchema>;
 export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
 export type CatalogSourceConfig = z.infer<typeof CatalogSourceSchema>;
 export type TlsConfig = z.infer<typeof TlsSchema>;
+export type HttpAuthConfig = z.infer<typeof HttpAuthSchema>;
 
 export const SOURCE_KEYS = {
   http: Object.keys(HttpSourceSchema.shape),

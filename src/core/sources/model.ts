@@ -39,6 +39,12 @@ export interface HttpSourceSpec {
   origin: SourceOrigin;
 }
 
+/** How discovered Flink sources (the operator's JobManagers) are reached: one setting for all. */
+export interface DiscoveredFlinkAccess {
+  auth: HttpAuth;
+  tls?: TlsMaterial;
+}
+
 /** A job a discovery source already knows about (its status), before any REST call. */
 export interface KnownFlinkJob {
   jobId?: string;

@@ -53,6 +53,8 @@ export const SweepConfigSchema = z.object({
   metricsTables: z.number().int().min(0).max(5_000).default(500),
   /** Only namespaces under these prefixes are swept (e.g. ["analytics"]); default: all. */
   namespaces: z.array(z.string()).default([]),
+  /** Named catalogs to sweep (BOT_CONFIG sources.catalogs); default: every catalog not marked sweep: false. */
+  catalogs: z.array(z.string()).default([]),
 });
 
 export type SweepConfig = z.infer<typeof SweepConfigSchema>;

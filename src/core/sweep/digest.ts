@@ -37,6 +37,16 @@ export interface Digest {
   inIncident: { table: string; score: number; incidentId: string; permalink?: string }[];
   /** Present when the sweep stopped short or left parts out (sweep.budget): what, and why. */
   skipped?: SkipCount[];
+  /** Per named catalog, when the sweep covered named catalogs (in the order first seen). */
+  byCatalog?: CatalogCounts[];
+}
+
+export interface CatalogCounts {
+  catalog: string;
+  tables: number;
+  failingTables: number;
+  unhealthyNow: number;
+  errors: number;
 }
 
 export interface OpenIncidentRef {
@@ -74,6 +84,7 @@ export class DigestBuilder {
   private tables = 0;
   private failingTables = 0;
   private unhealthyNow = 0;
+  private readonly byCatalog = new Map<string, CatalogCounts>();
 
   constructor(private readonly options: DigestOptions) {
     this.worstLimit = options.worstLimit ?? 10;
@@ -82,6 +93,15 @@ export class DigestBuilder {
 
   /** `previous`: the table's checks in the last sweep, when it was graded then. */
   add(outcome: TableOutcome, previous?: Partial<Record<AuditCheckId, CheckStatus>>): void {
+    const own = this.catalogCounts(outcome.catalog);
+    if (own) {
+      if (outcome.kind === "error") own.errors++;
+      else {
+        own.tables++;
+        if (outcome.verdict !== "healthy") own.unhealthyNow++;
+        if (Object.values(outcome.checks).includes("fail")) own.failingTables++;
+      }
+    }
     if (outcome.kind === "error") {
       this.errorsTotal++;
       if (this.errors.length < this.listLimit)
@@ -131,6 +151,7 @@ export class DigestBuilder {
       inIncident: [...this.inIncident],
     };
     if (this.options.skipped && this.options.skipped.length > 0) digest.skipped = [...this.options.skipped];
+    if (this.byCatalog.size > 0) digest.byCatalog = [...this.byCatalog.values()].map((c) => ({ ...c }));
     if (this.options.hasPrevious) {
       digest.changes = {
         newFailures: [...this.newFailures],
@@ -140,6 +161,16 @@ export class DigestBuilder {
       };
     }
     return digest;
+  }
+
+  private catalogCounts(catalog: string | undefined): CatalogCounts | undefined {
+    if (catalog === undefined) return undefined;
+    let counts = this.byCatalog.get(catalog);
+    if (!counts) {
+      counts = { catalog, tables: 0, failingTables: 0, unhealthyNow: 0, errors: 0 };
+      this.byCatalog.set(catalog, counts);
+    }
+    return counts;
   }
 
   /** Sorted insertion into a short list: O(worstLimit) per table, no full sort of the catalog. */

@@ -41,6 +41,8 @@ export type CheckStatus = "pass" | "warn" | "fail";
 /** What a sweep keeps about one table: small, because it is stored for every table. */
 export interface TableHealth {
   table: string;
+  /** The named catalog the table was read from, when the sweep covers several. */
+  catalog?: string;
   /** 0..100, higher is healthier. */
   score: number;
   /** Every audit check's status, in checklist order. */
@@ -57,6 +59,7 @@ export interface TableHealth {
 export interface TableError {
   table: string;
   error: string;
+  catalog?: string;
 }
 
 export type TableOutcome = ({ kind: "health" } & TableHealth) | ({ kind: "error" } & TableError);

@@ -34,6 +34,8 @@ export interface InvestigateRequest {
   table: string;
   flinkJob?: string;
   connector?: string;
+  /** The named catalog to read the table from (a sweep walking it); else the one mapped to the table. */
+  catalog?: string;
   /** Deadline for each source's whole answer (several requests); default 15 s. */
   timeoutMs?: number;
 }
@@ -86,7 +88,9 @@ export async function investigate(
   // slowest source's own reading time instead of the sum of all of them.
   const guessedRef = plainTableRef(request.table);
   // With several catalogs, the one BOT_CONFIG maps the table to (the default for the rest).
-  const namedCatalog = ports.catalogs?.forTable(request.table);
+  const namedCatalog = request.catalog
+    ? ports.catalogs?.byName(request.catalog)
+    : ports.catalogs?.forTable(request.table);
   const catalogPort = namedCatalog?.port ?? ports.catalog;
   const catalogTask = catalogPort
     ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table))

@@ -21,6 +21,8 @@ export interface GradeOptions {
   playbooks: readonly Playbook[];
   timeoutMs?: number;
   catalogName?: string;
+  /** The named catalog the table was listed in (BOT_CONFIG sources.catalogs). */
+  catalogSource?: string;
 }
 
 export interface Graded {
@@ -38,7 +40,13 @@ export async function gradeTable(
   const settings = options.bot ? tableSettings(options.bot, table) : undefined;
   const evidence = await investigate(
     ports,
-    { table, flinkJob: settings?.flinkJob, connector: settings?.connector, timeoutMs: options.timeoutMs },
+    {
+      table,
+      flinkJob: settings?.flinkJob,
+      connector: settings?.connector,
+      timeoutMs: options.timeoutMs,
+      ...(options.catalogSource ? { catalog: options.catalogSource } : {}),
+    },
     now,
   );
   requireSomeEvidence(evidence);
@@ -60,5 +68,7 @@ export async function gradeTable(
     diagnose(evidence, at, { ...naming, playbooks: options.playbooks }),
     "diagnosis",
   );
-  return { health: tableHealth(naming.tableName, auditReport, diagnosis), audit: auditReport, diagnosis };
+  const health = tableHealth(naming.tableName, auditReport, diagnosis);
+  if (options.catalogSource) health.catalog = options.catalogSource;
+  return { health, audit: auditReport, diagnosis };
 }

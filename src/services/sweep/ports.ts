@@ -35,11 +35,15 @@ export interface SweepStorePort {
   counters(sweepId: string): Promise<Record<string, number>>;
 }
 
-/** A task of a sweep: one catalog round trip each (a listing page or a table load). */
-export type SweepTask =
+/**
+ * A task of a sweep: one catalog round trip each (a listing page or a table load). `catalog`
+ * names the catalog walked when the sweep covers named catalogs.
+ */
+export type SweepTask = (
   | { kind: "namespaces"; sweepId: string; parent?: string[]; pageToken?: string; page?: number }
   | { kind: "tables"; sweepId: string; namespace: string[]; pageToken?: string; page?: number }
-  | { kind: "table"; sweepId: string; table: string };
+  | { kind: "table"; sweepId: string; table: string }
+) & { catalog?: string };
 
 export interface SweepQueuePort {
   /** Adds tasks to the rate-limited catalog queue; ids make a second add of the same task a no-op. */

@@ -13,6 +13,7 @@ import { createCatalogMeter, meteredCatalog } from "./catalog-budget.js";
 import { walkCatalog } from "./catalog-walk.js";
 import { gradeTable } from "./grade-table.js";
 import { type SweepReport, sweepReport } from "./report.js";
+import { sweptCatalogs } from "./service.js";
 
 export interface RunSweepOptions {
   playbooks: readonly Playbook[];
@@ -56,26 +57,62 @@ export async function runSweep(
     clock: options.clock,
     sleep: options.sleep,
   });
-  const metered: EvidencePorts = { ...ports, catalog: meteredCatalog(catalog, meter) };
+  // Every named catalog is walked in turn (under one budget); else the one catalog.
+  const names = options.bot ? sweptCatalogs(ports, options.bot) : ports.catalogs?.all.map((c) => c.name);
+  const walks = names
+    ? names.map((name) => {
+        const named = ports.catalogs?.byName(name);
+        if (!named)
+          throw new CodedError(ErrorCode.ConfigInvalid, `No catalog is named ${name}`, {
+            hint: "Check sweep.catalogs against sources.catalogs in BOT_CONFIG.",
+          });
+        return { name: name as string | undefined, port: named.port };
+      })
+    : [{ name: undefined as string | undefined, port: catalog }];
+  const meteredDirectory = ports.catalogs && {
+    ...ports.catalogs,
+    byName: (name: string) => {
+      const named = ports.catalogs?.byName(name);
+      return named && { name: named.name, port: meteredCatalog(named.port, meter) };
+    },
+  };
+  const metered: EvidencePorts = {
+    ...ports,
+    catalog: meteredCatalog(catalog, meter),
+    ...(meteredDirectory ? { catalogs: meteredDirectory } : {}),
+  };
   const skipped: Partial<Record<SkipReason, number>> = {};
   const outcomes: (TableOutcome | { kind: "skipped"; table: string })[] = [];
   const limit = Math.max(1, options.concurrency ?? 4);
   const running = new Set<Promise<void>>();
-  const walk = walkCatalog(metered.catalog!, { under: options.under, limits, meter, skipped });
-  for await (const ref of walk) {
-    const table = formatTableName(ref);
-    const task = grade(table).then((outcome) => {
-      outcomes.push(outcome);
-      running.delete(task);
+  for (const source of walks) {
+    const walk = walkCatalog(meteredCatalog(source.port, meter), {
+      under: options.under,
+      limits,
+      meter,
+      skipped,
     });
-    running.add(task);
-    if (running.size >= limit) await Promise.race(running);
+    for await (const ref of walk) {
+      const table = formatTableName(ref);
+      const task = grade(table, source.name).then((outcome) => {
+        outcomes.push(outcome);
+        running.delete(task);
+      });
+      running.add(task);
+      if (running.size >= limit) await Promise.race(running);
+    }
   }
   await Promise.all(running);
 
-  async function grade(table: string): Promise<TableOutcome | { kind: "skipped"; table: string }> {
+  async function grade(
+    table: string,
+    catalogSource: string | undefined,
+  ): Promise<TableOutcome | { kind: "skipped"; table: string }> {
     try {
-      const { health } = await gradeTable(metered, table, now, options);
+      const { health } = await gradeTable(metered, table, now, {
+        ...options,
+        ...(catalogSource ? { catalogSource } : {}),
+      });
       return { kind: "health", ...health };
     } catch (error) {
       const coded = asCodedError(error);
@@ -84,7 +121,12 @@ export async function runSweep(
         skipped[limit] = (skipped[limit] ?? 0) + 1;
         return { kind: "skipped", table };
       }
-      return { kind: "error", table, error: coded.message };
+      return {
+        kind: "error",
+        table,
+        error: coded.message,
+        ...(catalogSource ? { catalog: catalogSource } : {}),
+      };
     }
   }
 

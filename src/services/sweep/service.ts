@@ -60,13 +60,18 @@ export function sweepIdFor(jobKey: string, atMs: number): string {
 
 export function taskId(task: SweepTask): string {
   switch (task.kind) {
+    // A named catalog is part of the identity: two catalogs may hold the same names.
     case "namespaces":
-      return `ns-${task.sweepId}-${shortHash(`${(task.parent ?? []).join("\u001f")}\u0000${task.pageToken ?? ""}`)}`;
+      return `ns-${task.sweepId}-${shortHash(`${(task.parent ?? []).join("\u001f")}\u0000${task.pageToken ?? ""}${inCatalog(task)}`)}`;
     case "tables":
-      return `tb-${task.sweepId}-${shortHash(`${task.namespace.join("\u001f")}\u0000${task.pageToken ?? ""}`)}`;
+      return `tb-${task.sweepId}-${shortHash(`${task.namespace.join("\u001f")}\u0000${task.pageToken ?? ""}${inCatalog(task)}`)}`;
     case "table":
-      return `t-${task.sweepId}-${shortHash(task.table)}`;
+      return `t-${task.sweepId}-${shortHash(`${task.table}${inCatalog(task)}`)}`;
   }
+}
+
+function inCatalog(task: SweepTask): string {
+  return task.catalog === undefined ? "" : `\u0000${task.catalog}`;
 }
 
 function shortHash(text: string): string {
@@ -122,12 +127,17 @@ export class SweepService {
       return;
     }
     try {
-      if (task.kind === "table") outcome = await this.grade(task.table);
+      if (task.kind === "table") outcome = await this.grade(task.table, task.catalog);
       else children = await this.list(task);
     } catch (error) {
       const coded = asCodedError(error);
       if (coded.retryable && !lastAttempt) throw coded;
-      outcome = { kind: "error", table: labelOf(task), error: coded.message };
+      outcome = {
+        kind: "error",
+        table: labelOf(task),
+        error: coded.message,
+        ...(task.catalog ? { catalog: task.catalog } : {}),
+      };
       this.deps.log.warn(
         { sweep: task.sweepId, task: labelOf(task), err: coded.message },
         "sweep task gave up",
@@ -191,14 +201,19 @@ export class SweepService {
 
   private rootTasks(sweepId: string): SweepTask[] {
     const prefixes = this.deps.bot.sweep.namespaces;
-    if (prefixes.length === 0) return [{ kind: "namespaces", sweepId }];
-    return prefixes.flatMap((prefix): SweepTask[] => {
-      const levels = prefix.split(".").filter(Boolean);
-      return [
-        { kind: "tables", sweepId, namespace: levels },
-        { kind: "namespaces", sweepId, parent: levels },
-      ];
-    });
+    const roots = (catalog: string | undefined): SweepTask[] => {
+      const where = catalog === undefined ? {} : { catalog };
+      if (prefixes.length === 0) return [{ kind: "namespaces", sweepId, ...where }];
+      return prefixes.flatMap((prefix): SweepTask[] => {
+        const levels = prefix.split(".").filter(Boolean);
+        return [
+          { kind: "tables", sweepId, namespace: levels, ...where },
+          { kind: "namespaces", sweepId, parent: levels, ...where },
+        ];
+      });
+    };
+    const catalogs = sweptCatalogs(this.deps.ports, this.deps.bot);
+    return catalogs ? catalogs.flatMap(roots) : roots(undefined);
   }
 
   private async schedule(sweepId: string, tasks: SweepTask[]): Promise<void> {
@@ -207,8 +222,13 @@ export class SweepService {
     await this.deps.queue.addTasks(tasks);
   }
 
-  private catalog() {
-    const catalog = this.deps.ports.catalog;
+  private catalog(name?: string) {
+    const named = name === undefined ? undefined : this.deps.ports.catalogs?.byName(name);
+    if (name !== undefined && !named)
+      throw new CodedError(ErrorCode.ConfigInvalid, `No catalog is named ${name}`, {
+        hint: "Check sweep.catalogs against sources.catalogs in BOT_CONFIG.",
+      });
+    const catalog = named?.port ?? this.deps.ports.catalog;
     if (!catalog) {
       throw new CodedError(
         ErrorCode.ConfigInvalid,
@@ -224,37 +244,52 @@ export class SweepService {
   private async list(task: Exclude<SweepTask, { kind: "table" }>): Promise<SweepTask[]> {
     const { sweepId } = task;
     if (task.kind === "namespaces") {
-      const page = await this.catalog().listNamespacesPage(task.parent, task.pageToken);
+      const where = task.catalog === undefined ? {} : { catalog: task.catalog };
+      const page = await this.catalog(task.catalog).listNamespacesPage(task.parent, task.pageToken);
       // A catalog that ignores ?parent= would send the walk round its top level forever.
       const under = page.items.filter((namespace) => liesUnder(task.parent, namespace));
       const outside = page.items.length - under.length;
       if (outside > 0) await this.deps.store.count(sweepId, { "skip:outside-parent": outside });
       const out: SweepTask[] = under.flatMap((namespace): SweepTask[] => [
-        { kind: "tables", sweepId, namespace },
-        { kind: "namespaces", sweepId, parent: namespace },
+        { kind: "tables", sweepId, namespace, ...where },
+        { kind: "namespaces", sweepId, parent: namespace, ...where },
       ]);
       if (page.nextPageToken)
         out.push({ ...task, pageToken: page.nextPageToken, page: (task.page ?? 0) + 1 });
       return out;
     }
-    const page = await this.catalog().listTablesPage(task.namespace, task.pageToken);
+    const page = await this.catalog(task.catalog).listTablesPage(task.namespace, task.pageToken);
     const out: SweepTask[] = page.items.map((ref: TableRef) => ({
       kind: "table",
       sweepId,
       table: formatTableName(ref),
+      ...(task.catalog === undefined ? {} : { catalog: task.catalog }),
     }));
     if (page.nextPageToken) out.push({ ...task, pageToken: page.nextPageToken, page: (task.page ?? 0) + 1 });
     return out;
   }
 
-  private async grade(table: string): Promise<TableOutcome> {
+  private async grade(table: string, catalog: string | undefined): Promise<TableOutcome> {
     const { health } = await gradeTable(this.deps.ports, table, this.deps.now, {
       bot: this.deps.bot,
       playbooks: this.deps.playbooks,
       timeoutMs: this.deps.sourceTimeoutMs,
+      ...(catalog === undefined ? {} : { catalogSource: catalog }),
     });
     return { kind: "health", ...health };
   }
+}
+
+/**
+ * The named catalogs a sweep walks: those sweep.catalogs lists, else every catalog not marked
+ * `sweep: false`; undefined when only the one default catalog is configured.
+ */
+export function sweptCatalogs(ports: EvidencePorts, bot: BotConfig): string[] | undefined {
+  const directory = ports.catalogs;
+  if (!directory) return undefined;
+  if (bot.sweep.catalogs.length > 0) return [...bot.sweep.catalogs];
+  const excluded = new Set(bot.sources.catalogs.filter((c) => !c.sweep).map((c) => c.name));
+  return directory.all.map((c) => c.name).filter((name) => !excluded.has(name));
 }
 
 function skippedOf(counters: Record<string, number>): SkipCount[] {

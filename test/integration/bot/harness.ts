@@ -49,6 +49,8 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   const standIn = await startSlackStandIn(options.standIn);
   const lakehouse = options.scenario ? await startLakehouse({ scenario: options.scenario }) : undefined;
   const secret = randomBytes(16).toString("hex");
+  // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
+  const { BOT_CONFIG: platformSources, ...platformUrls } = lakehouse?.env() ?? {};
   const config = loadConfig({
     SLACK_BOT_TOKEN: "xoxb-stand-in",
     SLACK_SIGNING_SECRET: secret,
@@ -56,18 +58,20 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
     REDIS_URL,
     ALERT_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
     INCIDENT_CHANNEL: CHANNEL,
-    BOT_CONFIG: options.botConfig ?? DEFAULT_BOT_CONFIG,
+    BOT_CONFIG: `${options.botConfig ?? DEFAULT_BOT_CONFIG}\n${platformSources ?? ""}`,
     PORT: "0",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     SOURCE_TIMEOUT_MS: "3000",
-    ...(lakehouse
-      ? {
-          ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-          FLINK_REST_URL: lakehouse.urls.flink,
-          CONNECT_REST_URL: lakehouse.urls.connect,
-          PROMETHEUS_URL: lakehouse.urls.prometheus,
-        }
-      : {}),
+    ...(platformSources
+      ? platformUrls
+      : lakehouse
+        ? {
+            ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+            FLINK_REST_URL: lakehouse.urls.flink,
+            CONNECT_REST_URL: lakehouse.urls.connect,
+            PROMETHEUS_URL: lakehouse.urls.prometheus,
+          }
+        : {}),
     ...options.env,
   });
   const bots: Bot[] = [];

@@ -164,4 +164,23 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     expect(digests(harness)).toHaveLength(1);
     expect(await a!.sweep.store.running()).toBeUndefined();
   });
+
+  it("sweeps every named catalog and the digest groups its tables by catalog", async () => {
+    h = await startHarness("sweep-catalogs", {
+      scenario: "multi-cluster-platform",
+      botConfig: SWEEP_BOT_CONFIG,
+    });
+    const harness = h;
+    expect((await slash(harness, "sweep")).status).toBe(200);
+    const [digest] = await eventually(
+      () => digests(harness).length > 0 && digests(harness),
+      30_000,
+      "the digest",
+    );
+    expect(digest!.text).toBe("Sweep: 2 tables, 0 with failing checks, 1 failing now");
+    const blocks = JSON.stringify(digest!.blocks);
+    expect(blocks).toContain("*Catalog `lake-us`:* 1 tables");
+    expect(blocks).toContain("*Catalog `lake-eu`:* 1 tables, 0 with failing checks, 1 failing now");
+    expect(blocks.indexOf("sales.orders")).toBeGreaterThan(blocks.indexOf("Catalog `lake-eu`"));
+  });
 });

@@ -6,16 +6,20 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SHUTDOWN_DEADLINE_MS } from "../../../src/main.js";
+import { type PrivateRedis, startPrivateRedis } from "../../../src/sim/servers/redis-server.js";
 import { freePort } from "../../../src/util/free-port.js";
 import { until } from "../../support/poll.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const main = path.join(root, "src/cli/main.ts");
 const children: ChildProcess[] = [];
+let redis: PrivateRedis | undefined;
 
-afterAll(() => {
+afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  redis?.child.kill("SIGCONT");
+  await redis?.stop("SIGKILL");
 });
 
 /** A GET that gives up after `ms` (a hung answer fails the test instead of hanging it). */
@@ -27,13 +31,9 @@ async function get(url: string, ms = 5000) {
 
 describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
   it("serves probes and metrics, answers while Redis hangs, and stops on SIGTERM", async () => {
-    const [redisPort, metricsPort] = [await freePort(), await freePort()];
-    const redis = spawn(
-      "redis-server",
-      ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      { stdio: "ignore" },
-    );
-    children.push(redis);
+    const metricsPort = await freePort();
+    redis = await startPrivateRedis();
+    const { child: server } = redis;
     const worker = spawn(process.execPath, ["--import", "tsx", main, "worker"], {
       cwd: root,
       env: {
@@ -43,7 +43,7 @@ describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
         SLACK_API_URL: "http://127.0.0.1:9/api/",
         ICEBERG_CATALOG_URL: "http://127.0.0.1:9",
         BOT_CONFIG: "defaults: { approvers: [U0ALICE] }",
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        REDIS_URL: redis.url,
         METRICS_PORT: String(metricsPort),
         LOG_LEVEL: "info",
       },
@@ -75,7 +75,7 @@ describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
     expect(metrics).toMatch(/^iceberg_bot_queue_jobs\{queue="[^"]+",state="waiting"\} 0$/m);
 
     // Redis hangs: every command waits. The port still answers, /readyz says why.
-    redis.kill("SIGSTOP");
+    server.kill("SIGSTOP");
     try {
       const [health, ready, scraped] = await Promise.all([
         get(`${base}/healthz`),
@@ -88,7 +88,7 @@ describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
       expect(scraped.status).toBe(200);
       expect(scraped.text).toContain("# TYPE process_resident_memory_bytes gauge");
     } finally {
-      redis.kill("SIGCONT");
+      server.kill("SIGCONT");
     }
 
     const signalledAt = Date.now();

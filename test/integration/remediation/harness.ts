@@ -1,40 +1,25 @@
-// Wires the remediation service for service-level tests as the bot does: real Redis (private
-// namespace), the simulated lakehouse, the Slack stand-in, a real BullMQ worker for the
-// remediation queue, and every message through the Slack outbox and its poster (the walk store
-// saves them with the record, as in production). Status card edits are recorded here: card
-// rendering is the bot's job and tested with the bot.
+// The remediation service as the bot runs it, for service-level tests: a worker process of the
+// bot (startBot, role "worker") on real Redis (private namespace), the simulated lakehouse and
+// the Slack stand-in; every message goes through the Slack outbox and its poster. Status card
+// edits are kept here instead of sent: card rendering is the bot's job and tested with the bot.
 
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
 import { loadPlaybooks } from "../../../src/adapters/playbooks/files.js";
-import type { SlackJob } from "../../../src/adapters/queue/jobs.js";
-import {
-  createRemediationQueue,
-  type RemediationJob,
-  type RemediationQueue,
-  startRemediationWorker,
-} from "../../../src/adapters/queue/remediation-queue.js";
-import { createRedisClient } from "../../../src/adapters/redis/connection.js";
-import {
-  OutboxNotifier,
-  SlackOutbox,
-  type SlackOutboxEntry,
-} from "../../../src/adapters/slack/outbox/outbox.js";
-import {
-  type BackoffSettings,
-  OutboxPoster,
-  type PosterDeps,
-} from "../../../src/adapters/slack/outbox/poster.js";
+import type { RemediationQueue } from "../../../src/adapters/queue/remediation-queue.js";
+import { SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
+import type { BackoffSettings, PosterDeps } from "../../../src/adapters/slack/outbox/poster.js";
 import { placeholderId, renderPlaceholder } from "../../../src/adapters/slack/placeholder.js";
-import { applyFormFiller, SlackApproverDirectory } from "../../../src/adapters/slack/walk-slack.js";
 import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../../src/adapters/store/audit-trail.js";
-import { IncidentStore } from "../../../src/adapters/store/incident-store.js";
+import type { IncidentStore } from "../../../src/adapters/store/incident-store.js";
 import { WalkStore } from "../../../src/adapters/store/walk-store.js";
 import { type Config, loadConfig } from "../../../src/config.js";
 import type { StepId } from "../../../src/core/ids.js";
 import type { Report } from "../../../src/core/report/schema.js";
+import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import { diagnoseTable } from "../../../src/services/diagnose-table.js";
-import { Remediation, type RemediationDeps } from "../../../src/services/remediation/remediation.js";
+import type { SlackMessageRequest } from "../../../src/services/ports.js";
+import type { Remediation, RemediationDeps } from "../../../src/services/remediation/remediation.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import type { Scenario } from "../../../src/sim/scenario/schema.js";
 import { loadScenario } from "../../../src/sim/scenarios.js";
@@ -50,11 +35,12 @@ export const CAROL = "U0CAROL";
 export const MALLORY = "U0MALLORY";
 
 export interface ServiceHarness {
-  /** What is owed to Slack, and its poster. */
+  /** What is owed to Slack, and the bot's poster. */
   outbox: SlackOutbox;
-  poster: OutboxPoster;
-  /** A second poster on the same outbox (another process), not started; stopped on close. */
-  anotherPoster(overrides: Partial<PosterDeps>): OutboxPoster;
+  poster: { start(): void };
+  /** Another worker process on the same Redis (its own poster, a clock of its own); stopped on close. */
+  anotherPoster(overrides: Pick<BotOptions, "wallClock">): Promise<Bot>;
+  bot: Bot;
   table: string;
   lakehouse: Lakehouse;
   standIn: SlackStandIn;
@@ -64,7 +50,7 @@ export interface ServiceHarness {
   audit: AuditTrail;
   queue: RemediationQueue;
   config: Config;
-  cards: SlackJob[];
+  cards: SlackMessageRequest[];
   /** Opens an incident for db.events with its root message, diagnoses it and proposes the next step. */
   openIncident(): Promise<{ incidentId: string; rootTs: string; report: Report }>;
   /** openIncident, then the walk's first proposal as an Apply button's value names it. */
@@ -98,7 +84,7 @@ export interface ServiceHarnessOptions {
     backoff?: Partial<BackoffSettings>;
     timeoutMs?: number;
     start?: boolean;
-    afterSend?: (entry: SlackOutboxEntry) => Promise<void>;
+    afterSend?: PosterDeps["afterSend"];
     onDropped?: PosterDeps["onDropped"];
     onSlackError?: PosterDeps["onSlackError"];
   };
@@ -125,6 +111,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     CONNECT_REST_URL: lakehouse.urls.connect,
     PROMETHEUS_URL: lakehouse.urls.prometheus,
     SOURCE_TIMEOUT_MS: String(options.catalogTimeoutMs ?? 2000),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     BOT_CONFIG: [
       "defaults:",
       `  approvers: [${approvers.join(", ")}]`,
@@ -135,83 +122,48 @@ export async function startServiceHarness(label: string, options: ServiceHarness
       "",
     ].join("\n"),
   });
-  const redis = createRedisClient(config.redis, "commands");
-  const queueRedis = createRedisClient(config.redis, "blocking");
-  redis.on("error", () => {});
-  queueRedis.on("error", () => {});
-  const store = new IncidentStore(redis, { namespace: scope.namespace });
-  const outbox = new SlackOutbox(redis, scope.namespace);
-  const walks = new WalkStore(redis, scope.namespace, { outbox, now: Date.now });
-  const audit = new AuditTrail(redis, store.keys);
-  const queue = createRemediationQueue({
-    connection: queueRedis,
-    prefix: scope.queuePrefix,
-    name: `remediation-${scope.namespace}`,
-    backoffMs: 50,
-  });
-  const cards: SlackJob[] = [];
-  const ports = createEvidencePorts(config);
+  const cards: SlackMessageRequest[] = [];
   const now = () => lakehouse.clock.now();
-  const silent = { info() {}, warn() {}, error() {} };
-  const playbooks = await loadPlaybooks();
-  const posterDeps: PosterDeps = {
-    outbox,
-    slack: createSlackClient({
-      token: "xoxb-stand-in",
-      apiUrl: standIn.apiUrl,
-      oneAttempt: true,
-      timeoutMs: options.outbox?.timeoutMs ?? 2000,
-    }),
-    store,
-    now: Date.now,
-    log: { warn: (o: object, m?: string) => process.env.OUTBOX_DEBUG && console.log(m, o), error() {} },
-    pollMs: 50,
-    orderWaitMs: 200,
-    ...(options.outbox?.backoff ? { backoff: options.outbox.backoff } : {}),
-    ...(options.outbox?.afterSend ? { afterSend: options.outbox.afterSend } : {}),
-    onDropped: options.outbox?.onDropped,
-    onSlackError: options.outbox?.onSlackError,
+  const botOptions: BotOptions = {
+    role: "worker",
+    namespace: scope.namespace,
+    queuePrefix: scope.queuePrefix,
+    queueNames: scope.queueNames,
+    backoffMs: 50,
+    lockDurationMs: 2000,
+    stalledIntervalMs: 1000,
+    now,
+    remediation: {
+      followUpIntervalMs: options.intervalMs ?? 150,
+      diagnosisWaitMs: 200,
+      ...(options.afterApply ? { afterApply: options.afterApply } : {}),
+    },
+    slackDelivery: { timeoutMs: options.outbox?.timeoutMs ?? 2000, backoff: options.outbox?.backoff },
   };
-  const poster = new OutboxPoster(posterDeps);
-  const otherPosters: OutboxPoster[] = [];
-  if (options.outbox?.start !== false) poster.start();
-  const remediationSlack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0 });
-  const remediation = new Remediation({
-    walks,
-    audit,
-    store,
-    slack: {
-      send: async (job: SlackJob) => {
-        cards.push(job);
+  const bot = await startBot(config, {
+    ...botOptions,
+    remediationWorker: options.worker !== false,
+    outboxPoster: {
+      startStopped: options.outbox?.start === false,
+      afterSend: options.outbox?.afterSend,
+      onDropped: options.outbox?.onDropped,
+      onSlackError: options.outbox?.onSlackError,
+    },
+    slackPort: (outbox) => ({
+      send: async (request) => {
+        if (request.kind !== "card") return outbox.send(request);
+        cards.push(request);
         return undefined;
       },
-    },
-    jobs: queue,
-    notifier: new OutboxNotifier(outbox, Date.now, applyFormFiller(remediationSlack)),
-    approvers: new SlackApproverDirectory(remediationSlack, now, () => {}),
-    playbooks,
-    bot: config.bot,
-    ports,
-    now,
-    log: silent,
-    sourceTimeoutMs: config.sourceTimeoutMs,
-    followUpIntervalMs: options.intervalMs ?? 150,
-    ...(options.afterApply ? { afterApply: options.afterApply } : {}),
+    }),
   });
-  const worker =
-    options.worker === false
-      ? undefined
-      : startRemediationWorker(
-          {
-            connection: queueRedis,
-            prefix: scope.queuePrefix,
-            name: `remediation-${scope.namespace}`,
-            lockDurationMs: 2000,
-            stalledIntervalMs: 1000,
-            onError: (queue, error) => console.warn(`worker ${queue}: ${error.message}`),
-          },
-          (job: RemediationJob) => remediation.runJob(job),
-        );
+  const others: Bot[] = [];
+  const { store, remediation } = bot;
+  const outbox = new SlackOutbox(bot.redis, scope.namespace);
+  const walks = new WalkStore(bot.redis, scope.namespace);
+  const audit = new AuditTrail(bot.redis, store.keys);
+  const playbooks = await loadPlaybooks();
+  const ports = createEvidencePorts(config);
   const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl });
 
   const harness: ServiceHarness = {
@@ -223,10 +175,11 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     walks,
     audit,
     outbox,
-    poster,
-    queue,
+    poster: bot.outboxPoster!,
+    queue: bot.remediationQueue,
     config,
     cards,
+    bot,
     async applyForm(click) {
       const viewId = placeholderId("apply", click);
       await slack.views.open({ trigger_id: click, view: renderPlaceholder(viewId, "Apply change", "…") });
@@ -259,21 +212,17 @@ export async function startServiceHarness(label: string, options: ServiceHarness
     async delivered() {
       await until(async () => (await outbox.pending()) === 0, "the outbox to drain");
     },
-    anotherPoster(overrides) {
-      const another = new OutboxPoster({ ...posterDeps, ...overrides });
-      otherPosters.push(another);
+    async anotherPoster(overrides) {
+      const another = await startBot(config, { ...botOptions, ...overrides });
+      others.push(another);
       return another;
     },
     async close() {
-      await poster.stop();
-      await Promise.all(otherPosters.map((p) => p.stop()));
-      await worker?.close();
-      await queue.obliterate().catch(() => {});
-      await queue.close();
+      await Promise.all(others.map((b) => b.stop()));
+      await bot.stop();
       await standIn.close();
       await lakehouse.close();
       await scope.cleanup();
-      await Promise.all([redis.quit(), queueRedis.quit()]);
     },
   };
   return harness;

@@ -118,7 +118,7 @@ describe("remediation's Slack messages through the outbox", () => {
     try {
       await until(() => sends === 1, "the first post to reach Slack", 10_000, 20);
       // Another process, once the first one's lease on the incident ran out (its clock 31 s on).
-      h!.anotherPoster({ now: () => Date.now() + 31_000 }).start();
+      await h!.anotherPoster({ wallClock: () => Date.now() + 31_000 });
       const { delivered, duplicated } = await settle(rootTs, 10_000);
       expect(delivered).toBe(1);
       expect(duplicated).toBe(0);

@@ -5,12 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
 import { renderChange } from "../../../src/adapters/slack/render/change.js";
+import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { loadConfig } from "../../../src/config.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
 import { ReportSchema } from "../../../src/core/report/schema.js";
+import type { FlinkSourceProvider, FlinkSourceSpec } from "../../../src/core/sources/model.js";
+import { DigestBuilder } from "../../../src/core/sweep/digest.js";
 import { parseTableName } from "../../../src/core/table-name.js";
 import { investigate } from "../../../src/services/investigate/investigate.js";
 import { applyChange } from "../../../src/services/remediation/apply-change.js";
+import { runSweep } from "../../../src/services/sweep/run-sweep.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { PLAYBOOKS } from "../../support/playbooks.js";
 
@@ -174,5 +178,92 @@ describe("remediation through the source the evidence came from", () => {
       { table: parseTableName("sales.inventory") },
     );
     expect(elsewhere.status).toBe("not-applied");
+  });
+});
+
+describe("the sweep covers every catalog", () => {
+  let platform: Lakehouse;
+  beforeAll(async () => {
+    platform = await startLakehouse({ scenario: "multi-cluster-platform" });
+  });
+  afterAll(async () => {
+    await platform?.close();
+  });
+
+  it("walks each named catalog, grades each table in its own, and the digest groups by catalog", async () => {
+    const config = loadConfig(platform.env());
+    const ports = createEvidencePorts(config, { timeoutMs: 5000 });
+    const now = platform.clock.now();
+    const report = await runSweep(ports, () => now, { playbooks: PLAYBOOKS, bot: config.bot });
+    const graded = report.ranking.map((t) => `${t.table}@${t.catalog}`).sort();
+    expect(graded).toEqual(["ops.audit_log@lake-us", "sales.orders@lake-eu"]);
+    // Each catalog's server was asked for its own listing.
+    const listingHosts = new Set(
+      platform.requests.filter((r) => r.path.endsWith("/namespaces")).map((r) => r.headers.host),
+    );
+    expect(listingHosts).toEqual(new Set(Object.values(platform.named.catalogs).map(hostOf)));
+
+    const builder = new DigestBuilder({ sweepId: "s1", startedAtMs: now, hasPrevious: false });
+    for (const t of report.ranking) builder.add({ kind: "health", ...t });
+    const digest = builder.finish(now);
+    expect(digest.byCatalog?.map((c) => [c.catalog, c.tables, c.unhealthyNow])).toEqual(
+      expect.arrayContaining([
+        ["lake-eu", 1, 1],
+        ["lake-us", 1, 0],
+      ]),
+    );
+    const text = JSON.stringify(renderSweepDigest(digest).blocks);
+    expect(text).toContain("*Catalog `lake-eu`:* 1 tables");
+    // The failing table is listed under its catalog's line.
+    expect(text.indexOf("sales.orders")).toBeGreaterThan(text.indexOf("Catalog `lake-eu`"));
+  });
+
+  it("sweeps only the catalogs sweep.catalogs names, and refuses an unknown one at start", async () => {
+    const env = platform.env();
+    const config = loadConfig({ ...env, BOT_CONFIG: `${env.BOT_CONFIG}sweep:\n  catalogs: [lake-eu]\n` });
+    const ports = createEvidencePorts(config, { timeoutMs: 5000 });
+    const now = platform.clock.now();
+    const report = await runSweep(ports, () => now, { playbooks: PLAYBOOKS, bot: config.bot });
+    expect(report.ranking.map((t) => t.table)).toEqual(["sales.orders"]);
+    expect(() =>
+      loadConfig({ ...env, BOT_CONFIG: `${env.BOT_CONFIG}sweep:\n  catalogs: [lake-xx]\n` }),
+    ).toThrow(/sweep\.catalogs\.0: no catalog is named lake-xx \(known: lake-us, lake-eu\)/);
+  });
+});
+
+describe("Flink sources from discovery", () => {
+  it("reads the sources a provider yields, asked again on every listing", async () => {
+    const config = loadConfig({ ICEBERG_CATALOG_URL: lakehouse.named.catalogs["lake-eu"] as string });
+    let listed: FlinkSourceSpec[] = [
+      {
+        name: "orders-ingest",
+        url: lakehouse.named.flink["flink-eu"] as string,
+        auth: { kind: "none" },
+        origin: "discovered",
+      },
+    ];
+    const provider: FlinkSourceProvider = { name: "kubernetes", list: async () => listed };
+    const ports = createEvidencePorts(config, { timeoutMs: 5000, flinkProviders: [provider] });
+    expect((await ports.flink!.listJobs()).map((j) => `${j.name}@${j.source}`)).toEqual([
+      "orders-ingest@orders-ingest",
+    ]);
+
+    // A deployment appears: the next listing reads it too; one that is gone is no longer read.
+    listed = [
+      {
+        name: "audit-ingest",
+        url: lakehouse.named.flink["flink-us"] as string,
+        auth: { kind: "none" },
+        origin: "discovered",
+      },
+    ];
+    expect((await ports.flink!.listJobs()).map((j) => `${j.name}@${j.source}`)).toEqual([
+      "audit-ingest@audit-ingest",
+    ]);
+    const job = await ports.flink!.getJobEvidence(
+      "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e",
+      parseTableName("ops.audit_log"),
+    );
+    expect(job.job.source).toBe("audit-ingest");
   });
 });

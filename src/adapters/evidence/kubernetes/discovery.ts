@@ -5,6 +5,12 @@
 
 import type { z } from "zod";
 import type { KubernetesSettings } from "../../../core/kubernetes-settings.js";
+import type {
+  DiscoveredFlinkAccess,
+  FlinkSourceProvider,
+  FlinkSourceSpec,
+  KnownFlinkJob,
+} from "../../../core/sources/model.js";
 import { asCodedError, type CodedError } from "../../../errors.js";
 import { KubernetesClient, type ListResult } from "./client.js";
 import {
@@ -22,23 +28,27 @@ import {
 } from "./flink-resources.js";
 
 /**
- * A discovered JobManager as a Flink source: its REST URL, reached without credentials (the
- * operator's REST Service inside the cluster), with the jobs its resources' status already names.
+ * A discovered JobManager as a Flink source: its REST URL (the operator's REST Service inside the
+ * cluster, or restUrlTemplate), read with the auth and TLS `kubernetes.flinkAuth`/`flinkTls` give
+ * every discovered JobManager (none by default), with the jobs its resources' status names.
  */
-export interface DiscoveredFlinkSourceSpec {
-  name: string;
-  url: string;
-  auth: { kind: "none" };
+export type DiscoveredFlinkSourceSpec = FlinkSourceSpec & {
   origin: "discovered";
-  jobs: { jobId?: string; name?: string; state?: string }[];
-}
+  jobs: KnownFlinkJob[];
+};
+
+const NO_ACCESS: DiscoveredFlinkAccess = { auth: { kind: "none" } };
 
 /** Flink sources from a listing, for the investigation's list of Flink sources. */
-export function toSourceSpecs(sources: readonly DiscoveredFlinkSource[]): DiscoveredFlinkSourceSpec[] {
+export function toSourceSpecs(
+  sources: readonly DiscoveredFlinkSource[],
+  access: DiscoveredFlinkAccess = NO_ACCESS,
+): DiscoveredFlinkSourceSpec[] {
   return sources.map((s) => ({
     name: s.name,
     url: s.restUrl,
-    auth: { kind: "none" },
+    auth: access.auth,
+    ...(access.tls ? { tls: access.tls } : {}),
     origin: "discovered",
     jobs: s.jobs.map((j) => ({
       ...(j.jobId ? { jobId: j.jobId } : {}),
@@ -134,10 +144,10 @@ export class FlinkDiscovery {
    * The current sources as a provider the investigation asks on every listing: the last listing
    * (kept current by start()), or a listing now when none has run yet.
    */
-  provider(): { readonly name: string; list(): Promise<DiscoveredFlinkSourceSpec[]> } {
+  provider(access: DiscoveredFlinkAccess = NO_ACCESS): FlinkSourceProvider {
     return {
       name: "kubernetes",
-      list: async () => toSourceSpecs((this.last ?? (await this.refresh())).sources),
+      list: async () => toSourceSpecs((this.last ?? (await this.refresh())).sources, access),
     };
   }
 

@@ -35,6 +35,11 @@ function headline(d: Digest): string {
   return `Sweep: ${formatCount(d.tables)} tables, ${formatCount(d.failingTables)} with failing checks, ${formatCount(d.unhealthyNow)} failing now`;
 }
 
+function catalogLine(c: NonNullable<Digest["byCatalog"]>[number]): string {
+  const errors = c.errors > 0 ? `, ${formatCount(c.errors)} not read` : "";
+  return `*Catalog \`${escapeCode(c.catalog)}\`:* ${formatCount(c.tables)} tables, ${formatCount(c.failingTables)} with failing checks, ${formatCount(c.unhealthyNow)} failing now${errors}`;
+}
+
 function checkList(t: TableHealth): string {
   const failing = failingChecks(t);
   const fails = failing.filter((c) => c.status === "fail").map((c) => `\`${c.id}\``);
@@ -113,9 +118,21 @@ export function renderSweepDigest(d: Digest): SlackMessage {
   blocks.push(divider());
   if (d.worst.length === 0)
     blocks.push(section("No table has a failing check or a warning. :white_check_mark:"));
-  d.worst.forEach((t, i) => {
-    blocks.push(...tableBlocks(t, i + 1, d.sweepId));
-  });
+  if (d.byCatalog && d.byCatalog.length > 0) {
+    // Several catalogs: each one's line, then its worst tables under it (ranks stay sweep-wide).
+    const ranked = d.worst.map((t, i) => ({ t, rank: i + 1 }));
+    for (const c of d.byCatalog) {
+      blocks.push(section(truncateText(catalogLine(c))));
+      for (const { t, rank } of ranked.filter((r) => r.t.catalog === c.catalog))
+        blocks.push(...tableBlocks(t, rank, d.sweepId));
+    }
+    for (const { t, rank } of ranked.filter((r) => !d.byCatalog?.some((c) => c.catalog === r.t.catalog)))
+      blocks.push(...tableBlocks(t, rank, d.sweepId));
+  } else {
+    d.worst.forEach((t, i) => {
+      blocks.push(...tableBlocks(t, i + 1, d.sweepId));
+    });
+  }
   blocks.push(divider(), section(truncateText(changesText(d))), section(truncateText(countsText(d))));
   if (d.errors.length > 0) {
     const shown = d.errors
