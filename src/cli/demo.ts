@@ -347,6 +347,16 @@ async function followUp(ctx: DemoContext): Promise<void> {
 
 async function walkPlaybook(ctx: DemoContext): Promise<void> {
   const handled = new Set<string>();
+  // Read-only checks announced; one that answered before the demo looked is announced late.
+  const announced = new Set<string>();
+  const announceCheck = (message: StoredMessage) => {
+    if (announced.has(message.ts)) return;
+    announced.add(message.ts);
+    progress(
+      ctx,
+      `the bot proposes: ${stepTitle(message)}; it only reads the table, so the bot starts checking at once, without approval`,
+    );
+  };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const decision = await nextDecision(ctx, handled);
     switch (decision.kind) {
@@ -367,8 +377,15 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         progress(ctx, `<@${DEMO_APPROVER}> does it and presses Mark done on the card`);
         await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
         break;
-      case "next":
+      case "next": {
         markHandled(ctx, handled, "next");
+        const checked = /\*Checked:\*/.test(messageMrkdwn(decision.message));
+        const check = checked
+          ? ctx
+              .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
+              .findLast((m) => /checks this itself/.test(messageMrkdwn(m)))
+          : undefined;
+        if (check) announceCheck(check);
         progress(
           ctx,
           /\*Checked:\*/.test(messageMrkdwn(decision.message))
@@ -377,12 +394,10 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         );
         await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_next");
         break;
+      }
       case "checking":
         markHandled(ctx, handled, "skip");
-        progress(
-          ctx,
-          `the bot proposes: ${stepTitle(decision.message)}; it only reads the table, so the bot starts checking at once, without approval`,
-        );
+        announceCheck(decision.message);
         break;
       case "apply":
         markHandled(ctx, handled, "apply");
