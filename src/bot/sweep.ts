@@ -54,8 +54,11 @@ export interface SweepWiring {
   onError: (queue: string, error: Error) => void;
   /** "Start the fix" from a digest: opens the table's incident as an alert would. */
   startFix(table: string, user: string, channel: string): Promise<StartFixOutcome>;
-  /** Queues an ephemeral answer to one person (the outbox sends it). */
-  reply(channel: string, user: string, reply: EphemeralReply): Promise<void>;
+  /**
+   * Queues an ephemeral answer to one person (the outbox sends it); with an incident, after that
+   * incident's messages, so a link to its thread is there to give.
+   */
+  reply(channel: string, user: string, reply: EphemeralReply, incidentId?: string): Promise<void>;
 }
 
 /** Flink job lists and Connect connector lists are shared by a worker's tables for this long. */
@@ -130,12 +133,17 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
         }
         if (data.kind === "fix") {
           const outcome = await w.startFix(data.table, data.user, data.channel);
-          await w.reply(data.channel, data.user, {
-            kind: "fix-started",
-            table: data.table,
-            outcome: outcome.kind,
-            incidentId: outcome.incidentId,
-          });
+          await w.reply(
+            data.channel,
+            data.user,
+            {
+              kind: "fix-started",
+              table: data.table,
+              outcome: outcome.kind,
+              incidentId: outcome.incidentId,
+            },
+            outcome.incidentId,
+          );
           return;
         }
         // An audit asked for from the digest: read now (not the sweep's copy) and post in its thread.
@@ -212,8 +220,14 @@ export function sweepPart(shared: Shared): Part & { runtime?: SweepRuntime } {
         onError: (queue, error) => connections.errors.report(`worker ${queue}`, error),
         startFix: async (table, user, channel) =>
           (await import("../services/sweep/start-fix.js")).startFixFromSweep(incidents, table, user, channel),
-        reply: async (channel, user, reply) => {
-          await incidents.slack.send({ kind: "ephemeral", channel, user, reply });
+        reply: async (channel, user, reply, incidentId) => {
+          await incidents.slack.send({
+            kind: "ephemeral",
+            channel,
+            user,
+            reply,
+            ...(incidentId ? { incidentId } : {}),
+          });
         },
       });
     },

@@ -240,9 +240,11 @@ function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undef
     }
     return undefined;
   }
+  // The person acts on the proposal; the card's copy of its button (which may arrive first) waits.
   const open = (kind: string) => {
     const found = findButton(standIn, DEMO_CHANNEL, ctx.rootTs!, `playbook_${kind}`);
-    return found && !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
+    if (!found || found.message.ts === ctx.rootTs) return undefined;
+    return !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
   };
   const next = open("next");
   if (next) return { kind: "next", message: next.message };
@@ -348,6 +350,16 @@ async function followUp(ctx: DemoContext): Promise<void> {
 
 async function walkPlaybook(ctx: DemoContext): Promise<void> {
   const handled = new Set<string>();
+  // Read-only checks announced; one that answered before the demo looked is announced late.
+  const announced = new Set<string>();
+  const announceCheck = (message: StoredMessage) => {
+    if (announced.has(message.ts)) return;
+    announced.add(message.ts);
+    progress(
+      ctx,
+      `the bot proposes: ${stepTitle(message)}; it only reads the table, so the bot starts checking at once, without approval`,
+    );
+  };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const decision = await nextDecision(ctx, handled);
     switch (decision.kind) {
@@ -368,8 +380,15 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         progress(ctx, `<@${DEMO_APPROVER}> does it and presses Mark done on the card`);
         await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
         break;
-      case "next":
+      case "next": {
         markHandled(ctx, handled, "next");
+        const checked = /\*Checked:\*/.test(messageMrkdwn(decision.message));
+        const check = checked
+          ? ctx
+              .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
+              .findLast((m) => /checks this itself/.test(messageMrkdwn(m)))
+          : undefined;
+        if (check) announceCheck(check);
         progress(
           ctx,
           /\*Checked:\*/.test(messageMrkdwn(decision.message))
@@ -378,12 +397,10 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         );
         await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_next");
         break;
+      }
       case "checking":
         markHandled(ctx, handled, "skip");
-        progress(
-          ctx,
-          `the bot proposes: ${stepTitle(decision.message)}; it only reads the table, so the bot starts checking at once, without approval`,
-        );
+        announceCheck(decision.message);
         break;
       case "apply":
         markHandled(ctx, handled, "apply");
@@ -555,7 +572,8 @@ function approvalReason(ctx: DemoContext, title: string): string {
   const cause = /\*Cause:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const verdict = /\*Verdict:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const finding = mrkdwnToPlain(cause ?? verdict ?? `the diagnosis of ${ctx.scenarioTable}`);
-  const reason = `${finding.replace(/\.$/, "")}. ${title}: that is what this should fix.`;
+  // Short, as people write them: the finding without its parenthesis, then the step.
+  const reason = `${finding.replace(/\s*\([^)]*\)/g, "").replace(/\.$/, "")}. ${title}.`;
   return reason.length > 480 ? `${reason.slice(0, 479)}…` : reason;
 }
 

@@ -1,6 +1,6 @@
 // The page `iceberg-bot dev` serves: the incident channel drawn the way Slack draws it (threads,
-// Block Kit sections, context, buttons, modals, ephemeral messages, edited cards) from the Slack
-// stand-in's store, polled every second. Every control posts to the dev server, which sends the
+// Block Kit sections, context, buttons, modals, ephemeral messages, edited cards, shared pictures,
+// date tokens in the reader's local time) from the Slack stand-in's store, polled every second. Every control posts to the dev server, which sends the
 // signed request Slack would send into the bot. Plain HTML and script, no build step.
 
 export const DEV_PAGE = String.raw`<!doctype html>
@@ -26,6 +26,10 @@ export const DEV_PAGE = String.raw`<!doctype html>
   .who { font-weight: 900; } .who .app { font-size: 10px; font-weight: 700; background: #ddd; color: #555; padding: 1px 4px; border-radius: 3px; margin-left: 4px; }
   .meta { color: #616061; font-size: 12px; margin-left: 6px; }
   .edited { color: #616061; font-size: 12px; }
+  .files figure { margin: 6px 0; }
+  .files img { max-width: 360px; width: 100%; border: 1px solid #ddd; border-radius: 6px; display: block; }
+  .files figcaption { color: #616061; font-size: 12px; }
+  time.date { border-bottom: 1px dotted #999; }
   .thread { margin-left: 46px; border-left: 3px solid #e8e8e8; padding-left: 8px; }
   .replies { color: #1264a3; font-size: 13px; font-weight: 700; margin: 0 0 4px 46px; }
   .ephemeral { background: #f4f9ff; border: 1px dashed #9cc3e6; }
@@ -71,7 +75,7 @@ export const DEV_PAGE = String.raw`<!doctype html>
   <span id="status"></span>
 </header>
 <main id="channel"><div class="empty">Loading…</div></main>
-<div id="composer"><form id="command-form"><input id="command" autocomplete="off" placeholder="/iceberg help, /iceberg diagnose db.events, /iceberg audit db.events, /iceberg status"><button class="slack primary" type="submit">Send</button></form></div>
+<div id="composer"><form id="command-form"><input id="command" autocomplete="off" placeholder="/iceberg help, /iceberg status"><button class="slack primary" type="submit">Send</button></form></div>
 <div id="overlay"><div id="modal" role="dialog"></div></div>
 <script>
 "use strict";
@@ -87,8 +91,32 @@ function el(id) { return document.getElementById(id); }
 function esc(s) { return String(s).replace(/&(?!(amp|lt|gt|quot);)/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"); }
 function emoji(s) { return s.replace(/:([a-z0-9_+-]+):/g, function (w, n) { return EMOJI[n] || w; }); }
 function userLabel(id) { var u = (state.users || []).find(function (x) { return x.id === id; }); return u ? u.label.split(" (")[0] : id; }
+function pad(n) { return (n < 10 ? "0" : "") + n; }
+// A Slack date token, <!date^SECONDS^FORMAT|fallback>, in the reader's local time, as Slack shows it.
+function dateToken(inner, fallback) {
+  var parts = inner.split("^"), at = new Date(Number(parts[1]) * 1000), format = parts[2] || "{date_short} {time}";
+  if (!isFinite(at.getTime())) return esc(fallback);
+  var day = new Date(at.getFullYear(), at.getMonth(), at.getDate()), today = new Date(), mid = new Date(today.getFullYear(), today.getMonth(), today.getDate());
+  var days = Math.round((mid - day) / 86400000);
+  var pretty = function (fn) { return days === 0 ? "Today" : days === 1 ? "Yesterday" : days === -1 ? "Tomorrow" : fn(); };
+  var long = function () { return at.toLocaleDateString(undefined, { weekday: "long", month: "long", day: "numeric", year: "numeric" }); };
+  var short = function () { return at.toLocaleDateString(undefined, { month: "short", day: "numeric", year: "numeric" }); };
+  var plain = function () { return at.toLocaleDateString(undefined, { month: "long", day: "numeric", year: "numeric" }); };
+  var secs = Math.round((Date.now() - at.getTime()) / 1000), mins = Math.round(Math.abs(secs) / 60);
+  var tokens = {
+    date_num: at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate()),
+    date: plain(), date_short: short(), date_long: long(),
+    date_pretty: pretty(plain), date_short_pretty: pretty(short), date_long_pretty: pretty(long),
+    time: pad(at.getHours()) + ":" + pad(at.getMinutes()),
+    time_secs: pad(at.getHours()) + ":" + pad(at.getMinutes()) + ":" + pad(at.getSeconds()),
+    ago: mins < 1 ? "just now" : mins < 60 ? mins + " minutes " + (secs >= 0 ? "ago" : "from now") : Math.round(mins / 60) + " hours " + (secs >= 0 ? "ago" : "from now")
+  };
+  var text = format.replace(/\{([a-z_]+)\}/g, function (w, k) { return tokens[k] !== undefined ? tokens[k] : w; });
+  return '<time class="date" datetime="' + esc(at.toISOString()) + '" title="' + esc(fallback) + '">' + esc(text) + "</time>";
+}
 function link(inner) {
   var bar = inner.indexOf("|"), target = bar < 0 ? inner : inner.slice(0, bar), label = bar < 0 ? "" : inner.slice(bar + 1);
+  if (target.indexOf("!date^") === 0) return dateToken(target, label);
   if (target[0] === "@") return '<span class="mention">@' + esc(label || userLabel(target.slice(1))) + "</span>";
   if (target.indexOf("!subteam^") === 0) return '<span class="mention">@' + esc(label || target.slice(9)) + "</span>";
   if (target[0] === "!") return '<span class="mention">@' + esc(label || target.slice(1)) + "</span>";
@@ -160,6 +188,27 @@ function renderInput(b, modal) {
   if (err) html += '<div class="error">' + esc(err) + "</div>";
   return html + "</div>";
 }
+// Shared files (the commit timeline pictures) show inline, as Slack shows an image; the bytes come
+// from the dev server with the session token, so they are fetched and shown from a blob URL.
+var fileUrls = {};
+function filesHtml(files) {
+  if (!files || !files.length) return "";
+  return '<div class="files">' + files.map(function (f) {
+    var alt = (state.fileAlt || {})[f.id] || f.title || f.name;
+    return '<figure><img data-file-id="' + esc(f.id) + '" alt="' + esc(alt) + '"' + (fileUrls[f.id] ? ' src="' + fileUrls[f.id] + '"' : "") + '><figcaption>' + esc(f.title || f.name) + "</figcaption></figure>";
+  }).join("") + "</div>";
+}
+function loadFiles() {
+  Array.prototype.forEach.call(document.querySelectorAll("img[data-file-id]:not([src])"), function (img) {
+    var id = img.getAttribute("data-file-id");
+    if (fileUrls[id] === "") return;
+    fileUrls[id] = "";
+    fetch("/api/files/" + encodeURIComponent(id), { headers: { "x-iceberg-dev-token": DEV_TOKEN } })
+      .then(function (r) { if (!r.ok) throw new Error("file " + id + ": " + r.status); return r.blob(); })
+      .then(function (blob) { fileUrls[id] = URL.createObjectURL(blob); render(); })
+      .catch(function () { delete fileUrls[id]; });
+  });
+}
 function visible(m) { return !m.ephemeralUser || m.ephemeralUser === userSelect.value; }
 function renderMessage(m, extraClass) {
   var mine = m.ephemeralUser !== undefined;
@@ -167,6 +216,7 @@ function renderMessage(m, extraClass) {
     '<div class="avatar">🧊</div><div class="body"><div><span class="who">iceberg-bot<span class="app">APP</span></span>' +
     (mine ? ' <span class="only-you">Only visible to you</span>' : "") + "</div>" +
     ((m.blocks && m.blocks.length) ? renderBlocks(m.blocks, m) : '<div class="block">' + mrkdwn(m.text || "") + "</div>") +
+    filesHtml(m.files) +
     (m.edits > 0 ? '<div class="edited">(edited)</div>' : "") + "</div></div>";
 }
 function render() {
@@ -182,6 +232,7 @@ function render() {
   }).join("");
   if (!html) html = '<div class="empty">No messages yet. Pick a scenario and press <b>Fire alert</b>, or type <code>/iceberg help</code> below.</div>';
   if (html !== lastChannel) { el("channel").innerHTML = html; lastChannel = html; }
+  loadFiles();
   el("clock").textContent = "simulated time " + new Date(state.nowMs).toISOString().slice(0, 16).replace("T", " ") + " UTC · playing " + (state.scenario || "-");
   var modal = (state.modals || []).filter(function (m) { return !m.closed && m.user === userSelect.value; }).pop();
   // A click's modal opens as a placeholder and is filled in by the bot: show it again when it changes.
@@ -235,6 +286,8 @@ function refresh() {
       userSelect.innerHTML = s.users.map(function (u) { return '<option value="' + esc(u.id) + '">' + esc(u.label) + "</option>"; }).join("");
       scenarioSelect.innerHTML = s.scenarios.map(function (n) { return '<option' + (n === s.scenario ? " selected" : "") + ">" + esc(n) + "</option>"; }).join("");
     }
+    // The command box suggests commands on a table that exists: the scenario's own.
+    if (s.table) el("command").placeholder = "/iceberg diagnose " + s.table + ", /iceberg audit " + s.table + ", /iceberg status, /iceberg help";
     render();
   });
 }

@@ -176,11 +176,15 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return {
       channel: DEV_CHANNEL,
       scenario: running?.scenario,
+      // The table the scenario is about: the command box suggests commands on it.
+      table: running ? loadScenario(running.scenario).table : undefined,
       scenarios: listScenarios(),
       users: DEV_USERS,
       nowMs: clock.now(),
       urls: running?.lakehouse.urls,
       messages: standIn.messages(DEV_CHANNEL),
+      // The alt text of each shared picture, which Slack reads out in place of the image.
+      fileAlt: Object.fromEntries(standIn.files().flatMap((f) => (f.altText ? [[f.id, f.altText]] : []))),
       ephemerals,
       modals: modals.map((m) => ({ ...m, view: standIn.views.opened[m.index] })),
     };
@@ -350,6 +354,22 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
     if (req.method === "GET" && path === "/api/state") {
       sendJson(res, 200, state());
+      return;
+    }
+    // A file shared in the channel (the commit timeline pictures), for the page to show inline.
+    const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
+    if (req.method === "GET" && fileId) {
+      const file = standIn.files().find((f) => f.id === fileId);
+      if (!file?.bytes) {
+        sendJson(res, 404, { ok: false, error: `no file ${fileId}` });
+        return;
+      }
+      res.writeHead(200, {
+        "content-type": file.mimetype ?? "application/octet-stream",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+      });
+      res.end(Buffer.from(file.bytes));
       return;
     }
     const route = routes[`${req.method} ${path}`];

@@ -87,7 +87,17 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
       z.object({ type: z.literal("audit"), report: z.unknown() }),
     ]),
   }),
-  z.object({ kind: z.literal("ephemeral"), channel: z.string(), user: z.string(), reply: EphemeralSchema }),
+  z.object({
+    kind: z.literal("ephemeral"),
+    channel: z.string(),
+    user: z.string(),
+    reply: EphemeralSchema,
+    /**
+     * Queued after this incident's own messages: an answer that links the incident's thread
+     * ("Start the fix") is rendered only once its root message is posted.
+     */
+    incidentId: z.string().optional(),
+  }),
   /**
    * "Show all evidence": the receiver opened a placeholder modal (its external id is `viewId`) with
    * the click's short-lived trigger; the worker fills it with diagnosis n's evidence.

@@ -42,6 +42,8 @@ export interface StatusCardView {
   itemAction?: ActionValue;
   /** The longest any message of this thread waited to reach Slack, when it was too long. */
   slackDelayedMs?: number;
+  /** The decision waiting on the proposal, offered on the card as the proposal's own button. */
+  decision?: { kind: "apply" | "done"; action: ActionValue };
 }
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
@@ -163,7 +165,8 @@ export interface DiagnosisOptions {
   evidenceRef?: string;
 }
 
-export interface StatusListItem {
+export interface StatusListItem
+  extends Partial<Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing" | "openItems">> {
   incidentId: string;
   table: string;
   state: IncidentState;

@@ -20,7 +20,7 @@ describe("iceberg-bot demo", () => {
     // thread's pictures are written: the diagnosis timeline and the one after recovery, each named
     // where it appears in the thread.
     expect(out).toMatch(/follow-up checks every 0\.5 s here/);
-    expect(out).toMatch(/every 0\.5 s \(up to/);
+    expect(out).toMatch(/up to 6 checks over 3 s\./);
     const pictures = [...out.matchAll(/\[image: ([^\]]+) → ([^\]]+\.png)\]/g)];
     expect(pictures.map((m) => m[1])).toEqual([
       "Commits to db.events",

@@ -8,6 +8,7 @@ import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDev } from "../../src/cli/dev.js";
+import { loadScenario } from "../../src/sim/scenarios.js";
 import { REPO_ROOT } from "../support/openapi.js";
 import { REDIS_URL } from "../support/redis.js";
 
@@ -61,9 +62,32 @@ async function walkThrough(): Promise<void> {
 
   // The thread: status card, diagnosis, proposal with its buttons.
   const thread = page.locator("section.incident", { hasText: "db.events: commit conflict" });
-  const apply = thread.locator('button[data-action-id="playbook_apply"]');
+  // The proposal's Apply (the card offers the same decision; either opens the same form).
+  const apply = thread.locator('.msg.reply button[data-action-id="playbook_apply"]');
   await apply.waitFor();
   expect(await thread.locator(".block.header").first().textContent()).toContain("db.events");
+
+  // What Slack shows: the shared picture inline with its alt text, date tokens as local times,
+  // and a command box that suggests a table that exists (the scenario's).
+  const picture = thread.locator("img[data-file-id]").first();
+  await picture.waitFor();
+  // Drawn, not only placed: the PNG arrived and decoded.
+  await page.waitForFunction(
+    'Array.from(document.querySelectorAll("section.incident img[data-file-id]")).some((i) => i.complete && i.naturalWidth > 0)',
+    undefined,
+    { timeout: 30_000 },
+  );
+  expect(await picture.getAttribute("alt")).toMatch(
+    /^Commits to db\.events from \d\d:\d\d to \d\d:\d\d UTC\./,
+  );
+  const times = thread.locator("time.date");
+  expect(await times.count()).toBeGreaterThan(0);
+  expect(await times.first().getAttribute("datetime")).toMatch(/^\d{4}-\d\d-\d\dT/);
+  expect(await times.first().textContent()).toMatch(/\d\d:\d\d/);
+  expect(await page.locator("#channel").textContent()).not.toMatch(/<!date|!date\^/);
+  expect(await page.locator("#command").getAttribute("placeholder")).toContain(
+    `/iceberg diagnose ${loadScenario("competing-appends").table}`,
+  );
 
   // Someone who may not approve: the form that opens says why not, with nothing to submit.
   await page.selectOption("#user", "U0DEVGUEST");

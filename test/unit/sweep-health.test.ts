@@ -90,6 +90,16 @@ describe("health score", () => {
     );
     expect(sorted.map((x) => x.table)).toEqual(["db.b", "db.a", "db.c", "db.d"]);
   });
+
+  it("puts a table failing now before any lower score that is only at risk", () => {
+    const t = (table: string, score: number, verdict: string) => ({ table, score, verdict, checks: {} });
+    const sorted = [
+      t("db.risky", 40, "healthy"),
+      t("db.down", 75, "commit-failing"),
+      t("db.ok", 100, "healthy"),
+    ].sort(compareHealth);
+    expect(sorted.map((x) => x.table)).toEqual(["db.down", "db.risky", "db.ok"]);
+  });
 });
 
 describe("digest", () => {

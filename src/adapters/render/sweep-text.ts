@@ -51,7 +51,12 @@ export function renderSweepMarkdown(report: SweepReport): string {
     "| ---: | ---: | --- | --- | --- |",
   ];
   for (const t of report.ranking) {
-    const checks = t.failing.map((c) => (c.status === "fail" ? `**${c.id}**` : `${c.id} (warn)`)).join(", ");
+    // A table failing right now is listed first and says so before its checks.
+    const now = t.verdict === "healthy" ? [] : [`**failing now: ${mdCode(t.verdict)}**`];
+    const checks = [
+      ...now,
+      ...t.failing.map((c) => (c.status === "fail" ? `**${c.id}**` : `${c.id} (warn)`)),
+    ].join(", ");
     const fix = t.fix && t.failing.length > 0 ? mdCode(t.fix) : "";
     lines.push(`| ${t.rank} | ${t.score} | ${mdCode(t.table)} | ${checks || "all pass"} | ${fix} |`);
   }

@@ -6,7 +6,7 @@ import type { IncidentStore } from "../store/incident-store.js";
 import { recurringHomeBlocks } from "./render/recurring.js";
 import { sweepHomeBlocks } from "./render/sweep-digest.js";
 import type { Renderers } from "./renderers.js";
-import { cardView, threadPermalink } from "./slack-jobs.js";
+import { cardView, latestReport, threadPermalink } from "./slack-jobs.js";
 import type { SlackClient } from "./web-client.js";
 
 const WEEK_MS = 7 * 86_400_000;
@@ -26,10 +26,12 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
   const open = await deps.store.listOpen();
   const recent = await deps.store.recentTables(deps.now - WEEK_MS);
   const links = await Promise.all(open.map((incident) => threadPermalink(deps.client, incident)));
+  // The card as the thread shows it: the same report, so the same age, colour and verdict.
+  const reports = await Promise.all(open.map((incident) => latestReport(deps, incident)));
   const view = deps.render.appHome({
     nowMs: deps.now,
     open: open.map((incident, index) => ({
-      ...cardView(incident, undefined, deps.now),
+      ...cardView(incident, reports[index], deps.now),
       incidentId: incident.id,
       permalink: links[index],
     })),

@@ -5,7 +5,7 @@
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import type { IncidentHistory } from "../../core/history/record.js";
-import { ROOT_CAUSE_IDS, STEP_IDS, type StepId } from "../../core/ids.js";
+import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import type { LogLike } from "../../services/incident/deps.js";
@@ -15,8 +15,9 @@ import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
+import { cardCause } from "./render/card-cause.js";
 import { escapeMrkdwn } from "./render/limits.js";
-import type { HistoryEntry, HistoryIncident, StatusCardView } from "./render/view-models.js";
+import type { HistoryEntry, HistoryIncident, StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
 
@@ -55,7 +56,8 @@ async function fillEvidence(deps: SlackJobDeps, job: Extract<SlackJob, { kind: "
   }
 }
 
-async function latestReport(
+/** The newest report of an incident that still parses: the card, App Home and status read it. */
+export async function latestReport(
   deps: Pick<SlackJobDeps, "store">,
   incident: Incident,
 ): Promise<Report | undefined> {
@@ -70,8 +72,7 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   const verdict = report?.findings.find((f) => f.id === report.verdict);
   // The cause line names who won the race (a root-cause finding), and only under a verdict that is
   // a race: a stopped coordinator or a checkpoint problem has its cause in the verdict itself.
-  const cause =
-    report && RACE_VERDICTS.has(report.verdict) ? report.findings.find((f) => isRootCause(f.id)) : undefined;
+  const cause = cardCause(report);
   let nowLine: string | undefined;
   if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
   else if (incident.state === "awaiting-approval" && report?.nextStep)
@@ -107,6 +108,14 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
     ...(walk?.itemAction && incident.state === "resolved"
       ? { itemAction: walk.itemAction as StatusCardView["itemAction"] & object }
       : {}),
+    ...(walk?.decision && incident.state === "awaiting-approval"
+      ? {
+          decision: {
+            kind: walk.decision.kind,
+            action: walk.decision.action as StatusCardView["itemAction"] & object,
+          },
+        }
+      : {}),
   };
 }
 
@@ -125,9 +134,6 @@ function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalled
   }
   return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
-
-/** Verdicts about a race between committers: a root-cause finding says who won it. */
-const RACE_VERDICTS = new Set<string>(["commit-conflict", "commit-failing", "validation-conflict"]);
 
 const SOURCE_NAMES_READ: Record<string, string> = {
   catalog: "Iceberg REST catalog",
@@ -155,10 +161,6 @@ function failingAndDown(report: Report | undefined): Pick<StatusCardView, "faili
     ...(failing ? { failingWriter: failing } : {}),
     ...(down.length > 0 ? { downSources: down } : {}),
   };
-}
-
-function isRootCause(id: string): boolean {
-  return (ROOT_CAUSE_IDS as readonly string[]).includes(id);
 }
 
 /**
@@ -233,6 +235,27 @@ export function commandResultMessage(
     : deps.render.audit(AuditReportSchema.parse(result.report));
 }
 
+/** An incident's line in `/iceberg status`, read as the card reads it: the same age and state. */
+export function statusListItem(
+  incident: Incident,
+  report: Report | undefined,
+  now: number,
+  permalink: string | undefined,
+): StatusListItem {
+  const card = cardView(incident, report, now);
+  return {
+    incidentId: incident.id,
+    table: incident.table,
+    state: incident.state,
+    openedAtMs: incident.openedAt,
+    ...(card.stalledSinceMs !== undefined ? { stalledSinceMs: card.stalledSinceMs } : {}),
+    ...(card.commitsFlowing ? { commitsFlowing: card.commitsFlowing } : {}),
+    ...(card.openItems ? { openItems: card.openItems } : {}),
+    ...(card.step ? { step: card.step } : {}),
+    ...(permalink !== undefined ? { permalink } : {}),
+  };
+}
+
 /** An ephemeral answer, rendered from the state it reports on when it is sent. */
 export async function replyMessage(
   deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now" | "history">,
@@ -246,15 +269,11 @@ export async function replyMessage(
     case "status": {
       const incidents = await deps.store.listOpen();
       const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
+      const reports = await Promise.all(incidents.map((i) => latestReport(deps, i)));
+      const now = deps.now();
       return deps.render.statusList({
-        nowMs: deps.now(),
-        incidents: incidents.map((i, index) => ({
-          incidentId: i.id,
-          table: i.table,
-          state: i.state,
-          openedAtMs: i.openedAt,
-          permalink: links[index],
-        })),
+        nowMs: now,
+        incidents: incidents.map((i, index) => statusListItem(i, reports[index], now, links[index])),
       });
     }
     case "history": {

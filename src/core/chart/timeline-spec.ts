@@ -1,8 +1,9 @@
 // The timeline model as an Apache ECharts option: plain data, no library import, so it stays in
 // the pure core and tests can count what will be drawn. The adapter hands it to ECharts' server
-// side SVG renderer. Sized for Slack's inline preview: wide and short, large type, few colours.
-// Colours are the Okabe-Ito palette (safe for the common colour-vision deficiencies), and every
-// meaning that matters also has its own shape (failures are crosses, the change a dashed line).
+// side SVG renderer. Sized for Slack's inline preview (about 360 px wide): type large enough to read
+// there, labels wrapped at word boundaries instead of cut, few colours. Colours are the Okabe-Ito
+// palette (safe for the common colour-vision deficiencies), and every meaning that matters also has
+// its own shape (failures are crosses, the change a dashed line, the recovery a line with a dot).
 
 import type { ChartOperation, TimelineChart, TrendSeries } from "./timeline.js";
 
@@ -17,8 +18,11 @@ export const FAILURE_COLOUR = "#D55E00";
 export const CHECKPOINT_OK_COLOUR = "#9A9A9A";
 const TREND_COLOURS = ["#0072B2", "#E69F00"];
 const CHANGE_COLOUR = "#000000";
-const RECOVERY_COLOUR = "#009E73";
+/** Sky blue: not the green of a `replace` commit, so a compaction never reads as the recovery. */
+export const RECOVERY_COLOUR = "#56B4E9";
+export const RECOVERY_SYMBOL = "circle";
 const WINDOW_COLOUR = "rgba(213,94,0,0.10)";
+const SILENT_COLOUR = "#A04000";
 
 export const FAILURE_SERIES = "commit failed";
 export const CHECKPOINT_OK_SERIES = "checkpoint completed";
@@ -27,15 +31,25 @@ export const CHECKPOINT_ROW = "checkpoints";
 export const WINDOW_SERIES = "diagnosis window";
 
 const FONT = "DejaVu Sans, Verdana, sans-serif";
-const WIDTH = 780;
-const TITLE_H = 92;
-const LANE_H = 46;
-const STRIP_H = 22;
-const AXIS_H = 36;
-const MARKER_LEGEND_H = 28;
-const TREND_H = 120;
-const LEFT = 190;
-const RIGHT = 56;
+/** Chart units; Slack's preview shows it about 360 px wide, so 18-unit type reads as 10 px there. */
+export const WIDTH = 640;
+export const PREVIEW_WIDTH = 360;
+export const MIN_FONT = 18;
+const TITLE_FONT = 22;
+const LABEL_FONT = 20;
+const SMALL_FONT = MIN_FONT;
+/** DejaVu Sans averages about this many font sizes per character: enough to size the label column. */
+export const CHAR_WIDTH = 0.62;
+const TITLE_H = 40;
+const ROW_H = 30;
+const LANE_LINE_H = 24;
+const STRIP_H = 26;
+const AXIS_H = 40;
+const TREND_H = 130;
+const RIGHT = 24;
+const MIN_LEFT = 110;
+/** A lane label line longer than this many characters wraps at a space. */
+const LABEL_LINE = 20;
 
 /** Plain JSON in the shape ECharts reads; typed loosely on purpose (the library owns the schema). */
 export type ChartOption = Record<string, unknown>;
@@ -48,12 +62,63 @@ export interface TimelineSpec {
 
 type Row = { id: string; label: string };
 
+/**
+ * Splits text at spaces into lines of at most `max` characters. A longer word (a connector name)
+ * breaks only after its own separators (- _ .), so no word part is cut.
+ */
+export function wrapWords(text: string, max = LABEL_LINE): string[] {
+  const pieces = text
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((word) => (word.length <= max ? [{ text: word, space: true }] : separated(word)));
+  const lines: string[] = [];
+  pieces.forEach((piece, i) => {
+    const last = lines.at(-1);
+    const joiner = i > 0 && piece.space ? " " : "";
+    if (last !== undefined && last.length + joiner.length + piece.text.length <= max)
+      lines[lines.length - 1] = `${last}${joiner}${piece.text}`;
+    else lines.push(piece.text);
+  });
+  return lines;
+}
+
+/** "orders-iceberg-sink" → "orders-", "iceberg-", "sink"; the first piece follows a space. */
+function separated(word: string): Array<{ text: string; space: boolean }> {
+  return (word.match(/[^-_.]+[-_.]*|[-_.]+/g) ?? [word]).map((text, i) => ({ text, space: i === 0 }));
+}
+
 /** The y-axis rows, top to bottom: each lane, the checkpoint strip right under the writer's. */
 export function timelineRows(chart: TimelineChart): Row[] {
   const rows: Row[] = [];
   for (const lane of chart.lanes) {
-    rows.push({ id: lane.id, label: lane.writer ? `${lane.label}\n(writer)` : lane.label });
+    const lines = wrapWords(lane.label);
+    if (lane.writer) lines.push(chart.failures.length > 0 || chart.window ? "(failing writer)" : "(writer)");
+    rows.push({ id: lane.id, label: lines.join("\n") });
     if (chart.checkpointLane === lane.id) rows.push({ id: CHECKPOINT_ROW, label: CHECKPOINT_ROW });
+  }
+  return rows;
+}
+
+/** Estimated width of a line of text in chart units. */
+export function textWidth(text: string, fontSize: number): number {
+  return Math.ceil(text.length * fontSize * CHAR_WIDTH);
+}
+
+/** Legend entries packed into rows that fit the width (one legend component per row). */
+function legendRows(names: string[], iconWidth: number, gap: number): string[][] {
+  const rows: string[][] = [];
+  let used = 0;
+  const room = WIDTH - 24;
+  for (const name of names) {
+    const w = iconWidth + 6 + textWidth(name, SMALL_FONT) + gap;
+    const row = rows.at(-1);
+    if (row && used + w <= room) {
+      row.push(name);
+      used += w;
+    } else {
+      rows.push([name]);
+      used = w;
+    }
   }
   return rows;
 }
@@ -61,18 +126,25 @@ export function timelineRows(chart: TimelineChart): Row[] {
 export function timelineSpec(chart: TimelineChart): TimelineSpec {
   const rows = timelineRows(chart);
   const labelOf = new Map(rows.map((r) => [r.id, r.label]));
-  const laneRows = chart.lanes.length;
-  const stripRows = rows.length - laneRows;
-  const lanesHeight = Math.max(1, laneRows) * LANE_H + stripRows * STRIP_H;
+  const longestLine = Math.max(
+    ...rows.flatMap((r) => r.label.split("\n").map((line) => textWidth(line, LABEL_FONT))),
+    0,
+  );
+  const left = Math.min(Math.max(MIN_LEFT, longestLine + 18), Math.floor(WIDTH * 0.5));
+  const rowHeight = (r: Row) =>
+    r.id === CHECKPOINT_ROW ? STRIP_H : Math.max(46, r.label.split("\n").length * LANE_LINE_H + 10);
+  // Category rows share the grid evenly: every row gets the height of the tallest.
+  const laneRowH = Math.max(...rows.filter((r) => r.id !== CHECKPOINT_ROW).map(rowHeight), 46);
+  const stripRows = rows.filter((r) => r.id === CHECKPOINT_ROW).length;
+  const lanesHeight = Math.max(1, rows.length) * (stripRows > 0 ? Math.max(laneRowH, STRIP_H) : laneRowH);
   const trends = chart.trends.slice(0, 2);
-  const titleH = TITLE_H + (chart.change || chart.recovery ? MARKER_LEGEND_H : 0);
-  const height = titleH + lanesHeight + AXIS_H + (trends.length > 0 ? TREND_H + AXIS_H : 0) + 4;
 
   const xAxisBase = {
     type: "time",
     min: chart.fromMs,
     max: chart.toMs,
-    axisLabel: { fontSize: 16, color: "#333", formatter: "{HH}:{mm}", hideOverlap: true },
+    splitNumber: 4,
+    axisLabel: { fontSize: SMALL_FONT, color: "#333", formatter: "{HH}:{mm}", hideOverlap: true },
     axisLine: { lineStyle: { color: "#888" } },
     splitLine: { show: true, lineStyle: { color: "#EEEEEE" } },
   };
@@ -140,20 +212,28 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
       name: WINDOW_SERIES,
       type: "scatter",
       data: [],
+      itemStyle: { color: "rgba(213,94,0,0.30)" },
       xAxisIndex: 0,
       yAxisIndex: 0,
       silent: true,
       markArea: {
         silent: true,
         itemStyle: { color: WINDOW_COLOUR },
-        label: { show: true, position: "top", formatter: WINDOW_SERIES, fontSize: 14, color: "#A04000" },
         data: [[{ xAxis: chart.window.fromMs }, { xAxis: chart.window.toMs }]],
       },
     });
+    legend.push(WINDOW_SERIES);
   }
   const markerLegend: ChartOption[] = [];
-  const marker = (name: string, atMs: number, colour: string, type: "dashed" | "solid", width: number) => {
-    markerLegend.push({ name, icon: "rect", itemStyle: { color: colour } });
+  const marker = (
+    name: string,
+    atMs: number,
+    colour: string,
+    type: "dashed" | "solid",
+    width: number,
+    end: "none" | typeof RECOVERY_SYMBOL,
+  ) => {
+    markerLegend.push({ name, icon: end === "none" ? "rect" : end, itemStyle: { color: colour } });
     series.push({
       name,
       type: "line",
@@ -166,21 +246,70 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
       itemStyle: { color: colour },
       markLine: {
         silent: true,
-        symbol: "none",
+        symbol: ["none", end],
+        symbolSize: 12,
         label: { show: false },
         lineStyle: { color: colour, type, width },
         data: [{ xAxis: atMs }],
       },
     });
   };
-  if (chart.change) marker(changeName(chart.change), chart.change.atMs, CHANGE_COLOUR, "dashed", 2);
-  if (chart.recovery) marker(changeName(chart.recovery), chart.recovery.atMs, RECOVERY_COLOUR, "solid", 2);
+  if (chart.change) marker(changeName(chart.change), chart.change.atMs, CHANGE_COLOUR, "dashed", 2, "none");
+  if (chart.recovery)
+    marker(changeName(chart.recovery), chart.recovery.atMs, RECOVERY_COLOUR, "solid", 3, RECOVERY_SYMBOL);
+
+  // Top to bottom: title, legend rows, the change and the recovery (one row each, their names are
+  // long), the sources that did not answer, then the lanes.
+  const legends: ChartOption[] = [];
+  let top = TITLE_H;
+  for (const row of legendRows(legend, 14, 22)) {
+    legends.push({
+      data: row,
+      top,
+      left: 12,
+      itemGap: 22,
+      itemWidth: 14,
+      itemHeight: 12,
+      textStyle: { fontSize: SMALL_FONT, color: "#333" },
+    });
+    top += ROW_H;
+  }
+  for (const entry of markerLegend) {
+    legends.push({
+      data: [entry],
+      top,
+      left: 12,
+      itemWidth: 22,
+      itemHeight: entry.icon === "rect" ? 4 : 12,
+      textStyle: { fontSize: SMALL_FONT, color: "#111" },
+    });
+    top += ROW_H;
+  }
+  const notes: ChartOption[] = [];
+  for (const source of chart.silentSources ?? []) {
+    notes.push({
+      text: silentNote(source),
+      left: 12,
+      top,
+      textStyle: { fontSize: SMALL_FONT, fontWeight: "bold", color: SILENT_COLOUR },
+    });
+    top += ROW_H;
+  }
+  const titleH = top + 10;
+  const height = titleH + lanesHeight + AXIS_H + (trends.length > 0 ? TREND_H + AXIS_H : 0) + 4;
 
   const grids: ChartOption[] = [
-    { left: LEFT, right: RIGHT, top: titleH, height: lanesHeight, containLabel: false },
+    { left, right: RIGHT, top: titleH, height: lanesHeight, containLabel: false },
   ];
   const xAxes: ChartOption[] = [
-    { ...xAxisBase, gridIndex: 0, name: "UTC", nameGap: 8, nameTextStyle: { fontSize: 13, color: "#555" } },
+    {
+      ...xAxisBase,
+      gridIndex: 0,
+      name: "UTC",
+      nameGap: 4,
+      nameTextStyle: { fontSize: SMALL_FONT, color: "#555" },
+      nameLocation: "start",
+    },
   ];
   const yAxes: ChartOption[] = [
     {
@@ -188,7 +317,7 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
       gridIndex: 0,
       inverse: true,
       data: rows.map((r) => r.label),
-      axisLabel: { fontSize: 16, color: "#222" },
+      axisLabel: { fontSize: LABEL_FONT, lineHeight: LANE_LINE_H, color: "#222" },
       axisTick: { show: false },
       axisLine: { lineStyle: { color: "#888" } },
       splitLine: { show: true, lineStyle: { color: "#F4F4F4" } },
@@ -197,23 +326,23 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
 
   const trendTitles: ChartOption[] = [];
   if (trends.length > 0) {
-    const top = titleH + lanesHeight + AXIS_H + 26;
-    grids.push({ left: LEFT, right: RIGHT, top, height: TREND_H - 34 });
+    const trendTop = titleH + lanesHeight + AXIS_H + 30;
+    grids.push({ left, right: RIGHT + (trends.length > 1 ? 40 : 0), top: trendTop, height: TREND_H - 38 });
     xAxes.push({ ...xAxisBase, gridIndex: 1, axisLabel: { ...xAxisBase.axisLabel, show: true } });
     trends.forEach((trend, i) => {
       const name = trendName(trend);
       trendTitles.push({
         text: name,
-        top: top - 30,
-        ...(i === 0 ? { left: LEFT - 8 } : { right: RIGHT - 8 }),
-        textStyle: { fontSize: 15, fontWeight: "normal", color: TREND_COLOURS[i] },
+        top: trendTop - 32,
+        ...(i === 0 ? { left: 12 } : { right: RIGHT }),
+        textStyle: { fontSize: SMALL_FONT, fontWeight: "normal", color: TREND_COLOURS[i] },
       });
       yAxes.push({
         type: "value",
         gridIndex: 1,
         position: i === 0 ? "left" : "right",
         splitNumber: 2,
-        axisLabel: { fontSize: 13, color: TREND_COLOURS[i] },
+        axisLabel: { fontSize: SMALL_FONT, color: TREND_COLOURS[i] },
         splitLine: { show: i === 0, lineStyle: { color: "#EEEEEE" } },
         axisLine: { show: true, lineStyle: { color: TREND_COLOURS[i] } },
       });
@@ -243,43 +372,23 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
         text: `Commits to ${chart.table}`,
         left: 12,
         top: 8,
-        textStyle: { fontSize: 18, fontWeight: "bold", color: "#111" },
+        textStyle: { fontSize: TITLE_FONT, fontWeight: "bold", color: "#111" },
       },
+      ...notes,
       ...trendTitles,
     ],
-    legend: [
-      {
-        data: legend,
-        top: 40,
-        left: 12,
-        right: 12,
-        itemGap: 30,
-        itemWidth: 14,
-        itemHeight: 12,
-        textStyle: { fontSize: 15, color: "#333" },
-      },
-      // The change and the recovery get their own row: their names are long.
-      ...(markerLegend.length > 0
-        ? [
-            {
-              data: markerLegend,
-              top: 40 + MARKER_LEGEND_H,
-              left: 12,
-              right: 12,
-              itemGap: 64,
-              itemWidth: 22,
-              itemHeight: 4,
-              textStyle: { fontSize: 15, color: "#111" },
-            },
-          ]
-        : []),
-    ],
+    legend: legends,
     grid: grids,
     xAxis: xAxes,
     yAxis: yAxes,
     series,
   };
   return { width: WIDTH, height, option };
+}
+
+/** "No answer from Flink REST: not drawn" — a silent source is said on the picture itself. */
+export function silentNote(source: string): string {
+  return `No answer from ${source}: its part is not drawn`;
 }
 
 /** "change 22:26: raise commit retries" — the legend names the line and its UTC time. */

@@ -4,6 +4,7 @@
 // so tests read lanes and marks here without decoding pixels.
 
 import { buildContext, type DiagnosisContext } from "../diagnosis/context.js";
+import { perWriterEvidence, worstWriterEvidence } from "../diagnosis/diagnose.js";
 import type { FailureKind } from "../diagnosis/failures.js";
 import { type CommitterIdentity, committerKey, committerOf } from "../diagnosis/snapshots.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
@@ -69,6 +70,8 @@ export interface TimelineChart {
   change?: { atMs: number; label: string };
   recovery?: { atMs: number; label: string };
   trends: TrendSeries[];
+  /** Evidence sources that did not answer ("Flink REST"): the picture says what it cannot show. */
+  silentSources?: string[];
 }
 
 export interface TimelineOptions {
@@ -79,6 +82,12 @@ export interface TimelineOptions {
   recovery?: { atMs: number; label: string };
   /** The window of the first diagnosis, kept on the picture after recovery. */
   window?: { fromMs: number; toMs: number };
+  /**
+   * The writer the diagnosis named as failing. Without it the picture judges every candidate
+   * writer as the diagnosis does and takes the one in the worst state, so a healthy twin is never
+   * drawn as "the writer".
+   */
+  writer?: { kind: "flink" | "connect"; id: string };
 }
 
 /** At most this many committer lanes; the rest share one "other committers" lane. */
@@ -91,7 +100,8 @@ const MIN_SPAN_MS = 30 * 60_000;
 const MERGED_LANE = "merged";
 
 export function buildTimeline(evidence: Evidence, now: number, options: TimelineOptions = {}): TimelineChart {
-  const ctx = buildContext(evidence, now, options.tableName ? { tableName: options.tableName } : {});
+  const contextOptions = options.tableName ? { tableName: options.tableName } : {};
+  const ctx = buildContext(writerEvidence(evidence, now, options), now, contextOptions);
   const { fromMs, toMs } = span(ctx, now, options);
   const writerKey = writerLaneKey(ctx);
 
@@ -115,6 +125,7 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   for (const [key, { identity }] of kept) {
     lanes.push({ id: key, label: laneLabel(identity, evidence), kind: identity.kind, writer: false });
   }
+  tellTwinsApart(lanes);
   const laneIds = new Set(lanes.map((l) => l.id));
   if (ordered.length > kept.length) {
     lanes.push({ id: MERGED_LANE, label: "other committers", kind: "merged", writer: false });
@@ -157,11 +168,13 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   }
   checkpoints.sort((a, b) => a.atMs - b.atMs);
 
+  const silent = silentSources(evidence);
   // A healthy writer has no failure window to shade.
   const window =
     options.window ??
     (ctx.window && ctx.troubled ? { fromMs: ctx.window.startMs, toMs: ctx.window.endMs } : undefined);
 
+  const shaded = window ? clampWindow(window, fromMs, toMs) : undefined;
   return {
     table: options.tableName ?? formatTableName(evidence.table),
     fromMs,
@@ -173,11 +186,55 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
     ...(checkpoints.length > 0 && ctx.writer?.kind === "flink" && writerKey
       ? { checkpointLane: writerKey }
       : {}),
-    ...(window ? { window: clampWindow(window, fromMs, toMs) } : {}),
+    ...(shaded ? { window: shaded } : {}),
     ...(options.change ? { change: options.change } : {}),
     ...(options.recovery ? { recovery: options.recovery } : {}),
-    trends: trends(evidence, fromMs, toMs),
+    trends: trends(ctx, fromMs, toMs),
+    ...(silent.length > 0 ? { silentSources: silent } : {}),
   };
+}
+
+const SOURCE_LABELS: Record<string, string> = {
+  catalog: "Iceberg catalog",
+  flink: "Flink REST",
+  connect: "Kafka Connect REST",
+  prometheus: "Prometheus",
+};
+
+function silentSources(evidence: Evidence): string[] {
+  return Object.entries(evidence.sources)
+    .filter(([, s]) => s?.status === "unavailable")
+    .map(([name]) => SOURCE_LABELS[name] ?? name);
+}
+
+/** The evidence with the failing writer as Flink's (or Connect's) writer: named, else the worst off. */
+function writerEvidence(evidence: Evidence, now: number, options: TimelineOptions): Evidence {
+  const named = options.writer;
+  if (named) {
+    const variant = perWriterEvidence(evidence).find((v) =>
+      named.kind === "flink"
+        ? v.flink?.writer?.job.jobId === named.id
+        : v.connect?.connector.name === named.id && !v.flink?.writer,
+    );
+    if (variant) return variant;
+  }
+  return worstWriterEvidence(evidence, now, options.tableName ? { tableName: options.tableName } : {});
+}
+
+/** Two committers under one name (two jobs both called events-ingest) get their short ids. */
+function tellTwinsApart(lanes: TimelineLane[]): void {
+  const byLabel = new Map<string, TimelineLane[]>();
+  for (const lane of lanes) byLabel.set(lane.label, [...(byLabel.get(lane.label) ?? []), lane]);
+  for (const twins of byLabel.values()) {
+    if (twins.length < 2) continue;
+    for (const lane of twins) lane.label = `${lane.label} (${shortId(lane.id)})`;
+  }
+}
+
+/** "c7e1…": the first four characters of the committer's id, as the card names the job. */
+function shortId(laneId: string): string {
+  const id = laneId.slice(laneId.indexOf(":") + 1);
+  return `${id.slice(0, 4)}…`;
 }
 
 function span(
@@ -186,10 +243,12 @@ function span(
   options: TimelineOptions,
 ): { fromMs: number; toMs: number } {
   const interval = ctx.intervalMs;
-  const anchor = options.window?.fromMs ?? ctx.window?.startMs ?? ctx.writerNewest?.timestampMs ?? now;
-  let fromMs = anchor - HISTORY_INTERVALS * interval;
   // A little room after the last thing drawn, so the newest marks do not sit on the frame.
   const pad = Math.max(interval / 2, 60_000);
+  if (options.change && options.recovery)
+    return afterChangeSpan(ctx, options.change, options.recovery, options);
+  const anchor = options.window?.fromMs ?? ctx.window?.startMs ?? ctx.writerNewest?.timestampMs ?? now;
+  let fromMs = anchor - HISTORY_INTERVALS * interval;
   const last = Math.max(now, options.recovery?.atMs ?? 0, options.change?.atMs ?? 0);
   const toMs = last + pad;
   if (toMs - fromMs > MAX_SPAN_MS) fromMs = toMs - MAX_SPAN_MS;
@@ -197,7 +256,39 @@ function span(
   return { fromMs, toMs };
 }
 
-function clampWindow(window: { fromMs: number; toMs: number }, fromMs: number, toMs: number) {
+/** The change and the recovery take at least this share of the after-change picture. */
+export const AFTER_CHANGE_SHARE = 0.2;
+/** ...unless they are so close that a quarter of an hour already shows them apart. */
+const AFTER_CHANGE_MIN_SPAN_MS = 15 * 60_000;
+
+/**
+ * After a change the picture ends at the recovery and starts at the writer's last good commit
+ * (or the failure), zoomed in so the change and the recovery are apart: a day of history would
+ * draw them as one line.
+ */
+function afterChangeSpan(
+  ctx: DiagnosisContext,
+  change: { atMs: number },
+  recovery: { atMs: number },
+  options: TimelineOptions,
+): { fromMs: number; toMs: number } {
+  const interval = ctx.intervalMs;
+  const pad = Math.max(interval / 2, 60_000);
+  const toMs = Math.max(recovery.atMs, change.atMs) + pad;
+  const gap = Math.abs(recovery.atMs - change.atMs);
+  const start = Math.min(options.window?.fromMs ?? change.atMs, change.atMs) - 2 * interval;
+  let fromMs = Math.max(start, toMs - Math.max(gap / AFTER_CHANGE_SHARE, AFTER_CHANGE_MIN_SPAN_MS));
+  fromMs = Math.min(fromMs, change.atMs - pad);
+  if (toMs - fromMs > MAX_SPAN_MS) fromMs = toMs - MAX_SPAN_MS;
+  return { fromMs, toMs };
+}
+
+function clampWindow(
+  window: { fromMs: number; toMs: number },
+  fromMs: number,
+  toMs: number,
+): { fromMs: number; toMs: number } | undefined {
+  if (Math.max(window.toMs, window.fromMs) < fromMs || window.fromMs > toMs) return undefined;
   return {
     fromMs: Math.max(fromMs, window.fromMs),
     toMs: Math.min(toMs, Math.max(window.toMs, window.fromMs)),
@@ -230,6 +321,8 @@ function writerLane(
 }
 
 const MAX_LABEL = 20;
+/** A free-form committer label (an engine's own words) is kept whole up to this length. */
+const MAX_OTHER_LABEL = 40;
 
 /** Long ids keep their head and tail: "application_17…0000_0587". */
 export function shorten(text: string, max = MAX_LABEL): string {
@@ -243,15 +336,16 @@ function laneLabel(identity: CommitterIdentity, evidence: Evidence): string {
   switch (identity.kind) {
     case "flink": {
       const name = evidence.flink?.jobs.find((j) => j.jobId === identity.jobId)?.name;
-      return name ? `Flink ${shorten(name, MAX_LABEL - 6)}` : `Flink job ${identity.jobId.slice(0, 8)}…`;
+      // Whole names: the picture wraps them at spaces rather than cutting a word.
+      return name ? `Flink ${name}` : `Flink job ${identity.jobId.slice(0, 8)}…`;
     }
     case "spark":
       // YARN ids share a long prefix; the cluster stamp and sequence tell them apart.
       return `Spark …${identity.appId.slice(-9)}`;
     case "connect":
-      return identity.connector ? `Connect ${shorten(identity.connector, MAX_LABEL - 8)}` : "Kafka Connect";
+      return identity.connector ? `Connect ${identity.connector}` : "Kafka Connect";
     case "other":
-      return shorten(identity.label);
+      return shorten(identity.label, MAX_OTHER_LABEL);
     default:
       return "unattributed";
   }
@@ -282,19 +376,46 @@ const TREND_META: Record<TrendId, { label: string; unit: TrendSeries["unit"]; sc
   connectSinkLag: { label: "sink lag (records)", unit: "records", scale: 1 },
 };
 
-function trends(evidence: Evidence, fromMs: number, toMs: number): TrendSeries[] {
+/** No duration drawn is negative or longer than this: such a point is a broken exporter, not a trend. */
+const MAX_DURATION_S = 24 * 3600;
+
+function trends(ctx: DiagnosisContext, fromMs: number, toMs: number): TrendSeries[] {
+  const evidence = ctx.evidence;
   if (evidence.sources.prometheus?.status !== "ok") return [];
   const out: TrendSeries[] = [];
   for (const id of TREND_IDS) {
     const points = evidence.prometheus?.series[id];
     if (!points || points.length < 2) continue;
     const meta = TREND_META[id];
-    const inSpan = points
+    const inSpan = sanitise(ctx, id, points)
       .filter((p) => p.atMs >= fromMs && p.atMs <= toMs)
       .map((p) => ({ atMs: p.atMs, value: Number((p.value * meta.scale).toPrecision(6)) }));
     if (inSpan.length >= 2) out.push({ id, label: meta.label, unit: meta.unit, points: inSpan });
   }
   return out;
+}
+
+/**
+ * Points a person could misread are left out: not a number, a negative count or duration, a
+ * duration over a day, and a "time since last commit" the snapshots contradict (the gauge of a
+ * job that stopped exporting stays flat while the writer commits again).
+ */
+export function sanitise(ctx: DiagnosisContext, id: TrendId, points: readonly MetricPoint[]): MetricPoint[] {
+  const inSeconds: Partial<Record<TrendId, number>> = {
+    lastCommitDurationMs: 1 / 1000,
+    lastCheckpointDuration: 1 / 1000,
+    elapsedSecondsSinceLastSuccessfulCommit: 1,
+  };
+  const writerCommits = ctx.snapshots.filter((s) => ctx.isWriter(s)).map((s) => s.timestampMs);
+  const slackMs = 2 * ctx.intervalMs;
+  return points.filter((p) => {
+    if (!Number.isFinite(p.value) || p.value < 0) return false;
+    const scale = inSeconds[id];
+    if (scale !== undefined && p.value * scale > MAX_DURATION_S) return false;
+    if (id !== "elapsedSecondsSinceLastSuccessfulCommit" || writerCommits.length === 0) return true;
+    const last = writerCommits.findLast((at) => at <= p.atMs);
+    return last === undefined || p.value * 1000 <= p.atMs - last + slackMs;
+  });
 }
 
 /** A stored chart read back as JSON: enough shape to draw it. */
@@ -313,16 +434,50 @@ export function isTimelineChart(value: unknown): value is TimelineChart {
   );
 }
 
-/** One sentence for screen readers and for the text beside the picture. */
+/** "19:42 UTC": the picture's own convention, one time zone said once. */
+function hhmm(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 16);
+}
+
+const commits = (n: number) => `${n} ${n === 1 ? "commit" : "commits"}`;
+
+/**
+ * What the picture shows, as sentences with times, for screen readers and the text beside it:
+ * the span, the failing writer's last commit and failures, the other committers, the sources that
+ * did not answer, the change and the recovery.
+ */
 export function describeTimeline(chart: TimelineChart): string {
-  const lanes = chart.lanes.map((lane) => {
-    const count = chart.marks.filter((m) => m.lane === lane.id).length;
-    return `${lane.label}${lane.writer ? " (the writer)" : ""}: ${count} ${count === 1 ? "commit" : "commits"}`;
-  });
-  const parts = [`Commits to ${chart.table}. ${lanes.join("; ") || "No commits"}.`];
-  if (chart.failures.length > 0)
-    parts.push(`${chart.failures.length} failed ${chart.failures.length === 1 ? "commit" : "commits"}.`);
-  if (chart.change) parts.push(`Change: ${chart.change.label}.`);
-  if (chart.recovery) parts.push(`${chart.recovery.label}.`);
+  const parts = [`Commits to ${chart.table} from ${hhmm(chart.fromMs)} to ${hhmm(chart.toMs)} UTC.`];
+  const writer = chart.lanes.find((l) => l.writer);
+  if (writer) {
+    const own = chart.marks.filter((m) => m.lane === writer.id).map((m) => m.atMs);
+    const failures = chart.failures.filter((f) => f.lane === writer.id).map((f) => f.atMs);
+    const beforeTrouble = own.filter((at) => at <= (failures[0] ?? chart.change?.atMs ?? Infinity));
+    const last = beforeTrouble.at(-1);
+    const lastPart = last === undefined ? "made no commit in this span" : `last committed at ${hhmm(last)}`;
+    const failed =
+      failures.length === 0
+        ? ""
+        : `, then ${failures.length} failed ${failures.length === 1 ? "commit" : "commits"} (${listTimes(failures)})`;
+    parts.push(`The writer, ${writer.label}, ${lastPart}${failed}.`);
+  }
+  const others = chart.lanes
+    .filter((l) => !l.writer)
+    .map((lane) => `${lane.label}: ${commits(chart.marks.filter((m) => m.lane === lane.id).length)}`);
+  if (others.length > 0) parts.push(`Other committers: ${others.join("; ")}.`);
+  if (!writer && others.length === 0) parts.push("No commits.");
+  for (const source of chart.silentSources ?? [])
+    parts.push(`${source} did not answer: its part is missing.`);
+  if (chart.change) parts.push(`${capitalise(chart.change.label)} at ${hhmm(chart.change.atMs)}.`);
+  if (chart.recovery) parts.push(`${capitalise(chart.recovery.label)} at ${hhmm(chart.recovery.atMs)}.`);
   return parts.join(" ");
+}
+
+function listTimes(times: number[]): string {
+  if (times.length <= 3) return times.map(hhmm).join(", ");
+  return `${hhmm(times[0]!)} to ${hhmm(times.at(-1)!)}`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

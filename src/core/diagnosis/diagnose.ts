@@ -129,7 +129,11 @@ function perFlinkWriter(evidence: Evidence): Evidence[] {
   return merged.map((writer) => ({ ...evidence, flink: { ...evidence.flink!, writer } }));
 }
 
-function diagnoseWriter(evidence: Evidence, now: number, options: DiagnoseOptions): WriterDiagnosis {
+function diagnoseWriter(
+  evidence: Evidence,
+  now: number,
+  options: Pick<DiagnoseOptions, "tableName" | "catalogName">,
+): WriterDiagnosis {
   const context = buildContext(evidence, now, options);
   const findings = orderFindings(runRules(context));
   return { context, findings, verdict: pickVerdict(findings, context.writerStale) };
@@ -143,13 +147,31 @@ function worse(a: WriterDiagnosis, b: WriterDiagnosis): boolean {
   return a.context.writerStale === true && b.context.writerStale !== true;
 }
 
-export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions): Report {
-  let chosen: WriterDiagnosis | undefined;
+function worstWriter(
+  evidence: Evidence,
+  now: number,
+  options: Pick<DiagnoseOptions, "tableName" | "catalogName">,
+): { diagnosis: WriterDiagnosis; evidence: Evidence } {
+  let chosen: { diagnosis: WriterDiagnosis; evidence: Evidence } | undefined;
   for (const variant of perWriterEvidence(evidence)) {
     const candidate = diagnoseWriter(variant, now, options);
-    if (!chosen || worse(candidate, chosen)) chosen = candidate;
+    if (!chosen || worse(candidate, chosen.diagnosis)) chosen = { diagnosis: candidate, evidence: variant };
   }
-  const { context } = chosen!;
+  return chosen!;
+}
+
+/** The evidence as the report reads it: the writer in the worst state is Flink's (or Connect's) writer. */
+export function worstWriterEvidence(
+  evidence: Evidence,
+  now: number,
+  options: Pick<DiagnoseOptions, "tableName" | "catalogName"> = {},
+): Evidence {
+  return worstWriter(evidence, now, options).evidence;
+}
+
+export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions): Report {
+  const chosen = worstWriter(evidence, now, options).diagnosis;
+  const { context } = chosen;
   const sources = Object.fromEntries(
     SOURCE_NAMES.map((name) => {
       const s = evidence.sources[name] ?? { status: "not-configured" as const };
@@ -164,7 +186,7 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
       ];
     }),
   ) as Report["sources"];
-  const settled = settleReport(context, chosen!.findings, chosen!.verdict);
+  const settled = settleReport(context, chosen.findings, chosen.verdict);
   const findings = orderFindings(settled.findings);
   // A verdict that rests only on the catalog's silence to the bot leads to no step on the writer.
   const nextStep = settled.stepless

@@ -111,9 +111,22 @@ export function failingChecks(health: TableHealth): { id: AuditCheckId; status: 
   return out.sort((a, b) => rank(b) - rank(a) || a.id.localeCompare(b.id));
 }
 
-/** Worst first: lowest score, then more failing checks, then the name (a stable order). */
+/**
+ * Worst first: a table failing right now before any that only has risky settings (a score of 62
+ * with nothing failing can wait; commits failing now cannot), then the lowest score, then more
+ * failing checks, then the name (a stable order).
+ */
 export function compareHealth(a: TableHealth, b: TableHealth): number {
-  return a.score - b.score || countFails(b) - countFails(a) || a.table.localeCompare(b.table);
+  return (
+    failingNow(b) - failingNow(a) ||
+    a.score - b.score ||
+    countFails(b) - countFails(a) ||
+    a.table.localeCompare(b.table)
+  );
+}
+
+function failingNow(health: TableHealth): number {
+  return health.verdict === "healthy" ? 0 : 1;
 }
 
 export function countFails(health: TableHealth): number {

@@ -97,7 +97,14 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   // A picture that cannot be built never holds the words back.
   if (evidence) {
     try {
-      await deps.store.saveChart(incidentId, n, buildTimeline(evidence, now, { tableName: report.table }));
+      await deps.store.saveChart(
+        incidentId,
+        n,
+        buildTimeline(evidence, now, {
+          tableName: report.table,
+          ...(report.writer ? { writer: { kind: report.writer.kind, id: report.writer.id } } : {}),
+        }),
+      );
     } catch (error) {
       deps.log.warn({ incidentId, err: (error as Error).message }, "commit timeline not built");
     }

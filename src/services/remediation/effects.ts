@@ -386,7 +386,12 @@ export class RemediationEffects {
   }
 
   private async syncCard(record: WalkRecord): Promise<void> {
-    const summary = cardSummary(record, (id) => this.settings.step(record.walk.playbookId, id)?.title ?? id);
+    const step = (id: string) => this.settings.step(record.walk.playbookId, id);
+    const summary = cardSummary(
+      record,
+      (id) => step(id)?.title ?? id,
+      (id) => step(id)?.automatic ?? false,
+    );
     if (!summary) return;
     const { store, slack, now } = this.deps;
     const incident = await store.get(record.incidentId);

@@ -134,6 +134,7 @@ export class RemediationJobs {
         // The step id reads as words ("raise commit retries") and is short enough for the legend.
         changeLabel: job.stepId.replaceAll("-", " "),
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+        ...(writer ? { writer } : {}),
       });
     }
     if (recovery.recovered) await postmortemAtResolution(this.deps, job.incidentId, job.proposalId);

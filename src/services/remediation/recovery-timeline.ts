@@ -14,6 +14,8 @@ export interface RecoveryPicture {
   changeAtMs: number;
   changeLabel: string;
   recoveredAtMs: number;
+  /** The writer the follow-ups judged, when the record does not name it yet. */
+  writer?: WalkRecord["writer"];
 }
 
 const MAX_CHANGE_LABEL = 36;
@@ -32,8 +34,13 @@ export async function recoveryTimeline(
       picture.changeLabel.length > MAX_CHANGE_LABEL
         ? `${picture.changeLabel.slice(0, MAX_CHANGE_LABEL - 1)}…`
         : picture.changeLabel;
+    // The failing writer keeps its lane: the one the diagnosis named, never a twin that committed.
+    const writer = picture.writer ?? record.writer;
     const chart = buildTimeline(picture.evidence, deps.now(), {
       tableName: record.table,
+      ...(writer
+        ? { writer: { kind: writer.kind === "connector" ? "connect" : "flink", id: writer.id } }
+        : {}),
       change: { atMs: picture.changeAtMs, label: `change: ${label}` },
       recovery: { atMs: picture.recoveredAtMs, label: "writer recovered" },
       ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),

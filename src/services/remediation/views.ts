@@ -21,8 +21,8 @@ import type {
 } from "../view-models.js";
 
 const SIGNAL_WORDS: Record<VerifySignal, string> = {
-  "writer-snapshots-resume": "the writer's own snapshots resume",
-  "elapsed-seconds-normal": "elapsedSecondsSinceLastSuccessfulCommit is back in its normal range",
+  "writer-snapshots-resume": "the writer commits again",
+  "elapsed-seconds-normal": "its commit gap is normal",
   "connector-running": "the connector and its tasks are RUNNING",
 };
 
@@ -193,6 +193,11 @@ export interface CardWalkSummary {
   openItems?: CardOpenItem[];
   /** The value the card's "Mark done" button carries. */
   itemAction?: { incidentId: string; stepId: string; proposalId: string };
+  /**
+   * The decision waiting on a proposal, as a button on the card too: "apply" opens the same form
+   * as the proposal's Apply, "done" marks a step done by hand. Absent for the bot's own checks.
+   */
+  decision?: { kind: "apply" | "done"; action: { incidentId: string; stepId: string; proposalId: string } };
 }
 
 export interface CardOpenItem {
@@ -205,6 +210,7 @@ export interface CardOpenItem {
 export function cardSummary(
   record: WalkRecord,
   title: (stepId: string) => string,
+  automatic: (stepId: string) => boolean = () => false,
 ): CardWalkSummary | undefined {
   const walk: WalkState = record.walk;
   const cur = walk.current;
@@ -217,17 +223,26 @@ export function cardSummary(
     const step = { index: index(cur.stepId), title: title(cur.stepId) };
     switch (cur.phase) {
       case "proposed":
-        return { state: "awaiting-approval", nowLine: `waiting for approval of ${name}`, step };
+        return {
+          state: "awaiting-approval",
+          nowLine: `waiting for approval of ${name}`,
+          step,
+          ...decisionOf(record, cur, automatic),
+        };
       case "failed":
         return {
           state: "awaiting-approval",
           nowLine: `${name} did not go through; waiting for a decision`,
           step,
+          ...decisionOf(record, cur, automatic),
         };
       case "approved":
       case "applying":
         return { state: "applying", nowLine: `applying ${name}`, step };
       default: {
+        // A read-only check answers at its first look: no "check 1 of 3" to wait through.
+        if (cur.change.kind === "read-only-check")
+          return { state: "verifying", nowLine: `the bot is checking: ${name}`, step };
         const check = { index: Math.max(1, cur.checksDone), total: cur.checksTotal };
         return {
           state: "verifying",
@@ -269,6 +284,23 @@ export function cardSummary(
   return undefined;
 }
 
+/** The button the card offers while a proposal waits: the proposal's own first choice. */
+function decisionOf(
+  record: WalkRecord,
+  cur: WalkState["current"] & object,
+  automatic: (stepId: string) => boolean,
+): Pick<CardWalkSummary, "decision"> {
+  const kind = cur.change.kind;
+  if (kind === "read-only-check") return {};
+  const proposalId = proposalIdFor(record, cur.stepId);
+  if (proposalId === undefined) return {};
+  const action = { incidentId: record.incidentId, stepId: cur.stepId, proposalId };
+  const applies = automatic(cur.stepId) && kind !== "manual";
+  return { decision: { kind: applies ? "apply" : "done", action } };
+}
+
+const ActionSchema = z.object({ incidentId: z.string(), stepId: z.string(), proposalId: z.string() });
+
 const CardWalkSummarySchema = z.object({
   state: z.enum(INCIDENT_STATES),
   nowLine: z.string().optional(),
@@ -285,7 +317,8 @@ const CardWalkSummarySchema = z.object({
       }),
     )
     .optional(),
-  itemAction: z.object({ incidentId: z.string(), stepId: z.string(), proposalId: z.string() }).optional(),
+  itemAction: ActionSchema.optional(),
+  decision: z.object({ kind: z.enum(["apply", "done"]), action: ActionSchema }).optional(),
 });
 
 /** The walk summary stored on an incident, or undefined when there is none (or it is not ours). */

@@ -5,7 +5,8 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../../src/main.js";
-import { buttonClickBody, findButton } from "../../../src/sim/slack/person.js";
+import { buttonClickBody, type FoundButton, findButton } from "../../../src/sim/slack/person.js";
+import type { StoredMessage } from "../../../src/sim/slack/types.js";
 import { until } from "../../support/poll.js";
 import { postSigned } from "../../support/slack-signing.js";
 import { CHANNEL, eventually, type Harness, startWithProposal } from "./harness.js";
@@ -166,5 +167,49 @@ describe("Apply opens its form at once and a worker fills it in", () => {
     expect(rows[0]).toMatchObject({ outcome: "refused" });
     // Shown in the form, not said twice.
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === MALLORY)).toHaveLength(0);
+  }, 60_000);
+
+  it("offers the waiting decision on the root card too: its button opens the same form", async () => {
+    const { harness, rootTs } = await proposed("apply-from-card");
+    // The card is edited once the proposal is posted; its button carries the proposal's value.
+    const card = await eventually(
+      () => {
+        const root = harness.standIn.thread(CHANNEL, rootTs)[0] as StoredMessage | undefined;
+        const block = (
+          root?.blocks as Array<{ type: string; block_id?: string; elements?: FoundButton["button"][] }>
+        )?.find((b) => b.type === "actions" && b.block_id === "card_decision");
+        return root && block ? { root, block } : undefined;
+      },
+      10_000,
+      "the card's decision button",
+    );
+    const button = card.block.elements![0]!;
+    expect(button).toMatchObject({ action_id: "playbook_apply", text: { text: "Review and apply" } });
+    const proposal = await eventually(
+      () => {
+        const found = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply");
+        return found && found.message.ts !== rootTs ? found : undefined;
+      },
+      10_000,
+      "the proposal",
+    );
+    expect(button.value).toBe(proposal.button.value);
+    expect(JSON.stringify(card.root.blocks)).toMatch(/\*Now:\* waiting for approval of/);
+
+    const body = buttonClickBody(
+      { user: ALICE, channel: CHANNEL, standIn: harness.standIn },
+      { message: card.root, button, blockId: "card_decision" },
+      { triggerId: "1764540000.700001.42.card", actionTs: "1764540000.700001" },
+    );
+    expect((await postSigned(harness.url("/slack/events"), harness.secret, body, FORM)).status).toBe(200);
+    const form = (await eventually(
+      () => {
+        const view = harness.standIn.views.opened[0] as View | undefined;
+        return view?.callback_id === "playbook_apply_modal" ? view : undefined;
+      },
+      10_000,
+      "the form",
+    )) as View;
+    expect(JSON.stringify(form.blocks)).toContain("apply_reason");
   }, 60_000);
 });

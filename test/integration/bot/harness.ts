@@ -243,7 +243,9 @@ export async function startWithProposal(
         const root = harness.standIn
           .messages(CHANNEL)
           .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
-        return root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply") ? root.ts : undefined;
+        // The proposal itself, not the card's copy of its button (the card may be edited first).
+        const apply = root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply");
+        return root && apply && apply.message.ts !== root.ts ? root.ts : undefined;
       },
       20_000,
       "the proposal",

@@ -32,7 +32,9 @@ describe("the commit timeline in the incident thread", () => {
     const complete = h.standIn.calls.find((c) => c.method === "files.completeUploadExternal")!;
     expect(complete.args).toMatchObject({ channel_id: CHANNEL, thread_ts: root.ts });
     expect(decodePng(file.bytes!).width).toBeGreaterThan(800);
-    expect(file.altText).toMatch(/^Commits to db\.events\. Flink events-ingest \(the writer\)/);
+    expect(file.altText).toMatch(
+      /^Commits to db\.events from \d\d:\d\d to \d\d:\d\d UTC\. The writer, Flink events-ingest, last committed at \d\d:\d\d/,
+    );
 
     // "Show all evidence" (the button under a cut diagnosis, see the renderer's tests) opens every
     // piece of evidence of this diagnosis in a modal.

@@ -49,8 +49,8 @@ describe("diagnose --chart", () => {
     const file = path.join(dir, "report timeline.png");
     const ran = await diagnose(["--chart", file, "--format", "markdown"]);
     expect(ran.code, ran.stderr).toBe(1);
-    const image = /!\[(Commits to db\.events\. [^\]]+)\]\(([^)]+)\)/.exec(ran.stdout);
-    expect(image?.[1]).toMatch(/Flink events-ingest \(the writer\)/);
+    const image = /!\[(Commits to db\.events from [^\]]+)\]\(([^)]+)\)/.exec(ran.stdout);
+    expect(image?.[1]).toMatch(/The writer, Flink events-ingest, last committed at \d\d:\d\d/);
     expect(decodeURI(image![2]!)).toBe(file);
     expect(decodePng(readFileSync(file)).width).toBeGreaterThan(800);
   });

@@ -48,15 +48,16 @@ describe("iceberg-bot sweep", { timeout: 60_000 }, () => {
     expect(report.tables).toBe(9);
     expect(report.failingTables).toBe(3);
     expect(report.unhealthyNow).toBe(1);
-    expect(report.ranking[1]).toMatchObject({ table: "sales.payments", verdict: "commit-failing" });
-    expect(report.ranking[0]).toMatchObject({
+    // Failing right now first, then the lowest score.
+    expect(report.ranking[0]).toMatchObject({ table: "sales.payments", verdict: "commit-failing" });
+    expect(report.ranking[1]).toMatchObject({
       table: "sales.orders",
       failing: expect.arrayContaining([
         { id: "retry-budget", status: "fail" },
         { id: "delete-file-compaction", status: "fail" },
       ]),
     });
-    expect(report.ranking[0]!.fix).toMatch(/^ALTER TABLE sales\.orders SET TBLPROPERTIES \(.*\);$/);
+    expect(report.ranking[1]!.fix).toMatch(/^ALTER TABLE sales\.orders SET TBLPROPERTIES \(.*\);$/);
     expect(report.countsByCheck["target-file-size"]).toEqual({ fail: 2, warn: 0 });
     // Only paging reaches the second page of namespaces and of analytics.web's tables.
     const listings = lake.requests.slice(before).filter((r) => r.service === "catalog" && r.method === "GET");
@@ -102,8 +103,25 @@ describe("iceberg-bot sweep", { timeout: 60_000 }, () => {
       "1",
     ]);
     expect(md.code).toBe(1);
+    // Without Kafka Connect nothing is seen failing now: the lowest score leads.
     expect(md.stdout).toContain("| 1 | 62 | `sales.orders` | **retry-budget**, **delete-file-compaction**");
     expect(md.stdout).not.toContain("analytics.web.events");
+    // With it, the markdown lists the table failing now first, and says so.
+    const withConnect = await run([
+      "sweep",
+      "--catalog-url",
+      lake.urls.catalog,
+      "--connect-url",
+      lake.urls.connect,
+      "--format",
+      "markdown",
+      "--limit",
+      "1",
+    ]);
+    expect(withConnect.stdout).toMatch(
+      /\| 1 \| \d+ \| `sales\.payments` \| \*\*failing now: `commit-failing`\*\*/,
+    );
+    expect(withConnect.stdout).not.toContain("`sales.orders`");
   });
 
   it("the simulated catalog pages only when asked, and refuses a token it did not hand out", async () => {

@@ -85,14 +85,15 @@ describe("renderDiagnosis", () => {
     expect(text).toBe("db.events: commit conflict; next step: raise commit retries");
     expect(all[0]).toContain("*db.events: commit conflict*");
     expect(all[0]).toContain("CommitFailedException after 4 retries in job 4f2a");
-    expect(all[1]).toBe("*Next step: raise commit retries* (the bot can apply it after approval)");
+    expect(all[1]).toBe("*Next step: raise commit retries* (proposed below, applied after approval)");
     const joined = all.join("\n");
-    // The diff is shown once, in the proposal; the cause comes first in words.
+    // The diff is shown once, in the proposal; the cause is said once, on the root card above.
     expect(joined).not.toContain("commit.retry.num-retries: 4 → 10");
-    expect(joined).toContain("• 3 replace snapshots since the writer's last success");
+    expect(joined).not.toContain("3 replace snapshots since the writer's last success");
+    expect(joined).toMatch(/^• /m);
     expect(joined).toContain("*Could not read:* Flink REST: timed out after 5 s");
     expect(joined).toContain("not configured: Kafka Connect, Prometheus");
-    expect(joined.indexOf("Next step")).toBeLessThan(joined.indexOf("• 3 replace"));
+    expect(joined.indexOf("Next step")).toBeLessThan(joined.indexOf("• "));
     expect(JSON.stringify(blocks)).toContain('"action_id":"evidence_show_all"');
     expect(joined.length).toBeLessThan(900);
     expect(checkBlocks(blocks, "message")).toEqual([]);
@@ -101,7 +102,7 @@ describe("renderDiagnosis", () => {
   it("shows three lines at most and keeps code out of them; the rest is behind Show all evidence", () => {
     const five = report({
       findings: Array.from({ length: 5 }, (_, i) => ({
-        id: i === 0 ? ("commit-conflict" as const) : ("competing-appends" as const),
+        id: i === 0 ? ("commit-conflict" as const) : ("frequent-commits" as const),
         severity: "warning" as const,
         summary: `finding ${i} in words`,
         evidence: [{ source: "catalog" as const, detail: `snapshot ${i}`, data: {} }],

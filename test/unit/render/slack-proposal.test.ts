@@ -94,7 +94,7 @@ describe("renderProposal", () => {
     );
     expect(all).toContain("*Why this step:* Appends survive more retries");
     expect(all).toContain("*Risk:* :large_green_circle: low, only the retry budget changes");
-    expect(all).toContain("checked 6 times, every 5 min (up to 30 min)");
+    expect(all).toContain("up to 6 checks over 30 min.");
     expect(all).toContain("Approvers: <!subteam^S0ONCALL>, <@U0LEAD>");
   });
 
@@ -145,6 +145,8 @@ describe("renderProposal", () => {
     expect(all).not.toContain("Approvers:");
     expect(all).toContain("*The bot checks this itself, nothing changes:*");
     expect(all).toContain("The bot is checking now");
+    // It answers at its first look: no count of follow-up checks is promised.
+    expect(all).not.toMatch(/How we'll know|checks over|checked \d+ times/);
     expect(text).toBe("Step for db.events: check whether the commit landed (the bot is checking)");
     expect(checkBlocks(blocks, "message")).toEqual([]);
     // Once the bot ran it, the line says it checked, not that it applied a change.

@@ -9,7 +9,7 @@ import { STATE_EMOJI } from "../../../src/adapters/slack/render/labels.js";
 import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
 import { INCIDENT_STATES, type StatusCardView } from "../../../src/adapters/slack/render/view-models.js";
-import { cardView } from "../../../src/adapters/slack/slack-jobs.js";
+import { cardView, statusListItem } from "../../../src/adapters/slack/slack-jobs.js";
 import { parseCommandText } from "../../../src/core/incident/command-text.js";
 import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
 import { healthyReport } from "./samples.js";
@@ -199,6 +199,57 @@ describe("renderStatusCard", () => {
   });
 });
 
+describe("every surface agrees", () => {
+  it("the card, /iceberg status and App Home say the same age, colour and state for an incident", () => {
+    const lastGood = NOW - 42 * MIN;
+    const failing = {
+      ...healthyReport,
+      verdict: "commit-conflict" as const,
+      findings: healthyReport.findings.map((f) => ({
+        ...f,
+        evidence: f.evidence.map((e) => ({
+          ...e,
+          data: { writerLastCommitAt: new Date(lastGood).toISOString() },
+        })),
+      })),
+    };
+    const incident = {
+      id: "i1",
+      table: "db.events",
+      state: "open" as const,
+      channel: "C1",
+      // Opened well after the writer's last good commit: every surface counts from the commit.
+      openedAt: NOW - 5 * MIN,
+      updatedAt: NOW,
+      alertCount: 1,
+      diagnoses: 1,
+      cardVersion: 1,
+    };
+    const flowing = {
+      ...failing,
+      verdict: "healthy" as const,
+    };
+    for (const [report, age, emoji] of [
+      [failing, "commits failing for 42 min", ":red_circle:"],
+      [flowing, "alert fired, but commits are flowing (last commit 42 min ago)", ":large_green_circle:"],
+    ] as const) {
+      const cardHeader = renderStatusCard(cardView(incident, report, NOW)).blocks[0];
+      expect(cardHeader).toMatchObject({ text: { text: `${emoji} db.events — ${age}` } });
+      const home = renderAppHome({
+        nowMs: NOW,
+        open: [{ ...cardView(incident, report, NOW), incidentId: "i1" }],
+        recentTables: [],
+      });
+      expect(home.blocks).toContainEqual(cardHeader);
+      const list = allText(
+        renderStatusList({ nowMs: NOW, incidents: [statusListItem(incident, report, NOW, undefined)] })
+          .blocks,
+      );
+      expect(list).toContain(`${emoji} *db.events* — ${age} · open`);
+    }
+  });
+});
+
 describe("renderStatusList", () => {
   it("lists open incidents newest first with state, step, age and a thread link", () => {
     const { text, blocks } = renderStatusList({
@@ -226,9 +277,9 @@ describe("renderStatusList", () => {
     const lines = allText(blocks).split("\n");
     expect(lines[0]).toBe("*Open incidents (3)*");
     expect(lines.slice(1)).toEqual([
-      ":red_circle: *db.x* · open · 1 min",
-      ":large_yellow_circle: *db.events* · waiting for approval · step 1 of 2: raise commit retries · 55 min · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
-      ":hourglass_flowing_sand: *db.old* · verifying · 2 h",
+      ":red_circle: *db.x* — commits failing for 1 min · open",
+      ":large_yellow_circle: *db.events* — commits failing for 55 min · waiting for approval · step 1 of 2: raise commit retries · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
+      ":hourglass_flowing_sand: *db.old* — commits failing for 2 h · verifying",
     ]);
   });
 

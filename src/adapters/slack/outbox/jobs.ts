@@ -52,7 +52,7 @@ export function outboxDelivery(request: SlackMessageRequest): { queueId: string;
       };
     case "ephemeral":
       return {
-        queueId: replyQueueId(request.user),
+        queueId: request.incidentId ?? replyQueueId(request.user),
         delivery: { kind: "reply", user: request.user, reply: request.reply },
       };
   }

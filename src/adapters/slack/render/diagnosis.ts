@@ -7,6 +7,7 @@ import type { Report } from "../../../core/report/schema.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
+import { cardCause } from "./card-cause.js";
 import { findingLabel, SOURCE_LABELS, STEP_TITLES, VERDICT_LABELS } from "./labels.js";
 import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
@@ -44,7 +45,7 @@ function nextStepText(report: Report): string {
     step.change.kind === "read-only-check"
       ? "the bot checks this itself; nothing changes"
       : step.automatic
-        ? "the bot can apply it after approval"
+        ? "proposed below, applied after approval"
         : "a person makes this change";
   // The proposal below shows what changes; here the step's name and who acts are enough.
   return `*Next step: ${STEP_TITLES[step.id]}* (${how})`;
@@ -64,7 +65,9 @@ function clipWords(text: string, max: number): string {
  */
 function plainLines(report: Report, max: number, nowMs: number): string[] {
   const candidates: string[] = [];
-  for (const f of report.findings) if (f.id !== report.verdict) candidates.push(f.summary);
+  // The root card names the cause right above this message: said once.
+  const cause = cardCause(report);
+  for (const f of report.findings) if (f.id !== report.verdict && f !== cause) candidates.push(f.summary);
   const verdict = report.findings.find((f) => f.id === report.verdict);
   for (const item of verdict?.evidence ?? []) if (!item.detail.includes("```")) candidates.push(item.detail);
   const seen = new Set<string>();
@@ -140,7 +143,8 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
-  const lines = plainLines(report, maxEvidence, now(report));
+  // The card's cause counts as one of the lines: it is right above.
+  const lines = plainLines(report, Math.max(0, maxEvidence - (cardCause(report) ? 1 : 0)), now(report));
   const evidence: KnownBlock[] = [];
   if (lines.length > 0) evidence.push(section(lines.join("\n")));
   if (total === 0) evidence.push(section("*Evidence:* none was found."));

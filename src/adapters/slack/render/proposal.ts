@@ -88,7 +88,7 @@ function verificationText(view: ProposalView): string {
   const { checks, intervalSeconds, signal } = view.verification;
   const what = signal === undefined ? "the writer's snapshots resume" : escapeMrkdwn(signal);
   const span = formatInterval(checks * intervalSeconds * 1000);
-  return `*How we'll know:* ${what}; checked ${checks} times, every ${formatInterval(intervalSeconds * 1000)} (up to ${span}).`;
+  return `*How we'll know:* ${what}; up to ${checks} checks over ${span}.`;
 }
 
 export function renderProposal(view: ProposalView): SlackMessage {
@@ -119,7 +119,8 @@ export function renderProposal(view: ProposalView): SlackMessage {
       [
         `*Why this step:* ${escapeMrkdwn(view.why)}`,
         `*Risk:* ${RISK_EMOJI[view.risk.level]} ${view.risk.level}, ${escapeMrkdwn(view.risk.detail)}`,
-        verificationText(view),
+        // A read-only check answers at its first look (said under the buttons): no count of checks.
+        ...(readOnly ? [] : [verificationText(view)]),
       ].join("\n"),
     ),
   );

@@ -13,38 +13,49 @@ import type { StatusCardView } from "./view-models.js";
 export type { StatusCardView } from "./view-models.js";
 
 function headline(view: StatusCardView): string {
+  return `${view.table} — ${ageWords(view)}`;
+}
+
+type CardFacts = Pick<
+  StatusCardView,
+  "state" | "openedAtMs" | "nowMs" | "stalledSinceMs" | "commitsFlowing" | "openItems"
+>;
+
+/**
+ * The state in words with its age, as the card's headline says it; `/iceberg status` and App Home
+ * say the same, so every surface shows one age for an incident: "commits failing for 55 min"
+ * counted from the failing writer's last good commit.
+ */
+export function ageWords(view: CardFacts): string {
   const age = formatDuration(view.nowMs - view.openedAtMs);
   switch (view.state) {
     case "resolved": {
       const open = pendingCount(view);
-      return open === 0
-        ? `${view.table} — commits resumed`
-        : `${view.table} — commits resumed, ${itemsWord(open)} open`;
+      return open === 0 ? "commits resumed" : `commits resumed, ${itemsWord(open)} open`;
     }
     case "stopped":
-      return `${view.table} — playbook stopped after ${age}`;
+      return `playbook stopped after ${age}`;
     default:
       if (view.commitsFlowing !== undefined) {
         const last = view.commitsFlowing.lastCommitMs;
         const ago =
           last === undefined ? "" : ` (last commit ${formatDuration(Math.max(0, view.nowMs - last))} ago)`;
         // An idle writer is not committing: say it is quiet as expected, not that commits flow.
-        if (view.commitsFlowing.quietByDesign)
-          return `${view.table} — alert fired, writer quiet by design${ago}`;
-        return `${view.table} — alert fired, but commits are flowing${ago}`;
+        if (view.commitsFlowing.quietByDesign) return `alert fired, writer quiet by design${ago}`;
+        return `alert fired, but commits are flowing${ago}`;
       }
-      return `${view.table} — commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
+      return `commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
   }
 }
 
-function pendingCount(view: StatusCardView): number {
+function pendingCount(view: Pick<StatusCardView, "state" | "openItems">): number {
   return view.state === "resolved" ? (view.openItems ?? []).filter((i) => i.doneBy === undefined).length : 0;
 }
 
 const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
 
 /** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
-export function stateLabel(view: StatusCardView): string {
+export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): string {
   const open = pendingCount(view);
   return open === 0
     ? STATE_LABELS[view.state]
@@ -102,16 +113,16 @@ function detailLines(view: StatusCardView): string[] {
   return lines;
 }
 
-/** Blocks of the card alone, reused by App Home. */
 /** Red only while commits fail: a table whose commits flow is green, whatever the alert said. */
-function emoji(view: StatusCardView): string {
+export function cardEmoji(view: Pick<StatusCardView, "state" | "commitsFlowing">): string {
   if (view.commitsFlowing !== undefined && view.state !== "resolved" && view.state !== "stopped")
     return ":large_green_circle:";
   return STATE_EMOJI[view.state];
 }
 
+/** Blocks of the card alone, reused by App Home. */
 export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
-  const blocks: KnownBlock[] = [header(`${emoji(view)} ${headline(view)}`)];
+  const blocks: KnownBlock[] = [header(`${cardEmoji(view)} ${headline(view)}`)];
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
   if (pendingCount(view) > 0 && view.itemAction) {
@@ -134,11 +145,28 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
         `:hourglass: Messages of this thread reached Slack up to ${formatDuration(view.slackDelayedMs)} late (Slack was refusing or failing them); the times they show are when things happened.`,
       ),
     );
+  if (view.decision && view.state === "awaiting-approval") {
+    // The decision the card names under "Now", one click away: the proposal's own button.
+    const apply = view.decision.kind === "apply";
+    blocks.push({
+      type: "actions",
+      block_id: "card_decision",
+      elements: [
+        {
+          type: "button",
+          text: { type: "plain_text", text: apply ? "Review and apply" : "Done by hand" },
+          action_id: apply ? ACTION_IDS.apply : ACTION_IDS.done,
+          value: encodeActionValue(view.decision.action),
+          ...(apply ? { style: "primary" as const } : {}),
+        },
+      ],
+    });
+  }
   blocks.push(context(statusLine(view)));
   return blocks;
 }
 
 export function renderStatusCard(view: StatusCardView): SlackMessage {
-  const text = `${emoji(view)} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
+  const text = `${cardEmoji(view)} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
   return { text, blocks: statusCardBlocks(view) };
 }

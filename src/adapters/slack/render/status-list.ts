@@ -2,9 +2,8 @@
 
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatDuration } from "./format.js";
-import { STATE_EMOJI, STATE_LABELS } from "./labels.js";
 import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
+import { ageWords, cardEmoji, stateLabel } from "./status-card.js";
 import type { StatusListItem, StatusListView } from "./view-models.js";
 
 export type { StatusListView } from "./view-models.js";
@@ -15,13 +14,14 @@ export function threadLink(permalink: string | undefined, label = "thread"): str
   return `<${permalink}|${label}>`;
 }
 
+/** One incident as its card says it: the same colour, state and age (see ageWords). */
 function line(item: StatusListItem, nowMs: number): string {
-  const parts = [`${STATE_EMOJI[item.state]} *${escapeMrkdwn(item.table)}*`, STATE_LABELS[item.state]];
+  const view = { ...item, nowMs };
+  const parts = [`${cardEmoji(view)} *${escapeMrkdwn(item.table)}* — ${ageWords(view)}`, stateLabel(view)];
   if (item.step !== undefined) {
     const position = `step ${item.step.index}${item.step.total === undefined ? "" : ` of ${item.step.total}`}`;
     parts.push(`${position}: ${escapeMrkdwn(item.step.title)}`);
   }
-  parts.push(formatDuration(nowMs - item.openedAtMs));
   const link = threadLink(item.permalink);
   if (link !== "") parts.push(link);
   return parts.join(" · ");
