@@ -205,6 +205,7 @@ describe("memory per table (e2e)", () => {
       /fixed by \*commit less often\* in \d+ min; did not help: raise commit retries/,
     );
   }, 90_000);
+
   it("when nothing fixed the first incident, the second proposes the step that did not help, marked so", async () => {
     const { harness, alice, lakehouse, again } = await setUp();
     // The first incident: more retries do not help, and the walk is stopped at the next proposal.
