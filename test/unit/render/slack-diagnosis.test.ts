@@ -85,7 +85,7 @@ describe("renderDiagnosis", () => {
     expect(text).toBe("db.events: commit conflict; next step: raise commit retries");
     expect(all[0]).toContain("*db.events: commit conflict*");
     expect(all[0]).toContain("CommitFailedException after 4 retries in job 4f2a");
-    expect(all[1]).toBe("*Next step: raise commit retries* (proposed below, applied after approval)");
+    expect(all[1]).toBe("*Next step: raise commit retries* (proposed below)");
     const joined = all.join("\n");
     // The diff is shown once, in the proposal; the cause is said once, on the root card above.
     expect(joined).not.toContain("commit.retry.num-retries: 4 → 10");

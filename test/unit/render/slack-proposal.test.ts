@@ -89,16 +89,15 @@ describe("renderProposal", () => {
     expect(all).toContain(
       "```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset (default 100) → 500```",
     );
-    expect(all).toContain(
-      "ALTER TABLE db.events SET TBLPROPERTIES (\n  'commit.retry.num-retries' = '10',\n  'commit.retry.min-wait-ms' = '500'\n);",
-    );
+    // The diff once: the by-hand statement waits in the Apply form.
+    expect(all).not.toContain("ALTER TABLE");
     expect(all).toContain("*Why this step:* Appends survive more retries");
     expect(all).toContain("*Risk:* :large_green_circle: low, only the retry budget changes");
     expect(all).toContain("up to 6 checks over 30 min.");
     expect(all).toContain("Approvers: <!subteam^S0ONCALL>, <@U0LEAD>");
   });
 
-  it("quotes the by-hand statement, unsets removed keys and offers none for an unsafe table", () => {
+  it("quotes the by-hand statement in the Apply form, unsets removed keys and offers none for an unsafe table", () => {
     const change = (table: string): ProposalView => ({
       ...proposal,
       step: {
@@ -113,11 +112,29 @@ describe("renderProposal", () => {
         },
       },
     });
-    const quoted = sectionTexts(renderProposal(change("raw-zone.order")).blocks);
+    const form = (table: string) => {
+      const view = change(table);
+      return JSON.parse(
+        JSON.stringify(
+          renderApplyModal({
+            incidentId: view.incidentId,
+            stepId: view.step.id,
+            proposalId: view.proposalId,
+            table,
+            change: view.step.change,
+            title: "raise commit retries",
+            risky: false,
+          }).blocks,
+        ),
+      ) as KnownBlock[];
+    };
+    expect(sectionTexts(renderProposal(change("raw-zone.order")).blocks)).not.toContain("ALTER TABLE");
+    const quoted = sectionTexts(form("raw-zone.order"));
+    expect(quoted).toContain("then press *Done by hand* on the proposal.");
     expect(quoted).toContain(
       "```ALTER TABLE `raw-zone`.`order` SET TBLPROPERTIES (\n  'commit.retry.num-retries' = '10'\n);\nALTER TABLE `raw-zone`.`order` UNSET TBLPROPERTIES (\n  'write.spark.fanout.enabled'\n);```",
     );
-    const hostile = sectionTexts(renderProposal(change("db.events; DROP TABLE x")).blocks);
+    const hostile = sectionTexts(form("db.events; DROP TABLE x"));
     expect(hostile).not.toContain("To do it by hand instead");
     expect(hostile).not.toContain("ALTER TABLE");
   });

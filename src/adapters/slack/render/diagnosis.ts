@@ -45,7 +45,7 @@ function nextStepText(report: Report): string {
     step.change.kind === "read-only-check"
       ? "the bot checks this itself; nothing changes"
       : step.automatic
-        ? "proposed below, applied after approval"
+        ? "proposed below"
         : "a person makes this change";
   // The proposal below shows what changes; here the step's name and who acts are enough.
   return `*Next step: ${STEP_TITLES[step.id]}* (${how})`;

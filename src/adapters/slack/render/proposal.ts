@@ -111,9 +111,8 @@ export function renderProposal(view: ProposalView): SlackMessage {
       ? "*The bot checks this itself, nothing changes:*"
       : "*What changes:*";
   blocks.push(section(`${changeLabel}\n${renderChange(view.step.change)}`));
-  const byHand = manual || readOnly ? undefined : byHandStatement(view.step.change);
-  if (byHand !== undefined && byHand !== "")
-    blocks.push(section(`_To do it by hand instead:_\n${codeBlock(byHand)}`));
+  // The statement to run by hand is a second copy of the diff: the Apply form shows it, once
+  // someone is deciding how to make the change; the thread shows the diff once.
   blocks.push(
     section(
       [
@@ -172,6 +171,11 @@ export function renderApplyModal(view: ApplyModalView): ModalView {
   if (view.risk !== undefined)
     lines.push(
       `*Risk:* ${RISK_EMOJI[view.risk.level]} ${view.risk.level}, ${escapeMrkdwn(view.risk.detail)}`,
+    );
+  const byHand = byHandStatement(view.change);
+  if (byHand !== undefined && byHand !== "")
+    lines.push(
+      `_To do it by hand instead:_ cancel, run\n${codeBlock(byHand)}\nthen press *Done by hand* on the proposal.`,
     );
   if (view.approval !== undefined && view.approval.of > 1) {
     lines.push(`*This is approval ${view.approval.index} of ${view.approval.of}.*`);
