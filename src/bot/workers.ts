@@ -21,6 +21,7 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
+import { commandRateCounter } from "../adapters/store/command-rate.js";
 import { recurringTables } from "../core/history/fleet.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
@@ -199,6 +200,16 @@ export function commandInboxReaderPart(shared: Shared): Part {
         slack: incidents.slack,
         requestSweep: (request: { requestId: string; channel: string; user: string }) =>
           sweepQueues.requestSweep(request),
+        rate: commandRateCounter(
+          connections.redis,
+          {
+            perPerson: shared.config.bot.rateLimits.commandsPerPerson,
+            perTable: shared.config.bot.rateLimits.diagnosesPerTable,
+            windowSeconds: shared.config.bot.rateLimits.windowSeconds,
+          },
+          { namespace: shared.options.namespace, now: shared.wallClock },
+        ),
+        now: shared.wallClock,
       };
       const reader = startInboxMover({
         // Its reads block: on a connection of its own.

@@ -41,6 +41,16 @@ export const EphemeralSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("history"), table: z.string() }),
   /** Plain words (they may quote an upstream's), shown as typed, never as markup. */
   z.object({ kind: z.literal("text"), text: z.string() }),
+  /** A slash command over a person's or a table's rate (core/command-rate.ts). */
+  z.object({
+    kind: z.literal("rate-limited"),
+    limited: z.enum(["person", "table"]),
+    table: z.string().optional(),
+    limit: z.number().int(),
+    windowSeconds: z.number().int(),
+    retryAt: z.number(),
+    retryIn: z.string(),
+  }),
   /** "Start the fix" on a sweep digest line: where the incident's thread is. */
   z.object({
     kind: z.literal("fix-started"),

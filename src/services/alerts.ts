@@ -1,6 +1,7 @@
 // Alerts in: each firing alert opens or joins its table's incident; the one that opens it also
 // queues the status card and the first diagnosis. Resolved alerts are noted, never resolve:
-// an incident ends when the writer's commits resume.
+// an incident ends when the writer's commits resume. The exception is an incident about a table
+// neither the catalog nor BOT_CONFIG knows (no writer to watch): it closes when its alerts resolve.
 //
 // A webhook is answered after one Redis round trip: the whole batch goes through the store's
 // intake script, which also records the work it promised (intake promises: the status card, the
@@ -11,6 +12,7 @@ import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
 import { tableSettings } from "../core/settings.js";
 import type { IncidentDeps } from "./incident/deps.js";
+import { closeUnknownTableIncidents } from "./incident/diagnosis.js";
 import { queuePromised } from "./intake-promises.js";
 import type { IntakeAlert, IntakePromise } from "./ports.js";
 
@@ -65,7 +67,9 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
     );
   }
   const promised: IntakePromise[] = [];
+  const resolvedNoted: string[] = [];
   results.forEach((result, i) => {
+    if (result.kind === "resolved-noted") resolvedNoted.push(result.incidentId);
     if (result.kind === "nothing-open") {
       outcome.ignored++;
       return;
@@ -85,6 +89,7 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
       });
     }
   });
+  if (resolvedNoted.length > 0) await closeUnknownTableIncidents(deps, resolvedNoted);
   if (promised.length > 0) {
     outcome.queued = queuePromised(deps, promised).catch((error: unknown) => {
       // The promises stay recorded; the promise keeper queues them.

@@ -3,6 +3,7 @@
 // loopback servers and real Redis (never mocks of our own modules).
 
 import type { TimelineChart } from "../core/chart/timeline.js";
+import type { CommandRateDecision } from "../core/command-rate.js";
 import type {
   ConnectEvidence,
   ConnectorStatus,
@@ -182,7 +183,10 @@ export interface IncidentStorePort {
   update(
     id: string,
     fields: Partial<
-      Pick<Incident, "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk">
+      Pick<
+        Incident,
+        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
+      >
     >,
     now: number,
     bumpCard?: boolean,
@@ -330,4 +334,11 @@ export interface TimelineFile {
   title: string;
   /** Screen-reader text: what the picture shows, in one sentence. */
   altText: string;
+}
+
+// --- slash-command rates ---------------------------------------------------------------------
+
+/** Counts one slash command against its person's and table's windows and decides it. */
+export interface CommandRatePort {
+  take(request: { user: string; table?: string }): Promise<CommandRateDecision>;
 }

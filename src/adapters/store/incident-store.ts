@@ -153,6 +153,10 @@ const IncidentHashSchema = z.object({
   cardVersion: num,
   resolvedAt: num.optional(),
   walk: z.string().optional(),
+  tableUnknown: z
+    .literal("true")
+    .optional()
+    .transform((v) => (v === undefined ? undefined : true)),
 });
 
 export interface IncidentStoreOptions {
@@ -316,7 +320,10 @@ export class IncidentStore implements IncidentStorePort {
   async update(
     id: string,
     fields: Partial<
-      Pick<Incident, "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk">
+      Pick<
+        Incident,
+        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
+      >
     >,
     now: number,
     bumpCard = false,
