@@ -16,7 +16,7 @@ import {
 describe("an alert for a table nobody knows", { timeout: 120_000 }, () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness("unknown-table", { scenario: "competing-appends" });
+    h = await startHarness("alert-unknown-table", { scenario: "competing-appends" });
   });
   afterAll(async () => {
     await h.close();
