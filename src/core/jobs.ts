@@ -65,6 +65,8 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("card"), incidentId: z.string(), version: z.number().int() }),
   z.object({ kind: z.literal("diagnosis"), incidentId: z.string(), n: z.number().int().positive() }),
   z.object({ kind: z.literal("note"), incidentId: z.string(), key: z.string(), text: z.string() }),
+  /** Plain words top-level in a channel, once under its key (of no incident: the opening cap's note). */
+  z.object({ kind: z.literal("channel-note"), channel: z.string(), key: z.string(), text: z.string() }),
   /** Diagnosis n repeats an earlier incident of the table: one line under it says what fixed that one. */
   z.object({
     kind: z.literal("earlier"),
@@ -151,6 +153,8 @@ export function slackJobId(job: SlackJob): string | undefined {
       return `postmortem-${idPart(job.incidentId)}`;
     case "command-result":
       return `result-${idPart(job.key)}`;
+    case "channel-note":
+      return `channel-note-${idPart(job.key)}`;
     case "ephemeral":
       // Ephemeral replies are one per request and harmless to repeat: no dedupe id.
       return undefined;

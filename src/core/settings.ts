@@ -80,6 +80,13 @@ export const BotConfigSchema = z.strictObject({
       windowSeconds: z.number().int().min(1).max(3600).default(60),
     })
     .default({ commandsPerPerson: 6, diagnosesPerTable: 10, windowSeconds: 60 }),
+  /** New incidents one notification and one minute may open; the rest wait (docs/operations.md, Alert floods). */
+  incidentCap: z
+    .strictObject({
+      perRequest: z.number().int().min(1).max(10_000).default(20),
+      perMinute: z.number().int().min(1).max(100_000).default(60),
+    })
+    .default({ perRequest: 20, perMinute: 60 }),
   /** Flink Kubernetes Operator discovery (docs/kubernetes.md); absent = none. */
   kubernetes: KubernetesSettingsSchema.optional(),
   /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */

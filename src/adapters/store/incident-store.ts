@@ -295,6 +295,13 @@ export class IncidentStore implements IncidentStorePort {
     return incident;
   }
 
+  /** Which of these tables have an open incident (one round trip). */
+  async openTables(tables: readonly string[]): Promise<Set<string>> {
+    if (tables.length === 0) return new Set();
+    const ids = await this.redis.mget(...tables.map((t) => this.keys.openByTable(t)));
+    return new Set(tables.filter((_, i) => ids[i] !== null));
+  }
+
   async openIncidentFor(table: string): Promise<Incident | undefined> {
     const id = await this.redis.get(this.keys.openByTable(table));
     return id ? this.get(id) : undefined;
