@@ -14,10 +14,11 @@ import type { IncidentStore } from "../adapters/store/incident-store.js";
 import { rateWindow } from "../adapters/store/rate-window.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
 import { type Config, tableSettings } from "../config.js";
+import { recurringTables } from "../core/history/fleet.js";
 import type { EphemeralReply } from "../core/jobs.js";
 import type { Playbook } from "../core/playbook/schema.js";
 import type { FlinkSourceProvider } from "../core/sources/model.js";
-import type { OpenIncidentRef } from "../core/sweep/digest.js";
+import type { OpenIncidentRef, RecurringDigest } from "../core/sweep/digest.js";
 import { asCodedError } from "../errors.js";
 import { auditTable } from "../services/audit-table.js";
 import type { EvidencePorts } from "../services/ports.js";
@@ -40,6 +41,8 @@ export interface SweepWiring {
   /** Hands a message of no incident to the outbox: posted once under its name. */
   postInChannel(channel: string, name: string, message: ChannelMessage, threadTs?: string): Promise<void>;
   playbooks: readonly Playbook[];
+  /** Tables that failed more than once in the retention window, for the digest. */
+  recurring?(): Promise<RecurringDigest>;
   /** Injected evidence ports (tests); otherwise built from the config with the sweep's budgets. */
   ports?: EvidencePorts;
   /** Flink sources found at run time (Kubernetes discovery), read as the configured ones are. */
@@ -102,6 +105,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
         open.map((incident, i) => [incident.table, { incidentId: incident.id, permalink: links[i] }]),
       );
     },
+    ...(w.recurring ? { recurring: w.recurring } : {}),
     postDigest: async (sweepId, channel, digest) => {
       await w.postInChannel(channel, `digest-${sweepId}`, { kind: "digest", digest });
     },
@@ -194,6 +198,10 @@ export function sweepPart(shared: Shared): Part & { runtime?: SweepRuntime } {
         queues: shared.sweepQueues,
         store: shared.sweepStore,
         incidentStore: shared.store,
+        recurring: async () => ({
+          tables: recurringTables(await incidents.history.all()),
+          days: config.bot.retention.resolvedDays,
+        }),
         client: shared.client,
         postInChannel: async (channel, name, message, threadTs) => {
           const delivery = {

@@ -1,6 +1,8 @@
 // One simulated table fails twice the same way. The first time, raising commit retries does not
 // help and committing less often (done by hand) does; the second time the thread names the first
-// incident, proposes committing less often first, and says raising retries did not help.
+// incident, proposes committing less often first, and says raising retries did not help. When
+// nothing fixed the first one, the second proposes the retries again (the playbook's first step),
+// marked as having not helped.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,32 +90,51 @@ async function alertToProposal(harness: Harness, nth: number): Promise<string> {
   );
 }
 
+async function setUp(): Promise<{
+  harness: Harness;
+  alice: SlackPerson;
+  lakehouse: Lakehouse;
+  /** The same table failing the same way a day later: a fresh lakehouse on the same ports. */
+  again: () => Promise<Lakehouse>;
+}> {
+  const scenario = stuckScenario();
+  let current = await startLakehouse({ scenario });
+  lakehouses.push(current);
+  const ports = {
+    catalog: Number(new URL(current.urls.catalog).port),
+    flink: Number(new URL(current.urls.flink).port),
+    connect: Number(new URL(current.urls.connect).port),
+    prometheus: Number(new URL(current.urls.prometheus).port),
+  };
+  const harness = await startHarness("history-e2e", {
+    botConfig: BOT_CONFIG,
+    env: {
+      ICEBERG_CATALOG_URL: current.urls.catalog,
+      FLINK_REST_URL: current.urls.flink,
+      CONNECT_REST_URL: current.urls.connect,
+      PROMETHEUS_URL: current.urls.prometheus,
+    },
+    botOptions: {
+      now: () => current.clock.now(),
+      remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 },
+    },
+  });
+  h = harness;
+  const again = async () => {
+    const old = current;
+    lakehouses.splice(lakehouses.indexOf(old), 1);
+    await old.close();
+    current = await startLakehouse({ scenario, ports, clock: createSimClock(old.clock.now() + DAY_MS) });
+    lakehouses.push(current);
+    return current;
+  };
+  return { harness, alice: person(harness, ALICE), lakehouse: current, again };
+}
+
 describe("memory per table (e2e)", () => {
   it("the second incident names the first, proposes its fixing step first and says what did not help", async () => {
-    const scenario = stuckScenario();
-    let current = await startLakehouse({ scenario });
-    lakehouses.push(current);
-    const ports = {
-      catalog: Number(new URL(current.urls.catalog).port),
-      flink: Number(new URL(current.urls.flink).port),
-      connect: Number(new URL(current.urls.connect).port),
-      prometheus: Number(new URL(current.urls.prometheus).port),
-    };
-    const harness = await startHarness("history-e2e", {
-      botConfig: BOT_CONFIG,
-      env: {
-        ICEBERG_CATALOG_URL: current.urls.catalog,
-        FLINK_REST_URL: current.urls.flink,
-        CONNECT_REST_URL: current.urls.connect,
-        PROMETHEUS_URL: current.urls.prometheus,
-      },
-      botOptions: {
-        now: () => current.clock.now(),
-        remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 },
-      },
-    });
-    h = harness;
-    const alice = person(harness, ALICE);
+    const { harness, alice, lakehouse, again } = await setUp();
+    let current = lakehouse;
 
     // The first incident: more retries do not help; committing less often, done by hand, does.
     const first = await alertToProposal(harness, 1);
@@ -141,16 +162,7 @@ describe("memory per table (e2e)", () => {
     );
 
     // A day later the same table fails the same way again (a fresh lakehouse on the same ports).
-    const old = current;
-    lakehouses.splice(lakehouses.indexOf(old), 1);
-    await old.close();
-    const later = await startLakehouse({
-      scenario,
-      ports,
-      clock: createSimClock(old.clock.now() + DAY_MS),
-    });
-    lakehouses.push(later);
-    current = later;
+    current = await again();
 
     const second = await alertToProposal(harness, 2);
     const thread = harness.standIn.thread(CHANNEL, second);
@@ -192,5 +204,34 @@ describe("memory per table (e2e)", () => {
     expect(JSON.stringify(reply.blocks)).toMatch(
       /fixed by \*commit less often\* in \d+ min; did not help: raise commit retries/,
     );
+  }, 90_000);
+
+  it("when nothing fixed the first incident, the second proposes the step that did not help, marked so", async () => {
+    const { harness, alice, lakehouse, again } = await setUp();
+    // The first incident: more retries do not help, and the walk is stopped at the next proposal.
+    const first = await alertToProposal(harness, 1);
+    await approveStep(alice, first, "retries are at the default");
+    await eventually(() => /Applied by/.test(everything(harness, first)), 10_000, "the applied proposal");
+    lakehouse.advance(10 * 60_000);
+    await eventually(() => /No recovery/.test(everything(harness, first)), 15_000, "the ineffective verdict");
+    await pressButton(alice, first, "playbook_next");
+    await eventually(
+      () => /execution\.checkpointing\.interval/.test(everything(harness, first)),
+      10_000,
+      "the next proposal",
+    );
+    await pressButton(alice, first, "playbook_stop");
+    await eventually(() => /\(stopped\)/.test(roots(harness)[0]?.text ?? ""), 10_000, "the first stopped");
+
+    await again();
+    const second = await alertToProposal(harness, 2);
+    const thread = harness.standIn.thread(CHANNEL, second).map((m) => `${m.text}${JSON.stringify(m.blocks)}`);
+    const seen = thread.find((t) => /Seen on/.test(t));
+    expect(seen).toContain("Did not help then: raise commit retries");
+    // No step fixed it, so the playbook's first step stands, and its proposal says it did not help.
+    const proposal = thread.find((t) => t.includes("playbook_skip"));
+    expect(proposal).toContain("commit.retry.num-retries");
+    expect(proposal).toContain("This step did not help the last time this table failed this way.");
+    expect(proposal).not.toContain("This step fixed it the last time");
   }, 90_000);
 });

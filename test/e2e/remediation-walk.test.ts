@@ -78,7 +78,13 @@ async function alertToProposal(harness: Harness): Promise<string> {
   return eventually(
     () => {
       const root = rootOf(harness);
-      return root && everything(harness, root.ts).includes("playbook_apply") ? root.ts : undefined;
+      // The proposal is a reply in the thread; the root card carries a copy of its button too.
+      const proposed = root
+        ? harness.standIn
+            .thread(CHANNEL, root.ts)
+            .some((m) => m.ts !== root.ts && JSON.stringify(m.blocks).includes("playbook_apply"))
+        : false;
+      return root && proposed ? root.ts : undefined;
     },
     20_000,
     "the proposal in the incident thread",

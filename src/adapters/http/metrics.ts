@@ -119,12 +119,12 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   });
   const slackDropped = new Counter({
     name: "iceberg_bot_slack_messages_dropped_total",
-    help: "Messages owed to Slack that were given up on, by reason (expired, rejected).",
+    help: "Messages owed to Slack that were given up on, by reason (expired, rejected, invalid).",
     labelNames: ["reason"] as const,
     registers: [registry],
   });
   // Both reasons show from the start (0), so a rate over them has data before the first drop.
-  for (const reason of ["expired", "rejected"]) slackDropped.inc({ reason }, 0);
+  for (const reason of ["expired", "rejected", "invalid"]) slackDropped.inc({ reason }, 0);
   // One read of the backlogs serves both gauges of a scrape.
   let pendingBacklogs: Promise<Backlog[]> | undefined;
   const readBacklogs = () => {

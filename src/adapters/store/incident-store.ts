@@ -15,6 +15,7 @@ import type {
 import type { RedisClient } from "../redis/connection.js";
 import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
+import { readStoredPart, writeStoredPart } from "./report-format.js";
 
 export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
 
@@ -369,22 +370,25 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   async saveReport(id: string, n: number, report: unknown): Promise<void> {
-    await this.redis.hset(this.keys.reports(id), String(n), JSON.stringify(report));
+    await this.redis.hset(this.keys.reports(id), String(n), writeStoredPart("report", report));
   }
 
+  /** Diagnosis n's report as stored (consumers validate it with ReportSchema); undefined when gone. */
   async getReport(id: string, n: number): Promise<unknown> {
-    const raw = await this.redis.hget(this.keys.reports(id), String(n));
-    return raw === null ? undefined : (JSON.parse(raw) as unknown);
+    const key = this.keys.reports(id);
+    const raw = await this.redis.hget(key, String(n));
+    return raw === null ? undefined : readStoredPart(raw, "report", key, String(n));
   }
 
   /** The commit timeline drawn for diagnosis n, kept beside its report. */
   async saveChart(id: string, n: number | "recovery", chart: unknown): Promise<void> {
-    await this.redis.hset(this.keys.reports(id), `chart-${n}`, JSON.stringify(chart));
+    await this.redis.hset(this.keys.reports(id), `chart-${n}`, writeStoredPart("chart", chart));
   }
 
   async getChart(id: string, n: number | "recovery"): Promise<unknown> {
-    const raw = await this.redis.hget(this.keys.reports(id), `chart-${n}`);
-    return raw === null ? undefined : (JSON.parse(raw) as unknown);
+    const key = this.keys.reports(id);
+    const raw = await this.redis.hget(key, `chart-${n}`);
+    return raw === null ? undefined : readStoredPart(raw, "chart", key, `chart-${n}`);
   }
 
   async appendTimeline(id: string, entry: TimelineEntry): Promise<void> {

@@ -2,6 +2,7 @@
 // it needs is bounded by the lists it keeps (the worst N, the first changes) and not by the size
 // of the catalog. Pure: outcomes and the previous sweep's view of each table come in as data.
 
+import type { RecurringTable } from "../history/fleet.js";
 import { AUDIT_CHECK_IDS, type AuditCheckId } from "../ids.js";
 import type { SkipCount } from "./budget.js";
 import { type CheckStatus, compareHealth, type TableHealth, type TableOutcome } from "./health.js";
@@ -39,6 +40,14 @@ export interface Digest {
   skipped?: SkipCount[];
   /** Per named catalog, when the sweep covered named catalogs (in the order first seen). */
   byCatalog?: CatalogCounts[];
+  /** Tables that failed more than once in the retention window, with the recurring cause. */
+  recurring?: RecurringDigest;
+}
+
+export interface RecurringDigest {
+  /** The retention window the incidents were counted in. */
+  days: number;
+  tables: RecurringTable[];
 }
 
 export interface CatalogCounts {

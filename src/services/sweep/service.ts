@@ -17,7 +17,12 @@ import {
   skipSummary,
 } from "../../core/sweep/budget.js";
 import { budgetLimits } from "../../core/sweep/config.js";
-import { type Digest, DigestBuilder, type OpenIncidentRef } from "../../core/sweep/digest.js";
+import {
+  type Digest,
+  DigestBuilder,
+  type OpenIncidentRef,
+  type RecurringDigest,
+} from "../../core/sweep/digest.js";
 import type { TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
@@ -39,6 +44,8 @@ export interface SweepServiceDeps {
   log: LogLike;
   /** Tables with an open incident, and a link to its thread. */
   openIncidents(): Promise<Map<string, OpenIncidentRef>>;
+  /** Tables that failed more than once in the retention window (the incident history). */
+  recurring?(): Promise<RecurringDigest>;
   /** Posts the digest once per sweep (the adapter guards against a second post). */
   postDigest(sweepId: string, channel: string, digest: Digest): Promise<void>;
   /** Tells one person something only they see (a sweep already running). */
@@ -170,6 +177,8 @@ export class SweepService {
         });
       }
       digest = builder.finish(this.deps.now());
+      const recurring = await this.deps.recurring?.();
+      if (recurring && recurring.tables.length > 0) digest = { ...digest, recurring };
       await store.saveDigest(sweepId, digest);
     }
     await store.promote(sweepId, digest);

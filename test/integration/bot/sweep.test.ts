@@ -4,6 +4,8 @@
 
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { HistoryStore } from "../../../src/adapters/store/history-store.js";
+import { HISTORY_FORMAT } from "../../../src/core/history/record.js";
 import { eventBody, postSigned } from "../../support/slack-signing.js";
 import { click, digests, rankedTables, SWEEP_BOT_CONFIG, slash } from "../sweep-support.js";
 import { CHANNEL, eventually, type Harness, quiescent, startHarness } from "./harness.js";
@@ -24,6 +26,34 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
   it("/iceberg sweep posts one digest whose buttons audit in its thread and start the same fix as an incident", async () => {
     h = await startHarness("sweep-digest", { scenario: "sweep-catalog", botConfig: SWEEP_BOT_CONFIG });
     const harness = h;
+    // sales.orders failed twice the same way before: the digest lists it with the recurring cause.
+    const history = new HistoryStore(harness.scope.redis, {
+      namespace: harness.scope.namespace,
+      resolvedDays: 30,
+      now: () => Date.now(),
+    });
+    for (const [n, ago] of [
+      [1, 3],
+      [2, 1],
+    ] as const) {
+      const openedAtMs = Date.now() - ago * 86_400_000;
+      await history.save({
+        format: HISTORY_FORMAT,
+        incidentId: `inc-${n}`,
+        table: "sales.orders",
+        channel: CHANNEL,
+        state: "resolved",
+        openedAtMs,
+        closedAtMs: openedAtMs + 600_000,
+        verdict: "commit-conflict",
+        findings: ["commit-conflict", "competing-appends"],
+        triage: "commit-conflict",
+        rootCause: "competing-appends",
+        writerKind: "flink",
+        steps: [],
+        openItems: [],
+      });
+    }
     const acked = await slash(harness, "sweep");
     expect(acked.status).toBe(200);
     expect(acked.body).toContain("Starting a sweep");
@@ -48,6 +78,8 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     expect(blocks).toContain("`retry-budget` 1 fail, 2 warn");
     // Only a table whose diagnosis has a next step offers the guided fix.
     expect(blocks.match(/"action_id":"sweep_fix"/g)).toHaveLength(1);
+    expect(blocks).toContain("Failed more than once in the last");
+    expect(blocks).toContain("`sales.orders`: 2 incidents, 2× commit conflict (competing appends)");
 
     await click(harness, digest!, "sweep_audit", "sales.orders");
     const audit = await eventually(

@@ -96,7 +96,7 @@ describe("start runs its workers in a supervised process", () => {
       .messages(CHANNEL)
       .filter((m) => m.thread_ts && m.text.startsWith("db.events: "));
     expect(diagnoses).toHaveLength(1);
-  }, 60_000);
+  });
 
   it("on shutdown stops the receiver, then lets the worker process finish its job and exit", async () => {
     // Log lines and process events in the order they happened.
@@ -166,5 +166,5 @@ describe("start runs its workers in a supervised process", () => {
       "worker process exited",
       "workers stopped",
     ]);
-  }, 60_000);
+  });
 });

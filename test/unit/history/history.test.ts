@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderPostmortemMarkdown } from "../../../src/adapters/render/postmortem-markdown.js";
 import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
 import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
+import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { noteMessage } from "../../../src/adapters/slack/walk-slack.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
 import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
@@ -10,6 +11,11 @@ import { causeKey, historyOf, type IncidentHistory } from "../../../src/core/his
 import type { StepId } from "../../../src/core/ids.js";
 import type { WalkRecord } from "../../../src/core/playbook/record.js";
 import type { StepRun } from "../../../src/core/playbook/walk.js";
+import { parseBotConfigText } from "../../../src/core/settings.js";
+import { DigestBuilder } from "../../../src/core/sweep/digest.js";
+import { earlierIncidents, memoryOf, sayEarlier } from "../../../src/services/history/earlier.js";
+import { recordIncidentHistory } from "../../../src/services/history/record-incident.js";
+import type { HistoryPort } from "../../../src/services/ports.js";
 import type { ProposalView } from "../../../src/services/view-models.js";
 
 const T0 = Date.parse("2026-11-12T09:00:00Z");
@@ -295,5 +301,86 @@ describe("incident history", () => {
     expect(text).toContain("Failed more than once in the last 30 days");
     expect(text).toContain("`db.events`: 2 incidents, 2× commit conflict (competing appends)");
     expect(recurringHomeBlocks([], 30)).toEqual([]);
+  });
+});
+
+describe("recurring tables in the sweep digest", () => {
+  it("lists the tables that failed more than once with their recurring cause, as App Home does", () => {
+    const h = firstIncident();
+    const again = { ...h, incidentId: "inc-2", openedAtMs: T0 + 86_400_000 };
+    const recurring = recurringTables([h, again, { ...h, incidentId: "inc-3", table: "db.orders" }]);
+    const builder = new DigestBuilder({ sweepId: "s1", startedAtMs: T0, hasPrevious: false });
+    const plain = builder.finish(T0 + MIN);
+    const withRecurring = { ...plain, recurring: { days: 30, tables: recurring } };
+    const text = JSON.stringify(renderSweepDigest(withRecurring).blocks);
+    expect(text).toContain("Failed more than once in the last 30 days");
+    expect(text).toContain("`db.events`: 2 incidents, 2× commit conflict (competing appends)");
+    expect(text).not.toContain("db.orders");
+    // The same lines as App Home.
+    expect(text).toContain(JSON.stringify(recurringHomeBlocks(recurring, 30)[0]).slice(1, -1));
+    // No recurring table, no section.
+    expect(JSON.stringify(renderSweepDigest(plain).blocks)).not.toContain("Failed more than once");
+  });
+});
+
+describe("history.suggestions: false", () => {
+  const histories = new Map<string, IncidentHistory>();
+  const port: HistoryPort = {
+    save: async (record) => {
+      histories.set(record.incidentId, record);
+    },
+    list: async (table) =>
+      [...histories.values()].filter((x) => x.table === table).sort((a, b) => b.openedAtMs - a.openedAtMs),
+    get: async (_table, id) => histories.get(id),
+    tablesWithHistory: async () => [...new Set([...histories.values()].map((x) => x.table))],
+  };
+  const log = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
+
+  it("keeps recording incidents but neither names the earlier one nor reorders the steps", async () => {
+    const off = parseBotConfigText("history:\n  suggestions: false\n", "test");
+    const on = parseBotConfigText("", "test");
+    expect(off.history.suggestions).toBe(false);
+    const first = firstIncident();
+    const walk = record([]);
+    const saved = await recordIncidentHistory(
+      {
+        history: port,
+        log,
+        store: {
+          get: async () => ({ id: "inc-1", table: "db.events", channel: "C1", openedAt: T0 }) as never,
+          getReport: async () => REPORT as never,
+          timeline: async () => [],
+        },
+      },
+      walk,
+      "resolved",
+      T0 + 20 * MIN,
+    );
+    // Recording does not depend on the setting: the record is there to list and count.
+    expect(saved?.incidentId).toBe("inc-1");
+    await port.save(first);
+    expect((await port.list("db.events")).map((x) => x.incidentId)).toEqual(["inc-1"]);
+
+    // With suggestions on, the same history is a match and reorders the steps.
+    const withOn = await earlierIncidents({ history: port, bot: on, log }, "db.events", "inc-2");
+    const allowed: StepId[] = ["raise-commit-retries", "commit-less-often"];
+    expect(rankSteps(allowed, matchEarlier(withOn, REPORT, "inc-2"))[0]!.stepId).toBe("commit-less-often");
+    // Off: nothing earlier is read, so no "Seen on" line is sent and the playbook's order stands.
+    const withOff = await earlierIncidents({ history: port, bot: off, log }, "db.events", "inc-2");
+    expect(withOff).toEqual([]);
+    const sent: unknown[] = [];
+    const slack = { send: async (m: unknown) => void sent.push(m) } as never;
+    const match = await sayEarlier(
+      { history: port, bot: off, log, slack },
+      "inc-2",
+      1,
+      REPORT as never,
+      withOff,
+      undefined,
+    );
+    expect(match).toBeUndefined();
+    expect(sent).toEqual([]);
+    expect(memoryOf(match)).toBeUndefined();
+    expect(rankSteps(allowed, matchEarlier(withOff, REPORT, "inc-2")).map((s) => s.stepId)).toEqual(allowed);
   });
 });

@@ -18,6 +18,7 @@ import type { EphemeralReply } from "../../../core/jobs.js";
 import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
 import type { AuditReport } from "../../../core/report/schema.js";
 import type { Digest } from "../../../core/sweep/digest.js";
+import { CodedError, ErrorCode } from "../../../errors.js";
 import type {
   ApplyFormContent,
   RemediationNotifier,
@@ -91,6 +92,8 @@ export type OutboxDelivery =
 export interface SlackOutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
   id: string;
+  /** The entry's stored format (OUTBOX_FORMAT; entries without it are format 1, what 0.1.0 wrote). */
+  format: number;
   incidentId: string;
   channel: string;
   createdAtMs: number;
@@ -106,6 +109,73 @@ export interface Attempt {
    * or a failover that loses the record of the answer, leaves it set, and the next one looks.
    */
   sending?: boolean;
+}
+
+/** Format 2 adds `format` to the entry (after its id, which the scripts below look for first). */
+export const OUTBOX_FORMAT = 2;
+
+const DELIVERY_KINDS = new Set<string>([
+  "post",
+  "update",
+  "upsert",
+  "ephemeral",
+  "root",
+  "card",
+  "diagnosis",
+  "command-result",
+  "channel-result",
+  "channel-post",
+  "chart",
+  "postmortem",
+  "home",
+  "reply",
+] satisfies OutboxDelivery["kind"][]);
+
+/**
+ * An entry as stored, read as this release uses it: migrated from format 1, checked whatever its
+ * format (a newer one is read when its envelope and delivery kind are ones this release knows).
+ * Throws a coded error naming the queue and what to do otherwise.
+ */
+export function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
+  const fail = (why: string, newer: boolean): never => {
+    throw new CodedError(
+      ErrorCode.StoredRecordInvalid,
+      `The Slack outbox entry at the head of ${queueKey} cannot be read: ${why}`,
+      {
+        hint: newer
+          ? "It was written by a newer iceberg-bot: upgrade this one to that release, whose poster sends it (docs/operations.md, Upgrading and rolling back)."
+          : "It is not an entry any iceberg-bot writes; it is dropped and counted (docs/operations.md, Upgrading and rolling back).",
+        details: { key: queueKey, newer },
+      },
+    );
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return fail("not JSON", false);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return fail("not an object", false);
+  const entry = parsed as Record<string, unknown>;
+  const format = entry.format ?? 1;
+  if (typeof format !== "number" || !Number.isInteger(format) || format < 1)
+    return fail(`format ${JSON.stringify(format)}`, false);
+  const newer = format > OUTBOX_FORMAT;
+  const delivery = entry.delivery as Record<string, unknown> | undefined;
+  const problem =
+    typeof entry.id !== "string" || entry.id === ""
+      ? "no id"
+      : typeof entry.incidentId !== "string" || typeof entry.channel !== "string"
+        ? "no incident or channel"
+        : typeof entry.createdAtMs !== "number"
+          ? "no createdAtMs"
+          : typeof delivery !== "object" || delivery === null || !DELIVERY_KINDS.has(String(delivery.kind))
+            ? `delivery kind ${JSON.stringify(delivery?.kind)} is not one this release sends`
+            : undefined;
+  if (problem)
+    return fail(newer ? `format ${format} is newer than ${OUTBOX_FORMAT}; ${problem}` : problem, newer);
+  return { ...(entry as unknown as SlackOutboxEntry), format: Math.max(format, OUTBOX_FORMAT) };
 }
 
 // KEYS: seq, queue, due. ARGV: now, incident id, entry JSON with "id":"" first.
@@ -129,6 +199,14 @@ const DONE = `
 local head = redis.call('LINDEX', KEYS[1], 0)
 if head and string.find(head, '"id":"' .. ARGV[1] .. '"', 1, true) == 2 then redis.call('LPOP', KEYS[1]) end
 redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2])
+else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
+return 1
+`;
+
+// KEYS: queue, due. ARGV: the head as read, incident id, now. Drops the head if it is still that.
+const DROP_HEAD = `
+if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) end
 if redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2])
 else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
 return 1
@@ -170,7 +248,14 @@ export class SlackOutbox {
 
   /** An entry as stored, with its id left blank ("id":"" first) for the appending script to fill. */
   entryJson(incidentId: string, channel: string, nowMs: number, delivery: OutboxDelivery): string {
-    return JSON.stringify({ id: "", incidentId, channel, createdAtMs: nowMs, delivery });
+    return JSON.stringify({
+      id: "",
+      format: OUTBOX_FORMAT,
+      incidentId,
+      channel,
+      createdAtMs: nowMs,
+      delivery,
+    });
   }
 
   async append(
@@ -209,9 +294,19 @@ export class SlackOutbox {
     await this.redis.zadd(`${this.prefix}:due`, "XX", ...incidentIds.flatMap((id) => [untilMs, id]));
   }
 
+  /** The queue's oldest entry; a coded error (stored_record_invalid) when it cannot be read. */
   async head(incidentId: string): Promise<SlackOutboxEntry | undefined> {
-    const raw = await this.redis.lindex(this.queueKey(incidentId), 0);
-    return raw ? (JSON.parse(raw) as SlackOutboxEntry) : undefined;
+    const key = this.queueKey(incidentId);
+    const raw = await this.redis.lindex(key, 0);
+    return raw ? readOutboxEntry(raw, key) : undefined;
+  }
+
+  /** Drops the head when it is still the one that could not be read; the queue is due again at `dueMs`. */
+  async dropUnreadableHead(incidentId: string, dueMs: number): Promise<void> {
+    const key = this.queueKey(incidentId);
+    const raw = await this.redis.lindex(key, 0);
+    if (raw === null) return;
+    await this.redis.eval(DROP_HEAD, 2, key, `${this.prefix}:due`, raw, incidentId, String(dueMs));
   }
 
   async done(entry: SlackOutboxEntry, nowMs: number): Promise<void> {
@@ -240,8 +335,14 @@ export class SlackOutbox {
 
   /** The entry after the head, when there is one (a card edit followed by another is skipped). */
   async next(incidentId: string): Promise<SlackOutboxEntry | undefined> {
-    const raw = await this.redis.lindex(this.queueKey(incidentId), 1);
-    return raw ? (JSON.parse(raw) as SlackOutboxEntry) : undefined;
+    const key = this.queueKey(incidentId);
+    const raw = await this.redis.lindex(key, 1);
+    if (!raw) return undefined;
+    try {
+      return readOutboxEntry(raw, key);
+    } catch {
+      return undefined; // only looked at to skip a card edit; it is read again as the head
+    }
   }
 
   /** Records an attempt at a message that is not an entry of its own (the root). */
@@ -263,8 +364,9 @@ export class SlackOutbox {
 
   /** A queue's entries, oldest first (for inspection and tests). */
   async entries(queueId: string): Promise<SlackOutboxEntry[]> {
-    const raw = await this.redis.lrange(this.queueKey(queueId), 0, -1);
-    return raw.map((entry) => JSON.parse(entry) as SlackOutboxEntry);
+    const key = this.queueKey(queueId);
+    const raw = await this.redis.lrange(key, 0, -1);
+    return raw.map((entry) => readOutboxEntry(entry, key));
   }
 
   /** Entries still owed (every incident's queue), for tests and /metrics. */

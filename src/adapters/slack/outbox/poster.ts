@@ -11,6 +11,7 @@
 import type { TimelineChart } from "../../../core/chart/timeline.js";
 import type { Incident } from "../../../core/incident/model.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
+import { ErrorCode, isCodedError } from "../../../errors.js";
 import type { LogLike } from "../../../services/incident/deps.js";
 import type { TimelineFile } from "../../../services/ports.js";
 import type { IncidentStore } from "../../store/incident-store.js";
@@ -59,8 +60,8 @@ export interface PosterDeps {
   charts?: TimelinePoster;
   /** Counts a Slack call that failed: a picture not shared, or an attempt at an entry (`outbox.<kind>`). */
   onSlackError?: (method: string) => void;
-  /** Counts a message owed to Slack that was given up on: refused for good, or past giveUpAfterMs. */
-  onDropped?: (reason: "rejected" | "expired") => void;
+  /** Counts a message owed to Slack that was given up on: refused for good, past giveUpAfterMs, or unreadable. */
+  onDropped?: (reason: "rejected" | "expired" | "invalid") => void;
   /** The messages of the status card, diagnoses and command results (absent: those entries fail). */
   views?: PosterViews;
   now: () => number;
@@ -213,7 +214,8 @@ export class OutboxPoster {
 
   private async drainIncident(incidentId: string): Promise<void> {
     for (;;) {
-      const entry = await this.deps.outbox.head(incidentId);
+      const entry = await this.readHead(incidentId);
+      if (entry === "later") return;
       if (!entry) return;
       // A card edit (or home publish) followed by another shows nothing the later one will not.
       const kind = entry.delivery.kind;
@@ -259,6 +261,33 @@ export class OutboxPoster {
       );
       await this.deps.outbox.retryAt(entry, next, now + Math.max(backoff, outcome.retryAfterMs ?? 0));
       return;
+    }
+  }
+
+  /**
+   * The queue's head, or "later" when it cannot be read: one a newer release wrote is left for its
+   * poster (retried after the backoff cap, so a rolling upgrade loses nothing); one no release
+   * could have written is dropped, counted and logged.
+   */
+  private async readHead(incidentId: string): Promise<SlackOutboxEntry | undefined | "later"> {
+    try {
+      return await this.deps.outbox.head(incidentId);
+    } catch (error) {
+      if (!isCodedError(error, ErrorCode.StoredRecordInvalid)) throw error;
+      const now = this.deps.now();
+      this.deps.log.error(
+        { incidentId, err: error.message, hint: error.hint },
+        error.details?.newer
+          ? "a Slack message this release cannot send, left for a newer one"
+          : "an unreadable Slack message dropped",
+      );
+      if (error.details?.newer) {
+        await this.deps.outbox.renewLease([incidentId], now + this.backoff.capMs);
+        return "later";
+      }
+      this.deps.onDropped?.("invalid");
+      await this.deps.outbox.dropUnreadableHead(incidentId, now + this.leaseMs);
+      return this.readHead(incidentId);
     }
   }
 

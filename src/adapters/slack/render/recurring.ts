@@ -1,5 +1,5 @@
 // Tables that failed more than once in the retention window, with their recurring cause: a short
-// section under App Home's incidents (core/history/fleet.ts).
+// section under App Home's incidents and in the sweep digest (core/history/fleet.ts).
 
 import type { RecurringTable } from "../../../core/history/fleet.js";
 import { slackWhen } from "../../render/times.js";
@@ -10,8 +10,8 @@ import { escapeCode, truncateText } from "./limits.js";
 
 const MAX_TABLES = 8;
 
-export function recurringHomeBlocks(recurring: readonly RecurringTable[], days: number): KnownBlock[] {
-  if (recurring.length === 0) return [];
+/** The section's text: one line per table (most incidents first), shared by App Home and the digest. */
+export function recurringText(recurring: readonly RecurringTable[], days: number): string {
   const lines = recurring.slice(0, MAX_TABLES).map((r) => {
     const cause = r.triage
       ? `${findingLabel(r.triage)}${r.rootCause ? ` (${findingLabel(r.rootCause)})` : ""}`
@@ -22,5 +22,10 @@ export function recurringHomeBlocks(recurring: readonly RecurringTable[], days: 
     );
   });
   const more = recurring.length > MAX_TABLES ? `\n… and ${recurring.length - MAX_TABLES} more` : "";
-  return [section(`*Failed more than once in the last ${days} days*\n${lines.join("\n")}${more}`)];
+  return `*Failed more than once in the last ${days} days*\n${lines.join("\n")}${more}`;
+}
+
+export function recurringHomeBlocks(recurring: readonly RecurringTable[], days: number): KnownBlock[] {
+  if (recurring.length === 0) return [];
+  return [section(recurringText(recurring, days))];
 }

@@ -12,6 +12,7 @@ import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, divider, header, section } from "./blocks.js";
 import { formatDuration } from "./format.js";
 import { escapeCode, escapeMrkdwn, formatCount, LIMITS, truncateText } from "./limits.js";
+import { recurringText } from "./recurring.js";
 import { threadLink } from "./status-list.js";
 
 export const SWEEP_ACTIONS = { audit: "sweep_audit", fix: "sweep_fix" } as const;
@@ -134,6 +135,8 @@ export function renderSweepDigest(d: Digest): SlackMessage {
     });
   }
   blocks.push(divider(), section(truncateText(changesText(d))), section(truncateText(countsText(d))));
+  if (d.recurring && d.recurring.tables.length > 0)
+    blocks.push(section(truncateText(recurringText(d.recurring.tables, d.recurring.days))));
   if (d.errors.length > 0) {
     const shown = d.errors
       .slice(0, 5)
