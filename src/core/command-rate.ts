@@ -20,7 +20,18 @@ export function commandWindow(nowMs: number, windowSeconds: number): { index: nu
 
 export type CommandRateDecision =
   | { allowed: true }
-  | { allowed: false; limited: "person" | "table"; limit: number; windowSeconds: number; retryAt: number };
+  | {
+      allowed: false;
+      limited: "person" | "table";
+      limit: number;
+      windowSeconds: number;
+      retryAt: number;
+      /**
+       * Whether to tell the person: once per window for their own rate (a flood of 94 gets one
+       * reply, not 88), every time for a table's (each asker is someone else, or within their rate).
+       */
+      reply: boolean;
+    };
 
 /**
  * The decision for one request, given the counts including it. The person's limit is checked
@@ -31,15 +42,18 @@ export function decideCommandRate(
   limits: CommandRateLimits,
   window: { endsAt: number },
 ): CommandRateDecision {
-  const over = (limited: "person" | "table", limit: number): CommandRateDecision => ({
+  const over = (limited: "person" | "table", limit: number, reply: boolean): CommandRateDecision => ({
     allowed: false,
     limited,
     limit,
     windowSeconds: limits.windowSeconds,
     retryAt: window.endsAt,
+    reply,
   });
-  if (counts.person > limits.perPerson) return over("person", limits.perPerson);
-  if (counts.table !== undefined && counts.table > limits.perTable) return over("table", limits.perTable);
+  if (counts.person > limits.perPerson)
+    return over("person", limits.perPerson, counts.person === limits.perPerson + 1);
+  if (counts.table !== undefined && counts.table > limits.perTable)
+    return over("table", limits.perTable, true);
   return { allowed: true };
 }
 

@@ -107,6 +107,8 @@ export async function runInboxCommand(deps: InboxCommandDeps, command: InboxComm
     const table = parsed.kind === "history" ? undefined : parsed.table;
     const decision = await deps.rate.take({ user: command.user, ...(table ? { table } : {}) });
     if (!decision.allowed) {
+      // Past the first reply of the window, a person's flood is dropped without a word more.
+      if (!decision.reply) return;
       const now = deps.now?.() ?? Date.now();
       await deps.slack.send({
         kind: "ephemeral",

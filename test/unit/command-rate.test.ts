@@ -14,7 +14,10 @@ describe("slash-command rate decisions", () => {
       limited: "person",
       limit: 6,
       retryAt: 180_000,
+      reply: true,
     });
+    // Told once per window: the next ones over the person's limit are dropped quietly.
+    expect(decideCommandRate({ person: 8 }, limits, window)).toMatchObject({ allowed: false, reply: false });
     expect(decideCommandRate({ person: 2, table: 4 }, limits, window)).toMatchObject({
       allowed: false,
       limited: "table",
