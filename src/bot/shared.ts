@@ -24,6 +24,7 @@ import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
+import { deferredAlertsStore } from "../adapters/store/deferred-alerts.js";
 import { HistoryStore } from "../adapters/store/history-store.js";
 import { IncidentStore } from "../adapters/store/incident-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
@@ -33,7 +34,7 @@ import type { PlaybookSet } from "../core/playbook/schema.js";
 import { asCodedError } from "../errors.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
-import type { EvidencePorts } from "../services/ports.js";
+import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
 import { Remediation } from "../services/remediation/remediation.js";
 import type { Connections } from "./connections.js";
 import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
@@ -54,7 +55,11 @@ export interface Shared {
   store: IncidentStore;
   outbox: SlackOutbox;
   /** The incident use cases' ports: the store, the diagnosis queue, the one way to Slack. */
-  incidents: IncidentDeps & { knownTables: () => Promise<string[]>; history: HistoryStore };
+  incidents: IncidentDeps & {
+    knownTables: () => Promise<string[]>;
+    history: HistoryStore;
+    deferred: DeferredAlertsPort;
+  };
   queues: BotQueues;
   remediationQueue: RemediationQueue;
   sweepQueues: SweepQueues;
@@ -145,6 +150,8 @@ export async function assemble(config: Config, options: BotOptions, connections:
     now,
     log,
     knownTables: createKnownTables({ bot: config.bot, catalog: ports.catalog, now }),
+    // The cap's minute is real time, whatever clock incidents read.
+    deferred: deferredAlertsStore(redis, { namespace: options.namespace, now: wallClock }),
   };
   const addresses = internalAddresses(config);
   const client = slackClient(config, log, addresses);

@@ -11,6 +11,7 @@ import { type BotWorkers, startWorkers } from "../adapters/queue/queues.js";
 import { startRemediationWorker } from "../adapters/queue/remediation-queue.js";
 import { publishHome } from "../adapters/slack/home.js";
 import { OutboxPoster } from "../adapters/slack/outbox/poster.js";
+import { escapeMrkdwn } from "../adapters/slack/render/limits.js";
 import { renderSweepDigest } from "../adapters/slack/render/sweep-digest.js";
 import {
   commandResultMessage,
@@ -21,7 +22,9 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
+import { commandRateCounter } from "../adapters/store/command-rate.js";
 import { recurringTables } from "../core/history/fleet.js";
+import { drainDeferredAlerts } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import { runDiagnoseJob } from "../services/incident/diagnosis.js";
@@ -149,7 +152,11 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
         commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
       diagnosisChart: (incidentId, n) => diagnosisChart({ store }, incidentId, n),
       channelMessage: (message) =>
-        message.kind === "digest" ? renderSweepDigest(message.digest) : render.audit(message.report),
+        message.kind === "digest"
+          ? renderSweepDigest(message.digest)
+          : message.kind === "text"
+            ? { text: escapeMrkdwn(message.text), blocks: [] }
+            : render.audit(message.report),
       home: (user) =>
         publishHome(
           {
@@ -199,6 +206,16 @@ export function commandInboxReaderPart(shared: Shared): Part {
         slack: incidents.slack,
         requestSweep: (request: { requestId: string; channel: string; user: string }) =>
           sweepQueues.requestSweep(request),
+        rate: commandRateCounter(
+          connections.redis,
+          {
+            perPerson: shared.config.bot.rateLimits.commandsPerPerson,
+            perTable: shared.config.bot.rateLimits.diagnosesPerTable,
+            windowSeconds: shared.config.bot.rateLimits.windowSeconds,
+          },
+          { namespace: shared.options.namespace, now: shared.wallClock },
+        ),
+        now: shared.wallClock,
       };
       const reader = startInboxMover({
         // Its reads block: on a connection of its own.
@@ -232,6 +249,8 @@ export function intakePromiseKeeperPart(shared: Shared): Part {
       loop = startDrainLoop({
         pass: async () => {
           await keepIntakePromises(shared.incidents);
+          // Alerts that waited for the cap on new incidents, as far as this minute allows.
+          await drainDeferredAlerts(shared.incidents);
         },
         idleMs: INTAKE_KEEPER_EVERY_MS,
         retryMs: INTAKE_KEEPER_EVERY_MS,

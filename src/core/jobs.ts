@@ -41,6 +41,16 @@ export const EphemeralSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("history"), table: z.string() }),
   /** Plain words (they may quote an upstream's), shown as typed, never as markup. */
   z.object({ kind: z.literal("text"), text: z.string() }),
+  /** A slash command over a person's or a table's rate (core/command-rate.ts). */
+  z.object({
+    kind: z.literal("rate-limited"),
+    limited: z.enum(["person", "table"]),
+    table: z.string().optional(),
+    limit: z.number().int(),
+    windowSeconds: z.number().int(),
+    retryAt: z.number(),
+    retryIn: z.string(),
+  }),
   /** "Start the fix" on a sweep digest line: where the incident's thread is. */
   z.object({
     kind: z.literal("fix-started"),
@@ -55,6 +65,8 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("card"), incidentId: z.string(), version: z.number().int() }),
   z.object({ kind: z.literal("diagnosis"), incidentId: z.string(), n: z.number().int().positive() }),
   z.object({ kind: z.literal("note"), incidentId: z.string(), key: z.string(), text: z.string() }),
+  /** Plain words top-level in a channel, once under its key (of no incident: the opening cap's note). */
+  z.object({ kind: z.literal("channel-note"), channel: z.string(), key: z.string(), text: z.string() }),
   /** Diagnosis n repeats an earlier incident of the table: one line under it says what fixed that one. */
   z.object({
     kind: z.literal("earlier"),
@@ -141,6 +153,8 @@ export function slackJobId(job: SlackJob): string | undefined {
       return `postmortem-${idPart(job.incidentId)}`;
     case "command-result":
       return `result-${idPart(job.key)}`;
+    case "channel-note":
+      return `channel-note-${idPart(job.key)}`;
     case "ephemeral":
       // Ephemeral replies are one per request and harmless to repeat: no dedupe id.
       return undefined;

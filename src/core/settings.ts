@@ -70,6 +70,23 @@ export const BotConfigSchema = z.strictObject({
   slackDelivery: z
     .strictObject({ delayedAfterSeconds: z.number().int().min(10).max(86_400).default(300) })
     .default({ delayedAfterSeconds: 300 }),
+  /** Slash-command rate limits, shared by every process through Redis (docs/operations.md, Rate limits). */
+  rateLimits: z
+    .strictObject({
+      /** `/iceberg diagnose|audit|history` per person per window. */
+      commandsPerPerson: z.number().int().min(1).max(10_000).default(6),
+      /** `/iceberg diagnose|audit` per table per window. */
+      diagnosesPerTable: z.number().int().min(1).max(10_000).default(10),
+      windowSeconds: z.number().int().min(1).max(3600).default(60),
+    })
+    .default({ commandsPerPerson: 6, diagnosesPerTable: 10, windowSeconds: 60 }),
+  /** New incidents one notification and one minute may open; the rest wait (docs/operations.md, Alert floods). */
+  incidentCap: z
+    .strictObject({
+      perRequest: z.number().int().min(1).max(10_000).default(20),
+      perMinute: z.number().int().min(1).max(100_000).default(60),
+    })
+    .default({ perRequest: 20, perMinute: 60 }),
   /** Flink Kubernetes Operator discovery (docs/kubernetes.md); absent = none. */
   kubernetes: KubernetesSettingsSchema.optional(),
   /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */

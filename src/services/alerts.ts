@@ -1,6 +1,7 @@
 // Alerts in: each firing alert opens or joins its table's incident; the one that opens it also
 // queues the status card and the first diagnosis. Resolved alerts are noted, never resolve:
-// an incident ends when the writer's commits resume.
+// an incident ends when the writer's commits resume. The exception is an incident about a table
+// neither the catalog nor BOT_CONFIG knows (no writer to watch): it closes when its alerts resolve.
 //
 // A webhook is answered after one Redis round trip: the whole batch goes through the store's
 // intake script, which also records the work it promised (intake promises: the status card, the
@@ -9,18 +10,24 @@
 
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
+import { deferredNote, splitByCap } from "../core/incident/open-cap.js";
 import { tableSettings } from "../core/settings.js";
 import type { IncidentDeps } from "./incident/deps.js";
+import { closeUnknownTableIncidents } from "./incident/diagnosis.js";
 import { queuePromised } from "./intake-promises.js";
-import type { IntakeAlert, IntakePromise } from "./ports.js";
+import type { DeferredAlertsPort, IntakeAlert, IntakePromise } from "./ports.js";
 
 export interface AlertIntakeDeps extends IncidentDeps {
   /** Tables the catalog knows (cached by the caller); config tables are always known. */
   knownTables?: () => Promise<string[]>;
+  /** Alerts over the cap on new incidents wait here; without it every alert opens at once. */
+  deferred?: DeferredAlertsPort;
 }
 
 export interface AlertOutcome {
   accepted: number;
+  /** Alerts kept for later: their tables' incidents open as the cap allows. */
+  deferred?: number;
   ignored: number;
   /** Incidents opened by this call. */
   opened: string[];
@@ -34,11 +41,17 @@ const REPEAT_WINDOW_SECONDS = 3600;
 /** Alerts per intake script run. */
 const INTAKE_SLICE = 250;
 
-export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]): Promise<AlertOutcome> {
+export async function acceptAlerts(
+  deps: AlertIntakeDeps,
+  alerts: AlertEvent[],
+  /** Set when draining what waited: its openings are already counted against the minute. */
+  options: { capped?: boolean } = {},
+): Promise<AlertOutcome> {
   const configured = Object.keys(deps.bot.tables);
   let fromCatalog: string[] | undefined;
   const outcome: AlertOutcome = { accepted: 0, ignored: 0, opened: [], queued: Promise.resolve() };
-  const batch: IntakeAlert[] = [];
+  let batch: IntakeAlert[] = [];
+  const events: AlertEvent[] = [];
   for (const alert of alerts) {
     // Config first: the catalog is asked only for names config does not know, so a slow or
     // unreachable catalog never delays alerts about configured tables.
@@ -53,9 +66,13 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
       alert,
       known === configured ? first : resolveAlertTable(alert.labels, deps.bot, known),
     );
-    if (item) batch.push(item);
-    else outcome.ignored++;
+    if (item) {
+      batch.push(item);
+      events.push(alert);
+    } else outcome.ignored++;
   }
+  if (deps.deferred && options.capped !== false)
+    batch = await holdOverCap(deps, deps.deferred, batch, events, outcome);
   const now = deps.now();
   // In slices, so one large notification never holds Redis for long; none is refused for its size.
   const results: Awaited<ReturnType<typeof deps.store.intake>> = [];
@@ -65,7 +82,9 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
     );
   }
   const promised: IntakePromise[] = [];
+  const resolvedNoted: string[] = [];
   results.forEach((result, i) => {
+    if (result.kind === "resolved-noted") resolvedNoted.push(result.incidentId);
     if (result.kind === "nothing-open") {
       outcome.ignored++;
       return;
@@ -85,6 +104,7 @@ export async function acceptAlerts(deps: AlertIntakeDeps, alerts: AlertEvent[]):
       });
     }
   });
+  if (resolvedNoted.length > 0) await closeUnknownTableIncidents(deps, resolvedNoted);
   if (promised.length > 0) {
     outcome.queued = queuePromised(deps, promised).catch((error: unknown) => {
       // The promises stay recorded; the promise keeper queues them.
@@ -121,4 +141,80 @@ function toIntakeAlert(
         ? `${alert.alertName} firing${alert.summary ? `: ${alert.summary}` : ""}`
         : `${alert.alertName} resolved`,
   };
+}
+
+/**
+ * The cap on new incidents: tables with no open incident beyond what this notification and this
+ * minute may open keep their alerts in Redis (opened later by drainDeferredAlerts), and one note
+ * in the incident channel says how many wait. Alerts of a table already waiting wait with it, so
+ * its alerts keep their order. Returns the alerts to take now.
+ */
+async function holdOverCap(
+  deps: AlertIntakeDeps,
+  deferred: DeferredAlertsPort,
+  batch: IntakeAlert[],
+  events: AlertEvent[],
+  outcome: AlertOutcome,
+): Promise<IntakeAlert[]> {
+  const cap = deps.bot.incidentCap;
+  const tables = [...new Set(batch.map((a) => a.table))];
+  const [open, waiting] = await Promise.all([deps.store.openTables(tables), deferred.deferredTables(tables)]);
+  const firingTables = new Set(batch.filter((a) => a.status === "firing").map((a) => a.table));
+  const fresh = tables.filter((t) => !open.has(t) && !waiting.has(t) && firingTables.has(t));
+  let later: string[] = [];
+  if (fresh.length > 0) {
+    const granted = await deferred.reserveOpens(Math.min(fresh.length, cap.perRequest), cap.perMinute);
+    later = splitByCap(fresh, granted).later;
+  }
+  const hold = new Set([...later, ...[...waiting].filter((t) => !open.has(t))]);
+  if (hold.size === 0) return batch;
+  const now: IntakeAlert[] = [];
+  const byTable = new Map<string, AlertEvent[]>();
+  batch.forEach((item, i) => {
+    if (!hold.has(item.table)) {
+      now.push(item);
+      return;
+    }
+    const list = byTable.get(item.table) ?? [];
+    list.push(events[i]!);
+    byTable.set(item.table, list);
+  });
+  for (const [table, list] of byTable) await deferred.defer(table, list);
+  outcome.deferred = [...byTable.values()].reduce((n, list) => n + list.length, 0);
+  // Kept in Redis: taken, as far as the sender is concerned.
+  outcome.accepted += outcome.deferred;
+  if (later.length > 0) {
+    const channel = tableSettings(deps.bot, later[0]!).channel ?? deps.incidentChannel;
+    deps.log.warn({ deferred: later.length, cap }, "incident cap reached; tables wait");
+    if (channel) {
+      await deps.slack.send({
+        kind: "channel-note",
+        channel,
+        key: `cap-${deps.now()}-${later[0]}`,
+        text: deferredNote(later.length, cap),
+      });
+    }
+  }
+  return now;
+}
+
+/**
+ * Opens what waited for the cap, oldest first, as far as this minute's budget allows; run every
+ * few seconds by a worker (the intake promise keeper). Returns how many tables were opened.
+ */
+export async function drainDeferredAlerts(deps: AlertIntakeDeps): Promise<number> {
+  const deferred = deps.deferred;
+  if (!deferred) return 0;
+  const waiting = await deferred.count();
+  if (waiting === 0) return 0;
+  const granted = await deferred.reserveOpens(
+    Math.min(waiting, deps.bot.incidentCap.perRequest),
+    deps.bot.incidentCap.perMinute,
+  );
+  const due = await deferred.take(granted);
+  for (const { table, alerts } of due) {
+    if (alerts.length > 0) await acceptAlerts(deps, alerts, { capped: false });
+    await deferred.release(table);
+  }
+  return due.length;
 }

@@ -1,9 +1,11 @@
 // `/iceberg …` after the ack: the listener has already answered Slack (within its 3 s) with a
 // usage error or a "working on it" line; this queues the work whose result arrives later.
 
+import { retryIn } from "../core/command-rate.js";
 import { type ParsedCommand, parseCommandText, type UsageProblem } from "../core/incident/command-text.js";
 import type { InboxCommand } from "../core/jobs.js";
 import type { IncidentDeps } from "./incident/deps.js";
+import type { CommandRatePort } from "./ports.js";
 
 export interface CommandContext {
   channel: string;
@@ -84,6 +86,9 @@ export async function dispatchCommand(
 export interface InboxCommandDeps extends Pick<IncidentDeps, "queues" | "slack"> {
   /** `/iceberg sweep`; without it the command is dropped (its ack already said what happens). */
   requestSweep?: (request: { requestId: string; channel: string; user: string }) => Promise<void>;
+  /** Per-person and per-table limits; without it every command runs. */
+  rate?: CommandRatePort;
+  now?: () => number;
 }
 
 /**
@@ -97,6 +102,30 @@ export async function runInboxCommand(deps: InboxCommandDeps, command: InboxComm
   if (parsed.kind === "sweep") {
     await deps.requestSweep?.(context);
     return;
+  }
+  if ((parsed.kind === "diagnose" || parsed.kind === "audit" || parsed.kind === "history") && deps.rate) {
+    const table = parsed.kind === "history" ? undefined : parsed.table;
+    const decision = await deps.rate.take({ user: command.user, ...(table ? { table } : {}) });
+    if (!decision.allowed) {
+      // Past the first reply of the window, a person's flood is dropped without a word more.
+      if (!decision.reply) return;
+      const now = deps.now?.() ?? Date.now();
+      await deps.slack.send({
+        kind: "ephemeral",
+        channel: command.channel,
+        user: command.user,
+        reply: {
+          kind: "rate-limited",
+          limited: decision.limited,
+          ...(table ? { table } : {}),
+          limit: decision.limit,
+          windowSeconds: decision.windowSeconds,
+          retryAt: decision.retryAt,
+          retryIn: retryIn(now, decision.retryAt),
+        },
+      });
+      return;
+    }
   }
   await dispatchCommand(deps, parsed, context);
 }

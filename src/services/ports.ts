@@ -3,6 +3,7 @@
 // loopback servers and real Redis (never mocks of our own modules).
 
 import type { TimelineChart } from "../core/chart/timeline.js";
+import type { CommandRateDecision } from "../core/command-rate.js";
 import type {
   ConnectEvidence,
   ConnectorStatus,
@@ -14,7 +15,7 @@ import type {
 } from "../core/evidence/model.js";
 import type { IncidentHistory } from "../core/history/record.js";
 import type { StepId } from "../core/ids.js";
-import type { Incident, TimelineEntry } from "../core/incident/model.js";
+import type { AlertEvent, Incident, TimelineEntry } from "../core/incident/model.js";
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { Versioned, WalkRecord } from "../core/playbook/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js";
@@ -179,10 +180,14 @@ export interface IncidentStorePort {
   get(id: string): Promise<Incident | undefined>;
   require(id: string): Promise<Incident>;
   openIncidentFor(table: string): Promise<Incident | undefined>;
+  openTables(tables: readonly string[]): Promise<Set<string>>;
   update(
     id: string,
     fields: Partial<
-      Pick<Incident, "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk">
+      Pick<
+        Incident,
+        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
+      >
     >,
     now: number,
     bumpCard?: boolean,
@@ -330,4 +335,27 @@ export interface TimelineFile {
   title: string;
   /** Screen-reader text: what the picture shows, in one sentence. */
   altText: string;
+}
+
+// --- slash-command rates ---------------------------------------------------------------------
+
+/** Counts one slash command against its person's and table's windows and decides it. */
+export interface CommandRatePort {
+  take(request: { user: string; table?: string }): Promise<CommandRateDecision>;
+}
+
+// --- the incident-opening cap ----------------------------------------------------------------
+
+/** Alerts waiting for the cap on new incidents (adapters/store/deferred-alerts.ts). */
+export interface DeferredAlertsPort {
+  /** Takes up to `want` openings from this minute's budget of `perMinute`; returns how many. */
+  reserveOpens(want: number, perMinute: number): Promise<number>;
+  /** Which of these tables have alerts waiting. */
+  deferredTables(tables: readonly string[]): Promise<Set<string>>;
+  /** Keeps a table's alerts for later (a resolved one removes its firing one). */
+  defer(table: string, alerts: readonly AlertEvent[]): Promise<void>;
+  count(): Promise<number>;
+  /** The oldest waiting tables, with their alerts (left in place until released). */
+  take(limit: number): Promise<Array<{ table: string; alerts: AlertEvent[] }>>;
+  release(table: string): Promise<void>;
 }

@@ -233,4 +233,14 @@ export type UsageErrorView =
   | { kind: "unknown-command"; input: string; suggestion?: string }
   | { kind: "not-permitted"; action: string; approvers: string[] }
   | { kind: "busy"; table: string; detail: string }
-  | { kind: "failed"; message: string; hint?: string };
+  | { kind: "failed"; message: string; hint?: string }
+  | {
+      kind: "rate-limited";
+      limited: "person" | "table";
+      table?: string;
+      limit: number;
+      windowSeconds: number;
+      /** When to try again (epoch ms), and the same said relatively ("in 40 s") as the fallback. */
+      retryAt: number;
+      retryIn: string;
+    };

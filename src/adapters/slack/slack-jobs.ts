@@ -80,7 +80,9 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   // The playbook walk, when one runs, says what happens now (approval, applying, check n of m).
   const walk = readCardSummary(incident.walk);
   if (walk?.nowLine !== undefined) nowLine = walk.nowLine;
-  if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
+  if (incident.tableUnknown && incident.state !== "resolved") {
+    nowLine = "not a table the catalog or BOT_CONFIG knows; closes when its alerts resolve";
+  } else if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
     nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
   } else if (
     incident.firingAlerts !== undefined &&
@@ -265,6 +267,7 @@ export async function replyMessage(
     case "unknown-table":
       return deps.render.usageError(reply);
     case "failed":
+    case "rate-limited":
       return deps.render.usageError(reply);
     case "status": {
       const incidents = await deps.store.listOpen();

@@ -154,6 +154,10 @@ const IncidentHashSchema = z.object({
   cardVersion: num,
   resolvedAt: num.optional(),
   walk: z.string().optional(),
+  tableUnknown: z
+    .literal("true")
+    .optional()
+    .transform((v) => (v === undefined ? undefined : true)),
 });
 
 export interface IncidentStoreOptions {
@@ -292,6 +296,13 @@ export class IncidentStore implements IncidentStorePort {
     return incident;
   }
 
+  /** Which of these tables have an open incident (one round trip). */
+  async openTables(tables: readonly string[]): Promise<Set<string>> {
+    if (tables.length === 0) return new Set();
+    const ids = await this.redis.mget(...tables.map((t) => this.keys.openByTable(t)));
+    return new Set(tables.filter((_, i) => ids[i] !== null));
+  }
+
   async openIncidentFor(table: string): Promise<Incident | undefined> {
     const id = await this.redis.get(this.keys.openByTable(table));
     return id ? this.get(id) : undefined;
@@ -317,7 +328,10 @@ export class IncidentStore implements IncidentStorePort {
   async update(
     id: string,
     fields: Partial<
-      Pick<Incident, "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk">
+      Pick<
+        Incident,
+        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
+      >
     >,
     now: number,
     bumpCard = false,

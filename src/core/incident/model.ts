@@ -51,6 +51,11 @@ export interface Incident {
   /** Bumped on every change the status card shows; card jobs carry it in their id. */
   cardVersion: number;
   resolvedAt?: number;
+  /**
+   * Set when the first diagnosis found no such table (neither the catalog nor BOT_CONFIG knows it):
+   * nothing to diagnose or repair, so the incident closes when its alerts resolve.
+   */
+  tableUnknown?: boolean;
   /** Playbook walk state, owned by the playbook services (a later phase). */
   walk?: unknown;
 }

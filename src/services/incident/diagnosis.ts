@@ -70,6 +70,10 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
       deps.now,
     ));
   } catch (error) {
+    if (isCodedError(error, ErrorCode.TableNotFound)) {
+      await noteUnknownTable(deps, incidentId);
+      return;
+    }
     if (isCodedError(error) && !error.retryable) {
       // A problem a person must fix (unknown table, bad config): say so in the thread, stop retrying.
       await deps.slack.send({
@@ -124,6 +128,50 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
   const match = await sayEarlier(deps, incidentId, n, report, earlier, evidence);
   await deps.slack.send({ kind: "card", incidentId, version });
   await deps.remediation?.proposeFromReport(incidentId, n, report, undefined, memoryOf(match));
+}
+
+/**
+ * An alert about a table neither the catalog nor BOT_CONFIG knows: one note in the thread instead
+ * of a failed diagnosis, and no repair to propose; the incident closes when its alerts resolve
+ * (closeUnknownTableIncidents), or now if they already have.
+ */
+async function noteUnknownTable(deps: DiagnosisDeps, incidentId: string): Promise<void> {
+  const incident = await deps.store.require(incidentId);
+  await deps.slack.send({
+    kind: "note",
+    incidentId,
+    key: "unknown-table",
+    text:
+      `${incident.table} is not a table the catalog or BOT_CONFIG knows, so there is nothing to diagnose. ` +
+      "This incident closes when its alerts resolve. If the table exists, check the alert's table label " +
+      "or add the table to BOT_CONFIG.",
+  });
+  const now = deps.now();
+  const version = await deps.store.update(incidentId, { state: "open", tableUnknown: true }, now, true);
+  if (incident.firingAlerts === 0) {
+    await closeUnknownTableIncidents(deps, [incidentId]);
+    return;
+  }
+  await deps.slack.send({ kind: "card", incidentId, version });
+}
+
+/** Closes the given incidents that are about an unknown table and have no alert firing any more. */
+export async function closeUnknownTableIncidents(
+  deps: Pick<IncidentDeps, "store" | "slack" | "now">,
+  incidentIds: readonly string[],
+): Promise<string[]> {
+  const closed: string[] = [];
+  for (const id of new Set(incidentIds)) {
+    const incident = await deps.store.get(id);
+    if (!incident?.tableUnknown || incident.firingAlerts !== 0) continue;
+    if (incident.state === "resolved" || incident.state === "stopped") continue;
+    const now = deps.now();
+    const version = await deps.store.close(incident, "resolved", now);
+    await deps.store.appendTimeline(id, { at: now, kind: "state", text: "resolved: its alerts resolved" });
+    await deps.slack.send({ kind: "card", incidentId: id, version });
+    closed.push(id);
+  }
+  return closed;
 }
 
 async function runCommand(

@@ -41,5 +41,10 @@ describe("a flood of identical requests", { timeout: 120_000 }, () => {
     // Requests handled after the first read finished reuse its answer too (within 30 s).
     expect(loads.length).toBeLessThanOrEqual(2);
     expect(posts()).toHaveLength(1);
+    // Beyond the person's rate (6 a minute) the flood is told once when to retry, not 88 times.
+    const limited = harness.standIn
+      .messages(CHANNEL)
+      .filter((m) => m.ephemeralUser === "U0FLOOD" && /try again/.test(m.text));
+    expect(limited).toHaveLength(1);
   });
 });

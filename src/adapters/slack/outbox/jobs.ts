@@ -50,6 +50,15 @@ export function outboxDelivery(request: SlackMessageRequest): { queueId: string;
         queueId: request.incidentId,
         delivery: { kind: "command-result", name: `result-${request.key}`, result: request.result },
       };
+    case "channel-note":
+      return {
+        queueId: channelQueueId(request.channel),
+        delivery: {
+          kind: "channel-post",
+          name: `channel-note-${request.key}`,
+          message: { kind: "text", text: request.text },
+        },
+      };
     case "ephemeral":
       return {
         queueId: request.incidentId ?? replyQueueId(request.user),
@@ -71,7 +80,11 @@ export function slackOutboxSender(
   return {
     async send(request) {
       const { queueId, delivery } = outboxDelivery(request);
-      if (request.kind === "ephemeral" || (request.kind === "command-result" && !request.incidentId))
+      if (
+        request.kind === "ephemeral" ||
+        request.kind === "channel-note" ||
+        (request.kind === "command-result" && !request.incidentId)
+      )
         return outbox.append(queueId, request.channel, now(), delivery);
       const incident = await store.get(queueId);
       if (!incident) return undefined;

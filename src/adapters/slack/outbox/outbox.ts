@@ -44,7 +44,9 @@ export type ChannelMessage =
   /** The catalog sweep's digest. */
   | { kind: "digest"; digest: Digest }
   /** An audit asked for from a digest line, in the digest's thread. */
-  | { kind: "audit"; report: AuditReport };
+  | { kind: "audit"; report: AuditReport }
+  /** Plain words, shown as written, never as markup. */
+  | { kind: "text"; text: string };
 
 export type OutboxDelivery =
   /** A thread message posted once under its name. */

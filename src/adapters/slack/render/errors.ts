@@ -34,6 +34,16 @@ function usageText(view: UsageErrorView): string {
     }
     case "busy":
       return `:hourglass_flowing_sand: A change is already in progress on \`${escapeCode(view.table)}\`: ${escapeMrkdwn(view.detail)}`;
+    case "rate-limited": {
+      const per = view.windowSeconds === 60 ? "a minute" : `${view.windowSeconds} s`;
+      const what =
+        view.limited === "person"
+          ? `You have reached ${view.limit} \`/iceberg\` requests in ${per}`
+          : `\`${escapeCode(view.table ?? "")}\` has had ${view.limit} diagnoses asked for in ${per}`;
+      // Slack shows the date token in the reader's time zone; the fallback is relative.
+      const when = `<!date^${Math.floor(view.retryAt / 1000)}^{time_secs}|${view.retryIn}>`;
+      return `:hourglass_flowing_sand: ${what}, so this one was not run. Please try again ${view.retryIn} (at ${when}).`;
+    }
     case "failed": {
       const hint = view.hint === undefined ? "" : `\n${keepCodeSpans(view.hint)}`;
       return `:warning: ${keepCodeSpans(view.message)}${hint}`;
