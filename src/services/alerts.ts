@@ -10,7 +10,7 @@
 
 import { resolveAlertTable } from "../core/incident/alert-table.js";
 import type { AlertEvent } from "../core/incident/model.js";
-import { deferredNote, splitByCap } from "../core/incident/open-cap.js";
+import { deferredNote } from "../core/incident/open-cap.js";
 import { tableSettings } from "../core/settings.js";
 import type { IncidentDeps } from "./incident/deps.js";
 import { closeUnknownTableIncidents } from "./incident/diagnosis.js";
@@ -163,8 +163,8 @@ async function holdOverCap(
   const fresh = tables.filter((t) => !open.has(t) && !waiting.has(t) && firingTables.has(t));
   let later: string[] = [];
   if (fresh.length > 0) {
-    const granted = await deferred.reserveOpens(Math.min(fresh.length, cap.perRequest), cap.perMinute);
-    later = splitByCap(fresh, granted).later;
+    const granted = await deferred.reserveOpens(fresh.slice(0, cap.perRequest), cap.perMinute);
+    later = fresh.filter((table) => !granted.has(table));
   }
   const hold = new Set([...later, ...[...waiting].filter((t) => !open.has(t))]);
   if (hold.size === 0) return batch;
@@ -186,7 +186,8 @@ async function holdOverCap(
   if (later.length > 0) {
     const channel = tableSettings(deps.bot, later[0]!).channel ?? deps.incidentChannel;
     deps.log.warn({ deferred: later.length, cap }, "incident cap reached; tables wait");
-    if (channel) {
+    // A storm sends many notifications a minute: one note says the cap is reached, not one each.
+    if (channel && (await deferred.claimNote())) {
       await deps.slack.send({
         kind: "channel-note",
         channel,
@@ -207,11 +208,12 @@ export async function drainDeferredAlerts(deps: AlertIntakeDeps): Promise<number
   if (!deferred) return 0;
   const waiting = await deferred.count();
   if (waiting === 0) return 0;
+  const oldest = await deferred.take(Math.min(waiting, deps.bot.incidentCap.perRequest));
   const granted = await deferred.reserveOpens(
-    Math.min(waiting, deps.bot.incidentCap.perRequest),
+    oldest.map((w) => w.table),
     deps.bot.incidentCap.perMinute,
   );
-  const due = await deferred.take(granted);
+  const due = oldest.filter((w) => granted.has(w.table));
   for (const { table, alerts } of due) {
     if (alerts.length > 0) await acceptAlerts(deps, alerts, { capped: false });
     await deferred.release(table);

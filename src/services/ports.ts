@@ -348,8 +348,11 @@ export interface CommandRatePort {
 
 /** Alerts waiting for the cap on new incidents (adapters/store/deferred-alerts.ts). */
 export interface DeferredAlertsPort {
-  /** Takes up to `want` openings from this minute's budget of `perMinute`; returns how many. */
-  reserveOpens(want: number, perMinute: number): Promise<number>;
+  /**
+   * Takes openings from this minute's budget of `perMinute` for these tables, in order; returns
+   * the tables granted. A table is counted once a minute, however many notifications name it.
+   */
+  reserveOpens(tables: readonly string[], perMinute: number): Promise<Set<string>>;
   /** Which of these tables have alerts waiting. */
   deferredTables(tables: readonly string[]): Promise<Set<string>>;
   /** Keeps a table's alerts for later (a resolved one removes its firing one). */
@@ -358,4 +361,6 @@ export interface DeferredAlertsPort {
   /** The oldest waiting tables, with their alerts (left in place until released). */
   take(limit: number): Promise<Array<{ table: string; alerts: AlertEvent[] }>>;
   release(table: string): Promise<void>;
+  /** True for the first caller of this minute: the cap is announced once a minute, not per alert. */
+  claimNote(): Promise<boolean>;
 }

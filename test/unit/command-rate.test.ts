@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commandWindow, decideCommandRate, retryIn } from "../../src/core/command-rate.js";
-import { deferredNote, splitByCap } from "../../src/core/incident/open-cap.js";
+import { deferredNote } from "../../src/core/incident/open-cap.js";
 
 const limits = { perPerson: 6, perTable: 3, windowSeconds: 60 };
 
@@ -34,15 +34,9 @@ describe("slash-command rate decisions", () => {
 });
 
 describe("the cap on new incidents", () => {
-  it("opens the first tables the budget grants and keeps the rest in order", () => {
-    expect(splitByCap(["a", "b", "c", "d"], 2)).toEqual({ now: ["a", "b"], later: ["c", "d"] });
-    expect(splitByCap(["a"], 5)).toEqual({ now: ["a"], later: [] });
-    expect(splitByCap(["a", "b"], 0)).toEqual({ now: [], later: ["a", "b"] });
-  });
-
   it("says how many wait in one note", () => {
     expect(deferredNote(37, { perRequest: 20, perMinute: 60 })).toBe(
-      "37 more tables alerted; they will be opened as the cap allows (at most 20 incidents per notification and 60 a minute).",
+      "37 more tables alerted; they will be opened as the cap allows (at most 20 incidents per notification and 60 a minute). Tables over the cap later this minute wait the same way, without another note.",
     );
     expect(deferredNote(1, { perRequest: 20, perMinute: 60 })).toMatch(/^1 more table alerted/);
   });

@@ -8,14 +8,23 @@ import type { DeferredAlertsPort } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
-// Grants up to ARGV[1] openings from the minute's budget ARGV[2]; the counter expires with its minute.
+// Grants openings from the minute's budget ARGV[1] to the tables ARGV[2..], in order. A table is
+// counted once a minute however many notifications name it (a storm repeats each table), and a
+// table already counted this minute is granted again at no cost. The set expires with its minute.
 const RESERVE = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local grant = math.min(tonumber(ARGV[1]), tonumber(ARGV[2]) - used)
-if grant <= 0 then return 0 end
-redis.call('INCRBY', KEYS[1], grant)
+local limit = tonumber(ARGV[1])
+local granted = {}
+for i = 2, #ARGV do
+  local t = ARGV[i]
+  if redis.call('SISMEMBER', KEYS[1], t) == 1 then
+    table.insert(granted, t)
+  elseif redis.call('SCARD', KEYS[1]) < limit then
+    redis.call('SADD', KEYS[1], t)
+    table.insert(granted, t)
+  end
+end
 redis.call('PEXPIRE', KEYS[1], 120000)
-return grant
+return granted
 `;
 
 export function deferredAlertsStore(
@@ -26,10 +35,17 @@ export function deferredAlertsStore(
   const order = `${p}:order`;
   const tableKey = (table: string) => `${p}:table:${table}`;
   return {
-    async reserveOpens(want, perMinute) {
-      if (want <= 0) return 0;
+    async reserveOpens(tables, perMinute) {
+      if (tables.length === 0) return new Set();
       const minute = Math.floor(options.now() / 60_000);
-      return Number(await redis.eval(RESERVE, 1, `${p}:opened:${minute}`, String(want), String(perMinute)));
+      const granted = (await redis.eval(
+        RESERVE,
+        1,
+        `${p}:opened:${minute}`,
+        String(perMinute),
+        ...tables,
+      )) as string[];
+      return new Set(granted);
     },
     async deferredTables(tables) {
       if (tables.length === 0) return new Set();
@@ -63,6 +79,10 @@ export function deferredAlertsStore(
     },
     async release(table) {
       await redis.multi().zrem(order, table).del(tableKey(table)).exec();
+    },
+    async claimNote() {
+      const minute = Math.floor(options.now() / 60_000);
+      return (await redis.set(`${p}:noted:${minute}`, "1", "PX", 120_000, "NX")) === "OK";
     },
   };
 }

@@ -8,21 +8,12 @@ export interface OpenCap {
 
 export const DEFAULT_OPEN_CAP: OpenCap = { perRequest: 20, perMinute: 60 };
 
-/**
- * Splits the tables a notification would open incidents for, in the order they came: the first
- * `granted` open now, the rest wait. `granted` is what the minute's budget gave (at most
- * `perRequest`).
- */
-export function splitByCap(tables: readonly string[], granted: number): { now: string[]; later: string[] } {
-  const n = Math.max(0, Math.min(granted, tables.length));
-  return { now: tables.slice(0, n), later: tables.slice(n) };
-}
-
 /** The one note that says what waits: "37 more tables alerted; they will be opened as the cap allows". */
 export function deferredNote(count: number, cap: OpenCap): string {
   const tables = count === 1 ? "1 more table" : `${count.toLocaleString("en-US")} more tables`;
   return (
     `${tables} alerted; they will be opened as the cap allows ` +
-    `(at most ${cap.perRequest} incidents per notification and ${cap.perMinute} a minute).`
+    `(at most ${cap.perRequest} incidents per notification and ${cap.perMinute} a minute). ` +
+    "Tables over the cap later this minute wait the same way, without another note."
   );
 }

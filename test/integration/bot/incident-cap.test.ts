@@ -59,9 +59,18 @@ incidentCap:
     await eventually(async () => (await waiting.count()) === 2, 30_000, "two tables waiting");
     expect(new Set(roots())).toEqual(new Set(["db.t1", "db.t2", "db.t3"]));
 
-    // db.t5's alert resolves while it waits: nothing to open for it.
+    // More notifications over the cap in the same minute wait too, without another note.
+    const storm = alertmanagerBody([
+      { table: "db.t6", fingerprint: `a${(5).toString(16).padStart(15, "0")}` },
+    ]);
+    expect(JSON.parse((await postAlert(h, storm)).body)).toMatchObject({ accepted: 1 });
+    await eventually(async () => (await waiting.count()) === 3, 30_000, "db.t6 waiting");
+    expect(capNotes()).toHaveLength(1);
+
+    // db.t5's and db.t6's alerts resolve while they wait: nothing to open for them.
     const resolved = alertmanagerBody([
       { table: "db.t5", fingerprint: `a${(4).toString(16).padStart(15, "0")}`, status: "resolved" },
+      { table: "db.t6", fingerprint: `a${(5).toString(16).padStart(15, "0")}`, status: "resolved" },
     ]);
     expect((await postAlert(h, resolved)).status).toBe(202);
     expect(await waiting.count()).toBe(1);
