@@ -16,7 +16,14 @@ afterEach(async () => {
 
 describe("a flood of identical requests", { timeout: 120_000 }, () => {
   it(`answers ${FLOOD} identical /iceberg diagnose with one evidence read and one post`, async () => {
-    h = await startHarness("flood-diagnose", { scenario: "competing-appends" });
+    // The bot's clock runs from the start of a rate window, so the flood falls in one window
+    // (on the wall clock it may straddle a minute, and a new window rightly answers again).
+    const windowStart = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+    const offset = windowStart + 1000 - Date.now();
+    h = await startHarness("flood-diagnose", {
+      scenario: "competing-appends",
+      botOptions: { wallClock: () => Date.now() + offset },
+    });
     const harness = h;
     const lake = harness.lakehouse!;
     const before = lake.requests.length;
