@@ -18,7 +18,6 @@ import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
 import { redisAnswers, startPrivateRedis } from "../sim/servers/redis-server.js";
-import type { StoredCanvas } from "../sim/slack/canvases.js";
 import {
   approveStep,
   findButton,
@@ -28,7 +27,7 @@ import {
 } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
-import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
+import type { SlackStandIn, StoredCanvas, StoredMessage } from "../sim/slack/types.js";
 
 export interface DemoOptions {
   scenario?: string;

@@ -6,13 +6,7 @@
 import { ApiError } from "./api-error.js";
 import type { FileStore } from "./files.js";
 import type { MethodContext } from "./methods.js";
-
-export interface StoredCanvas {
-  id: string;
-  title?: string;
-  markdown: string;
-  channel?: string;
-}
+import type { StoredCanvas } from "./types.js";
 
 export function canvasMethods(files: FileStore, canvases: StoredCanvas[], allowed: () => boolean) {
   return {

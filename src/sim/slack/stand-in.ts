@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { ApiError } from "./api-error.js";
 import { checkBlocks } from "./block-rules.js";
-import { canvasMethods, type StoredCanvas } from "./canvases.js";
+import { canvasMethods } from "./canvases.js";
 import { FileStore, fileMethods, receiveUpload } from "./files.js";
 import { MessageStore } from "./message-store.js";
 import { METHODS, type MethodContext } from "./methods.js";
@@ -20,6 +20,7 @@ import type {
   SlackStandIn,
   SlackStandInOptions,
   StandInFault,
+  StoredCanvas,
   StoredMessage,
 } from "./types.js";
 

@@ -1,7 +1,5 @@
 // Public shapes of the Slack Web API stand-in: what tests and the demo read back after the bot ran.
 
-import type { StoredCanvas } from "./canvases.js";
-
 export interface RecordedCall {
   method: string;
   /** Arguments as the stand-in decoded them (JSON-encoded form fields parsed), token removed. */
@@ -194,4 +192,12 @@ export interface StoredFile {
   /** Set once completed: where it was shared. */
   shares: Array<{ channel: string; ts: string; thread_ts?: string }>;
   completed: boolean;
+}
+
+/** A canvas the bot created (canvases.create), its markdown as sent. */
+export interface StoredCanvas {
+  id: string;
+  title?: string;
+  markdown: string;
+  channel?: string;
 }
