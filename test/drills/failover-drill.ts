@@ -108,7 +108,12 @@ async function drillOn(
   const rootTs = await eventually(
     () => {
       const root = rootOf(harness, "db.events");
-      return root && thread(harness, root.ts).includes("playbook_apply") ? root.ts : undefined;
+      if (!root) return undefined;
+      // The proposal is a reply; the root card carries a copy of its button too.
+      const proposed = harness.standIn
+        .thread(CHANNEL, root.ts)
+        .some((m) => m.ts !== root.ts && JSON.stringify(m.blocks).includes("playbook_apply"));
+      return proposed ? root.ts : undefined;
     },
     20_000,
     "the proposal",

@@ -99,7 +99,9 @@ describe("the commit timeline in the incident thread", () => {
     // The proposal follows the diagnosis even though the picture never came.
     const thread = await eventually(() => {
       const replies = h.standIn.thread(CHANNEL, root.ts);
-      return replies.some((m) => JSON.stringify(m.blocks).includes("playbook_apply")) ? replies : undefined;
+      // The proposal is a reply; the root card carries a copy of its button too.
+      const proposed = replies.slice(1).some((m) => JSON.stringify(m.blocks).includes("playbook_apply"));
+      return proposed ? replies : undefined;
     }, 20_000);
     const replies = thread.slice(1);
     expect(replies.filter((m) => /commit conflict/i.test(JSON.stringify(m.blocks)))).toHaveLength(1);
