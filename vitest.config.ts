@@ -15,8 +15,8 @@ export default defineConfig({
   test: {
     // Generous: these only catch a hang. Tests wait on events (test/support/poll.ts), never on a
     // wall-clock deadline, and a loaded 2-core machine (scripts/busy-machine.sh) can be 10x slower.
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
     // Integration suites start loopback servers and talk to one Redis; a few files at once is plenty.
     maxWorkers: 2,
     reporters: ["default", "./test/support/summary-reporter.ts"],

@@ -22,6 +22,7 @@ import {
   startHarness,
   WEBHOOK_TOKEN,
 } from "../integration/bot/harness.js";
+import { HANG_MS } from "../support/poll.js";
 import { type DrillFigures, deliverAll, duplicatedMessages, formatFigures } from "./drill-report.js";
 
 export interface FailoverDrill {
@@ -105,19 +106,15 @@ async function drillOn(
     alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
   );
   expect(fired.status).toBe(202);
-  const rootTs = await eventually(
-    () => {
-      const root = rootOf(harness, "db.events");
-      if (!root) return undefined;
-      // The proposal is a reply; the root card carries a copy of its button too.
-      const proposed = harness.standIn
-        .thread(CHANNEL, root.ts)
-        .some((m) => m.ts !== root.ts && JSON.stringify(m.blocks).includes("playbook_apply"));
-      return proposed ? root.ts : undefined;
-    },
-    20_000,
-    "the proposal",
-  );
+  const rootTs = await eventually(() => {
+    const root = rootOf(harness, "db.events");
+    if (!root) return undefined;
+    // The proposal is a reply; the root card carries a copy of its button too.
+    const proposed = harness.standIn
+      .thread(CHANNEL, root.ts)
+      .some((m) => m.ts !== root.ts && JSON.stringify(m.blocks).includes("playbook_apply"));
+    return proposed ? root.ts : undefined;
+  }, "the proposal");
   await approveStep(
     {
       botUrl: harness.url("/slack/events"),
@@ -129,7 +126,7 @@ async function drillOn(
     rootTs,
     "retries are at the default while Spark appends",
   );
-  await eventually(() => /Applied by/.test(thread(harness, rootTs)), 10_000, "the applied proposal");
+  await eventually(() => /Applied by/.test(thread(harness, rootTs)), "the applied proposal");
   const inspect = createRedisClient(drill.url, "commands");
   inspectors.push(inspect);
   const remediationQueue = new Queue(`${harness.scope.queueNames.diagnose}-remediation`, {
@@ -137,14 +134,10 @@ async function drillOn(
     prefix: harness.scope.queuePrefix,
   });
   remediationQueue.on("error", () => {});
-  const delayedBefore = await eventually(
-    async () => {
-      const jobs = await remediationQueue.getDelayed();
-      return jobs.some((j) => j.data.kind === "check") ? jobs.map((j) => j.id) : undefined;
-    },
-    5000,
-    "the delayed follow-up",
-  );
+  const delayedBefore = await eventually(async () => {
+    const jobs = await remediationQueue.getDelayed();
+    return jobs.some((j) => j.data.kind === "check") ? jobs.map((j) => j.id) : undefined;
+  }, "the delayed follow-up");
 
   // 2. The storm: 40 tables x 5 alerts, alternating receivers; the primary dies a third of the way in.
   const deliveries = TABLES.flatMap((table, t) =>
@@ -175,7 +168,7 @@ async function drillOn(
   })();
   const outcome = await deliverAll(deliveries, {
     concurrency: 8,
-    deadlineMs: 45_000,
+    deadlineMs: HANG_MS,
     retryDelayMs: 250,
     onAcknowledged: (n) => {
       if (n === Math.floor(deliveries.length / 3) && !killedAt) {
@@ -191,22 +184,14 @@ async function drillOn(
   await poller;
   expect(killedAt).toBeGreaterThan(0);
   expect(readiness).toContain(503);
-  const primaryAfter = await eventually(
-    async () => {
-      const now = await drill.primary(harness).catch(() => undefined);
-      return now && now !== primaryBefore ? now : undefined;
-    },
-    20_000,
-    "a new primary",
-  );
-  await eventually(
-    async () => {
-      const after = (await (await fetch(harness.url("/readyz", 1))).json()) as Record<string, unknown>;
-      return after.ok === true && after.topology === drill.topology && after.primary === primaryAfter;
-    },
-    10_000,
-    "readyz to name the new primary",
-  );
+  const primaryAfter = await eventually(async () => {
+    const now = await drill.primary(harness).catch(() => undefined);
+    return now && now !== primaryBefore ? now : undefined;
+  }, "a new primary");
+  await eventually(async () => {
+    const after = (await (await fetch(harness.url("/readyz", 1))).json()) as Record<string, unknown>;
+    return after.ok === true && after.topology === drill.topology && after.primary === primaryAfter;
+  }, "readyz to name the new primary");
 
   // 3. After the failover: one thread per table with its diagnosis, and every alert counted once.
   await eventually(
@@ -215,29 +200,23 @@ async function drillOn(
         const root = rootOf(harness, table);
         return root !== undefined && harness.standIn.thread(CHANNEL, root.ts).length >= 1;
       }),
-    30_000,
     "a thread with its diagnosis for every storm table",
   );
   const settling = Date.now();
-  await quiescent(harness, 30_000);
+  await quiescent(harness);
   const settledMs = Date.now() - settling;
   const incidents = await Promise.all(TABLES.map((t) => bot.store.openIncidentFor(t)));
   const landed = incidents.reduce((sum, i) => sum + (i?.alertCount ?? 0), 0);
   const duplicated = duplicatedMessages(harness.standIn, CHANNEL, [...TABLES, "db.events"]);
 
   // 4. The walk carries on: the follow-up scheduled before the failover runs after it.
-  const followUp = await eventually(
-    async () => {
-      const job = await remediationQueue.getJob(delayedBefore[0] as string);
-      return job?.finishedOn && job.finishedOn > killedAt ? job : undefined;
-    },
-    20_000,
-    "the follow-up check after the failover",
-  );
+  const followUp = await eventually(async () => {
+    const job = await remediationQueue.getJob(delayedBefore[0] as string);
+    return job?.finishedOn && job.finishedOn > killedAt ? job : undefined;
+  }, "the follow-up check after the failover");
   expect(followUp.failedReason).toBeUndefined();
   await eventually(
     () => /commits resumed/.test(rootOf(harness, "db.events")?.text ?? ""),
-    20_000,
     "the resolved card",
   );
 

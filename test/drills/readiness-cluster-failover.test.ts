@@ -52,20 +52,14 @@ describe("readiness on a Redis Cluster failover", () => {
     expect(await ownerSeenBy(redis.ports.find((p) => p !== killed)!, slot)).toBe(killed);
 
     redis.kill(killed);
-    await until(async () => (await probe()).status === 503, "readiness to see the primary gone", 60_000);
+    await until(async () => (await probe()).status === 503, "readiness to see the primary gone");
     // The cluster recovers: every surviving node says ok and names another primary for the slot.
     const survivors = redis.ports.filter((p) => p !== killed);
-    const promoted = await until(
-      async () => {
-        const owners = await Promise.all(survivors.map((p) => ownerSeenBy(p, slot).catch(() => undefined)));
-        const owner = owners[0];
-        return owner !== undefined && owner !== killed && owners.every((o) => o === owner)
-          ? owner
-          : undefined;
-      },
-      "the cluster to promote the replica",
-      60_000,
-    );
+    const promoted = await until(async () => {
+      const owners = await Promise.all(survivors.map((p) => ownerSeenBy(p, slot).catch(() => undefined)));
+      const owner = owners[0];
+      return owner !== undefined && owner !== killed && owners.every((o) => o === owner) ? owner : undefined;
+    }, "the cluster to promote the replica");
 
     // The bot follows within a probe or two: no stale slot table keeps it out of its Service.
     const answers = [await probe(), await probe()];

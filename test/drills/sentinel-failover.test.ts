@@ -20,5 +20,5 @@ describe("Redis Sentinel failover during an alert storm", () => {
       primary: async () => `127.0.0.1:${await sentinels.currentPrimary()}`,
       killPrimary: () => sentinels.killPrimary(),
     });
-  }, 120_000);
+  });
 });

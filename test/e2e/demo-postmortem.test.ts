@@ -134,5 +134,5 @@ describe("the demo's postmortem", () => {
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDev } from "../../src/cli/dev.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
 import { REPO_ROOT } from "../support/openapi.js";
+import { HANG_MS } from "../support/poll.js";
 import { REDIS_URL } from "../support/redis.js";
 
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts");
@@ -42,13 +43,15 @@ beforeAll(async () => {
     args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
   });
   page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+  // Waits end on what the page shows; the only bound is the suite's hang catcher.
+  page.setDefaultTimeout(HANG_MS);
   page.on("pageerror", (error) => pageErrors.push(error.message));
   page.on("response", async (response) => {
     if (response.request().method() !== "POST") return;
     const body = await response.text().catch(() => "");
     posts.push(`${response.request().postData()?.slice(0, 120)} -> ${body.slice(0, 160)}`);
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -74,8 +77,6 @@ async function walkThrough(): Promise<void> {
   // Drawn, not only placed: the PNG arrived and decoded.
   await page.waitForFunction(
     'Array.from(document.querySelectorAll("section.incident img[data-file-id]")).some((i) => i.complete && i.naturalWidth > 0)',
-    undefined,
-    { timeout: 30_000 },
   );
   expect(await picture.getAttribute("alt")).toMatch(
     /^Commits to db\.events from \d\d:\d\d to \d\d:\d\d UTC\./,
@@ -114,23 +115,19 @@ async function walkThrough(): Promise<void> {
   await page.screenshot({ path: artifact("dev-modal.png") });
   await page.click("#modal-submit");
   await page.locator("#overlay").waitFor({ state: "hidden" });
-  await thread.getByText(/Applied by @on-call engineer/).waitFor({ timeout: 30_000 });
+  await thread.getByText(/Applied by @on-call engineer/).waitFor();
   expect(await thread.locator(".edited").count()).toBeGreaterThan(0);
 
   // Six simulated minutes later the writer has committed and the card resolves.
   await page.click("#advance");
-  await thread
-    .locator(".msg.root .block.header", { hasText: "commits resumed" })
-    .waitFor({ timeout: 30_000 });
+  await thread.locator(".msg.root .block.header", { hasText: "commits resumed" }).waitFor();
   await thread.getByText(/Recovered: commits on/).waitFor();
   await page.screenshot({ path: artifact("dev-page.png"), fullPage: true });
   expect(pageErrors).toEqual([]);
 }
 
 describe("iceberg-bot dev in a browser", () => {
-  it("fires an alert, refuses an outsider, and resolves after the approver applies", {
-    timeout: 120_000,
-  }, async () => {
+  it("fires an alert, refuses an outsider, and resolves after the approver applies", async () => {
     try {
       await walkThrough();
     } catch (error) {

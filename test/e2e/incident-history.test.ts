@@ -80,14 +80,10 @@ async function alertToProposal(harness: Harness, nth: number): Promise<string> {
     ]),
   );
   expect(fired.status).toBe(202);
-  return eventually(
-    () => {
-      const root = roots(harness)[nth - 1];
-      return root && everything(harness, root.ts).includes("playbook_skip") ? root.ts : undefined;
-    },
-    20_000,
-    `proposal ${nth}`,
-  );
+  return eventually(() => {
+    const root = roots(harness)[nth - 1];
+    return root && everything(harness, root.ts).includes("playbook_skip") ? root.ts : undefined;
+  }, `proposal ${nth}`);
 }
 
 async function setUp(): Promise<{
@@ -142,22 +138,20 @@ describe("memory per table (e2e)", () => {
     expect(everything(harness, first)).toContain("commit.retry.num-retries");
     expect(everything(harness, first)).not.toContain("Seen on");
     await approveStep(alice, first, "retries are at the default");
-    await eventually(() => /Applied by/.test(everything(harness, first)), 10_000, "the applied proposal");
+    await eventually(() => /Applied by/.test(everything(harness, first)), "the applied proposal");
     current.advance(10 * 60_000);
-    await eventually(() => /No recovery/.test(everything(harness, first)), 15_000, "the ineffective verdict");
+    await eventually(() => /No recovery/.test(everything(harness, first)), "the ineffective verdict");
     await pressButton(alice, first, "playbook_next");
     await eventually(
       () => /execution\.checkpointing\.interval/.test(everything(harness, first)),
-      10_000,
       "the next proposal",
     );
     expect(current.fixByHand("db.events")).toBeGreaterThan(0);
     await pressButton(alice, first, "playbook_done");
-    await eventually(() => /Done by hand by/.test(everything(harness, first)), 10_000, "done by hand");
+    await eventually(() => /Done by hand by/.test(everything(harness, first)), "done by hand");
     current.advance(6 * 60_000);
     await eventually(
       () => /commits resumed/.test(roots(harness)[0]?.text ?? ""),
-      15_000,
       "the first incident resolved",
     );
 
@@ -198,30 +192,28 @@ describe("memory per table (e2e)", () => {
     );
     const reply = await eventually(
       () => harness.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === "U0ASKER"),
-      5000,
       "the history reply",
     );
     expect(JSON.stringify(reply.blocks)).toMatch(
       /fixed by \*commit less often\* in \d+ min; did not help: raise commit retries/,
     );
-  }, 90_000);
+  });
 
   it("when nothing fixed the first incident, the second proposes the step that did not help, marked so", async () => {
     const { harness, alice, lakehouse, again } = await setUp();
     // The first incident: more retries do not help, and the walk is stopped at the next proposal.
     const first = await alertToProposal(harness, 1);
     await approveStep(alice, first, "retries are at the default");
-    await eventually(() => /Applied by/.test(everything(harness, first)), 10_000, "the applied proposal");
+    await eventually(() => /Applied by/.test(everything(harness, first)), "the applied proposal");
     lakehouse.advance(10 * 60_000);
-    await eventually(() => /No recovery/.test(everything(harness, first)), 15_000, "the ineffective verdict");
+    await eventually(() => /No recovery/.test(everything(harness, first)), "the ineffective verdict");
     await pressButton(alice, first, "playbook_next");
     await eventually(
       () => /execution\.checkpointing\.interval/.test(everything(harness, first)),
-      10_000,
       "the next proposal",
     );
     await pressButton(alice, first, "playbook_stop");
-    await eventually(() => /\(stopped\)/.test(roots(harness)[0]?.text ?? ""), 10_000, "the first stopped");
+    await eventually(() => /\(stopped\)/.test(roots(harness)[0]?.text ?? ""), "the first stopped");
 
     await again();
     const second = await alertToProposal(harness, 2);
@@ -233,5 +225,5 @@ describe("memory per table (e2e)", () => {
     expect(proposal).toContain("commit.retry.num-retries");
     expect(proposal).toContain("This step did not help the last time this table failed this way.");
     expect(proposal).not.toContain("This step fixed it the last time");
-  }, 90_000);
+  });
 });

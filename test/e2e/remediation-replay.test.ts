@@ -68,7 +68,7 @@ describe("replayed Slack interactions (e2e)", () => {
       actionTs: "1764540000.123456",
     });
     expect(await deliverThrice(harness, click)).toEqual([200, 200, 200]);
-    await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the apply form");
+    await eventually(() => harness.standIn.views.opened.length > 0, "the apply form");
     await quiescent(harness);
     expect(harness.standIn.views.opened).toHaveLength(1);
 
@@ -82,12 +82,12 @@ describe("replayed Slack interactions (e2e)", () => {
       },
     );
     expect(await deliverThrice(harness, submission)).toEqual([200, 200, 200]);
-    await eventually(() => commits(harness) === 1, 10_000, "the catalog commit");
-    await eventually(() => /Applied by/.test(everything(harness, rootTs)), 5000, "the applied proposal");
+    await eventually(() => commits(harness) === 1, "the catalog commit");
+    await eventually(() => /Applied by/.test(everything(harness, rootTs)), "the applied proposal");
     await quiescent(harness);
     expect(commits(harness)).toBe(1);
     // A repeat that got through would be answered ("already decided") to the approver.
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === ALICE)).toEqual([]);
     expect(harness.standIn.calls.filter((c) => c.method === "chat.postEphemeral")).toHaveLength(0);
-  }, 60_000);
+  });
 });

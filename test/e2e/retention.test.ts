@@ -11,7 +11,7 @@ import { runDemo } from "../../src/cli/demo.js";
 import { BotConfigSchema } from "../../src/config.js";
 import { REDIS_URL } from "../support/redis.js";
 
-describe("retention of a walked incident", { timeout: 180_000 }, () => {
+describe("retention of a walked incident", () => {
   it("removes the incident's record, walk, timeline, reports and Slack bookkeeping after resolvedDays", async () => {
     const { retention } = BotConfigSchema.parse({});
     expect(retention).toEqual({ resolvedDays: 30, auditDays: 400 });

@@ -274,8 +274,8 @@ describe("applyChange: Kafka Connect", () => {
   });
 });
 
-function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<boolean> {
-  return until(() => condition(), "the condition", timeoutMs, 5);
+function waitFor(condition: () => boolean): Promise<boolean> {
+  return until(() => condition(), "the condition", { intervalMs: 5 });
 }
 
 describe("applyChange: the pre-read fails", () => {

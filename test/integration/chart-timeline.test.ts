@@ -34,6 +34,7 @@ import { investigate } from "../../src/services/investigate/investigate.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
 import { decodePng } from "../support/png.js";
+import { HAPPY_PATH_TIMEOUT_MS } from "../support/poll.js";
 
 const agent = new Agent();
 afterAll(() => agent.close());
@@ -55,7 +56,7 @@ async function evidenceOf(
       CONNECT_REST_URL: lakehouse.urls.connect,
       PROMETHEUS_URL: lakehouse.urls.prometheus,
     });
-    const ports = createEvidencePorts(config, { dispatcher: agent, timeoutMs: 3000 });
+    const ports = createEvidencePorts(config, { dispatcher: agent, timeoutMs: HAPPY_PATH_TIMEOUT_MS });
     const read = async (): Promise<Read> => {
       const now = lakehouse.clock.now();
       return { evidence: await investigate(ports, { table: loadScenario(scenario).table }, () => now), now };

@@ -137,7 +137,7 @@ describe("command inbox", () => {
     await until(() => attempts === 1, "the failed attempt");
     // Still owed: in the stream and pending for the group.
     expect(await redis.xlen(keys.inbox())).toBe(1);
-    await until(() => done.length === 1, "the second attempt", 5000);
+    await until(() => done.length === 1, "the second attempt");
     expect(done).toEqual(["flaky"]);
     await until(async () => (await inbox.length()) === 0, "the stream emptied");
   });
@@ -159,7 +159,7 @@ describe("command inbox", () => {
     );
     expect(read).not.toBeNull();
     startMover(undefined, 300);
-    await until(() => handled.length === 1, "the orphaned command handled", 5000);
+    await until(() => handled.length === 1, "the orphaned command handled");
     expect(handled[0]?.triggerId).toBe("orphan");
     await until(async () => (await inbox.length()) === 0, "the stream emptied");
   });
@@ -171,7 +171,7 @@ describe("command inbox", () => {
     await until(() => handled.length === 1, "the first command handled");
     await redis.del(keys.inbox());
     await inbox.push(command("after"));
-    await until(() => handled.length === 2, "the command after the deletion handled", 5000);
+    await until(() => handled.length === 2, "the command after the deletion handled");
     expect(handled.map((c) => c.triggerId)).toEqual(["before", "after"]);
   });
 

@@ -106,7 +106,7 @@ afterAll(async () => {
   for (const server of servers) await server.stop();
 });
 
-describe("docker compose up with .env.example", { timeout: 180_000 }, () => {
+describe("docker compose up with .env.example", () => {
   const dotenv = readDotEnv(path.join(root, ".env.example"));
   const { bot, sim } = compose.services as { bot: ComposeService; sim: ComposeService };
 
@@ -154,13 +154,12 @@ describe("docker compose up with .env.example", { timeout: 180_000 }, () => {
     expect(Number(env.PORT)).toBe(3000);
     env.PORT = String(httpPort);
 
-    await until(() => lake.out.text.includes("Press Ctrl-C"), "the simulated lakehouse and Slack", 90_000);
+    await until(() => lake.out.text.includes("Press Ctrl-C"), "the simulated lakehouse and Slack");
     const started = run(bot.command ?? [], env, "start");
     const url = `http://127.0.0.1:${httpPort}`;
     await until(
       async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200,
       "the bot to be ready",
-      120_000,
     ).catch(explain(started.out));
 
     const posted = await fetch(`${url}/webhooks/alertmanager`, {
@@ -180,18 +179,14 @@ describe("docker compose up with .env.example", { timeout: 180_000 }, () => {
       return (await response.json()) as { ok: boolean; messages?: Array<{ ts: string; text?: string }> };
     };
     const channel = dotenv.INCIDENT_CHANNEL as string;
-    const thread = await until(
-      async () => {
-        const history = await call("conversations.history", { channel });
-        const root = history.messages?.find((m) => /db\.events/.test(m.text ?? ""));
-        if (!root) return undefined;
-        const replies = await call("conversations.replies", { channel, ts: root.ts });
-        const text = JSON.stringify(replies.messages ?? []);
-        return /commit\.retry\.num-retries/.test(text) ? text : undefined;
-      },
-      "a diagnosis in the thread",
-      120_000,
-    ).catch(explain(started.out));
+    const thread = await until(async () => {
+      const history = await call("conversations.history", { channel });
+      const root = history.messages?.find((m) => /db\.events/.test(m.text ?? ""));
+      if (!root) return undefined;
+      const replies = await call("conversations.replies", { channel, ts: root.ts });
+      const text = JSON.stringify(replies.messages ?? []);
+      return /commit\.retry\.num-retries/.test(text) ? text : undefined;
+    }, "a diagnosis in the thread").catch(explain(started.out));
     expect(thread).toMatch(/db\.events/);
   });
 });

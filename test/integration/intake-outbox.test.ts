@@ -87,7 +87,7 @@ describe("alert intake", () => {
     const outcome = await acceptAlerts(deps, alerts);
     await outcome.queued;
     // The outbox is cleared last: once MONITOR shows that, the batch's commands are all in.
-    await until(() => seen.includes("zrem"), "the outbox clearing on the monitor feed", 5000, 20);
+    await until(() => seen.includes("zrem"), "the outbox clearing on the monitor feed", { intervalMs: 20 });
     feed.disconnect();
 
     expect(outcome).toMatchObject({ accepted: 60, ignored: 0 });

@@ -103,13 +103,12 @@ async function startPrometheus(target: string) {
     async () =>
       (await query('up{job="iceberg-bot-receiver"} == 1').catch(() => undefined))?.data?.result.length,
     "Prometheus to scrape the bot",
-    60_000,
-    200,
+    { intervalMs: 200 },
   );
   return query;
 }
 
-describe("the Grafana dashboard against a real Prometheus", { timeout: 180_000 }, () => {
+describe("the Grafana dashboard against a real Prometheus", () => {
   it("has data for every panel's query after the bot diagnosed, swept, refused and failed", async () => {
     h = await startHarness("prom-dashboard", { scenario: "sweep-catalog", botConfig: SWEEP_BOT_CONFIG });
     const harness = h;
@@ -122,11 +121,10 @@ describe("the Grafana dashboard against a real Prometheus", { timeout: 180_000 }
     const refused = await fetch(harness.url("/webhooks/alertmanager"), { method: "POST", body: "{}" });
     expect(refused.status).toBe(401);
     expect((await slash(harness, "sweep")).status).toBe(200);
-    await until(() => digests(harness).length > 0, "the sweep's digest", 60_000);
+    await until(() => digests(harness).length > 0, "the sweep's digest");
     await until(
       () => harness.standIn.messages(CHANNEL).some((m) => m.thread_ts !== undefined),
       "the diagnosis in the thread",
-      60_000,
     );
 
     const queries = dashboard.panels.flatMap((panel) =>
@@ -141,8 +139,7 @@ describe("the Grafana dashboard against a real Prometheus", { timeout: 180_000 }
           return (result.data?.result.length ?? 0) > 0 ? result : undefined;
         },
         `data for "${panel}" (${expr})`,
-        90_000,
-        500,
+        { intervalMs: 500 },
       );
       expect(answer.data?.result.length).toBeGreaterThan(0);
     }
@@ -180,7 +177,6 @@ describe("the Grafana dashboard against a real Prometheus", { timeout: 180_000 }
     await until(
       async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200,
       "start to be ready",
-      120_000,
     ).catch((error: Error) => {
       throw new Error(`${error.message}\n${out.slice(-4000)}`);
     });
@@ -203,8 +199,7 @@ describe("the Grafana dashboard against a real Prometheus", { timeout: 180_000 }
           return (result.data?.result.length ?? 0) > 0 ? result.data!.result : undefined;
         },
         `${expr} in Prometheus`,
-        90_000,
-        250,
+        { intervalMs: 250 },
       ).catch((error: Error) => {
         throw new Error(`${error.message}\n${out.slice(-4000)}`);
       });

@@ -13,6 +13,7 @@ import type { Report } from "../../src/core/report/schema.js";
 import { diagnoseTable } from "../../src/services/diagnose-table.js";
 import { startLakehouse } from "../../src/sim/lakehouse.js";
 import { loadScenario } from "../../src/sim/scenarios.js";
+import { HAPPY_PATH_TIMEOUT_MS } from "../support/poll.js";
 
 const agent = new Agent();
 afterAll(() => agent.close());
@@ -29,7 +30,7 @@ async function diagnoseScenario(
       CONNECT_REST_URL: lakehouse.urls.connect,
       ...(withPrometheus ? { PROMETHEUS_URL: lakehouse.urls.prometheus } : {}),
     });
-    const ports = createEvidencePorts(config, { dispatcher: agent, timeoutMs: 3000 });
+    const ports = createEvidencePorts(config, { dispatcher: agent, timeoutMs: HAPPY_PATH_TIMEOUT_MS });
     const now = lakehouse.clock.now();
     const { playbooks } = await loadPlaybooks();
     const { report, evidence } = await diagnoseTable(

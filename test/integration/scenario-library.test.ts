@@ -13,6 +13,7 @@ import { investigate } from "../../src/services/investigate/investigate.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../../src/sim/scenarios.js";
 import { PLAYBOOKS } from "../support/playbooks.js";
+import { HAPPY_PATH_TIMEOUT_MS } from "../support/poll.js";
 
 const running: Lakehouse[] = [];
 afterAll(async () => {
@@ -34,9 +35,13 @@ describe("scenario library", () => {
     running.push(lakehouse);
     // A many-cluster scenario adds BOT_CONFIG's sources for its named clusters and catalogs.
     const config = loadConfig(lakehouse.env());
-    const ports = createEvidencePorts(config, { timeoutMs: 5000 });
+    const ports = createEvidencePorts(config, { timeoutMs: HAPPY_PATH_TIMEOUT_MS });
     const now = lakehouse.clock.now();
-    const evidence = await investigate(ports, { table: scenario.table, timeoutMs: 5000 }, () => now);
+    const evidence = await investigate(
+      ports,
+      { table: scenario.table, timeoutMs: HAPPY_PATH_TIMEOUT_MS },
+      () => now,
+    );
 
     const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
     expect(ReportSchema.safeParse(report).success).toBe(true);

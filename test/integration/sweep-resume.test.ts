@@ -63,7 +63,7 @@ function startChildWorker(harness: Harness): Promise<ChildProcess> {
   });
 }
 
-describe("a sweep survives a worker killed mid-sweep", { timeout: 120_000 }, () => {
+describe("a sweep survives a worker killed mid-sweep", () => {
   it("another worker finishes it: every table graded, one digest", async () => {
     // The receiver alone: the sweep's work can only run in the worker processes.
     h = await startHarness("sweep-kill", {
@@ -83,9 +83,9 @@ describe("a sweep survives a worker killed mid-sweep", { timeout: 120_000 }, () 
     await slash(harness, "sweep");
 
     const store = harness.bots[0]!.sweep.store;
-    const sweepId = await eventually(() => store.running(), 20_000, "the sweep to start");
+    const sweepId = await eventually(() => store.running(), "the sweep to start");
     const results = `{${harness.scope.namespace}}:sweep:${sweepId}:results`;
-    await eventually(async () => (await harness.scope.redis.hlen(results)) >= 2, 30_000, "two tables graded");
+    await eventually(async () => (await harness.scope.redis.hlen(results)) >= 2, "two tables graded");
     const exited = new Promise((resolve) => child!.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
@@ -103,17 +103,13 @@ describe("a sweep survives a worker killed mid-sweep", { timeout: 120_000 }, () 
       stalledIntervalMs: 1000,
       backoffMs: 100,
     });
-    const [digest] = await eventually(
-      () => digests(harness).length > 0 && digests(harness),
-      60_000,
-      "the digest",
-    );
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
     expect(digest!.text).toBe("Sweep: 9 tables, 3 with failing checks, 1 failing now");
     expect(rankedTables(digest!).slice(0, 2)).toEqual(["sales.payments", "sales.orders"]);
     const latest = await store.latest();
     expect(latest).toMatchObject({ sweepId, tables: 9, errorsTotal: 0 });
     expect(await store.running()).toBeUndefined();
-    await quiescent(harness, 30_000);
+    await quiescent(harness);
     expect(digests(harness)).toHaveLength(1);
   });
 });

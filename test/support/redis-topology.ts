@@ -19,8 +19,8 @@ interface Server {
 }
 
 /** Polls (through the suite's one polling helper) until probe holds; a probe that throws is "not yet". */
-function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<boolean> {
-  return until(() => probe().catch(() => false), what, timeoutMs, 100);
+function waitFor(probe: () => Promise<boolean>, what: string): Promise<boolean> {
+  return until(() => probe().catch(() => false), what, { intervalMs: 100 });
 }
 
 /** One command on a short-lived plain connection (no retries: a dead server answers at once). */

@@ -88,7 +88,7 @@ describe("Kubernetes manifests", () => {
     }
   });
 
-  it("declare no field the Kubernetes API does not know (strict validation)", { timeout: 60_000 }, () => {
+  it("declare no field the Kubernetes API does not know (strict validation)", () => {
     const found = docs.flatMap(({ file, doc }) => unknownFields(doc).map((f) => `${file}: ${f}`));
     expect(found).toEqual([]);
     // The check itself finds a misspelt key at any depth.
@@ -235,7 +235,7 @@ describe("Kubernetes manifests", () => {
 });
 
 describe("Flink Kubernetes Operator discovery RBAC (deploy/kubernetes/flink-discovery)", () => {
-  it("validates against the Kubernetes API schemas, with no unknown field", { timeout: 60_000 }, () => {
+  it("validates against the Kubernetes API schemas, with no unknown field", () => {
     expect(discoveryDocs.map((d) => `${d.file} ${d.doc.kind}`)).toEqual([
       "rbac-cluster.yaml ClusterRole",
       "rbac-cluster.yaml ClusterRoleBinding",

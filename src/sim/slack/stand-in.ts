@@ -53,6 +53,8 @@ interface Outcome {
   reply: Reply;
   /** Answer after this many milliseconds instead of at once. */
   delayMs?: number;
+  /** Answer once this settles instead of at once (a gate the test opens). */
+  releasedBy?: Promise<unknown>;
   /** Close the connection instead of answering. */
   reset?: boolean;
 }
@@ -129,12 +131,13 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     }
   }
 
-  // Answers held back by "late" faults; close() cancels them so no timer outlives the server.
-  const held = new Set<NodeJS.Timeout>();
+  // Answers held back by "late" faults, each with its way to drop it; close() drops them all so no
+  // timer or gate outlives the server.
+  const held = new Set<() => void>();
   const settledWaiters: Array<() => void> = [];
 
-  function releaseHeld(timer: NodeJS.Timeout): void {
-    held.delete(timer);
+  function releaseHeld(drop: () => void): void {
+    held.delete(drop);
     if (held.size === 0) for (const resolve of settledWaiters.splice(0)) resolve();
   }
 
@@ -143,15 +146,29 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       request.socket.destroy();
       return;
     }
+    if (outcome.releasedBy !== undefined) {
+      let dropped = false;
+      const drop = (): void => {
+        dropped = true;
+      };
+      held.add(drop);
+      const answer = (): void => {
+        if (!dropped && !response.destroyed) send(response, outcome.reply);
+        releaseHeld(drop);
+      };
+      outcome.releasedBy.then(answer, answer);
+      return;
+    }
     if (outcome.delayMs === undefined) {
       send(response, outcome.reply);
       return;
     }
     const timer = setTimeout(() => {
       if (!response.destroyed) send(response, outcome.reply);
-      releaseHeld(timer);
+      releaseHeld(drop);
     }, outcome.delayMs);
-    held.add(timer);
+    const drop = (): void => clearTimeout(timer);
+    held.add(drop);
   }
 
   async function answerApi(method: string, request: IncomingMessage): Promise<Outcome> {
@@ -263,6 +280,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
 
   function afterCarriedOut(fault: StandInFault, reply: Reply): Outcome {
     if (reply.body.ok !== true) return { reply };
+    if (fault.kind === "late" && fault.releasedBy !== undefined)
+      return { reply, releasedBy: fault.releasedBy };
     if (fault.kind === "late") return { reply, delayMs: fault.delayMs ?? DEFAULT_LATE_MS };
     if (fault.kind === "reset") return { reply, reset: true };
     return { reply: faultReply(fault) };
@@ -364,9 +383,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     close(): Promise<void> {
       // Upgraded sockets are no longer the HTTP server's: close() would wait on them forever.
       socketMode.closeAll();
-      for (const timer of [...held]) {
-        clearTimeout(timer);
-        releaseHeld(timer);
+      for (const drop of [...held]) {
+        drop();
+        releaseHeld(drop);
       }
       return new Promise((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));

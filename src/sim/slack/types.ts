@@ -88,6 +88,8 @@ export interface StandInFault {
   delivered?: boolean;
   /** For "late": milliseconds between carrying the call out and answering (default 15000). */
   delayMs?: number;
+  /** For "late": answer once this settles instead of after delayMs, so a test decides when. */
+  releasedBy?: Promise<unknown>;
   /** How many calls fail before the method works again (default 1); ignored when forMs is set. */
   times?: number;
   /** Fail every matching call for this many milliseconds from injection (an outage window). */

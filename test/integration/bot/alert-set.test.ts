@@ -37,17 +37,17 @@ describe("alerts: the card tells the truth, nothing is refused for its size", ()
 
   it("a resolve of one of two alerts keeps the card firing; the last resolve clears it; a re-fire returns", async () => {
     await send([A, B]);
-    await eventually(() => /2 alerts firing/.test(card()), 10_000, "the card with two alerts firing");
+    await eventually(() => /2 alerts firing/.test(card()), "the card with two alerts firing");
 
     await send([{ ...A, status: "resolved" }]);
-    await eventually(() => /1 alert firing/.test(card()), 10_000, "the card with one alert firing");
+    await eventually(() => /1 alert firing/.test(card()), "the card with one alert firing");
     expect(card()).not.toMatch(/alert cleared/);
 
     await send([{ ...B, status: "resolved" }]);
-    await eventually(() => /the alert cleared/.test(card()), 10_000, "the card saying the alert cleared");
+    await eventually(() => /the alert cleared/.test(card()), "the card saying the alert cleared");
 
     await send([A]);
-    await eventually(() => /1 alert firing/.test(card()), 10_000, "the card firing again");
+    await eventually(() => /1 alert firing/.test(card()), "the card firing again");
     expect(card()).not.toMatch(/alert cleared/);
   });
 
@@ -59,7 +59,7 @@ describe("alerts: the card tells the truth, nothing is refused for its size", ()
     const answer = await postAlert(h, alertmanagerBody(many));
     expect(answer.status).toBe(202);
     expect(JSON.parse(answer.body)).toMatchObject({ ok: true, accepted: 1200, ignored: 0 });
-    await eventually(() => /1,?201 alerts firing/.test(card()), 10_000, "the card counting every alert");
+    await eventually(() => /1,?201 alerts firing/.test(card()), "the card counting every alert");
   });
 
   it("counts refused webhooks in /metrics by reason", async () => {

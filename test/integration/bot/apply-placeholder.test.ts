@@ -7,15 +7,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../../src/main.js";
 import { buttonClickBody, type FoundButton, findButton } from "../../../src/sim/slack/person.js";
 import type { StoredMessage } from "../../../src/sim/slack/types.js";
-import { until } from "../../support/poll.js";
 import { postSigned } from "../../support/slack-signing.js";
 import { CHANNEL, eventually, type Harness, startWithProposal } from "./harness.js";
 
 const ALICE = "U0ALICE";
 const MALLORY = "U0MALLORY";
 const FORM = "application/x-www-form-urlencoded";
-/** How late the approver directory (Slack's usergroups.users.list) answers. */
-const DIRECTORY_DELAY_MS = 4000;
 const BOT_CONFIG = `
 defaults:
   approvers: [S0ONCALL]
@@ -72,24 +69,13 @@ async function proposed(label: string): Promise<{ harness: Harness; rootTs: stri
 describe("Apply opens its form at once and a worker fills it in", () => {
   it("acks and opens the placeholder while the approver directory is slow; the worker fills in the form", async () => {
     const { harness, rootTs } = await proposed("apply-slow-directory");
-    harness.standIn.inject({ method: "usergroups.users.list", kind: "late", delayMs: DIRECTORY_DELAY_MS });
-    // When the slow directory has answered (the event the ack and the placeholder must not wait for).
-    let directoryAnswered = false;
-    void harness.standIn
-      .waitFor(
-        () => harness.standIn.calls.some((c) => c.method === "usergroups.users.list" && c.fault === "late"),
-        120_000,
-      )
-      // The late answer is held from the turn after the call is recorded; then wait for its release.
-      .then(() => new Promise((resolve) => setImmediate(resolve)))
-      .then(() => harness.standIn.settled())
-      .then(
-        () => {
-          directoryAnswered = true;
-        },
-        () => {},
-      );
-    const clickedAt = Date.now();
+    // The directory (Slack's usergroups.users.list) answers only when the test opens this gate, so
+    // "before the directory answered" is an order of events, not a race against a delay.
+    let openGate = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    harness.standIn.inject({ method: "usergroups.users.list", kind: "late", releasedBy: gate });
     const answer = await postSigned(
       harness.url("/slack/events"),
       harness.secret,
@@ -98,40 +84,32 @@ describe("Apply opens its form at once and a worker fills it in", () => {
     );
     // Acknowledged without waiting for the directory (what keeps it inside Slack's 3 s).
     expect(answer.status).toBe(200);
-    expect(directoryAnswered).toBe(false);
 
-    // The first view Slack sees is the placeholder, opened before the directory answered.
-    const first = (await eventually(
-      () => harness.standIn.views.opened[0],
-      60_000,
-      "the placeholder",
-    )) as View;
-    expect(directoryAnswered).toBe(false);
+    // The first view Slack sees is the placeholder, opened while the directory is still held.
+    const first = (await eventually(() => harness.standIn.views.opened[0], "the placeholder")) as View;
     expect(first.callback_id).toBe("placeholder");
     expect(first.submit).toBeUndefined();
     const open = harness.standIn.calls.find((c) => c.method === "views.open");
     expect(open?.ok).toBe(true);
 
-    // The worker's checks wait for the directory, then the same view becomes the form.
-    const form = (await eventually(
-      () => {
-        const view = harness.standIn.views.opened[0] as View;
-        return view.callback_id === "playbook_apply_modal" ? view : undefined;
-      },
-      DIRECTORY_DELAY_MS + 8000,
-      "the form",
-    )) as View;
-    const filledMs = Date.now() - clickedAt;
+    // The worker's checks are waiting on the directory: asked, not answered, the view untouched.
+    await eventually(
+      () => harness.standIn.calls.some((c) => c.method === "usergroups.users.list" && c.fault === "late"),
+      "the worker to ask the directory",
+    );
+    expect((harness.standIn.views.opened[0] as View).callback_id).toBe("placeholder");
+
+    // Once the directory answers, the same view becomes the form.
+    openGate();
+    const form = (await eventually(() => {
+      const view = harness.standIn.views.opened[0] as View;
+      return view.callback_id === "playbook_apply_modal" ? view : undefined;
+    }, "the form")) as View;
     expect(form.id).toBe(first.id);
     expect(form.submit).toBeDefined();
     expect(JSON.stringify(form.blocks)).toContain("apply_reason");
     expect(harness.standIn.views.opened).toHaveLength(1);
-    expect(filledMs).toBeGreaterThanOrEqual(DIRECTORY_DELAY_MS - 500);
-    // The watcher saw the directory answer (so its "not yet" above meant something).
-    await until(() => directoryAnswered, "the directory's answer to be seen");
-    const directory = harness.standIn.calls.filter((c) => c.method === "usergroups.users.list");
-    expect(directory.some((c) => c.fault === "late")).toBe(true);
-  }, 60_000);
+  });
 
   it("turns the placeholder into the refusal for someone who may not approve, and audits it", async () => {
     const { harness, rootTs } = await proposed("apply-refused");
@@ -142,57 +120,41 @@ describe("Apply opens its form at once and a worker fills it in", () => {
       FORM,
     );
     expect(answer.status).toBe(200);
-    const refusal = (await eventually(
-      () => {
-        const view = harness.standIn.views.opened[0] as View | undefined;
-        return view?.callback_id === "playbook_apply_refused" ? view : undefined;
-      },
-      10_000,
-      "the refusal",
-    )) as View;
+    const refusal = (await eventually(() => {
+      const view = harness.standIn.views.opened[0] as View | undefined;
+      return view?.callback_id === "playbook_apply_refused" ? view : undefined;
+    }, "the refusal")) as View;
     expect(refusal.submit).toBeUndefined();
     expect(JSON.stringify(refusal.blocks)).toMatch(
       /not an approver for db\.events; ask <!subteam\^S0ONCALL>/,
     );
-    const rows = await eventually(
-      async () => {
-        const all = await harness.bots[0]!.store.audit("db.events");
-        const mine = all.filter((r) => r.actor === MALLORY);
-        return mine.length > 0 ? mine : undefined;
-      },
-      5000,
-      "the audit row",
-    );
+    const rows = await eventually(async () => {
+      const all = await harness.bots[0]!.store.audit("db.events");
+      const mine = all.filter((r) => r.actor === MALLORY);
+      return mine.length > 0 ? mine : undefined;
+    }, "the audit row");
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ outcome: "refused" });
     // Shown in the form, not said twice.
     expect(harness.standIn.messages(CHANNEL).filter((m) => m.ephemeralUser === MALLORY)).toHaveLength(0);
-  }, 60_000);
+  });
 
   it("offers the waiting decision on the root card too: its button opens the same form", async () => {
     const { harness, rootTs } = await proposed("apply-from-card");
     // The card is edited once the proposal is posted; its button carries the proposal's value.
-    const card = await eventually(
-      () => {
-        const root = harness.standIn.thread(CHANNEL, rootTs)[0] as StoredMessage | undefined;
-        const block = (
-          root?.blocks as Array<{ type: string; block_id?: string; elements?: FoundButton["button"][] }>
-        )?.find((b) => b.type === "actions" && b.block_id === "card_decision");
-        return root && block ? { root, block } : undefined;
-      },
-      10_000,
-      "the card's decision button",
-    );
+    const card = await eventually(() => {
+      const root = harness.standIn.thread(CHANNEL, rootTs)[0] as StoredMessage | undefined;
+      const block = (
+        root?.blocks as Array<{ type: string; block_id?: string; elements?: FoundButton["button"][] }>
+      )?.find((b) => b.type === "actions" && b.block_id === "card_decision");
+      return root && block ? { root, block } : undefined;
+    }, "the card's decision button");
     const button = card.block.elements![0]!;
     expect(button).toMatchObject({ action_id: "playbook_apply", text: { text: "Review and apply" } });
-    const proposal = await eventually(
-      () => {
-        const found = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply");
-        return found && found.message.ts !== rootTs ? found : undefined;
-      },
-      10_000,
-      "the proposal",
-    );
+    const proposal = await eventually(() => {
+      const found = findButton(harness.standIn, CHANNEL, rootTs, "playbook_apply");
+      return found && found.message.ts !== rootTs ? found : undefined;
+    }, "the proposal");
     expect(button.value).toBe(proposal.button.value);
     expect(JSON.stringify(card.root.blocks)).toMatch(/\*Now:\* waiting for approval of/);
 
@@ -202,14 +164,10 @@ describe("Apply opens its form at once and a worker fills it in", () => {
       { triggerId: "1764540000.700001.42.card", actionTs: "1764540000.700001" },
     );
     expect((await postSigned(harness.url("/slack/events"), harness.secret, body, FORM)).status).toBe(200);
-    const form = (await eventually(
-      () => {
-        const view = harness.standIn.views.opened[0] as View | undefined;
-        return view?.callback_id === "playbook_apply_modal" ? view : undefined;
-      },
-      10_000,
-      "the form",
-    )) as View;
+    const form = (await eventually(() => {
+      const view = harness.standIn.views.opened[0] as View | undefined;
+      return view?.callback_id === "playbook_apply_modal" ? view : undefined;
+    }, "the form")) as View;
     expect(JSON.stringify(form.blocks)).toContain("apply_reason");
-  }, 60_000);
+  });
 });

@@ -20,7 +20,7 @@ afterEach(async () => {
 const gauge = (text: string, name: string, backlog: string) =>
   Number(new RegExp(`^${name}\\{backlog="${backlog}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
 
-describe("backlog gauges", { timeout: 60_000 }, () => {
+describe("backlog gauges", () => {
   it("show what each queue, inbox and the Slack outbox owes and for how long", async () => {
     const scope = testRedisScope("backlogs");
     cleanups.push(() => scope.cleanup());

@@ -55,7 +55,7 @@ async function setup(label: string): Promise<Setup> {
   const bot = await startBot(config, { role: "serve", port: 0, queuePrefix: `{${label}}` });
   cleanups.push(() => bot.stop());
   const base = `http://127.0.0.1:${bot.port}`;
-  await eventually(async () => (await fetch(`${base}/readyz`)).status === 200 || undefined, 10_000, "ready");
+  await eventually(async () => (await fetch(`${base}/readyz`)).status === 200 || undefined, "ready");
   const startWorker = async () => {
     const worker = await startBot(config, { role: "worker", queuePrefix: `{${label}}` });
     cleanups.push(() => worker.stop());
@@ -79,7 +79,7 @@ const diagnose = (s: Setup, responseId: string) =>
     FORM,
   );
 
-describe("slash commands: acknowledged first, recorded after", { timeout: 60_000 }, () => {
+describe("slash commands: acknowledged first, recorded after", () => {
   it("records the command after an ack that promised it, and a worker queues it once", async () => {
     const s = await setup("ack-ok");
     const response = await diagnose(s, "ok");
@@ -87,10 +87,10 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     expect(JSON.parse(response.body)).toMatchObject({ response_type: "ephemeral" });
     expect(JSON.parse(response.body).text).toMatch(/Diagnosing `?db\.events`?…/);
     // The receiver alone only records it: nothing is queued until a worker takes it.
-    await eventually(async () => ((await inInbox(s)) === 1 ? true : undefined), 5000, "the recorded command");
+    await eventually(async () => ((await inInbox(s)) === 1 ? true : undefined), "the recorded command");
     expect(await queued(s.bot)).toBe(0);
     const worker = await s.startWorker();
-    await eventually(async () => ((await inInbox(s)) === 0 ? true : undefined), 5000, "the inbox emptied");
+    await eventually(async () => ((await inInbox(s)) === 0 ? true : undefined), "the inbox emptied");
     const jobs = await worker.queues.diagnose.getJobs([
       "waiting",
       "active",
@@ -113,7 +113,6 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     expect(JSON.parse(response.body).text).toMatch(/Diagnosing/);
     const told = await eventually(
       () => s.standIn.responses.find((r) => r.id === "refused"),
-      5000,
       "the response_url answer",
     );
     expect(told.body).toMatchObject({
@@ -135,7 +134,6 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     expect(JSON.parse(response.body).text).toMatch(/Diagnosing/);
     const told = await eventually(
       () => s.standIn.responses.find((r) => r.id === "paused"),
-      10_000,
       "the response_url answer",
     );
     expect(told.body).toMatchObject({ text: NOT_RECORDED_TEXT });
@@ -143,7 +141,6 @@ describe("slash commands: acknowledged first, recorded after", { timeout: 60_000
     // The recording held by the pause lands now: the person who heard it failed hears it did not.
     const late = await eventually(
       () => s.standIn.responses.filter((r) => r.id === "paused")[1],
-      5000,
       "the second response_url answer",
     );
     expect(late.body).toMatchObject({

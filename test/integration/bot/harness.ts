@@ -178,10 +178,9 @@ export function fixtureReport(table: string, nowMs: number): Report {
 /** Polls until probe returns a value (Slack calls land asynchronously); fails saying what it waited for. */
 export function eventually<T>(
   probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 5000,
   what = "the expected Slack messages",
 ): Promise<T> {
-  return until(probe, what, timeoutMs, 50);
+  return until(probe, what, { intervalMs: 50 });
 }
 
 /**
@@ -189,7 +188,7 @@ export function eventually<T>(
  * may queue the next. Tests wait on this before asserting that something did not happen, instead
  * of sleeping and hoping.
  */
-export async function quiescent(harness: Harness, timeoutMs = 15_000): Promise<void> {
+export async function quiescent(harness: Harness): Promise<void> {
   const bot = harness.bots[0]!;
   let idleBefore = false;
   await until(
@@ -200,8 +199,7 @@ export async function quiescent(harness: Harness, timeoutMs = 15_000): Promise<v
       return settled;
     },
     "the queues and the outbox to go quiet",
-    timeoutMs,
-    100,
+    { intervalMs: 100 },
   );
 }
 
@@ -238,18 +236,14 @@ export async function startWithProposal(
       alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
     );
     if (fired.status !== 202) throw new Error(`the alert was answered ${fired.status}`);
-    const rootTs = await eventually(
-      () => {
-        const root = harness.standIn
-          .messages(CHANNEL)
-          .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
-        // The proposal itself, not the card's copy of its button (the card may be edited first).
-        const apply = root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply");
-        return root && apply && apply.message.ts !== root.ts ? root.ts : undefined;
-      },
-      20_000,
-      "the proposal",
-    );
+    const rootTs = await eventually(() => {
+      const root = harness.standIn
+        .messages(CHANNEL)
+        .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+      // The proposal itself, not the card's copy of its button (the card may be edited first).
+      const apply = root && findButton(harness.standIn, CHANNEL, root.ts, "playbook_apply");
+      return root && apply && apply.message.ts !== root.ts ? root.ts : undefined;
+    }, "the proposal");
     return { harness, rootTs };
   } catch (error) {
     await harness.close();

@@ -15,7 +15,7 @@ import {
   startHarness,
 } from "./harness.js";
 
-describe("the cap on new incidents", { timeout: 120_000 }, () => {
+describe("the cap on new incidents", () => {
   let h: Harness;
   let clock = Math.floor(Date.now() / 60_000) * 60_000 + 1000;
   beforeAll(async () => {
@@ -51,12 +51,12 @@ incidentCap:
     expect(answer.status).toBe(202);
     expect(JSON.parse(answer.body)).toMatchObject({ accepted: 5, ignored: 0 });
 
-    const note = await eventually(() => capNotes()[0], 30_000, "the cap note");
+    const note = await eventually(() => capNotes()[0], "the cap note");
     expect(note.text).toMatch(/^3 more tables alerted; they will be opened as the cap allows/);
     // Two by the notification, the third by the drain (the minute's budget is three).
-    await eventually(() => roots().length === 3, 30_000, "three incidents");
+    await eventually(() => roots().length === 3, "three incidents");
     const waiting = deferredAlertsStore(h.bots[0]!.redis, { namespace: h.scope.namespace, now: () => clock });
-    await eventually(async () => (await waiting.count()) === 2, 30_000, "two tables waiting");
+    await eventually(async () => (await waiting.count()) === 2, "two tables waiting");
     expect(new Set(roots())).toEqual(new Set(["db.t1", "db.t2", "db.t3"]));
 
     // More notifications over the cap in the same minute wait too, without another note.
@@ -64,7 +64,7 @@ incidentCap:
       { table: "db.t6", fingerprint: `a${(5).toString(16).padStart(15, "0")}` },
     ]);
     expect(JSON.parse((await postAlert(h, storm)).body)).toMatchObject({ accepted: 1 });
-    await eventually(async () => (await waiting.count()) === 3, 30_000, "db.t6 waiting");
+    await eventually(async () => (await waiting.count()) === 3, "db.t6 waiting");
     expect(capNotes()).toHaveLength(1);
 
     // db.t5's and db.t6's alerts resolve while they wait: nothing to open for them.
@@ -76,8 +76,8 @@ incidentCap:
     expect(await waiting.count()).toBe(1);
 
     clock += 60_000;
-    await eventually(async () => (await waiting.count()) === 0, 30_000, "the waiting tables drained");
-    await eventually(() => roots().length === 4, 30_000, "the fourth incident");
+    await eventually(async () => (await waiting.count()) === 0, "the waiting tables drained");
+    await eventually(() => roots().length === 4, "the fourth incident");
     expect(new Set(roots())).toEqual(new Set(["db.t1", "db.t2", "db.t3", "db.t4"]));
     expect(capNotes()).toHaveLength(1);
   });

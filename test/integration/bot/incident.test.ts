@@ -21,7 +21,7 @@ describe("an alert becomes one incident thread with a diagnosis", () => {
       if (!root) return undefined;
       const replies = h.standIn.thread(CHANNEL, root.ts);
       return replies.length >= 2 ? replies : undefined;
-    }, 15_000);
+    });
     const [root, diagnosis] = thread;
     expect(root?.text).toContain("db.events");
     expect(diagnosis?.thread_ts).toBe(root?.ts);
@@ -45,7 +45,7 @@ describe("an alert becomes one incident thread with a diagnosis", () => {
     const audit = await eventually(() => {
       const replies = h.standIn.thread(CHANNEL, root!.ts);
       return replies.find((m) => JSON.stringify(m.blocks).includes("Audit of"));
-    }, 10_000);
+    });
     expect(JSON.stringify(audit.blocks)).toMatch(/retry/i);
     expect(h.standIn.messages(CHANNEL).filter((m) => !m.thread_ts)).toHaveLength(1);
   });
@@ -56,9 +56,8 @@ describe("an alert becomes one incident thread with a diagnosis", () => {
     const body = slashCommandBody({ text: "diagnose db.evnts", userId: "U0TYPO" });
     const ack = await postSigned(h.url("/slack/events"), h.secret, body, "application/x-www-form-urlencoded");
     expect(ack.status).toBe(200);
-    const reply = await eventually(
-      () => h.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === "U0TYPO"),
-      10_000,
+    const reply = await eventually(() =>
+      h.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === "U0TYPO"),
     );
     expect(reply.text).toContain("db.events");
     expect(h.standIn.messages(CHANNEL).filter((m) => !m.ephemeralUser)).toHaveLength(0);

@@ -138,8 +138,8 @@ describe("clicks and submissions are queued jobs", () => {
         )
       ).status,
     ).toBe(200);
-    await eventually(() => harness.standIn.views.opened.length > 0, 5000, "the placeholder");
-    await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued Apply");
+    await eventually(() => harness.standIn.views.opened.length > 0, "the placeholder");
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined), "the queued Apply");
     expect(await waitingKinds()).toEqual(["apply-form"]);
     // Everything the receiver does for the request is over: what did not happen by now never will.
     await receiver.app!.settled();
@@ -152,16 +152,12 @@ describe("clicks and submissions are queued jobs", () => {
     // A worker turns the placeholder into the form.
     const filler = await startBot(harness.config, { ...shared, role: "worker" });
     harness.bots.push(filler);
-    const view = (await eventually(
-      () => {
-        const opened = harness.standIn.views.opened[0] as { callback_id?: string };
-        return opened.callback_id === "playbook_apply_modal" ? opened : undefined;
-      },
-      10_000,
-      "the form in the placeholder",
-    )) as Record<string, unknown>;
+    const view = (await eventually(() => {
+      const opened = harness.standIn.views.opened[0] as { callback_id?: string };
+      return opened.callback_id === "playbook_apply_modal" ? opened : undefined;
+    }, "the form in the placeholder")) as Record<string, unknown>;
     expect(harness.standIn.views.opened).toHaveLength(1);
-    await eventually(async () => ((await waiting()) === 0 ? true : undefined), 5000, "the Apply job to run");
+    await eventually(async () => ((await waiting()) === 0 ? true : undefined), "the Apply job to run");
     harness.bots.splice(harness.bots.indexOf(filler), 1);
     await filler.stop();
 
@@ -174,7 +170,7 @@ describe("clicks and submissions are queued jobs", () => {
     expect(submitted.status).toBe(200);
     expect(submitted.body).not.toContain("errors");
     // Recorded, not carried out: one job waits, and nothing reached the catalog, Connect or Slack.
-    await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued approval");
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined), "the queued approval");
     // The submission itself is the job (not an apply job a decision in the receiver would add).
     expect(await waitingKinds()).toEqual(["approval"]);
     await receiver.app!.settled();
@@ -192,10 +188,9 @@ describe("clicks and submissions are queued jobs", () => {
         lakehouse.requests.filter(
           (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
         ).length === 1 || undefined,
-      15_000,
       "the catalog commit",
     );
-    await eventually(() => /Applied by/.test(thread(rootTs)) || undefined, 10_000, "the applied proposal");
+    await eventually(() => /Applied by/.test(thread(rootTs)) || undefined, "the applied proposal");
 
     // A button click with the worker stopped again: queued, no Slack call, until a worker runs.
     harness.bots.splice(harness.bots.indexOf(worker), 1);
@@ -210,20 +205,15 @@ describe("clicks and submissions are queued jobs", () => {
       apply.message,
     );
     expect((await postSigned(url, harness.secret, form(stop), FORM)).status).toBe(200);
-    await eventually(async () => ((await waiting()) === 1 ? true : undefined), 5000, "the queued click");
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined), "the queued click");
     expect(await waitingKinds()).toEqual(["click"]);
     await receiver.app!.settled();
     expect(harness.standIn.calls.length).toBe(slackBeforeClick);
     expect(lakehouse.requests.length).toBe(upstreamBeforeClick);
     harness.bots.push(await startBot(harness.config, { ...shared, role: "worker" }));
-    await eventually(
-      async () => ((await waiting()) === 0 ? true : undefined),
-      10_000,
-      "the click's job to run",
-    );
+    await eventually(async () => ((await waiting()) === 0 ? true : undefined), "the click's job to run");
     await eventually(
       () => harness.standIn.calls.length > slackBeforeClick || undefined,
-      10_000,
       "the click's answer",
     );
 
@@ -245,11 +235,10 @@ describe("clicks and submissions are queued jobs", () => {
       "evidence",
     );
     expect((await postSigned(url, harness.secret, form(evidence), FORM)).status).toBe(200);
-    await eventually(() => harness.standIn.views.opened.length === 2 || undefined, 5000, "its placeholder");
+    await eventually(() => harness.standIn.views.opened.length === 2 || undefined, "its placeholder");
     await eventually(
       async () =>
         (await slackQueue.getJobs(["waiting"])).some((j) => j.name === "evidence") ? true : undefined,
-      5000,
       "the queued evidence job",
     );
     await receiver.app!.settled();
@@ -272,7 +261,6 @@ describe("clicks and submissions are queued jobs", () => {
     expect((await postSigned(url, harness.secret, form(fix), FORM)).status).toBe(200);
     await eventually(
       async () => ((await sweepQueue.getJobs(["waiting"])).some((j) => j.name === "fix") ? true : undefined),
-      5000,
       "the queued fix",
     );
     await receiver.app!.settled();
@@ -280,16 +268,12 @@ describe("clicks and submissions are queued jobs", () => {
     expect(harness.standIn.calls.slice(slackBeforeEvidence).map((c) => c.method)).toEqual(["views.open"]);
 
     harness.bots.push(await startBot(harness.config, { ...shared, role: "worker" }));
-    const filled = (await eventually(
-      () => {
-        const opened = harness.standIn.views.opened[1] as { title?: { text?: string }; blocks?: unknown };
-        return /• /.test(JSON.stringify(opened.blocks)) ? opened : undefined;
-      },
-      10_000,
-      "the evidence in the placeholder",
-    )) as { title: { text: string } };
+    const filled = (await eventually(() => {
+      const opened = harness.standIn.views.opened[1] as { title?: { text?: string }; blocks?: unknown };
+      return /• /.test(JSON.stringify(opened.blocks)) ? opened : undefined;
+    }, "the evidence in the placeholder")) as { title: { text: string } };
     expect(filled.title.text).toBe("All evidence");
-  }, 90_000);
+  });
 });
 
 describe("interactions while Redis is away", () => {
@@ -324,7 +308,6 @@ describe("interactions while Redis is away", () => {
     await redis.stop("SIGKILL");
     await eventually(
       async () => ((await fetch(`${base}/readyz`)).status === 503 ? true : undefined),
-      15_000,
       "not ready",
     );
 
@@ -346,7 +329,6 @@ describe("interactions while Redis is away", () => {
     expect((await postSigned(`${base}/slack/events`, secret, form(click), FORM)).status).toBe(200);
     const told = await eventually(
       () => standIn.responses.find((r) => r.body.text === NOT_RECORDED_TEXT),
-      5000,
       "the response_url answer",
     );
     expect(told.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
@@ -357,7 +339,6 @@ describe("interactions while Redis is away", () => {
     expect((await postSigned(`${base}/slack/events`, secret, form(applyClick), FORM)).status).toBe(200);
     await eventually(
       () => standIn.responses.filter((r) => r.body.text === NOT_RECORDED_TEXT).length === 2 || undefined,
-      5000,
       "the answer to Apply",
     );
     // "Show all evidence" and a digest's "Start the fix": told the same way, no placeholder left open.
@@ -375,7 +356,6 @@ describe("interactions while Redis is away", () => {
     expect((await postSigned(`${base}/slack/events`, secret, form(fixClick), FORM)).status).toBe(200);
     await eventually(
       () => standIn.responses.filter((r) => r.body.text === NOT_RECORDED_TEXT).length === 4 || undefined,
-      5000,
       "the answers to Show all evidence and Start the fix",
     );
     expect(standIn.views.opened).toHaveLength(0);
@@ -408,7 +388,6 @@ describe("interactions while Redis is away", () => {
     redis = await startPrivateRedis({ port: redisPort });
     await eventually(
       async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined),
-      20_000,
       "ready",
     );
     // A command left in a connection's offline queue goes out ahead of these, in order (depth()
@@ -418,5 +397,5 @@ describe("interactions while Redis is away", () => {
     const depth = await bot.queues.depth();
     expect(Object.values(depth).reduce((a, b) => a + b, 0)).toBe(0);
     expect(Object.values(await remediationQueue.getJobCounts()).reduce((a, b) => a + b, 0)).toBe(0);
-  }, 90_000);
+  });
 });

@@ -76,17 +76,13 @@ describe("outside text and secrets on the way to Slack and the logs", () => {
       alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
     );
     expect(fired.status).toBe(202);
-    const posted = await eventually(
-      () => {
-        const root = h.standIn.messages(CHANNEL).find((m) => !m.thread_ts && /db\.events/.test(m.text));
-        // The diagnosis reply, not the root card: the card names the failing source first.
-        const replies = root ? h.standIn.thread(CHANNEL, root.ts).filter((m) => m.ts !== root.ts) : [];
-        const said = replies.map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`).join("\n");
-        return /BadRequestException|rejected|Could not read/.test(said) ? said : undefined;
-      },
-      20_000,
-      "the catalog failure in the thread",
-    );
+    const posted = await eventually(() => {
+      const root = h.standIn.messages(CHANNEL).find((m) => !m.thread_ts && /db\.events/.test(m.text));
+      // The diagnosis reply, not the root card: the card names the failing source first.
+      const replies = root ? h.standIn.thread(CHANNEL, root.ts).filter((m) => m.ts !== root.ts) : [];
+      const said = replies.map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`).join("\n");
+      return /BadRequestException|rejected|Could not read/.test(said) ? said : undefined;
+    }, "the catalog failure in the thread");
     // Everything the bot sent to Slack, not only what is displayed.
     const sent = JSON.stringify(h.standIn.calls.map((c) => c.args));
 
@@ -108,11 +104,7 @@ describe("outside text and secrets on the way to Slack and the logs", () => {
   });
 
   it("keeps the secret out of the log lines and the source address in them", async () => {
-    await eventually(
-      () => lines.some((l) => /evidence source unavailable/.test(l)),
-      10_000,
-      "the source log line",
-    );
+    await eventually(() => lines.some((l) => /evidence source unavailable/.test(l)), "the source log line");
     const log = lines.join("");
     for (const form of SECRET_FORMS) {
       expect(log, form).not.toContain(form);

@@ -70,7 +70,7 @@ describe("readiness", () => {
 
     // Several more refusals and monitor rounds: still one line saying so.
     const before = refused();
-    await until(() => refused() >= before + 2, "the poster to try again twice", 60_000);
+    await until(() => refused() >= before + 2, "the poster to try again twice");
     for (let i = 0; i < 5; i++) await readyz(harness);
     const notReady = lines.filter((l) => l.check === "slack_auth" && String(l.msg).startsWith("not ready"));
     expect(notReady).toHaveLength(1);
@@ -78,7 +78,7 @@ describe("readiness", () => {
 
     // The token works again: the next delivery clears it, and that is logged once too.
     harness.standIn.clearFaults();
-    await until(async () => (await readyz(harness)).status === 200, "readyz to pass again", 60_000);
+    await until(async () => (await readyz(harness)).status === 200, "readyz to pass again");
     expect(await failingGauge(harness, "slack_auth")).toBe(0);
     expect(
       lines.filter((l) => l.check === "slack_auth" && String(l.msg).startsWith("ready again")),
@@ -109,8 +109,8 @@ describe("readiness", () => {
 
     // Invited: the root is posted and readiness passes again.
     harness.standIn.clearFaults();
-    await until(() => harness.standIn.messages(CHANNEL).length >= 1, "the root to be posted", 60_000);
-    await until(async () => (await readyz(harness)).status === 200, "readyz to pass again", 60_000);
+    await until(() => harness.standIn.messages(CHANNEL).length >= 1, "the root to be posted");
+    await until(async () => (await readyz(harness)).status === 200, "readyz to pass again");
   });
 
   it("fails while a message has been owed to Slack longer than slackDelivery.delayedAfterSeconds", async () => {
@@ -137,7 +137,7 @@ describe("readiness", () => {
     expect(await failingGauge(harness, "slack_delivery")).toBe(1);
 
     harness.standIn.clearFaults();
-    await until(async () => (await readyz(harness)).status === 200, "readyz to pass again", 60_000);
+    await until(async () => (await readyz(harness)).status === 200, "readyz to pass again");
     // The card tells the thread its messages came late.
     const card = await until(
       () =>
@@ -145,7 +145,6 @@ describe("readiness", () => {
           .messages(CHANNEL)
           .find((m) => m.thread_ts === undefined && JSON.stringify(m.blocks).includes("reached Slack up to")),
       "the card's note on the delay",
-      60_000,
     );
     expect(JSON.stringify(card.blocks)).toMatch(/up to 1 min[^"]* late/);
   });

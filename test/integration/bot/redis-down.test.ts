@@ -12,7 +12,7 @@ import { until } from "../../support/poll.js";
 const root = path.resolve(import.meta.dirname, "../../..");
 const main = path.join(root, "src/cli/main.ts");
 
-describe("the bot with Redis unreachable", { timeout: 90_000 }, () => {
+describe("the bot with Redis unreachable", () => {
   it("logs one structured line per retry period, reports not ready, and stops on SIGTERM", async () => {
     const [redisPort, httpPort] = [await freePort(), await freePort()];
     const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", main, "serve"], {
@@ -38,7 +38,7 @@ describe("the bot with Redis unreachable", { timeout: 90_000 }, () => {
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     try {
-      await until(() => stdout.includes("iceberg-bot listening"), "the receiver to listen", 45_000);
+      await until(() => stdout.includes("iceberg-bot listening"), "the receiver to listen");
       const listeningAt = Date.now();
       const ready = await fetch(`http://127.0.0.1:${httpPort}/readyz`);
       expect(ready.status).toBe(503);

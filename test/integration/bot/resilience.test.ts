@@ -28,14 +28,11 @@ describe("nothing is lost or doubled when workers die or Slack pushes back", () 
     // Only the first process takes diagnosis jobs at first, so we know whom to kill.
     await harness.bots[1]!.workers!.diagnose.pause();
     await postAlert(harness, alertmanagerBody([{ table: "db.events" }]));
-    await eventually(() => diagnosis.calls.length === 1 || undefined, 5000);
+    await eventually(() => diagnosis.calls.length === 1 || undefined);
     await harness.bots[0]!.workers!.close(true);
     harness.bots[1]!.workers!.diagnose.resume();
 
-    const diagnosisReply = await eventually(
-      () => harness.standIn.messages(CHANNEL).find((m) => m.thread_ts),
-      15_000,
-    );
+    const diagnosisReply = await eventually(() => harness.standIn.messages(CHANNEL).find((m) => m.thread_ts));
     expect(diagnosisReply.text).toContain("db.events");
     // The dead worker's own run may still finish in the background: count once all is quiet.
     await quiescent(harness);
@@ -65,7 +62,7 @@ describe("nothing is lost or doubled when workers die or Slack pushes back", () 
       return roots.length === 2 && replies.length === 2 && edited.length === 2
         ? { roots, replies }
         : undefined;
-    }, 25_000).catch((error: Error) => {
+    }).catch((error: Error) => {
       throw new Error(
         `${error.message}: ${JSON.stringify(harness.standIn.calls.map((c) => [c.method, c.status, c.atMs]))} ${JSON.stringify(harness.standIn.messages(CHANNEL).map((m) => [m.ts, m.thread_ts, m.edits]))}`,
       );
@@ -89,7 +86,7 @@ describe("nothing is lost or doubled when workers die or Slack pushes back", () 
     h = await startHarness("drain", { botOptions: { diagnose: diagnosis.diagnose } });
     const harness = h;
     await postAlert(harness, alertmanagerBody([{ table: "db.events" }]));
-    await eventually(() => diagnosis.calls.length === 1, 5000, "the diagnosis to start");
+    await eventually(() => diagnosis.calls.length === 1, "the diagnosis to start");
     const bot = harness.bots[0]!;
     const incident = await bot.store.openIncidentFor("db.events");
     await bot.stop();

@@ -3,6 +3,7 @@
 // acks it there, and posts the diagnosis through the Web API like in HTTP mode.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HANG_MS } from "../../support/poll.js";
 import { slashCommandBody } from "../../support/slack-signing.js";
 import { CHANNEL, eventually, type Harness, startHarness } from "./harness.js";
 
@@ -15,7 +16,7 @@ describe("Socket Mode", () => {
       scenario: "competing-appends",
       env: { SLACK_APP_TOKEN: APP_TOKEN },
     });
-    await h.standIn.socketMode.waitForConnection();
+    await h.standIn.socketMode.waitForConnection(HANG_MS);
   });
   afterAll(async () => {
     await h?.close();
@@ -51,7 +52,6 @@ describe("Socket Mode", () => {
 
     const posted = await eventually(
       () => h.standIn.messages(CHANNEL).find((m) => !m.ephemeralUser && m.text.includes("db.events")),
-      15_000,
       "the diagnosis in the incident channel",
     );
     expect(posted.thread_ts).toBeUndefined();

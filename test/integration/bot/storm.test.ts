@@ -24,7 +24,7 @@ describe("alert storms and two bot processes", () => {
       const roots = harness.standIn.messages(CHANNEL).filter((m) => !m.thread_ts && !m.ephemeralUser);
       const replies = harness.standIn.messages(CHANNEL).filter((m) => m.thread_ts);
       return roots.length >= threads && replies.length >= threads ? { roots, replies } : undefined;
-    }, 15_000);
+    });
 
   it("turns 500 concurrent alerts about 5 tables, sent to two processes, into exactly 5 threads", async () => {
     const diagnosis = fixedDiagnosis(20);

@@ -25,7 +25,7 @@ sweep:
 ${budget}
 `;
 
-describe("a sweep of a hostile catalog in the bot", { timeout: 120_000 }, () => {
+describe("a sweep of a hostile catalog in the bot", () => {
   it("does not follow a catalog that ignores ?parent=, posts a partial digest and lets go of its lock", async () => {
     catalog = await startHostileCatalog("ignore-parent");
     h = await startHarness("sweep-hostile-parent", {
@@ -34,11 +34,7 @@ describe("a sweep of a hostile catalog in the bot", { timeout: 120_000 }, () => 
     });
     const harness = h;
     await slash(harness, "sweep");
-    const [digest] = await eventually(
-      () => digests(harness).length > 0 && digests(harness),
-      60_000,
-      "the digest",
-    );
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
     await quiescent(harness);
     expect(digest!.text).toMatch(/\(partial\)$/);
     expect(JSON.stringify(digest!.blocks)).toContain("ignore ?parent=");
@@ -55,11 +51,7 @@ describe("a sweep of a hostile catalog in the bot", { timeout: 120_000 }, () => 
     });
     const harness = h;
     await slash(harness, "sweep");
-    const [digest] = await eventually(
-      () => digests(harness).length > 0 && digests(harness),
-      60_000,
-      "the digest",
-    );
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
     await quiescent(harness);
     const blocks = JSON.stringify(digest!.blocks);
     expect(digest!.text).toMatch(/\(partial\)$/);
@@ -77,11 +69,7 @@ describe("a sweep of a hostile catalog in the bot", { timeout: 120_000 }, () => 
     });
     const harness = h;
     await slash(harness, "sweep");
-    const [digest] = await eventually(
-      () => digests(harness).length > 0 && digests(harness),
-      60_000,
-      "the digest",
-    );
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
     await quiescent(harness);
     expect(JSON.stringify(digest!.blocks)).not.toContain("Not read");
     const limited = catalog.log.findIndex((r) => r.status === 429);

@@ -22,7 +22,7 @@ const everything = (harness: Harness, ts: string) =>
     .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
     .join("\n");
 
-describe("the sweep in the bot", { timeout: 120_000 }, () => {
+describe("the sweep in the bot", () => {
   it("/iceberg sweep posts one digest whose buttons audit in its thread and start the same fix as an incident", async () => {
     h = await startHarness("sweep-digest", { scenario: "sweep-catalog", botConfig: SWEEP_BOT_CONFIG });
     const harness = h;
@@ -58,11 +58,7 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     expect(acked.status).toBe(200);
     expect(acked.body).toContain("Starting a sweep");
 
-    const [digest] = await eventually(
-      () => digests(harness).length > 0 && digests(harness),
-      30_000,
-      "the digest",
-    );
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
     // Failing right now comes first, before a lower score that only has risky settings.
     expect(rankedTables(digest!)).toEqual([
       "sales.payments",
@@ -87,7 +83,6 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
         harness.standIn
           .thread(CHANNEL, digest!.ts)
           .find((m) => m.ts !== digest!.ts && /sales\.orders/.test(m.text)),
-      20_000,
       "the audit in the digest's thread",
     );
     expect(JSON.stringify(audit.blocks)).toContain("retry-budget");
@@ -95,20 +90,17 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     await click(harness, digest!, "sweep_fix", "sales.payments");
     const incident = await eventually(
       () => harness.bots[0]!.store.openIncidentFor("sales.payments"),
-      10_000,
       "the incident",
     );
     // The same walk as an alert's incident: its root card, its diagnosis, the proposal and its buttons.
     const root = await eventually(
       async () => (await harness.bots[0]!.store.require(incident.id)).rootTs,
-      20_000,
       "the incident's root message",
     );
     await eventually(
       () =>
         /playbook_apply/.test(everything(harness, root)) &&
         /raise-commit-retries|commit\.retry\.num-retries/.test(everything(harness, root)),
-      30_000,
       "the proposal with its Apply button",
     );
     const told = await eventually(
@@ -116,7 +108,6 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
         harness.standIn
           .messages(CHANNEL)
           .find((m) => m.ephemeralUser === "U0ALICE" && /Opened an incident/.test(m.text)),
-      10_000,
       "the answer to Start the fix",
     );
     // It links the new thread: sent after the incident's root message, never before it.
@@ -126,7 +117,7 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
 
     // A second sweep links the table in an incident instead of listing it, and says what changed.
     await slash(harness, "sweep");
-    const second = await eventually(() => digests(harness)[1], 30_000, "the second digest");
+    const second = await eventually(() => digests(harness)[1], "the second digest");
     expect(rankedTables(second)).not.toContain("sales.payments");
     const secondBlocks = JSON.stringify(second.blocks);
     expect(secondBlocks).toContain("already in an incident");
@@ -140,7 +131,7 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
       "application/json",
     );
     expect(opened.status).toBe(200);
-    const home = await eventually(() => harness.standIn.views.published.U0ALICE, 10_000, "the App Home view");
+    const home = await eventually(() => harness.standIn.views.published.U0ALICE, "the App Home view");
     const homeText = JSON.stringify(home);
     expect(homeText).toContain("Latest sweep");
     expect(homeText).toContain("Sweep: 9 tables, 3 with failing checks, 1 failing now");
@@ -183,13 +174,12 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     ]);
     expect(outcomes.filter((o) => o.started)).toHaveLength(1);
     await slash(harness, "sweep", "U0BOB", 1);
-    await eventually(() => digests(harness).length > 0, 30_000, "the digest");
+    await eventually(() => digests(harness).length > 0, "the digest");
     await eventually(
       () =>
         harness.standIn
           .messages(CHANNEL)
           .some((m) => m.ephemeralUser === "U0BOB" && /already running/.test(m.text)),
-      10_000,
       "the note that a sweep is running",
     );
     await quiescent(harness);
@@ -204,11 +194,7 @@ describe("the sweep in the bot", { timeout: 120_000 }, () => {
     });
     const harness = h;
     expect((await slash(harness, "sweep")).status).toBe(200);
-    const [digest] = await eventually(
-      () => digests(harness).length > 0 && digests(harness),
-      30_000,
-      "the digest",
-    );
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
     expect(digest!.text).toBe("Sweep: 2 tables, 0 with failing checks, 1 failing now");
     const blocks = JSON.stringify(digest!.blocks);
     expect(blocks).toContain("*Catalog `lake-us`:* 1 tables");

@@ -17,7 +17,7 @@ describe("the commit timeline in the incident thread", () => {
     harness = await startHarness("timeline", { scenario: "competing-appends" });
     const h = harness;
     expect((await postAlert(h, alertmanagerBody([{ table: "db.events" }]))).status).toBe(202);
-    const file = await eventually(() => h.standIn.files().find((f) => f.completed), 20_000);
+    const file = await eventually(() => h.standIn.files().find((f) => f.completed));
     const root = h.standIn.messages(CHANNEL).find((m) => !m.thread_ts)!;
     const thread = h.standIn.thread(CHANNEL, root.ts);
     const diagnosisIndex = thread.findIndex(
@@ -71,7 +71,7 @@ describe("the commit timeline in the incident thread", () => {
     const modal = (await eventually(() => {
       const view = h.standIn.views.opened[0] as { blocks?: unknown } | undefined;
       return view && /• /.test(JSON.stringify(view.blocks)) ? view : undefined;
-    }, 5000)) as {
+    })) as {
       title: { text: string };
       blocks: unknown[];
     };
@@ -95,14 +95,14 @@ describe("the commit timeline in the incident thread", () => {
     const h = harness;
     h.standIn.inject({ method: "files.getUploadURLExternal", kind: "status", status: 500, times: 50 });
     expect((await postAlert(h, alertmanagerBody([{ table: "db.events" }]))).status).toBe(202);
-    const root = await eventually(() => h.standIn.messages(CHANNEL).find((m) => !m.thread_ts), 10_000);
+    const root = await eventually(() => h.standIn.messages(CHANNEL).find((m) => !m.thread_ts));
     // The proposal follows the diagnosis even though the picture never came.
     const thread = await eventually(() => {
       const replies = h.standIn.thread(CHANNEL, root.ts);
       // The proposal is a reply; the root card carries a copy of its button too.
       const proposed = replies.slice(1).some((m) => JSON.stringify(m.blocks).includes("playbook_apply"));
       return proposed ? replies : undefined;
-    }, 20_000);
+    });
     const replies = thread.slice(1);
     expect(replies.filter((m) => /commit conflict/i.test(JSON.stringify(m.blocks)))).toHaveLength(1);
     expect(h.standIn.calls.some((c) => c.method === "files.getUploadURLExternal" && !c.ok)).toBe(true);

@@ -31,7 +31,7 @@ async function get(url: string) {
   return { status: response.status, text: await response.text() };
 }
 
-describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
+describe("the worker's health and metrics port", () => {
   it("serves probes and metrics, answers while Redis hangs, and stops on SIGTERM", async () => {
     const metricsPort = await freePort();
     redis = await startPrivateRedis();
@@ -58,13 +58,13 @@ describe("the worker's health and metrics port", { timeout: 120_000 }, () => {
     const exited = new Promise<number | null>((resolve) => worker.on("close", (code) => resolve(code)));
     const base = `http://127.0.0.1:${metricsPort}`;
 
-    await until(() => out.includes("worker health and metrics listening"), "the worker's port", 60_000).catch(
+    await until(() => out.includes("worker health and metrics listening"), "the worker's port").catch(
       (error: Error) => {
         throw new Error(`${error.message}\n${out}`);
       },
     );
     expect((await get(`${base}/healthz`)).status).toBe(200);
-    await until(async () => (await get(`${base}/readyz`)).status === 200, "the worker to be ready", 20_000);
+    await until(async () => (await get(`${base}/readyz`)).status === 200, "the worker to be ready");
     const metrics = (await get(`${base}/metrics`)).text;
     for (const name of [
       "iceberg_bot_jobs_total",

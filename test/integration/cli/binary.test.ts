@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 // Spawning tsx compiles the CLI on the fly, which is slow on a busy machine: allow for it.
-describe("the iceberg-bot executable", { timeout: 60_000 }, () => {
+describe("the iceberg-bot executable", () => {
   it("diagnoses over real processes: JSON on stdout, exit 1, env read from the process", async () => {
     const child = cli(["diagnose", "db.events", "--format", "json"], {
       ICEBERG_CATALOG_URL: lake.urls.catalog,

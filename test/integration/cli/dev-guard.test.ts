@@ -13,7 +13,7 @@ let port: number;
 beforeAll(async () => {
   dev = await startDev({ env: { REDIS_URL }, say: () => {}, port: 0 });
   port = Number(new URL(dev.url).port);
-}, 60_000);
+});
 afterAll(async () => {
   await dev?.close();
 });
@@ -38,7 +38,7 @@ function send(
 
 const alert = JSON.stringify({ scenario: "competing-appends" });
 
-describe("the dev page is for its own person only", { timeout: 60_000 }, () => {
+describe("the dev page is for its own person only", () => {
   it("serves its page with the session token, and answers the page's own calls", async () => {
     const page = await send("GET", "/", { host: `127.0.0.1:${port}` });
     expect(page.status).toBe(200);

@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 // The first run loads the clients and rules; a busy machine can make that take several seconds.
-describe("iceberg-bot diagnose against the simulated lakehouse", { timeout: 60_000 }, () => {
+describe("iceberg-bot diagnose against the simulated lakehouse", () => {
   it("prints a JSON report that validates against docs/report.schema.json and exits 1", async () => {
     const ran = await run(["diagnose", "db.events", "--format", "json", ...sourceFlags(conflict)], {});
     expect(ran.stderr).toBe("");
@@ -241,9 +241,7 @@ describe("iceberg-bot diagnose against the simulated lakehouse", { timeout: 60_0
   });
 });
 
-describe("iceberg-bot diagnose with the catalog down and the Flink writer failing", {
-  timeout: 60_000,
-}, () => {
+describe("iceberg-bot diagnose with the catalog down and the Flink writer failing", () => {
   let down: Lakehouse;
   beforeAll(async () => {
     down = await startLakehouse({ scenario: "catalog-down-flink-failing" });
@@ -282,7 +280,7 @@ describe("iceberg-bot diagnose with the catalog down and the Flink writer failin
   });
 });
 
-describe("iceberg-bot diagnose with catalog credentials", { timeout: 60_000 }, () => {
+describe("iceberg-bot diagnose with catalog credentials", () => {
   const token = "catalog-token-5f1e9a";
   let secured: Lakehouse;
   beforeAll(async () => {

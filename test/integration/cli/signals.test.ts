@@ -43,7 +43,7 @@ function run(command: string, args: string[], env: Record<string, string>): Runn
 }
 
 async function waitFor(running: Running, text: string, what: string): Promise<void> {
-  await until(() => running.output().includes(text), what, 90_000).catch((error: Error) => {
+  await until(() => running.output().includes(text), what).catch((error: Error) => {
     throw new Error(`${error.message}\n${running.output()}`);
   });
 }
@@ -131,8 +131,7 @@ async function scrapesItsWorkerChild(running: Running): Promise<void> {
         await (await fetch(`${base}/metrics`)).text(),
       ),
     "the worker child's diagnosis in start's /metrics",
-    90_000,
-    250,
+    { intervalMs: 250 },
   );
 }
 
@@ -152,7 +151,7 @@ async function startBot(command: "start" | "serve" | "worker", redisPort: number
   return running;
 }
 
-describe("signals", { timeout: 180_000 }, () => {
+describe("signals", () => {
   it("SIGINT and SIGTERM end serve, worker and start cleanly (exit 0); start scrapes its worker child too", async () => {
     const redisPort = await freePort();
     const redis = redisServer(redisPort);
@@ -168,8 +167,7 @@ describe("signals", { timeout: 180_000 }, () => {
         running.child.kill(signal);
         expect(await running.exited, `${command} on ${signal}:\n${running.output()}`).toBe(0);
         expect(running.output()).toContain('"msg":"shutting down"');
-        for (const pid of workerChild)
-          await until(() => !alive(pid), `the worker child ${pid} to end`, 60_000);
+        for (const pid of workerChild) await until(() => !alive(pid), `the worker child ${pid} to end`);
       }
     } finally {
       redis.kill("SIGKILL");
@@ -189,7 +187,7 @@ describe("signals", { timeout: 180_000 }, () => {
         running.child.kill(signal);
         await running.exited;
         for (const pid of workerChild)
-          await until(() => !alive(pid), `the worker child ${pid} to end after ${signal}`, 60_000);
+          await until(() => !alive(pid), `the worker child ${pid} to end after ${signal}`);
       } finally {
         redis.kill("SIGCONT");
         redis.kill("SIGKILL");

@@ -22,7 +22,7 @@ async function run(argv: string[], env: Record<string, string>) {
   return { code, stdout, stderr };
 }
 
-describe("start-up errors", { timeout: 60_000 }, () => {
+describe("start-up errors", () => {
   it("names a port in use, with the fix, and exits 2", async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, "0.0.0.0", resolve));

@@ -28,7 +28,7 @@ async function run(argv: string[], io: Partial<CliIo> = {}) {
   return { code, stdout, stderr };
 }
 
-describe("iceberg-bot sweep", { timeout: 60_000 }, () => {
+describe("iceberg-bot sweep", () => {
   it("ranks every table of a paginated, nested catalog as the scenario expects, and exits 1", async () => {
     const before = lake.requests.length;
     const ran = await run([

@@ -212,7 +212,7 @@ describe("remediation when things go wrong", () => {
       times: 1,
     });
     await h!.remediation.submitApproval(value, ALICE, "go", false);
-    await until(() => /was not applied/.test(threadText(rootTs)), "the hang note", 10_000);
+    await until(() => /was not applied/.test(threadText(rootTs)), "the hang note");
     expect(await phaseOf(incidentId)).toBe("failed");
     expect(threadText(rootTs)).toMatch(/not retried|Not known whether/);
   });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { OUTBOX_EVENT_TYPE } from "../../../src/adapters/slack/outbox/poster.js";
 import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import type { StoredMessage } from "../../../src/sim/slack/types.js";
+import { pause } from "../../support/poll.js";
 import {
   CHANNEL,
   type ServiceHarness,
@@ -23,8 +24,8 @@ const outboxIdOf = (m: StoredMessage) =>
   m.metadata?.event_type === OUTBOX_EVENT_TYPE ? String(m.metadata.event_payload.outbox_id) : undefined;
 
 /** Owed, delivered and duplicated thread messages of the outbox, once nothing is owed any more. */
-async function settle(rootTs: string, timeoutMs: number) {
-  await until(async () => (await h!.outbox!.pending()) === 0, "the outbox to drain", timeoutMs, 100);
+async function settle(rootTs: string) {
+  await until(async () => (await h!.outbox!.pending()) === 0, "the outbox to drain", { intervalMs: 100 });
   const ids = h!.standIn
     .thread(CHANNEL, rootTs)
     .map(outboxIdOf)
@@ -51,7 +52,7 @@ describe("remediation's Slack messages through the outbox", () => {
       match: (args) => args.thread_ts !== undefined && String(args.text ?? "").length > 0,
     });
     const { rootTs } = await h.openIncident();
-    const { delivered, duplicated } = await settle(rootTs, 10_000);
+    const { delivered, duplicated } = await settle(rootTs);
     await h.standIn.settled();
     expect(delivered).toBe(1);
     expect(duplicated).toBe(0);
@@ -74,8 +75,8 @@ describe("remediation's Slack messages through the outbox", () => {
     const started = Date.now();
     const { rootTs } = await h.openIncident();
     expect(await h.outbox!.pending()).toBeGreaterThan(0);
-    await until(() => Date.now() - started > 75_000, "the outage to end", 80_000, 500);
-    const { delivered, duplicated } = await settle(rootTs, 60_000);
+    await pause(started + 75_000 - Date.now());
+    const { delivered, duplicated } = await settle(rootTs);
     // Recovered at the first attempt after the outage (backoff capped at 5 s), not a clock's bound.
     const afterOutage = h.standIn.calls.filter(
       (c) => c.method === "chat.postMessage" && c.args.metadata !== undefined && c.atMs >= started + 75_000,
@@ -83,7 +84,7 @@ describe("remediation's Slack messages through the outbox", () => {
     expect(afterOutage[0]?.ok).toBe(true);
     expect(delivered).toBe(1);
     expect(duplicated).toBe(0);
-  }, 150_000);
+  });
 
   it("a poster killed after Slack took the post: the next one finds it by its outbox id, nothing twice", async () => {
     let kills = 0;
@@ -95,7 +96,7 @@ describe("remediation's Slack messages through the outbox", () => {
         },
       },
     });
-    const { delivered, duplicated } = await settle(rootTs, 10_000);
+    const { delivered, duplicated } = await settle(rootTs);
     expect(kills).toBe(1);
     expect(delivered).toBe(1);
     expect(duplicated).toBe(0);
@@ -120,10 +121,10 @@ describe("remediation's Slack messages through the outbox", () => {
       },
     });
     try {
-      await until(() => sends === 1, "the first post to reach Slack", 10_000, 20);
+      await until(() => sends === 1, "the first post to reach Slack", { intervalMs: 20 });
       // Another process, once the first one's lease on the incident ran out (its clock 31 s on).
       await h!.anotherPoster({ wallClock: () => Date.now() + 31_000 });
-      const { delivered, duplicated } = await settle(rootTs, 10_000);
+      const { delivered, duplicated } = await settle(rootTs);
       expect(delivered).toBe(1);
       expect(duplicated).toBe(0);
       expect(h!.standIn.calls.some((c) => c.method === "conversations.replies")).toBe(true);
@@ -142,7 +143,7 @@ describe("remediation's Slack messages through the outbox", () => {
         onSlackError: (method) => errors.push(method),
       },
     });
-    await settle(rootTs, 10_000);
+    await settle(rootTs);
     const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: h!.standIn.apiUrl, retries: 0 });
     const gone = await slack.chat.postMessage({ channel: CHANNEL, thread_ts: rootTs, text: "soon deleted" });
     await slack.chat.delete({ channel: CHANNEL, ts: String(gone.ts) });
@@ -161,7 +162,6 @@ describe("remediation's Slack messages through the outbox", () => {
     await until(
       () => h!.standIn.thread(CHANNEL, rootTs).some((m) => m.text === "the next message in the thread"),
       "the message after the refused edit",
-      5_000,
     );
     // The post is marked done once Slack's answer is back, a moment after it shows in the thread.
     await until(
@@ -181,7 +181,7 @@ describe("remediation's Slack messages through the outbox", () => {
     expect(await h!.outbox!.pending()).toBe(1);
     expect(h!.standIn.thread(CHANNEL, rootTs).filter((m) => outboxIdOf(m))).toHaveLength(0);
     h!.poster!.start();
-    const { delivered, duplicated } = await settle(rootTs, 10_000);
+    const { delivered, duplicated } = await settle(rootTs);
     expect(delivered).toBe(1);
     expect(duplicated).toBe(0);
   });
