@@ -10,6 +10,7 @@ import type {
   FlinkJobEvidence,
   FlinkJobSummary,
   MetricPoint,
+  SourceGap,
   TableEvidence,
   TableRef,
 } from "../core/evidence/model.js";
@@ -56,8 +57,11 @@ export interface CatalogPort {
   commitProperties(ref: TableRef, commit: PropertyCommit): Promise<TableEvidence>;
 }
 
+/** What several named sources listed together; `gaps` names those that did not answer. */
+export type Listing<T> = T[] & { gaps?: SourceGap[] };
+
 export interface FlinkPort {
-  listJobs(): Promise<FlinkJobSummary[]>;
+  listJobs(): Promise<Listing<FlinkJobSummary>>;
   /**
    * Everything about one job; `metricTable` is the table as the sink names it (e.g.
    * iceberg.db.events). `source` picks the Flink source when several are read.
@@ -82,7 +86,7 @@ export interface RestartOutcome {
 
 /** `cluster` picks the Connect cluster when several are read (the one the evidence named). */
 export interface ConnectPort {
-  listConnectors(): Promise<ConnectorInfo[]>;
+  listConnectors(): Promise<Listing<ConnectorInfo>>;
   getConnectorEvidence(name: string, cluster?: string): Promise<ConnectEvidence>;
   restart(
     name: string,

@@ -4,6 +4,7 @@
 import type { FindingId, SourceName, StepId } from "../../core/ids.js";
 import { shownValue } from "../../core/properties.js";
 import type { Change, PropertyChange, Report } from "../../core/report/schema.js";
+import { unansweredSources as unansweredOf } from "../../core/report/unanswered.js";
 import { oneLine } from "./text-safety.js";
 
 export const FINDING_TITLES: Record<FindingId, string> = {
@@ -159,16 +160,15 @@ export function moreLine(hidden: number): string {
   return `… and ${hidden} more`;
 }
 
-/** Sources that were configured but did not answer, with the reason as recorded. */
+/**
+ * Sources that were configured but did not answer, with the reason as recorded: a whole kind, or
+ * one named source of it ("Flink REST (east)") while the others answered.
+ */
 export function unansweredSources(report: Report): { label: string; reason: string }[] {
-  const out: { label: string; reason: string }[] = [];
-  for (const name of Object.keys(SOURCE_LABELS) as SourceName[]) {
-    const source = report.sources[name];
-    if (source.status === "unavailable") {
-      out.push({ label: SOURCE_LABELS[name], reason: oneLine(source.error ?? "did not answer", 200) });
-    }
-  }
-  return out;
+  return unansweredOf(report.sources).map((u) => ({
+    label: u.source === undefined ? SOURCE_LABELS[u.kind] : `${SOURCE_LABELS[u.kind]} (${u.source})`,
+    reason: oneLine(u.reason, 200),
+  }));
 }
 
 export function unconfiguredSources(report: Report): string[] {

@@ -182,6 +182,7 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
           ...(s.latencyMs !== undefined ? { latencyMs: Math.max(0, s.latencyMs) } : {}),
           ...(s.error ? { error: s.error } : {}),
           ...(s.httpStatus !== undefined ? { httpStatus: s.httpStatus } : {}),
+          ...(s.gaps && s.gaps.length > 0 ? { gaps: s.gaps.map((g) => ({ ...g })) } : {}),
         },
       ];
     }),

@@ -12,6 +12,17 @@ export interface TableRef {
 
 export type SourceState = "ok" | "unavailable" | "not-configured";
 
+/**
+ * One named source of a kind (a Flink cluster, a Connect cluster) that did not answer while the
+ * others did: what it would have listed is missing, so a writer it runs may be missing too.
+ */
+export interface SourceGap {
+  /** The source's name as BOT_CONFIG or discovery gives it. */
+  source: string;
+  /** Why it did not answer, in words a person can act on (never a secret). */
+  error: string;
+}
+
 export interface SourceStatus {
   status: SourceState;
   latencyMs?: number;
@@ -20,6 +31,8 @@ export interface SourceStatus {
   /** Why the source did not answer, in words a person can act on (never a secret). */
   error?: string;
   errorCode?: string;
+  /** Answered, but only in part: these named sources of the kind did not. */
+  gaps?: SourceGap[];
 }
 
 export interface Snapshot {

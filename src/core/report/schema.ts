@@ -108,6 +108,11 @@ export const SourceReportSchema = z.object({
   error: z.string().optional(),
   /** The HTTP status the source answered the bot's own read with (401/403: the bot's credential). */
   httpStatus: z.number().int().optional(),
+  /** Answered only in part: these named sources of the kind (one Flink cluster of several) did not. */
+  gaps: z
+    .array(z.object({ source: z.string().min(1), error: z.string() }))
+    .min(1)
+    .optional(),
 });
 
 /** The writer the verdict is about: the one failing, whose own commits count as its recovery. */

@@ -9,6 +9,7 @@ import type {
   FlinkJobEvidence,
   MetricPoint,
   PrometheusEvidence,
+  SourceGap,
   SourceStatus,
   TableEvidence,
   TableRef,
@@ -101,14 +102,21 @@ export async function investigate(
   })();
   const refNow = async () => (await resolved).ref;
 
+  // Named sources of a kind that did not answer while others did (a Flink cluster of several).
+  const flinkGaps: SourceGap[] = [];
+  const connectGaps: SourceGap[] = [];
   const flinkPort = ports.flink;
   const connectPort = ports.connect;
   const prometheusPort = ports.prometheus;
   const flinkTask = flinkPort
-    ? timed("flink", timeoutMs, now, () => gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob))
+    ? timed("flink", timeoutMs, now, () =>
+        gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob, flinkGaps),
+      )
     : undefined;
   const connectTask = connectPort
-    ? timed("connect", timeoutMs, now, async () => gatherConnect(connectPort, refNow, request.connector))
+    ? timed("connect", timeoutMs, now, async () =>
+        gatherConnect(connectPort, refNow, request.connector, connectGaps),
+      )
     : undefined;
   const prometheusTask = prometheusPort
     ? timed("prometheus", timeoutMs, now, async () =>
@@ -124,8 +132,8 @@ export async function investigate(
     if (catalogOutcome.error && TABLE_ERRORS.has(catalogOutcome.error.code)) throw catalogOutcome.error;
   }
   const [flink, connect, prometheus] = await Promise.all([flinkTask, connectTask, prometheusTask]);
-  if (flink) sources.flink = flink.status;
-  if (connect) sources.connect = connect.status;
+  if (flink) sources.flink = withGaps(flink.status, flinkGaps);
+  if (connect) sources.connect = withGaps(connect.status, connectGaps);
   if (prometheus) sources.prometheus = prometheus.status;
 
   const evidence: Evidence = { table: ref, collectedAtMs: now(), sources };
@@ -140,6 +148,11 @@ export async function investigate(
 
   if (!Object.values(sources).some((s) => s.status === "ok")) throw noEvidence(ref, sources);
   return evidence;
+}
+
+/** An answered kind keeps the names of its sources that did not answer; a failed kind says why itself. */
+function withGaps(status: SourceStatus, gaps: readonly SourceGap[]): SourceStatus {
+  return status.status === "ok" && gaps.length > 0 ? { ...status, gaps: [...gaps] } : status;
 }
 
 interface Timed<T> {
@@ -178,12 +191,14 @@ async function gatherFlink(
   guessedRef: TableRef | undefined,
   resolved: Promise<{ ref: TableRef; outcome?: Timed<{ evidence: TableEvidence }> }>,
   configuredJob: string | undefined,
+  gaps: SourceGap[],
 ): Promise<FlinkEvidence> {
   const listing = flink.listJobs();
   // A configured job does not need the catalog: read it alongside, under the name as typed.
   const early = configuredJob && guessedRef ? flink.getJobEvidence(configuredJob, guessedRef) : undefined;
   early?.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const jobs = await listing;
+  gaps.push(...(jobs.gaps ?? []));
   const { ref: table, outcome } = await resolved;
   const fromSnapshots = recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []);
   const jobId = configuredJob ?? pickFlinkWriter(fromSnapshots, jobs);
@@ -247,11 +262,13 @@ async function gatherConnect(
   connect: ConnectPort,
   refNow: () => Promise<TableRef>,
   configured: string | undefined,
+  gaps: SourceGap[],
 ): Promise<ConnectEvidence | undefined> {
   if (configured)
     return { ...(await connect.getConnectorEvidence(configured)), connectorSource: "configured" };
   // Every Connect cluster's connectors are listed at once (the cluster is on each).
   const [connectors, table] = await Promise.all([connect.listConnectors(), refNow()]);
+  gaps.push(...(connectors.gaps ?? []));
   // Every connector that may write the table is read at once; the first is the writer unless the
   // diagnosis finds another one failing.
   const matches = matchingConnectors(connectors, table);

@@ -4,7 +4,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
+import { renderReportText } from "../../../src/adapters/render/report-text.js";
 import { renderChange } from "../../../src/adapters/slack/render/change.js";
+import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js";
 import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { loadConfig } from "../../../src/config.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
@@ -17,6 +19,7 @@ import { applyChange } from "../../../src/services/remediation/apply-change.js";
 import { runSweep } from "../../../src/services/sweep/run-sweep.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { PLAYBOOKS } from "../../support/playbooks.js";
+import { HAPPY_PATH_TIMEOUT_MS } from "../../support/poll.js";
 
 let lakehouse: Lakehouse;
 beforeAll(async () => {
@@ -80,6 +83,41 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
     const evidence = await investigate(ports, { table: "sales.orders", timeoutMs: 5000 }, () => now);
     expect(evidence.sources.flink.status).toBe("ok");
     expect(evidence.flink?.writer?.job.source).toBe("flink-eu");
+    // The silent cluster is named, not dropped: its jobs (a writer, perhaps) are missing.
+    expect(evidence.sources.flink.gaps?.map((g) => g.source)).toEqual(["flink-us"]);
+    expect(evidence.sources.flink.gaps?.[0]?.error).toMatch(/127\.0\.0\.1:9/);
+    expect(evidence.sources.connect.gaps).toBeUndefined();
+
+    const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
+    expect(ReportSchema.safeParse(report).success).toBe(true);
+    expect(report.sources.flink).toMatchObject({ status: "ok", gaps: [{ source: "flink-us" }] });
+    expect(renderReportText(report, { color: false })).toMatch(
+      /Could not read:\n {2}Flink REST \(flink-us\): /,
+    );
+    expect(JSON.stringify(renderDiagnosis(report).blocks)).toMatch(
+      /Could not read:\* Flink REST \(flink-us\): /,
+    );
+  });
+
+  it("names a Connect cluster that does not answer while the other does", async () => {
+    const env = lakehouse.env();
+    const config = loadConfig({
+      ...env,
+      BOT_CONFIG: (env.BOT_CONFIG as string).replace(
+        lakehouse.named.connect["connect-us"] as string,
+        "http://127.0.0.1:9",
+      ),
+    });
+    const ports = createEvidencePorts(config, { timeoutMs: HAPPY_PATH_TIMEOUT_MS });
+    const now = lakehouse.clock.now();
+    const evidence = await investigate(
+      ports,
+      { table: "sales.orders", timeoutMs: HAPPY_PATH_TIMEOUT_MS },
+      () => now,
+    );
+    expect(evidence.sources.connect).toMatchObject({ status: "ok", gaps: [{ source: "connect-us" }] });
+    const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
+    expect(renderReportText(report, { color: false })).toContain("Kafka Connect REST (connect-us): ");
   });
 
   it("applies the fix in the catalog holding the table, and the writer recovers", async () => {

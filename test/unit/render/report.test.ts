@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { renderReportMarkdown } from "../../../src/adapters/render/report-markdown.js";
 import { renderReportText } from "../../../src/adapters/render/report-text.js";
 import type { Report } from "../../../src/core/report/schema.js";
-import { compactionReport, conflictReport, connectReport, healthyReport } from "./samples.js";
+import { unansweredSources } from "../../../src/core/report/unanswered.js";
+import { compactionReport, conflictReport, connectReport, healthyReport, partialReport } from "./samples.js";
 
 const ESC = "\u001b";
 
@@ -129,5 +130,20 @@ describe("renderReportMarkdown", () => {
     const odd: Report = structuredClone(conflictReport);
     odd.findings[0]!.summary = "_emphasis_ a != b (c) <b>html</b>";
     expect(renderReportMarkdown(odd)).toContain("\\_emphasis\\_ a != b (c) \\<b>html\\</b>");
+  });
+});
+
+describe("what a report could not read", () => {
+  it("names a whole kind that did not answer and each silent cluster of a kind that did", () => {
+    expect(unansweredSources(partialReport.sources)).toEqual([
+      { kind: "flink", source: "flink-us", reason: "Flink REST at 10.0.0.7:8081 refused the connection" },
+      { kind: "prometheus", reason: "Prometheus did not answer within 5000 ms" },
+    ]);
+    const text = renderReportText(partialReport, { color: false });
+    expect(text).toContain(
+      "Could not read:\n  Flink REST (flink-us): Flink REST at 10.0.0.7:8081 refused the connection\n  Prometheus: ",
+    );
+    // Flink answered in part: it still counts among the sources read.
+    expect(text).toMatch(/read from catalog 10 ms · flink 20 ms/);
   });
 });

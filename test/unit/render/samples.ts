@@ -176,4 +176,25 @@ export const auditReport: AuditReport = {
   ],
 };
 
-export const allSampleReports: Report[] = [conflictReport, compactionReport, connectReport, healthyReport];
+/** Read in part: one Flink cluster of two and the whole of Prometheus did not answer. */
+export const partialReport: Report = {
+  ...healthyReport,
+  sources: {
+    catalog: { status: "ok", latencyMs: 10 },
+    flink: {
+      status: "ok",
+      latencyMs: 20,
+      gaps: [{ source: "flink-us", error: "Flink REST at 10.0.0.7:8081 refused the connection" }],
+    },
+    connect: { status: "not-configured" },
+    prometheus: { status: "unavailable", error: "Prometheus did not answer within 5000 ms" },
+  },
+};
+
+export const allSampleReports: Report[] = [
+  conflictReport,
+  compactionReport,
+  connectReport,
+  healthyReport,
+  partialReport,
+];

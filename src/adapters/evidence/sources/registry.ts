@@ -4,7 +4,7 @@
 // that fails is left out of a listing as long as another answers; Flink sources from discovery
 // (FlinkSourceProvider) are asked again on every listing, so jobs that come and go are followed.
 
-import type { FlinkJobSummary, TableRef } from "../../../core/evidence/model.js";
+import type { FlinkJobSummary, SourceGap, TableRef } from "../../../core/evidence/model.js";
 import {
   type CatalogSourceSpec,
   catalogForNamespace,
@@ -12,13 +12,14 @@ import {
   type FlinkSourceProvider,
   type FlinkSourceSpec,
 } from "../../../core/sources/model.js";
-import { CodedError, ErrorCode } from "../../../errors.js";
+import { asCodedError, CodedError, ErrorCode } from "../../../errors.js";
 import type {
   CatalogDirectory,
   CatalogPort,
   ConnectorInfo,
   ConnectPort,
   FlinkPort,
+  Listing,
   Named,
   PrometheusPort,
 } from "../../../services/ports.js";
@@ -31,12 +32,25 @@ function shouldTag(specs: readonly { origin: string }[]): boolean {
   return specs.length > 1 || specs.some((s) => s.origin !== "env");
 }
 
-/** Lists from every source at once; fails only when every source fails (with the first error). */
-async function fromEvery<P, T>(sources: readonly Named<P>[], run: (source: Named<P>) => Promise<T[]>) {
+/**
+ * Lists from every source at once. Fails only when every source fails (with the first error);
+ * when some fail, the listing holds what the rest said and names the silent ones as gaps.
+ */
+async function fromEvery<P, T>(
+  sources: readonly Named<P>[],
+  run: (source: Named<P>) => Promise<T[]>,
+): Promise<Listing<T>> {
   const settled = await Promise.allSettled(sources.map(run));
   const ok = settled.filter((s): s is PromiseFulfilledResult<T[]> => s.status === "fulfilled");
   if (ok.length === 0 && settled.length > 0) throw (settled[0] as PromiseRejectedResult).reason;
-  return ok.flatMap((s) => s.value);
+  const listing: Listing<T> = ok.flatMap((s) => s.value);
+  const gaps = settled.flatMap((s, i): SourceGap[] =>
+    s.status === "rejected"
+      ? [{ source: sources[i]?.name ?? "?", error: asCodedError(s.reason).message }]
+      : [],
+  );
+  if (gaps.length > 0) listing.gaps = gaps;
+  return listing;
 }
 
 export function createCompositeFlink(
@@ -123,7 +137,7 @@ export function createCompositeConnect(
   };
   const tagged = <T extends object>(value: T, cluster: string) => (tagNames ? { ...value, cluster } : value);
 
-  async function list(): Promise<ConnectorInfo[]> {
+  async function list(): Promise<Listing<ConnectorInfo>> {
     const next = new Map<string, string>();
     const all = await fromEvery(clusters, async (c) => {
       const listed = await c.port.listConnectors();

@@ -4,6 +4,7 @@
 
 import { SOURCE_NAMES } from "../../../core/ids.js";
 import type { Report } from "../../../core/report/schema.js";
+import { unansweredSources } from "../../../core/report/unanswered.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
@@ -81,10 +82,10 @@ function plainLines(report: Report, max: number, nowMs: number): string[] {
 }
 
 function sourcesText(report: Report): string | undefined {
-  const missing = SOURCE_NAMES.filter((name) => report.sources[name].status === "unavailable").map((name) => {
-    const error = report.sources[name].error;
-    return `${SOURCE_LABELS[name]}: ${escapeOutside(error ?? "did not answer")}`;
-  });
+  const missing = unansweredSources(report.sources).map(
+    (u) =>
+      `${SOURCE_LABELS[u.kind]}${u.source === undefined ? "" : ` (${escapeOutside(u.source)})`}: ${escapeOutside(u.reason)}`,
+  );
   return missing.length === 0 ? undefined : `*Could not read:* ${missing.join("; ")}`;
 }
 
