@@ -46,7 +46,7 @@ export function registerSweepMetrics(
     registers: [registry],
     async collect() {
       this.reset();
-      for (const t of (await read()).worst) {
+      for (const t of worstPerName((await read()).worst)) {
         for (const [check, status] of Object.entries(t.checks))
           this.set({ table: t.table, check, status }, 1);
       }
@@ -59,7 +59,7 @@ export function registerSweepMetrics(
     registers: [registry],
     async collect() {
       this.reset();
-      for (const t of (await read()).worst) this.set({ table: t.table }, t.score);
+      for (const t of worstPerName((await read()).worst)) this.set({ table: t.table }, t.score);
     },
   });
   new Gauge({
@@ -86,4 +86,13 @@ export function registerSweepMetrics(
       if (digest) this.set(digest.finishedAtMs / 1000);
     },
   });
+}
+
+/**
+ * One series per table name: tables of the same name in two named catalogs share the `table`
+ * label, and the list comes worst first, so the worse of them is the one shown.
+ */
+function worstPerName(worst: readonly TableHealth[]): TableHealth[] {
+  const seen = new Set<string>();
+  return worst.filter((t) => !seen.has(t.table) && seen.add(t.table));
 }

@@ -5,8 +5,11 @@
 //   sweep:current            the running sweep's id (SET NX: one sweep at a time)
 //   sweep:<id>:meta          hash: startedAt, trigger, requestedBy, channel
 //   sweep:<id>:pending       set of task ids (listing pages, tables) not finished yet
-//   sweep:<id>:results       hash table -> compact outcome
-//   sweep:<id>:scores        sorted set table -> score
+//   sweep:<id>:results       hash entry -> compact outcome
+//   sweep:<id>:scores        sorted set entry -> score
+//
+// An entry is the table's name, prefixed with its named catalog ("lake-eu/sales.orders") when
+// there is one: two catalogs may hold tables of the same name, and each is graded on its own.
 //   sweep:<id>:digest        the digest, once built
 //   sweep:<id>:spent         hash: requests, namespaces, tables, skip:<reason> (sweep.budget)
 //   sweep:latest             the latest finished sweep's digest (JSON)
@@ -16,7 +19,7 @@
 import { AUDIT_CHECK_IDS, type AuditCheckId } from "../../core/ids.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { CheckStatus, TableHealth, TableOutcome } from "../../core/sweep/health.js";
-import type { SweepMeta, SweepStorePort } from "../../services/sweep/ports.js";
+import type { SweepMeta, SweepStorePort, TableInCatalog } from "../../services/sweep/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
@@ -53,9 +56,17 @@ export function encodeOutcome(outcome: TableOutcome): string {
   return JSON.stringify(stored);
 }
 
-export function decodeOutcome(table: string, text: string): TableOutcome {
+/** The hash field and set member of a table: its name, under its named catalog when it has one. */
+export function entryOf(table: string, catalog?: string): string {
+  return catalog === undefined ? table : `${catalog}/${table}`;
+}
+
+export function decodeOutcome(entry: string, text: string): TableOutcome {
   const stored = JSON.parse(text) as Stored;
   const catalog = stored.k === undefined ? {} : { catalog: stored.k };
+  // "/" never appears in a table name (they are refused), so the catalog prefix comes off cleanly.
+  const table =
+    stored.k !== undefined && entry.startsWith(`${stored.k}/`) ? entry.slice(stored.k.length + 1) : entry;
   if (stored.e !== undefined) return { kind: "error", table, error: stored.e, ...catalog };
   const checks: TableHealth["checks"] = {};
   AUDIT_CHECK_IDS.forEach((id, i) => {
@@ -177,7 +188,7 @@ export class SweepStore implements SweepStorePort {
       this.key(sweepId, "results"),
       this.key(sweepId, "scores"),
       taskId,
-      outcome?.table ?? "",
+      outcome ? entryOf(outcome.table, outcome.catalog) : "",
       outcome ? encodeOutcome(outcome) : "",
       outcome?.kind === "health" ? String(outcome.score) : "",
       String(KEEP_SECONDS),
@@ -199,13 +210,14 @@ export class SweepStore implements SweepStorePort {
 
   /** The latest sweep's checks for these tables (for "what changed since the last sweep"). */
   async previousChecks(
-    tables: readonly string[],
+    tables: readonly TableInCatalog[],
   ): Promise<(Partial<Record<AuditCheckId, CheckStatus>> | undefined)[]> {
     if (tables.length === 0) return [];
-    const raw = await this.redis.hmget(this.key("latest", "results"), ...tables);
+    const entries = tables.map((t) => entryOf(t.table, t.catalog));
+    const raw = await this.redis.hmget(this.key("latest", "results"), ...entries);
     return raw.map((text, i) => {
       if (!text) return undefined;
-      const outcome = decodeOutcome(tables[i]!, text);
+      const outcome = decodeOutcome(entries[i]!, text);
       return outcome.kind === "health" ? outcome.checks : undefined;
     });
   }
@@ -263,9 +275,10 @@ export class SweepStore implements SweepStorePort {
     return out;
   }
 
-  async latestOutcome(table: string): Promise<TableOutcome | undefined> {
-    const text = await this.redis.hget(this.key("latest", "results"), table);
-    return text ? decodeOutcome(table, text) : undefined;
+  async latestOutcome({ table, catalog }: TableInCatalog): Promise<TableOutcome | undefined> {
+    const entry = entryOf(table, catalog);
+    const text = await this.redis.hget(this.key("latest", "results"), entry);
+    return text ? decodeOutcome(entry, text) : undefined;
   }
 
   async count(sweepId: string, add: Record<string, number>): Promise<Record<string, number>> {

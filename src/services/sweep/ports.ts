@@ -13,6 +13,12 @@ export interface SweepMeta {
   channel?: string;
 }
 
+/** A table as the sweep knows it: its name, and the named catalog it was listed in, if any. */
+export interface TableInCatalog {
+  table: string;
+  catalog?: string;
+}
+
 export interface SweepStorePort {
   claim(sweepId: string, meta: SweepMeta): Promise<{ running: string | undefined; mine: boolean }>;
   running(): Promise<string | undefined>;
@@ -22,14 +28,14 @@ export interface SweepStorePort {
   finishTask(sweepId: string, taskId: string, outcome?: TableOutcome): Promise<number>;
   outcomes(sweepId: string): AsyncGenerator<TableOutcome[]>;
   previousChecks(
-    tables: readonly string[],
+    tables: readonly TableInCatalog[],
   ): Promise<(Partial<Record<AuditCheckId, CheckStatus>> | undefined)[]>;
   hasLatest(): Promise<boolean>;
   savedDigest(sweepId: string): Promise<Digest | undefined>;
   saveDigest(sweepId: string, digest: Digest): Promise<void>;
   promote(sweepId: string, digest: Digest): Promise<void>;
   latest(): Promise<Digest | undefined>;
-  latestOutcome(table: string): Promise<TableOutcome | undefined>;
+  latestOutcome(table: TableInCatalog): Promise<TableOutcome | undefined>;
   /** Adds to the sweep's counters (requests, namespaces, tables, skip:<reason>); returns the totals. */
   count(sweepId: string, add: Record<string, number>): Promise<Record<string, number>>;
   counters(sweepId: string): Promise<Record<string, number>>;

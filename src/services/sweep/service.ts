@@ -171,7 +171,7 @@ export class SweepService {
         skipped: skippedOf(await store.counters(sweepId)),
       });
       for await (const page of store.outcomes(sweepId)) {
-        const previous = await store.previousChecks(page.map((o) => o.table));
+        const previous = await store.previousChecks(page);
         page.forEach((outcome, i) => {
           builder.add(outcome, previous[i]);
         });
