@@ -1,6 +1,7 @@
 import { webApi } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type SlackStandIn, startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
+import { HANG_MS } from "../../support/poll.js";
 
 const TOKEN = "xoxb-test-token";
 
@@ -355,7 +356,7 @@ describe("Slack Web API stand-in driven by the real WebClient", () => {
 
   it("records response_url replies and resolves waitFor when a call lands", async () => {
     const url = standIn.responseUrl("cmd1");
-    const waiting = standIn.waitFor(() => standIn.responses.find((r) => r.id === "cmd1"));
+    const waiting = standIn.waitFor(() => standIn.responses.find((r) => r.id === "cmd1"), HANG_MS);
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
