@@ -36,7 +36,9 @@ export async function privateRedis(): Promise<{ url: string; close(): Promise<vo
 /** Settings start-up insists on that the benchmarks do not exercise. */
 const BENCH_DEFAULTS = {
   ALERT_WEBHOOK_TOKEN: "bench-webhook-token",
-  BOT_CONFIG: "defaults:\n  approvers: [U0BENCH]\n",
+  // The load's commands must reach the workers (busy, as in an incident), not the rate limits.
+  BOT_CONFIG:
+    "defaults:\n  approvers: [U0BENCH]\nrateLimits:\n  commandsPerPerson: 10000\n  diagnosesPerTable: 10000\n",
 };
 
 /**

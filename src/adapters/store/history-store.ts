@@ -3,6 +3,12 @@
 // incident, so a repeated write replaces rather than duplicates) and a sorted set by when each
 // incident closed, trimmed to the retention window on every write; both keys expire when the table
 // has had no incident for that long. A set of tables with history lets the fleet view find them.
+//
+// The fleet view (/metrics on every scrape, App Home, the sweep digest) reads every table's
+// history. It changes only when an incident closes, so each save bumps a version counter and a
+// process keeps its last fleet read until the version moves or a minute passes (records age out of
+// the window with time alone): a scrape with nothing new costs one GET instead of two round trips
+// per table.
 
 import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.js";
 import type { HistoryPort } from "../../services/ports.js";
@@ -12,8 +18,10 @@ import { DAY_MS } from "./retention.js";
 
 /** At most this many incidents per table, however long the retention. */
 const MAX_PER_TABLE = 200;
+/** How long a fleet read is reused while no incident closes (records leave the window with time). */
+export const FLEET_REFRESH_MS = 60_000;
 
-// KEYS: records hash, index zset, tables zset. ARGV: incident id, JSON, closed ms, oldest kept ms,
+// KEYS: records hash, index zset, tables zset, version counter. ARGV: incident id, JSON, closed ms, oldest kept ms,
 // ttl ms, table, max per table.
 const SAVE = `
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -33,6 +41,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[6])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
+redis.call('INCR', KEYS[4])
 return #old
 `;
 
@@ -60,15 +69,22 @@ export class HistoryStore implements HistoryPort {
   private tables(): string {
     return `${this.prefix}:history-tables`;
   }
+  private version(): string {
+    return `${this.prefix}:history-version`;
+  }
+
+  /** This process's last fleet read, shared by every caller until the history moves on. */
+  private fleet?: { version: string; atMs: number; maxTables: number; histories: Promise<IncidentHistory[]> };
 
   async save(record: IncidentHistory): Promise<void> {
     const ttlMs = this.resolvedDays * DAY_MS;
     await this.redis.eval(
       SAVE,
-      3,
+      4,
       this.records(record.table),
       this.index(record.table),
       this.tables(),
+      this.version(),
       record.incidentId,
       JSON.stringify(record),
       String(record.closedAtMs),
@@ -93,8 +109,32 @@ export class HistoryStore implements HistoryPort {
     return text ? parseHistory(text)[0] : undefined;
   }
 
-  /** Every table's incidents within the retention window (the fleet view), at most `maxTables` tables. */
+  /**
+   * Every table's incidents within the retention window (the fleet view), at most `maxTables`
+   * tables. Callers share the array: read it, never change it.
+   */
   async all(maxTables = 1000): Promise<IncidentHistory[]> {
+    const version = (await this.redis.get(this.version())) ?? "0";
+    const atMs = this.now();
+    const last = this.fleet;
+    if (
+      last !== undefined &&
+      last.version === version &&
+      last.maxTables === maxTables &&
+      atMs >= last.atMs &&
+      atMs - last.atMs < FLEET_REFRESH_MS
+    )
+      return last.histories;
+    const histories = this.readFleet(maxTables);
+    this.fleet = { version, atMs, maxTables, histories };
+    // A failed read is not kept: the next caller tries again.
+    histories.catch(() => {
+      if (this.fleet?.histories === histories) this.fleet = undefined;
+    });
+    return histories;
+  }
+
+  private async readFleet(maxTables: number): Promise<IncidentHistory[]> {
     const tables = (await this.tablesWithHistory()).slice(-maxTables);
     const lists = await Promise.all(tables.map((t) => this.list(t)));
     return lists.flat();

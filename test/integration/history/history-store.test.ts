@@ -4,7 +4,7 @@
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { registerHistoryMetrics } from "../../../src/adapters/http/history-metrics.js";
-import { HistoryStore } from "../../../src/adapters/store/history-store.js";
+import { FLEET_REFRESH_MS, HistoryStore } from "../../../src/adapters/store/history-store.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
 import type { IncidentHistory } from "../../../src/core/history/record.js";
 import { type TestRedisScope, testRedisScope } from "../../support/redis.js";
@@ -103,6 +103,34 @@ describe("history store", () => {
         lastAtMs: now - DAY - 600_000,
       },
     ]);
+  });
+
+  it("reads the fleet once per change: a scrape with nothing new reuses the last read", async () => {
+    scope = testRedisScope("history-fleet");
+    let now = 10 * DAY;
+    const store = new HistoryStore(scope.redis, {
+      namespace: scope.namespace,
+      resolvedDays: 30,
+      now: () => now,
+    });
+    const ids = async () => (await store.all()).map((h) => h.incidentId).sort();
+    await store.save(incident("inc-1", now - DAY));
+    expect(await ids()).toEqual(["inc-1"]);
+
+    // Removed behind the store's back: nothing closed since, so the last read is still served
+    // (this is what keeps a scrape to one GET).
+    await scope.redis.hdel(`{${scope.namespace}}:history:db.events`, "inc-1");
+    expect(await ids()).toEqual(["inc-1"]);
+
+    // An incident closes: the version moves and the fleet is read again.
+    await store.save(incident("inc-2", now - DAY / 2, { table: "db.orders" }));
+    expect(await ids()).toEqual(["inc-2"]);
+
+    // Nothing closes for a while, yet records age out of the window with time: read again.
+    await scope.redis.hdel(`{${scope.namespace}}:history:db.orders`, "inc-2");
+    expect(await ids()).toEqual(["inc-2"]);
+    now += FLEET_REFRESH_MS;
+    expect(await ids()).toEqual([]);
   });
 
   it("reads a newer format whose fields are there and passes over what it cannot read", async () => {
