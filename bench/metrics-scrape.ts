@@ -11,6 +11,7 @@ import type { IncidentHistory } from "../src/core/history/record.js";
 import { startLakehouse } from "../src/sim/lakehouse.js";
 import { ScenarioSchema } from "../src/sim/scenario/schema.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
+import { closedIncident } from "../test/support/history-records.js";
 import { CHANNEL, percentile, signedSlashCommand } from "./_bot-setup.js";
 import { botProcess, loadProcess, median, privateRedis, type Running, scriptProcess } from "./_processes.js";
 import { scenarioFor } from "./diagnose-scale.js";
@@ -25,22 +26,11 @@ type ScrapeResult = Record<string, { latencies: number[]; rounds: number[][]; wi
 
 function closed(table: string, i: number, nowMs: number): IncidentHistory {
   const closedAtMs = nowMs - (i + 1) * DAY_MS;
-  return {
-    format: 1,
-    incidentId: `${table}-${i}`,
+  return closedIncident(`${table}-${i}`, closedAtMs, {
     table,
     channel: CHANNEL,
-    state: "resolved",
     openedAtMs: closedAtMs - 40 * 60_000,
-    closedAtMs,
-    verdict: "commit-conflict",
-    findings: ["commit-conflict", "competing-appends"],
-    triage: "commit-conflict",
-    rootCause: "competing-appends",
-    writerKind: "flink",
-    steps: [],
-    openItems: [],
-  };
+  });
 }
 
 async function commandsProcessed(url: string): Promise<number> {

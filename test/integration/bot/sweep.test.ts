@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { HistoryStore } from "../../../src/adapters/store/history-store.js";
-import { HISTORY_FORMAT } from "../../../src/core/history/record.js";
+import { closedIncident } from "../../support/history-records.js";
 import { eventBody, postSigned } from "../../support/slack-signing.js";
 import { click, digests, rankedTables, SWEEP_BOT_CONFIG, slash } from "../sweep-support.js";
 import { CHANNEL, eventually, type Harness, quiescent, startHarness } from "./harness.js";
@@ -37,22 +37,9 @@ describe("the sweep in the bot", () => {
       [2, 1],
     ] as const) {
       const openedAtMs = Date.now() - ago * 86_400_000;
-      await history.save({
-        format: HISTORY_FORMAT,
-        incidentId: `inc-${n}`,
-        table: "sales.orders",
-        channel: CHANNEL,
-        state: "resolved",
-        openedAtMs,
-        closedAtMs: openedAtMs + 600_000,
-        verdict: "commit-conflict",
-        findings: ["commit-conflict", "competing-appends"],
-        triage: "commit-conflict",
-        rootCause: "competing-appends",
-        writerKind: "flink",
-        steps: [],
-        openItems: [],
-      });
+      await history.save(
+        closedIncident(`inc-${n}`, openedAtMs + 600_000, { table: "sales.orders", channel: CHANNEL }),
+      );
     }
     const acked = await slash(harness, "sweep");
     expect(acked.status).toBe(200);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { registerHistoryMetrics } from "../../../src/adapters/http/history-metrics.js";
 import { FLEET_REFRESH_MS, HistoryStore } from "../../../src/adapters/store/history-store.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
-import type { IncidentHistory } from "../../../src/core/history/record.js";
+import { closedIncident } from "../../support/history-records.js";
 import { type TestRedisScope, testRedisScope } from "../../support/redis.js";
 
 const DAY = 86_400_000;
@@ -16,25 +16,7 @@ afterEach(async () => {
   scope = undefined;
 });
 
-function incident(id: string, closedAtMs: number, extra: Partial<IncidentHistory> = {}): IncidentHistory {
-  return {
-    format: 1,
-    incidentId: id,
-    table: "db.events",
-    channel: "C1",
-    state: "resolved",
-    openedAtMs: closedAtMs - 600_000,
-    closedAtMs,
-    verdict: "commit-conflict",
-    findings: ["commit-conflict", "competing-appends"],
-    triage: "commit-conflict",
-    rootCause: "competing-appends",
-    writerKind: "flink",
-    steps: [],
-    openItems: [],
-    ...extra,
-  };
-}
+const incident = closedIncident;
 
 describe("history store", () => {
   it("lists newest first, keeps one record per incident, and forgets what retention removes", async () => {
