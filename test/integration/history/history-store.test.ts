@@ -18,15 +18,20 @@ afterEach(async () => {
 
 const incident = closedIncident;
 
+/** A store on its own Redis scope (cleaned up after the test), keeping 30 days, on the test's clock. */
+function historyStore(label: string, now: () => number): { store: HistoryStore; space: TestRedisScope } {
+  const space = testRedisScope(label);
+  scope = space;
+  return {
+    store: new HistoryStore(space.redis, { namespace: space.namespace, resolvedDays: 30, now }),
+    space,
+  };
+}
+
 describe("history store", () => {
   it("lists newest first, keeps one record per incident, and forgets what retention removes", async () => {
-    scope = testRedisScope("history-store");
     let now = 100 * DAY;
-    const store = new HistoryStore(scope.redis, {
-      namespace: scope.namespace,
-      resolvedDays: 30,
-      now: () => now,
-    });
+    const { store, space } = historyStore("history-store", () => now);
     await store.save(incident("inc-1", now - 40 * DAY));
     await store.save(incident("inc-2", now - 10 * DAY));
     await store.save(incident("inc-3", now - 1 * DAY));
@@ -36,9 +41,9 @@ describe("history store", () => {
     expect(listed[0]!.fixedBy).toBe("raise-commit-retries");
     expect(await store.tablesWithHistory()).toEqual(["db.events"]);
     // The record older than the retention was removed when the next one was written.
-    expect(await scope.redis.hexists(`{${scope.namespace}}:history:db.events`, "inc-1")).toBe(0);
+    expect(await space.redis.hexists(`{${space.namespace}}:history:db.events`, "inc-1")).toBe(0);
     // The keys expire with the retention, so a table that stops failing leaves nothing behind.
-    const ttl = await scope.redis.pttl(`{${scope.namespace}}:history:db.events`);
+    const ttl = await space.redis.pttl(`{${space.namespace}}:history:db.events`);
     expect(ttl).toBeGreaterThan(29 * DAY);
     expect(ttl).toBeLessThanOrEqual(30 * DAY);
 
@@ -48,13 +53,8 @@ describe("history store", () => {
   });
 
   it("counts incidents by table class and cause on /metrics and finds the tables that failed again", async () => {
-    scope = testRedisScope("history-metrics");
     const now = 10 * DAY;
-    const store = new HistoryStore(scope.redis, {
-      namespace: scope.namespace,
-      resolvedDays: 30,
-      now: () => now,
-    });
+    const { store } = historyStore("history-metrics", () => now);
     await store.save(incident("inc-1", now - 3 * DAY));
     await store.save(incident("inc-2", now - DAY));
     await store.save(
@@ -88,20 +88,15 @@ describe("history store", () => {
   });
 
   it("reads the fleet once per change: a scrape with nothing new reuses the last read", async () => {
-    scope = testRedisScope("history-fleet");
     let now = 10 * DAY;
-    const store = new HistoryStore(scope.redis, {
-      namespace: scope.namespace,
-      resolvedDays: 30,
-      now: () => now,
-    });
+    const { store, space } = historyStore("history-fleet", () => now);
     const ids = async () => (await store.all()).map((h) => h.incidentId).sort();
     await store.save(incident("inc-1", now - DAY));
     expect(await ids()).toEqual(["inc-1"]);
 
     // Removed behind the store's back: nothing closed since, so the last read is still served
     // (this is what keeps a scrape to one GET).
-    await scope.redis.hdel(`{${scope.namespace}}:history:db.events`, "inc-1");
+    await space.redis.hdel(`{${space.namespace}}:history:db.events`, "inc-1");
     expect(await ids()).toEqual(["inc-1"]);
 
     // An incident closes: the version moves and the fleet is read again.
@@ -109,31 +104,26 @@ describe("history store", () => {
     expect(await ids()).toEqual(["inc-2"]);
 
     // Nothing closes for a while, yet records age out of the window with time: read again.
-    await scope.redis.hdel(`{${scope.namespace}}:history:db.orders`, "inc-2");
+    await space.redis.hdel(`{${space.namespace}}:history:db.orders`, "inc-2");
     expect(await ids()).toEqual(["inc-2"]);
     now += FLEET_REFRESH_MS;
     expect(await ids()).toEqual([]);
   });
 
   it("reads a newer format whose fields are there and passes over what it cannot read", async () => {
-    scope = testRedisScope("history-format");
     const now = 10 * DAY;
-    const store = new HistoryStore(scope.redis, {
-      namespace: scope.namespace,
-      resolvedDays: 30,
-      now: () => now,
-    });
+    const { store, space } = historyStore("history-format", () => now);
     await store.save(incident("inc-1", now - DAY));
-    const key = `{${scope.namespace}}:history:db.events`;
-    const index = `{${scope.namespace}}:history-index:db.events`;
-    await scope.redis.hset(
+    const key = `{${space.namespace}}:history:db.events`;
+    const index = `{${space.namespace}}:history-index:db.events`;
+    await space.redis.hset(
       key,
       "inc-2",
       JSON.stringify({ ...incident("inc-2", now), format: 2, extra: "kept" }),
     );
-    await scope.redis.zadd(index, now, "inc-2");
-    await scope.redis.hset(key, "inc-3", "{not json");
-    await scope.redis.zadd(index, now - 2, "inc-3");
+    await space.redis.zadd(index, now, "inc-2");
+    await space.redis.hset(key, "inc-3", "{not json");
+    await space.redis.zadd(index, now - 2, "inc-3");
     const listed = await store.list("db.events");
     expect(listed.map((h) => h.incidentId)).toEqual(["inc-2", "inc-1"]);
     expect((listed[0] as unknown as { extra: string }).extra).toBe("kept");
