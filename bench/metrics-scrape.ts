@@ -120,7 +120,8 @@ export async function run(): Promise<Record<string, number | string>> {
       "scrape.bot_p99_ms": percentile(ours, 99),
       "scrape.bot_p50_ratio_median_of_rounds": median(perRound),
       "scrape.bot_scrapes_with_incident_series": `${result.bot!.withIncidents} of ${scrapes}`,
-      "scrape.diagnoses_posted_meanwhile": standIn.messages(CHANNEL).length,
+      // Identical diagnoses in flight are merged: one 2,000-snapshot diagnosis runs throughout.
+      "scrape.diagnose_commands_sent_meanwhile": n,
       // Every process's commands in the window (the worker's diagnoses too): an upper bound.
       "scrape.redis_commands_per_scrape (all processes, upper bound)":
         (commandsAfter - commandsBefore) / scrapes,
