@@ -34,6 +34,7 @@ const card: StatusCardView = {
   causeLine: "compaction (Spark app …0412) replaced files 3 times since the last good commit",
   nowLine: 'waiting for approval of "move compaction off hot partitions"',
   openedAtMs: NOW - 55 * MIN,
+  stalledSinceMs: NOW - 55 * MIN,
   nowMs: NOW,
   step: { index: 1, total: 1, title: "move compaction off hot partitions" },
 };
@@ -113,6 +114,16 @@ describe("renderStatusCard", () => {
       stalledSinceMs: NOW - 55 * MIN,
     });
     expect(allText(blocks)).toContain("commits failing for 55 min");
+  });
+
+  it("does not count a failure from the alert when nobody knows the last good commit", () => {
+    // No diagnosis yet, or the catalog did not answer: the incident's age is all that is known.
+    const { stalledSinceMs: _known, ...unknown } = card;
+    const { text, blocks } = renderStatusCard({ ...unknown, openedAtMs: NOW - 12 * MIN });
+    expect(text).toBe(
+      ":large_yellow_circle: db.events — open for 12 min, last good commit not known (waiting for approval)",
+    );
+    expect(allText(blocks)).not.toContain("commits failing for");
   });
 
   it("does not call a healthy table failing: the alert fired, but the writer commits", () => {
@@ -255,12 +266,19 @@ describe("renderStatusList", () => {
     const { text, blocks } = renderStatusList({
       nowMs: NOW,
       incidents: [
-        { incidentId: "a", table: "db.old", state: "verifying", openedAtMs: NOW - 120 * MIN },
+        {
+          incidentId: "a",
+          table: "db.old",
+          state: "verifying",
+          openedAtMs: NOW - 120 * MIN,
+          stalledSinceMs: NOW - 120 * MIN,
+        },
         {
           incidentId: "b",
           table: "db.events",
           state: "awaiting-approval",
           openedAtMs: NOW - 55 * MIN,
+          stalledSinceMs: NOW - 55 * MIN,
           step: { index: 1, total: 2, title: "raise commit retries" },
           permalink: "https://acme.slack.com/archives/C1/p1732870000000100",
         },
@@ -277,7 +295,8 @@ describe("renderStatusList", () => {
     const lines = allText(blocks).split("\n");
     expect(lines[0]).toBe("*Open incidents (3)*");
     expect(lines.slice(1)).toEqual([
-      ":red_circle: *db.x* — commits failing for 1 min · open",
+      // Not diagnosed yet: its age, not a failure's.
+      ":red_circle: *db.x* — open for 1 min, last good commit not known · open",
       ":large_yellow_circle: *db.events* — commits failing for 55 min · waiting for approval · step 1 of 2: raise commit retries · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
       ":hourglass_flowing_sand: *db.old* — commits failing for 2 h · verifying",
     ]);

@@ -24,7 +24,8 @@ type CardFacts = Pick<
 /**
  * The state in words with its age, as the card's headline says it; `/iceberg status` and App Home
  * say the same, so every surface shows one age for an incident: "commits failing for 55 min"
- * counted from the failing writer's last good commit.
+ * counted from the failing writer's last good commit, or "open for 3 min, last good commit not
+ * known" while no diagnosis has found that commit.
  */
 export function ageWords(view: CardFacts): string {
   const age = formatDuration(view.nowMs - view.openedAtMs);
@@ -44,7 +45,10 @@ export function ageWords(view: CardFacts): string {
         if (view.commitsFlowing.quietByDesign) return `alert fired, writer quiet by design${ago}`;
         return `alert fired, but commits are flowing${ago}`;
       }
-      return `commits failing for ${formatDuration(view.nowMs - (view.stalledSinceMs ?? view.openedAtMs))}`;
+      // The age of a failure is counted from the writer's last good commit. Before a diagnosis has
+      // found it (or when the catalog did not answer), the card says only what it knows.
+      if (view.stalledSinceMs === undefined) return `open for ${age}, last good commit not known`;
+      return `commits failing for ${formatDuration(view.nowMs - view.stalledSinceMs)}`;
   }
 }
 
