@@ -3,22 +3,16 @@
 // through test/support/poll.ts (whose only bound is a hang catcher); this keeps per-test, per-hook
 // and per-describe timeouts from creeping back.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import config from "../../vitest.config.js";
+import { filesUnder } from "../support/files.js";
 import { REPO_ROOT } from "../support/openapi.js";
 import { HANG_MS } from "../support/poll.js";
 
 const TEST_CALLS = new Set(["it", "test", "describe", "beforeAll", "afterAll", "beforeEach", "afterEach"]);
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [full];
-  });
-}
 
 /** `it`, `it.each(...)`, `describe.sequential`: the name of the test function a call goes back to. */
 function testCallName(callee: ts.Expression): string | undefined {

@@ -1,17 +1,11 @@
 // The repository carries everything its tests read: no path climbs out of the checkout, and
 // every upstream fixture is named (with its source) in the fixtures README.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesUnder } from "../support/files.js";
 import { REAL_DIR, REPO_ROOT } from "../support/openapi.js";
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [full];
-  });
-}
 
 describe("self-contained checkout", () => {
   it("no source, test or benchmark refers to a folder beside the repository", () => {

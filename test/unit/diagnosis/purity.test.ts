@@ -1,22 +1,16 @@
 // The diagnosis and audit core takes `now` as a parameter: no clock, no randomness, no I/O.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { filesUnder } from "../../support/files.js";
 
 const core = join(dirname(fileURLToPath(import.meta.url)), "../../../src/core");
 
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : path.endsWith(".ts") ? [path] : [];
-  });
-}
-
 const files = [
-  ...walk(join(core, "diagnosis")),
-  ...walk(join(core, "audit")),
+  ...filesUnder(join(core, "diagnosis")).filter((f) => f.endsWith(".ts")),
+  ...filesUnder(join(core, "audit")).filter((f) => f.endsWith(".ts")),
   join(core, "statements.ts"),
   join(core, "table-name.ts"),
   join(core, "properties.ts"),
