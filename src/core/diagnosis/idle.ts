@@ -16,7 +16,8 @@ import type {
   TableEvidence,
 } from "../evidence/model.js";
 import type { EvidenceItem } from "../report/schema.js";
-import { formatDuration, iso, lowerBound, upperBound } from "./snapshots.js";
+import { formatDuration } from "../words/duration.js";
+import { iso, lowerBound, upperBound } from "./snapshots.js";
 
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;

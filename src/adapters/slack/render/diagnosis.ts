@@ -5,11 +5,11 @@
 import { SOURCE_NAMES } from "../../../core/ids.js";
 import type { Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
+import { findingWords, SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { cardCause } from "./card-cause.js";
-import { findingLabel, SOURCE_LABELS, STEP_TITLES, VERDICT_LABELS } from "./labels.js";
 import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
 
@@ -23,7 +23,7 @@ const now = (report: Report) => Date.parse(report.generatedAt);
 
 function verdictText(report: Report): string {
   const emoji = report.verdict === "healthy" ? ":white_check_mark:" : ":mag:";
-  const label = VERDICT_LABELS[report.verdict];
+  const label = findingWords(report.verdict);
   const finding = report.findings.find((f) => f.id === report.verdict);
   const summary = finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), now(report))}`;
   const catalog = report.sources.catalog;
@@ -49,7 +49,7 @@ function nextStepText(report: Report): string {
         ? "proposed below"
         : "a person makes this change";
   // The proposal below shows what changes; here the step's name and who acts are enough.
-  return `*Next step: ${STEP_TITLES[step.id]}* (${how})`;
+  return `*Next step: ${stepWords(step.id)}* (${how})`;
 }
 
 /** Cuts plain text at a word boundary, so nothing ends mid-word. */
@@ -84,7 +84,7 @@ function plainLines(report: Report, max: number, nowMs: number): string[] {
 function sourcesText(report: Report): string | undefined {
   const missing = unansweredSources(report.sources).map(
     (u) =>
-      `${SOURCE_LABELS[u.kind]}${u.source === undefined ? "" : ` (${escapeOutside(u.source)})`}: ${escapeOutside(u.reason)}`,
+      `${SOURCE_WORDS[u.kind]}${u.source === undefined ? "" : ` (${escapeOutside(u.source)})`}: ${escapeOutside(u.reason)}`,
   );
   return missing.length === 0 ? undefined : `*Could not read:* ${missing.join("; ")}`;
 }
@@ -110,9 +110,9 @@ export function renderEvidenceModal(report: Report): ModalView {
   const nowMs = now(report);
   const lines: string[] = [];
   for (const finding of report.findings) {
-    lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingLabel(finding.id)})`);
+    lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingWords(finding.id)})`);
     for (const item of finding.evidence) {
-      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
+      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_WORDS[item.source]})_`);
     }
   }
   // A modal holds 100 blocks; the last one says how much did not fit, if anything.
@@ -140,7 +140,7 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   const notConfigured = SOURCE_NAMES.filter((n) => report.sources[n].status === "not-configured");
   const footer = [`report ${slackWhen(now(report))}`];
   if (notConfigured.length > 0)
-    footer.push(`not configured: ${notConfigured.map((n) => SOURCE_LABELS[n]).join(", ")}`);
+    footer.push(`not configured: ${notConfigured.map((n) => SOURCE_WORDS[n]).join(", ")}`);
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
@@ -155,8 +155,8 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
     evidence.push(context(`${formatCount(total)} pieces of evidence in the report`));
 
   const blocks = capBlocks([...head, ...evidence, ...tail]);
-  const text = `${escapeMrkdwn(report.table)}: ${VERDICT_LABELS[report.verdict]}${
-    report.nextStep === null ? "" : `; next step: ${STEP_TITLES[report.nextStep.id]}`
+  const text = `${escapeMrkdwn(report.table)}: ${findingWords(report.verdict)}${
+    report.nextStep === null ? "" : `; next step: ${stepWords(report.nextStep.id)}`
   }`;
   return { text, blocks };
 }
