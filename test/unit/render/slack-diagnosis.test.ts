@@ -238,7 +238,7 @@ describe("renderDiagnosis", () => {
           id: "commit-conflict",
           severity: "critical",
           summary: "CommitFailedException after 4 retries",
-          evidence: details.map((detail) => ({ source: "catalog" as const, detail })),
+          evidence: details.map((detail) => ({ source: "catalog" as const, detail, data: {} })),
         },
       ],
     });
@@ -263,7 +263,11 @@ describe("renderDiagnosis", () => {
         summary:
           "Flink job orders (0b1c…) is quiet as expected (it was quiet at this time on each of the last 3 days) and no commit failure is visible; the next commit is due around 2026-11-29T11:00:00Z",
         evidence: [
-          { source: "flink", detail: "Flink job orders (0b1c…) is RUNNING with no commit exceptions" },
+          {
+            source: "flink",
+            detail: "Flink job orders (0b1c…) is RUNNING with no commit exceptions",
+            data: {},
+          },
         ],
       },
       {
@@ -272,7 +276,11 @@ describe("renderDiagnosis", () => {
         summary:
           "Flink job orders (0b1c…) is quiet for 2 h, as it was at this time on each of the last 3 days",
         evidence: [
-          { source: "catalog", detail: "No writer snapshot over the same hours on each of the last 3 days" },
+          {
+            source: "catalog",
+            detail: "No writer snapshot over the same hours on each of the last 3 days",
+            data: {},
+          },
         ],
       },
     ]);
@@ -284,7 +292,7 @@ describe("renderDiagnosis", () => {
         id: "healthy",
         severity: "info",
         summary: "No streaming writer is attached to this table and no commit failure is visible",
-        evidence: [{ source: "catalog", detail: "No Flink or Kafka Connect writer found" }],
+        evidence: [{ source: "catalog", detail: "No Flink or Kafka Connect writer found", data: {} }],
       },
     ]);
     expect(noWriter).toContain("*Next step:* none; nothing is failing.");
