@@ -193,7 +193,8 @@ function person(ctx: DemoContext, user: string): SlackPerson {
 /** Nothing to change: the demo asks for the audit instead, the way a person would. */
 async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
   // The diagnosis says why nothing needs doing (committing normally, quiet as expected, ...).
-  const why = /Next step:\*? none; ([^.\n]*)\./.exec(diagnosis)?.[1] ?? "no playbook step matches the findings";
+  const why =
+    /Next step:\*? none; ([^.\n]*)\./.exec(diagnosis)?.[1] ?? "no playbook step matches the findings";
   progress(ctx, `nothing to do: ${why}; no step is proposed`);
   // The audit reads the table from the catalog: with the catalog refusing or failing the bot's
   // reads for the whole demo there is nothing to grade, so a person would not ask for it.

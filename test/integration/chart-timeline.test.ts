@@ -291,7 +291,7 @@ describe("the commit timeline of a diagnosis", () => {
     expect(chart.silentSources).toEqual(["Iceberg REST catalog"]);
     const svg = (await renderPng(timelineSpec(chart))).svg;
     expect(svg).toContain(silentNote("Iceberg REST catalog"));
-    expect(describeTimeline(chart)).toContain("Iceberg catalog did not answer");
+    expect(describeTimeline(chart)).toContain("Iceberg REST catalog did not answer");
     // A picture from sources that all answered says nothing of the kind.
     const healthy = await evidenceOf("competing-appends");
     const clear = buildTimeline(healthy.evidence, healthy.now);

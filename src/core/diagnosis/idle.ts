@@ -198,7 +198,8 @@ function inputIdle(input: IdleInput): IdleReading | null {
 
 /** When a quiet writer commits again, in words: the verdict says it so nobody waits for a page. */
 export function idleNextCommit(reading: IdleReading): string {
-  if (reading.expectedBackMs !== undefined) return `the next commit is due around ${iso(reading.expectedBackMs)}`;
+  if (reading.expectedBackMs !== undefined)
+    return `the next commit is due around ${iso(reading.expectedBackMs)}`;
   return reading.reason === "input-idle"
     ? "commits resume when records arrive"
     : "the earlier days do not show when it resumes";
