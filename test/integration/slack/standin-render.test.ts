@@ -74,6 +74,7 @@ const report: Report = {
 const card: StatusCardView = {
   table: "db.events",
   state: "awaiting-approval",
+  health: "failing",
   verdictLine: "commit conflict",
   openedAtMs: NOW - 55 * MIN,
   nowMs: NOW,
@@ -219,7 +220,9 @@ describe("renderers through the stand-in", () => {
       channel: "C2",
       ...renderStatusList({
         nowMs: NOW,
-        incidents: [{ incidentId: "i", table: "db.events", state: "open", openedAtMs: NOW }],
+        incidents: [
+          { incidentId: "i", table: "db.events", state: "open", health: "unknown", openedAtMs: NOW },
+        ],
       }),
     });
     await web.chat.postMessage({ channel: "C2", ...renderHelp() });
