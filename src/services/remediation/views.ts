@@ -3,7 +3,7 @@
 // story (core/story) instead.
 
 import type { StepId } from "../../core/ids.js";
-import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
+import type { WalkRecord } from "../../core/playbook/record.js";
 
 export { proposalIdFor } from "../../core/playbook/record.js";
 
