@@ -318,6 +318,13 @@ export class RemediationEffects {
         // Stale jobs and duplicate results the bot itself ignored are noise in the history.
         if (effect.entry.outcome === "ignored" && effect.entry.actor === "bot") return;
         await deps.audit.record(record.table, effect.entry, record.incidentId);
+        // An item marked done after the incident closed: its history says so too.
+        if (
+          effect.entry.action === "item-done" &&
+          effect.entry.outcome === "ok" &&
+          record.walk.status === "resolved"
+        )
+          await recordIncidentHistory(deps, record, "resolved", deps.now());
         return;
     }
   }
