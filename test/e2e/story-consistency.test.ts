@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { runDemo } from "../../src/cli/demo.js";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import { renderAppHome } from "../../src/adapters/slack/render/app-home.js";
 import { formatDuration } from "../../src/adapters/slack/render/format.js";
@@ -22,6 +21,7 @@ import { HistoryStore } from "../../src/adapters/store/history-store.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { PeopleStore } from "../../src/adapters/store/people-store.js";
 import { WalkStore } from "../../src/adapters/store/walk-store.js";
+import { runDemo } from "../../src/cli/demo.js";
 import type { IncidentHistory } from "../../src/core/history/record.js";
 import type { IncidentStory } from "../../src/core/story/model.js";
 import type { StoredMessage } from "../../src/sim/slack/types.js";
@@ -69,7 +69,8 @@ async function play(name: string): Promise<Seen | undefined> {
         const history = new HistoryStore(redis, { namespace: end.namespace, resolvedDays: 30, now: end.now });
         const table = (await store.listOpen())[0]?.table;
         const closed = table ? [] : await history.all();
-        const incident = (await store.listOpen())[0] ?? (closed[0] ? await store.get(closed[0].incidentId) : undefined);
+        const incident =
+          (await store.listOpen())[0] ?? (closed[0] ? await store.get(closed[0].incidentId) : undefined);
         if (!incident) return;
         const story = await loadStory(
           {
@@ -112,7 +113,10 @@ describe("every surface tells the incident's one story", () => {
     expect(renderStatusCard(view).text).toMatch(new RegExp(`^${colour} .*\\(${words}\\)$`));
 
     // App Home and /iceberg status: the same colour and words.
-    const home = JSON.stringify(renderAppHome({ nowMs: now, open: [{ ...view, incidentId: story.incidentId }], recentTables: [] }).blocks);
+    const home = JSON.stringify(
+      renderAppHome({ nowMs: now, open: [{ ...view, incidentId: story.incidentId }], recentTables: [] })
+        .blocks,
+    );
     expect(home).toContain(`${colour} ${story.table}`);
     const status = shown(renderStatusList({ nowMs: now, incidents: [statusItemOf(story, now)] }));
     if (story.workflow !== "resolved" && story.workflow !== "stopped") {
@@ -134,7 +138,10 @@ describe("every surface tells the incident's one story", () => {
       const minutes = formatDuration(story.recovery.afterChangeMs);
       expect(posted).toContain(`${minutes} after the change`);
       expect(card).toContain(`commits resumed ${minutes} after the change`);
-      if (seen!.history) expect(seen!.history.steps.find((s) => s.outcome === "fixed")?.recoveredAfterMs).toBe(story.recovery.afterChangeMs);
+      if (seen!.history)
+        expect(seen!.history.steps.find((s) => s.outcome === "fixed")?.recoveredAfterMs).toBe(
+          story.recovery.afterChangeMs,
+        );
     } else {
       expect(posted, name).not.toMatch(/Recovered:\*/);
     }

@@ -143,6 +143,7 @@ describe("renderers through the stand-in", () => {
       ...renderStatusCard({
         ...card,
         state: "resolved",
+        health: "flowing",
         resolution: { fixedBy: "raise commit retries", recoveredAfterMs: 18 * MIN },
       }),
     });
@@ -160,7 +161,7 @@ describe("renderers through the stand-in", () => {
   it("reads as a thread: the card first, replies indented, buttons and code kept", () => {
     const text = transcript(standIn, "C1", rootTs);
     const lines = text.split("\n");
-    expect(lines[0]).toBe("✅ db.events — commits resumed");
+    expect(lines[0]).toBe("🟢 db.events — commits resumed");
     expect(lines).toContain("(edited 1 time)");
     expect(lines).toContain("    🔍 db.events: commit conflict");
     expect(lines).toContain("    [Apply] [Done by hand] [Skip] [Stop]");
@@ -177,7 +178,7 @@ describe("renderers through the stand-in", () => {
 
   it("can keep emoji shortcodes", () => {
     expect(transcript(standIn, "C1", rootTs, { emoji: "codes" }).split("\n")[0]).toBe(
-      ":white_check_mark: db.events — commits resumed",
+      ":large_green_circle: db.events — commits resumed",
     );
     expect(transcript(standIn, "C1", "1.000000")).toBe("");
   });
