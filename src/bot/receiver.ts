@@ -5,6 +5,8 @@ import { batchedFirstTime } from "../adapters/redis/batched-first-time.js";
 import { checkPrimary } from "../adapters/redis/connection.js";
 import { type BotApp, createBotApp } from "../adapters/slack/app.js";
 import { homeQueueId } from "../adapters/slack/outbox/outbox.js";
+import { threadPeople } from "../adapters/slack/thread-people.js";
+import { PeopleStore } from "../adapters/store/people-store.js";
 import { secretValues } from "../config.js";
 import { acceptAlerts } from "../services/alerts.js";
 import type { Part } from "./part.js";
@@ -47,6 +49,15 @@ export function receiverPart(shared: Shared, otherMetrics?: () => Promise<unknow
     queueHome: async (user) => {
       await shared.outbox.append(homeQueueId(user), "", shared.wallClock(), { kind: "home", user });
     },
+    // People's replies in incident threads, and "I'm on it" (an edit of the card through the outbox).
+    people: threadPeople({
+      people: new PeopleStore(redis, store.keys),
+      store,
+      editCard: async (incident) => {
+        await shared.outbox.append(incident.id, incident.channel, shared.wallClock(), { kind: "card" });
+      },
+      now: shared.now,
+    }),
     pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
     health: shared.health,
     ...(otherMetrics ? { otherMetrics } : {}),

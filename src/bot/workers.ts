@@ -32,6 +32,7 @@ import { keepIntakePromises } from "../services/intake-promises.js";
 import { superviseWorker, type WorkerChildOptions, type WorkerSupervisor } from "../worker-supervisor.js";
 import type { Part } from "./part.js";
 import { remediationQueueName, type Shared, slackClient } from "./shared.js";
+import { storySources } from "./story.js";
 
 /** Diagnoses, the evidence modal and remediation on BullMQ. */
 export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers } {
@@ -126,6 +127,8 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
     ...(delivery.timeoutMs !== undefined ? { timeoutMs: delivery.timeoutMs } : {}),
   });
   const delays = new SlackDelays(shared.connections.redis, (id) => store.keys.slackDelay(id));
+  // The card, App Home and /iceberg status are rendered from the incident's story, read here.
+  const story = storySources(shared);
   const poster = new OutboxPoster({
     outbox: shared.outbox,
     slack: client,
@@ -146,7 +149,8 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       record: (incidentId, delayMs) => delays.record(incidentId, delayMs),
     },
     views: {
-      card: async (incident) => renderCard({ store, render, now }, incident, await delays.get(incident.id)),
+      card: async (incident) =>
+        renderCard({ store, render, now, story }, incident, await delays.get(incident.id)),
       diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
       commandResult: (result) =>
         commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
@@ -169,11 +173,16 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
               tables: async () => recurringTables(await shared.incidents.history.all()),
               days: shared.config.bot.retention.resolvedDays,
             },
+            story,
+            closed: async () => await shared.incidents.history.all(),
           },
           user,
         ),
       reply: (reply) =>
-        replyMessage({ client: shared.client, store, render, now, history: shared.incidents.history }, reply),
+        replyMessage(
+          { client: shared.client, store, render, now, history: shared.incidents.history, story },
+          reply,
+        ),
     },
     now: shared.wallClock,
     log,

@@ -80,7 +80,7 @@ export const DEV_PAGE = String.raw`<!doctype html>
 <script>
 "use strict";
 var BT = "\x60";
-var EMOJI = { red_circle: "🔴", large_yellow_circle: "🟡", large_green_circle: "🟢", hourglass_flowing_sand: "⏳",
+var EMOJI = { red_circle: "🔴", large_yellow_circle: "🟡", large_green_circle: "🟢", large_blue_circle: "🔵", white_circle: "⚪", hourglass_flowing_sand: "⏳",
   white_check_mark: "✅", warning: "⚠️", mag: "🔍", gear: "⚙️", octagonal_sign: "🛑", wrench: "🔧", x: "❌",
   clipboard: "📋", no_entry: "⛔", fast_forward: "⏩", leftwards_arrow_with_hook: "↩️", raised_hand: "✋",
   heavy_check_mark: "✔️", hourglass: "⌛", bulb: "💡", memo: "📝", rotating_light: "🚨", lock: "🔒" };

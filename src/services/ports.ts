@@ -248,7 +248,9 @@ export type WalkMessage =
   | { kind: "update-proposal"; name: string; view: ProposalView; note: ProposalNote; withButtons: boolean }
   | { kind: "upsert-verification"; name: string; view: VerificationView }
   | { kind: "note"; name: string; note: WalkNote }
-  | { kind: "ephemeral"; user: string; notice: Notice };
+  | { kind: "ephemeral"; user: string; notice: Notice }
+  /** The status card, edited from the saved walk in the same delivery as the thread's messages. */
+  | { kind: "card" };
 
 export interface WalkStorePort {
   get(incidentId: string): Promise<Versioned<WalkRecord> | undefined>;

@@ -4,6 +4,7 @@
 import type { FindingId, StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
 import type { AuditReport, Change, NextStep, Report } from "../core/report/schema.js";
+import type { CommitHealth, StoryDecision, UnseenSource } from "../core/story/model.js";
 
 // The status card shows the incident's own states; the core owns the list.
 export { INCIDENT_STATES, type IncidentState } from "../core/incident/model.js";
@@ -13,6 +14,8 @@ export type { AuditReport, Report };
 export interface StatusCardView {
   table: string;
   state: IncidentState;
+  /** The failing writer's commit health: the card's colour (core/story/health.ts). */
+  health: CommitHealth;
   /** e.g. "commit conflict (CommitFailedException, retries exhausted)". */
   verdictLine?: string;
   /** e.g. "compaction (Spark app …0412) replaced files 3 times since the last good commit". */
@@ -23,6 +26,10 @@ export interface StatusCardView {
   failingWriter?: string;
   /** Evidence sources that did not answer, with why: "Iceberg REST catalog: timed out after 5 s". */
   downSources?: string[];
+  /** Sources that refused the bot's own credential: the bot's access, never the writer's failure. */
+  refusedBot?: UnseenSource[];
+  /** Who is handling the incident, and since when. */
+  owner?: { user: string; sinceMs: number; how: "claimed" | "acted" };
   openedAtMs: number;
   /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
   stalledSinceMs?: number;
@@ -35,6 +42,8 @@ export interface StatusCardView {
   nowMs: number;
   step?: { index: number; total?: number; title: string };
   check?: { index: number; total: number };
+  /** How many follow-up checks saw no recovery, once the step's checks ended without one. */
+  noRecoveryAfterChecks?: number;
   resolution?: { fixedBy: string; recoveredAfterMs: number };
   /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
   openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
@@ -42,8 +51,10 @@ export interface StatusCardView {
   itemAction?: ActionValue;
   /** The longest any message of this thread waited to reach Slack, when it was too long. */
   slackDelayedMs?: number;
-  /** The decision waiting on the proposal, offered on the card as the proposal's own button. */
-  decision?: { kind: "apply" | "done"; action: ActionValue };
+  /** The decisions waiting on a person, offered on the card as the thread's own buttons. */
+  decisions?: Array<{ kind: StoryDecision["kind"]; action: ActionValue; title?: string }>;
+  /** Whether the card offers "I'm on it" (nobody handles the incident yet). */
+  claimAction?: { incidentId: string };
 }
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
@@ -166,10 +177,11 @@ export interface DiagnosisOptions {
 }
 
 export interface StatusListItem
-  extends Partial<Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing" | "openItems">> {
+  extends Partial<Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing" | "openItems" | "owner">> {
   incidentId: string;
   table: string;
   state: IncidentState;
+  health: CommitHealth;
   openedAtMs: number;
   step?: { index: number; total?: number; title: string };
   /** chat.getPermalink of the thread root. */

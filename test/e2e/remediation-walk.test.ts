@@ -159,6 +159,17 @@ describe("guided remediation through Slack (e2e)", () => {
     const thread = everything(harness, rootTs);
     expect(thread).toContain("playbook_revert");
     expect(thread).toContain("Next step: Commit less often");
+    // The card follows the thread in the same delivery: no recovery, with the thread's own buttons,
+    // never "verifying … check 2 of 3" once the checks have ended.
+    const card = await eventually(() => {
+      const blocks = JSON.stringify(rootOf(harness)?.blocks ?? []);
+      return /no recovery after \d+ checks/.test(blocks) ? blocks : undefined;
+    }, "the card saying no recovery");
+    expect(card).not.toMatch(/check \d+ of \d+/);
+    expect(card).not.toContain("verifying");
+    expect(card).toContain("playbook_revert");
+    expect(card).toContain("Next step: Commit less often");
+    expect(card).toContain(":red_circle:");
 
     await pressButton(person(harness, ALICE), rootTs, "playbook_next");
     await eventually(

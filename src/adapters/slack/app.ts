@@ -30,12 +30,14 @@ import { registerPlaybookListeners } from "./playbook-listeners.js";
 import { type EventHandler, SlackHttpReceiver } from "./receiver/http.js";
 import { SlackSocketReceiver } from "./receiver/socket.js";
 import { recorder, tellNotRecorded } from "./record.js";
+import { ACTION_IDS } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
 import { replayGuard } from "./replay-guard.js";
 import { type FetchFunction, respondVia } from "./response-url.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
+import type { ThreadPeople } from "./thread-people.js";
 import { createScrubber, type ScrubSettings, scrubbingFetch, slackClientOptions } from "./web-client.js";
 
 export interface BotAppOptions {
@@ -79,6 +81,8 @@ export interface BotAppOptions {
   recordTimeoutMs?: number;
   /** Hands an App Home publish to the outbox (its poster publishes it). */
   queueHome: (user: string) => Promise<void>;
+  /** People's replies in incident threads and "I'm on it" (without it, neither is kept). */
+  people?: ThreadPeople;
   /** Secrets and internal addresses kept out of what the receiver sends to Slack. */
   scrub?: ScrubSettings;
 }
@@ -221,6 +225,23 @@ export function createBotApp(options: BotAppOptions): BotApp {
     await options.queueHome(event.user);
   });
 
+  // What people write in an incident's thread belongs to its story (the postmortem's timeline).
+  // Only a person's new reply: not the bot's own messages, not edits or deletions (subtypes).
+  const people = options.people;
+  if (people) {
+    app.event("message", guard, async ({ event }) => {
+      const m = event as unknown as Record<string, unknown>;
+      if (m.subtype !== undefined || m.bot_id !== undefined) return;
+      const { channel, thread_ts: threadTs, ts, user, text } = m;
+      if (typeof threadTs !== "string" || threadTs === ts) return;
+      if (typeof channel !== "string" || typeof ts !== "string" || typeof user !== "string") return;
+      if (typeof text !== "string") return;
+      await people
+        .reply({ channel, threadTs, ts, user, text })
+        .catch((error: unknown) => log.warn({ err: asCodedError(error).message }, "thread reply not kept"));
+    });
+  }
+
   // A click's modal: opened now with its trigger (it expires in 3 s), filled in by a worker.
   const openPlaceholder = async (triggerId: string, view: ModalView) => {
     await app.client.views.open({ token: options.slack.botToken, trigger_id: triggerId, view });
@@ -247,6 +268,14 @@ export function createBotApp(options: BotAppOptions): BotApp {
   });
   if (options.remediation)
     registerPlaybookListeners(router, options.remediation, log, record, openPlaceholder);
+  // "I'm on it" on the card: whoever presses it first handles the incident.
+  router.action<BlockAction<ButtonAction>>(ACTION_IDS.claim, async ({ ack, body, action, respond }) => {
+    await ack();
+    const incidentId = claimedIncident(action.value);
+    if (!people || incidentId === undefined) return;
+    const recorded = await record.record("claim", () => people.claim(incidentId, body.user.id));
+    if (!recorded) await tellNotRecorded(respond, log);
+  });
   if (options.sweep) registerSweepListeners(router, options.sweep, log, record);
 
   app.error(async (error) => {
@@ -278,4 +307,16 @@ export function createBotApp(options: BotAppOptions): BotApp {
       await routeServer?.close();
     },
   };
+}
+
+/** The incident an "I'm on it" button names, or undefined for a value that is not ours. */
+function claimedIncident(value: string | undefined): string | undefined {
+  try {
+    const parsed = JSON.parse(value ?? "") as { incidentId?: unknown };
+    return typeof parsed.incidentId === "string" && parsed.incidentId.length > 0
+      ? parsed.incidentId
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -4,9 +4,11 @@ import type { RecurringTable } from "../../core/history/fleet.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { recurringHomeBlocks } from "./render/recurring.js";
+import { cardViewOf } from "./render/story-view.js";
 import { sweepHomeBlocks } from "./render/sweep-digest.js";
 import type { Renderers } from "./renderers.js";
-import { cardView, latestReport, threadPermalink } from "./slack-jobs.js";
+import { threadPermalink } from "./slack-jobs.js";
+import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
 
 const WEEK_MS = 7 * 86_400_000;
@@ -20,23 +22,33 @@ export interface HomeDeps {
   latestSweep?: () => Promise<Digest | undefined>;
   /** Tables that failed more than once within the retention window (`days`). */
   recurring?: { tables: () => Promise<RecurringTable[]>; days: number };
+  /** Where the incident's story is read from besides the store (walks, playbooks, people). */
+  story?: Omit<StorySources, "store">;
+  /** Closed incidents of every table, so the week's count per table is the one the history holds. */
+  closed?: () => Promise<Array<{ table: string; incidentId: string; openedAtMs: number }>>;
 }
 
 export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
   const open = await deps.store.listOpen();
   const recent = await deps.store.recentTables(deps.now - WEEK_MS);
   const links = await Promise.all(open.map((incident) => threadPermalink(deps.client, incident)));
-  // The card as the thread shows it: the same report, so the same age, colour and verdict.
-  const reports = await Promise.all(open.map((incident) => latestReport(deps, incident)));
+  // The card as the thread shows it: the same story, so the same age, colour and step.
+  const stories = await Promise.all(
+    open.map((incident) => loadStory({ ...deps.story, store: deps.store }, incident)),
+  );
+  const closed = (await deps.closed?.().catch(() => [])) ?? [];
   const view = deps.render.appHome({
     nowMs: deps.now,
-    open: open.map((incident, index) => ({
-      ...cardView(incident, reports[index], deps.now),
-      incidentId: incident.id,
+    open: stories.map((story, index) => ({
+      ...cardViewOf(story, deps.now),
+      incidentId: story.incidentId,
       permalink: links[index],
     })),
-    // Only the latest opening per table is kept, so the count is a lower bound.
-    recentTables: recent.map((r) => ({ table: r.table, incidents: 1, lastOpenedAtMs: r.lastOpenedAt })),
+    recentTables: recent.map((r) => ({
+      table: r.table,
+      incidents: weekCount(r.table, deps.now - WEEK_MS, open, closed),
+      lastOpenedAtMs: r.lastOpenedAt,
+    })),
   });
   // Within the view's 100 blocks: the recurring tables take one, the sweep's section at most seven.
   const extra = [];
@@ -50,4 +62,20 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
   }
   if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];
   await deps.client.views.publish({ user_id: userId, view });
+}
+
+/**
+ * A table's incidents opened in the week, counted once each: the open ones and the closed ones the
+ * history keeps, so "2 incidents" here is the count the recurring section states too.
+ */
+function weekCount(
+  table: string,
+  sinceMs: number,
+  open: ReadonlyArray<{ id: string; table: string; openedAt: number }>,
+  closed: ReadonlyArray<{ table: string; incidentId: string; openedAtMs: number }>,
+): number {
+  const ids = new Set<string>();
+  for (const i of open) if (i.table === table && i.openedAt >= sinceMs) ids.add(i.id);
+  for (const h of closed) if (h.table === table && h.openedAtMs >= sinceMs) ids.add(h.incidentId);
+  return Math.max(1, ids.size);
 }

@@ -8,19 +8,18 @@ import type { IncidentHistory } from "../../core/history/record.js";
 import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
-import { unansweredSources } from "../../core/report/unanswered.js";
-import { sourceWords } from "../../core/words/labels.js";
+import { storyOf } from "../../core/story/story.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { HistoryPort, TimelineFile } from "../../services/ports.js";
-import { readCardSummary } from "../../services/remediation/views.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
-import { cardCause } from "./render/card-cause.js";
 import { escapeMrkdwn } from "./render/limits.js";
+import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import type { HistoryEntry, HistoryIncident, StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
+import { latestReport, loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackJobDeps {
@@ -32,6 +31,8 @@ export interface SlackJobDeps {
   log?: Pick<LogLike, "warn">;
   /** Each table's closed incidents, listed by /iceberg history. */
   history?: Pick<HistoryPort, "list">;
+  /** Where the incident's story is read from besides the store (walks, playbooks, people). */
+  story?: Omit<StorySources, "store">;
 }
 
 export async function runSlackJob(deps: SlackJobDeps, job: SlackJob): Promise<void> {
@@ -58,137 +59,19 @@ async function fillEvidence(deps: SlackJobDeps, job: Extract<SlackJob, { kind: "
   }
 }
 
-/** The newest report of an incident that still parses: the card, App Home and status read it. */
-export async function latestReport(
-  deps: Pick<SlackJobDeps, "store">,
-  incident: Incident,
-): Promise<Report | undefined> {
-  for (let n = incident.diagnoses; n >= 1; n--) {
-    const parsed = ReportSchema.safeParse(await deps.store.getReport(incident.id, n));
-    if (parsed.success) return parsed.data;
-  }
-  return undefined;
-}
-
+/** The card's view of an incident from its incident hash and newest report alone (no walk). */
 export function cardView(incident: Incident, report: Report | undefined, now: number): StatusCardView {
-  const verdict = report?.findings.find((f) => f.id === report.verdict);
-  // The cause line names who won the race (a root-cause finding), and only under a verdict that is
-  // a race: a stopped coordinator or a checkpoint problem has its cause in the verdict itself.
-  const cause = cardCause(report);
-  let nowLine: string | undefined;
-  if (incident.state === "diagnosing") nowLine = "reading the catalog, Flink, Kafka Connect and metrics";
-  else if (incident.state === "awaiting-approval" && report?.nextStep)
-    nowLine = `next step: "${report.nextStep.summary}"`;
-  // The playbook walk, when one runs, says what happens now (approval, applying, check n of m).
-  const walk = readCardSummary(incident.walk);
-  if (walk?.nowLine !== undefined) nowLine = walk.nowLine;
-  if (incident.tableUnknown && incident.state !== "resolved") {
-    nowLine = "not a table the catalog or BOT_CONFIG knows; closes when its alerts resolve";
-  } else if (incident.alertResolvedAt !== undefined && incident.state !== "resolved") {
-    nowLine = `${nowLine ? `${nowLine}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
-  } else if (
-    incident.firingAlerts !== undefined &&
-    incident.firingAlerts > 0 &&
-    incident.state !== "resolved"
-  ) {
-    // The alerts of the table still firing, as the sender last told us.
-    const alerts = `${incident.firingAlerts} alert${incident.firingAlerts === 1 ? "" : "s"} firing`;
-    nowLine = `${nowLine ? `${nowLine}; ` : ""}${alerts}`;
-  }
-  return {
-    table: incident.table,
-    state: incident.state,
-    verdictLine: verdict ? verdict.summary : report?.verdict,
-    ...(cause ? { causeLine: cause.summary } : {}),
-    nowLine,
-    ...failingAndDown(report),
-    openedAtMs: incident.openedAt,
-    ...commitTiming(report),
-    nowMs: now,
-    ...(walk?.step ? { step: walk.step } : {}),
-    ...(walk?.check ? { check: walk.check } : {}),
-    ...(walk?.resolution && incident.state === "resolved" ? { resolution: walk.resolution } : {}),
-    ...(walk?.openItems && incident.state === "resolved" ? { openItems: walk.openItems } : {}),
-    ...(walk?.itemAction && incident.state === "resolved"
-      ? { itemAction: walk.itemAction as StatusCardView["itemAction"] & object }
-      : {}),
-    ...(walk?.decision && incident.state === "awaiting-approval"
-      ? {
-          decision: {
-            kind: walk.decision.kind,
-            action: walk.decision.action as StatusCardView["itemAction"] & object,
-          },
-        }
-      : {}),
-  };
-}
-
-/** A healthy verdict means commits flow: the last commit is news, not the start of a stall. */
-function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing"> {
-  if (!report) return {};
-  const lastCommitMs = lastWriterCommitMs(report);
-  if (report.verdict === "healthy") {
-    const quietByDesign = report.findings.some((f) => f.id === "writer-idle");
-    return {
-      commitsFlowing: {
-        ...(lastCommitMs === undefined ? {} : { lastCommitMs }),
-        ...(quietByDesign ? { quietByDesign } : {}),
-      },
-    };
-  }
-  return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
-}
-
-/** The failing writer as people name it, and the sources that did not answer. */
-function failingAndDown(report: Report | undefined): Pick<StatusCardView, "failingWriter" | "downSources"> {
-  if (!report) return {};
-  const w = report.writer;
-  const down = unansweredSources(report.sources).map((u) => `${sourceWords(u.kind, u.source)}: ${u.reason}`);
-  const failing =
-    w && report.verdict !== "healthy"
-      ? `${
-          w.kind === "connect"
-            ? `Kafka Connect connector ${w.id}`
-            : `Flink job ${w.name ? `${w.name} (${w.id.slice(0, 4)}…)` : `${w.id.slice(0, 8)}…`}`
-        }${w.cluster ? ` on ${w.cluster}` : ""}`
-      : undefined;
-  return {
-    ...(failing ? { failingWriter: failing } : {}),
-    ...(down.length > 0 ? { downSources: down } : {}),
-  };
-}
-
-/**
- * The failing writer's newest snapshot time, whichever finding carries it (marked
- * writerLastCommitAt); older reports only had committedAt on the verdict's own evidence.
- */
-function lastWriterCommitMs(report: Report): number | undefined {
-  const named = report.writer?.lastCommitAt;
-  if (named !== undefined && Number.isFinite(Date.parse(named))) return Date.parse(named);
-  for (const finding of report.findings) {
-    for (const item of finding.evidence) {
-      const at = item.data.writerLastCommitAt;
-      if (typeof at === "string" && Number.isFinite(Date.parse(at))) return Date.parse(at);
-    }
-  }
-  const verdict = report.findings.find((f) => f.id === report.verdict);
-  for (const item of verdict?.evidence ?? []) {
-    const committedAt = item.data.committedAt;
-    if (typeof committedAt === "string") {
-      const ms = Date.parse(committedAt);
-      if (Number.isFinite(ms)) return ms;
-    }
-  }
-  return undefined;
+  return cardViewOf(storyOf({ incident, ...(report ? { report } : {}) }), now);
 }
 
 /** The status card of the incident's current state. */
 export async function renderCard(
-  deps: Pick<SlackJobDeps, "store" | "render" | "now">,
+  deps: Pick<SlackJobDeps, "store" | "render" | "now" | "story">,
   incident: Incident,
   slackDelayedMs?: number,
 ): Promise<SlackMessage> {
-  const view = cardView(incident, await latestReport(deps, incident), deps.now());
+  const story = await loadStory({ ...deps.story, store: deps.store }, incident);
+  const view = cardViewOf(story, deps.now());
   return deps.render.statusCard(slackDelayedMs === undefined ? view : { ...view, slackDelayedMs });
 }
 
@@ -230,30 +113,19 @@ export function commandResultMessage(
     : deps.render.audit(AuditReportSchema.parse(result.report));
 }
 
-/** An incident's line in `/iceberg status`, read as the card reads it: the same age and state. */
+/** An incident's line in `/iceberg status` from its hash and newest report alone (no walk). */
 export function statusListItem(
   incident: Incident,
   report: Report | undefined,
   now: number,
   permalink: string | undefined,
 ): StatusListItem {
-  const card = cardView(incident, report, now);
-  return {
-    incidentId: incident.id,
-    table: incident.table,
-    state: incident.state,
-    openedAtMs: incident.openedAt,
-    ...(card.stalledSinceMs !== undefined ? { stalledSinceMs: card.stalledSinceMs } : {}),
-    ...(card.commitsFlowing ? { commitsFlowing: card.commitsFlowing } : {}),
-    ...(card.openItems ? { openItems: card.openItems } : {}),
-    ...(card.step ? { step: card.step } : {}),
-    ...(permalink !== undefined ? { permalink } : {}),
-  };
+  return statusItemOf(storyOf({ incident, ...(report ? { report } : {}) }), now, permalink);
 }
 
 /** An ephemeral answer, rendered from the state it reports on when it is sent. */
 export async function replyMessage(
-  deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now" | "history">,
+  deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now" | "history" | "story">,
   reply: EphemeralReply,
 ): Promise<SlackMessage> {
   switch (reply.kind) {
@@ -265,11 +137,13 @@ export async function replyMessage(
     case "status": {
       const incidents = await deps.store.listOpen();
       const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
-      const reports = await Promise.all(incidents.map((i) => latestReport(deps, i)));
+      const stories = await Promise.all(
+        incidents.map((i) => loadStory({ ...deps.story, store: deps.store }, i)),
+      );
       const now = deps.now();
       return deps.render.statusList({
         nowMs: now,
-        incidents: incidents.map((i, index) => statusListItem(i, reports[index], now, links[index])),
+        incidents: stories.map((story, index) => statusItemOf(story, now, links[index])),
       });
     }
     case "history": {
@@ -335,3 +209,5 @@ function incidentLine(h: IncidentHistory): HistoryIncident {
     didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
   };
 }
+
+export { latestReport };

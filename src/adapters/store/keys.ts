@@ -32,6 +32,10 @@ export interface Keys {
   slackDelay(id: string): string;
   /** What Slack's answers said about the token and the channels (adapters/http/health.ts). */
   slackHealth(): string;
+  /** What people wrote in the incident's thread (people-store.ts). */
+  remarks(id: string): string;
+  /** Who said "I'm on it" for the incident, and when (people-store.ts). */
+  claim(id: string): string;
 }
 
 /** Every key that belongs to one incident alone: removed together when its retention ends. */
@@ -44,6 +48,8 @@ export function incidentKeys(keys: Keys, id: string): string[] {
     keys.walk(id),
     keys.slackQueue(id),
     keys.slackDelay(id),
+    keys.remarks(id),
+    keys.claim(id),
   ];
 }
 
@@ -68,5 +74,7 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE): Keys {
     slackTs: () => `${p}:outbox:ts`,
     slackHealth: () => `${p}:slack-health`,
     slackDelay: (id) => `${p}:slack-delay:${id}`,
+    remarks: (id) => `${p}:remarks:${id}`,
+    claim: (id) => `${p}:claim:${id}`,
   };
 }

@@ -1,12 +1,15 @@
 // The incident history: what one closed incident of a table leaves behind, kept per table so the
 // next incident can start from what fixed (or did not fix) the last one. Pure data built from the
-// walk record, the incident and its first report; stored as JSON (history-store.ts).
+// incident's story (core/story: the walk record, the incident and its first report), so the
+// history states the recovery and the open items every other surface states; stored as JSON
+// (history-store.ts).
 
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
 import type { WalkRecord } from "../playbook/record.js";
 import type { StepRun } from "../playbook/walk.js";
 import type { Report } from "../report/schema.js";
-import { pendingItems } from "../verification/open-items.js";
+import type { StoryRemark } from "../story/model.js";
+import { storyOf } from "../story/story.js";
 
 /** Stored format of a history record; bumped when a release changes it incompatibly. */
 export const HISTORY_FORMAT = 1;
@@ -65,6 +68,10 @@ export interface IncidentHistory {
   recoveredAtMs?: number;
   /** What a person still had to do when the incident closed. */
   openItems: string[];
+  /** Who handled the incident, when someone claimed it or acted (absent in older records). */
+  owner?: { user: string; how: "claimed" | "acted" };
+  /** What people wrote in the thread (absent in older records). */
+  remarks?: StoryRemark[];
 }
 
 const TRIAGE = new Set<string>(TRIAGE_IDS);
@@ -142,14 +149,35 @@ export interface HistoryInput {
   /** The first diagnosis of the incident, and when it was made. */
   report?: Pick<Report, "verdict" | "findings" | "writer">;
   diagnosedAtMs?: number;
+  remarks?: readonly StoryRemark[];
+  claim?: { user: string; atMs: number };
 }
 
 /** The history record of a closed incident. */
 export function historyOf(input: HistoryInput): IncidentHistory {
   const { incident, walk, report } = input;
-  const recoveredAtMs = walk?.recoveredAtMs;
+  const story = storyOf({
+    incident: {
+      ...incident,
+      state: input.state,
+      updatedAt: input.closedAtMs,
+      resolvedAt: input.closedAtMs,
+      alertCount: 0,
+      diagnoses: 0,
+      cardVersion: 0,
+    },
+    ...(walk ? { walk } : {}),
+    ...(input.remarks ? { remarks: input.remarks } : {}),
+    ...(input.claim ? { claim: input.claim } : {}),
+  });
+  // The one measure of recovery: the story's (change → the writer's first commit).
+  const recovery = story.recovery;
   const runs = walk ? [...walk.walk.history, ...(walk.walk.current ? [walk.walk.current] : [])] : [];
-  const steps = runs.map((run) => stepOf(run, recoveredAtMs));
+  const steps = runs.map((run) => {
+    const step = stepOf(run, recovery?.atMs);
+    if (step.outcome !== "fixed" || recovery?.afterChangeMs === undefined) return step;
+    return { ...step, recoveredAtMs: recovery.atMs, recoveredAfterMs: recovery.afterChangeMs };
+  });
   const fixed = steps.find((s) => s.outcome === "fixed");
   const key = report ? causeKey(report) : {};
   const writerKind = report?.writer?.kind ?? (walk?.writer?.kind === "connector" ? "connect" : "unknown");
@@ -170,6 +198,8 @@ export function historyOf(input: HistoryInput): IncidentHistory {
     steps,
     ...(fixed ? { fixedBy: fixed.stepId } : {}),
     ...(fixed?.recoveredAtMs !== undefined ? { recoveredAtMs: fixed.recoveredAtMs } : {}),
-    openItems: pendingItems(walk?.openItems).map((i) => i.text),
+    openItems: story.openItems.filter((i) => i.doneBy === undefined).map((i) => i.text),
+    ...(story.owner ? { owner: { user: story.owner.user, how: story.owner.how } } : {}),
+    ...(story.remarks.length > 0 ? { remarks: story.remarks } : {}),
   };
 }

@@ -39,6 +39,8 @@ export interface UnseenSource {
 /** Where the current (or last) step stands. */
 export type StepState =
   | "awaiting-approval"
+  /** The bot's apply did not go through; the step waits for a decision again. */
+  | "apply-failed"
   | "applying"
   | "verifying"
   /** The checks ended and the failing writer's commits did not resume. */
@@ -47,6 +49,7 @@ export type StepState =
   | "could-not-check"
   | "done"
   | "skipped"
+  | "reverting"
   | "reverted"
   | "stopped";
 
@@ -60,14 +63,24 @@ export interface StoryCheck {
   unseen?: Array<{ source: string; reason: string }>;
 }
 
-/** The button a surface offers for the decision waiting on a person, with its action value. */
+/**
+ * A button a surface offers for the decision waiting on a person, with its action value: "apply"
+ * and "done" while a proposal waits; "revert" and "next" once a step did not help (the
+ * verification message's own buttons). For "next", the action's stepId is the step offered next.
+ */
 export interface StoryDecision {
-  kind: "apply" | "done";
+  kind: "apply" | "done" | "revert" | "next";
+  /** The playbook's title of the step the button is about (for "next", the step offered). */
+  title?: string;
   action: { incidentId: string; stepId: StepId; proposalId: string };
 }
 
 export interface StoryStep {
   stepId: StepId;
+  /** The live proposal of the step: the id its buttons carry. */
+  proposalId?: string;
+  /** The step's title as its playbook writes it, when the playbook is known. */
+  title?: string;
   /** Position in the playbook ("step 2 of 3"). */
   index: number;
   total?: number;
@@ -82,8 +95,15 @@ export interface StoryStep {
   /** While verifying: which check the thread is on. */
   check?: { index: number; total: number };
   checks: StoryCheck[];
-  /** The decision a person can take now, while the step waits. */
+  /** The decision a person can take now, while the step waits (the first of decisions). */
   decision?: StoryDecision;
+  /** Every button a person can press now for this step, in the order the thread offers them. */
+  decisions: StoryDecision[];
+  /** A read-only check: it only looks, so it ends "checked", never "no recovery". */
+  readOnly?: boolean;
+  /** Who skipped it, reverted it or stopped it, when a person did. */
+  endedBy?: string;
+  endedAtMs?: number;
 }
 
 /** How the incident ended for the writer, and what gets the credit. */
@@ -162,4 +182,6 @@ export interface IncidentStory {
   alerts: { received: number; firing?: number; clearedAtMs?: number };
   /** Neither the catalog nor BOT_CONFIG knows the table. */
   tableUnknown?: boolean;
+  /** The step the newest diagnosis names, before any walk proposed it. */
+  nextStep?: { stepId: StepId; summary: string };
 }

@@ -6,13 +6,14 @@
 import type { StepId } from "../../core/ids.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
 import type { Effect, StepRun } from "../../core/playbook/walk.js";
+import { walkStory } from "../../core/story/steps.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
 import { recordIncidentHistory } from "../history/record-incident.js";
 import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
-import { cardSummary, decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
+import { decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
 import type { WalkSettings } from "./walk-settings.js";
 
 export interface ExecuteExtra {
@@ -51,7 +52,7 @@ export class RemediationEffects {
         );
       }
     }
-    await this.syncCard(record).catch((error: unknown) =>
+    await this.syncCard(record, { queued: extra.messagesRecorded === true }).catch((error: unknown) =>
       this.deps.log.warn({ err: asCodedError(error).message }, "status card update failed"),
     );
   }
@@ -79,7 +80,7 @@ export class RemediationEffects {
         name: `proposal-${built.proposalId}`,
         view: built.view,
       });
-    await this.syncCard(record);
+    await this.syncCard(record, { queued: false });
   }
 
   /** The table's approvers when a proposal is shown; undefined (no proposal message) when unreadable. */
@@ -107,6 +108,8 @@ export class RemediationEffects {
         return notifier.postNote(record, message.name, message.note);
       case "ephemeral":
         return notifier.postEphemeral(record, message.user, message.notice);
+      case "card":
+        return this.syncCard(record, { queued: false });
     }
   }
 
@@ -315,6 +318,13 @@ export class RemediationEffects {
         // Stale jobs and duplicate results the bot itself ignored are noise in the history.
         if (effect.entry.outcome === "ignored" && effect.entry.actor === "bot") return;
         await deps.audit.record(record.table, effect.entry, record.incidentId);
+        // An item marked done after the incident closed: its history says so too.
+        if (
+          effect.entry.action === "item-done" &&
+          effect.entry.outcome === "ok" &&
+          record.walk.status === "resolved"
+        )
+          await recordIncidentHistory(deps, record, "resolved", deps.now());
         return;
     }
   }
@@ -385,24 +395,24 @@ export class RemediationEffects {
     return { name: `verify-${proposalId}`, view };
   }
 
-  private async syncCard(record: WalkRecord): Promise<void> {
-    const step = (id: string) => this.settings.step(record.walk.playbookId, id);
-    const summary = cardSummary(
-      record,
-      (id) => step(id)?.title ?? id,
-      (id) => step(id)?.automatic ?? false,
-    );
-    if (!summary) return;
+  /**
+   * Keeps the incident's state with the walk's (what `/iceberg status` lists), and edits the card
+   * when the outbox does not already carry the edit. The card itself is rendered from the saved
+   * walk record (core/story), so it says what the thread says.
+   */
+  private async syncCard(record: WalkRecord, opts: { queued: boolean }): Promise<void> {
+    const workflow = walkStory(record, undefined).workflow;
     const { store, slack, now } = this.deps;
     const incident = await store.get(record.incidentId);
     if (!incident) return;
-    if (incident.state === summary.state && JSON.stringify(incident.walk) === JSON.stringify(summary)) return;
-    const version = await store.update(
-      record.incidentId,
-      { state: summary.state, walk: summary },
-      now(),
-      true,
-    );
-    await slack.send({ kind: "card", incidentId: record.incidentId, version });
+    const open = incident.state !== "resolved" && incident.state !== "stopped";
+    const moved = workflow !== undefined && open && incident.state !== workflow;
+    if (moved) {
+      const version = await store.update(record.incidentId, { state: workflow }, now(), true);
+      if (!opts.queued) await slack.send({ kind: "card", incidentId: record.incidentId, version });
+      return;
+    }
+    if (!opts.queued && workflow !== undefined)
+      await slack.send({ kind: "card", incidentId: record.incidentId, version: incident.cardVersion });
   }
 }

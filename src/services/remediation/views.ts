@@ -1,18 +1,16 @@
 // From the stored walk to the renderers' view models: the proposal, its decision line, the
-// verification message and the status card's summary. Plain functions over plain data.
+// verification message. Plain functions over plain data; the status card reads the incident's
+// story (core/story) instead.
 
-import { z } from "zod";
 import type { StepId } from "../../core/ids.js";
-import { INCIDENT_STATES } from "../../core/incident/model.js";
-import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
+import type { WalkRecord } from "../../core/playbook/record.js";
 
 export { proposalIdFor } from "../../core/playbook/record.js";
 
 import type { Step, VerifySignal } from "../../core/playbook/schema.js";
-import type { StepPhase, StepRun, WalkState } from "../../core/playbook/walk.js";
+import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import type {
-  IncidentState,
   ProposalDecision,
   ProposalView,
   RiskLevel,
@@ -180,149 +178,4 @@ export function verificationView(
     latest,
     ...(outcome === undefined ? {} : { outcome }),
   };
-}
-
-/** What the status card shows about the walk, kept on the incident for the card renderer. */
-export interface CardWalkSummary {
-  state: IncidentState;
-  nowLine?: string;
-  step?: { index: number; title: string };
-  check?: { index: number; total: number };
-  resolution?: { fixedBy: string; recoveredAfterMs: number };
-  /** What the report leaves for a person; the card says "resolved with 1 open item" until done. */
-  openItems?: CardOpenItem[];
-  /** The value the card's "Mark done" button carries. */
-  itemAction?: { incidentId: string; stepId: string; proposalId: string };
-  /**
-   * The decision waiting on a proposal, as a button on the card too: "apply" opens the same form
-   * as the proposal's Apply, "done" marks a step done by hand. Absent for the bot's own checks.
-   */
-  decision?: { kind: "apply" | "done"; action: { incidentId: string; stepId: string; proposalId: string } };
-}
-
-export interface CardOpenItem {
-  text: string;
-  statement?: string;
-  doneBy?: string;
-  doneAtMs?: number;
-}
-
-export function cardSummary(
-  record: WalkRecord,
-  title: (stepId: string) => string,
-  automatic: (stepId: string) => boolean = () => false,
-): CardWalkSummary | undefined {
-  const walk: WalkState = record.walk;
-  const cur = walk.current;
-  const index = (stepId: string) => {
-    const id = proposalIdFor(record, stepId);
-    return id === undefined ? 1 : proposalIndex(record, id);
-  };
-  if (cur) {
-    const name = `"${title(cur.stepId)}"`;
-    const step = { index: index(cur.stepId), title: title(cur.stepId) };
-    switch (cur.phase) {
-      case "proposed":
-        return {
-          state: "awaiting-approval",
-          nowLine: `waiting for approval of ${name}`,
-          step,
-          ...decisionOf(record, cur, automatic),
-        };
-      case "failed":
-        return {
-          state: "awaiting-approval",
-          nowLine: `${name} did not go through; waiting for a decision`,
-          step,
-          ...decisionOf(record, cur, automatic),
-        };
-      case "approved":
-      case "applying":
-        return { state: "applying", nowLine: `applying ${name}`, step };
-      default: {
-        // A read-only check answers at its first look: no "check 1 of 3" to wait through.
-        if (cur.change.kind === "read-only-check")
-          return { state: "verifying", nowLine: `the bot is checking: ${name}`, step };
-        const check = { index: Math.max(1, cur.checksDone), total: cur.checksTotal };
-        return {
-          state: "verifying",
-          nowLine: `verifying ${name}: watching the writer's commits`,
-          step,
-          check,
-        };
-      }
-    }
-  }
-  const last = walk.history[walk.history.length - 1];
-  if (walk.status === "resolved" && last) {
-    const recoveredAt = record.recoveredAtMs ?? last.endedAtMs ?? 0;
-    const recoveredAfterMs = recoveredAt - (last.appliedAtMs ?? last.proposedAtMs);
-    const items = record.openItems ?? [];
-    const proposalId = proposalIdFor(record, last.stepId);
-    return {
-      state: "resolved",
-      step: { index: index(last.stepId), title: title(last.stepId) },
-      resolution: { fixedBy: title(last.stepId), recoveredAfterMs: Math.max(0, recoveredAfterMs) },
-      ...(items.length > 0
-        ? {
-            openItems: items.map(({ text, statement, doneBy, doneAtMs }) => ({
-              text,
-              ...(statement ? { statement } : {}),
-              ...(doneBy ? { doneBy } : {}),
-              ...(doneAtMs !== undefined ? { doneAtMs } : {}),
-            })),
-          }
-        : {}),
-      ...(items.length > 0 && proposalId
-        ? { itemAction: { incidentId: record.incidentId, stepId: last.stepId, proposalId } }
-        : {}),
-    };
-  }
-  if (walk.status === "stalled")
-    return { state: "stalled", nowLine: "no playbook step left to try; the thread is yours" };
-  if (walk.status === "stopped") return { state: "stopped", nowLine: "the playbook was stopped" };
-  return undefined;
-}
-
-/** The button the card offers while a proposal waits: the proposal's own first choice. */
-function decisionOf(
-  record: WalkRecord,
-  cur: WalkState["current"] & object,
-  automatic: (stepId: string) => boolean,
-): Pick<CardWalkSummary, "decision"> {
-  const kind = cur.change.kind;
-  if (kind === "read-only-check") return {};
-  const proposalId = proposalIdFor(record, cur.stepId);
-  if (proposalId === undefined) return {};
-  const action = { incidentId: record.incidentId, stepId: cur.stepId, proposalId };
-  const applies = automatic(cur.stepId) && kind !== "manual";
-  return { decision: { kind: applies ? "apply" : "done", action } };
-}
-
-const ActionSchema = z.object({ incidentId: z.string(), stepId: z.string(), proposalId: z.string() });
-
-const CardWalkSummarySchema = z.object({
-  state: z.enum(INCIDENT_STATES),
-  nowLine: z.string().optional(),
-  step: z.object({ index: z.number(), title: z.string() }).optional(),
-  check: z.object({ index: z.number(), total: z.number() }).optional(),
-  resolution: z.object({ fixedBy: z.string(), recoveredAfterMs: z.number() }).optional(),
-  openItems: z
-    .array(
-      z.object({
-        text: z.string(),
-        statement: z.string().optional(),
-        doneBy: z.string().optional(),
-        doneAtMs: z.number().optional(),
-      }),
-    )
-    .optional(),
-  itemAction: ActionSchema.optional(),
-  decision: z.object({ kind: z.enum(["apply", "done"]), action: ActionSchema }).optional(),
-});
-
-/** The walk summary stored on an incident, or undefined when there is none (or it is not ours). */
-export function readCardSummary(value: unknown): CardWalkSummary | undefined {
-  const parsed = CardWalkSummarySchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
 }

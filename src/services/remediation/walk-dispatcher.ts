@@ -6,6 +6,8 @@
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
 import type { Effect, MachineContext } from "../../core/playbook/walk.js";
+import { recoveryOf } from "../../core/story/recovery.js";
+import { walkStory } from "../../core/story/steps.js";
 import { asCodedError } from "../../errors.js";
 import type { ActionValue } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
@@ -65,11 +67,13 @@ export class WalkDispatcher {
           ? { recoveredAtMs: opts.recovery.firstNewSnapshot.timestampMs }
           : {}),
       });
-      // What the decision says in Slack is built now, so the store can save it with the record.
+      // What the decision says in Slack is built now, so the store can save it with the record;
+      // the card follows the thread in the same delivery whenever the walk's story moved.
+      const messages = this.effects.messages(record, effects, opts, policy.approvers);
       return {
         record,
         result: effects,
-        messages: this.effects.messages(record, effects, opts, policy.approvers),
+        messages: storyMoved(current, record) ? [...messages, { kind: "card" as const }] : messages,
       };
     });
     if (!outcome.changed || !outcome.record) {
@@ -96,4 +100,13 @@ export class WalkDispatcher {
         this.deps.log.warn({ err: asCodedError(error).message }, "ephemeral failed"),
       );
   }
+}
+
+/** Whether a change of the walk changes what the card says (steps, checks, recovery, open items). */
+function storyMoved(before: WalkRecord | undefined, after: WalkRecord): boolean {
+  const facts = (r: WalkRecord | undefined) =>
+    r === undefined
+      ? ""
+      : JSON.stringify([walkStory(r, undefined), r.walk.status, recoveryOf(r), r.openItems ?? []]);
+  return facts(before) !== facts(after);
 }

@@ -17,6 +17,8 @@ const EMOJI: Record<string, string> = {
   red_circle: "🔴",
   large_yellow_circle: "🟡",
   large_green_circle: "🟢",
+  large_blue_circle: "🔵",
+  white_circle: "⚪",
   hourglass_flowing_sand: "⏳",
   white_check_mark: "✅",
   warning: "⚠️",

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { storyOf } from "../../../src/core/story/story.js";
 import {
   ALICE,
   CAROL,
@@ -31,11 +32,15 @@ describe("remediation service against the simulated lakehouse", () => {
     // A retried diagnosis job proposes nothing new.
     await h.remediation.proposeFromReport(incidentId, 1, report);
     expect(
-      h.standIn.thread(CHANNEL, rootTs).filter((m) => JSON.stringify(m.blocks).includes("playbook_apply")),
+      h.standIn
+        .thread(CHANNEL, rootTs)
+        .filter((m) => m.ts !== rootTs && JSON.stringify(m.blocks).includes("playbook_apply")),
     ).toHaveLength(1);
     const incident = await h.store.require(incidentId);
     expect(incident.state).toBe("awaiting-approval");
-    expect(JSON.stringify(incident.walk)).toContain("waiting for approval of");
+    // The card reads the saved walk: its story waits for approval of the proposed step.
+    const waiting = storyOf({ incident, walk: (await h.walks.get(incidentId))!.value });
+    expect(waiting.step?.state).toBe("awaiting-approval");
     expect(h.cards.length).toBeGreaterThan(0);
     const history = await h.audit.list("db.events");
     expect(history.map((r) => r.action)).toContain("proposed");
@@ -124,7 +129,8 @@ describe("remediation service against the simulated lakehouse", () => {
       const i = await h!.store.get(incidentId);
       return i?.state === "resolved" ? i : undefined;
     }, "the incident to resolve");
-    expect(JSON.stringify(incident.walk)).toContain("Give the writer a larger commit retry budget");
+    const story = storyOf({ incident, walk: (await h.walks.get(incidentId))!.value });
+    expect(story.recovery?.stepId).toBe("raise-commit-retries");
     await h.delivered();
     const verification = h.standIn
       .thread(CHANNEL, rootTs)

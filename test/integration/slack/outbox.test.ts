@@ -178,7 +178,8 @@ describe("remediation's Slack messages through the outbox", () => {
 
   it("a worker gone between saving the decision and posting: the message still arrives, once", async () => {
     const { rootTs } = await open("outbox-late-poster", { outbox: { start: false } });
-    expect(await h!.outbox!.pending()).toBe(1);
+    // The proposal, and the card's edit saved with it.
+    expect(await h!.outbox!.pending()).toBe(2);
     expect(h!.standIn.thread(CHANNEL, rootTs).filter((m) => outboxIdOf(m))).toHaveLength(0);
     h!.poster!.start();
     const { delivered, duplicated } = await settle(rootTs);

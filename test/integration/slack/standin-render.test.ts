@@ -74,6 +74,7 @@ const report: Report = {
 const card: StatusCardView = {
   table: "db.events",
   state: "awaiting-approval",
+  health: "failing",
   verdictLine: "commit conflict",
   openedAtMs: NOW - 55 * MIN,
   nowMs: NOW,
@@ -142,6 +143,7 @@ describe("renderers through the stand-in", () => {
       ...renderStatusCard({
         ...card,
         state: "resolved",
+        health: "flowing",
         resolution: { fixedBy: "raise commit retries", recoveredAfterMs: 18 * MIN },
       }),
     });
@@ -159,7 +161,7 @@ describe("renderers through the stand-in", () => {
   it("reads as a thread: the card first, replies indented, buttons and code kept", () => {
     const text = transcript(standIn, "C1", rootTs);
     const lines = text.split("\n");
-    expect(lines[0]).toBe("✅ db.events — commits resumed");
+    expect(lines[0]).toBe("🟢 db.events — commits resumed");
     expect(lines).toContain("(edited 1 time)");
     expect(lines).toContain("    🔍 db.events: commit conflict");
     expect(lines).toContain("    [Apply] [Done by hand] [Skip] [Stop]");
@@ -176,7 +178,7 @@ describe("renderers through the stand-in", () => {
 
   it("can keep emoji shortcodes", () => {
     expect(transcript(standIn, "C1", rootTs, { emoji: "codes" }).split("\n")[0]).toBe(
-      ":white_check_mark: db.events — commits resumed",
+      ":large_green_circle: db.events — commits resumed",
     );
     expect(transcript(standIn, "C1", "1.000000")).toBe("");
   });
@@ -219,7 +221,9 @@ describe("renderers through the stand-in", () => {
       channel: "C2",
       ...renderStatusList({
         nowMs: NOW,
-        incidents: [{ incidentId: "i", table: "db.events", state: "open", openedAtMs: NOW }],
+        incidents: [
+          { incidentId: "i", table: "db.events", state: "open", health: "unknown", openedAtMs: NOW },
+        ],
       }),
     });
     await web.chat.postMessage({ channel: "C2", ...renderHelp() });

@@ -144,6 +144,7 @@ describe("outside text cannot change formatting", () => {
     const card = renderStatusCard({
       table: "db.events",
       state: "open",
+      health: "failing",
       openedAtMs: 0,
       nowMs: 60_000,
       verdictLine: HOSTILE_JOB,

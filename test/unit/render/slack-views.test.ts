@@ -5,7 +5,7 @@ import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js
 import { renderDiagnosingAck, renderUsageError } from "../../../src/adapters/slack/render/errors.js";
 import { renderHelp } from "../../../src/adapters/slack/render/help.js";
 import { renderHistory } from "../../../src/adapters/slack/render/history.js";
-import { STATE_EMOJI } from "../../../src/adapters/slack/render/labels.js";
+import { HEALTH_EMOJI } from "../../../src/adapters/slack/render/labels.js";
 import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
 import { INCIDENT_STATES, type StatusCardView } from "../../../src/adapters/slack/render/view-models.js";
@@ -30,6 +30,7 @@ function allText(blocks: KnownBlock[]): string {
 const card: StatusCardView = {
   table: "db.events",
   state: "awaiting-approval",
+  health: "failing",
   verdictLine: "commit conflict (CommitFailedException, retries exhausted)",
   causeLine: "compaction (Spark app …0412) replaced files 3 times since the last good commit",
   nowLine: 'waiting for approval of "move compaction off hot partitions"',
@@ -46,7 +47,7 @@ describe("renderStatusCard", () => {
       type: "header",
       text: {
         type: "plain_text",
-        text: ":large_yellow_circle: db.events — commits failing for 55 min",
+        text: ":red_circle: db.events — commits failing for 55 min",
         emoji: true,
       },
     });
@@ -58,7 +59,7 @@ describe("renderStatusCard", () => {
     expect(all).toContain(
       "waiting for approval · step 1 of 1 · opened <!date^1795943520^{time}|09:12 UTC> · updated <!date^1795946820^{time}|10:07 UTC>",
     );
-    expect(text).toBe(":large_yellow_circle: db.events — commits failing for 55 min (waiting for approval)");
+    expect(text).toBe(":red_circle: db.events — commits failing for 55 min (waiting for approval)");
     expect(checkBlocks(blocks, "message")).toEqual([]);
   });
 
@@ -66,6 +67,7 @@ describe("renderStatusCard", () => {
     const resolved: StatusCardView = {
       ...card,
       state: "resolved",
+      health: "flowing",
       nowLine: undefined,
       resolution: { fixedBy: "Restart the writer without duplicating data", recoveredAfterMs: 4 * MIN },
       openItems: [
@@ -78,7 +80,7 @@ describe("renderStatusCard", () => {
     };
     const open = renderStatusCard(resolved);
     expect(open.text).toBe(
-      ":white_check_mark: db.events — commits resumed, 1 item open (resolved with 1 open item)",
+      ":large_green_circle: db.events — commits resumed, 1 item open (resolved with 1 open item)",
     );
     expect(allText(open.blocks)).toContain(
       "*Still open:* Remove the duplicate commit: snapshot 22 holds the same data as snapshot 11",
@@ -91,7 +93,7 @@ describe("renderStatusCard", () => {
       ...resolved,
       openItems: [{ ...resolved.openItems![0]!, doneBy: "U1", doneAtMs: NOW - MIN }],
     });
-    expect(done.text).toBe(":white_check_mark: db.events — commits resumed (resolved)");
+    expect(done.text).toBe(":large_green_circle: db.events — commits resumed (resolved)");
     expect(allText(done.blocks)).toContain("*Done:* Remove the duplicate commit");
     expect(allText(done.blocks)).toContain("(<@U1> <!date^");
     expect(done.blocks.some((b) => b.type === "actions")).toBe(false);
@@ -111,7 +113,7 @@ describe("renderStatusCard", () => {
     const { stalledSinceMs: _known, ...unknown } = card;
     const { text, blocks } = renderStatusCard({ ...unknown, openedAtMs: NOW - 12 * MIN });
     expect(text).toBe(
-      ":large_yellow_circle: db.events — open for 12 min, last good commit not known (waiting for approval)",
+      ":red_circle: db.events — open for 12 min, last good commit not known (waiting for approval)",
     );
     expect(allText(blocks)).not.toContain("commits failing for");
   });
@@ -173,23 +175,27 @@ describe("renderStatusCard", () => {
     );
   });
 
-  it("changes emoji and wording with the state", () => {
-    const emoji = new Set(INCIDENT_STATES.map((s) => STATE_EMOJI[s]));
-    expect(emoji.size).toBe(INCIDENT_STATES.length);
+  it("colours by commit health alone and says the workflow in words", () => {
+    const emoji = new Set(Object.values(HEALTH_EMOJI));
+    expect(emoji.size).toBe(4);
+    // Whatever the workflow, failing commits are red: never yellow while a proposal waits, never ⏳.
+    for (const state of INCIDENT_STATES)
+      expect(renderStatusCard({ ...card, state }).text.startsWith(":red_circle:")).toBe(true);
     const verifying = allText(
       renderStatusCard({ ...card, state: "verifying", check: { index: 2, total: 6 } }).blocks,
     );
-    expect(verifying).toContain(":hourglass_flowing_sand: db.events");
+    expect(verifying).toContain(":red_circle: db.events");
     expect(verifying).toContain("verifying · step 1 of 1 · check 2 of 6");
     const resolved = allText(
       renderStatusCard({
         ...card,
         state: "resolved",
+        health: "flowing",
         nowLine: undefined,
         resolution: { fixedBy: "raise commit retries", recoveredAfterMs: 18 * MIN },
       }).blocks,
     );
-    expect(resolved).toContain(":white_check_mark: db.events — commits resumed");
+    expect(resolved).toContain(":large_green_circle: db.events — commits resumed");
     expect(resolved).toContain("*Fixed by:* raise commit retries; commits resumed 18 min after the change");
     expect(resolved).not.toContain("*Now:*");
   });
@@ -260,6 +266,7 @@ describe("renderStatusList", () => {
           incidentId: "a",
           table: "db.old",
           state: "verifying",
+          health: "failing",
           openedAtMs: NOW - 120 * MIN,
           stalledSinceMs: NOW - 120 * MIN,
         },
@@ -267,6 +274,7 @@ describe("renderStatusList", () => {
           incidentId: "b",
           table: "db.events",
           state: "awaiting-approval",
+          health: "failing",
           openedAtMs: NOW - 55 * MIN,
           stalledSinceMs: NOW - 55 * MIN,
           step: { index: 1, total: 2, title: "raise commit retries" },
@@ -276,6 +284,7 @@ describe("renderStatusList", () => {
           incidentId: "c",
           table: "db.x",
           state: "open",
+          health: "unknown",
           openedAtMs: NOW - MIN,
           permalink: "javascript:alert(1)",
         },
@@ -286,9 +295,9 @@ describe("renderStatusList", () => {
     expect(lines[0]).toBe("*Open incidents (3)*");
     expect(lines.slice(1)).toEqual([
       // Not diagnosed yet: its age, not a failure's.
-      ":red_circle: *db.x* — open for 1 min, last good commit not known · open",
-      ":large_yellow_circle: *db.events* — commits failing for 55 min · waiting for approval · step 1 of 2: raise commit retries · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
-      ":hourglass_flowing_sand: *db.old* — commits failing for 2 h · verifying",
+      ":white_circle: *db.x* — open for 1 min, last good commit not known · open",
+      ":red_circle: *db.events* — commits failing for 55 min · waiting for approval · step 1 of 2: raise commit retries · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
+      ":red_circle: *db.old* — commits failing for 2 h · verifying",
     ]);
   });
 
@@ -298,6 +307,7 @@ describe("renderStatusList", () => {
       incidentId: `i${i}`,
       table: `ns.table_${i}_${"x".repeat(40)}`,
       state: "open" as const,
+      health: "failing" as const,
       openedAtMs: NOW - i * MIN,
     }));
     const { blocks } = renderStatusList({ nowMs: NOW, incidents });

@@ -483,5 +483,7 @@ export function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDel
       return { kind: "post", name: message.name, message: { kind: "note", note: message.note } };
     case "ephemeral":
       return { kind: "ephemeral", user: message.user, notice: message.notice };
+    case "card":
+      return { kind: "card" };
   }
 }

@@ -16,6 +16,8 @@ export const ACTION_IDS = {
   next: "playbook_next",
   /** On the resolved card: what the report left open is done. */
   itemDone: "incident_item_done",
+  /** On the card: "I'm on it", the person handling the incident. */
+  claim: "incident_claim",
 } as const;
 
 export const APPLY_MODAL = {

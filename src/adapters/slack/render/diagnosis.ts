@@ -6,11 +6,11 @@
 import { SOURCE_NAMES } from "../../../core/ids.js";
 import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
+import { causeFinding as cardCause } from "../../../core/story/evidence.js";
 import { findingWords, SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { cardCause } from "./card-cause.js";
 import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
 

@@ -1,6 +1,7 @@
 // The words and emoji people see for an incident's state, and how people are mentioned. Findings,
 // steps and sources are named by the core's words (src/core/words/labels.ts).
 
+import type { CommitHealth } from "../../../core/story/model.js";
 import { escapeMrkdwn } from "./limits.js";
 import type { IncidentState } from "./view-models.js";
 
@@ -15,15 +16,15 @@ export const STATE_LABELS: Record<IncidentState, string> = {
   stopped: "stopped",
 };
 
-export const STATE_EMOJI: Record<IncidentState, string> = {
-  open: ":red_circle:",
-  diagnosing: ":mag:",
-  "awaiting-approval": ":large_yellow_circle:",
-  applying: ":gear:",
-  verifying: ":hourglass_flowing_sand:",
-  resolved: ":white_check_mark:",
-  stalled: ":warning:",
-  stopped: ":octagonal_sign:",
+/**
+ * The card's colour: the failing writer's commit health and nothing else (red failing, green
+ * flowing, blue idle by design, grey unknown). The workflow is said in words beside it.
+ */
+export const HEALTH_EMOJI: Record<CommitHealth, string> = {
+  failing: ":red_circle:",
+  flowing: ":large_green_circle:",
+  idle: ":large_blue_circle:",
+  unknown: ":white_circle:",
 };
 
 /** A Slack user (U…/W…) or user group (S…) id as a mention; anything else as escaped text. */

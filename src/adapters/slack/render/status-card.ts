@@ -2,12 +2,14 @@
 // tells a late reader where things stand: what broke, why, and what happens now.
 
 import { formatDuration } from "../../../core/words/duration.js";
+import { stepWords } from "../../../core/words/labels.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
-import { STATE_EMOJI, STATE_LABELS } from "./labels.js";
-import { escapeMrkdwn } from "./limits.js";
+import { HEALTH_EMOJI, mention, STATE_LABELS } from "./labels.js";
+import { clipPlain, escapeMrkdwn, LIMITS } from "./limits.js";
+import { sourceName } from "./story-view.js";
 import type { StatusCardView } from "./view-models.js";
 
 export type { StatusCardView } from "./view-models.js";
@@ -74,6 +76,10 @@ function statusLine(view: StatusCardView): string {
   if (view.check !== undefined && view.state === "verifying") {
     parts.push(`check ${view.check.index} of ${view.check.total}`);
   }
+  if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved")
+    parts.push(
+      `no recovery after ${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`,
+    );
   parts.push(`opened ${slackWhen(view.openedAtMs, view.nowMs)}`);
   parts.push(`updated ${slackWhen(view.nowMs, view.nowMs)}`);
   return parts.join(" · ");
@@ -92,6 +98,7 @@ function detailLines(view: StatusCardView): string[] {
   const lines: string[] = [];
   const failing = failingLine(view);
   if (failing !== undefined) lines.push(failing);
+  for (const refused of view.refusedBot ?? []) lines.push(refusedLine(refused));
   for (const down of view.downSources ?? []) lines.push(`*Did not answer:* ${escapeMrkdwn(down)}`);
   if (view.verdictLine !== undefined)
     lines.push(`*Verdict:* ${slackTimes(escapeMrkdwn(view.verdictLine), view.nowMs)}`);
@@ -114,14 +121,55 @@ function detailLines(view: StatusCardView): string[] {
   if (view.nowLine !== undefined) lines.push(`*Now:* ${escapeMrkdwn(view.nowLine)}`);
   else if (view.step !== undefined && view.state !== "resolved")
     lines.push(`*Now:* ${escapeMrkdwn(view.step.title)}`);
+  if (view.owner !== undefined)
+    lines.push(
+      `*Handled by:* ${mention(view.owner.user)} since ${slackWhen(view.owner.sinceMs, view.nowMs)}`,
+    );
   return lines;
 }
 
-/** Red only while commits fail: a table whose commits flow is green, whatever the alert said. */
-export function cardEmoji(view: Pick<StatusCardView, "state" | "commitsFlowing">): string {
-  if (view.commitsFlowing !== undefined && view.state !== "resolved" && view.state !== "stopped")
-    return ":large_green_circle:";
-  return STATE_EMOJI[view.state];
+/** Where the bot's own credential is set, per kind of source (docs/sources.md, Auth). */
+const CREDENTIAL_SETTING: Record<NonNullable<StatusCardView["refusedBot"]>[number]["kind"], string> = {
+  catalog:
+    "ICEBERG_CATALOG_TOKEN (or ICEBERG_CATALOG_CREDENTIAL), or the catalog's auth in BOT_CONFIG sources.catalogs",
+  flink: "the Flink source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
+  connect: "the Kafka Connect source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
+  prometheus: "the Prometheus source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
+};
+
+/** A source that refused the bot: the bot's access to fix, and no word about the writer. */
+function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
+  return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${CREDENTIAL_SETTING[refused.kind]}. Until then the bot cannot see the writer's commits.`;
+}
+
+/** The colour is the writer's commit health alone: red only while commits fail, whatever the workflow. */
+export function cardEmoji(view: Pick<StatusCardView, "health">): string {
+  return HEALTH_EMOJI[view.health];
+}
+
+const DECISION_BUTTON_TEXT = { apply: "Review and apply", done: "Done by hand", revert: "Revert" } as const;
+const DECISION_ACTION = {
+  apply: ACTION_IDS.apply,
+  done: ACTION_IDS.done,
+  revert: ACTION_IDS.revert,
+  next: ACTION_IDS.next,
+} as const;
+
+/** The decisions the thread offers, as the same buttons on the card. */
+function decisionButtons(view: StatusCardView) {
+  return (view.decisions ?? []).map((d) => ({
+    type: "button" as const,
+    text: {
+      type: "plain_text" as const,
+      text:
+        d.kind === "next"
+          ? clipPlain(`Next step: ${d.title ?? stepWords(d.action.stepId)}`, LIMITS.buttonText)
+          : DECISION_BUTTON_TEXT[d.kind],
+    },
+    action_id: DECISION_ACTION[d.kind],
+    value: encodeActionValue(d.action),
+    ...(d.kind === "apply" || d.kind === "next" ? { style: "primary" as const } : {}),
+  }));
 }
 
 /** Blocks of the card alone, reused by App Home. */
@@ -149,23 +197,22 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
         `:hourglass: Messages of this thread reached Slack up to ${formatDuration(view.slackDelayedMs)} late (Slack was refusing or failing them); the times they show are when things happened.`,
       ),
     );
-  if (view.decision && view.state === "awaiting-approval") {
-    // The decision the card names under "Now", one click away: the proposal's own button.
-    const apply = view.decision.kind === "apply";
-    blocks.push({
-      type: "actions",
-      block_id: "card_decision",
-      elements: [
-        {
-          type: "button",
-          text: { type: "plain_text", text: apply ? "Review and apply" : "Done by hand" },
-          action_id: apply ? ACTION_IDS.apply : ACTION_IDS.done,
-          value: encodeActionValue(view.decision.action),
-          ...(apply ? { style: "primary" as const } : {}),
-        },
-      ],
-    });
-  }
+  // The decision the card names under "Now", one click away: the thread's own buttons; and
+  // "I'm on it" while nobody handles the incident.
+  const elements = [
+    ...decisionButtons(view),
+    ...(view.claimAction
+      ? [
+          {
+            type: "button" as const,
+            text: { type: "plain_text" as const, text: "I'm on it" },
+            action_id: ACTION_IDS.claim,
+            value: JSON.stringify(view.claimAction),
+          },
+        ]
+      : []),
+  ];
+  if (elements.length > 0) blocks.push({ type: "actions", block_id: "card_decision", elements });
   blocks.push(context(statusLine(view)));
   return blocks;
 }

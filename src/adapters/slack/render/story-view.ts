@@ -1,0 +1,161 @@
+// The status card's view of the incident's story: the story's facts, put in the card's words. The
+// card, App Home and `/iceberg status` all read this one projection, so they cannot disagree.
+
+import type { IncidentStory, StoryStep, StoryWriter, UnseenSource } from "../../../core/story/model.js";
+import { sourceWords, stepWords } from "../../../core/words/labels.js";
+import type { StatusCardView, StatusListItem } from "./view-models.js";
+
+/** A source as the card names it: "Flink REST API (eu-flink)". */
+export function sourceName(u: Pick<UnseenSource, "kind" | "source">): string {
+  return sourceWords(u.kind, u.source);
+}
+
+/** The failing writer as people name it: "Flink job events-ingest (c7e1…) on eu-flink". */
+export function writerWords(w: StoryWriter): string {
+  const who =
+    w.kind === "connect"
+      ? `Kafka Connect connector ${w.id}`
+      : `Flink job ${w.name ? `${w.name} (${w.id.slice(0, 4)}…)` : `${w.id.slice(0, 8)}…`}`;
+  return `${who}${w.cluster ? ` on ${w.cluster}` : ""}`;
+}
+
+/** A step's title: the playbook's words when the story has them, else our own. */
+const titleOf = (step: Pick<StoryStep, "stepId" | "title">) => step.title ?? stepWords(step.stepId);
+const quoted = (step: StoryStep) => `"${titleOf(step)}"`;
+
+/** What happens now, as the card's "Now:" line says it. */
+function nowLine(story: IncidentStory): string | undefined {
+  let line: string | undefined;
+  const step = story.step;
+  if (story.workflow === "diagnosing") line = "reading the catalog, Flink, Kafka Connect and metrics";
+  else if (story.workflow === "stalled") line = "no playbook step left to try; the thread is yours";
+  else if (story.workflow === "stopped") line = "the playbook was stopped";
+  else if (step && story.workflow !== "resolved") line = stepNow(step);
+  else if (story.workflow === "awaiting-approval" && story.nextStep)
+    line = `next step: "${story.nextStep.summary}"`;
+  if (story.tableUnknown && story.workflow !== "resolved")
+    return "not a table the catalog or BOT_CONFIG knows; closes when its alerts resolve";
+  if (story.workflow === "resolved" || story.workflow === "stopped") return line;
+  if (story.alerts.clearedAtMs !== undefined)
+    return `${line ? `${line}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
+  const firing = story.alerts.firing;
+  if (firing !== undefined && firing > 0)
+    return `${line ? `${line}; ` : ""}${firing} alert${firing === 1 ? "" : "s"} firing`;
+  return line;
+}
+
+function stepNow(step: StoryStep): string {
+  const name = quoted(step);
+  switch (step.state) {
+    case "awaiting-approval":
+      return `waiting for approval of ${name}`;
+    case "apply-failed":
+      return `${name} did not go through; waiting for a decision`;
+    case "applying":
+      return `applying ${name}`;
+    case "verifying":
+      return step.readOnly
+        ? `the bot is checking: ${name}`
+        : `verifying ${name}: watching the writer's commits`;
+    case "no-recovery":
+      return `no recovery after ${step.checks.length} checks of ${name}; waiting for a decision`;
+    case "could-not-check":
+      return `the last check of ${name} could not read the writer's commits; waiting for a decision`;
+    case "done":
+      return step.readOnly ? `checked ${name}; waiting for the next step` : `${name} done`;
+    case "skipped":
+      return `${name} was skipped; waiting for a decision`;
+    case "reverting":
+      return `reverting ${name}`;
+    case "reverted":
+      return `${name} was reverted; waiting for a decision`;
+    case "stopped":
+      return `${name} was stopped`;
+  }
+}
+
+export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView {
+  const resolved = story.workflow === "resolved";
+  const open = !resolved && story.workflow !== "stopped";
+  const step = story.step;
+  const flowing = story.health === "flowing" || story.health === "idle";
+  const down = story.unseen.filter((u) => !u.refusedBot);
+  const refused = story.unseen.filter((u) => u.refusedBot);
+  const fixedStep = story.steps.find((s) => s.stepId === (story.recovery?.stepId ?? step?.stepId));
+  const decisions = open && step ? step.decisions : [];
+  const now = nowLine(story);
+  const itemAction =
+    resolved && story.openItems.length > 0 && step?.proposalId
+      ? { incidentId: story.incidentId, stepId: step.stepId, proposalId: step.proposalId }
+      : undefined;
+  return {
+    table: story.table,
+    state: story.workflow,
+    health: story.health,
+    ...(story.verdict ? { verdictLine: story.verdict.summary } : {}),
+    ...(story.cause ? { causeLine: story.cause.summary } : {}),
+    ...(now !== undefined ? { nowLine: now } : {}),
+    ...(story.health === "failing" && story.writer ? { failingWriter: writerWords(story.writer) } : {}),
+    ...(down.length > 0 ? { downSources: down.map((u) => `${sourceName(u)}: ${u.reason}`) } : {}),
+    ...(refused.length > 0 ? { refusedBot: refused } : {}),
+    ...(story.owner ? { owner: story.owner } : {}),
+    openedAtMs: story.openedAtMs,
+    ...(!flowing && story.lastGoodCommitMs !== undefined ? { stalledSinceMs: story.lastGoodCommitMs } : {}),
+    ...(flowing && open
+      ? {
+          commitsFlowing: {
+            ...(story.lastGoodCommitMs !== undefined ? { lastCommitMs: story.lastGoodCommitMs } : {}),
+            ...(story.health === "idle" ? { quietByDesign: true } : {}),
+          },
+        }
+      : {}),
+    nowMs,
+    ...(step ? { step: { index: step.index, title: titleOf(step) } } : {}),
+    ...(step?.check && story.workflow === "verifying" ? { check: step.check } : {}),
+    ...(step && (step.state === "no-recovery" || step.state === "could-not-check")
+      ? { noRecoveryAfterChecks: step.checks.length }
+      : {}),
+    ...(resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
+      ? { resolution: { fixedBy: titleOf(fixedStep), recoveredAfterMs: story.recovery.afterChangeMs } }
+      : {}),
+    ...(resolved && story.openItems.length > 0
+      ? {
+          openItems: story.openItems.map(({ text, statement, doneBy, doneAtMs }) => ({
+            text,
+            ...(statement ? { statement } : {}),
+            ...(doneBy ? { doneBy } : {}),
+            ...(doneAtMs !== undefined ? { doneAtMs } : {}),
+          })),
+        }
+      : {}),
+    ...(itemAction ? { itemAction } : {}),
+    ...(decisions.length > 0
+      ? {
+          decisions: decisions.map((d) => ({
+            kind: d.kind,
+            action: d.action,
+            ...(d.title ? { title: d.title } : {}),
+          })),
+        }
+      : {}),
+    ...(open && !story.owner ? { claimAction: { incidentId: story.incidentId } } : {}),
+  };
+}
+
+/** An incident's line in `/iceberg status`: the card's own view, cut to a line. */
+export function statusItemOf(story: IncidentStory, nowMs: number, permalink?: string): StatusListItem {
+  const card = cardViewOf(story, nowMs);
+  return {
+    incidentId: story.incidentId,
+    table: story.table,
+    state: card.state,
+    health: card.health,
+    openedAtMs: story.openedAtMs,
+    ...(card.stalledSinceMs !== undefined ? { stalledSinceMs: card.stalledSinceMs } : {}),
+    ...(card.commitsFlowing ? { commitsFlowing: card.commitsFlowing } : {}),
+    ...(card.openItems ? { openItems: card.openItems } : {}),
+    ...(card.step ? { step: card.step } : {}),
+    ...(card.owner ? { owner: card.owner } : {}),
+    ...(permalink !== undefined ? { permalink } : {}),
+  };
+}

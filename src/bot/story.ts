@@ -1,0 +1,15 @@
+// Where a process reads an incident's story from besides the incident store: the walk records,
+// the playbooks and what people said in the thread.
+
+import type { StorySources } from "../adapters/slack/story-source.js";
+import { PeopleStore } from "../adapters/store/people-store.js";
+import { WalkStore } from "../adapters/store/walk-store.js";
+import type { Shared } from "./shared.js";
+
+export function storySources(shared: Pick<Shared, "connections" | "options" | "playbooks" | "store">) {
+  return {
+    walks: new WalkStore(shared.connections.redis, shared.options.namespace),
+    playbooks: shared.playbooks,
+    people: new PeopleStore(shared.connections.redis, shared.store.keys),
+  } satisfies Omit<StorySources, "store">;
+}

@@ -1,0 +1,97 @@
+// What the newest report says about the failing writer: who it is, its last good commit, the
+// verdict and the cause that belongs to it, and which sources did not answer (refused the bot's
+// own credential or stayed silent). Facts only; the renderers own the words.
+
+import { ROOT_CAUSE_IDS, SOURCE_NAMES } from "../ids.js";
+import type { WalkRecord } from "../playbook/record.js";
+import type { Finding, Report } from "../report/schema.js";
+import { unansweredSources } from "../report/unanswered.js";
+import type { StoryWriter, UnseenSource } from "./model.js";
+
+const RACE_VERDICTS = new Set<string>(["commit-conflict", "commit-failing", "validation-conflict"]);
+
+/**
+ * The cause the card names: a root-cause finding (who won the race), and only under a verdict that
+ * is a race. A stopped coordinator or a checkpoint problem has its cause in the verdict itself.
+ */
+export function causeFinding(report: Report | undefined): Finding | undefined {
+  if (!report || !RACE_VERDICTS.has(report.verdict)) return undefined;
+  return report.findings.find((f) => (ROOT_CAUSE_IDS as readonly string[]).includes(f.id));
+}
+
+/** A 401 or 403 to the bot's own read: its credential, never the writer's failure. */
+const refusesBot = (status: number | undefined) => status === 401 || status === 403;
+
+/** The sources the report could not read, each marked when it refused the bot's credential. */
+export function unseenOf(report: Report | undefined): UnseenSource[] {
+  if (!report) return [];
+  return unansweredSources(report.sources).map((u) => ({
+    kind: u.kind,
+    ...(u.source === undefined ? {} : { source: u.source }),
+    reason: u.reason,
+    ...(u.source === undefined && refusesBot(report.sources[u.kind].httpStatus) ? { refusedBot: true } : {}),
+  }));
+}
+
+/** The writer the story is about: the report's, or the one the walk watches. */
+export function writerOf(report: Report | undefined, walk: WalkRecord | undefined): StoryWriter | undefined {
+  const w = report?.writer;
+  if (w)
+    return {
+      kind: w.kind,
+      id: w.id,
+      ...(w.name ? { name: w.name } : {}),
+      ...(w.cluster ? { cluster: w.cluster } : {}),
+    };
+  const watched = walk?.writer;
+  if (!watched) return undefined;
+  return {
+    kind: watched.kind === "connector" ? "connect" : "flink",
+    id: watched.id,
+    ...(watched.name ? { name: watched.name } : {}),
+    ...(watched.cluster ? { cluster: watched.cluster } : {}),
+  };
+}
+
+const msOf = (value: unknown): number | undefined => {
+  if (typeof value !== "string") return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+/**
+ * The failing writer's newest snapshot time, whichever finding carries it (marked
+ * writerLastCommitAt); older reports only had committedAt on the verdict's own evidence.
+ */
+export function lastGoodCommitMs(report: Report | undefined): number | undefined {
+  if (!report) return undefined;
+  const named = msOf(report.writer?.lastCommitAt);
+  if (named !== undefined) return named;
+  for (const finding of report.findings)
+    for (const item of finding.evidence) {
+      const at = msOf(item.data.writerLastCommitAt);
+      if (at !== undefined) return at;
+    }
+  const verdict = report.findings.find((f) => f.id === report.verdict);
+  for (const item of verdict?.evidence ?? []) {
+    const at = msOf(item.data.committedAt);
+    if (at !== undefined) return at;
+  }
+  return undefined;
+}
+
+export function firstFailureMs(report: Report | undefined): number | undefined {
+  return msOf(report?.writer?.failedAt);
+}
+
+/**
+ * Whether what the verdict rests on was seen: false when every piece of its evidence comes from a
+ * source that did not answer (the catalog refused the bot, and nothing else shows the writer).
+ */
+export function verdictSeen(report: Report, unseen: readonly UnseenSource[]): boolean {
+  const silent = new Set(unseen.filter((u) => u.source === undefined).map((u) => u.kind));
+  if (silent.size === 0) return true;
+  const verdict = report.findings.find((f) => f.id === report.verdict);
+  if (!verdict) return true;
+  return verdict.evidence.some((item) => !silent.has(item.source) && SOURCE_NAMES.includes(item.source));
+}

@@ -1,0 +1,26 @@
+// The failing writer's commit health: the one thing the card's colour follows, on every surface.
+// Red while the writer's commits fail, green once they flow, blue when it is idle by design, grey
+// when the bot cannot tell: no diagnosis yet, or a verdict that rests only on sources that did not
+// answer (the bot's own refused credential is never the writer's failure).
+
+import type { Report } from "../report/schema.js";
+import { verdictSeen } from "./evidence.js";
+import type { CommitHealth, StoryCheck, StoryRecovery, UnseenSource } from "./model.js";
+
+export interface HealthInput {
+  report: Report | undefined;
+  unseen: readonly UnseenSource[];
+  recovery: StoryRecovery | undefined;
+  /** The newest follow-up check of the step in play, when there was one. */
+  lastCheck?: StoryCheck;
+}
+
+export function healthOf(input: HealthInput): CommitHealth {
+  const { report, unseen, recovery, lastCheck } = input;
+  if (recovery || lastCheck?.outcome === "recovered") return "flowing";
+  if (!report) return "unknown";
+  if (report.verdict === "healthy")
+    return report.findings.some((f) => f.id === "writer-idle") ? "idle" : "flowing";
+  if (report.verdict === "writer-idle") return "idle";
+  return verdictSeen(report, unseen) ? "failing" : "unknown";
+}

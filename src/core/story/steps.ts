@@ -1,0 +1,189 @@
+// Where the playbook walk stands, from the saved walk record alone: every step tried or offered,
+// the state of each, its checks as they were judged, and the buttons a person can press now. The
+// card, App Home and `/iceberg status` read this, so they change with the thread's own messages.
+
+import type { StepId } from "../ids.js";
+import type { IncidentState } from "../incident/model.js";
+import { nextTarget } from "../playbook/machine.js";
+import { proposalIdFor, type WalkRecord } from "../playbook/record.js";
+import type { Playbook } from "../playbook/schema.js";
+import type { CheckRecord, MachineContext, StepRun } from "../playbook/walk.js";
+import type { StepState, StoryCheck, StoryDecision, StoryStep } from "./model.js";
+
+/** A check as the follow-up recorded it; outcome and unseen are absent in older records. */
+type RecordedCheck = CheckRecord & {
+  outcome?: StoryCheck["outcome"];
+  unseen?: Array<{ source: string; reason: string }>;
+};
+
+export function checkOf(check: RecordedCheck): StoryCheck {
+  return {
+    index: check.index,
+    atMs: check.atMs,
+    outcome: check.outcome ?? (check.recovered ? "recovered" : "not-yet"),
+    detail: check.detail,
+    ...(check.unseen?.length ? { unseen: check.unseen } : {}),
+  };
+}
+
+/** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
+export function stepIndex(record: WalkRecord, stepId: StepId): number {
+  const distinct: StepId[] = [];
+  for (const p of record.proposals) if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
+  const at = distinct.indexOf(stepId);
+  return at === -1 ? distinct.length + 1 : at + 1;
+}
+
+function stateOf(run: StepRun, readOnly: boolean): StepState {
+  switch (run.phase) {
+    case "proposed":
+      return "awaiting-approval";
+    case "failed":
+      return "apply-failed";
+    case "approved":
+    case "applying":
+      return "applying";
+    case "applied":
+    case "done-by-hand":
+    case "verifying":
+      return "verifying";
+    case "recovered":
+      return "done";
+    case "ineffective": {
+      // A read-only check that answered did its job; a change that did not help is "no recovery",
+      // unless its last check could not read what recovery is judged on.
+      if (readOnly) return "done";
+      const last = run.checks[run.checks.length - 1] as RecordedCheck | undefined;
+      return last?.outcome === "could-not-check" ? "could-not-check" : "no-recovery";
+    }
+    case "skipped":
+      return "skipped";
+    case "reverting":
+      return "reverting";
+    case "reverted":
+      return "reverted";
+    case "stopped":
+    case "superseded":
+      return "stopped";
+  }
+}
+
+/** The bot can undo what it set itself: table properties and connector configs it applied. */
+function revertable(run: StepRun): boolean {
+  return (
+    run.previous !== undefined &&
+    run.appliedBy === "bot" &&
+    (run.change.kind === "table-properties" || run.change.kind === "connector-config")
+  );
+}
+
+function decisionsOf(
+  record: WalkRecord,
+  run: StepRun,
+  live: boolean,
+  playbook: Playbook | undefined,
+): StoryDecision[] {
+  const proposalId = proposalIdFor(record, run.stepId);
+  if (proposalId === undefined || (run.change.kind === "read-only-check" && run.phase === "proposed"))
+    return [];
+  const action = { incidentId: record.incidentId, stepId: run.stepId, proposalId };
+  if (live && (run.phase === "proposed" || run.phase === "failed")) {
+    const automatic = playbook?.steps.find((s) => s.id === run.stepId)?.automatic ?? false;
+    return [{ kind: automatic && run.change.kind !== "manual" ? "apply" : "done", action }];
+  }
+  // The last step ended without recovery and the walk waits for a person: the verification's buttons.
+  if (live && (run.phase === "ineffective" || run.phase === "reverted")) {
+    const out: StoryDecision[] = [];
+    if (run.phase === "ineffective" && revertable(run)) out.push({ kind: "revert", action });
+    const next = playbook ? nextTarget(record.walk, run.stepId, { playbook } as MachineContext) : undefined;
+    if (next?.kind === "step") {
+      const title = playbook?.steps.find((s) => s.id === next.stepId)?.title;
+      out.push({ kind: "next", ...(title ? { title } : {}), action: { ...action, stepId: next.stepId } });
+    }
+    return out;
+  }
+  return [];
+}
+
+function storyStep(
+  record: WalkRecord,
+  run: StepRun,
+  live: boolean,
+  playbook: Playbook | undefined,
+): StoryStep {
+  const readOnly = run.change.kind === "read-only-check";
+  const state = stateOf(run, readOnly);
+  const decisions = decisionsOf(record, run, live, playbook);
+  const byHand = run.appliedBy !== undefined && run.appliedBy !== "bot";
+  const endedBy = run.phase === "skipped" ? run.skippedBy : undefined;
+  const proposalId = proposalIdFor(record, run.stepId);
+  const title = playbook?.steps.find((s) => s.id === run.stepId)?.title;
+  return {
+    stepId: run.stepId,
+    ...(proposalId ? { proposalId } : {}),
+    ...(title ? { title } : {}),
+    index: stepIndex(record, run.stepId),
+    state,
+    change: run.change,
+    proposedAtMs: run.proposedAtMs,
+    approvedBy: run.approvals.map((a) => a.user),
+    ...(run.appliedAtMs !== undefined ? { changeAtMs: run.appliedAtMs } : {}),
+    ...(run.appliedBy !== undefined ? { changeBy: run.appliedBy } : {}),
+    ...(byHand ? { byHand: true } : {}),
+    ...(state === "verifying" && !readOnly
+      ? { check: { index: Math.max(1, run.checksDone), total: run.checksTotal } }
+      : {}),
+    checks: run.checks.map(checkOf),
+    ...(decisions[0] ? { decision: decisions[0] } : {}),
+    decisions,
+    ...(readOnly ? { readOnly: true } : {}),
+    ...(endedBy ? { endedBy } : {}),
+    ...(run.endedAtMs !== undefined ? { endedAtMs: run.endedAtMs } : {}),
+  };
+}
+
+export interface WalkStory {
+  steps: StoryStep[];
+  step?: StoryStep;
+  /** The workflow the walk is in, when the walk decides it. */
+  workflow?: IncidentState;
+}
+
+/** Every step of the walk, oldest first, the one in play (or the last) marked as the step. */
+export function walkStory(record: WalkRecord | undefined, playbook: Playbook | undefined): WalkStory {
+  if (!record) return { steps: [] };
+  const walk = record.walk;
+  const waiting = walk.status === "active" && walk.current === undefined;
+  const runs = [...walk.history, ...(walk.current ? [walk.current] : [])];
+  const steps = runs.map((run, i) => {
+    const isLast = i === runs.length - 1;
+    const live = isLast && walk.status === "active" && (run === walk.current || waiting);
+    return storyStep(record, run, live, playbook);
+  });
+  const step = steps[steps.length - 1];
+  return { steps, ...(step ? { step } : {}), ...workflowOf(record, step) };
+}
+
+function workflowOf(record: WalkRecord, step: StoryStep | undefined): Pick<WalkStory, "workflow"> {
+  switch (record.walk.status) {
+    case "resolved":
+      return { workflow: "resolved" };
+    case "stalled":
+      return { workflow: "stalled" };
+    case "stopped":
+      return { workflow: "stopped" };
+    case "active":
+      break;
+  }
+  if (!step) return {};
+  switch (step.state) {
+    case "applying":
+    case "reverting":
+      return { workflow: "applying" };
+    case "verifying":
+      return { workflow: "verifying" };
+    default:
+      // A proposal waits, or a step ended without recovery and the next decision is a person's.
+      return { workflow: "awaiting-approval" };
+  }
+}

@@ -1,0 +1,79 @@
+// storyOf: what is stored about an incident (the incident, its newest and first reports, the walk
+// record, what people said and who claimed it) turned into the one IncidentStory every surface
+// renders. Pure: no clock, no I/O; the same input always tells the same story.
+
+import type { Incident } from "../incident/model.js";
+import type { WalkRecord } from "../playbook/record.js";
+import type { Playbook } from "../playbook/schema.js";
+import type { Report } from "../report/schema.js";
+import { causeFinding, firstFailureMs, lastGoodCommitMs, unseenOf, writerOf } from "./evidence.js";
+import { healthOf } from "./health.js";
+import type { IncidentStory, StoryRemark } from "./model.js";
+import { storyOpenItems } from "./open-items.js";
+import { type Claim, ownerOf } from "./owner.js";
+import { recoveryOf } from "./recovery.js";
+import { walkStory } from "./steps.js";
+
+export interface StoryInput {
+  incident: Incident;
+  /** The newest report that parses. */
+  report?: Report;
+  /** The incident's first report (what the history matches incidents on). */
+  firstReport?: Report;
+  walk?: WalkRecord;
+  /** The walk's playbook: which step the bot applies itself and which comes next. */
+  playbook?: Playbook;
+  remarks?: readonly StoryRemark[];
+  claim?: Claim;
+}
+
+export function storyOf(input: StoryInput): IncidentStory {
+  const { incident, report, walk, playbook } = input;
+  const unseen = unseenOf(report);
+  const recovery = recoveryOf(walk);
+  const walked = walkStory(walk, playbook);
+  const lastCheck = walked.step?.checks[walked.step.checks.length - 1];
+  const health = healthOf({ report, unseen, recovery, ...(lastCheck ? { lastCheck } : {}) });
+  const verdict = report?.findings.find((f) => f.id === report.verdict);
+  const cause = causeFinding(report);
+  const writer = writerOf(report, walk);
+  const lastGood = lastGoodCommitMs(report);
+  const firstFailure = firstFailureMs(report);
+  const owner = ownerOf(input.claim, walk);
+  const closed = incident.state === "resolved" || incident.state === "stopped";
+  // A new diagnosis runs before the walk moves on: say so; otherwise the walk says where things are.
+  const workflow =
+    closed || incident.state === "diagnosing" ? incident.state : (walked.workflow ?? incident.state);
+  return {
+    incidentId: incident.id,
+    table: incident.table,
+    channel: incident.channel,
+    ...(incident.rootTs ? { rootTs: incident.rootTs } : {}),
+    workflow,
+    openedAtMs: incident.openedAt,
+    ...(incident.resolvedAt !== undefined ? { closedAtMs: incident.resolvedAt } : {}),
+    health,
+    ...(writer ? { writer } : {}),
+    ...(lastGood !== undefined ? { lastGoodCommitMs: lastGood } : {}),
+    ...(firstFailure !== undefined ? { firstFailureMs: firstFailure } : {}),
+    unseen,
+    ...(report ? { verdict: { id: report.verdict, summary: verdict?.summary ?? report.verdict } } : {}),
+    ...(cause ? { cause: { id: cause.id, summary: cause.summary } } : {}),
+    evidence: [...(verdict?.evidence ?? []), ...(cause?.evidence ?? [])].map((e) => e.detail),
+    ...(walked.step ? { step: walked.step } : {}),
+    steps: walked.steps,
+    ...(recovery ? { recovery } : {}),
+    openItems: storyOpenItems(report ?? input.firstReport, walk),
+    ...(owner ? { owner } : {}),
+    remarks: [...(input.remarks ?? [])].sort((a, b) => a.atMs - b.atMs),
+    alerts: {
+      received: incident.alertCount,
+      ...(incident.firingAlerts !== undefined ? { firing: incident.firingAlerts } : {}),
+      ...(incident.alertResolvedAt !== undefined ? { clearedAtMs: incident.alertResolvedAt } : {}),
+    },
+    ...(incident.tableUnknown ? { tableUnknown: true } : {}),
+    ...(report?.nextStep
+      ? { nextStep: { stepId: report.nextStep.id, summary: report.nextStep.summary } }
+      : {}),
+  };
+}
