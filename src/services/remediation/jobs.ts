@@ -9,8 +9,10 @@ import {
   evaluateRecovery,
   identifyWriter,
   type RecoveryResult,
+  unreadableCheck,
   type WriterIdentity,
 } from "../../core/verification/check.js";
+import { changeTimeOf } from "../../core/verification/recovery.js";
 import { asCodedError } from "../../errors.js";
 import { postmortemAtResolution } from "../history/postmortem.js";
 import { investigate } from "../investigate/investigate.js";
@@ -106,7 +108,7 @@ export class RemediationJobs {
       if (!writer && identity.kind === "connect") writer = { kind: "connector", id: identity.connector };
       recovery = evaluateRecovery(
         {
-          changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+          changeAtMs: changeTimeOf(run),
           writer: identity,
           ...(step ? { signals: step.verify.signals } : {}),
         },
@@ -114,7 +116,7 @@ export class RemediationJobs {
         this.deps.now(),
       );
     } catch (error) {
-      recovery = { recovered: false, detail: `could not read the table (${asCodedError(error).message})` };
+      recovery = unreadableCheck("table", asCodedError(error).message);
     }
     await this.parts.dispatcher.dispatch(
       job.incidentId,
@@ -122,7 +124,12 @@ export class RemediationJobs {
         type: "check",
         stepId: job.stepId,
         checkIndex: job.checkIndex,
-        result: { recovered: recovery.recovered, detail: recovery.detail },
+        result: {
+          recovered: recovery.recovered,
+          outcome: recovery.outcome,
+          detail: recovery.detail,
+          ...(recovery.unseen ? { unseen: recovery.unseen } : {}),
+        },
       },
       { recovery, ...(writer ? { writer } : {}) },
     );
@@ -130,10 +137,11 @@ export class RemediationJobs {
       await recoveryTimeline(this.deps, record, {
         evidence,
         proposalId: job.proposalId,
-        changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+        changeAtMs: changeTimeOf(run),
         // The step id reads as words ("raise commit retries") and is short enough for the legend.
         changeLabel: job.stepId.replaceAll("-", " "),
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+        ...(recovery.credit ? { credit: recovery.credit } : {}),
         ...(writer ? { writer } : {}),
       });
     }

@@ -9,8 +9,9 @@ import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
 export { proposalIdFor } from "../../core/playbook/record.js";
 
 import type { Step, VerifySignal } from "../../core/playbook/schema.js";
-import type { StepPhase, StepRun, WalkState } from "../../core/playbook/walk.js";
+import { checkOutcome, type StepPhase, type StepRun, type WalkState } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
+import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
 import type {
   IncidentState,
   ProposalDecision,
@@ -156,6 +157,7 @@ export function verificationView(
     : { kind: "flink-job", id: "the writer" };
   const latest: NonNullable<VerificationView["latest"]> = {
     newSnapshotId: recovery?.firstNewSnapshot?.id ?? null,
+    ...(recovery?.unseen?.length ? { unseen: recovery.unseen } : {}),
   };
   if (recovery?.elapsedSeconds !== undefined)
     latest.elapsedSecondsSinceLastSuccessfulCommit = recovery.elapsedSeconds;
@@ -177,6 +179,7 @@ export function verificationView(
         }
       : {}),
     intervalSeconds: run.intervalMs / 1000,
+    countsFrom: { atMs: changeTimeOf(run), byHand: run.appliedBy !== undefined && run.appliedBy !== "bot" },
     latest,
     ...(outcome === undefined ? {} : { outcome }),
   };
@@ -188,7 +191,8 @@ export interface CardWalkSummary {
   nowLine?: string;
   step?: { index: number; title: string };
   check?: { index: number; total: number };
-  resolution?: { fixedBy: string; recoveredAfterMs: number };
+  /** credit "already-flowing": the writer committed before the step, which fixed nothing. */
+  resolution?: { fixedBy: string; recoveredAfterMs: number; credit?: "fixed" | "already-flowing" };
   /** What the report leaves for a person; the card says "resolved with 1 open item" until done. */
   openItems?: CardOpenItem[];
   /** The value the card's "Mark done" button carries. */
@@ -255,14 +259,21 @@ export function cardSummary(
   }
   const last = walk.history[walk.history.length - 1];
   if (walk.status === "resolved" && last) {
-    const recoveredAt = record.recoveredAtMs ?? last.endedAtMs ?? 0;
-    const recoveredAfterMs = recoveredAt - (last.appliedAtMs ?? last.proposedAtMs);
+    const recovery = record.recovery ?? {
+      atMs: record.recoveredAtMs ?? last.endedAtMs ?? 0,
+      changeAtMs: changeTimeOf(last),
+      credit: "fixed" as const,
+    };
     const items = record.openItems ?? [];
     const proposalId = proposalIdFor(record, last.stepId);
     return {
       state: "resolved",
       step: { index: index(last.stepId), title: title(last.stepId) },
-      resolution: { fixedBy: title(last.stepId), recoveredAfterMs: Math.max(0, recoveredAfterMs) },
+      resolution: {
+        fixedBy: title(last.stepId),
+        recoveredAfterMs: recoveryAfterMs(recovery),
+        ...(recovery.credit === "already-flowing" ? { credit: recovery.credit } : {}),
+      },
       ...(items.length > 0
         ? {
             openItems: items.map(({ text, statement, doneBy, doneAtMs }) => ({
@@ -278,10 +289,22 @@ export function cardSummary(
         : {}),
     };
   }
+  if (walk.status === "stalled" && last && lastCheckUnseen(last))
+    return {
+      state: "stalled",
+      nowLine:
+        "the bot could not check the table; nothing is restarted or changed until it can; the thread is yours",
+    };
   if (walk.status === "stalled")
     return { state: "stalled", nowLine: "no playbook step left to try; the thread is yours" };
   if (walk.status === "stopped") return { state: "stopped", nowLine: "the playbook was stopped" };
   return undefined;
+}
+
+/** True when the run's last check could not read what it needed. */
+function lastCheckUnseen(run: StepRun): boolean {
+  const check = run.checks[run.checks.length - 1];
+  return check !== undefined && checkOutcome(check) === "could-not-check";
 }
 
 /** The button the card offers while a proposal waits: the proposal's own first choice. */
@@ -306,7 +329,13 @@ const CardWalkSummarySchema = z.object({
   nowLine: z.string().optional(),
   step: z.object({ index: z.number(), title: z.string() }).optional(),
   check: z.object({ index: z.number(), total: z.number() }).optional(),
-  resolution: z.object({ fixedBy: z.string(), recoveredAfterMs: z.number() }).optional(),
+  resolution: z
+    .object({
+      fixedBy: z.string(),
+      recoveredAfterMs: z.number(),
+      credit: z.enum(["fixed", "already-flowing"]).optional(),
+    })
+    .optional(),
   openItems: z
     .array(
       z.object({
