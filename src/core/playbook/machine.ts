@@ -208,8 +208,10 @@ const onApplyStarted: Handler<"apply-started"> = (state, event, now) => {
   if (!cur || cur.stepId !== event.stepId || cur.phase !== "approved") {
     return ignored(state, now, event, "bot", "apply already started or the step is no longer approved");
   }
+  // The change counts from here: the catalog may take it, and the writer commit, before the bot
+  // records it applied (core/verification/recovery.ts).
   return {
-    state: { ...state, current: { ...cur, phase: "applying" } },
+    state: { ...state, current: { ...cur, phase: "applying", changeAtMs: now } },
     effects: [
       update(cur.stepId, "applying", { kind: "applying" }),
       audit(state, now, "bot", event, "ok", "applying"),

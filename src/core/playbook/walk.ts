@@ -92,8 +92,9 @@ export interface StepRun {
   /** When the bot applied the change, or when someone pressed Done by hand. */
   appliedAtMs?: number;
   /**
-   * When the change counts from, for the follow-up checks and the recovery time: set for a change
-   * done by hand, which dates from its proposal (see changeTimeOf in core/verification/recovery.ts).
+   * When the change counts from, for the follow-up checks and the recovery time: when the bot's
+   * apply started, or for a change done by hand its proposal (changeTimeOf in
+   * core/verification/recovery.ts).
    */
   changeAtMs?: number;
   appliedBy?: string;

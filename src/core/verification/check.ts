@@ -149,7 +149,7 @@ function creditFor(
   if (failedAtMs === undefined && intervalMs === undefined) return "fixed";
   let last: Snapshot | undefined;
   for (const s of snapshots) {
-    if (s.timestampMs > baseline.changeAtMs || !committedBy(s, baseline.writer, lineage)) continue;
+    if (s.timestampMs >= baseline.changeAtMs || !committedBy(s, baseline.writer, lineage)) continue;
     if (!last || s.timestampMs > last.timestampMs) last = s;
   }
   if (!last) return "fixed";
@@ -231,7 +231,8 @@ function snapshotsResumed(
     };
   }
   const first = evidence.catalog.snapshots.find(
-    (s) => s.timestampMs > baseline.changeAtMs && committedBy(s, baseline.writer, lineage),
+    // A commit at the change's own moment is after it: the change time is taken before it is made.
+    (s) => s.timestampMs >= baseline.changeAtMs && committedBy(s, baseline.writer, lineage),
   );
   const who = describe(baseline.writer);
   if (!first) {

@@ -2,7 +2,8 @@
 // every surface that states recovery minutes (the verification message, the card, the history
 // and the postmortem), so none of them can tell a different number.
 //
-// A change the bot made counts from when it was applied. A change done by hand counts from when
+// A change the bot made counts from when its apply started: the catalog may take the change, and
+// the writer commit after it, before the bot records it applied. A change done by hand counts from when
 // its step was proposed: the person did the work before pressing Done by hand, and the bot cannot
 // know when, so a commit made between the proposal and the press is the change's, not ignored.
 
