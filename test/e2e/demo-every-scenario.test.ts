@@ -95,7 +95,7 @@ describe("demo of every scenario", () => {
       expect(out).toMatch(/The Iceberg REST catalog (was unreachable|refused the bot's credential)/);
       if (scenario.expect.nextStep)
         expect(out).toMatch(
-          /\[\d+\] (the playbook has no further step|the bot could not read the table's snapshots, .*): the incident waits for a person \(stalled\)/,
+          /\[\d+\] (the playbook has no further step: |the bot could not read the table's snapshots, .*, and )the incident waits for a person \(stalled\)/,
         );
       else expect(out).toMatch(/\[\d+\] nothing to do: /);
       expect(out).not.toContain(`${scenario.table} — commits resumed`);
