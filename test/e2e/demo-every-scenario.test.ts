@@ -191,7 +191,7 @@ describe("demo of every scenario", () => {
     const posted = (result?.end?.thread ?? []).map(shown).join("\n");
     // The source and its error, not a claim about the writer's commits.
     expect(posted).toMatch(
-      /could not read the table's snapshots \(Iceberg catalog: Iceberg REST catalog answered HTTP 503/,
+      /could not read the table's snapshots \(Iceberg REST catalog: Iceberg REST catalog answered HTTP 503/,
     );
     expect(posted).not.toMatch(/no new snapshot from|has not committed since|No recovery/);
     // RUNBOOK rule 1: nothing is restarted before it is known whether the last commit landed.

@@ -2,12 +2,13 @@
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
 import type { SourceName, StepId } from "../../../core/ids.js";
+import { formatDuration } from "../../../core/words/duration.js";
+import { SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatDuration, formatSeconds, shortId } from "./format.js";
-import { SOURCE_LABELS, STEP_TITLES } from "./labels.js";
+import { formatSeconds, shortId } from "./format.js";
 import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import type { VerificationView, WriterRef } from "./view-models.js";
@@ -24,7 +25,7 @@ function writerName(writer: WriterRef): string {
 
 /** What a check could not read, with the source's own error: "the table's snapshots (Iceberg catalog: HTTP 503)". */
 export function unseenWords(unseen: { source: string; reason: string }): string {
-  const label = SOURCE_LABELS[unseen.source as SourceName] ?? unseen.source;
+  const label = SOURCE_WORDS[unseen.source as SourceName] ?? unseen.source;
   const what = unseen.source === "catalog" ? "the table's snapshots" : label;
   return `${what} (${escapeMrkdwn(label)}: ${escapeMrkdwn(unseen.reason)})`;
 }
@@ -77,7 +78,7 @@ function nextButton(view: VerificationView, next: { stepId: StepId; title: strin
 }
 
 export function renderVerification(view: VerificationView): SlackMessage {
-  const title = STEP_TITLES[view.stepId];
+  const title = stepWords(view.stepId);
   const table = escapeCode(view.table);
   const outcome = view.outcome;
   const blocks: KnownBlock[] = [];
