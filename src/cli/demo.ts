@@ -219,6 +219,12 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
+/** True when the walk ended because its last check could not read the table (the card says so). */
+function couldNotCheck(ctx: DemoContext): boolean {
+  const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  return root !== undefined && /the bot could not check the table/.test(messageMrkdwn(root));
+}
+
 type Decision =
   | { kind: "resolved" | "stalled" | "stopped" }
   | { kind: "open-item"; text: string }
@@ -366,7 +372,12 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         progress(ctx, "the writer commits again: the bot resolves the incident and edits the card");
         return;
       case "stalled":
-        progress(ctx, "the playbook has no further step: the incident waits for a person (stalled)");
+        progress(
+          ctx,
+          couldNotCheck(ctx)
+            ? "the bot could not read the table's snapshots, so whether the last commit landed is unknown: nothing is restarted or changed, and the incident waits for a person (stalled)"
+            : "the playbook has no further step: the incident waits for a person (stalled)",
+        );
         return;
       case "stopped":
         progress(ctx, "the playbook was stopped");

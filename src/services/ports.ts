@@ -296,7 +296,14 @@ export type WalkNote =
   | { kind: "apply-failed"; stepTitle: string; detail: string }
   | { kind: "proposal-failed"; stepTitle: string; reason: string; table: string }
   | { kind: "walk-stopped"; table: string; by: string }
-  | { kind: "walk-stalled"; table: string; afterStepId: StepId; terminalTitle?: string }
+  | {
+      kind: "walk-stalled";
+      table: string;
+      afterStepId: StepId;
+      terminalTitle?: string;
+      /** The last check could not read these: the walk waits for a person, nothing is offered. */
+      unseen?: Array<{ source: string; reason: string }>;
+    }
   /** The diagnosis repeats an earlier incident of the table (core/history/match.ts). */
   | { kind: "seen-before"; earlier: Extract<SlackJob, { kind: "earlier" }>["earlier"] };
 

@@ -44,7 +44,8 @@ export interface StatusCardView {
   check?: { index: number; total: number };
   /** How many follow-up checks saw no recovery, once the step's checks ended without one. */
   noRecoveryAfterChecks?: number;
-  resolution?: { fixedBy: string; recoveredAfterMs: number };
+  /** credit "already-flowing": the writer committed before the step; the step fixed nothing. */
+  resolution?: { fixedBy: string; recoveredAfterMs: number; credit?: "fixed" | "already-flowing" };
   /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
   openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
   /** The "Mark done" button's value, while an item is open. */
@@ -133,9 +134,13 @@ export type VerificationOutcome =
       kind: "recovered";
       snapshotId: string;
       committedAtMs: number;
-      /** From the change being applied to the first new snapshot. */
+      /** From the change to the first new snapshot (core/verification/recovery.ts). */
       recoveredAfterMs: number;
+      /** "already-flowing": the writer was committing before the change; it gets no credit. Absent: fixed. */
+      credit?: "fixed" | "already-flowing";
     }
+  /** The last check could not read what it needed: nothing is offered that changes anything. */
+  | { kind: "could-not-check" }
   | {
       kind: "ineffective";
       /** Offer Revert when the applied change can be undone. */
@@ -156,8 +161,12 @@ export interface VerificationView {
   /** What the report leaves for a person once commits resume (a duplicate to remove). */
   openItems?: Array<{ text: string; statement?: string }>;
   intervalSeconds?: number;
+  /** When commits are counted from: the change, or for one done by hand, its proposal. */
+  countsFrom?: { atMs: number; byHand: boolean };
   /** What the latest check saw. */
   latest?: {
+    /** What it could not read, with each source's error; then it says nothing of the writer. */
+    unseen?: Array<{ source: string; reason: string }>;
     newSnapshotId?: string | null;
     elapsedSecondsSinceLastSuccessfulCommit?: number;
     trend?: "rising" | "falling" | "steady";

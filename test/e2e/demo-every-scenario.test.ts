@@ -38,6 +38,14 @@ function shown(message: { text?: string; blocks?: unknown }): string {
   return parts.join("\n");
 }
 
+/** A declared writer's committer as the simulator names a snapshot's author. */
+function committerOf(c: { kind: string; jobId?: string; connector?: string; appId?: string }): string {
+  if (c.kind === "flink") return `flink:${c.jobId}`;
+  if (c.kind === "connect") return `connect:${c.connector}`;
+  if (c.kind === "spark") return `spark:${c.appId}`;
+  return "anonymous";
+}
+
 async function runAll(names: readonly string[]): Promise<Map<string, Outcome>> {
   const results = new Map<string, Outcome>();
   const queue = [...names];
@@ -87,7 +95,7 @@ describe("demo of every scenario", () => {
       expect(out).toMatch(/The Iceberg REST catalog (was unreachable|refused the bot's credential)/);
       if (scenario.expect.nextStep)
         expect(out).toMatch(
-          /\[\d+\] the playbook has no further step: the incident waits for a person \(stalled\)/,
+          /\[\d+\] (the playbook has no further step: |the bot could not read the table's snapshots, .*, and )the incident waits for a person \(stalled\)/,
         );
       else expect(out).toMatch(/\[\d+\] nothing to do: /);
       expect(out).not.toContain(`${scenario.table} — commits resumed`);
@@ -113,12 +121,17 @@ describe("demo of every scenario", () => {
     const recoveries = thread
       .map((m) => /First new snapshot `(\d+)`/.exec(shown(m))?.[1])
       .filter((id): id is string => id !== undefined);
+    // Commits that were flowing before the change are no recovery: the snapshot named is the next
+    // one of a writer that was committing all along, and the change takes no credit for it.
+    const flowing = thread
+      .map((m) => /Commits were flowing.*\n.*snapshot `(\d+)`/.exec(shown(m))?.[1])
+      .filter((id): id is string => id !== undefined);
     if (!resolved) {
       expect(recoveries, "a recovery was posted but the incident is not resolved").toEqual([]);
       return;
     }
     expect(
-      recoveries.length,
+      recoveries.length + flowing.length,
       "a resolved incident names the snapshot that shows the recovery",
     ).toBeGreaterThan(0);
     const table = loadScenario(name).table;
@@ -129,6 +142,18 @@ describe("demo of every scenario", () => {
       expect(author?.writer, `${author?.committer} is no writer the scenario declares`).toBeDefined();
       expect(author?.writer?.failedAtStart, `${author?.committer} never failed`).toBe(true);
       expect(author?.writer?.recovered, `${author?.committer} did not recover`).toBe(true);
+      // The first commit after the writer recovered, not the one a commit interval later.
+      expect(author?.timestampMs, `snapshot ${id} is not the writer's first after it recovered`).toBe(
+        author?.writer?.recoveredAtMs,
+      );
+    }
+    for (const id of flowing) {
+      const author = end?.lakehouse.snapshotAuthor(table, id);
+      // It commits from the scenario's start: nothing the bot or a person did brought it back.
+      const declared = loadScenario(name).writers.find(
+        (w) => w.table === table && author?.committer === committerOf(w.committer),
+      );
+      expect(declared?.recoversWhen.when, `${author?.committer} was not committing all along`).toBe("always");
     }
   });
 
@@ -159,6 +184,42 @@ describe("demo of every scenario", () => {
         expect(posted, name).toMatch(/check 1 of \d+: no new snapshot/);
     }
     expect(seen).toBeGreaterThan(0);
+  });
+
+  it("a check that cannot read the snapshots says so and offers nothing that restarts (catalog down)", () => {
+    const result = results.get("catalog-down-flink-failing");
+    const posted = (result?.end?.thread ?? []).map(shown).join("\n");
+    // The source and its error, not a claim about the writer's commits.
+    expect(posted).toMatch(
+      /could not read the table's snapshots \(Iceberg REST catalog: Iceberg REST catalog answered HTTP 503/,
+    );
+    expect(posted).not.toMatch(/no new snapshot from|has not committed since|No recovery/);
+    // RUNBOOK rule 1: nothing is restarted before it is known whether the last commit landed.
+    expect(posted).not.toMatch(/Next step: Restart|Restart the writer without duplicating data/);
+    expect(result?.out).not.toMatch(/Done by hand/);
+    expect(result?.out).toMatch(/whether the last commit landed is unknown: nothing is restarted or changed/);
+  });
+
+  it.each([
+    "commit-state-unknown-duplicate",
+    "commit-state-unknown-resumed",
+    "unknown-commit-across-savepoint",
+  ])("%s: a writer already committing is told as such; the step takes no credit", (name) => {
+    const thread = results.get(name)?.end?.thread ?? [];
+    const posted = thread.map(shown).join("\n");
+    expect(posted).toMatch(/\*Commits were flowing\*/);
+    expect(posted).not.toMatch(/Recovered:\*|Fixed by:|commits resumed \d+ (s|min) after the change/);
+    expect(shown(thread[0] ?? {})).toMatch(/\*Commits were flowing:\* the writer was committing before/);
+    if (name === "commit-state-unknown-duplicate") {
+      // The work that remains is said with it, and stays open on the card.
+      expect(posted).toMatch(/Commits were flowing\*; one unknown commit landed twice/);
+      expect(posted).toMatch(/Still to do:\* Remove the duplicate commit/);
+    }
+  });
+
+  it("a step done by hand counts commits from its proposal, and says so", () => {
+    const posted = (results.get("rewrite-in-window")?.end?.thread ?? []).map(shown).join("\n");
+    expect(posted).toMatch(/after the proposal \(done by hand\)/);
   });
 
   it("approves with a reason that names the finding and the step", () => {

@@ -13,6 +13,7 @@ import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
 import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
 import { mention } from "./render/labels.js";
+import { unseenWords } from "./render/verification.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */
@@ -50,6 +51,11 @@ function noteWords(note: WalkNote): { text: string; words: string } {
       return { text: words, words };
     }
     case "walk-stalled": {
+      if (note.unseen?.length) {
+        // RUNBOOK rule 1: nothing is restarted before it is known whether the last commit landed.
+        const words = `:raised_hand: The bot could not check \`${note.table}\`: it could not read ${note.unseen.map(unseenWords).join(", nor ")}. No step that restarts or changes anything is offered while whether the last commit landed is unknown. The thread is yours from here.`;
+        return { text: words, words };
+      }
       const detail =
         note.terminalTitle === undefined
           ? `Every follow-up step after ${note.afterStepId} has been tried.`

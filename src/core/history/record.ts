@@ -6,10 +6,11 @@
 
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
 import type { WalkRecord } from "../playbook/record.js";
-import type { StepRun } from "../playbook/walk.js";
+import { checkOutcome, type StepRun } from "../playbook/walk.js";
 import type { Report } from "../report/schema.js";
 import type { StoryRemark } from "../story/model.js";
 import { storyOf } from "../story/story.js";
+import { changeTimeOf, type Recovery, recoveryAfterMs } from "../verification/recovery.js";
 
 /** Stored format of a history record; bumped when a release changes it incompatibly. */
 export const HISTORY_FORMAT = 1;
@@ -20,6 +21,8 @@ export type StepOutcome =
   | "fixed"
   /** Applied (or done by hand) and followed up, and the writer did not recover. */
   | "did-not-help"
+  /** The writer was committing already when it was made: it fixed nothing and failed at nothing. */
+  | "not-needed"
   /** Skipped, superseded or stopped before it was tried. */
   | "not-tried"
   /** Still open when the incident closed. */
@@ -94,6 +97,8 @@ function outcomeOf(run: StepRun): StepOutcome {
     case "recovered":
       return "fixed";
     case "ineffective":
+      // Its last check could not read the table: nothing is known of what it did.
+      return lastCheckUnseen(run) ? "open" : "did-not-help";
     case "reverted":
     case "reverting":
       return "did-not-help";
@@ -107,8 +112,9 @@ function outcomeOf(run: StepRun): StepOutcome {
   }
 }
 
-function stepOf(run: StepRun, recoveredAtMs: number | undefined): HistoryStep {
-  const outcome = outcomeOf(run);
+function stepOf(run: StepRun, recovery: Pick<Recovery, "atMs" | "credit"> | undefined): HistoryStep {
+  const ran = outcomeOf(run);
+  const outcome = ran === "fixed" && recovery?.credit === "already-flowing" ? "not-needed" : ran;
   const approvals = run.approvals;
   const set =
     run.change.kind === "table-properties"
@@ -116,8 +122,8 @@ function stepOf(run: StepRun, recoveredAtMs: number | undefined): HistoryStep {
           run.change.changes.flatMap((c) => (c.proposed === null ? [] : [[c.key, c.proposed] as const])),
         )
       : undefined;
-  const recoveredAt = outcome === "fixed" ? (recoveredAtMs ?? run.endedAtMs) : undefined;
-  const changeAt = run.appliedAtMs ?? run.proposedAtMs;
+  const recoveredAt = outcome === "fixed" ? (recovery?.atMs ?? run.endedAtMs) : undefined;
+  const changeAt = changeTimeOf(run);
   return {
     stepId: run.stepId,
     proposedAtMs: run.proposedAtMs,
@@ -130,9 +136,18 @@ function stepOf(run: StepRun, recoveredAtMs: number | undefined): HistoryStep {
     ...(set && Object.keys(set).length > 0 && run.appliedAtMs !== undefined ? { setProperties: set } : {}),
     outcome,
     ...(recoveredAt !== undefined
-      ? { recoveredAtMs: recoveredAt, recoveredAfterMs: Math.max(0, recoveredAt - changeAt) }
+      ? {
+          recoveredAtMs: recoveredAt,
+          recoveredAfterMs: recoveryAfterMs({ atMs: recoveredAt, changeAtMs: changeAt }),
+        }
       : {}),
   };
+}
+
+/** True when the run's last check could not read what it needed. */
+function lastCheckUnseen(run: StepRun): boolean {
+  const check = run.checks[run.checks.length - 1];
+  return check !== undefined && checkOutcome(check) === "could-not-check";
 }
 
 export interface HistoryInput {
@@ -173,11 +188,7 @@ export function historyOf(input: HistoryInput): IncidentHistory {
   // The one measure of recovery: the story's (change → the writer's first commit).
   const recovery = story.recovery;
   const runs = walk ? [...walk.walk.history, ...(walk.walk.current ? [walk.walk.current] : [])] : [];
-  const steps = runs.map((run) => {
-    const step = stepOf(run, recovery?.atMs);
-    if (step.outcome !== "fixed" || recovery?.afterChangeMs === undefined) return step;
-    return { ...step, recoveredAtMs: recovery.atMs, recoveredAfterMs: recovery.afterChangeMs };
-  });
+  const steps = runs.map((run) => stepOf(run, recovery));
   const fixed = steps.find((s) => s.outcome === "fixed");
   const key = report ? causeKey(report) : {};
   const writerKind = report?.writer?.kind ?? (walk?.writer?.kind === "connector" ? "connect" : "unknown");

@@ -3,7 +3,9 @@
 // bookkeeping (proposal ids, apply and revert counters, the writer, the recovery time). Pure:
 // the services load the record, call decide, and save the result atomically.
 
+import type { RecoveryCredit } from "../verification/check.js";
 import { mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
+import { changeTimeOf } from "../verification/recovery.js";
 import { auditAction, transition } from "./machine.js";
 import { proposalIdFor, type WalkRecord } from "./record.js";
 import type { Effect, MachineContext, WalkEvent, WalkState } from "./walk.js";
@@ -15,6 +17,8 @@ export interface DecideContext extends MachineContext {
   writer?: WalkRecord["writer"];
   /** When the writer's first snapshot after the change landed, if a check saw one. */
   recoveredAtMs?: number;
+  /** Whether the change earned that snapshot (core/verification/check.ts); "fixed" when absent. */
+  credit?: RecoveryCredit;
   /** What the newest diagnosis leaves for a person to do. */
   openItems?: OpenItem[];
 }
@@ -38,8 +42,18 @@ export function decide(record: WalkRecord, event: RecordEvent, now: number, ctx:
     staleProposal(record, event, ctx.proposalId, now) ?? transition(record.walk, event, now, ctx);
   const next = bookkeep(record, result.state, result.effects, now, ctx.writer);
   if (ctx.openItems) next.openItems = mergeOpenItems(record.openItems, ctx.openItems);
-  const resolved = result.effects.some((e) => e.type === "resolve-incident");
-  if (resolved && ctx.recoveredAtMs !== undefined) next.recoveredAtMs = ctx.recoveredAtMs;
+  const resolved = result.effects.find((e) => e.type === "resolve-incident");
+  if (resolved && ctx.recoveredAtMs !== undefined) {
+    next.recoveredAtMs = ctx.recoveredAtMs;
+    const run = next.walk.history.findLast((r) => r.stepId === resolved.stepId);
+    if (run)
+      next.recovery = {
+        atMs: ctx.recoveredAtMs,
+        changeAtMs: changeTimeOf(run),
+        credit: ctx.credit ?? "fixed",
+        stepId: run.stepId,
+      };
+  }
   return { record: next, effects: result.effects };
 }
 

@@ -7,6 +7,8 @@ import type { StepId } from "../ids.js";
 import type { Step } from "./schema.js";
 import {
   type AuditEntry,
+  type CheckRecord,
+  checkOutcome,
   type Effect,
   type FollowUpSettings,
   IN_FLIGHT_PHASES,
@@ -206,8 +208,10 @@ const onApplyStarted: Handler<"apply-started"> = (state, event, now) => {
   if (!cur || cur.stepId !== event.stepId || cur.phase !== "approved") {
     return ignored(state, now, event, "bot", "apply already started or the step is no longer approved");
   }
+  // The change counts from here: the catalog may take it, and the writer commit, before the bot
+  // records it applied (core/verification/recovery.ts).
   return {
-    state: { ...state, current: { ...cur, phase: "applying" } },
+    state: { ...state, current: { ...cur, phase: "applying", changeAtMs: now } },
     effects: [
       update(cur.stepId, "applying", { kind: "applying" }),
       audit(state, now, "bot", event, "ok", "applying"),
@@ -270,9 +274,17 @@ const onDoneByHand: Handler<"done-by-hand"> = (state, event, now, ctx) => {
   if (cur.phase !== "proposed" && cur.phase !== "failed") {
     return alreadyHandled(state, now, event, event.user, { kind: "cannot-mark-done", phase: cur.phase });
   }
+  // Done before the press, at a time the bot cannot know: it counts from the proposal, so a commit
+  // made between the proposal and the press is counted (core/verification/recovery.ts).
   return changeInPlace(
     state,
-    { ...cur, phase: "done-by-hand", appliedBy: event.user, failure: undefined },
+    {
+      ...cur,
+      phase: "done-by-hand",
+      appliedBy: event.user,
+      changeAtMs: cur.proposedAtMs,
+      failure: undefined,
+    },
     now,
     { kind: "done-by-hand", by: event.user },
     audit(state, now, event.user, event, "ok", "marked done by hand"),
@@ -326,10 +338,20 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
       `check ${event.checkIndex} for ${event.stepId} is stale or repeated`,
     );
   }
-  const record = { index: event.checkIndex, atMs: now, ...event.result };
-  // A read-only check has answered its question at its first look: the real step is not held back.
+  const { recovered, detail, unseen } = event.result;
+  const outcome = checkOutcome(event.result);
+  const record: CheckRecord = {
+    index: event.checkIndex,
+    atMs: now,
+    recovered,
+    outcome,
+    detail,
+    ...(unseen?.length ? { unseen } : {}),
+  };
+  // A read-only check has answered its question at its first look: the real step is not held
+  // back. One that could not look has answered nothing: it looks again at the next check.
   const readOnly = cur.change.kind === "read-only-check";
-  const checksTotal = readOnly ? event.checkIndex : cur.checksTotal;
+  const checksTotal = readOnly && outcome !== "could-not-check" ? event.checkIndex : cur.checksTotal;
   const checked: StepRun = {
     ...cur,
     checksDone: event.checkIndex,
@@ -341,10 +363,12 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
     stepId: cur.stepId,
     checkIndex: event.checkIndex,
     checksTotal,
-    recovered: event.result.recovered,
-    detail: event.result.detail,
+    recovered,
+    outcome,
+    detail,
+    ...(record.unseen ? { unseen: record.unseen } : {}),
   };
-  if (event.result.recovered) {
+  if (outcome === "recovered") {
     return {
       state: { ...retire(state, checked, "recovered", now), status: "resolved", endedAtMs: now },
       effects: [
@@ -369,6 +393,7 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
       ],
     };
   }
+  if (outcome === "could-not-check") return couldNotCheck(state, checked, event, record, verification, now);
   const revertable = checked.previous !== undefined && isRevertable(checked);
   const effects: Effect[] = [
     verification,
@@ -391,6 +416,40 @@ const onCheck: Handler<"check"> = (state, event, now, ctx) => {
   ];
   return moveOn(retire(state, checked, "ineffective", now), cur.stepId, "ineffective", effects, now, ctx);
 };
+
+/**
+ * The last check could not read what it needed. Nothing is known about the writer, so the step
+ * neither helped nor failed to, and no step that restarts or changes anything is offered while
+ * whether the last commit landed is unknown (RUNBOOK rule 1): the walk ends for a person.
+ */
+function couldNotCheck(
+  state: WalkState,
+  checked: StepRun,
+  event: EventOf<"check">,
+  record: CheckRecord,
+  verification: Effect,
+  now: number,
+): TransitionResult {
+  const unseen = record.unseen ?? [];
+  const sources = unseen.map((u) => `${u.source}: ${u.reason}`).join("; ");
+  const ended = retire(state, checked, "ineffective", now);
+  return {
+    state: { ...ended, status: "stalled", endedAtMs: now },
+    effects: [
+      verification,
+      update(checked.stepId, "ineffective", { kind: "could-not-check", checks: event.checkIndex, unseen }),
+      audit(
+        state,
+        now,
+        "bot",
+        event,
+        "ok",
+        `${checked.stepId} could not be checked (${sources || record.detail})`,
+      ),
+      { type: "walk-ended", outcome: "stalled", afterStepId: checked.stepId, unseen },
+    ],
+  };
+}
 
 const onRevertRequested: Handler<"revert-requested"> = (state, event, now, ctx) => {
   const denied = notPermitted(state, event, now, ctx);

@@ -51,6 +51,7 @@ const StepRunSchema = z.looseObject({
     }),
   ),
   appliedAtMs: z.number().optional(),
+  changeAtMs: z.number().optional(),
   appliedBy: z.string().optional(),
   previous: Values.optional(),
   checksDone: z.number().int().min(0),
@@ -58,7 +59,15 @@ const StepRunSchema = z.looseObject({
   intervalMs: z.number().min(0),
   verifyEndsAtMs: z.number().optional(),
   checks: z.array(
-    z.looseObject({ index: z.number(), atMs: z.number(), recovered: z.boolean(), detail: z.string() }),
+    z.looseObject({
+      index: z.number(),
+      atMs: z.number(),
+      recovered: z.boolean(),
+      // Optional: records written before it read by `recovered` (checkOutcome).
+      outcome: z.enum(["recovered", "not-yet", "could-not-check"]).optional(),
+      detail: z.string(),
+      unseen: z.array(z.looseObject({ source: z.string(), reason: z.string() })).optional(),
+    }),
   ),
   failure: z
     .looseObject({ outcome: z.enum(["conflict", "unknown", "error"]), message: z.string(), atMs: z.number() })
@@ -97,6 +106,15 @@ export const WalkRecordSchema = z.looseObject({
     })
     .optional(),
   recoveredAtMs: z.number().optional(),
+  // Optional (added in format 2): a record without it reads by recoveredAtMs.
+  recovery: z
+    .looseObject({
+      atMs: z.number(),
+      changeAtMs: z.number(),
+      credit: z.enum(["fixed", "already-flowing"]),
+      stepId: StepId,
+    })
+    .optional(),
 });
 
 /** Format 1 → 2: the format field (and zero counters, should a record lack them). */

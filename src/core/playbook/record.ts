@@ -4,6 +4,7 @@
 
 import type { StepId } from "../ids.js";
 import type { OpenItem } from "../verification/open-items.js";
+import type { Recovery } from "../verification/recovery.js";
 import type { WalkState } from "./walk.js";
 
 /** One proposal message: a step put to the thread. Buttons carry its id. */
@@ -40,8 +41,17 @@ export interface WalkRecord {
     /** The Flink source or Connect cluster it runs on, when the bot reads named sources. */
     cluster?: string;
   };
-  /** When the writer's first snapshot after the change landed (the recovery the card reports). */
+  /**
+   * When the writer's first snapshot after the change landed. Kept for readers of older records;
+   * `recovery` says the same with the change time and whether the change earned it.
+   */
   recoveredAtMs?: number;
+  /**
+   * The writer's first commit after the resolving step's change: "fixed" only when the failing
+   * writer was failing when the change was made and recovered after it; "already-flowing" when
+   * it was committing already. Absent in records written before it.
+   */
+  recovery?: Recovery;
   /** What the table's earlier incident with the same cause says about the steps (core/history). */
   memory?: WalkMemory;
   /** What the diagnosis leaves for a person (a duplicate to remove), and who marked it done. */

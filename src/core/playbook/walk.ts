@@ -4,6 +4,7 @@
 import type { ApprovalPolicy } from "../approval/policy.js";
 import type { StepId } from "../ids.js";
 import type { Change } from "../report/schema.js";
+import type { CheckOutcome, Unseen } from "../verification/check.js";
 import type { Playbook } from "./schema.js";
 
 export type StepPhase =
@@ -42,8 +43,27 @@ export interface Approval {
 export interface CheckRecord {
   index: number;
   atMs: number;
+  /** Kept for records written before `outcome`: read a record through checkOutcome(). */
+  recovered: boolean;
+  /** Absent in records written before it; checkOutcome() reads those by `recovered`. */
+  outcome?: CheckOutcome;
+  detail: string;
+  /** What the check could not read (the source and its error), when it could not check. */
+  unseen?: Unseen[];
+}
+
+/** A check's outcome, also for a record written before outcomes were kept. */
+export function checkOutcome(check: Pick<CheckRecord, "recovered" | "outcome">): CheckOutcome {
+  return check.outcome ?? (check.recovered ? "recovered" : "not-yet");
+}
+
+/** The result a follow-up check hands the machine. */
+export interface CheckResult {
   recovered: boolean;
   detail: string;
+  /** Absent from older callers: read by `recovered`. */
+  outcome?: CheckOutcome;
+  unseen?: Unseen[];
 }
 
 /** Previous values of what a change set (null = was unset), so it can be reverted. */
@@ -69,7 +89,14 @@ export interface StepRun {
   requestedBy?: string;
   proposedAtMs: number;
   approvals: Approval[];
+  /** When the bot applied the change, or when someone pressed Done by hand. */
   appliedAtMs?: number;
+  /**
+   * When the change counts from, for the follow-up checks and the recovery time: when the bot's
+   * apply started, or for a change done by hand its proposal (changeTimeOf in
+   * core/verification/recovery.ts).
+   */
+  changeAtMs?: number;
   appliedBy?: string;
   previous?: PreviousValues;
   checksDone: number;
@@ -111,7 +138,7 @@ export type WalkEvent =
   | { type: "done-by-hand"; stepId: StepId; user: string }
   | { type: "skip"; stepId: StepId; user: string }
   | { type: "stop"; user: string }
-  | { type: "check"; stepId: StepId; checkIndex: number; result: { recovered: boolean; detail: string } }
+  | { type: "check"; stepId: StepId; checkIndex: number; result: CheckResult }
   | { type: "revert-requested"; stepId: StepId; user: string }
   | { type: "reverted"; stepId: StepId; ok: boolean; message?: string }
   /** "Next step" pressed after an ineffective step: may this person have the step proposed now? */
@@ -178,6 +205,8 @@ export type ProposalNote =
   | { kind: "skipped"; by: string }
   | { kind: "stopped"; by: string; changeKept: boolean }
   | { kind: "recovered" }
+  /** The last check could not read what it needed: nothing is said about the writer. */
+  | { kind: "could-not-check"; checks: number; unseen: Unseen[] }
   | {
       kind: "ineffective";
       checks: number;
@@ -201,7 +230,9 @@ export type Effect =
       checkIndex: number;
       checksTotal: number;
       recovered: boolean;
+      outcome: CheckOutcome;
       detail: string;
+      unseen?: Unseen[];
     }
   | { type: "resolve-incident"; stepId: StepId }
   /**
@@ -216,6 +247,11 @@ export type Effect =
       afterStepId: StepId;
       /** The playbook's terminal reached, when the walk ended at one rather than running out of steps. */
       terminal?: { id: string; title: string };
+      /**
+       * The last check could not read these: no step that restarts or changes anything is offered
+       * while whether the last commit landed is unknown (RUNBOOK rule 1).
+       */
+      unseen?: Unseen[];
     }
   | { type: "audit"; entry: AuditEntry }
   | { type: "revert-change"; stepId: StepId };

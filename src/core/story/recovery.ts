@@ -1,43 +1,27 @@
 // How the incident ended for the writer: its first commit after the change, and the one measure
-// of "recovered after" (change → first commit) every surface states.
+// of "recovered after" (change → first commit, core/verification/recovery.ts) every surface states.
 
-import type { StepId } from "../ids.js";
 import type { WalkRecord } from "../playbook/record.js";
+import { changeTimeOf, recoveryAfterMs } from "../verification/recovery.js";
 import type { StoryRecovery } from "./model.js";
-
-/** The recovery as the follow-up check recorded it; absent in records older than it. */
-interface RecordedRecovery {
-  atMs: number;
-  changeAtMs?: number;
-  credit: "fixed" | "already-flowing";
-  stepId?: StepId;
-}
 
 export function recoveryOf(record: WalkRecord | undefined): StoryRecovery | undefined {
   if (!record) return undefined;
-  const recorded = (record as WalkRecord & { recovery?: RecordedRecovery }).recovery;
-  if (recorded) return withAfter(recorded);
+  const recorded = record.recovery;
+  if (recorded) return { ...recorded, afterChangeMs: recoveryAfterMs(recorded) };
+  // Records written before `recovery` kept only the time: their recovery is credited to the step.
   const walk = record.walk;
   if (walk.status !== "resolved") return undefined;
   const last = walk.history.findLast((r) => r.phase === "recovered") ?? walk.history[walk.history.length - 1];
   if (!last) return undefined;
   const atMs = record.recoveredAtMs ?? last.endedAtMs ?? walk.endedAtMs;
   if (atMs === undefined) return undefined;
-  return withAfter({
+  const changeAtMs = changeTimeOf(last);
+  return {
     atMs,
-    changeAtMs: last.appliedAtMs ?? last.proposedAtMs,
+    changeAtMs,
+    afterChangeMs: recoveryAfterMs({ atMs, changeAtMs }),
     credit: "fixed",
     stepId: last.stepId,
-  });
-}
-
-function withAfter(r: RecordedRecovery): StoryRecovery {
-  return {
-    atMs: r.atMs,
-    ...(r.changeAtMs !== undefined
-      ? { changeAtMs: r.changeAtMs, afterChangeMs: Math.max(0, r.atMs - r.changeAtMs) }
-      : {}),
-    credit: r.credit,
-    ...(r.stepId ? { stepId: r.stepId } : {}),
   };
 }

@@ -32,16 +32,44 @@ export interface RecoveryBaseline {
   signals?: readonly VerifySignal[];
 }
 
+/**
+ * What one follow-up check found: the writer recovered, not yet, or the check could not be made
+ * (a source it needs did not answer). "Could not check" is never "no recovery": it says nothing
+ * about the writer, only about what the bot could read.
+ */
+export type CheckOutcome = "recovered" | "not-yet" | "could-not-check";
+
+/** A source a check needed and could not read, with its error. */
+export interface Unseen {
+  /** The source's name as the evidence knows it: "catalog", "flink", "connect". */
+  source: string;
+  reason: string;
+}
+
+/**
+ * Whom the recovery is owed to. "fixed": the failing writer had not committed since its failure
+ * when the change was made, and committed after it. "already-flowing": it was committing at its
+ * normal pace before the change, so the change cannot take the credit.
+ */
+export type RecoveryCredit = "fixed" | "already-flowing";
+
 export interface RecoveryResult {
   recovered: boolean;
+  outcome: CheckOutcome;
   detail: string;
+  /** What the check could not read; set when the outcome is "could-not-check". */
+  unseen?: Unseen[];
   firstNewSnapshot?: { id: string; timestampMs: number };
   elapsedSeconds?: number;
+  /** Set when recovered and the writer's commits before the change could be read. */
+  credit?: RecoveryCredit;
 }
 
 interface SignalOutcome {
   ok: boolean;
   text: string;
+  /** Set when the signal could not be read at all. */
+  unseen?: Unseen;
 }
 
 /** Recovery as the follow-up check sees it at `now`. */
@@ -54,7 +82,7 @@ export function evaluateRecovery(
     baseline.signals ?? ["writer-snapshots-resume", "elapsed-seconds-normal", "connector-running"],
   );
   const outcomes: SignalOutcome[] = [];
-  const result: Omit<RecoveryResult, "recovered" | "detail"> = {};
+  const result: Pick<RecoveryResult, "firstNewSnapshot" | "elapsedSeconds"> = {};
 
   const lineage = writerLineage(baseline.writer, evidence);
   if (wanted.has("writer-snapshots-resume")) {
@@ -73,13 +101,62 @@ export function evaluateRecovery(
     outcomes.push(connectorRunning(baseline.writer.connector, evidence));
   }
   if (outcomes.length === 0) {
-    return { recovered: false, detail: `no recovery signal could be read at ${clock(now)}` };
+    const reason = `no recovery signal could be read at ${clock(now)}`;
+    return {
+      recovered: false,
+      outcome: "could-not-check",
+      detail: reason,
+      unseen: [{ source: "flink", reason }],
+    };
   }
+  const recovered = outcomes.every((o) => o.ok);
+  const unseen = outcomes.flatMap((o) => (o.unseen ? [o.unseen] : []));
+  const detail = outcomes.map((o) => o.text).join("; ");
+  if (recovered) {
+    const credit = creditFor(baseline, evidence, lineage);
+    return { ...result, recovered, outcome: "recovered", detail, ...(credit ? { credit } : {}) };
+  }
+  if (unseen.length > 0) return { ...result, recovered, outcome: "could-not-check", detail, unseen };
+  return { ...result, recovered, outcome: "not-yet", detail };
+}
+
+/** A check that could not read the table at all (the investigation itself failed). */
+export function unreadableCheck(source: string, reason: string): RecoveryResult {
   return {
-    ...result,
-    recovered: outcomes.every((o) => o.ok),
-    detail: outcomes.map((o) => o.text).join("; "),
+    recovered: false,
+    outcome: "could-not-check",
+    detail: `could not read the table (${reason})`,
+    unseen: [{ source, reason }],
   };
+}
+
+/**
+ * "already-flowing" when the failing writer (its lineage) committed after its failure and within
+ * two commit intervals before the change; "fixed" otherwise. Without a failure time or a commit
+ * interval only the other is used; without either the change gets the benefit of the doubt.
+ */
+function creditFor(
+  baseline: RecoveryBaseline,
+  evidence: Evidence,
+  lineage: ReadonlySet<string>,
+): RecoveryCredit | undefined {
+  const snapshots = evidence.catalog?.snapshots;
+  if (!snapshots) return undefined;
+  // A failure time after the change (an estimate from the next commit due) says nothing of then.
+  const failure = baseline.writer.kind === "flink" ? baseline.writer.failedAtMs : undefined;
+  const failedAtMs = failure !== undefined && failure < baseline.changeAtMs ? failure : undefined;
+  const intervalMs =
+    baseline.commitIntervalMs ?? failingJob(baseline.writer, evidence, lineage)?.checkpointConfig?.intervalMs;
+  if (failedAtMs === undefined && intervalMs === undefined) return "fixed";
+  let last: Snapshot | undefined;
+  for (const s of snapshots) {
+    if (s.timestampMs >= baseline.changeAtMs || !committedBy(s, baseline.writer, lineage)) continue;
+    if (!last || s.timestampMs > last.timestampMs) last = s;
+  }
+  if (!last) return "fixed";
+  const afterFailure = failedAtMs === undefined || last.timestampMs > failedAtMs;
+  const recent = intervalMs === undefined || baseline.changeAtMs - last.timestampMs <= 2 * intervalMs;
+  return afterFailure && recent ? "already-flowing" : "fixed";
 }
 
 /** Who writes the table, as the evidence shows it (configured or discovered writer). */
@@ -146,10 +223,17 @@ function snapshotsResumed(
 ): { outcome: SignalOutcome; first?: Snapshot } {
   if (!evidence.catalog) {
     const why = evidence.sources.catalog.error ?? evidence.sources.catalog.status;
-    return { outcome: { ok: false, text: `cannot see the table's snapshots (catalog: ${why})` } };
+    return {
+      outcome: {
+        ok: false,
+        text: `cannot see the table's snapshots (catalog: ${why})`,
+        unseen: { source: "catalog", reason: why },
+      },
+    };
   }
   const first = evidence.catalog.snapshots.find(
-    (s) => s.timestampMs > baseline.changeAtMs && committedBy(s, baseline.writer, lineage),
+    // A commit at the change's own moment is after it: the change time is taken before it is made.
+    (s) => s.timestampMs >= baseline.changeAtMs && committedBy(s, baseline.writer, lineage),
   );
   const who = describe(baseline.writer);
   if (!first) {
@@ -206,7 +290,11 @@ function connectorRunning(name: string, evidence: Evidence): SignalOutcome {
   const status = evidence.connect?.connector;
   if (!status || status.name !== name) {
     const why = evidence.sources.connect.error ?? evidence.sources.connect.status;
-    return { ok: false, text: `cannot read connector ${name} (connect: ${why})` };
+    return {
+      ok: false,
+      text: `cannot read connector ${name} (connect: ${why})`,
+      unseen: { source: "connect", reason: why },
+    };
   }
   const running = status.tasks.filter((t) => t.state === "RUNNING").length;
   const ok = status.state === "RUNNING" && status.tasks.length > 0 && running === status.tasks.length;

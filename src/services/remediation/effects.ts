@@ -7,7 +7,8 @@ import type { StepId } from "../../core/ids.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
 import type { Effect, StepRun } from "../../core/playbook/walk.js";
 import { walkStory } from "../../core/story/steps.js";
-import type { RecoveryResult } from "../../core/verification/check.js";
+import type { CheckOutcome, RecoveryResult } from "../../core/verification/check.js";
+import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
 import { asCodedError } from "../../errors.js";
 import { recordIncidentHistory } from "../history/record-incident.js";
 import type { WalkMessage } from "../ports.js";
@@ -24,6 +25,13 @@ export interface ExecuteExtra {
   /** What the follow-up check read, for the verification message. */
   recovery?: RecoveryResult;
 }
+
+/** The audit action of each check outcome. */
+const VERIFIED: Record<CheckOutcome, string> = {
+  recovered: "verified: recovered",
+  "not-yet": "verified: not yet",
+  "could-not-check": "verified: could not check",
+};
 
 const QUEUE_EFFECTS = new Set<Effect["type"]>(["apply-change", "schedule-check", "revert-change"]);
 /** Effects that are only something said in Slack; their messages may be saved with the walk. */
@@ -172,6 +180,7 @@ export class RemediationEffects {
                     table: record.table,
                     afterStepId: effect.afterStepId,
                     ...(effect.terminal ? { terminalTitle: effect.terminal.title } : {}),
+                    ...(effect.unseen?.length ? { unseen: effect.unseen } : {}),
                   },
           },
         ];
@@ -291,7 +300,7 @@ export class RemediationEffects {
         await this.deps.audit.append(record.table, {
           atMs: this.deps.now(),
           actor: "bot",
-          action: effect.recovered ? "verified: recovered" : "verified: not yet",
+          action: VERIFIED[effect.outcome],
           stepId: effect.stepId,
           outcome: "ok",
           detail: `check ${effect.checkIndex} of ${effect.checksTotal}: ${effect.detail}`,
@@ -361,8 +370,11 @@ export class RemediationEffects {
         kind: "recovered",
         snapshotId: snapshot?.id ?? "unknown",
         committedAtMs,
-        recoveredAfterMs: Math.max(0, committedAtMs - (run.appliedAtMs ?? run.proposedAtMs)),
+        recoveredAfterMs: recoveryAfterMs({ atMs: committedAtMs, changeAtMs: changeTimeOf(run) }),
+        credit: recovery?.credit ?? "fixed",
       };
+    } else if (effect.checkIndex >= effect.checksTotal && effect.outcome === "could-not-check") {
+      outcome = { kind: "could-not-check" };
     } else if (effect.checkIndex >= effect.checksTotal) {
       const offer = all.find((e) => e.type === "offer-next-step");
       const revertable =

@@ -9,8 +9,10 @@ import {
   evaluateRecovery,
   identifyWriter,
   type RecoveryResult,
+  unreadableCheck,
   type WriterIdentity,
 } from "../../core/verification/check.js";
+import { changeTimeOf } from "../../core/verification/recovery.js";
 import { stepWords } from "../../core/words/labels.js";
 import { asCodedError } from "../../errors.js";
 import { postmortemAtResolution } from "../history/postmortem.js";
@@ -107,7 +109,7 @@ export class RemediationJobs {
       if (!writer && identity.kind === "connect") writer = { kind: "connector", id: identity.connector };
       recovery = evaluateRecovery(
         {
-          changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+          changeAtMs: changeTimeOf(run),
           writer: identity,
           ...(step ? { signals: step.verify.signals } : {}),
         },
@@ -115,7 +117,7 @@ export class RemediationJobs {
         this.deps.now(),
       );
     } catch (error) {
-      recovery = { recovered: false, detail: `could not read the table (${asCodedError(error).message})` };
+      recovery = unreadableCheck("table", asCodedError(error).message);
     }
     await this.parts.dispatcher.dispatch(
       job.incidentId,
@@ -123,7 +125,12 @@ export class RemediationJobs {
         type: "check",
         stepId: job.stepId,
         checkIndex: job.checkIndex,
-        result: { recovered: recovery.recovered, detail: recovery.detail },
+        result: {
+          recovered: recovery.recovered,
+          outcome: recovery.outcome,
+          detail: recovery.detail,
+          ...(recovery.unseen ? { unseen: recovery.unseen } : {}),
+        },
       },
       { recovery, ...(writer ? { writer } : {}) },
     );
@@ -131,10 +138,11 @@ export class RemediationJobs {
       await recoveryTimeline(this.deps, record, {
         evidence,
         proposalId: job.proposalId,
-        changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
+        changeAtMs: changeTimeOf(run),
         // The step's words ("raise commit retries") are short enough for the legend.
         changeLabel: stepWords(job.stepId),
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+        ...(recovery.credit ? { credit: recovery.credit } : {}),
         ...(writer ? { writer } : {}),
       });
     }

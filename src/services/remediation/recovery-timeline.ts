@@ -5,6 +5,7 @@
 import { buildTimeline, describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import type { Evidence } from "../../core/evidence/model.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
+import type { RecoveryCredit } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
 import type { RemediationDeps } from "./deps.js";
 
@@ -14,6 +15,8 @@ export interface RecoveryPicture {
   changeAtMs: number;
   changeLabel: string;
   recoveredAtMs: number;
+  /** "already-flowing": the writer committed before the change; the mark must not say it recovered. */
+  credit?: RecoveryCredit;
   /** The writer the follow-ups judged, when the record does not name it yet. */
   writer?: WalkRecord["writer"];
 }
@@ -42,7 +45,11 @@ export async function recoveryTimeline(
         ? { writer: { kind: writer.kind === "connector" ? "connect" : "flink", id: writer.id } }
         : {}),
       change: { atMs: picture.changeAtMs, label: `change: ${label}` },
-      recovery: { atMs: picture.recoveredAtMs, label: "writer recovered" },
+      recovery: {
+        atMs: picture.recoveredAtMs,
+        label:
+          picture.credit === "already-flowing" ? "next commit (commits were flowing)" : "writer recovered",
+      },
       ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),
     });
     // Kept for the postmortem, which shows it again beside the diagnosis's.

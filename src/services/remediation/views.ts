@@ -10,6 +10,7 @@ export { proposalIdFor } from "../../core/playbook/record.js";
 import type { Step, VerifySignal } from "../../core/playbook/schema.js";
 import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
+import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
 import type {
   ProposalDecision,
   ProposalView,
@@ -154,6 +155,7 @@ export function verificationView(
     : { kind: "flink-job", id: "the writer" };
   const latest: NonNullable<VerificationView["latest"]> = {
     newSnapshotId: recovery?.firstNewSnapshot?.id ?? null,
+    ...(recovery?.unseen?.length ? { unseen: recovery.unseen } : {}),
   };
   if (recovery?.elapsedSeconds !== undefined)
     latest.elapsedSecondsSinceLastSuccessfulCommit = recovery.elapsedSeconds;
@@ -175,6 +177,7 @@ export function verificationView(
         }
       : {}),
     intervalSeconds: run.intervalMs / 1000,
+    countsFrom: { atMs: changeTimeOf(run), byHand: run.appliedBy !== undefined && run.appliedBy !== "bot" },
     latest,
     ...(outcome === undefined ? {} : { outcome }),
   };

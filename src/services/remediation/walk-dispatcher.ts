@@ -66,6 +66,7 @@ export class WalkDispatcher {
         ...(opts.recovery?.firstNewSnapshot
           ? { recoveredAtMs: opts.recovery.firstNewSnapshot.timestampMs }
           : {}),
+        ...(opts.recovery?.credit ? { credit: opts.recovery.credit } : {}),
       });
       // What the decision says in Slack is built now, so the store can save it with the record;
       // the card follows the thread in the same delivery whenever the walk's story moved.

@@ -104,7 +104,11 @@ function detailLines(view: StatusCardView): string[] {
     lines.push(`*Verdict:* ${slackTimes(escapeMrkdwn(view.verdictLine), view.nowMs)}`);
   if (view.causeLine !== undefined)
     lines.push(`*Cause:* ${slackTimes(escapeMrkdwn(view.causeLine), view.nowMs)}`);
-  if (view.resolution !== undefined) {
+  if (view.resolution?.credit === "already-flowing") {
+    lines.push(
+      `*Commits were flowing:* the writer was committing before ${escapeMrkdwn(view.resolution.fixedBy)}; that step did not bring them back`,
+    );
+  } else if (view.resolution !== undefined) {
     lines.push(
       `*Fixed by:* ${escapeMrkdwn(view.resolution.fixedBy)}; commits resumed ${formatDuration(view.resolution.recoveredAfterMs)} after the change`,
     );

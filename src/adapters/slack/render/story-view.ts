@@ -28,7 +28,11 @@ function nowLine(story: IncidentStory): string | undefined {
   let line: string | undefined;
   const step = story.step;
   if (story.workflow === "diagnosing") line = "reading the catalog, Flink, Kafka Connect and metrics";
-  else if (story.workflow === "stalled") line = "no playbook step left to try; the thread is yours";
+  else if (story.workflow === "stalled")
+    line =
+      step?.state === "could-not-check"
+        ? "the bot could not check the table; nothing is restarted or changed until it can; the thread is yours"
+        : "no playbook step left to try; the thread is yours";
   else if (story.workflow === "stopped") line = "the playbook was stopped";
   else if (step && story.workflow !== "resolved") line = stepNow(step);
   else if (story.workflow === "awaiting-approval" && story.nextStep)
@@ -116,7 +120,13 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
       ? { noRecoveryAfterChecks: step.checks.length }
       : {}),
     ...(resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
-      ? { resolution: { fixedBy: titleOf(fixedStep), recoveredAfterMs: story.recovery.afterChangeMs } }
+      ? {
+          resolution: {
+            fixedBy: titleOf(fixedStep),
+            recoveredAfterMs: story.recovery.afterChangeMs,
+            ...(story.recovery.credit === "already-flowing" ? { credit: story.recovery.credit } : {}),
+          },
+        }
       : {}),
     ...(resolved && story.openItems.length > 0
       ? {

@@ -1,9 +1,9 @@
 // The follow-up message after a change: posted once and edited at every check, then showing the
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
-import type { StepId } from "../../../core/ids.js";
+import type { SourceName, StepId } from "../../../core/ids.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { stepWords } from "../../../core/words/labels.js";
+import { SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
@@ -23,16 +23,27 @@ function writerName(writer: WriterRef): string {
     : `job ${escapeMrkdwn(shortId(writer.id))}`;
 }
 
+/** What a check could not read, with the source's own error: "the table's snapshots (Iceberg catalog: HTTP 503)". */
+export function unseenWords(unseen: { source: string; reason: string }): string {
+  const label = SOURCE_WORDS[unseen.source as SourceName] ?? unseen.source;
+  const what = unseen.source === "catalog" ? "the table's snapshots" : label;
+  return `${what} (${escapeMrkdwn(label)}: ${escapeMrkdwn(unseen.reason)})`;
+}
+
 /** "check 2 of 6: no new snapshot from job 4f2a… yet; elapsedSecondsSinceLastSuccessfulCommit 3,420 s and rising". */
 export function checkLine(view: VerificationView): string {
   const parts: string[] = [];
   const latest = view.latest ?? {};
   const snapshot = latest.newSnapshotId;
-  parts.push(
-    snapshot === undefined || snapshot === null
-      ? `no new snapshot from ${writerName(view.writer)} yet`
-      : `new snapshot \`${escapeCode(snapshot)}\` from ${writerName(view.writer)}`,
-  );
+  const unseen = latest.unseen ?? [];
+  // A check that could not read the snapshots says so; it never reports "no new snapshot".
+  for (const u of unseen) parts.push(`could not read ${unseenWords(u)}`);
+  if (!unseen.some((u) => u.source === "catalog" || u.source === "table"))
+    parts.push(
+      snapshot === undefined || snapshot === null
+        ? `no new snapshot from ${writerName(view.writer)} yet`
+        : `new snapshot \`${escapeCode(snapshot)}\` from ${writerName(view.writer)}`,
+    );
   if (latest.elapsedSecondsSinceLastSuccessfulCommit !== undefined) {
     const trend =
       latest.trend === undefined ? "" : latest.trend === "steady" ? " and steady" : ` and ${latest.trend}`;
@@ -42,6 +53,13 @@ export function checkLine(view: VerificationView): string {
   }
   if (latest.connectorState !== undefined) parts.push(`connector ${escapeMrkdwn(latest.connectorState)}`);
   return `check ${view.check.index} of ${view.check.total}: ${parts.join("; ")}`;
+}
+
+/** Where the checks count commits from; a change done by hand dates from its proposal. */
+function countsFromLine(view: VerificationView, nowMs: number): string | undefined {
+  const from = view.countsFrom;
+  if (!from?.byHand) return undefined;
+  return `done by hand: commits are counted from the proposal at ${slackWhen(from.atMs, nowMs)}, since the bot cannot see when the work was done`;
 }
 
 function nextButton(view: VerificationView, next: { stepId: StepId; title: string }): Button {
@@ -64,32 +82,57 @@ export function renderVerification(view: VerificationView): SlackMessage {
   const table = escapeCode(view.table);
   const outcome = view.outcome;
   const blocks: KnownBlock[] = [];
+  const countsFrom = countsFromLine(view, view.countsFrom?.atMs ?? 0);
   let text: string;
   if (outcome === undefined) {
     blocks.push(section(`:hourglass_flowing_sand: *Verifying ${title}* on \`${table}\`\n${checkLine(view)}`));
-    if (view.intervalSeconds !== undefined && view.check.index < view.check.total) {
-      blocks.push(context(`next check in ${formatDuration(view.intervalSeconds * 1000)}`));
-    }
+    const notes = [
+      ...(view.intervalSeconds !== undefined && view.check.index < view.check.total
+        ? [`next check in ${formatDuration(view.intervalSeconds * 1000)}`]
+        : []),
+      ...(countsFrom ? [countsFrom] : []),
+    ];
+    if (notes.length > 0) blocks.push(context(notes.join(" · ")));
     text = `Verifying ${title} on ${escapeMrkdwn(view.table)}: check ${view.check.index} of ${view.check.total}`;
+  } else if (outcome.kind === "recovered" && outcome.credit === "already-flowing") {
+    // The writer was committing before the change: the step gets no credit, what is left is the work.
+    const landedTwice = (view.openItems ?? []).length > 0;
+    blocks.push(
+      section(
+        `:information_source: *Commits were flowing*${landedTwice ? "; one unknown commit landed twice" : ""}: ` +
+          `${writerName(view.writer)} was already committing to \`${table}\` before *${title}*, so the step did not bring commits back.\n` +
+          `Its next snapshot \`${escapeCode(outcome.snapshotId)}\` at ${slackWhen(outcome.committedAtMs, outcome.committedAtMs)}.`,
+      ),
+    );
+    blocks.push(...stillToDo(view));
+    blocks.push(context(`seen at check ${view.check.index} of ${view.check.total}`));
+    text = `${escapeMrkdwn(view.table)}: commits were flowing before ${title}`;
   } else if (outcome.kind === "recovered") {
     blocks.push(
       section(
         `:white_check_mark: *Recovered:* commits on \`${table}\` resumed after *${title}*\n` +
           `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${slackWhen(outcome.committedAtMs, outcome.committedAtMs)}; ` +
-          `${formatDuration(outcome.recoveredAfterMs)} after the change.`,
+          `${formatDuration(outcome.recoveredAfterMs)} after the ${view.countsFrom?.byHand ? "proposal (done by hand)" : "change"}.`,
       ),
     );
     // Not resolved silently: what the report left for a person is the next thing to do.
-    for (const item of view.openItems ?? []) {
-      blocks.push(
-        section(
-          `:pushpin: *Still to do:* ${escapeMrkdwn(item.text)}. Mark it done on the card when it is.` +
-            (item.statement ? `\n\`\`\`${item.statement}\`\`\`` : ""),
-        ),
-      );
-    }
+    blocks.push(...stillToDo(view));
     blocks.push(context(`confirmed at check ${view.check.index} of ${view.check.total}`));
     text = `${escapeMrkdwn(view.table)} recovered: commits resumed after ${title}`;
+  } else if (outcome.kind === "could-not-check") {
+    // Nothing is known about the writer: no "no recovery", and no step that restarts or changes anything.
+    blocks.push(
+      section(
+        `:grey_question: *Could not check:* ${title} on \`${table}\`: the bot could not read what it needed, ` +
+          `so whether the writer commits, and whether its last commit landed, is not known\n${checkLine(view)}`,
+      ),
+    );
+    blocks.push(
+      context(
+        `Nothing is restarted or changed while that is unknown. Once the source answers again, run /iceberg diagnose ${escapeMrkdwn(view.table)}; the thread is yours.`,
+      ),
+    );
+    text = `${escapeMrkdwn(view.table)}: ${title} could not be checked`;
   } else if (view.readOnly) {
     // Nothing was changed, so nothing failed to help: the check answered and the change comes next.
     blocks.push(
@@ -120,7 +163,18 @@ export function renderVerification(view: VerificationView): SlackMessage {
     if (outcome.nextStep !== undefined) elements.push(nextButton(view, outcome.nextStep));
     if (elements.length > 0) blocks.push({ type: "actions", block_id: "verification_actions", elements });
     else blocks.push(context("No other step in the playbook fits; the thread is yours."));
+    if (countsFrom) blocks.push(context(countsFrom));
     text = `${escapeMrkdwn(view.table)}: ${title} did not help`;
   }
   return { text, blocks };
+}
+
+/** What the report left for a person, each with the statement that helps do it. */
+function stillToDo(view: VerificationView): KnownBlock[] {
+  return (view.openItems ?? []).map((item) =>
+    section(
+      `:pushpin: *Still to do:* ${escapeMrkdwn(item.text)}. Mark it done on the card when it is.` +
+        (item.statement ? `\n\`\`\`${item.statement}\`\`\`` : ""),
+    ),
+  );
 }

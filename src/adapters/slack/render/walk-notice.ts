@@ -5,6 +5,7 @@ import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
 import { utcTime } from "../../../core/words/clock.js";
 import { mention } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";
+import { unseenWords } from "./verification.js";
 
 const clock = utcTime;
 
@@ -109,6 +110,9 @@ export function renderProposalNote(note: ProposalNote): string {
       return `Stopped by ${mention(note.by)}.${note.changeKept ? " The change stays in place; use Revert to undo it." : ""}`;
     case "recovered":
       return "The writer is committing again.";
+    case "could-not-check":
+      // Not "no recovery": the bot could not read what it needed, so it says nothing of the writer.
+      return `Could not check: the bot could not read ${note.unseen.map(unseenWords).join(", nor ")}. Nothing is restarted or changed until it can.`;
     case "ineffective":
       // A read-only check changes nothing, so it cannot fail to bring commits back: it answered.
       if (note.readOnly) return "Checked: the writer has not committed since. The next step follows.";
