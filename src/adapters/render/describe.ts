@@ -21,6 +21,7 @@ export const FINDING_TITLES: Record<FindingId, string> = {
   "rewrite-in-window": "compaction rewrote files in the window",
   "row-level-in-window": "row-level changes in the window",
   "multiple-flink-jobs": "several Flink jobs commit to the table",
+  "multiple-writers": "writers of other engines commit to the table",
   "committers-inside-job": "several committers inside one job",
   "unattributed-commits": "commits with no writer identity",
   "competing-appends": "other writers append at the same time",

@@ -3,10 +3,10 @@
 // The picture is drawn from this model by a separate spec builder and rasterised in an adapter,
 // so tests read lanes and marks here without decoding pixels.
 
+import { type CommitterIdentity, committerKey, committerOf } from "../attribution/attribute.js";
 import { buildContext, type DiagnosisContext } from "../diagnosis/context.js";
 import { perWriterEvidence, worstWriterEvidence } from "../diagnosis/diagnose.js";
 import type { FailureKind } from "../diagnosis/failures.js";
-import { type CommitterIdentity, committerKey, committerOf } from "../diagnosis/snapshots.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
 import { formatTableName } from "../table-name.js";
 
@@ -341,9 +341,16 @@ function laneLabel(identity: CommitterIdentity, evidence: Evidence): string {
     }
     case "spark":
       // YARN ids share a long prefix; the cluster stamp and sequence tell them apart.
-      return `Spark …${identity.appId.slice(-9)}`;
+      return identity.streamingQueryId && identity.appId === identity.streamingQueryId
+        ? `Spark streaming ${identity.streamingQueryId.slice(0, 8)}…`
+        : `Spark …${identity.appId.slice(-9)}`;
     case "connect":
       return identity.connector ? `Connect ${identity.connector}` : "Kafka Connect";
+    case "trino":
+      // One lane for all of Trino's queries (committerKey), each commit its own query.
+      return "Trino";
+    case "engine":
+      return shorten(`${identity.name} (no writer id)`, MAX_OTHER_LABEL);
     case "other":
       return shorten(identity.label, MAX_OTHER_LABEL);
     default:

@@ -22,6 +22,7 @@ const FINDING_LABELS: Partial<Record<FindingId, string>> = {
   "rewrite-in-window": "compaction in the commit window",
   "row-level-in-window": "row-level changes in the commit window",
   "multiple-flink-jobs": "more than one Flink job commits",
+  "multiple-writers": "other engines commit too",
   "committers-inside-job": "several committers inside one job",
   "unattributed-commits": "commits with no writer identity",
   "competing-appends": "competing appends",
