@@ -108,9 +108,13 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   // Count commits per committer inside the span to pick the lanes.
   const counts = new Map<string, { identity: CommitterIdentity; count: number }>();
   const inSpan = ctx.snapshots.filter((s) => s.timestampMs >= fromMs && s.timestampMs <= toMs);
+  // The writer's commits share its lane, those tied to it by timing too.
+  const tied = new Set(ctx.timing?.ties.map((t) => t.snapshot));
+  const laneKey = (s: (typeof inSpan)[number]) =>
+    writerKey && tied.has(s) ? writerKey : committerKey(committerOf(s));
   for (const s of inSpan) {
     const identity = committerOf(s);
-    const key = committerKey(identity);
+    const key = laneKey(s);
     const entry = counts.get(key) ?? { identity, count: 0 };
     entry.count++;
     counts.set(key, entry);
@@ -132,7 +136,7 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   }
 
   const marks: TimelineMark[] = inSpan.map((s) => {
-    const key = committerKey(committerOf(s));
+    const key = laneKey(s);
     return {
       lane: laneIds.has(key) ? key : MERGED_LANE,
       atMs: s.timestampMs,
@@ -300,7 +304,7 @@ function writerLaneKey(ctx: DiagnosisContext): string | undefined {
   if (!writer) return undefined;
   if (writer.kind === "flink") return committerKey({ kind: "flink", jobId: writer.jobId });
   // Snapshots name the connector through the task id; older sinks only mark Connect commits.
-  const named = ctx.snapshots.findLast((s) => ctx.isWriter(s));
+  const named = ctx.snapshots.findLast((s) => ctx.isWriter(s) && committerOf(s).kind === "connect");
   return named
     ? committerKey(committerOf(named))
     : committerKey({ kind: "connect", connector: writer.connector });
@@ -316,7 +320,8 @@ function writerLane(
     writer.kind === "flink"
       ? { kind: "flink", jobId: writer.jobId }
       : { kind: "connect", connector: writer.connector };
-  const id = identity ?? fallback;
+  // A lane of commits tied by timing carries no identity of its own: it is the writer's.
+  const id = identity && identity.kind === writer.kind ? identity : fallback;
   return { id: key, label: laneLabel(id, ctx.evidence), kind: id.kind, writer: true };
 }
 
