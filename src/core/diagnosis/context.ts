@@ -261,11 +261,15 @@ export function buildContext(
     ? Math.max(tableCreatedMs(table), job?.job.startTimeMs ?? Number.NEGATIVE_INFINITY)
     : job?.job.startTimeMs;
   let firstCommitDueMs: number | undefined;
-  if (writerStale === null && writer && table) {
+  if (!writerNewest && writer && table) {
     // The catalog holds no snapshot from the writer: a fresh writer, or a writer on a fresh table,
-    // gets one stale period to make its first commit (Flink's gauge also counts from the start).
-    writerStale = writerSinceMs === undefined || now - writerSinceMs > staleAfterMs;
-    if (!writerStale && writerSinceMs !== undefined) firstCommitDueMs = writerSinceMs + staleAfterMs;
+    // gets one stale period to make its first commit. A young table wins over Flink's gauge, which
+    // counts from the operator's start, not from the table's creation.
+    const young = writerSinceMs !== undefined && now - writerSinceMs <= staleAfterMs;
+    if (young) {
+      writerStale = false;
+      firstCommitDueMs = writerSinceMs + staleAfterMs;
+    } else if (writerStale === null) writerStale = true;
   }
 
   const failures = relevantFailures({

@@ -207,9 +207,10 @@ export class SimTable {
       .map((at) => resolveRelative(at, nowMs))
       .sort((a, b) => a - b);
     const first = pending[0];
-    if (first && this.snapshots.length === 0) {
-      // The table was created a little before its first snapshot.
-      const created = first.timestampMs - 600_000;
+    if ((first || scenario.createdAt !== undefined) && this.snapshots.length === 0) {
+      // The table was created a little before its first snapshot, unless the scenario says when.
+      const created =
+        scenario.createdAt !== undefined ? resolveRelative(scenario.createdAt, nowMs) : first!.timestampMs - 600_000;
       this.metadataVersions[0] = created;
       this.lastUpdatedMs = created;
     }

@@ -110,6 +110,8 @@ export const TableScenarioSchema = z.object({
     .default([]),
   sortBy: z.array(z.string()).default([]),
   snapshots: z.array(SnapshotEntrySchema).default([]),
+  /** When the table was created; default: ten minutes before its first snapshot, or now without one. */
+  createdAt: RelativeTimeSchema.optional(),
   /** Moves last-updated-ms past the newest snapshot (a property, schema or spec change). */
   lastUpdated: RelativeTimeSchema.optional(),
   /** Extra refs besides main, e.g. a writer's branch or a WAP audit branch. */

@@ -33,6 +33,11 @@ const COUNTED: ReadonlySet<CommitterIdentity["kind"]> = new Set([
   "other",
 ]);
 
+/** Trino commits once per query: its writer is Trino, named with how many queries committed. */
+function nameOf(o: Other): string {
+  return o.identity.kind === "trino" ? `Trino (${plural(o.count, "query", "queries")})` : describeCommitter(o.identity);
+}
+
 export const multipleWriters: DiagnosisRule = {
   id: "multiple-writers",
   evaluate(ctx) {
@@ -57,7 +62,7 @@ export const multipleWriters: DiagnosisRule = {
     });
     if (others.size === 0) return null;
     const listed = [...others.values()].sort((a, b) => b.count - a.count);
-    const names = listed.slice(0, 3).map((o) => describeCommitter(o.identity));
+    const names = listed.slice(0, 3).map(nameOf);
     const more = listed.length > 3 ? ` and ${listed.length - 3} more` : "";
     return finding(
       "multiple-writers",
@@ -66,9 +71,9 @@ export const multipleWriters: DiagnosisRule = {
       [
         ...listed.slice(0, 4).map((o) => ({
           source: "catalog" as const,
-          detail: `${describeCommitter(o.identity)}: ${plural(o.count, "commit")} from ${iso(o.first)} to ${iso(o.last)}`,
+          detail: `${nameOf(o)}: ${plural(o.count, "commit")} from ${iso(o.first)} to ${iso(o.last)}`,
           data: {
-            writer: describeCommitter(o.identity),
+            writer: nameOf(o),
             kind: o.identity.kind,
             commits: o.count,
             first: iso(o.first),
