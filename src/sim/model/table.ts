@@ -210,7 +210,9 @@ export class SimTable {
     if ((first || scenario.createdAt !== undefined) && this.snapshots.length === 0) {
       // The table was created a little before its first snapshot, unless the scenario says when.
       const created =
-        scenario.createdAt !== undefined ? resolveRelative(scenario.createdAt, nowMs) : first!.timestampMs - 600_000;
+        scenario.createdAt !== undefined
+          ? resolveRelative(scenario.createdAt, nowMs)
+          : first!.timestampMs - 600_000;
       this.metadataVersions[0] = created;
       this.lastUpdatedMs = created;
     }
@@ -435,7 +437,9 @@ export class SimTable {
       [committer.sink === "tabular-0.4" || committer.sink === "tabular-0.3"
         ? "kafka.connect.commitId"
         : "kafka.connect.commit-id"]: commitId,
-      ...(committer.sink === "iceberg" ? { "kafka.connect.task-id": `${committer.connector}-${committer.taskId}` } : {}),
+      ...(committer.sink === "iceberg"
+        ? { "kafka.connect.task-id": `${committer.connector}-${committer.taskId}` }
+        : {}),
       ...(tabular
         ? { "kafka.connect.vtts": String(validThrough) }
         : { "kafka.connect.valid-through-ts": new Date(validThrough).toISOString().replace("Z", "+00:00") }),
@@ -502,7 +506,9 @@ export class SimTable {
 /** The consumer group a simulated connector's offsets key names. */
 function connectGroup(committer: Extract<Committer, { kind: "connect" }>): string {
   if (committer.group) return committer.group;
-  return committer.sink.startsWith("tabular") ? `cg-control-${committer.connector}` : `connect-${committer.connector}`;
+  return committer.sink.startsWith("tabular")
+    ? `cg-control-${committer.connector}`
+    : `connect-${committer.connector}`;
 }
 
 /** True when a snapshot summary carries the identity of that committer. */
@@ -520,7 +526,9 @@ export function matchesCommitter(summary: Record<string, string>, committer: Com
     case "trino":
       return "trino_query_id" in summary;
     case "engine":
-      return summary["engine-name"] === committer.name && !summary["flink.job-id"] && !summary["spark.app.id"];
+      return (
+        summary["engine-name"] === committer.name && !summary["flink.job-id"] && !summary["spark.app.id"]
+      );
     case "anonymous":
       return (
         !summary["flink.job-id"] &&

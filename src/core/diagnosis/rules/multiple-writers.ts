@@ -35,7 +35,9 @@ const COUNTED: ReadonlySet<CommitterIdentity["kind"]> = new Set([
 
 /** Trino commits once per query: its writer is Trino, named with how many queries committed. */
 function nameOf(o: Other): string {
-  return o.identity.kind === "trino" ? `Trino (${plural(o.count, "query", "queries")})` : describeCommitter(o.identity);
+  return o.identity.kind === "trino"
+    ? `Trino (${plural(o.count, "query", "queries")})`
+    : describeCommitter(o.identity);
 }
 
 export const multipleWriters: DiagnosisRule = {
