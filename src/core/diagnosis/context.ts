@@ -11,7 +11,13 @@
 // The lookback adds LOOKBACK_INTERVALS before the start, to see interleaving and bursts.
 
 import { committerOf, isWriterSnapshot, type WriterRef } from "../attribution/attribute.js";
-import { type TimingReading, tieToCommitInterval, tieToFlinkCheckpoints } from "../attribution/timing.js";
+import { CONNECT_CONFIG } from "../attribution/keys.js";
+import {
+  TIMING_LOOKBACK_INTERVALS,
+  type TimingReading,
+  tieToCommitInterval,
+  tieToFlinkCheckpoints,
+} from "../attribution/timing.js";
 import type {
   ConnectEvidence,
   Evidence,
@@ -135,13 +141,18 @@ function timingFor(
   if (!writer) return null;
   if (writer.kind === "flink") {
     if (!job?.checkpointConfig?.intervalMs) return null;
-    if (snapshots.some((s) => s.timestampMs > now - 24 * job.checkpointConfig!.intervalMs && keyed(s)))
+    if (
+      snapshots.some(
+        (s) => s.timestampMs > now - TIMING_LOOKBACK_INTERVALS * job.checkpointConfig!.intervalMs && keyed(s),
+      )
+    )
       return null;
     return tieToFlinkCheckpoints(snapshots, job, now);
   }
   if (!connect) return null;
-  const interval = effectiveConnectNumber(connect.config, "iceberg.control.commit.interval-ms");
-  if (snapshots.some((s) => s.timestampMs > now - 24 * interval && keyed(s))) return null;
+  const interval = effectiveConnectNumber(connect.config, CONNECT_CONFIG.commitInterval);
+  if (snapshots.some((s) => s.timestampMs > now - TIMING_LOOKBACK_INTERVALS * interval && keyed(s)))
+    return null;
   return tieToCommitInterval(snapshots, interval, now);
 }
 
