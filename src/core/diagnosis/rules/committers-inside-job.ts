@@ -5,11 +5,11 @@
 // Critical while the writer is in trouble; a warning while its commits still land.
 
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { describeWriter, snapshotListItem } from "../evidence-items.js";
 import type { InsideJobReading } from "../inside-job.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration } from "../snapshots.js";
 
 function words(
   ctx: DiagnosisContext,

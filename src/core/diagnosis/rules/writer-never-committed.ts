@@ -7,10 +7,11 @@
 
 import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { compact, describeWriter, elapsedMetric } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration, iso } from "../snapshots.js";
+import { iso } from "../snapshots.js";
 
 /** The writer or the table is younger than the staleness floor: its first commit is not late yet. */
 function notDueYet(ctx: DiagnosisContext, who: string) {
