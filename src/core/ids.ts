@@ -17,6 +17,7 @@ export const ROOT_CAUSE_IDS = [
   "rewrite-in-window",
   "row-level-in-window",
   "multiple-flink-jobs",
+  "multiple-writers",
   "committers-inside-job",
   "unattributed-commits",
   "competing-appends",

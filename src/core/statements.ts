@@ -3,6 +3,7 @@
 // turn a suggested statement into something else.
 
 import { CodedError, ErrorCode } from "../errors.js";
+import { CONNECT_KEYS, ENGINE_KEYS, FLINK_KEYS, SPARK_KEYS, TRINO_KEYS } from "./attribution/keys.js";
 import type { TableRef } from "./evidence/model.js";
 
 /** Spark's session catalog; used when no catalog name is configured. */
@@ -200,9 +201,13 @@ export function renderSnapshotsQuery(options: SnapshotsQueryOptions): string {
   if (options.toMs !== undefined) conditions.push(`committed_at <= ${renderTimestamp(options.toMs)}`);
   return [
     "SELECT committed_at, snapshot_id, parent_id, operation,",
-    "       summary['flink.job-id'] AS flink_job,",
-    "       summary['spark.app.id'] AS spark_app,",
-    "       summary['kafka.connect.task-id'] AS connect_task",
+    // The keys that name a writer (core/attribution/keys.ts), both Connect sink generations included.
+    `       summary['${FLINK_KEYS.jobId}'] AS flink_job,`,
+    `       summary['${SPARK_KEYS.appId}'] AS spark_app,`,
+    `       summary['${CONNECT_KEYS.taskId}'] AS connect_task,`,
+    `       coalesce(summary['${CONNECT_KEYS.commitId}'], summary['${CONNECT_KEYS.commitIdTabularEarly}']) AS connect_commit,`,
+    `       summary['${TRINO_KEYS.queryId}'] AS trino_query,`,
+    `       summary['${ENGINE_KEYS.name}'] AS engine`,
     `FROM ${from}.snapshots`,
     `WHERE ${conditions.join(" AND ")}`,
     "ORDER BY committed_at;",

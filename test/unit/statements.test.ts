@@ -119,6 +119,11 @@ describe("statements", () => {
     );
     const query = renderSnapshotsQuery({ table: events, catalog: "prod", fromMs: at, toMs: at + 3_600_000 });
     expect(query).toContain("FROM prod.db.events.snapshots");
+    // Writers of every kind: both Connect sink generations' commit ids, Trino, the engine name.
+    expect(query).toContain(
+      "coalesce(summary['kafka.connect.commit-id'], summary['kafka.connect.commitId'])",
+    );
+    expect(query).toContain("summary['trino_query_id'] AS trino_query");
     expect(query).toContain(
       "WHERE committed_at >= TIMESTAMP '2026-11-24 09:00:00 UTC' AND committed_at <= TIMESTAMP '2026-11-24 10:00:00 UTC'",
     );

@@ -1,7 +1,8 @@
 // What every audit check reads: the table, `now`, and a few counts over recent snapshots
 // (computed from the newest end, with binary search, so long histories stay cheap).
 
-import { committerKey, committerOf, lowerBound } from "../diagnosis/snapshots.js";
+import { committerKey, committerOf } from "../attribution/attribute.js";
+import { lowerBound } from "../diagnosis/snapshots.js";
 import type { Evidence, Snapshot, TableEvidence } from "../evidence/model.js";
 import type { AuditCheckId } from "../ids.js";
 import type { AuditCheck } from "../report/schema.js";

@@ -3,10 +3,10 @@
 // The picture is drawn from this model by a separate spec builder and rasterised in an adapter,
 // so tests read lanes and marks here without decoding pixels.
 
+import { type CommitterIdentity, committerKey, committerOf } from "../attribution/attribute.js";
 import { buildContext, type DiagnosisContext } from "../diagnosis/context.js";
 import { perWriterEvidence, worstWriterEvidence } from "../diagnosis/diagnose.js";
 import type { FailureKind } from "../diagnosis/failures.js";
-import { type CommitterIdentity, committerKey, committerOf } from "../diagnosis/snapshots.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
 import type { SourceName } from "../ids.js";
 import { formatTableName } from "../table-name.js";
@@ -111,9 +111,13 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   // Count commits per committer inside the span to pick the lanes.
   const counts = new Map<string, { identity: CommitterIdentity; count: number }>();
   const inSpan = ctx.snapshots.filter((s) => s.timestampMs >= fromMs && s.timestampMs <= toMs);
+  // The writer's commits share its lane, those tied to it by timing too.
+  const tied = new Set(ctx.timing?.ties.map((t) => t.snapshot));
+  const laneKey = (s: (typeof inSpan)[number]) =>
+    writerKey && tied.has(s) ? writerKey : committerKey(committerOf(s));
   for (const s of inSpan) {
     const identity = committerOf(s);
-    const key = committerKey(identity);
+    const key = laneKey(s);
     const entry = counts.get(key) ?? { identity, count: 0 };
     entry.count++;
     counts.set(key, entry);
@@ -135,7 +139,7 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   }
 
   const marks: TimelineMark[] = inSpan.map((s) => {
-    const key = committerKey(committerOf(s));
+    const key = laneKey(s);
     return {
       lane: laneIds.has(key) ? key : MERGED_LANE,
       atMs: s.timestampMs,
@@ -296,7 +300,7 @@ function writerLaneKey(ctx: DiagnosisContext): string | undefined {
   if (!writer) return undefined;
   if (writer.kind === "flink") return committerKey({ kind: "flink", jobId: writer.jobId });
   // Snapshots name the connector through the task id; older sinks only mark Connect commits.
-  const named = ctx.snapshots.findLast((s) => ctx.isWriter(s));
+  const named = ctx.snapshots.findLast((s) => ctx.isWriter(s) && committerOf(s).kind === "connect");
   return named
     ? committerKey(committerOf(named))
     : committerKey({ kind: "connect", connector: writer.connector });
@@ -312,7 +316,8 @@ function writerLane(
     writer.kind === "flink"
       ? { kind: "flink", jobId: writer.jobId }
       : { kind: "connect", connector: writer.connector };
-  const id = identity ?? fallback;
+  // A lane of commits tied by timing carries no identity of its own: it is the writer's.
+  const id = identity && identity.kind === writer.kind ? identity : fallback;
   return { id: key, label: laneLabel(id, ctx.evidence), kind: id.kind, writer: true };
 }
 
@@ -337,9 +342,16 @@ function laneLabel(identity: CommitterIdentity, evidence: Evidence): string {
     }
     case "spark":
       // YARN ids share a long prefix; the cluster stamp and sequence tell them apart.
-      return `Spark …${identity.appId.slice(-9)}`;
+      return identity.streamingQueryId && identity.appId === identity.streamingQueryId
+        ? `Spark streaming ${identity.streamingQueryId.slice(0, 8)}…`
+        : `Spark …${identity.appId.slice(-9)}`;
     case "connect":
       return identity.connector ? `Connect ${identity.connector}` : "Kafka Connect";
+    case "trino":
+      // One lane for all of Trino's queries (committerKey), each commit its own query.
+      return "Trino";
+    case "engine":
+      return shorten(`${identity.name} (no writer id)`, MAX_OTHER_LABEL);
     case "other":
       return shorten(identity.label, MAX_OTHER_LABEL);
     default:

@@ -10,6 +10,14 @@
 // Without any writer snapshot, start = failure - 2 intervals.
 // The lookback adds LOOKBACK_INTERVALS before the start, to see interleaving and bursts.
 
+import { committerOf, isWriterSnapshot, type WriterRef } from "../attribution/attribute.js";
+import { CONNECT_CONFIG } from "../attribution/keys.js";
+import {
+  TIMING_LOOKBACK_INTERVALS,
+  type TimingReading,
+  tieToCommitInterval,
+  tieToFlinkCheckpoints,
+} from "../attribution/timing.js";
 import type {
   ConnectEvidence,
   Evidence,
@@ -18,11 +26,12 @@ import type {
   Snapshot,
   TableEvidence,
 } from "../evidence/model.js";
+import { effectiveConnectNumber } from "../properties.js";
 import { formatTableName } from "../table-name.js";
 import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
 import { type ExpiryEvidence, expiryEvidence, type IdleReading, readIdle } from "./idle.js";
-import { type InsideJobReading, readCommittersInsideJob } from "./rules/committers-inside-job.js";
-import { type IndexRange, isWriterSnapshot, rangeAfter, type WriterRef } from "./snapshots.js";
+import { type InsideJobReading, readCommittersInsideJob } from "./inside-job.js";
+import { type IndexRange, rangeAfter } from "./snapshots.js";
 import {
   expectedInterval,
   type IntervalSource,
@@ -99,6 +108,52 @@ export interface DiagnosisContext {
   expiry: ExpiryEvidence;
   /** Several committers inside the writer's job (RUNBOOK §3 committers-inside-job), when seen. */
   insideJob: InsideJobReading | null;
+  /** Snapshots without writer keys tied to the writer by timing; null when none are. */
+  timing: TimingReading | null;
+  /** Since when the writer can have committed to this table: the later of its start and the table's creation. */
+  writerSinceMs?: number;
+  /** Set while the writer has no snapshot and its first commit is not due yet (RUNBOOK §3 writer-never-committed). */
+  firstCommitDueMs?: number;
+}
+
+/** When the table was created, as far as its metadata tells (oldest log entry or snapshot). */
+export function tableCreatedMs(table: TableEvidence): number {
+  return Math.min(
+    table.lastUpdatedMs,
+    table.metadataLog[0]?.timestampMs ?? Number.POSITIVE_INFINITY,
+    table.snapshotLog[0]?.timestampMs ?? Number.POSITIVE_INFINITY,
+    table.snapshots[0]?.timestampMs ?? Number.POSITIVE_INFINITY,
+  );
+}
+
+/**
+ * Id-less snapshots tied to the writer by timing, only while the writer's own keys tie nothing in
+ * the look-back: a writer that names itself leaves the id-less commits to someone else.
+ */
+function timingFor(
+  snapshots: readonly Snapshot[],
+  now: number,
+  keyed: (s: Snapshot) => boolean,
+  writer: WriterRef | null,
+  job: FlinkJobEvidence | undefined,
+  connect: ConnectEvidence | undefined,
+): TimingReading | null {
+  if (!writer) return null;
+  if (writer.kind === "flink") {
+    if (!job?.checkpointConfig?.intervalMs) return null;
+    if (
+      snapshots.some(
+        (s) => s.timestampMs > now - TIMING_LOOKBACK_INTERVALS * job.checkpointConfig!.intervalMs && keyed(s),
+      )
+    )
+      return null;
+    return tieToFlinkCheckpoints(snapshots, job, now);
+  }
+  if (!connect) return null;
+  const interval = effectiveConnectNumber(connect.config, CONNECT_CONFIG.commitInterval);
+  if (snapshots.some((s) => s.timestampMs > now - TIMING_LOOKBACK_INTERVALS * interval && keyed(s)))
+    return null;
+  return tieToCommitInterval(snapshots, interval, now);
 }
 
 function lastPoint(points: MetricPoint[] | undefined): number | undefined {
@@ -186,12 +241,17 @@ export function buildContext(
   // The writer's identity across a job-id change: a job restored from a savepoint gets a new id but
   // keeps its committer's operator id (RUNBOOK §4).
   const operators = lineage ? operatorIds(snapshots, lineage) : new Set<string>();
-  const isWriter = lineage
-    ? (s: Snapshot) =>
-        lineage.has(s.summary["flink.job-id"] ?? "") || operators.has(s.summary["flink.operator-id"] ?? "")
+  const keyed = lineage
+    ? (s: Snapshot) => {
+        const id = committerOf(s);
+        return id.kind === "flink" && (lineage.has(id.jobId) || operators.has(id.operatorId ?? ""));
+      }
     : writer
       ? (s: Snapshot) => isWriterSnapshot(s, writer)
       : () => false;
+  const timing = timingFor(snapshots, now, keyed, writer, job, connect);
+  const tied = new Set(timing?.ties.map((t) => t.snapshot));
+  const isWriter = tied.size > 0 ? (s: Snapshot) => keyed(s) || tied.has(s) : keyed;
   const newestIndex = writer ? newestWriterIndex(snapshots, isWriter) : -1;
   const writerNewest = newestIndex >= 0 ? snapshots[newestIndex] : undefined;
   const interval = expectedInterval(evidence, writer, snapshots, newestIndex, isWriter);
@@ -206,11 +266,21 @@ export function buildContext(
   let writerStale: boolean | null = null;
   if (writerAgeMs !== undefined || elapsedSinceCommitMs !== undefined) {
     writerStale = Math.max(writerAgeMs ?? 0, elapsedSinceCommitMs ?? 0) > staleAfterMs;
-  } else if (writer && table) {
-    // The catalog holds no snapshot from the writer: a freshly started job gets one stale period
-    // to make its first commit (Flink's gauge also counts from the operator's start).
-    const startedMs = job?.job.startTimeMs;
-    writerStale = startedMs === undefined || now - startedMs > staleAfterMs;
+  }
+  // The writer cannot have committed before it started, nor before the table existed.
+  const writerSinceMs = table
+    ? Math.max(tableCreatedMs(table), job?.job.startTimeMs ?? Number.NEGATIVE_INFINITY)
+    : job?.job.startTimeMs;
+  let firstCommitDueMs: number | undefined;
+  if (!writerNewest && writer && table) {
+    // The catalog holds no snapshot from the writer: a fresh writer, or a writer on a fresh table,
+    // gets one stale period to make its first commit. A young table wins over Flink's gauge, which
+    // counts from the operator's start, not from the table's creation.
+    const young = writerSinceMs !== undefined && now - writerSinceMs <= staleAfterMs;
+    if (young) {
+      writerStale = false;
+      firstCommitDueMs = writerSinceMs + staleAfterMs;
+    } else if (writerStale === null) writerStale = true;
   }
 
   const failures = relevantFailures({
@@ -264,9 +334,14 @@ export function buildContext(
     idle,
     neverCommitted: Boolean(writer && table && !writerNewest && expiry.expiredIds.length === 0),
     expiry,
-    insideJob: null,
+    insideJob:
+      table && writer?.kind === "flink"
+        ? readCommittersInsideJob({ snapshots, now, jobId: writer.jobId, ...(job ? { job } : {}), timing })
+        : null,
+    timing,
+    ...(writerSinceMs !== undefined ? { writerSinceMs } : {}),
+    ...(firstCommitDueMs !== undefined ? { firstCommitDueMs } : {}),
   };
-  context.insideJob = readCommittersInsideJob(context);
   return context;
 }
 
@@ -274,11 +349,10 @@ export function buildContext(
 function operatorIds(snapshots: readonly Snapshot[], lineage: ReadonlySet<string>): Set<string> {
   const out = new Set<string>();
   for (let i = snapshots.length - 1, seen = 0; i >= 0 && seen < 200; i--) {
-    const s = snapshots[i]!.summary;
-    if (!lineage.has(s["flink.job-id"] ?? "")) continue;
+    const id = committerOf(snapshots[i]!);
+    if (id.kind !== "flink" || !lineage.has(id.jobId)) continue;
     seen++;
-    const op = s["flink.operator-id"];
-    if (op) out.add(op);
+    if (id.operatorId) out.add(id.operatorId);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // in turn as the writer); the report is the one of the writer in the worst state, so a healthy
 // job never hides a failing one. The report then passes through the invariants (invariants.ts).
 
+import { flinkJobIdOf, operatorIdOf } from "../attribution/attribute.js";
 import type { Evidence, FlinkJobEvidence } from "../evidence/model.js";
 import { matchEarlier, rankSteps } from "../history/match.js";
 import type { IncidentHistory } from "../history/record.js";
@@ -81,8 +82,8 @@ function operatorsByJob(evidence: Evidence): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   if (evidence.sources.catalog?.status !== "ok") return out;
   for (const s of evidence.catalog?.snapshots ?? []) {
-    const job = s.summary["flink.job-id"];
-    const op = s.summary["flink.operator-id"];
+    const job = flinkJobIdOf(s);
+    const op = operatorIdOf(s);
     if (!job || !op) continue;
     const set = out.get(job) ?? new Set<string>();
     set.add(op);
@@ -233,7 +234,7 @@ function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
   if (!w) return {};
   const iso = (ms: number | undefined) =>
     ms === undefined ? {} : { lastCommitAt: new Date(ms).toISOString() };
-  const operatorId = ctx.writerNewest?.summary["flink.operator-id"];
+  const operatorId = ctx.writerNewest ? operatorIdOf(ctx.writerNewest) : undefined;
   const name = w.kind === "flink" ? ctx.jobNames.get(w.jobId) : undefined;
   const cluster = writerCluster(ctx);
   return {

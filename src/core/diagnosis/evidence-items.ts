@@ -1,12 +1,13 @@
 // Evidence items several rules quote: the writer's last commit, a failure line, a snapshot list.
 
+import { checkpointIdOf, committerOf, describeCommitter, recognisedBy } from "../attribution/attribute.js";
 import type { Snapshot } from "../evidence/model.js";
 import type { EvidenceItem, ExceptionQuote } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import type { DiagnosisContext } from "./context.js";
 import type { CommitFailure } from "./failures.js";
 import { MAX_LISTED } from "./rule.js";
-import { committerOf, describeCommitter, iso, snapshotData } from "./snapshots.js";
+import { iso, snapshotData } from "./snapshots.js";
 
 /** A job id as people quote it: the first four characters, e.g. "4f2a…". */
 export function shortJobId(jobId: string): string {
@@ -42,9 +43,10 @@ export function writerCluster(ctx: DiagnosisContext): string | undefined {
 export function writerLastCommit(ctx: DiagnosisContext): EvidenceItem | null {
   const s = ctx.writerNewest;
   if (!s || ctx.writerAgeMs === undefined) return null;
+  const tie = ctx.timing?.ties.find((t) => t.snapshot === s);
   return {
     source: "catalog",
-    detail: `Newest snapshot from ${describeWriter(ctx)}: ${s.snapshotId} at ${iso(s.timestampMs)} (${formatDuration(ctx.writerAgeMs)} ago; expected every ${formatDuration(ctx.intervalMs)})`,
+    detail: `Newest snapshot from ${describeWriter(ctx)}: ${s.snapshotId} at ${iso(s.timestampMs)} (${formatDuration(ctx.writerAgeMs)} ago; expected every ${formatDuration(ctx.intervalMs)}); ${tie ? `attributed by timing: ${formatDuration(tie.delayMs)} after ${ctx.timing?.basis === "flink-checkpoints" ? "a completed checkpoint" : "its commit slot"} at ${iso(tie.anchorMs)}` : `recognised by ${recognisedBy(committerOf(s))}`}`,
     data: {
       snapshotId: s.snapshotId,
       committedAt: iso(s.timestampMs),
@@ -54,9 +56,31 @@ export function writerLastCommit(ctx: DiagnosisContext): EvidenceItem | null {
       ageSeconds: Math.round(ctx.writerAgeMs / 1000),
       expectedIntervalMs: ctx.intervalMs,
       intervalSource: ctx.intervalSource,
-      ...(s.summary["flink.max-committed-checkpoint-id"]
-        ? { maxCommittedCheckpointId: s.summary["flink.max-committed-checkpoint-id"] }
-        : {}),
+      attributedBy: tie ? "timing" : "keys",
+      ...(checkpointIdOf(s) ? { maxCommittedCheckpointId: checkpointIdOf(s) } : {}),
+    },
+  };
+}
+
+/** What ties id-less snapshots to the writer by timing, when something does. */
+export function timingItem(ctx: DiagnosisContext): EvidenceItem | null {
+  const t = ctx.timing;
+  if (!t) return null;
+  const what =
+    t.basis === "flink-checkpoints"
+      ? `within ${formatDuration(t.toleranceMs)} after ${t.anchors} of its completed checkpoints (every ${formatDuration(t.intervalMs)}${t.fromHistory ? "" : ", extended at the interval"})`
+      : `a whole commit interval (${formatDuration(t.intervalMs)}) apart, within ${formatDuration(t.toleranceMs)}`;
+  return {
+    source: "catalog",
+    detail: `Attributed by timing: ${t.ties.length} snapshots without a writer id landed ${what}${t.untied > 0 ? `; ${t.untied} did not` : ""}`,
+    data: {
+      attributedBy: "timing",
+      basis: t.basis,
+      tied: t.ties.length,
+      untied: t.untied,
+      anchors: t.anchors,
+      toleranceMs: t.toleranceMs,
+      intervalMs: t.intervalMs,
     },
   };
 }

@@ -14,6 +14,7 @@
 // settleReport() applies 2 and 3 while the report is built (next-step.ts keeps 4); reportViolations()
 // checks all four on a finished report, from the evidence, independently of the rules.
 
+import { flinkJobIdOf } from "../attribution/attribute.js";
 import type { Evidence, Snapshot, SourceStatus } from "../evidence/model.js";
 import type { TriageId } from "../ids.js";
 import type { EvidenceItem, Finding, Report } from "../report/schema.js";
@@ -67,7 +68,7 @@ export function flinkShowsCommitting(evidence: Evidence): boolean {
 
 function newestOf(snapshots: readonly Snapshot[], jobId: string): number | undefined {
   for (let i = snapshots.length - 1; i >= 0; i--) {
-    if (snapshots[i]!.summary["flink.job-id"] === jobId) return snapshots[i]!.timestampMs;
+    if (flinkJobIdOf(snapshots[i]!) === jobId) return snapshots[i]!.timestampMs;
   }
   return undefined;
 }

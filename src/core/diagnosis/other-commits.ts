@@ -1,9 +1,10 @@
 // Commits by someone other than the writer that match a kind (compaction, row-level changes) in a
 // range: how many, the oldest few to list as evidence, and who made them.
 
+import { committerKey, committerOf, describeCommitter } from "../attribution/attribute.js";
 import type { Snapshot } from "../evidence/model.js";
 import { type DiagnosisContext, forEachOther } from "./context.js";
-import { committerKey, committerOf, describeCommitter, type IndexRange } from "./snapshots.js";
+import type { IndexRange } from "./snapshots.js";
 
 /** How many snapshots a finding lists; the count still covers all of them. */
 const SAMPLE_SIZE = 5;

@@ -19,6 +19,7 @@ import { healthy } from "./rules/healthy.js";
 import { manyFilesPerCommit } from "./rules/many-files-per-commit.js";
 import { metadataOnlyChange } from "./rules/metadata-only-change.js";
 import { multipleFlinkJobs } from "./rules/multiple-flink-jobs.js";
+import { multipleWriters } from "./rules/multiple-writers.js";
 import { rewriteInWindow } from "./rules/rewrite-in-window.js";
 import { rowLevelInWindow } from "./rules/row-level-in-window.js";
 import { schemaChurn } from "./rules/schema-churn.js";
@@ -42,6 +43,7 @@ export const RULES: readonly DiagnosisRule[] = [
   rewriteInWindow,
   rowLevelInWindow,
   multipleFlinkJobs,
+  multipleWriters,
   committersInsideJob,
   unattributedCommits,
   competingAppends,

@@ -27,10 +27,13 @@ export const VERDICT_PRIORITY: readonly TriageId[] = [
 ];
 
 export function pickVerdict(
-  findings: readonly Pick<Finding, "id">[],
+  findings: readonly (Pick<Finding, "id"> & Partial<Pick<Finding, "severity">>)[],
   writerStale: boolean | null = null,
 ): TriageId {
-  const fired = new Set<FindingId>(findings.map((f) => f.id));
+  // An informational finding is a note (a first commit not due yet), never the verdict.
+  const fired = new Set<FindingId>(
+    findings.filter((f) => f.severity !== "info" || f.id === "healthy").map((f) => f.id),
+  );
   for (const id of VERDICT_PRIORITY) if (fired.has(id) && id !== "writer-idle") return id;
   return writerStale === true ? "commit-failing" : "healthy";
 }

@@ -1,8 +1,9 @@
 // Which writer is being diagnosed, how often it should commit, and how long it has been quiet.
 
+import { committerOf, configuredGroups, type WriterRef } from "../attribution/attribute.js";
 import type { Evidence, Snapshot } from "../evidence/model.js";
 import { effectiveConnectNumber } from "../properties.js";
-import { findNewestIndex, type WriterRef } from "./snapshots.js";
+import { findNewestIndex } from "./snapshots.js";
 
 /** How far back discovery looks for a streaming writer's summary keys. */
 const DISCOVERY_DEPTH = 2_000;
@@ -24,16 +25,23 @@ export function identifyWriter(
   const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
   if (job) return { writer: { kind: "flink", jobId: job.job.jobId }, source: "flink" };
   const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
-  if (connect) return { writer: { kind: "connect", connector: connect.connector.name }, source: "connect" };
+  if (connect) {
+    const groups = configuredGroups(connect.config);
+    const writer: WriterRef = {
+      kind: "connect",
+      connector: connect.connector.name,
+      ...(groups.length ? { groups } : {}),
+    };
+    return { writer, source: "connect" };
+  }
   const snapshots = sourceOk(evidence, "catalog") ? (evidence.catalog?.snapshots ?? []) : [];
   const floor = Math.max(0, snapshots.length - DISCOVERY_DEPTH);
   for (let i = snapshots.length - 1; i >= floor; i--) {
-    const s = snapshots[i]!.summary;
-    const jobId = s["flink.job-id"];
-    if (jobId) return { writer: { kind: "flink", jobId }, source: "snapshots" };
-    const taskId = s["kafka.connect.task-id"];
-    const connector = taskId ? /^(.+)-\d+$/.exec(taskId)?.[1] : undefined;
-    if (connector) return { writer: { kind: "connect", connector }, source: "snapshots" };
+    const id = committerOf(snapshots[i]!);
+    if (id.kind === "flink") return { writer: { kind: "flink", jobId: id.jobId }, source: "snapshots" };
+    // Either generation of the Connect sink names its connector by a task id or a default group.
+    if (id.kind === "connect" && id.connector)
+      return { writer: { kind: "connect", connector: id.connector }, source: "snapshots" };
   }
   return null;
 }

@@ -3,6 +3,7 @@
 // its commit age is back in the normal range, and a Connect sink is running. A twin job that never
 // failed, a backfill or a compaction committing meanwhile is not a recovery (RUNBOOK §4).
 
+import { committerOf, isConnectorCommit } from "../attribution/attribute.js";
 import { LIVE_JOB_STATES } from "../diagnosis/context.js";
 import type { Evidence, FlinkJobEvidence, Snapshot } from "../evidence/model.js";
 import type { VerifySignal } from "../playbook/schema.js";
@@ -195,24 +196,22 @@ export function committedBy(
 ): boolean {
   // A compaction rewrites what is there; it never shows that the writer commits again.
   if (snapshot.operation === "replace") return false;
+  const identity = committerOf(snapshot);
   switch (writer.kind) {
     case "flink": {
-      const jobId = snapshot.summary["flink.job-id"];
-      if (jobId === writer.jobId) return true;
-      if (jobId === undefined || !lineage.has(jobId)) return false;
+      if (identity.kind !== "flink") return false;
+      if (identity.jobId === writer.jobId) return true;
+      if (!lineage.has(identity.jobId)) return false;
       // A successor continues the failing writer's committer: the same operator, when it is known.
-      const operator = snapshot.summary["flink.operator-id"];
+      const operator = identity.operatorId;
       return writer.operatorId === undefined || operator === undefined || operator === writer.operatorId;
     }
-    case "connect": {
-      // The sink writes "<connector>-<task number>"; a bare prefix test would also match "events-sink-v2-0".
-      const task = snapshot.summary["kafka.connect.task-id"];
-      if (task === undefined || !task.startsWith(`${writer.connector}-`)) return false;
-      return /^\d+$/.test(task.slice(writer.connector.length + 1));
-    }
+    case "connect":
+      // Either generation of the sink: its task id, or the consumer group its offsets key names.
+      return isConnectorCommit(identity, writer.connector);
     case "unknown":
-      // Without an identity, a data commit counts unless it is a Spark job's (a backfill).
-      return snapshot.summary["spark.app.id"] === undefined;
+      // Without an identity, a data commit counts unless it is a batch or ad hoc engine's (a backfill).
+      return identity.kind !== "spark" && identity.kind !== "trino";
   }
 }
 

@@ -18,6 +18,7 @@ export const FINDING_WORDS: Record<FindingId, string> = {
   "rewrite-in-window": "compaction in the commit window",
   "row-level-in-window": "row-level changes in the commit window",
   "multiple-flink-jobs": "several Flink jobs commit to the table",
+  "multiple-writers": "writers of other engines commit to the table",
   "committers-inside-job": "several committers inside one job",
   "unattributed-commits": "commits with no writer identity",
   "competing-appends": "competing appends",

@@ -1,6 +1,7 @@
 // Who writes the table: the Flink job named in the table's recent snapshot summaries, and the
 // Kafka Connect connector whose iceberg.tables lists it (or one routing tables dynamically).
 
+import { flinkJobIdOf } from "../../core/attribution/attribute.js";
 import { LIVE_JOB_STATES } from "../../core/diagnosis/context.js";
 import type { FlinkJobEvidence, FlinkJobSummary, Snapshot, TableRef } from "../../core/evidence/model.js";
 import { formatTableName, sanitizeForMetric } from "../../core/table-name.js";
@@ -14,7 +15,7 @@ export function recentFlinkWriters(snapshots: readonly Snapshot[]): string[] {
   const newestFirst = [...snapshots].sort((a, b) => b.timestampMs - a.timestampMs).slice(0, RECENT_SNAPSHOTS);
   const ids: string[] = [];
   for (const snapshot of newestFirst) {
-    const id = snapshot.summary["flink.job-id"];
+    const id = flinkJobIdOf(snapshot);
     if (id && !ids.includes(id)) ids.push(id);
   }
   return ids;

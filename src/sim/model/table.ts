@@ -207,9 +207,12 @@ export class SimTable {
       .map((at) => resolveRelative(at, nowMs))
       .sort((a, b) => a - b);
     const first = pending[0];
-    if (first && this.snapshots.length === 0) {
-      // The table was created a little before its first snapshot.
-      const created = first.timestampMs - 600_000;
+    if ((first || scenario.createdAt !== undefined) && this.snapshots.length === 0) {
+      // The table was created a little before its first snapshot, unless the scenario says when.
+      const created =
+        scenario.createdAt !== undefined
+          ? resolveRelative(scenario.createdAt, nowMs)
+          : first!.timestampMs - 600_000;
       this.metadataVersions[0] = created;
       this.lastUpdatedMs = created;
     }
@@ -421,6 +424,32 @@ export class SimTable {
     return `${this.location}/metadata/${padded}-${uuidFrom(`${this.fullName}:v${version}`)}.metadata.json`;
   }
 
+  /** The keys each generation of the Connect sink writes (see core/attribution/keys.ts for the sources). */
+  private connectSummary(
+    committer: Extract<Committer, { kind: "connect" }>,
+    timestampMs: number,
+  ): Record<string, string> {
+    const commitId = uuidFrom(`commit:${committer.connector}:${timestampMs}`);
+    const offsets = JSON.stringify({ "0": this.snapshots.length * 11 + 7 });
+    const validThrough = timestampMs - 1_500;
+    const tabular = committer.sink.startsWith("tabular");
+    return {
+      [committer.sink === "tabular-0.4" || committer.sink === "tabular-0.3"
+        ? "kafka.connect.commitId"
+        : "kafka.connect.commit-id"]: commitId,
+      ...(committer.sink === "iceberg"
+        ? { "kafka.connect.task-id": `${committer.connector}-${committer.taskId}` }
+        : {}),
+      ...(tabular
+        ? { "kafka.connect.vtts": String(validThrough) }
+        : { "kafka.connect.valid-through-ts": new Date(validThrough).toISOString().replace("Z", "+00:00") }),
+      [committer.sink === "tabular-0.3"
+        ? "kafka.connect.control.offsets.control-iceberg"
+        : `kafka.connect.offsets.control-iceberg.${connectGroup(committer)}`]: offsets,
+      "iceberg-version": ICEBERG_VERSION,
+    };
+  }
+
   private committerSummary(committer: Committer, timestampMs: number): Record<string, string> {
     switch (committer.kind) {
       case "flink": {
@@ -443,25 +472,43 @@ export class SimTable {
       case "spark":
         return {
           "spark.app.id": committer.appId,
+          ...(committer.streamingQueryId
+            ? {
+                "spark.sql.streaming.queryId": committer.streamingQueryId,
+                "spark.sql.streaming.epochId": String(this.snapshots.length),
+              }
+            : {}),
           "engine-name": "spark",
           "engine-version": "3.5.4",
           "iceberg-version": ICEBERG_VERSION,
           "app-id": committer.appId,
         };
       case "connect":
+        return this.connectSummary(committer, timestampMs);
+      case "trino":
         return {
-          "kafka.connect.commit-id": uuidFrom(`commit:${committer.connector}:${timestampMs}`),
-          "kafka.connect.task-id": `${committer.connector}-${committer.taskId}`,
-          "kafka.connect.valid-through-ts": String(timestampMs - 1_500),
-          [`kafka.connect.offsets.control-iceberg.connect-${committer.connector}`]: JSON.stringify({
-            "0": this.snapshots.length * 11 + 7,
-          }),
+          // Trino's query id: date, time, sequence and the coordinator's id.
+          trino_query_id: `${new Date(timestampMs).toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "_")}_${String(this.snapshots.length % 100_000).padStart(5, "0")}_sim01`,
+          "iceberg-version": ICEBERG_VERSION,
+        };
+      case "engine":
+        return {
+          "engine-name": committer.name,
+          ...(committer.version ? { "engine-version": committer.version } : {}),
           "iceberg-version": ICEBERG_VERSION,
         };
       case "anonymous":
         return {};
     }
   }
+}
+
+/** The consumer group a simulated connector's offsets key names. */
+function connectGroup(committer: Extract<Committer, { kind: "connect" }>): string {
+  if (committer.group) return committer.group;
+  return committer.sink.startsWith("tabular")
+    ? `cg-control-${committer.connector}`
+    : `connect-${committer.connector}`;
 }
 
 /** True when a snapshot summary carries the identity of that committer. */
@@ -472,8 +519,23 @@ export function matchesCommitter(summary: Record<string, string>, committer: Com
     case "spark":
       return summary["spark.app.id"] === committer.appId;
     case "connect":
-      return (summary["kafka.connect.task-id"] ?? "").startsWith(`${committer.connector}-`);
+      if (committer.sink === "iceberg")
+        return (summary["kafka.connect.task-id"] ?? "").startsWith(`${committer.connector}-`);
+      if (committer.sink === "tabular-0.3") return "kafka.connect.control.offsets.control-iceberg" in summary;
+      return `kafka.connect.offsets.control-iceberg.${connectGroup(committer)}` in summary;
+    case "trino":
+      return "trino_query_id" in summary;
+    case "engine":
+      return (
+        summary["engine-name"] === committer.name && !summary["flink.job-id"] && !summary["spark.app.id"]
+      );
     case "anonymous":
-      return !summary["flink.job-id"] && !summary["spark.app.id"] && !summary["kafka.connect.task-id"];
+      return (
+        !summary["flink.job-id"] &&
+        !summary["spark.app.id"] &&
+        !summary["kafka.connect.task-id"] &&
+        !summary["kafka.connect.commit-id"] &&
+        !summary["engine-name"]
+      );
   }
 }

@@ -164,7 +164,9 @@ export class World {
         ? `connect:${summary["kafka.connect.task-id"].replace(/-\d+$/, "")}`
         : summary["spark.app.id"]
           ? `spark:${summary["spark.app.id"]}`
-          : "anonymous";
+          : writer
+            ? describeCommitter(writer.behaviour)
+            : "anonymous";
     return {
       timestampMs: snapshot.timestampMs,
       operation: snapshot.operation,
@@ -468,6 +470,10 @@ function describeCommitter(w: WriterBehaviour): string {
       return `spark:${c.appId}`;
     case "connect":
       return `connect:${c.connector}`;
+    case "trino":
+      return "trino";
+    case "engine":
+      return `engine:${c.name}`;
     case "anonymous":
       return "anonymous";
   }

@@ -27,8 +27,30 @@ export const CommitterSchema = z.discriminatedUnion("kind", [
     /** Commits per checkpoint id: more than 1 models several committers inside one job. */
     commitsPerCheckpoint: z.number().int().positive().default(1),
   }),
-  z.object({ kind: z.literal("spark"), appId: z.string() }),
-  z.object({ kind: z.literal("connect"), connector: z.string(), taskId: z.number().int().default(0) }),
+  z.object({
+    kind: z.literal("spark"),
+    appId: z.string(),
+    /** Structured streaming: the query id Iceberg's streaming write records (with the epoch id). */
+    streamingQueryId: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal("connect"),
+    connector: z.string(),
+    taskId: z.number().int().default(0),
+    /**
+     * Which sink writes the keys (core/attribution/keys.ts has the sources): "iceberg" = Apache
+     * Iceberg's with the task id (Nov 2025 on); "iceberg-1.7" = the same without it; "tabular" =
+     * tabular-io / databricks (commit-id, vtts, cg-control group); "tabular-0.4" = kafka.connect.commitId;
+     * "tabular-0.3" = offsets without a group.
+     */
+    sink: z.enum(["iceberg", "iceberg-1.7", "tabular", "tabular-0.4", "tabular-0.3"]).default("iceberg"),
+    /** The consumer group the offsets key names; default: the sink's default for the connector. */
+    group: z.string().optional(),
+  }),
+  /** Trino's Iceberg connector: every commit carries its query id. */
+  z.object({ kind: z.literal("trino") }),
+  /** Only engine-name / engine-version (a custom committer on a recent Iceberg), no writer id. */
+  z.object({ kind: z.literal("engine"), name: z.string(), version: z.string().optional() }),
   /** No writer identity in the summary at all. */
   z.object({ kind: z.literal("anonymous") }),
 ]);
@@ -88,6 +110,8 @@ export const TableScenarioSchema = z.object({
     .default([]),
   sortBy: z.array(z.string()).default([]),
   snapshots: z.array(SnapshotEntrySchema).default([]),
+  /** When the table was created; default: ten minutes before its first snapshot, or now without one. */
+  createdAt: RelativeTimeSchema.optional(),
   /** Moves last-updated-ms past the newest snapshot (a property, schema or spec change). */
   lastUpdated: RelativeTimeSchema.optional(),
   /** Extra refs besides main, e.g. a writer's branch or a WAP audit branch. */

@@ -166,6 +166,21 @@ const CASES: Case[] = [
     mentions: JOB2,
   },
   {
+    name: "a Spark app appends beside the stalled Flink writer",
+    id: "multiple-writers",
+    evidence: () =>
+      evidence({
+        table: table({
+          snapshots: [
+            ...stalledWriter(),
+            ...series(3 * HOUR + 2 * MIN, 7 * MIN, 20 * MIN, { by: { spark: SPARK_APP } }),
+          ],
+        }),
+        flink: flinkJob({ exceptions: conflictAt(5 * MIN) }),
+      }),
+    mentions: SPARK_APP,
+  },
+  {
     name: "anonymous commits in the window",
     id: "unattributed-commits",
     evidence: () =>

@@ -47,8 +47,11 @@ describe("scenario library files", () => {
     const withSources = files.map(load).filter((s) => s.sources.length > 0);
     expect(withSources.length).toBeGreaterThanOrEqual(15);
     for (const s of withSources) {
+      // An upstream report, or the writer's own source pinned to a commit (the keys it writes).
       for (const url of s.sources)
-        expect(url, s.name).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(issues|pull)\/\d+$/);
+        expect(url, s.name).toMatch(
+          /^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/((issues|pull)\/\d+|commit\/[0-9a-f]{40}|blob\/[0-9a-f]{40}\/[\w./-]+)$/,
+        );
       // Each one says what it expects, so a test checks it (scenario-library.test.ts).
       expect(s.expect.verdict, s.name).toBeDefined();
       expect(s.expect.findings.length, s.name).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 // Snapshots should say who wrote them. Over the last 200 snapshots:
 // warn: any without a writer identity; fail: half or more.
 
-import { committerOf } from "../../diagnosis/snapshots.js";
+import { committerOf } from "../../attribution/attribute.js";
 import { type AuditRule, result } from "../context.js";
 
 const SAMPLE = 200;

@@ -10,6 +10,8 @@
 //               flink.max-committed-checkpoint-id, or the landed one and the next one add the same
 //               data-file count, record count and bytes.
 
+import { flinkJobIdOf } from "../../attribution/attribute.js";
+import { FLINK_KEYS } from "../../attribution/keys.js";
 import type { Snapshot } from "../../evidence/model.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { formatDuration } from "../../words/duration.js";
@@ -19,7 +21,7 @@ import { type DiagnosisRule, finding } from "../rule.js";
 import { iso, lowerBound } from "../snapshots.js";
 
 export const IN_FLIGHT_BEFORE_MS = 60_000;
-const CHECKPOINT = "flink.max-committed-checkpoint-id";
+const CHECKPOINT = FLINK_KEYS.checkpointId;
 
 export interface UnknownCommitCheck {
   failureMs: number;
@@ -80,7 +82,7 @@ export function checkUnknownCommit(ctx: DiagnosisContext, failureMs: number): Un
 
 function describe(ctx: DiagnosisContext, s: Snapshot): string {
   const checkpoint = s.summary[CHECKPOINT];
-  const jobId = s.summary["flink.job-id"];
+  const jobId = flinkJobIdOf(s);
   const run =
     jobId && ctx.writer?.kind === "flink" && jobId !== ctx.writer.jobId
       ? `, job ${flinkJobLabel(jobId, ctx.jobNames.get(jobId))}`

@@ -1,11 +1,11 @@
 // Other committers appending around the failure: each append moves the metadata pointer the
 // writer must swap. Needs one in the window and at least two in the lookback (a burst, not noise).
 
+import { committerKey, committerOf, describeCommitter } from "../../attribution/attribute.js";
 import type { Snapshot } from "../../evidence/model.js";
 import { forEachOther } from "../context.js";
 import { compact, snapshotListItem, windowItem } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { committerKey, committerOf, describeCommitter } from "../snapshots.js";
 
 const MIN_APPENDS = 2;
 

@@ -1,10 +1,10 @@
 // Conflict retries at Iceberg's defaults (4 retries from 100 ms) while other committers are active.
 
+import { committerKey, committerOf, describeCommitter } from "../../attribution/attribute.js";
 import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty, TABLE_DEFAULTS } from "../../properties.js";
 import { forEachOther } from "../context.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { committerKey, committerOf, describeCommitter } from "../snapshots.js";
 
 export const defaultRetryBudget: DiagnosisRule = {
   id: "default-retry-budget",

@@ -2,7 +2,7 @@
 // With no streaming writer at all, a table is healthy when the catalog shows no trouble either.
 
 import type { EvidenceItem } from "../../report/schema.js";
-import { compact, describeWriter, writerLastCommit } from "../evidence-items.js";
+import { compact, describeWriter, timingItem, writerLastCommit } from "../evidence-items.js";
 import { checkpointHealth } from "../flink-health.js";
 import { idleNextCommit } from "../idle.js";
 import { type DiagnosisRule, finding } from "../rule.js";
@@ -19,7 +19,7 @@ export const healthy: DiagnosisRule = {
     if (ctx.job && (ctx.job.job.state !== "RUNNING" || checkpointHealth(ctx)?.failing)) return null;
     if (ctx.writer) {
       if (ctx.writerStale !== false) return null;
-      const items: EvidenceItem[] = compact([writerLastCommit(ctx)]);
+      const items: EvidenceItem[] = compact([writerLastCommit(ctx), timingItem(ctx)]);
       if (ctx.job) {
         items.push({
           source: "flink",
@@ -39,7 +39,9 @@ export const healthy: DiagnosisRule = {
         "info",
         ctx.idle
           ? `${describeWriter(ctx)} is quiet as expected (${ctx.idle.because}) and no commit failure is visible; ${idleNextCommit(ctx.idle)}`
-          : `${describeWriter(ctx)} commits on schedule and no commit failure is visible`,
+          : ctx.firstCommitDueMs !== undefined
+            ? `${describeWriter(ctx)} has not committed yet and its first commit is not due before ${iso(ctx.firstCommitDueMs)}; no commit failure is visible`
+            : `${describeWriter(ctx)} commits on schedule${ctx.timing ? " (its commits attributed by timing)" : ""} and no commit failure is visible`,
         items,
       );
     }

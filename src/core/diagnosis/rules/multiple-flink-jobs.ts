@@ -4,6 +4,7 @@
 // (running, restarting, failing) with a committer or sink that names the table. Two jobs may share
 // a name; the id tells them apart.
 
+import { committerOf } from "../../attribution/attribute.js";
 import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { LIVE_JOB_STATES } from "../context.js";
@@ -26,8 +27,9 @@ export const multipleFlinkJobs: DiagnosisRule = {
       const { from, to } = ctx.window.lookback;
       for (let i = from; i < to; i++) {
         const s = ctx.snapshots[i]!;
-        const jobId = s.summary["flink.job-id"];
-        if (!jobId) continue;
+        const identity = committerOf(s);
+        if (identity.kind !== "flink") continue;
+        const jobId = identity.jobId;
         const span = spans.get(jobId);
         if (span) {
           span.last = s.timestampMs;

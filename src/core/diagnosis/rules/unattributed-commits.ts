@@ -1,11 +1,11 @@
 // Snapshots in the window that carry no writer identity at all: someone commits without saying who.
 
+import { committerOf } from "../../attribution/attribute.js";
 import type { Snapshot } from "../../evidence/model.js";
 import { plural } from "../../plural.js";
 import { forEachOther } from "../context.js";
 import { compact, snapshotListItem, windowItem } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { committerOf } from "../snapshots.js";
 
 export const unattributedCommits: DiagnosisRule = {
   id: "unattributed-commits",

@@ -11,6 +11,7 @@
 // Warning, a risk read from the settings alone (step 7): the writer's newest snapshot is older than
 // half of history.expire.max-snapshot-age-ms and not protected by min-snapshots-to-keep.
 
+import { FLINK_KEYS } from "../../attribution/keys.js";
 import type { Snapshot } from "../../evidence/model.js";
 import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty } from "../../properties.js";
@@ -22,7 +23,7 @@ import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
 
 const WARN_SHARE = 0.5;
-const CHECKPOINT = "flink.max-committed-checkpoint-id";
+const CHECKPOINT = FLINK_KEYS.checkpointId;
 /** A missing file the committer needs to restore: a manifest list, manifest or metadata file. */
 const MISSING_METADATA = /NotFoundException[\s\S]*?(\.avro|metadata\.json|\/metadata\/|manifest)/i;
 
