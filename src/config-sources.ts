@@ -12,6 +12,7 @@ import type {
   SourceSpecs,
   TlsMaterial,
 } from "./core/sources/model.js";
+import { refusalOf } from "./util/read-small-file.js";
 
 /** The name the single-URL variables' sources go by. */
 export const DEFAULT_SOURCE_NAME = "default";
@@ -200,7 +201,12 @@ function readNamed(file: string, path: (string | number)[], ctx: ResolveContext)
     return ctx.readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    problem(ctx, path, `cannot read ${file}${code ? ` (${code})` : ""}: check the path and its permissions`);
+    problem(
+      ctx,
+      path,
+      refusalOf(error) ??
+        `cannot read ${file}${code ? ` (${code})` : ""}: check the path and its permissions`,
+    );
     return undefined;
   }
 }

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
 import { type BotConfig, BotConfigSchema, parseBotConfigWithLines } from "./core/settings.js";
+import { sourceUrl } from "./core/sources/config-schema.js";
 import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
@@ -26,6 +27,10 @@ const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
 
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
+/** Where a single-URL source's credentials go instead of its URL: a named source with auth. */
+const ENV_SOURCE_AUTH = (kind: string) =>
+  `a named source in BOT_CONFIG (sources.${kind}: [{name, url, auth: {type: basic, username, passwordEnv}}])`;
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: optionalText,
   SLACK_SIGNING_SECRET: optionalText,
@@ -44,7 +49,9 @@ const EnvSchema = z.object({
         }
       }),
   ),
-  ICEBERG_CATALOG_URL: optionalUrl,
+  ICEBERG_CATALOG_URL: optionalText.pipe(
+    sourceUrl("ICEBERG_CATALOG_TOKEN or ICEBERG_CATALOG_CREDENTIAL").optional(),
+  ),
   ICEBERG_CATALOG_TOKEN: optionalText,
   ICEBERG_CATALOG_CREDENTIAL: optionalText.pipe(
     z
@@ -55,9 +62,9 @@ const EnvSchema = z.object({
   ICEBERG_CATALOG_OAUTH_URI: optionalUrl,
   ICEBERG_CATALOG_SCOPE: optionalText,
   ICEBERG_WAREHOUSE: optionalText,
-  FLINK_REST_URL: optionalUrl,
-  CONNECT_REST_URL: optionalUrl,
-  PROMETHEUS_URL: optionalUrl,
+  FLINK_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("flink")).optional()),
+  CONNECT_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("connect")).optional()),
+  PROMETHEUS_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("prometheus")).optional()),
   ALERT_WEBHOOK_TOKEN: optionalText,
   BOT_CONFIG: optionalText,
   PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),

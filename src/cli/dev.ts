@@ -349,13 +349,20 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       const url = new URL(req.url ?? "/", "http://dev.invalid");
       if (guard.linkCarriesToken(url)) {
         // The printed link: bind this browser with a cookie and drop the token from the address bar.
-        res.writeHead(303, { location: "/", "set-cookie": guard.sessionCookie(), "cache-control": "no-store" });
+        res.writeHead(303, {
+          location: "/",
+          "set-cookie": guard.sessionCookie(),
+          "cache-control": "no-store",
+        });
         res.end();
         return;
       }
       const refused = guard.refuse(req, true);
       if (refused) {
-        res.writeHead(refused.status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+        res.writeHead(refused.status, {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-store",
+        });
         res.end(`${refused.error}\n`);
         return;
       }
