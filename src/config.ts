@@ -163,7 +163,7 @@ export interface Config {
    */
   sources: SourceSpecs;
   /** The auth and TLS of every JobManager Kubernetes discovery finds (with a kubernetes section). */
-  discoveredFlink?: DiscoveredFlinkAccess;
+  discoveredFlink?: DiscoveredFlinkAccess[];
   aws: AwsEnv;
   port: number;
   metricsPort: number;
@@ -204,7 +204,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   if (!aws.success)
     for (const issue of aws.error.issues) problems.push(`${issue.path.join(".")}: ${issue.message}`);
   let sources: SourceSpecs = EMPTY_SOURCES;
-  let discoveredFlink: DiscoveredFlinkAccess | undefined;
+  let discoveredFlink: DiscoveredFlinkAccess[] | undefined;
   if (parsed.success) {
     const e = parsed.data;
     const sourceProblems: string[] = [];
@@ -380,11 +380,12 @@ export function redactConfig(config: Config): Record<string, unknown> {
       if (tls?.key !== undefined) tls.key = REDACTED;
     }
   }
-  const discovered = copy.discoveredFlink as { auth: Record<string, unknown>; tls?: Record<string, unknown> };
-  if (discovered) {
-    for (const key of ["password", "token"])
-      if (discovered.auth[key] !== undefined) discovered.auth[key] = REDACTED;
-    if (discovered.tls?.key !== undefined) discovered.tls.key = REDACTED;
+  const discovered = copy.discoveredFlink as
+    | { auth: Record<string, unknown>; tls?: Record<string, unknown> }[]
+    | undefined;
+  for (const access of discovered ?? []) {
+    for (const key of ["password", "token"]) if (access.auth[key] !== undefined) access.auth[key] = REDACTED;
+    if (access.tls?.key !== undefined) access.tls.key = REDACTED;
   }
   const aws = copy.aws as Record<string, unknown>;
   for (const key of ["secretAccessKey", "sessionToken", "containerAuthToken"])
@@ -438,10 +439,11 @@ function sourceSecrets(sources: SourceSpecs): (string | undefined)[] {
   });
 }
 
-function accessSecrets(access: DiscoveredFlinkAccess | undefined): (string | undefined)[] {
-  if (!access) return [];
-  const auth = access.auth as { password?: string; token?: string };
-  return [auth.password, auth.token, access.tls?.key];
+function accessSecrets(rules: readonly DiscoveredFlinkAccess[] | undefined): (string | undefined)[] {
+  return (rules ?? []).flatMap((access) => {
+    const auth = access.auth as { password?: string; token?: string };
+    return [auth.password, auth.token, access.tls?.key];
+  });
 }
 
 function urlPassword(raw: string | undefined): string | undefined {
