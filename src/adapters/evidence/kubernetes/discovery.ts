@@ -4,7 +4,11 @@
 // last known sources and reports why, so one missing RoleBinding does not hide every other cluster.
 
 import type { z } from "zod";
-import { accessRuleFor, type KubernetesSettings } from "../../../core/kubernetes-settings.js";
+import {
+  ALL_NAMESPACES,
+  accessRuleFor,
+  type KubernetesSettings,
+} from "../../../core/kubernetes-settings.js";
 import type {
   DiscoveredFlinkAccess,
   FlinkSourceProvider,
@@ -302,7 +306,18 @@ export class FlinkDiscovery {
         const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
           items.flatMap((item) => {
             const result = schema.safeParse(item);
-            if (result.success) return [result.data];
+            // An item claiming another namespace than the one listed would take that one's credentials.
+            const claimed = result.success
+              ? (result.data as { metadata: { namespace: string } }).metadata.namespace
+              : undefined;
+            if (result.success && (namespace === ALL_NAMESPACES || claimed === namespace)) return [result.data];
+            if (result.success) {
+              skipped.push({
+                resource: `${kind}/${nameOf(item)}`,
+                reason: `listed in namespace ${namespace} but names namespace ${claimed}`,
+              });
+              return [];
+            }
             const issue = result.error.issues[0];
             skipped.push({
               resource: `${kind}/${nameOf(item)}`,
