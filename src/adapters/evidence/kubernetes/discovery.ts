@@ -4,11 +4,7 @@
 // last known sources and reports why, so one missing RoleBinding does not hide every other cluster.
 
 import type { z } from "zod";
-import {
-  ALL_NAMESPACES,
-  accessRuleFor,
-  type KubernetesSettings,
-} from "../../../core/kubernetes-settings.js";
+import { ALL_NAMESPACES, accessRuleFor, type KubernetesSettings } from "../../../core/kubernetes-settings.js";
 import type {
   DiscoveredFlinkAccess,
   FlinkSourceProvider,
@@ -310,7 +306,8 @@ export class FlinkDiscovery {
             const claimed = result.success
               ? (result.data as { metadata: { namespace: string } }).metadata.namespace
               : undefined;
-            if (result.success && (namespace === ALL_NAMESPACES || claimed === namespace)) return [result.data];
+            if (result.success && (namespace === ALL_NAMESPACES || claimed === namespace))
+              return [result.data];
             if (result.success) {
               skipped.push({
                 resource: `${kind}/${nameOf(item)}`,
