@@ -172,7 +172,7 @@ describe("discovery facing a hostile API server", () => {
     ]);
   });
 
-  it("gives a namespace's credential only to its own JobManagers, and https whenever TLS is configured", async () => {
+  it("gives a namespace's credential only to its own JobManagers", async () => {
     const attacker = await attackerPort();
     const owner = await attackerPort();
     const api = await hostileApi(
@@ -194,7 +194,9 @@ describe("discovery facing a hostile API server", () => {
     expect(owner.seen.authorizations).toEqual([`Bearer ${JM_TOKEN}`]);
     expect(attacker.seen.requests).toBe(1);
     expect(attacker.seen.authorizations).toEqual([undefined]);
+  });
 
+  it("calls a JobManager over https whenever TLS is configured for it, whatever its deployment says", async () => {
     // TLS configured for team-b: its deployment's `security.ssl.rest.enabled: "false"` does not
     // bring the bot down to http.
     const tls = configWith({
@@ -215,7 +217,7 @@ describe("discovery facing a hostile API server", () => {
     expect(sources.map((s) => s.restUrl)).toEqual(["https://mine-rest.team-b.svc:8081"]);
   });
 
-  it("stops a listing at kubernetes.maxItems or its byte bound when the server ignores limit", async () => {
+  it("stops a listing at kubernetes.maxItems when the server ignores limit", async () => {
     // 1000 items a page whatever the limit, with a continue token for 100 pages.
     const page = Array.from({ length: 1000 }, (_, i) => deployment("flink", `job-${i}`));
     let pages = 0;
@@ -229,7 +231,10 @@ describe("discovery facing a hostile API server", () => {
     expect(byItems.errors[0]?.error.code).toBe(ErrorCode.SourceTooLarge);
     expect(byItems.errors[0]?.error.message).toContain(`more than ${DEFAULT_MAX_ITEMS} items`);
     expect(pages).toBe(DEFAULT_MAX_ITEMS / 1000 + 1);
+  });
 
+  it("stops a listing at its byte bound when the server ignores limit and sends large items", async () => {
+    const config = configWith({});
     // Four items of 1 MiB a page, for 40 pages (160 MiB).
     const padding = "x".repeat(1024 * 1024);
     const big = Array.from({ length: 4 }, (_, i) =>
@@ -281,11 +286,13 @@ describe("discovery facing a hostile API server", () => {
   });
 
   it("never prints the Kubernetes token the server echoes, raw or in base64", async () => {
-    const base64 = Buffer.from(K8S_TOKEN).toString("base64");
+    const base64 = Buffer.from(`Bearer ${K8S_TOKEN}`).toString("base64");
     const api = await hostileApi((path, _query, authorization) => {
       const echoed = `you sent ${authorization} (${Buffer.from(String(authorization)).toString("base64")})`;
-      if (path.endsWith("/flinksessionjobs"))
+      // team-b refuses, echoing the token; flink lists a deployment whose status echoes it.
+      if (path.includes("/namespaces/team-b/"))
         return { status: 403, body: { kind: "Status", status: "Failure", message: echoed, code: 403 } };
+      if (path.endsWith("/flinksessionjobs")) return { status: 200, body: list([]) };
       return {
         status: 200,
         body: list([
@@ -301,7 +308,11 @@ describe("discovery facing a hostile API server", () => {
     });
     const out: string[] = [];
     const io = {
-      env: { BOT_CONFIG: stringify({ kubernetes: { namespaces: ["flink"], kubeconfig: "/kube/config" } }) },
+      env: {
+        BOT_CONFIG: stringify({
+          kubernetes: { namespaces: ["flink", "team-b"], kubeconfig: "/kube/config" },
+        }),
+      },
       stdout: { write: (t: string) => out.push(t) },
       stderr: { write: (t: string) => out.push(t) },
       readFile: (path: string) => (path === "/kube/config" ? kubeconfig : ""),
@@ -312,9 +323,10 @@ describe("discovery facing a hostile API server", () => {
       );
     }
     const printed = out.join("");
-    expect(printed).toContain("you sent Bearer [redacted]");
+    // The 403's message in JSON and in text, and the deployment's status error in JSON.
+    expect(printed.split("you sent Bearer [redacted] ([redacted])").length - 1).toBe(3);
     expect(printed).not.toContain(K8S_TOKEN);
-    expect(printed).not.toContain(base64.slice(0, 16));
+    expect(printed).not.toContain(base64);
   });
 });
 
