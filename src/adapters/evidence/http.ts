@@ -142,7 +142,7 @@ function refuseUserInfo(url: URL, source: SourceName, method: HttpMethod): void 
   if (!url.username && !url.password) return;
   throw new CodedError(
     ErrorCode.ConfigInvalid,
-    `${SOURCE_LABELS[source]} URL ${sourceOrigin(url)} carries credentials (user:password@); the request was not sent`,
+    `${SOURCE_WORDS[source]} URL ${sourceOrigin(url)} carries credentials (user:password@); the request was not sent`,
     {
       hint: "Remove the credentials from the URL and give them in the source's auth setting (passwordEnv, tokenEnv or their File forms).",
       details: { source, path: url.pathname, method },
