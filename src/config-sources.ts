@@ -2,7 +2,8 @@
 // each secret is read from the environment variable or file it names (the environment is the
 // one config.ts hands over), and every problem names its file:line and what to do.
 
-import type { HttpAuthConfig, SourcesConfig, TlsConfig } from "./core/sources/config-schema.js";
+import type { FlinkAccessRule } from "./core/kubernetes-settings.js";
+import type { SourcesConfig, TlsConfig } from "./core/sources/config-schema.js";
 import type {
   CatalogAuthSpec,
   CatalogSourceSpec,
@@ -12,6 +13,7 @@ import type {
   SourceSpecs,
   TlsMaterial,
 } from "./core/sources/model.js";
+import { refusalOf } from "./util/read-small-file.js";
 
 /** The name the single-URL variables' sources go by. */
 export const DEFAULT_SOURCE_NAME = "default";
@@ -110,17 +112,24 @@ export function resolveSources(
 }
 
 /**
- * The auth and TLS every JobManager discovered in Kubernetes is read with (`kubernetes.flinkAuth`
- * and `kubernetes.flinkTls`), resolved as a named source's are.
+ * The auth and TLS of the JobManagers discovered in Kubernetes, per namespace (and label), as
+ * `kubernetes.flinkAccess` gives them, resolved as a named source's are.
  */
 export function resolveDiscoveredFlinkAccess(
-  raw: { flinkAuth?: HttpAuthConfig; flinkTls?: TlsConfig },
+  raw: { flinkAccess: readonly FlinkAccessRule[] },
   ctx: ResolveContext,
-): DiscoveredFlinkAccess {
-  const access: DiscoveredFlinkAccess = { auth: httpAuth(raw.flinkAuth, ["kubernetes", "flinkAuth"], ctx) };
-  const tls = readTls(raw.flinkTls, ["kubernetes", "flinkTls"], ctx);
-  if (tls) access.tls = tls;
-  return access;
+): DiscoveredFlinkAccess[] {
+  return raw.flinkAccess.map((rule, i) => {
+    const path = ["kubernetes", "flinkAccess", i];
+    const access: DiscoveredFlinkAccess = {
+      namespaces: [...rule.namespaces],
+      ...(rule.matchLabels ? { matchLabels: { ...rule.matchLabels } } : {}),
+      auth: httpAuth(rule.auth, [...path, "auth"], ctx),
+    };
+    const tls = readTls(rule.tls, [...path, "tls"], ctx);
+    if (tls) access.tls = tls;
+    return access;
+  });
 }
 
 type RawHttpAuth = NonNullable<SourcesConfig["flink"][number]["auth"]>;
@@ -200,7 +209,12 @@ function readNamed(file: string, path: (string | number)[], ctx: ResolveContext)
     return ctx.readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    problem(ctx, path, `cannot read ${file}${code ? ` (${code})` : ""}: check the path and its permissions`);
+    problem(
+      ctx,
+      path,
+      refusalOf(error) ??
+        `cannot read ${file}${code ? ` (${code})` : ""}: check the path and its permissions`,
+    );
     return undefined;
   }
 }

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
 import { type BotConfig, BotConfigSchema, parseBotConfigWithLines } from "./core/settings.js";
+import { sourceUrl } from "./core/sources/config-schema.js";
 import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
@@ -26,6 +27,10 @@ const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
 
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
+/** Where a single-URL source's credentials go instead of its URL: a named source with auth. */
+const ENV_SOURCE_AUTH = (kind: string) =>
+  `a named source in BOT_CONFIG (sources.${kind}: [{name, url, auth: {type: basic, username, passwordEnv}}])`;
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: optionalText,
   SLACK_SIGNING_SECRET: optionalText,
@@ -44,7 +49,9 @@ const EnvSchema = z.object({
         }
       }),
   ),
-  ICEBERG_CATALOG_URL: optionalUrl,
+  ICEBERG_CATALOG_URL: optionalText.pipe(
+    sourceUrl("ICEBERG_CATALOG_TOKEN or ICEBERG_CATALOG_CREDENTIAL").optional(),
+  ),
   ICEBERG_CATALOG_TOKEN: optionalText,
   ICEBERG_CATALOG_CREDENTIAL: optionalText.pipe(
     z
@@ -55,9 +62,9 @@ const EnvSchema = z.object({
   ICEBERG_CATALOG_OAUTH_URI: optionalUrl,
   ICEBERG_CATALOG_SCOPE: optionalText,
   ICEBERG_WAREHOUSE: optionalText,
-  FLINK_REST_URL: optionalUrl,
-  CONNECT_REST_URL: optionalUrl,
-  PROMETHEUS_URL: optionalUrl,
+  FLINK_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("flink")).optional()),
+  CONNECT_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("connect")).optional()),
+  PROMETHEUS_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("prometheus")).optional()),
   ALERT_WEBHOOK_TOKEN: optionalText,
   BOT_CONFIG: optionalText,
   PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
@@ -156,7 +163,7 @@ export interface Config {
    */
   sources: SourceSpecs;
   /** The auth and TLS of every JobManager Kubernetes discovery finds (with a kubernetes section). */
-  discoveredFlink?: DiscoveredFlinkAccess;
+  discoveredFlink?: DiscoveredFlinkAccess[];
   aws: AwsEnv;
   port: number;
   metricsPort: number;
@@ -197,7 +204,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   if (!aws.success)
     for (const issue of aws.error.issues) problems.push(`${issue.path.join(".")}: ${issue.message}`);
   let sources: SourceSpecs = EMPTY_SOURCES;
-  let discoveredFlink: DiscoveredFlinkAccess | undefined;
+  let discoveredFlink: DiscoveredFlinkAccess[] | undefined;
   if (parsed.success) {
     const e = parsed.data;
     const sourceProblems: string[] = [];
@@ -373,11 +380,12 @@ export function redactConfig(config: Config): Record<string, unknown> {
       if (tls?.key !== undefined) tls.key = REDACTED;
     }
   }
-  const discovered = copy.discoveredFlink as { auth: Record<string, unknown>; tls?: Record<string, unknown> };
-  if (discovered) {
-    for (const key of ["password", "token"])
-      if (discovered.auth[key] !== undefined) discovered.auth[key] = REDACTED;
-    if (discovered.tls?.key !== undefined) discovered.tls.key = REDACTED;
+  const discovered = copy.discoveredFlink as
+    | { auth: Record<string, unknown>; tls?: Record<string, unknown> }[]
+    | undefined;
+  for (const access of discovered ?? []) {
+    for (const key of ["password", "token"]) if (access.auth[key] !== undefined) access.auth[key] = REDACTED;
+    if (access.tls?.key !== undefined) access.tls.key = REDACTED;
   }
   const aws = copy.aws as Record<string, unknown>;
   for (const key of ["secretAccessKey", "sessionToken", "containerAuthToken"])
@@ -431,10 +439,11 @@ function sourceSecrets(sources: SourceSpecs): (string | undefined)[] {
   });
 }
 
-function accessSecrets(access: DiscoveredFlinkAccess | undefined): (string | undefined)[] {
-  if (!access) return [];
-  const auth = access.auth as { password?: string; token?: string };
-  return [auth.password, auth.token, access.tls?.key];
+function accessSecrets(rules: readonly DiscoveredFlinkAccess[] | undefined): (string | undefined)[] {
+  return (rules ?? []).flatMap((access) => {
+    const auth = access.auth as { password?: string; token?: string };
+    return [auth.password, auth.token, access.tls?.key];
+  });
 }
 
 function urlPassword(raw: string | undefined): string | undefined {

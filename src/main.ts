@@ -18,7 +18,7 @@ import {
   retentionPart,
   workerOpsServerPart,
 } from "./bot/operations.js";
-import type { Bot, BotOptions, BotRole } from "./bot/options.js";
+import { type Bot, type BotOptions, type BotRole, runsWorkers, workersInChild } from "./bot/options.js";
 import { Lifecycle, type Part } from "./bot/part.js";
 import { type ReceiverPart, receiverPart } from "./bot/receiver.js";
 import { assemble, type Shared } from "./bot/shared.js";
@@ -69,13 +69,13 @@ interface Running {
 
 /** The parts of this process's role, each started once, in order. */
 async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running> {
-  const { role, workerProcess } = shared.options;
-  // Discovery first: every part reading Flink through it is stopped before it is.
+  const { role } = shared.options;
+  // Discovery first (only where workers run): every part reading Flink through it stops before it.
   if (shared.flinkDiscovery) await lifecycle.start(shared.flinkDiscovery);
-  const inChild = role === "start" && workerProcess !== undefined && workerProcess !== false;
+  const inChild = workersInChild(shared.options);
   const running: Running = {};
   await lifecycle.start(healthMonitorPart(shared));
-  if (role === "worker" || (role === "start" && !inChild)) {
+  if (runsWorkers(shared.options)) {
     running.workers = await lifecycle.start(queueWorkersPart(shared));
     running.poster = outboxPosterPart(shared);
     const others: Part[] = [

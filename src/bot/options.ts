@@ -136,3 +136,18 @@ export interface SweepRuntime {
   service: SweepService;
   workers: SweepWorkers;
 }
+
+/** A `start` whose workers run in a supervised child process (this process then runs none). */
+export function workersInChild(options: Pick<BotOptions, "role" | "workerProcess">): boolean {
+  const role = options.role ?? "start";
+  return role === "start" && options.workerProcess !== undefined && options.workerProcess !== false;
+}
+
+/**
+ * Whether this process runs the workers (diagnosis, sweep): `worker`, or `start` without a child.
+ * Only such a process reads evidence through Kubernetes discovery.
+ */
+export function runsWorkers(options: Pick<BotOptions, "role" | "workerProcess">): boolean {
+  const role = options.role ?? "start";
+  return role === "worker" || (role === "start" && !workersInChild(options));
+}

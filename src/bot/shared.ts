@@ -38,7 +38,7 @@ import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
 import { Remediation } from "../services/remediation/remediation.js";
 import type { Connections } from "./connections.js";
 import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
-import type { BotOptions } from "./options.js";
+import { type BotOptions, runsWorkers } from "./options.js";
 import type { Part } from "./part.js";
 
 export interface Shared {
@@ -130,7 +130,12 @@ export async function assemble(config: Config, options: BotOptions, connections:
   });
   const sweepStore = new SweepStore(redis, options.namespace);
   registerSweepMetrics(metrics.registry, sweepStore, config.bot.sweep.metricsTables);
-  const flinkDiscovery = options.ports ? undefined : flinkDiscoveryPart(config, log, options.flinkDiscovery);
+  // Only a process that runs workers reads Flink through discovery: a receiver (`serve`, or `start`
+  // with a worker child) never lists, nor needs the Kubernetes credentials.
+  const flinkDiscovery =
+    options.ports || !runsWorkers(options)
+      ? undefined
+      : flinkDiscoveryPart(config, log, options.flinkDiscovery);
   const flinkProviders = flinkDiscovery ? [flinkDiscovery.provider] : [];
   const ports = options.ports ?? createEvidencePorts(config, { flinkProviders });
   // Each table's closed incidents, kept as long as the incidents themselves.

@@ -4,6 +4,7 @@
 
 import { type Config, type Env, loadConfig } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
+import { refusalOf } from "../util/read-small-file.js";
 import { usageError } from "./args.js";
 
 export interface ConfigFlags {
@@ -94,7 +95,7 @@ function readConfigFile(path: string, readFile: (path: string) => string): strin
   try {
     text = readFile(path);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    const reason = refusalOf(error) ?? (error as NodeJS.ErrnoException).code ?? "unreadable";
     throw new CodedError(ErrorCode.ConfigInvalid, `Cannot read --config file ${path} (${reason}).`, {
       hint: "Pass the path of a BOT_CONFIG YAML file that exists and is readable.",
     });

@@ -1,7 +1,9 @@
 // The dev page drives a bot as the on-call: a foreign web page must not do the same. Every
 // request must name this server in Host (a DNS-rebinding page names its own domain), a request
 // from a page must come from this origin (CSRF), a POST must be JSON (a text/plain form post
-// needs no preflight), and every API call carries the session token the page was served with.
+// needs no preflight), and every call carries the session token. The page itself never holds
+// the token: `dev` prints a link with it, and opening that link trades it for an HttpOnly,
+// SameSite=Strict cookie, so another local program that loads the page learns nothing.
 
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -14,8 +16,17 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** The query parameter of the printed link that carries the token. */
+export const DEV_TOKEN_PARAM = "token";
+
 export interface DevGuard {
   readonly token: string;
+  /** The cookie the printed link sets (per port: cookies do not tell ports apart). */
+  cookieName(): string;
+  /** The Set-Cookie value that binds this browser to the session. */
+  sessionCookie(): string;
+  /** True when the request carries the token in the link's query, for GET / only. */
+  linkCarriesToken(url: URL): boolean;
   /** Undefined when the request may go on; otherwise the status and why. */
   refuse(req: IncomingMessage, api: boolean): { status: number; error: string } | undefined;
 }
@@ -28,8 +39,15 @@ export function createDevGuard(boundHost: string, port: () => number, token = ne
     if (!isLoopbackHost(boundHost) && boundHost !== "0.0.0.0" && boundHost !== "::") hosts.push(boundHost);
     return new Set(hosts.map((h) => `${h}:${p}`.toLowerCase()));
   };
+  const cookieName = () => `iceberg_dev_${port()}`;
   return {
     token,
+    cookieName,
+    sessionCookie: () => `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+    linkCarriesToken: (url) => {
+      const given = url.searchParams.get(DEV_TOKEN_PARAM);
+      return given !== null && sameText(given, token);
+    },
     refuse(req, api) {
       const allowed = names();
       const host = (req.headers.host ?? "").toLowerCase();
@@ -44,13 +62,26 @@ export function createDevGuard(boundHost: string, port: () => number, token = ne
         const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
         if (type !== "application/json") return { status: 415, error: "send application/json" };
       }
+      // The page's calls carry the cookie; a script may send the token in a header instead.
       const given = req.headers[DEV_TOKEN_HEADER];
-      if (typeof given !== "string" || !sameText(given, token)) {
-        return { status: 403, error: "missing or wrong session token; reload the page" };
-      }
+      const fromCookie = cookieOf(req.headers.cookie, cookieName());
+      const ok = [given, fromCookie].some((t) => typeof t === "string" && sameText(t, token));
+      if (!ok) return { status: 403, error: NO_SESSION };
       return undefined;
     },
   };
+}
+
+/** Why a request without the session is refused: the way in is the printed link. */
+export const NO_SESSION =
+  "missing or wrong session token; open the link iceberg-bot dev printed when it started";
+
+function cookieOf(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return undefined;
 }
 
 function newToken(): string {
@@ -68,7 +99,7 @@ export function exposedWarning(host: string): string | undefined {
   if (isLoopbackHost(host)) return undefined;
   return [
     `WARNING: the dev page listens on ${host}, beyond this machine.`,
-    "Anyone who can reach it and learns its session token can fire alerts and approve changes",
+    "Anyone who can reach it and learns the link it printed can fire alerts and approve changes",
     "as the on-call. Use the default --host 127.0.0.1 unless you mean it.",
   ].join("\n");
 }

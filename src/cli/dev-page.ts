@@ -189,7 +189,7 @@ function renderInput(b, modal) {
   return html + "</div>";
 }
 // Shared files (the commit timeline pictures) show inline, as Slack shows an image; the bytes come
-// from the dev server with the session token, so they are fetched and shown from a blob URL.
+// from the dev server behind the session cookie, so they are fetched and shown from a blob URL.
 var fileUrls = {};
 function filesHtml(files) {
   if (!files || !files.length) return "";
@@ -203,7 +203,7 @@ function loadFiles() {
     var id = img.getAttribute("data-file-id");
     if (fileUrls[id] === "") return;
     fileUrls[id] = "";
-    fetch("/api/files/" + encodeURIComponent(id), { headers: { "x-iceberg-dev-token": DEV_TOKEN } })
+    fetch("/api/files/" + encodeURIComponent(id))
       .then(function (r) { if (!r.ok) throw new Error("file " + id + ": " + r.status); return r.blob(); })
       .then(function (blob) { fileUrls[id] = URL.createObjectURL(blob); render(); })
       .catch(function () { delete fileUrls[id]; });
@@ -272,15 +272,14 @@ function submitModal(modal) {
     hideModal(); refresh();
   });
 }
-var DEV_TOKEN = "__DEV_TOKEN__";
 function post(path, body) {
   el("status").textContent = "…";
-  return fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-iceberg-dev-token": DEV_TOKEN }, body: JSON.stringify(body) })
+  return fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
     .then(function (r) { return r.json(); })
     .then(function (r) { el("status").textContent = r.ok === false && r.error ? r.error : ""; return r; });
 }
 function refresh() {
-  return fetch("/api/state", { headers: { "x-iceberg-dev-token": DEV_TOKEN } }).then(function (r) { return r.json(); }).then(function (s) {
+  return fetch("/api/state").then(function (r) { return r.json(); }).then(function (s) {
     var first = state === null; state = s;
     if (first) {
       userSelect.innerHTML = s.users.map(function (u) { return '<option value="' + esc(u.id) + '">' + esc(u.label) + "</option>"; }).join("");

@@ -14,7 +14,7 @@ import { listScenarios, loadScenario } from "../sim/scenarios.js";
 import { postSigned } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
-import { createDevGuard, exposedWarning } from "./dev-guard.js";
+import { createDevGuard, DEV_TOKEN_PARAM, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
 
 export const DEV_CHANNEL = "C0INCIDENTS";
@@ -40,7 +40,9 @@ export interface DevOptions {
 
 export interface DevServer {
   url: string;
-  /** The session token the page sends with every API call. */
+  /** The page with the session token: opening it sets the session cookie (print it, never serve it). */
+  link: string;
+  /** The session token: in the link, then in the cookie the page's calls carry. */
   token: string;
   close(): Promise<void>;
 }
@@ -344,12 +346,32 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       return;
     }
     if (req.method === "GET" && path === "/") {
+      const url = new URL(req.url ?? "/", "http://dev.invalid");
+      if (guard.linkCarriesToken(url)) {
+        // The printed link: bind this browser with a cookie and drop the token from the address bar.
+        res.writeHead(303, {
+          location: "/",
+          "set-cookie": guard.sessionCookie(),
+          "cache-control": "no-store",
+        });
+        res.end();
+        return;
+      }
+      const refused = guard.refuse(req, true);
+      if (refused) {
+        res.writeHead(refused.status, {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-store",
+        });
+        res.end(`${refused.error}\n`);
+        return;
+      }
       res.writeHead(200, {
         "content-type": "text/html; charset=utf-8",
         "cache-control": "no-store",
         "x-frame-options": "DENY",
       });
-      res.end(DEV_PAGE.replace("__DEV_TOKEN__", guard.token));
+      res.end(DEV_PAGE);
       return;
     }
     if (req.method === "GET" && path === "/api/state") {
@@ -394,6 +416,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/`,
+    link: `http://${host}:${address.port}/?${DEV_TOKEN_PARAM}=${guard.token}`,
     token: guard.token,
     async close() {
       server.closeAllConnections();

@@ -1,7 +1,8 @@
 // What a command may touch, injected so runCli works in-process in tests exactly as from a shell.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type { Env } from "../config.js";
+import { readSmallFile } from "../util/read-small-file.js";
 
 export interface CliStream {
   write(chunk: string): unknown;
@@ -28,7 +29,7 @@ export function writeFileOf(io: CliIo): (path: string, bytes: Uint8Array) => voi
 }
 
 export function readFileOf(io: CliIo): (path: string) => string {
-  return io.readFile ?? ((path) => readFileSync(path, "utf8"));
+  return io.readFile ?? ((path) => readSmallFile(path));
 }
 
 /** Colour only for a terminal, and never when NO_COLOR is set (no-color.org) or TERM is dumb. */

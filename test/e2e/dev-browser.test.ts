@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 async function walkThrough(): Promise<void> {
-  await page.goto(dev.url);
+  await page.goto(dev.link);
   await page.selectOption("#scenario", "competing-appends");
   await page.click("#fire");
 

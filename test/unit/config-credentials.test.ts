@@ -13,19 +13,40 @@ describe("a password in a source URL", () => {
     ICEBERG_CATALOG_URL: "https://cat:cat-pa55@catalog.example/api",
   };
 
-  it("is redacted from the configuration logged at start", () => {
-    const logged = JSON.stringify(redactConfig(loadConfig(env)));
+  it("is refused at start, naming the setting to use instead and never the password", () => {
+    let message = "";
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect((error as { code: string }).code).toBe(ErrorCode.ConfigInvalid);
+      message = (error as Error).message;
+    }
+    for (const variable of ["CONNECT_REST_URL", "FLINK_REST_URL", "PROMETHEUS_URL", "ICEBERG_CATALOG_URL"])
+      expect(message).toContain(`${variable}: credentials in a URL are refused`);
+    expect(message).toContain("sources.connect: [{name, url, auth: {type: basic, username, passwordEnv}}]");
+    expect(message).toContain("ICEBERG_CATALOG_TOKEN or ICEBERG_CATALOG_CREDENTIAL");
     for (const password of ["c0nnect-pa55", "fl1nk-pa55", "pr0m-pa55", "cat-pa55"])
-      expect(logged).not.toContain(password);
-    expect(logged).toContain("connect.internal:8083");
+      expect(message).not.toContain(password);
   });
 
-  it("is a secret scrubbed from free text, in its base64 Basic form too", () => {
-    const secrets = secretValues(loadConfig(env));
-    const basic = Buffer.from("connect-user:c0nnect-pa55").toString("base64");
-    const text = scrubSecrets(`upstream echoed c0nnect-pa55 and Basic ${basic}`, secrets);
-    expect(text).not.toContain("c0nnect-pa55");
-    expect(text).not.toContain(basic);
+  it("is refused in a named source of BOT_CONFIG too, with its auth setting to use instead", () => {
+    const config = "sources:\n  flink:\n    - name: eu\n      url: http://alice:PASS-w0rd@flink-eu:8081\n";
+    expect(() => loadConfig({ BOT_CONFIG: config })).toThrow(
+      /sources\.flink\.0\.url: credentials in a URL are refused .*auth: \(basic with passwordEnv/,
+    );
+    try {
+      loadConfig({ BOT_CONFIG: config });
+    } catch (error) {
+      expect((error as Error).message).not.toContain("PASS-w0rd");
+    }
+  });
+
+  it("leaves URLs without credentials alone", () => {
+    const config = loadConfig({ FLINK_REST_URL: "http://flink:8081" });
+    expect(config.flinkUrl).toBe("http://flink:8081");
+    expect(JSON.stringify(redactConfig(config))).toContain("flink:8081");
+    expect(secretValues(config)).toEqual([]);
+    expect(scrubSecrets("nothing secret", secretValues(config))).toBe("nothing secret");
   });
 });
 

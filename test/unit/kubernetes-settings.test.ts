@@ -8,7 +8,7 @@ import {
   kubeconfigConnection,
 } from "../../src/adapters/evidence/kubernetes/credentials.js";
 import { restUrlOf } from "../../src/adapters/evidence/kubernetes/flink-resources.js";
-import { ENV_NAMES, loadConfig, PLATFORM_ENV_NAMES, redactConfig } from "../../src/config.js";
+import { ENV_NAMES, loadConfig, PLATFORM_ENV_NAMES, redactConfig, secretValues } from "../../src/config.js";
 import { parseBotConfigText } from "../../src/core/settings.js";
 import { ErrorCode } from "../../src/errors.js";
 
@@ -32,6 +32,9 @@ describe("kubernetes settings in BOT_CONFIG", () => {
       context: "prod",
       refreshSeconds: 60,
       pageSize: 100,
+      flinkAccess: [],
+      maxItems: 5000,
+      maxConcurrentJobManagers: 8,
     });
     expect(parseBotConfigText("defaults: {}\n", "bot.yaml").kubernetes).toBeUndefined();
   });
@@ -64,7 +67,7 @@ describe("kubernetes settings in BOT_CONFIG", () => {
       "kubernetes.restUrlTemplate: only the placeholders {name}, {namespace}, {port} (at bot.yaml:5)",
     );
     expect(message).toContain(
-      "kubernetes.namespace: unknown key (allowed: namespaces, kubeconfig, context, refreshSeconds, pageSize, restUrlTemplate, flinkAuth, flinkTls) (at bot.yaml:6)",
+      "kubernetes.namespace: unknown key (allowed: namespaces, kubeconfig, context, refreshSeconds, pageSize, restUrlTemplate, flinkAccess, maxItems, maxConcurrentJobManagers, flinkAuth, flinkTls) (at bot.yaml:6)",
     );
   });
 
@@ -83,40 +86,76 @@ describe("kubernetes settings in BOT_CONFIG", () => {
     );
   });
 
-  it("reads every discovered JobManager's auth and TLS as a source's: secrets from the environment or files only", () => {
+  it("reads the discovered JobManagers' auth and TLS per namespace, as a source's: secrets from the environment or files only", () => {
     const base = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" };
-    const yaml = (access: string) => `kubernetes:\n  namespaces: [flink]\n${access}`;
+    const yaml = (access: string) => `kubernetes:\n  namespaces: [flink, team-b]\n${access}`;
     const config = loadConfig(
       {
         ...base,
         JM_PASSWORD: "jm-secret-9",
         BOT_CONFIG: yaml(
-          "  flinkAuth: {type: basic, username: bot, passwordEnv: JM_PASSWORD}\n  flinkTls: {caFile: /tls/ca.pem}\n",
+          [
+            "  flinkAccess:",
+            "    - namespaces: [flink]",
+            "      matchLabels: {app.kubernetes.io/part-of: ingest}",
+            "      auth: {type: basic, username: bot, passwordEnv: JM_PASSWORD}",
+            "      tls: {caFile: /tls/ca.pem}",
+            "",
+          ].join("\n"),
         ),
       },
       { readFile: files({ "/tls/ca.pem": "CA PEM" }) },
     );
-    expect(config.discoveredFlink).toEqual({
-      auth: { kind: "basic", username: "bot", password: "jm-secret-9" },
-      tls: { ca: "CA PEM" },
-    });
+    expect(config.discoveredFlink).toEqual([
+      {
+        namespaces: ["flink"],
+        matchLabels: { "app.kubernetes.io/part-of": "ingest" },
+        auth: { kind: "basic", username: "bot", password: "jm-secret-9" },
+        tls: { ca: "CA PEM" },
+      },
+    ]);
     expect(JSON.stringify(redactConfig(config))).not.toContain("jm-secret-9");
-    expect(loadConfig({ ...base, BOT_CONFIG: yaml("") }).discoveredFlink).toEqual({ auth: { kind: "none" } });
+    expect(secretValues(config)).toContain("jm-secret-9");
+    expect(loadConfig({ ...base, BOT_CONFIG: yaml("") }).discoveredFlink).toEqual([]);
     expect(loadConfig(base).discoveredFlink).toBeUndefined();
-    expect(() =>
-      loadConfig({ ...base, BOT_CONFIG: yaml("  flinkAuth: {type: bearer, token: abc123}\n") }),
-    ).toThrow(
-      /kubernetes\.flinkAuth\.token: secrets are never written in BOT_CONFIG: use tokenEnv or tokenFile/,
+    const rule = (auth: string) => `  flinkAccess:\n    - namespaces: [flink]\n      auth: ${auth}\n`;
+    expect(() => loadConfig({ ...base, BOT_CONFIG: yaml(rule("{type: bearer, token: abc123}")) })).toThrow(
+      /kubernetes\.flinkAccess\.0\.auth\.token: secrets are never written in BOT_CONFIG: use tokenEnv or tokenFile/,
     );
     expect(() =>
-      loadConfig({ ...base, BOT_CONFIG: yaml("  flinkAuth: {type: bearer, tokenEnv: JM_TOKEN}\n") }),
-    ).toThrow(/kubernetes\.flinkAuth\.tokenEnv: the environment variable JM_TOKEN is not set/);
+      loadConfig({ ...base, BOT_CONFIG: yaml(rule("{type: bearer, tokenEnv: JM_TOKEN}")) }),
+    ).toThrow(/kubernetes\.flinkAccess\.0\.auth\.tokenEnv: the environment variable JM_TOKEN is not set/);
     expect(() =>
       loadConfig(
-        { ...base, BOT_CONFIG: yaml("  flinkTls: {caFile: /tls/missing.pem}\n") },
+        {
+          ...base,
+          BOT_CONFIG: yaml(
+            "  flinkAccess:\n    - namespaces: [flink]\n      tls: {caFile: /tls/missing.pem}\n",
+          ),
+        },
         { readFile: files({}) },
       ),
-    ).toThrow(/kubernetes\.flinkTls\.caFile: cannot read \/tls\/missing\.pem \(ENOENT\)/);
+    ).toThrow(/kubernetes\.flinkAccess\.0\.tls\.caFile: cannot read \/tls\/missing\.pem \(ENOENT\)/);
+  });
+
+  it("refuses one credential for every JobManager, * in a credential's namespaces, and TLS over an http template", () => {
+    const parse = (text: string) => () =>
+      parseBotConfigText(`kubernetes:\n  namespaces: [flink]\n${text}`, "b.yaml");
+    expect(parse("  flinkAuth: {type: bearer, tokenEnv: T}\n")).toThrow(
+      /kubernetes\.flinkAuth: flinkAuth gave one credential to every discovered JobManager; use flinkAccess/,
+    );
+    expect(parse("  flinkTls: {caFile: /ca.pem}\n")).toThrow(/flinkTls gave one credential to every/);
+    expect(parse("  flinkAccess:\n    - namespaces: ['*']\n")).toThrow(
+      /kubernetes\.flinkAccess\.0\.namespaces\.0: a Kubernetes namespace name/,
+    );
+    expect(
+      parse(
+        "  restUrlTemplate: http://{name}.example:{port}\n  flinkAccess:\n    - namespaces: [flink]\n      tls: {caFile: /ca.pem}\n",
+      ),
+    ).toThrow(/the template must be https:\/\/, never http:\/\//);
+    expect(parse("  restUrlTemplate: http://bot:pw@{name}.example\n")).toThrow(
+      /no user:password@ in the template/,
+    );
   });
 
   it("takes the in-cluster API address from the pod's environment, which the manifests never set", () => {
@@ -249,15 +288,45 @@ describe("a FlinkDeployment's REST URL", () => {
   const deployment = (flinkConfiguration: unknown) =>
     ({ metadata: { name: "d", namespace: "n" }, spec: { flinkConfiguration } }) as never;
   it("is the operator's -rest Service, on the configured port and scheme, or the template", () => {
-    expect(restUrlOf(deployment(undefined), "n", "d")).toBe("http://d-rest.n.svc:8081");
-    expect(restUrlOf(deployment({ "rest.port": "9091" }), "n", "d")).toBe("http://d-rest.n.svc:9091");
-    expect(restUrlOf(deployment({ rest: { port: 9092 } }), "n", "d")).toBe("http://d-rest.n.svc:9092");
-    expect(restUrlOf(deployment({ "security.ssl.rest.enabled": "true" }), "n", "d")).toBe(
-      "https://d-rest.n.svc:8081",
-    );
-    expect(restUrlOf(deployment({ "rest.port": "x" }), "n", "d")).toBe("http://d-rest.n.svc:8081");
-    expect(restUrlOf(deployment({}), "n", "d", "https://flink.example/{namespace}/{name}/")).toBe(
-      "https://flink.example/n/d/",
-    );
+    const url = (...args: Parameters<typeof restUrlOf>) => restUrlOf(...args);
+    expect(url(deployment(undefined), "n", "d")).toEqual({ url: "http://d-rest.n.svc:8081" });
+    expect(url(deployment({ "rest.port": "9091" }), "n", "d")).toEqual({ url: "http://d-rest.n.svc:9091" });
+    expect(url(deployment({ rest: { port: 9092 } }), "n", "d")).toEqual({ url: "http://d-rest.n.svc:9092" });
+    expect(url(deployment({ "security.ssl.rest.enabled": "true" }), "n", "d")).toEqual({
+      url: "https://d-rest.n.svc:8081",
+    });
+    expect(url(deployment({ "rest.port": "x" }), "n", "d")).toEqual({ url: "http://d-rest.n.svc:8081" });
+    expect(url(deployment({}), "n", "d", "https://flink.example/{namespace}/{name}/")).toEqual({
+      url: "https://flink.example/n/d/",
+    });
+  });
+
+  it("is https when TLS is configured for it, whatever the deployment's own flinkConfiguration says", () => {
+    expect(
+      restUrlOf(deployment({ "security.ssl.rest.enabled": "false" }), "n", "d", undefined, true),
+    ).toEqual({
+      url: "https://d-rest.n.svc:8081",
+    });
+    expect(restUrlOf(deployment({}), "n", "d", "http://{name}.example", true)).toEqual({
+      refused: "TLS is configured for its JobManager, but its REST URL is not https",
+    });
+  });
+
+  it("percent-encodes what it substitutes and refuses a host the template does not make, or user:password@", () => {
+    const template = "https://flink.example/{namespace}/{name}/";
+    // Names are checked as RFC 1123 labels before this; these come from a template's own reach.
+    expect(restUrlOf(deployment({}), "n", "a@127.0.0.1:6999/#", template)).toEqual({
+      url: "https://flink.example/n/a%40127.0.0.1%3A6999%2F%23/",
+    });
+    expect(restUrlOf(deployment({}), "n", "{namespace}", template)).toEqual({
+      url: "https://flink.example/n/%7Bnamespace%7D/",
+    });
+    const hostTemplate = "http://{name}.{namespace}.svc:{port}";
+    expect(restUrlOf(deployment({}), "n", "a@127.0.0.1:6999/#", hostTemplate)).toMatchObject({
+      refused: expect.stringMatching(/not a URL|not the one the template makes/),
+    });
+    expect(restUrlOf(deployment({}), "n", "b/../../..", hostTemplate)).toMatchObject({
+      refused: expect.stringMatching(/not a URL|not the one the template makes/),
+    });
   });
 });

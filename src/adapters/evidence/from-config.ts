@@ -36,7 +36,12 @@ export interface EvidencePortOverrides {
   now?: () => number;
   /** Flink sources found at run time (the Flink Kubernetes Operator's deployments). */
   flinkProviders?: readonly FlinkSourceProvider[];
+  /** Told how many Flink clients and TLS pools are kept after each Flink listing. */
+  onFlinkClients?: (kept: { clients: number; tlsPools: number }) => void;
 }
+
+/** Without a kubernetes section: the named Flink sources, at most this many at once. */
+const DEFAULT_CONCURRENT_JOBMANAGERS = 8;
 
 export function createEvidencePorts(config: Config, overrides: EvidencePortOverrides = {}): EvidencePorts {
   const timeoutMs = overrides.timeoutMs ?? config.sourceTimeoutMs;
@@ -92,9 +97,10 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   }
 
   const flinkClients = new Map<string, FlinkPort>();
+  const clientKey = (spec: HttpSourceSpec) => `${spec.name}\u0000${spec.url}`;
   const flinkPort = (spec: HttpSourceSpec) => {
     // Discovered sources are rebuilt on every listing: keep one client per name and URL.
-    const key = `${spec.name}\u0000${spec.url}`;
+    const key = clientKey(spec);
     let port = flinkClients.get(key);
     if (!port) {
       port = createFlinkClient(common("flink", spec));
@@ -102,11 +108,28 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
     }
     return port;
   };
+  /** Clients and TLS pools of sources no longer listed go (deployments come and go for good). */
+  const retainFlink = (live: readonly HttpSourceSpec[]) => {
+    const keys = new Set(live.map(clientKey));
+    for (const key of flinkClients.keys()) if (!keys.has(key)) flinkClients.delete(key);
+    const names = new Set(live.map((s) => `flink/${s.name}`));
+    for (const [key, agent] of tlsAgents) {
+      if (!key.startsWith("flink/") || names.has(key)) continue;
+      tlsAgents.delete(key);
+      void agent.close().catch(() => {});
+    }
+  };
   const providers = overrides.flinkProviders ?? [];
   const single = sources.flink.length === 1 && sources.flink[0]?.origin === "env" && providers.length === 0;
   if (single) ports.flink = flinkPort(sources.flink[0] as HttpSourceSpec);
   else if (sources.flink.length > 0 || providers.length > 0)
-    ports.flink = createCompositeFlink(sources.flink, providers, flinkPort);
+    ports.flink = createCompositeFlink(sources.flink, providers, flinkPort, {
+      concurrency: config.bot.kubernetes?.maxConcurrentJobManagers ?? DEFAULT_CONCURRENT_JOBMANAGERS,
+      retain: (live) => {
+        retainFlink(live);
+        overrides.onFlinkClients?.({ clients: flinkClients.size, tlsPools: tlsAgents.size });
+      },
+    });
 
   const connects = sources.connect.map((spec) => ({
     name: spec.name,

@@ -81,11 +81,10 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 
 /** Sends one request and reads the whole body; any HTTP status is returned, not thrown. */
 export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
-  const { url, headers } = withUserInfoAsBasicAuth(
-    typeof req.url === "string" ? new URL(req.url) : req.url,
-    options.headers ? { ...options.headers, ...req.headers } : req.headers,
-  );
+  const url = typeof req.url === "string" ? new URL(req.url) : req.url;
+  const headers = options.headers ? { ...options.headers, ...req.headers } : req.headers;
   const method = req.method ?? "GET";
+  refuseUserInfo(url, options.source, method);
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const where: Where = { source: options.source, url, method, timeoutMs };
@@ -135,24 +134,20 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
 }
 
 /**
- * `http://user:pass@host` in a source URL means basic auth: it is sent as an Authorization
- * header (unless the request carries its own) and taken out of the URL, so no error or log that
- * shows the URL can show it.
+ * A URL with user:password@ (or user@) is never called: config refuses one, and one that comes
+ * from elsewhere (a discovered JobManager) must not turn into Basic auth sent wherever it points.
+ * The message names neither the user nor the password.
  */
-function withUserInfoAsBasicAuth(
-  url: URL,
-  headers: Record<string, string> | undefined,
-): { url: URL; headers: Record<string, string> | undefined } {
-  if (!url.username && !url.password) return { url, headers };
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
-  const bare = new URL(url);
-  bare.username = "";
-  bare.password = "";
-  const has = headers && Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
-  if (has) return { url: bare, headers };
-  const basic = `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
-  return { url: bare, headers: { ...headers, authorization: basic } };
+function refuseUserInfo(url: URL, source: SourceName, method: HttpMethod): void {
+  if (!url.username && !url.password) return;
+  throw new CodedError(
+    ErrorCode.ConfigInvalid,
+    `${SOURCE_WORDS[source]} URL ${sourceOrigin(url)} carries credentials (user:password@); the request was not sent`,
+    {
+      hint: "Remove the credentials from the URL and give them in the source's auth setting (passwordEnv, tokenEnv or their File forms).",
+      details: { source, path: url.pathname, method },
+    },
+  );
 }
 
 /** Sends a request, demands one of the accepted statuses, and returns the raw response. */

@@ -42,8 +42,9 @@ export async function runDevCommand(args: readonly string[], io: CliIo): Promise
   });
   try {
     for (const line of [
-      `iceberg-bot dev: open ${dev.url}`,
+      `iceberg-bot dev: open ${dev.link}`,
       "",
+      "The link carries this session's token: it is the only way in, so keep it to yourself.",
       `The simulated lakehouse plays ${scenario}; the page's menu fires an alert for any scenario.`,
       "Buttons and forms on the page are sent into the bot as signed Slack requests, as the person",
       "picked at the top (two approvers and one person who may not approve).",

@@ -7,7 +7,28 @@ import { z } from "zod";
 const SourceName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "a name of letters, digits, '.', '_' or '-' (up to 63)");
-const HttpUrl = z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" });
+/** True when a URL carries user:password@ (or user@): a credential where no secret may be. */
+export function hasUserInfo(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== "" || parsed.password !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** A source URL: http(s), and never with credentials in it (they would be logged, and go wherever it points). */
+export function sourceUrl(instead: string) {
+  return z
+    .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
+    .refine((url) => !hasUserInfo(url), {
+      message: `credentials in a URL are refused (no secrets in BOT_CONFIG or the URL): remove user:password@ and use ${instead}`,
+    });
+}
+
+const HttpUrl = sourceUrl(
+  "auth: (basic with passwordEnv or passwordFile, or bearer with tokenEnv or tokenFile)",
+);
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 const FilePath = z.string().min(1, "a file path");
 

@@ -39,8 +39,11 @@ export interface HttpSourceSpec {
   origin: SourceOrigin;
 }
 
-/** How discovered Flink sources (the operator's JobManagers) are reached: one setting for all. */
+/** How discovered Flink sources (the operator's JobManagers) of some namespaces are reached. */
 export interface DiscoveredFlinkAccess {
+  namespaces: string[];
+  /** Only deployments carrying these labels. */
+  matchLabels?: Record<string, string>;
   auth: HttpAuth;
   tls?: TlsMaterial;
 }

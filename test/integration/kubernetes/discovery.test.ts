@@ -21,7 +21,7 @@ import {
   type SourceChanges,
   toSourceSpecs,
 } from "../../../src/adapters/evidence/kubernetes/discovery.js";
-import type { KubernetesSettings } from "../../../src/core/kubernetes-settings.js";
+import { type KubernetesSettings, KubernetesSettingsSchema } from "../../../src/core/kubernetes-settings.js";
 import { ErrorCode } from "../../../src/errors.js";
 import type {
   KubernetesApiStandIn,
@@ -69,8 +69,9 @@ function serviceAccountDir(token = SA_TOKEN): string {
   return dir;
 }
 
+/** BOT_CONFIG's defaults; a test may set what the schema would refuse (a refresh in milliseconds). */
 function settings(overrides: Partial<KubernetesSettings> = {}): KubernetesSettings {
-  return { namespaces: ["flink"], refreshSeconds: 60, pageSize: 100, ...overrides };
+  return { ...KubernetesSettingsSchema.parse({ namespaces: ["flink"] }), ...overrides };
 }
 
 function inCluster(

@@ -1,7 +1,7 @@
 // Flink clusters the Flink Kubernetes Operator runs, as Flink sources of an investigation: the
 // Kubernetes API stand-in lists a FlinkDeployment whose JobManager REST API (mapped to loopback
 // through restUrlTemplate and its rest.port) is a simulated Flink cluster behind a bearer token,
-// the one `kubernetes.flinkAuth` names. The writer is found there and named namespace/deployment;
+// the one `kubernetes.flinkAccess` names for its namespace. The writer is found there and named namespace/deployment;
 // once the deployment is gone from the API, the next listing drops the source.
 
 import { readFileSync } from "node:fs";
@@ -78,7 +78,7 @@ function discoveryConfig() {
     namespaces: ["flink"],
     kubeconfig: "/var/run/bot/kubeconfig",
     restUrlTemplate: "http://127.0.0.1:{port}",
-    flinkAuth: { type: "bearer", tokenEnv: "FLINK_JM_TOKEN" },
+    flinkAccess: [{ namespaces: ["flink"], auth: { type: "bearer", tokenEnv: "FLINK_JM_TOKEN" } }],
   };
   return loadConfig({ ...env, FLINK_JM_TOKEN: FLINK_TOKEN, BOT_CONFIG: stringify({ ...bot, kubernetes }) });
 }
@@ -88,7 +88,7 @@ const quiet = { info: () => {}, warn: () => {} };
 describe("Flink clusters discovered in Kubernetes as Flink sources", () => {
   it("finds the writer on the discovered JobManager, names it namespace/deployment, and drops it once deleted", async () => {
     const config = discoveryConfig();
-    expect(config.discoveredFlink?.auth).toEqual({ kind: "bearer", token: FLINK_TOKEN });
+    expect(config.discoveredFlink?.[0]?.auth).toEqual({ kind: "bearer", token: FLINK_TOKEN });
     expect(secretValues(config)).toContain(FLINK_TOKEN);
     const part = flinkDiscoveryPart(config, quiet, {
       readFile: (path) =>
@@ -109,7 +109,7 @@ describe("Flink clusters discovered in Kubernetes as Flink sources", () => {
         "audit-ingest@flink-us",
         "orders-ingest@flink/orders-ingest",
       ]);
-      // Every request to the JobManager carried the token kubernetes.flinkAuth names.
+      // Every request to the JobManager carried the token kubernetes.flinkAccess names for it.
       expect(seenAuth.length).toBeGreaterThan(0);
       expect(new Set(seenAuth)).toEqual(new Set([`Bearer ${FLINK_TOKEN}`]));
 

@@ -18,13 +18,6 @@ describe("createEvidencePorts", () => {
     expect(createEvidencePorts(loadConfig({}))).toEqual({});
   });
 
-  it("shows the catalog URL without credentials", () => {
-    const ports = createEvidencePorts(
-      loadConfig({ ICEBERG_CATALOG_URL: "https://user:pw@catalog.example/api" }),
-    );
-    expect(ports.catalog?.url).toBe("https://catalog.example/api");
-  });
-
   it("picks the catalog authentication: client credentials over a fixed token, else none", () => {
     const base = { ICEBERG_CATALOG_URL: "http://catalog:8181" };
     expect(catalogAuth(loadConfig(base))).toEqual({ kind: "none" });

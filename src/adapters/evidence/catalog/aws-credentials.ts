@@ -4,9 +4,9 @@
 // endpoint (ECS, EKS Pod Identity). Temporary credentials are cached until shortly before they
 // expire; one exchange at a time.
 
-import { readFile } from "node:fs/promises";
 import type { AwsEnv } from "../../../config.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
+import { readSmallFile } from "../../../util/read-small-file.js";
 import { type HttpSourceOptions, sendRaw } from "../http.js";
 
 export interface AwsCredentials {
@@ -82,7 +82,7 @@ async function webIdentity(
   http: HttpSourceOptions,
   now: () => number,
 ): Promise<AwsCredentials> {
-  const token = (await readFile(aws.webIdentityTokenFile as string, "utf8")).trim();
+  const token = readSmallFile(aws.webIdentityTokenFile as string).trim();
   const endpoint = new URL(aws.stsEndpoint ?? `https://sts.${region}.amazonaws.com/`);
   // AssumeRoleWithWebIdentity is not signed: the token is the proof.
   const form = new URLSearchParams({
@@ -131,7 +131,7 @@ async function webIdentity(
 async function container(aws: AwsEnv, http: HttpSourceOptions): Promise<AwsCredentials> {
   const url = new URL(aws.containerFullUri ?? `${CONTAINER_HOST}${aws.containerRelativeUri}`);
   const authorization = aws.containerAuthTokenFile
-    ? (await readFile(aws.containerAuthTokenFile, "utf8")).trim()
+    ? readSmallFile(aws.containerAuthTokenFile).trim()
     : aws.containerAuthToken;
   const response = await sendRaw(
     { ...http, headers: {} },

@@ -6,6 +6,7 @@
 import { Agent, type Dispatcher, request } from "undici";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
+import { scrubAllForms } from "../../../util/secret-forms.js";
 import type { KubernetesConnection } from "./credentials.js";
 
 export const FLINK_GROUP = "flink.apache.org";
@@ -17,6 +18,9 @@ export const RBAC_CLUSTER_MANIFEST = "deploy/kubernetes/flink-discovery/rbac-clu
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_BYTES = 32 * 1024 * 1024;
+/** Bounds one listing over all its pages: a server ignoring `limit` must not fill the heap. */
+export const MAX_LIST_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_ITEMS = 5000;
 /** Bounds a server whose continue tokens never end. */
 const MAX_PAGES = 1000;
 
@@ -24,6 +28,8 @@ export interface KubernetesClientOptions {
   timeoutMs?: number;
   /** Items per list page (the API's `limit`). */
   pageSize?: number;
+  /** Most items one listing keeps over all its pages (kubernetes.maxItems). */
+  maxItems?: number;
 }
 
 export interface ListResult<T = unknown> {
@@ -43,6 +49,7 @@ export class KubernetesClient {
   private readonly dispatcher: Dispatcher;
   private readonly timeoutMs: number;
   private readonly pageSize: number;
+  private readonly maxItems: number;
 
   constructor(
     private readonly connection: KubernetesConnection,
@@ -50,6 +57,7 @@ export class KubernetesClient {
   ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.pageSize = options.pageSize ?? 100;
+    this.maxItems = options.maxItems ?? DEFAULT_MAX_ITEMS;
     this.dispatcher = new Agent({
       keepAliveTimeout: 10_000,
       connect: {
@@ -67,6 +75,7 @@ export class KubernetesClient {
     let requests = 0;
     let restarted = false;
     let items: unknown[] = [];
+    let bytes = 0;
     let token: string | undefined;
     for (let page = 0; ; page++) {
       if (page >= MAX_PAGES) {
@@ -87,6 +96,7 @@ export class KubernetesClient {
         // The continue token expired (etcd compacted): start a fresh, consistent list once.
         restarted = true;
         items = [];
+        bytes = 0;
         token = undefined;
         page = -1;
         continue;
@@ -94,6 +104,21 @@ export class KubernetesClient {
       if (answer.status !== 200) throw this.statusError(call, answer.status, answer.body);
       const list = answer.body as { items?: unknown; metadata?: { continue?: unknown } } | undefined;
       if (!list || !Array.isArray(list.items)) throw malformed(call, "a list without items");
+      bytes += answer.bytes;
+      if (items.length + list.items.length > this.maxItems || bytes > MAX_LIST_BYTES) {
+        const what =
+          bytes > MAX_LIST_BYTES
+            ? `more than ${MAX_LIST_BYTES} bytes`
+            : `more than ${this.maxItems} items (kubernetes.maxItems)`;
+        throw new CodedError(
+          ErrorCode.SourceTooLarge,
+          `Kubernetes API listed ${what} for ${describe(call)} after ${requests} pages; listing stopped`,
+          {
+            hint: "Raise kubernetes.maxItems if the cluster really holds that many, or check that the API server honours limit.",
+            details: { ...detailsOf(call), pages: requests, items: items.length + list.items.length, bytes },
+          },
+        );
+      }
       items.push(...list.items);
       const next = list.metadata?.continue;
       if (typeof next !== "string" || next === "") return { items, requests };
@@ -115,7 +140,10 @@ export class KubernetesClient {
     await this.dispatcher.close();
   }
 
-  private async call(call: Call, query: URLSearchParams): Promise<{ status: number; body: unknown }> {
+  private async call(
+    call: Call,
+    query: URLSearchParams,
+  ): Promise<{ status: number; body: unknown; bytes: number }> {
     const scope =
       call.namespace === ALL_NAMESPACES ? "" : `/namespaces/${encodeURIComponent(call.namespace)}`;
     const name = call.name === undefined ? "" : `/${encodeURIComponent(call.name)}`;
@@ -155,13 +183,25 @@ export class KubernetesClient {
         if (response.statusCode === 200) throw malformed(call, "a body that is not JSON");
         body = undefined;
       }
-      return { status: response.statusCode, body };
+      return { status: response.statusCode, body, bytes: size };
     } catch (error) {
       if (error instanceof CodedError) throw error;
       throw this.transportError(call, error, controller.signal.aborted);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The API server's words may echo the bearer token: never pass it on in any form. */
+  private scrubbed(text: string | undefined): string | undefined {
+    if (text === undefined) return undefined;
+    let token = "";
+    try {
+      token = this.connection.token?.() ?? "";
+    } catch {
+      return text;
+    }
+    return token.length >= 4 ? scrubAllForms(text, [token]) : text;
   }
 
   private transportError(call: Call, error: unknown, deadlinePassed: boolean): CodedError {
@@ -197,7 +237,7 @@ export class KubernetesClient {
   }
 
   private statusError(call: Call, status: number, body: unknown): CodedError {
-    const said = statusMessageOf(body);
+    const said = this.scrubbed(statusMessageOf(body));
     const tail = said ? `: ${said}` : "";
     const details = { ...detailsOf(call), status };
     const who = this.connection.identity;

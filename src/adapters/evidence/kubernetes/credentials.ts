@@ -4,11 +4,11 @@
 // the token is re-read for every request because a projected service-account token rotates.
 // No secret ever goes into a message: only paths, context and user names.
 
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { CodedError, ErrorCode } from "../../../errors.js";
+import { readSmallFile, refusalOf } from "../../../util/read-small-file.js";
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -30,7 +30,7 @@ export interface KubernetesConnection {
 
 export type ReadText = (path: string) => string;
 
-const readText: ReadText = (path) => readFileSync(path, "utf8");
+const readText: ReadText = (path) => readSmallFile(path);
 
 export interface InClusterOptions {
   /** KUBERNETES_SERVICE_HOST and _PORT, as src/config.ts read them. */
@@ -101,7 +101,8 @@ function readOrFail(read: ReadText, path: string, what: string): string {
     return read(path);
   } catch (error) {
     throw notConfigured(
-      `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      refusal(what, error) ??
+        `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
       MOUNT_HINT,
       error,
     );
@@ -228,7 +229,8 @@ function readOrFailConfig(read: ReadText, path: string, what: string): string {
     return read(path);
   } catch (error) {
     throw notConfigured(
-      `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      refusal(what, error) ??
+        `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
       "Check kubernetes.kubeconfig in BOT_CONFIG and that the file is mounted in the pod.",
       error,
     );
@@ -240,6 +242,11 @@ function badKubeconfig(path: string, what: string): CodedError {
     `the kubeconfig ${path} ${what}`,
     "Fix the kubeconfig, or point kubernetes.kubeconfig in BOT_CONFIG at another one.",
   );
+}
+
+function refusal(what: string, error: unknown): string | undefined {
+  const why = refusalOf(error);
+  return why ? `${what}: ${why}` : undefined;
 }
 
 function notConfigured(message: string, hint: string, cause?: unknown): CodedError {

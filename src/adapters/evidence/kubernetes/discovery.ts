@@ -4,14 +4,15 @@
 // last known sources and reports why, so one missing RoleBinding does not hide every other cluster.
 
 import type { z } from "zod";
-import type { KubernetesSettings } from "../../../core/kubernetes-settings.js";
+import { ALL_NAMESPACES, accessRuleFor, type KubernetesSettings } from "../../../core/kubernetes-settings.js";
 import type {
   DiscoveredFlinkAccess,
   FlinkSourceProvider,
   FlinkSourceSpec,
   KnownFlinkJob,
 } from "../../../core/sources/model.js";
-import { asCodedError, type CodedError } from "../../../errors.js";
+import { asCodedError, CodedError } from "../../../errors.js";
+import { scrubAllForms } from "../../../util/secret-forms.js";
 import { KubernetesClient, type ListResult } from "./client.js";
 import {
   type InClusterOptions,
@@ -29,33 +30,39 @@ import {
 
 /**
  * A discovered JobManager as a Flink source: its REST URL (the operator's REST Service inside the
- * cluster, or restUrlTemplate), read with the auth and TLS `kubernetes.flinkAuth`/`flinkTls` give
- * every discovered JobManager (none by default), with the jobs its resources' status names.
+ * cluster, or restUrlTemplate), read with the auth and TLS of the first `kubernetes.flinkAccess`
+ * rule for its namespace and labels (none when no rule matches), with the jobs its resources'
+ * status names.
  */
 export type DiscoveredFlinkSourceSpec = FlinkSourceSpec & {
   origin: "discovered";
   jobs: KnownFlinkJob[];
 };
 
-const NO_ACCESS: DiscoveredFlinkAccess = { auth: { kind: "none" } };
-
 /** Flink sources from a listing, for the investigation's list of Flink sources. */
 export function toSourceSpecs(
   sources: readonly DiscoveredFlinkSource[],
-  access: DiscoveredFlinkAccess = NO_ACCESS,
+  rules: readonly DiscoveredFlinkAccess[] = [],
 ): DiscoveredFlinkSourceSpec[] {
-  return sources.map((s) => ({
-    name: s.name,
-    url: s.restUrl,
-    auth: access.auth,
-    ...(access.tls ? { tls: access.tls } : {}),
-    origin: "discovered",
-    jobs: s.jobs.map((j) => ({
-      ...(j.jobId ? { jobId: j.jobId } : {}),
-      ...(j.jobName ? { name: j.jobName } : {}),
-      ...(j.state ? { state: j.state } : {}),
-    })),
-  }));
+  return sources.flatMap((s): DiscoveredFlinkSourceSpec[] => {
+    const access = accessRuleFor(rules, s.namespace, s.labels);
+    // Never a credential or client certificate over http (the URL was made https for a TLS rule).
+    if (access?.tls && !s.restUrl.startsWith("https://")) return [];
+    return [
+      {
+        name: s.name,
+        url: s.restUrl,
+        auth: access?.auth ?? { kind: "none" },
+        ...(access?.tls ? { tls: access.tls } : {}),
+        origin: "discovered",
+        jobs: s.jobs.map((j) => ({
+          ...(j.jobId ? { jobId: j.jobId } : {}),
+          ...(j.jobName ? { name: j.jobName } : {}),
+          ...(j.state ? { state: j.state } : {}),
+        })),
+      },
+    ];
+  });
 }
 
 export interface DiscoverySnapshot {
@@ -110,7 +117,8 @@ export function connectionFor(
 }
 
 export class FlinkDiscovery {
-  private readonly client: KubernetesClient;
+  /** Built at the first listing: a process that never lists never reads the credentials. */
+  private built: { client: KubernetesClient; connection: KubernetesConnection } | undefined;
   private readonly now: () => number;
   private readonly byNamespace = new Map<string, DiscoveredFlinkSource[]>();
   private last: DiscoverySnapshot | undefined;
@@ -122,13 +130,41 @@ export class FlinkDiscovery {
   private loggedSkips = new Set<string>();
 
   constructor(private readonly options: FlinkDiscoveryOptions) {
-    const connection =
-      options.connection ?? connectionFor(options.settings, options.inCluster, options.readFile);
-    this.client = new KubernetesClient(connection, {
-      timeoutMs: options.timeoutMs,
-      pageSize: options.settings.pageSize,
-    });
     this.now = options.now ?? Date.now;
+  }
+
+  private client(): { client: KubernetesClient; connection: KubernetesConnection } {
+    if (!this.built) {
+      const { options } = this;
+      const connection =
+        options.connection ?? connectionFor(options.settings, options.inCluster, options.readFile);
+      const client = new KubernetesClient(connection, {
+        timeoutMs: options.timeoutMs,
+        pageSize: options.settings.pageSize,
+        maxItems: options.settings.maxItems,
+      });
+      this.built = { client, connection };
+    }
+    return this.built;
+  }
+
+  /** The Kubernetes credentials as of this listing: any text from the API server is scrubbed of them. */
+  private secrets: string[] = [];
+
+  private readSecrets(): string[] {
+    const connection = this.built?.connection;
+    if (!connection) return [];
+    let token = "";
+    try {
+      token = connection.token?.() ?? "";
+    } catch {
+      // An unreadable token was not sent either.
+    }
+    return [token, connection.key ?? ""].filter((s) => s.length >= 4);
+  }
+
+  private scrub(text: string): string {
+    return this.secrets.length === 0 ? text : scrubAllForms(text, this.secrets);
   }
 
   /** The sources as of the last listing (empty before the first). */
@@ -144,7 +180,7 @@ export class FlinkDiscovery {
    * The current sources as a provider the investigation asks on every listing: the last listing
    * (kept current by start()), or a listing now when none has run yet.
    */
-  provider(access: DiscoveredFlinkAccess = NO_ACCESS): FlinkSourceProvider {
+  provider(access: readonly DiscoveredFlinkAccess[] = []): FlinkSourceProvider {
     return {
       name: "kubernetes",
       list: async () => toSourceSpecs((this.last ?? (await this.refresh())).sources, access),
@@ -164,7 +200,7 @@ export class FlinkDiscovery {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
-    await this.client.close();
+    await this.built?.client.close();
   }
 
   /** One listing now (joins one already under way). Never throws: errors are in the snapshot. */
@@ -195,6 +231,24 @@ export class FlinkDiscovery {
     }
   }
 
+  private scrubbedError(error: CodedError): CodedError {
+    const message = this.scrub(error.message);
+    const hint = error.hint === undefined ? undefined : this.scrub(error.hint);
+    if (message === error.message && hint === error.hint) return error;
+    return new CodedError(error.code, message, {
+      ...(hint === undefined ? {} : { hint }),
+      retryable: error.retryable,
+      details: error.details,
+    });
+  }
+
+  private scrubJob(job: ScrubbableJob): void {
+    for (const key of ["error", "jobName", "state", "lifecycleState"] as const) {
+      const value = job[key];
+      if (value !== undefined) job[key] = this.scrub(value);
+    }
+  }
+
   /** A problem is logged when it appears or changes, not at every refresh; a recovery once. */
   private logProblems(errors: DiscoverySnapshot["errors"], skipped: DiscoverySnapshot["skipped"]): void {
     const log = this.options.log;
@@ -222,12 +276,22 @@ export class FlinkDiscovery {
     const errors: DiscoverySnapshot["errors"] = [];
     const skipped: DiscoverySnapshot["skipped"] = [];
     let requests = 0;
-    const template = this.options.settings.restUrlTemplate;
-    await forEachAtMost(CONCURRENT_NAMESPACES, this.options.settings.namespaces, async (namespace) => {
+    const { settings } = this.options;
+    const tlsFor = (namespace: string, labels: Record<string, string> | undefined) =>
+      accessRuleFor(settings.flinkAccess, namespace, labels)?.tls !== undefined;
+    let client: KubernetesClient | undefined;
+    let unbuilt: unknown;
+    try {
+      client = this.client().client;
+    } catch (error) {
+      unbuilt = error;
+    }
+    await forEachAtMost(CONCURRENT_NAMESPACES, settings.namespaces, async (namespace) => {
       try {
+        if (!client) throw unbuilt;
         const settled = await Promise.allSettled([
-          this.client.list("flinkdeployments", namespace),
-          this.client.list("flinksessionjobs", namespace),
+          client.list("flinkdeployments", namespace),
+          client.list("flinksessionjobs", namespace),
         ]);
         // The first failure in this order, whichever answered first: the same message every time.
         for (const result of settled) if (result.status === "rejected") throw result.reason;
@@ -238,7 +302,19 @@ export class FlinkDiscovery {
         const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
           items.flatMap((item) => {
             const result = schema.safeParse(item);
-            if (result.success) return [result.data];
+            // An item claiming another namespace than the one listed would take that one's credentials.
+            const claimed = result.success
+              ? (result.data as { metadata: { namespace: string } }).metadata.namespace
+              : undefined;
+            if (result.success && (namespace === ALL_NAMESPACES || claimed === namespace))
+              return [result.data];
+            if (result.success) {
+              skipped.push({
+                resource: `${kind}/${nameOf(item)}`,
+                reason: `listed in namespace ${namespace} but names namespace ${claimed}`,
+              });
+              return [];
+            }
             const issue = result.error.issues[0];
             skipped.push({
               resource: `${kind}/${nameOf(item)}`,
@@ -246,18 +322,26 @@ export class FlinkDiscovery {
             });
             return [];
           });
-        this.byNamespace.set(
-          namespace,
-          toFlinkSources(
-            parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
-            parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
-            template,
-          ),
+        const listed = toFlinkSources(
+          parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
+          parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
+          { restUrlTemplate: settings.restUrlTemplate, tlsFor },
         );
+        skipped.push(...listed.refused);
+        this.byNamespace.set(namespace, listed.sources);
       } catch (error) {
         errors.push({ namespace, error: asCodedError(error) });
       }
     });
+    // Read once the listing is done, so a token rotated meanwhile is scrubbed in its newest form.
+    this.secrets = this.readSecrets();
+    for (const e of errors) e.error = this.scrubbedError(e.error);
+    for (const s of skipped) {
+      s.resource = this.scrub(s.resource);
+      s.reason = this.scrub(s.reason);
+    }
+    for (const list of this.byNamespace.values())
+      for (const source of list) for (const job of source.jobs) this.scrubJob(job);
     const sources = [...this.byNamespace.values()].flat().sort((a, b) => a.name.localeCompare(b.name));
     const snapshot: DiscoverySnapshot = { sources, errors, skipped, at: this.now(), requests };
     const changes = diffSources(this.last?.sources ?? [], sources);
@@ -279,6 +363,9 @@ export class FlinkDiscovery {
     return snapshot;
   }
 }
+
+/** The operator's words about a job can carry whatever the API server put there. */
+export type ScrubbableJob = { error?: string; jobName?: string; state?: string; lifecycleState?: string };
 
 /** Namespaces listed at once: many namespaces must not become a burst on the API server. */
 const CONCURRENT_NAMESPACES = 4;

@@ -3,10 +3,22 @@
 // name it in spec.deploymentName). Field names follow the operator's CRDs (flink.apache.org/v1beta1,
 // test/fixtures/upstream/flink-kubernetes-operator); only what discovery reads is checked, and a
 // resource whose status has no job id yet is pending, not an error.
+//
+// Whoever can create a FlinkDeployment (or answer as the API server) chooses its name, so a name
+// steers the URL the bot calls with a JobManager's credentials: names and namespaces must be DNS
+// labels as Kubernetes defines them, each is percent-encoded into the template, and a URL whose
+// host is not the one the template makes, or that carries user:password@, is refused.
 
 import { z } from "zod";
+import { RFC1123_LABEL } from "../../../core/kubernetes-settings.js";
 
-const Metadata = z.object({ name: z.string().min(1), namespace: z.string().min(1) });
+const Label = z.string().regex(RFC1123_LABEL, "a Kubernetes name (RFC 1123 label: a-z, 0-9, '-', up to 63)");
+
+const Metadata = z.object({
+  name: Label,
+  namespace: Label,
+  labels: z.record(z.string(), z.string()).optional(),
+});
 
 const JobStatus = z
   .object({
@@ -37,7 +49,7 @@ export const FlinkDeploymentResource = z.object({
 
 export const FlinkSessionJobResource = z.object({
   metadata: Metadata,
-  spec: z.object({ deploymentName: z.string().min(1) }),
+  spec: z.object({ deploymentName: Label }),
   status: z
     .object({ jobStatus: JobStatus, lifecycleState: z.string().optional(), error: z.string().optional() })
     .optional(),
@@ -69,6 +81,8 @@ export interface DiscoveredFlinkSource {
   namespace: string;
   deployment: string;
   restUrl: string;
+  /** The FlinkDeployment's labels (absent for a session job whose deployment was not listed). */
+  labels?: Record<string, string>;
   /** "application" (spec.job set: one job per cluster) or "session" (jobs from FlinkSessionJobs). */
   mode: "application" | "session";
   lifecycleState?: string;
@@ -79,22 +93,51 @@ export interface DiscoveredFlinkSource {
 
 const DEFAULT_REST_PORT = 8081;
 
-/** Where the REST API of a deployment is: the operator's `<name>-rest` Service, or the template. */
+/** Where a deployment's REST API is, or why its URL is refused. */
+export type RestUrl = { url: string } | { refused: string };
+
+/**
+ * Where the REST API of a deployment is: the operator's `<name>-rest` Service, or the template.
+ * `tls`: TLS is configured for this JobManager, so the default URL is https whatever the
+ * deployment's own `security.ssl.rest.enabled` says (its author must not turn TLS off for us).
+ */
 export function restUrlOf(
   deployment: FlinkDeploymentResource | undefined,
   namespace: string,
   name: string,
   template?: string,
-): string {
+  tls = false,
+): RestUrl {
   const conf = deployment?.spec.flinkConfiguration;
   const port = Number(configValue(conf, "rest.port") ?? DEFAULT_REST_PORT);
   const safePort = Number.isInteger(port) && port > 0 && port < 65_536 ? port : DEFAULT_REST_PORT;
-  const tls = String(configValue(conf, "security.ssl.rest.enabled") ?? "false").toLowerCase() === "true";
-  const fill = template ?? `${tls ? "https" : "http"}://{name}-rest.{namespace}.svc:{port}`;
-  return fill
-    .replaceAll("{name}", name)
-    .replaceAll("{namespace}", namespace)
-    .replaceAll("{port}", String(safePort));
+  const restTls =
+    tls || String(configValue(conf, "security.ssl.rest.enabled") ?? "false").toLowerCase() === "true";
+  const fill = template ?? `${restTls ? "https" : "http"}://{name}-rest.{namespace}.svc:{port}`;
+  const values: Record<string, string> = { name, namespace, port: String(safePort) };
+  // One pass over the template: a value is never searched for placeholders again.
+  const substitute = (text: string) =>
+    text.replace(/\{(name|namespace|port)\}/g, (_m, key: string) => encodeURIComponent(values[key] ?? ""));
+  const filled = substitute(fill);
+  const url = parsed(filled);
+  if (!url) return { refused: `its REST URL ${JSON.stringify(filled.slice(0, 200))} is not a URL` };
+  if (url.username || url.password) return { refused: "its REST URL carries user:password@" };
+  // The host the template's own authority makes with these values, parsed on its own.
+  const authority = /^https?:\/\/([^/?#]*)/.exec(fill)?.[1] ?? "";
+  const expected = parsed(`${url.protocol}//${substitute(authority)}`);
+  if (!expected || expected.host !== url.host || expected.username || expected.password)
+    return { refused: `its REST URL's host ${JSON.stringify(url.host)} is not the one the template makes` };
+  if (tls && url.protocol !== "https:")
+    return { refused: "TLS is configured for its JobManager, but its REST URL is not https" };
+  return { url: filled };
+}
+
+function parsed(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -129,21 +172,44 @@ function jobOf(
   };
 }
 
-/** Flink sources from one listing; session jobs whose deployment was not listed still get theirs. */
+export interface FlinkSourceOptions {
+  restUrlTemplate?: string;
+  /** Whether TLS is configured for a JobManager (its URL must then be https). */
+  tlsFor?: (namespace: string, labels: Record<string, string> | undefined) => boolean;
+}
+
+/**
+ * Flink sources from one listing; session jobs whose deployment was not listed still get theirs.
+ * A deployment whose REST URL is refused is left out, with why.
+ */
 export function toFlinkSources(
   deployments: readonly FlinkDeploymentResource[],
   sessionJobs: readonly FlinkSessionJobResource[],
-  restUrlTemplate?: string,
-): DiscoveredFlinkSource[] {
-  const byKey = new Map<string, DiscoveredFlinkSource>();
+  options: FlinkSourceOptions = {},
+): { sources: DiscoveredFlinkSource[]; refused: { resource: string; reason: string }[] } {
+  const byKey = new Map<string, DiscoveredFlinkSource | { refused: string }>();
+  const refused: { resource: string; reason: string }[] = [];
+  const urlFor = (
+    d: FlinkDeploymentResource | undefined,
+    namespace: string,
+    name: string,
+    labels: Record<string, string> | undefined,
+  ) => restUrlOf(d, namespace, name, options.restUrlTemplate, options.tlsFor?.(namespace, labels) ?? false);
   for (const d of deployments) {
-    const { name, namespace } = d.metadata;
+    const { name, namespace, labels } = d.metadata;
     const application = d.spec.job !== undefined;
+    const rest = urlFor(d, namespace, name, labels);
+    if ("refused" in rest) {
+      byKey.set(`${namespace}/${name}`, rest);
+      refused.push({ resource: `FlinkDeployment/${namespace}/${name}`, reason: rest.refused });
+      continue;
+    }
     byKey.set(`${namespace}/${name}`, {
       name: `${namespace}/${name}`,
       namespace,
       deployment: name,
-      restUrl: restUrlOf(d, namespace, name, restUrlTemplate),
+      restUrl: rest.url,
+      ...(labels ? { labels } : {}),
       mode: application ? "application" : "session",
       lifecycleState: d.status?.lifecycleState,
       jobManagerStatus: d.status?.jobManagerDeploymentStatus,
@@ -155,18 +221,25 @@ export function toFlinkSources(
     const key = `${namespace}/${j.spec.deploymentName}`;
     let source = byKey.get(key);
     if (!source) {
-      source = {
-        name: key,
-        namespace,
-        deployment: j.spec.deploymentName,
-        restUrl: restUrlOf(undefined, namespace, j.spec.deploymentName, restUrlTemplate),
-        mode: "session",
-        jobs: [],
-      };
+      const rest = urlFor(undefined, namespace, j.spec.deploymentName, undefined);
+      if ("refused" in rest) {
+        refused.push({ resource: `FlinkSessionJob/${namespace}/${j.metadata.name}`, reason: rest.refused });
+        source = rest;
+      } else
+        source = {
+          name: key,
+          namespace,
+          deployment: j.spec.deploymentName,
+          restUrl: rest.url,
+          mode: "session",
+          jobs: [],
+        };
       byKey.set(key, source);
     }
+    if ("refused" in source) continue;
     source.jobs.push(jobOf(`FlinkSessionJob/${j.metadata.name}`, j.status));
   }
-  for (const source of byKey.values()) source.jobs.sort((a, b) => a.resource.localeCompare(b.resource));
-  return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const sources = [...byKey.values()].filter((s): s is DiscoveredFlinkSource => !("refused" in s));
+  for (const source of sources) source.jobs.sort((a, b) => a.resource.localeCompare(b.resource));
+  return { sources: sources.sort((a, b) => a.name.localeCompare(b.name)), refused };
 }

@@ -33,14 +33,28 @@ function shouldTag(specs: readonly { origin: string }[]): boolean {
 }
 
 /**
- * Lists from every source at once. Fails only when every source fails (with the first error);
- * when some fail, the listing holds what the rest said and names the silent ones as gaps.
+ * Lists from every source, at most `limit` at once. Fails only when every source fails (with the
+ * first error); when some fail, the listing holds what the rest said and names the silent ones as
+ * gaps.
  */
 async function fromEvery<P, T>(
   sources: readonly Named<P>[],
   run: (source: Named<P>) => Promise<T[]>,
+  limit = Number.POSITIVE_INFINITY,
 ): Promise<Listing<T>> {
-  const settled = await Promise.allSettled(sources.map(run));
+  const settled: PromiseSettledResult<T[]>[] = new Array(sources.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < sources.length) {
+      const i = next++;
+      try {
+        settled[i] = { status: "fulfilled", value: await run(sources[i] as Named<P>) };
+      } catch (reason) {
+        settled[i] = { status: "rejected", reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, sources.length) }, worker));
   const ok = settled.filter((s): s is PromiseFulfilledResult<T[]> => s.status === "fulfilled");
   if (ok.length === 0 && settled.length > 0) throw (settled[0] as PromiseRejectedResult).reason;
   const listing: Listing<T> = ok.flatMap((s) => s.value);
@@ -53,10 +67,18 @@ async function fromEvery<P, T>(
   return listing;
 }
 
+export interface CompositeFlinkOptions {
+  /** Most JobManagers one listing calls at once (discovery may find hundreds). */
+  concurrency?: number;
+  /** Told the sources of each listing, so clients of sources that are gone can be let go. */
+  retain?: (live: readonly FlinkSourceSpec[]) => void;
+}
+
 export function createCompositeFlink(
   staticSources: readonly FlinkSourceSpec[],
   providers: readonly FlinkSourceProvider[],
   portFor: (spec: FlinkSourceSpec) => FlinkPort,
+  options: CompositeFlinkOptions = {},
 ): FlinkPort {
   /** Which sources listed each job id last time (ids may repeat across application clusters). */
   let located = new Map<string, string[]>();
@@ -70,17 +92,22 @@ export function createCompositeFlink(
     const unique = specs.filter((s) => !seen.has(s.name) && seen.add(s.name));
     tag = shouldTag(unique) || providers.length > 0;
     current = unique.map((spec) => ({ name: spec.name, port: portFor(spec) }));
+    options.retain?.(unique);
     return current;
   }
 
   return {
     async listJobs() {
       const next = new Map<string, string[]>();
-      const jobs = await fromEvery(await sources(), async (s) => {
-        const listed = await s.port.listJobs();
-        for (const job of listed) next.set(job.jobId, [...(next.get(job.jobId) ?? []), s.name]);
-        return listed.map((job): FlinkJobSummary => (tag ? { ...job, source: s.name } : job));
-      });
+      const jobs = await fromEvery(
+        await sources(),
+        async (s) => {
+          const listed = await s.port.listJobs();
+          for (const job of listed) next.set(job.jobId, [...(next.get(job.jobId) ?? []), s.name]);
+          return listed.map((job): FlinkJobSummary => (tag ? { ...job, source: s.name } : job));
+        },
+        options.concurrency,
+      );
       located = next;
       return jobs;
     },
