@@ -5,11 +5,11 @@
 // use case reads that from its effects and proposes the step as its next decision; nothing calls
 // back into it.
 
-import type { ApprovalPolicy } from "../../core/approval/policy.js";
+import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
 import { approvalsNeeded } from "../../core/playbook/machine.js";
-import type { WalkMemory, WalkRecord } from "../../core/playbook/record.js";
+import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
 import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
@@ -315,6 +315,23 @@ export class Remediation {
   /** Who may approve changes to a table, with user group members looked up in Slack. */
   policy(table: string): Promise<ApprovalPolicy> {
     return this.settings.policy(table);
+  }
+
+  /**
+   * Whether `user` answers for the table now: one of its approvers (a user group's members
+   * included), or someone working its open incident's walk. The table's command limit never
+   * refuses them. Unreadable state counts as no, which leaves the ordinary limit in force.
+   */
+  async isOnCall(table: string, user: string): Promise<boolean> {
+    try {
+      if (canApprove(await this.settings.policy(table), user).allowed) return true;
+      const open = await this.deps.store.openIncidentFor(table);
+      const walk = open ? (await this.deps.walks.get(open.id))?.value : undefined;
+      return walk ? peopleOnWalk(walk).has(user) : false;
+    } catch (error) {
+      this.deps.log.warn({ table, err: asCodedError(error).message }, "who is on call not known");
+      return false;
+    }
   }
 
   /** Proposes a step of the stored walk, built afresh from the table as it is now. */
