@@ -46,7 +46,9 @@ export async function startHostileCatalog(
     };
     // Many namespaces: each answer waits a moment, so a fan-out shows how many it sends at once.
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-      mode === "many-namespaces" ? setTimeout(() => reply(status, body, headers), 2) : reply(status, body, headers);
+      mode === "many-namespaces"
+        ? setTimeout(() => reply(status, body, headers), 2)
+        : reply(status, body, headers);
     if (url.pathname === "/v1/config") return send(200, { defaults: {}, overrides: {} });
     if (mode === "rate-limited" && limited > 0) {
       limited--;
