@@ -1,0 +1,165 @@
+// The incident's one story: every fact any surface states about an incident, worked out once from
+// what is stored (the incident, its reports, the playbook walk, what people said and did). The card,
+// the thread's check and recovery messages, App Home, `/iceberg status`, `/iceberg history`, the
+// postmortem and the history record are renderings of an IncidentStory; none works out a fact of
+// its own. Pure data: times are epoch milliseconds, words belong to the renderers.
+
+import type { FindingId, SourceName, StepId, TriageId } from "../ids.js";
+import type { IncidentState } from "../incident/model.js";
+import type { Change } from "../report/schema.js";
+
+/**
+ * The failing writer's commit health, the only thing the card's colour follows: red failing, green
+ * flowing, blue idle by design, grey unknown (a source the answer depends on did not answer).
+ */
+export type CommitHealth = "failing" | "flowing" | "idle" | "unknown";
+
+/** The writer the story is about: the one whose own commits decide health and recovery. */
+export interface StoryWriter {
+  kind: "flink" | "connect";
+  /** The Flink job id or the Connect connector name. */
+  id: string;
+  /** The Flink job's name, when known. */
+  name?: string;
+  /** The Flink source or Connect cluster it runs on, when the bot reads named sources. */
+  cluster?: string;
+}
+
+/** A source the bot could not read, and so a fact it must not claim. */
+export interface UnseenSource {
+  kind: SourceName;
+  /** The named source of that kind (one Flink cluster of several), when named. */
+  source?: string;
+  /** What happened, as the source or the client said it (never a secret). */
+  reason: string;
+  /** The source refused the bot's own credential (401/403): the bot's access, never the writer's failure. */
+  refusedBot?: boolean;
+}
+
+/** Where the current (or last) step stands. */
+export type StepState =
+  | "awaiting-approval"
+  | "applying"
+  | "verifying"
+  /** The checks ended and the failing writer's commits did not resume. */
+  | "no-recovery"
+  /** The last check could not read what recovery is judged on (a source did not answer). */
+  | "could-not-check"
+  | "done"
+  | "skipped"
+  | "reverted"
+  | "stopped";
+
+/** One follow-up check as it was judged. */
+export interface StoryCheck {
+  index: number;
+  atMs: number;
+  outcome: "recovered" | "not-yet" | "could-not-check";
+  detail: string;
+  /** What could not be read, for a check that could not check. */
+  unseen?: Array<{ source: string; reason: string }>;
+}
+
+/** The button a surface offers for the decision waiting on a person, with its action value. */
+export interface StoryDecision {
+  kind: "apply" | "done";
+  action: { incidentId: string; stepId: StepId; proposalId: string };
+}
+
+export interface StoryStep {
+  stepId: StepId;
+  /** Position in the playbook ("step 2 of 3"). */
+  index: number;
+  total?: number;
+  state: StepState;
+  change: Change;
+  proposedAtMs: number;
+  approvedBy: string[];
+  /** When the change was made (by the bot, or when a person said it was done by hand). */
+  changeAtMs?: number;
+  changeBy?: string;
+  byHand?: boolean;
+  /** While verifying: which check the thread is on. */
+  check?: { index: number; total: number };
+  checks: StoryCheck[];
+  /** The decision a person can take now, while the step waits. */
+  decision?: StoryDecision;
+}
+
+/** How the incident ended for the writer, and what gets the credit. */
+export interface StoryRecovery {
+  /** The failing writer's first commit after the change (or after it was seen failing). */
+  atMs: number;
+  /** When the change that gets the credit was made. */
+  changeAtMs?: number;
+  /** change → first commit; the one measure of "recovered after" on every surface. */
+  afterChangeMs?: number;
+  /** "fixed": failing when the change was made, committing after it; "already-flowing": it was committing anyway. */
+  credit: "fixed" | "already-flowing";
+  stepId?: StepId;
+}
+
+/** Something left for a person, from the moment it is found until someone marks it done. */
+export interface StoryOpenItem {
+  id: string;
+  /** "todo": work to do (remove a duplicate); "risk": something that may bite (a snapshot about to expire). */
+  kind: "todo" | "risk";
+  /** The finding that raised it. */
+  findingId?: FindingId;
+  text: string;
+  /** The statement that helps do it, ready to copy. */
+  statement?: string;
+  doneBy?: string;
+  doneAtMs?: number;
+}
+
+/** Something a person wrote in the thread, kept for the postmortem's timeline. */
+export interface StoryRemark {
+  atMs: number;
+  user: string;
+  text: string;
+}
+
+export interface IncidentStory {
+  incidentId: string;
+  table: string;
+  channel: string;
+  rootTs?: string;
+  /** The workflow, in words beside the colour: diagnosing, waiting for approval, verifying, resolved… */
+  workflow: IncidentState;
+  openedAtMs: number;
+  closedAtMs?: number;
+
+  health: CommitHealth;
+  writer?: StoryWriter;
+  /** The failing writer's newest good commit; "commits failing for …" counts from it. */
+  lastGoodCommitMs?: number;
+  /** Its first failure seen by the evidence (before the alert, usually). */
+  firstFailureMs?: number;
+  /** For an idle writer: when commits are expected again. */
+  nextCommitExpectedMs?: number;
+  /** Sources that did not answer: facts that depend on them are not claimed. */
+  unseen: UnseenSource[];
+
+  verdict?: { id: TriageId; summary: string };
+  /** The cause that belongs to the verdict (a root-cause finding), when there is one. */
+  cause?: { id: FindingId; summary: string };
+  /** The evidence behind verdict and cause, as the report states it. */
+  evidence: string[];
+
+  /** The step in play, or the last one when the walk has ended. */
+  step?: StoryStep;
+  /** Every step tried or offered, oldest first (the current one last). */
+  steps: StoryStep[];
+  recovery?: StoryRecovery;
+  /** Open items and risks; done ones keep who and when. */
+  openItems: StoryOpenItem[];
+
+  /** Who is handling it: who said "I'm on it", or the first person who approved or acted. */
+  owner?: { user: string; sinceMs: number; how: "claimed" | "acted" };
+  remarks: StoryRemark[];
+
+  alerts: { received: number; firing?: number; clearedAtMs?: number };
+  /** Neither the catalog nor BOT_CONFIG knows the table. */
+  tableUnknown?: boolean;
+}
