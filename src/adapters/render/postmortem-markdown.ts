@@ -3,11 +3,11 @@
 // Upstream words (summaries, evidence, exception messages) are escaped so they can never become
 // links, headings or broken table cells; control characters never pass.
 
-import { formatDuration } from "../../core/diagnosis/snapshots.js";
 import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/history/postmortem.js";
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
 import type { Change } from "../../core/report/schema.js";
-import { findingLabel, STEP_TITLES } from "../slack/render/labels.js";
+import { formatDuration } from "../../core/words/duration.js";
+import { findingWords, stepWords } from "../../core/words/labels.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
 import { utcStamp } from "./times.js";
 
@@ -23,12 +23,12 @@ export interface PostmortemMarkdownOptions {
 const VERDICT_WORDS: Record<string, string> = { unknown: "an unknown failure" };
 
 function stepTitle(id: StepId): string {
-  return STEP_TITLES[id] ?? id;
+  return stepWords(id) ?? id;
 }
 
 function verdictLabel(verdict: string): string {
   return (FINDING_IDS as readonly string[]).includes(verdict)
-    ? findingLabel(verdict as FindingId)
+    ? findingWords(verdict as FindingId)
     : (VERDICT_WORDS[verdict] ?? verdict);
 }
 
@@ -96,8 +96,8 @@ function duration(ms: number | undefined): string {
  * `code` (Markdown's by default); the rest are the bot's own labels and durations.
  */
 export function postmortemSummary(pm: Postmortem, code: (text: string) => string = mdCode): string {
-  const what = pm.cause.triage ? findingLabel(pm.cause.triage.id) : verdictLabel(pm.cause.verdict);
-  const cause = pm.cause.rootCause ? `, caused by ${findingLabel(pm.cause.rootCause.id)}` : "";
+  const what = pm.cause.triage ? findingWords(pm.cause.triage.id) : verdictLabel(pm.cause.verdict);
+  const cause = pm.cause.rootCause ? `, caused by ${findingWords(pm.cause.rootCause.id)}` : "";
   const parts = [`The writer of ${code(pm.table)} stopped committing: ${what}${cause}.`];
   if (pm.durations.toDiagnoseMs !== undefined)
     parts.push(`The bot diagnosed it ${formatDuration(pm.durations.toDiagnoseMs)} after the alert.`);
@@ -141,11 +141,11 @@ export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMark
   out.push("## Cause", "");
   if (pm.cause.triage)
     out.push(
-      `- **${mdText(findingLabel(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${mdText(pm.cause.triage.summary, 400)}`,
+      `- **${mdText(findingWords(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${mdText(pm.cause.triage.summary, 400)}`,
     );
   if (pm.cause.rootCause)
     out.push(
-      `- **${mdText(findingLabel(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${mdText(pm.cause.rootCause.summary, 400)}`,
+      `- **${mdText(findingWords(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${mdText(pm.cause.rootCause.summary, 400)}`,
     );
   if (!pm.cause.triage && !pm.cause.rootCause) out.push(`- Verdict: ${mdText(pm.cause.verdict)}`);
   if (pm.cause.exception) out.push(`- Exception: ${mdCode(pm.cause.exception, 400)}`);
