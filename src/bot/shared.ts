@@ -143,6 +143,8 @@ export async function assemble(config: Config, options: BotOptions, connections:
     namespace: options.namespace,
     resolvedDays: config.bot.retention.resolvedDays,
     now,
+    onUnreadable: ({ table, incidentId, why }) =>
+      log.error({ table, incidentId, why }, "a stored history record cannot be read; it is passed over"),
   });
   registerHistoryMetrics(metrics.registry, history);
   const incidents = {

@@ -224,6 +224,7 @@ export function commandInboxReaderPart(shared: Shared): Part {
           },
           { namespace: shared.options.namespace, now: shared.wallClock },
         ),
+        onCall: (table: string, user: string) => shared.remediation.isOnCall(table, user),
         now: shared.wallClock,
       };
       const reader = startInboxMover({

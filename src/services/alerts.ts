@@ -179,10 +179,18 @@ async function holdOverCap(
     list.push(events[i]!);
     byTable.set(item.table, list);
   });
-  for (const [table, list] of byTable) await deferred.defer(table, list);
-  outcome.deferred = [...byTable.values()].reduce((n, list) => n + list.length, 0);
-  // Kept in Redis: taken, as far as the sender is concerned.
-  outcome.accepted += outcome.deferred;
+  let kept = 0;
+  let dropped = 0;
+  for (const [table, list] of byTable) {
+    if (await deferred.defer(table, list)) kept += list.length;
+    else dropped += list.length;
+  }
+  outcome.deferred = kept;
+  // Kept in Redis: taken, as far as the sender is concerned. Past the bound on waiting tables the
+  // alerts are dropped: the sender repeats firing alerts, which find room as the cap opens tables.
+  outcome.accepted += kept;
+  outcome.ignored += dropped;
+  if (dropped > 0) deps.log.warn({ dropped }, "too many tables wait for the incident cap; alerts dropped");
   if (later.length > 0) {
     const channel = tableSettings(deps.bot, later[0]!).channel ?? deps.incidentChannel;
     deps.log.warn({ deferred: later.length, cap }, "incident cap reached; tables wait");

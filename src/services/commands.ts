@@ -88,6 +88,11 @@ export interface InboxCommandDeps extends Pick<IncidentDeps, "queues" | "slack">
   requestSweep?: (request: { requestId: string; channel: string; user: string }) => Promise<void>;
   /** Per-person and per-table limits; without it every command runs. */
   rate?: CommandRatePort;
+  /**
+   * Whether the person answers for the table (an approver, or working its open incident): a
+   * table's limit that others filled never refuses them; their own limit still holds.
+   */
+  onCall?: (table: string, user: string) => Promise<boolean>;
   now?: () => number;
 }
 
@@ -105,7 +110,15 @@ export async function runInboxCommand(deps: InboxCommandDeps, command: InboxComm
   }
   if ((parsed.kind === "diagnose" || parsed.kind === "audit" || parsed.kind === "history") && deps.rate) {
     const table = parsed.kind === "history" ? undefined : parsed.table;
-    const decision = await deps.rate.take({ user: command.user, ...(table ? { table } : {}) });
+    let decision = await deps.rate.take({ user: command.user, ...(table ? { table } : {}) });
+    // Asked only when the table's limit refused: the common case costs no lookup.
+    if (
+      !decision.allowed &&
+      decision.limited === "table" &&
+      table &&
+      (await deps.onCall?.(table, command.user))
+    )
+      decision = { allowed: true };
     if (!decision.allowed) {
       // Past the first reply of the window, a person's flood is dropped without a word more.
       if (!decision.reply) return;

@@ -368,8 +368,11 @@ export interface DeferredAlertsPort {
   reserveOpens(tables: readonly string[], perMinute: number): Promise<Set<string>>;
   /** Which of these tables have alerts waiting. */
   deferredTables(tables: readonly string[]): Promise<Set<string>>;
-  /** Keeps a table's alerts for later (a resolved one removes its firing one). */
-  defer(table: string, alerts: readonly AlertEvent[]): Promise<void>;
+  /**
+   * Keeps a table's alerts for later (a resolved one removes its firing one). False when the
+   * table is not kept: the waiting set is full (bounded; waiting tables also expire).
+   */
+  defer(table: string, alerts: readonly AlertEvent[]): Promise<boolean>;
   count(): Promise<number>;
   /** The oldest waiting tables, with their alerts (left in place until released). */
   take(limit: number): Promise<Array<{ table: string; alerts: AlertEvent[] }>>;

@@ -15,6 +15,7 @@ import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
+import { context } from "./render/blocks.js";
 import { escapeMrkdwn } from "./render/limits.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import type { HistoryEntry, HistoryIncident, StatusCardView, StatusListItem } from "./render/view-models.js";
@@ -135,16 +136,18 @@ export async function replyMessage(
     case "rate-limited":
       return deps.render.usageError(reply);
     case "status": {
-      const incidents = await deps.store.listOpen();
+      const unreadable: string[] = [];
+      const incidents = await deps.store.listOpen(undefined, (id) => unreadable.push(id));
       const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
       const stories = await Promise.all(
         incidents.map((i) => loadStory({ ...deps.story, store: deps.store }, i)),
       );
       const now = deps.now();
-      return deps.render.statusList({
+      const list = deps.render.statusList({
         nowMs: now,
         incidents: stories.map((story, index) => statusItemOf(story, now, links[index])),
       });
+      return unreadable.length === 0 ? list : withUnreadableNote(list, unreadable);
     }
     case "history": {
       const rows = await deps.store.audit(reply.table);
@@ -211,3 +214,15 @@ function incidentLine(h: IncidentHistory): HistoryIncident {
 }
 
 export { latestReport };
+
+/**
+ * The status list with a line naming the open incidents it could not read: said to whoever asked,
+ * with the rest of the list, rather than failing the whole answer.
+ */
+function withUnreadableNote(message: SlackMessage, ids: readonly string[]): SlackMessage {
+  const names = ids.map((id) => `\`${escapeMrkdwn(id)}\``).join(", ");
+  const note =
+    `${ids.length === 1 ? "Incident" : "Incidents"} ${names} could not be read and ${ids.length === 1 ? "is" : "are"} left out of this list ` +
+    "(stored_record_invalid; the bot's log names the field, docs/operations.md says what to do).";
+  return { text: `${message.text}\n${note}`, blocks: [...message.blocks, context(note)] };
+}

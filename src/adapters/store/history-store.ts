@@ -11,6 +11,7 @@
 // per table.
 
 import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.js";
+import { readHistoryRecord } from "../../core/history/record-format.js";
 import type { HistoryPort } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
@@ -50,15 +51,25 @@ export class HistoryStore implements HistoryPort {
 
   constructor(
     private readonly redis: RedisClient,
-    options: { namespace?: string; resolvedDays: number; now: () => number },
+    options: {
+      namespace?: string;
+      resolvedDays: number;
+      now: () => number;
+      /** Told once per record this process finds unreadable (it is passed over in every list). */
+      onUnreadable?: (where: { table: string; incidentId: string; why: string }) => void;
+    },
   ) {
     this.prefix = `{${options.namespace ?? DEFAULT_NAMESPACE}}`;
     this.resolvedDays = options.resolvedDays;
     this.now = options.now;
+    this.onUnreadable = options.onUnreadable;
   }
 
   private readonly resolvedDays: number;
   private readonly now: () => number;
+  private readonly onUnreadable?: (where: { table: string; incidentId: string; why: string }) => void;
+  /** Records already reported unreadable, so a damaged one is logged once, not on every read. */
+  private readonly reported = new Set<string>();
 
   private records(table: string): string {
     return `${this.prefix}:history:${table}`;
@@ -101,12 +112,25 @@ export class HistoryStore implements HistoryPort {
     const ids = await this.redis.zrevrangebyscore(this.index(table), "+inf", since);
     if (ids.length === 0) return [];
     const values = await this.redis.hmget(this.records(table), ...ids);
-    return values.flatMap((text) => (text ? parseHistory(text) : []));
+    return values.flatMap((text, i) => (text ? this.read(text, table, ids[i]!) : []));
   }
 
   async get(table: string, incidentId: string): Promise<IncidentHistory | undefined> {
     const text = await this.redis.hget(this.records(table), incidentId);
-    return text ? parseHistory(text)[0] : undefined;
+    return text ? this.read(text, table, incidentId)[0] : undefined;
+  }
+
+  private read(text: string, table: string, incidentId: string): IncidentHistory[] {
+    const parsed = parseHistory(text);
+    if (parsed.ok) return [parsed.record];
+    const key = `${table}\u0000${incidentId}`;
+    if (!this.reported.has(key)) {
+      // Bounded: a process that met thousands of damaged records starts counting again.
+      if (this.reported.size >= 1000) this.reported.clear();
+      this.reported.add(key);
+      this.onUnreadable?.({ table, incidentId, why: parsed.why });
+    }
+    return [];
   }
 
   /**
@@ -147,25 +171,19 @@ export class HistoryStore implements HistoryPort {
 }
 
 /**
- * A stored record, or nothing when it is not one this release can read: a newer format is read
- * when its fields are there (fields added later are kept), anything else is passed over.
+ * A stored record, validated to its nested fields (core/history/record-format.ts): a newer format
+ * is read when its fields are there (fields added later are kept); anything else is passed over.
  */
-export function parseHistory(text: string): IncidentHistory[] {
+export function parseHistory(
+  text: string,
+): { ok: true; record: IncidentHistory } | { ok: false; why: string } {
+  let raw: unknown;
   try {
-    const value = JSON.parse(text) as Partial<IncidentHistory>;
-    const ok =
-      typeof value.format === "number" &&
-      value.format >= 1 &&
-      typeof value.incidentId === "string" &&
-      typeof value.table === "string" &&
-      typeof value.openedAtMs === "number" &&
-      typeof value.closedAtMs === "number" &&
-      Array.isArray(value.steps) &&
-      Array.isArray(value.findings);
-    return ok ? [{ ...(value as IncidentHistory), openItems: value.openItems ?? [] }] : [];
+    raw = JSON.parse(text);
   } catch {
-    return [];
+    return { ok: false, why: "not JSON" };
   }
+  return readHistoryRecord(raw);
 }
 
 export { HISTORY_FORMAT };

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
-import { CodedError, ErrorCode } from "../../errors.js";
+import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type {
   IncidentStorePort,
   IntakeAlert,
@@ -153,7 +153,19 @@ const IncidentHashSchema = z.object({
   verdict: z.string().optional(),
   cardVersion: num,
   resolvedAt: num.optional(),
-  walk: z.string().optional(),
+  // The card's walk summary as JSON; checked against its schema where it is drawn (readCardSummary).
+  walk: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "not JSON" });
+        return z.NEVER;
+      }
+    }),
   tableUnknown: z
     .literal("true")
     .optional()
@@ -273,17 +285,13 @@ export class IncidentStore implements IncidentStorePort {
     const result = IncidentHashSchema.safeParse(hash);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw new CodedError(
-        ErrorCode.StoredRecordInvalid,
-        `The stored incident ${id} cannot be read: ${issue?.path.join(".")}: ${issue?.message}`,
-        {
-          hint: "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
-          details: { incidentId: id },
-        },
-      );
+      throw incidentUnreadable(id, `${issue?.path.join(".")}: ${issue?.message}`, false);
     }
-    const { walk, format: _format, ...rest } = result.data;
-    return { ...rest, walk: walk === undefined ? undefined : (JSON.parse(walk) as unknown) };
+    const { walk, format, ...rest } = result.data;
+    // A newer release's incident is not acted on: field writes here would mix two formats in it.
+    if (format !== undefined && format > INCIDENT_FORMAT)
+      throw incidentUnreadable(id, `format ${format} is newer than ${INCIDENT_FORMAT}`, true);
+    return { ...rest, walk };
   }
 
   async require(id: string): Promise<Incident> {
@@ -308,10 +316,24 @@ export class IncidentStore implements IncidentStorePort {
     return id ? this.get(id) : undefined;
   }
 
-  /** Open incidents, newest first. */
-  async listOpen(limit = 50): Promise<Incident[]> {
+  /**
+   * Open incidents, newest first. One that cannot be read is left out and handed to
+   * `onUnreadable` (the caller says so to whoever asked), so it never hides the others.
+   */
+  async listOpen(
+    limit = 50,
+    onUnreadable?: (incidentId: string, error: CodedError) => void,
+  ): Promise<Incident[]> {
     const ids = await this.redis.zrevrange(this.keys.openSet(), 0, limit - 1);
-    const incidents = await Promise.all(ids.map((id) => this.get(id)));
+    const incidents = await Promise.all(
+      ids.map((id) =>
+        this.get(id).catch((error: unknown) => {
+          if (!isCodedError(error, ErrorCode.StoredRecordInvalid)) throw error;
+          onUnreadable?.(id, error);
+          return undefined;
+        }),
+      ),
+    );
     return incidents.filter((i): i is Incident => i !== undefined);
   }
 
@@ -424,4 +446,13 @@ function fromFlat(flat: string[]): Record<string, string> {
   for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
   if (out.at !== undefined) (out as Record<string, unknown>).at = Number(out.at);
   return out;
+}
+
+function incidentUnreadable(id: string, why: string, newer: boolean): CodedError {
+  return new CodedError(ErrorCode.StoredRecordInvalid, `The stored incident ${id} cannot be read: ${why}`, {
+    hint: newer
+      ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."
+      : "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
+    details: { incidentId: id, ...(newer ? { newer: true } : {}) },
+  });
 }

@@ -5,7 +5,7 @@
 // one hash tag), so they are stored together or not at all.
 
 import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
-import { readWalkRecord, WALK_FORMAT } from "../../core/playbook/record-format.js";
+import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../core/playbook/record-format.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
@@ -88,6 +88,8 @@ export class WalkStore {
   ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean; messagesRecorded?: boolean }> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(incidentId);
+      // A walk a newer release stored is never acted on here: writing it back would drop what it added.
+      if (current) assertWritable(current.value);
       const next = change(current?.value);
       if (!next) return { record: current?.value, changed: false };
       const version = String(current?.version ?? 0);

@@ -73,6 +73,7 @@ const StepRunSchema = z.looseObject({
     .looseObject({ outcome: z.enum(["conflict", "unknown", "error"]), message: z.string(), atMs: z.number() })
     .optional(),
   beforeRevert: Phase.optional(),
+  skippedBy: z.string().optional(),
   endedAtMs: z.number().optional(),
 });
 
@@ -115,6 +116,20 @@ export const WalkRecordSchema = z.looseObject({
       stepId: StepId,
     })
     .optional(),
+  memory: z
+    .looseObject({ earlierIncidentId: z.string(), fixedBy: StepId.optional(), didNotHelp: z.array(StepId) })
+    .optional(),
+  openItems: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        text: z.string(),
+        statement: z.string().optional(),
+        doneBy: z.string().optional(),
+        doneAtMs: z.number().optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** Format 1 → 2: the format field (and zero counters, should a record lack them). */
@@ -128,19 +143,14 @@ function fromFormat1(raw: Record<string, unknown>): Record<string, unknown> {
  */
 export function readWalkRecord(raw: unknown, incidentId: string): WalkRecord {
   const fail = (why: string): never => {
-    throw new CodedError(
-      ErrorCode.StoredRecordInvalid,
-      `The stored walk of ${incidentId} cannot be read: ${why}`,
-      {
-        hint: "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
-        details: { incidentId },
-      },
-    );
+    throw walkRefused(`The stored walk of ${incidentId} cannot be read: ${why}`, incidentId, newer);
   };
+  let newer = false;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail("not an object");
   const record = raw as Record<string, unknown>;
   const format = record.format ?? 1;
   if (typeof format !== "number" || !Number.isInteger(format)) return fail(`format ${String(format)}`);
+  newer = format > WALK_FORMAT;
   if (format < WALK_FORMAT - 1)
     return fail(`format ${format} is older than the previous one (${WALK_FORMAT - 1})`);
   // A newer format is read when it validates as ours (fields added); its own number is kept.
@@ -151,4 +161,27 @@ export function readWalkRecord(raw: unknown, incidentId: string): WalkRecord {
     return fail(`${issue?.path.join(".") || "record"}: ${issue?.message ?? "invalid"}`);
   }
   return { ...(parsed.data as unknown as WalkRecord), format: Math.max(format, WALK_FORMAT) };
+}
+
+/**
+ * Whether this release may write a walk back: never one a newer release stored, which would lose
+ * what that release added under an older format number. Throws the coded error that says so.
+ */
+export function assertWritable(record: WalkRecord): void {
+  const format = record.format ?? WALK_FORMAT;
+  if (format > WALK_FORMAT)
+    throw walkRefused(
+      `The stored walk of ${record.incidentId} is of format ${format}, newer than this release's ${WALK_FORMAT}: it is left as it is`,
+      record.incidentId,
+      true,
+    );
+}
+
+function walkRefused(message: string, incidentId: string, newer: boolean): CodedError {
+  return new CodedError(ErrorCode.StoredRecordInvalid, message, {
+    hint: newer
+      ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."
+      : "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
+    details: { incidentId, ...(newer ? { newer: true } : {}) },
+  });
 }

@@ -78,3 +78,17 @@ export function proposalIdFor(record: WalkRecord, stepId: string): string | unde
   }
   return undefined;
 }
+
+/**
+ * The people working an incident's walk: whoever asked for, approved, applied or skipped one of
+ * its steps. They own it while it is open, so a table limit others filled never turns them away.
+ */
+export function peopleOnWalk(record: WalkRecord): Set<string> {
+  const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
+  const people = new Set<string>();
+  for (const run of runs) {
+    for (const who of [run.requestedBy, run.appliedBy, run.skippedBy, ...run.approvals.map((a) => a.user)])
+      if (who) people.add(who);
+  }
+  return people;
+}

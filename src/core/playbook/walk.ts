@@ -191,7 +191,9 @@ export type Notice =
   | { kind: "already-proposed" }
   | { kind: "step-open" }
   | { kind: "offer-changed" }
-  | { kind: "apply-form-failed" };
+  | { kind: "apply-form-failed" }
+  /** The incident's stored walk cannot be used by this release (unreadable, or a newer release's). */
+  | { kind: "record-unreadable"; incidentId: string; newer: boolean };
 
 /** The line under an edited proposal: what happened to it, as data. */
 export type ProposalNote =

@@ -45,9 +45,18 @@ export async function sayEarlier(
   earlier: readonly IncidentHistory[],
   evidence: Evidence | undefined,
 ): Promise<EarlierMatch | undefined> {
-  const match = matchEarlier(earlier, report, incidentId);
+  let match: EarlierMatch | undefined;
+  let lost: ReturnType<typeof lostChanges> = [];
+  try {
+    match = matchEarlier(earlier, report, incidentId);
+    if (match && evidence?.catalog) lost = lostChanges(earlier, evidence.catalog.properties, match);
+  } catch (error) {
+    // The history only helps: a record the store let through that still breaks the match costs
+    // the suggestion, never the diagnosis.
+    deps.log.warn({ incidentId, err: asCodedError(error).message }, "incident history not matched");
+    return undefined;
+  }
   if (!match) return undefined;
-  const lost = evidence?.catalog ? lostChanges(earlier, evidence.catalog.properties, match) : [];
   await deps.slack.send({
     kind: "earlier",
     incidentId,

@@ -3,6 +3,7 @@
 
 import type { BotConfig } from "../../core/settings.js";
 import { formatTableName } from "../../core/table-name.js";
+import { mapLimit } from "../../util/map-limit.js";
 import type { CatalogPort } from "../ports.js";
 
 export interface KnownTablesOptions {
@@ -23,7 +24,8 @@ export function createKnownTables(options: KnownTablesOptions): () => Promise<st
     const catalog = options.catalog;
     if (!catalog) return [];
     const namespaces = (await catalog.listNamespaces()).slice(0, options.maxNamespaces ?? 200);
-    const lists = await Promise.all(namespaces.map((ns) => catalog.listTables(ns).catch(() => [])));
+    // A few at a time: a catalog of thousands of namespaces is not asked for them all at once.
+    const lists = await mapLimit(namespaces, 8, (ns) => catalog.listTables(ns).catch(() => []));
     return lists.flat().map(formatTableName);
   };
   return async () => {

@@ -94,7 +94,7 @@ export async function investigate(
     : ports.catalogs?.forTable(request.table);
   const catalogPort = namedCatalog?.port ?? ports.catalog;
   const catalogTask = catalogPort
-    ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table))
+    ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table, now))
     : undefined;
   const resolved = (async () => {
     const outcome = await catalogTask;

@@ -5,12 +5,26 @@
 import type { TableEvidence, TableRef } from "../../core/evidence/model.js";
 import { formatTableName, parseTableName, sanitizeForMetric } from "../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
+import { mapLimit } from "../../util/map-limit.js";
 import type { CatalogPort } from "../ports.js";
 
 const METRIC_FORM = /^[A-Za-z0-9_-]{1,255}$/;
-/** Bounds on the catalog walk: deep or huge catalogs are cut rather than walked for minutes. */
-const MAX_NAMESPACES = 500;
+/**
+ * Bounds on the catalog walk a name it does not know sets off: deep or huge catalogs are cut
+ * rather than walked for minutes. At most 1 + 2 × MAX_NAMESPACES requests (the root listing, then
+ * each namespace's children and tables), WALK_CONCURRENCY at a time.
+ */
+const MAX_NAMESPACES = 100;
 const MAX_DEPTH = 4;
+const WALK_CONCURRENCY = 8;
+/**
+ * How long one walk answers for every name looked up in the same catalog: an alert storm of
+ * unknown tables (up to the incident cap, 60 a minute) walks the catalog once, not once each.
+ */
+export const WALK_CACHE_MS = 60_000;
+
+/** The last walk of each catalog (the port object the process holds), shared while it is fresh. */
+const walks = new WeakMap<CatalogPort, { atMs: number; walk: Promise<CatalogWalk> }>();
 
 /** Validates a name without dots (the metric form); hostile input is refused like parseTableName does. */
 export function parseMetricForm(input: string): string {
@@ -33,7 +47,12 @@ export function tableRefWithoutCatalog(input: string): TableRef {
   return { namespace: [], name: parseMetricForm(trimmed) };
 }
 
-export async function resolveTable(catalog: CatalogPort, input: string): Promise<TableRef> {
+/** `now` (the caller's clock) lets the walk of the catalog be shared for WALK_CACHE_MS; without it each call walks. */
+export async function resolveTable(
+  catalog: CatalogPort,
+  input: string,
+  now?: () => number,
+): Promise<TableRef> {
   const trimmed = input.trim();
   const dotted = trimmed.includes(".") ? parseTableName(trimmed) : undefined;
   const metricForm = dotted ? sanitizeForMetric(formatTableName(dotted)) : parseMetricForm(trimmed);
@@ -47,7 +66,7 @@ export async function resolveTable(catalog: CatalogPort, input: string): Promise
     }
   }
 
-  const walk = await listAllTables(catalog);
+  const walk = await cachedWalk(catalog, now);
   const matches = walk.tables.filter((ref) => {
     const candidate = sanitizeForMetric(formatTableName(ref));
     return candidate === metricForm || metricForm.endsWith(`_${candidate}`);
@@ -76,6 +95,7 @@ export async function resolveTable(catalog: CatalogPort, input: string): Promise
 export async function loadResolvedTable(
   catalog: CatalogPort,
   input: string,
+  now?: () => number,
 ): Promise<{ ref: TableRef; evidence: TableEvidence }> {
   const trimmed = input.trim();
   if (trimmed.includes(".")) {
@@ -83,7 +103,7 @@ export async function loadResolvedTable(
     const evidence = await loadIfPresent(catalog, dotted);
     if (evidence) return { ref: dotted, evidence };
   }
-  const ref = await resolveTable(catalog, trimmed);
+  const ref = await resolveTable(catalog, trimmed, now);
   return { ref, evidence: await catalog.loadTable(ref) };
 }
 
@@ -141,6 +161,20 @@ interface CatalogWalk {
   truncated: boolean;
 }
 
+/** The catalog's walk, shared with every look-up in the next WALK_CACHE_MS; a failed one is not kept. */
+function cachedWalk(catalog: CatalogPort, now: (() => number) | undefined): Promise<CatalogWalk> {
+  if (!now) return listAllTables(catalog);
+  const at = now();
+  const last = walks.get(catalog);
+  if (last && at >= last.atMs && at - last.atMs < WALK_CACHE_MS) return last.walk;
+  const walk = listAllTables(catalog);
+  walks.set(catalog, { atMs: at, walk });
+  walk.catch(() => {
+    if (walks.get(catalog)?.walk === walk) walks.delete(catalog);
+  });
+  return walk;
+}
+
 /** Lists namespaces breadth first (nested ones too) and the tables in each. */
 async function listAllTables(catalog: CatalogPort): Promise<CatalogWalk> {
   const seen = new Map<string, string[]>();
@@ -156,11 +190,11 @@ async function listAllTables(catalog: CatalogPort): Promise<CatalogWalk> {
       seen.set(ns.join("\u001f"), ns);
     }
     if (truncated || depth === MAX_DEPTH) break;
-    const children = await Promise.all(fresh.map((ns) => childNamespaces(catalog, ns)));
+    const children = await mapLimit(fresh, WALK_CONCURRENCY, (ns) => childNamespaces(catalog, ns));
     level = children.flat();
   }
   const namespaces = [...seen.values()];
-  const listed = await Promise.all(namespaces.map((ns) => tablesIn(catalog, ns)));
+  const listed = await mapLimit(namespaces, WALK_CONCURRENCY, (ns) => tablesIn(catalog, ns));
   return { tables: listed.flat(), namespaces, truncated };
 }
 

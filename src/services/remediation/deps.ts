@@ -23,7 +23,15 @@ export interface RemediationDeps {
   audit: AuditPort;
   store: Pick<
     IncidentStorePort,
-    "get" | "require" | "update" | "close" | "getChart" | "saveChart" | "getReport" | "timeline"
+    | "get"
+    | "require"
+    | "update"
+    | "close"
+    | "getChart"
+    | "saveChart"
+    | "getReport"
+    | "timeline"
+    | "openIncidentFor"
   >;
   /** Each table's closed incidents: written when one closes (services/history). */
   history?: HistoryPort;

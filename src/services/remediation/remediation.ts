@@ -5,15 +5,15 @@
 // use case reads that from its effects and proposes the step as its next decision; nothing calls
 // back into it.
 
-import type { ApprovalPolicy } from "../../core/approval/policy.js";
+import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
 import { approvalsNeeded } from "../../core/playbook/machine.js";
-import type { WalkMemory, WalkRecord } from "../../core/playbook/record.js";
+import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
 import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
-import { asCodedError } from "../../errors.js";
+import { asCodedError, type CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
@@ -267,15 +267,71 @@ export class Remediation {
   }
 
   async runJob(job: RemediationJob): Promise<void> {
-    if (job.kind === "click") return this.press(job.button, pick(job), job.user);
-    if (job.kind === "approval") return this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
-    if (job.kind === "apply-form") return this.openApply(pick(job), job.user, job.viewId);
+    if (job.kind === "click" || job.kind === "approval" || job.kind === "apply-form") {
+      try {
+        if (job.kind === "click") return await this.press(job.button, pick(job), job.user);
+        if (job.kind === "approval")
+          return await this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
+        return await this.openApply(pick(job), job.user, job.viewId);
+      } catch (error) {
+        if (!isCodedError(error, ErrorCode.StoredRecordInvalid)) throw error;
+        // Retrying cannot make the record readable: the person is told once, and the job ends.
+        return this.tellUnreadable(job, error);
+      }
+    }
     await this.jobs.run(job);
+  }
+
+  /** Says to whoever pressed a button that the incident's stored walk is not one this release may use. */
+  private async tellUnreadable(
+    job: Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>,
+    error: CodedError,
+  ): Promise<void> {
+    const { log, store, notifier } = this.deps;
+    const newer = error.details?.newer === true;
+    log.error(
+      { incidentId: job.incidentId, err: error.message, hint: error.hint },
+      newer ? "a walk a newer release stored is left as it is" : "a stored walk cannot be read",
+    );
+    const notice = { kind: "record-unreadable" as const, incidentId: job.incidentId, newer };
+    if (
+      job.kind === "apply-form" &&
+      (await this.fillForm(job.viewId, { kind: "refused", notices: [notice] }))
+    )
+      return;
+    try {
+      const incident = await store.get(job.incidentId);
+      if (incident)
+        await notifier.postEphemeral(
+          { incidentId: incident.id, channel: incident.channel },
+          job.user,
+          notice,
+        );
+    } catch (told) {
+      log.warn({ err: asCodedError(told).message }, "the person could not be told the walk is unreadable");
+    }
   }
 
   /** Who may approve changes to a table, with user group members looked up in Slack. */
   policy(table: string): Promise<ApprovalPolicy> {
     return this.settings.policy(table);
+  }
+
+  /**
+   * Whether `user` answers for the table now: one of its approvers (a user group's members
+   * included), or someone working its open incident's walk. The table's command limit never
+   * refuses them. Unreadable state counts as no, which leaves the ordinary limit in force.
+   */
+  async isOnCall(table: string, user: string): Promise<boolean> {
+    try {
+      if (canApprove(await this.settings.policy(table), user).allowed) return true;
+      const open = await this.deps.store.openIncidentFor(table);
+      const walk = open ? (await this.deps.walks.get(open.id))?.value : undefined;
+      return walk ? peopleOnWalk(walk).has(user) : false;
+    } catch (error) {
+      this.deps.log.warn({ table, err: asCodedError(error).message }, "who is on call not known");
+      return false;
+    }
   }
 
   /** Proposes a step of the stored walk, built afresh from the table as it is now. */

@@ -16,10 +16,12 @@ describe("slash-command rate limits", () => {
   beforeAll(async () => {
     h = await startHarness("command-rate", {
       bots: 2,
+      standIn: { usergroups: { S0ONCALL: ["U0GROUPIE"] } },
       botConfig: `
 tables:
   db.events:
     flinkJobName: events-ingest
+    approvers: [U0APPROVER, S0ONCALL]
 rateLimits:
   commandsPerPerson: 3
   diagnosesPerTable: 2
@@ -83,5 +85,28 @@ rateLimits:
     // Ann's and Bob's requests ran (merged into one read or two); Cat's did not add one.
     expect(diagnosis.calls.length - before).toBeGreaterThanOrEqual(1);
     expect(diagnosis.calls.length - before).toBeLessThanOrEqual(2);
+  });
+
+  it("never refuses the table's approvers (a user group's members too) when others filled its limit", async () => {
+    clock += 60_000;
+    // Two people fill the table's limit, as two people sending commands in an incident do.
+    for (const user of ["U0ANN", "U0BOB"]) {
+      expect((await command("diagnose db.events", user, 0)).status).toBe(200);
+      await quiescent(h);
+    }
+    const filled = limitedFor("U0DAN").length;
+    expect((await command("diagnose db.events", "U0DAN", 1)).status).toBe(200);
+    await eventually(() => limitedFor("U0DAN").length === filled + 1, "a third person refused");
+    for (const user of ["U0APPROVER", "U0GROUPIE"]) {
+      expect((await command("diagnose db.events", user, 1)).status).toBe(200);
+      await quiescent(h);
+    }
+    expect(limitedFor("U0APPROVER")).toHaveLength(0);
+    expect(limitedFor("U0GROUPIE")).toHaveLength(0);
+    // Their own limit still holds: past it, an approver is told about their own rate.
+    for (let i = 0; i < 3; i++)
+      expect((await command("diagnose db.events", "U0APPROVER", i % 2)).status).toBe(200);
+    await eventually(() => limitedFor("U0APPROVER").length === 1, "the approver's own limit");
+    expect(limitedFor("U0APPROVER")[0]!.text).toMatch(/You have reached 3 `\/iceberg` requests/);
   });
 });

@@ -128,4 +128,35 @@ describe("history store", () => {
     expect(listed.map((h) => h.incidentId)).toEqual(["inc-2", "inc-1"]);
     expect((listed[0] as unknown as { extra: string }).extra).toBe("kept");
   });
+
+  it("passes over a record whose nested fields are damaged (steps: [null]) and reports it once", async () => {
+    const now = 10 * DAY;
+    const space = testRedisScope("history-nested");
+    scope = space;
+    const reported: Array<{ incidentId: string; why: string }> = [];
+    const store = new HistoryStore(space.redis, {
+      namespace: space.namespace,
+      resolvedDays: 30,
+      now: () => now,
+      onUnreadable: ({ incidentId, why }) => reported.push({ incidentId, why }),
+    });
+    await store.save(incident("inc-1", now - DAY, { fixedBy: "raise-commit-retries" }));
+    const key = `{${space.namespace}}:history:db.events`;
+    const index = `{${space.namespace}}:history-index:db.events`;
+    await space.redis.hset(key, "inc-2", JSON.stringify({ ...incident("inc-2", now), steps: [null] }));
+    await space.redis.zadd(index, now, "inc-2");
+    await space.redis.hset(
+      key,
+      "inc-3",
+      JSON.stringify({ ...incident("inc-3", now - 2), steps: [{ stepId: "raise-commit-retries" }] }),
+    );
+    await space.redis.zadd(index, now - 2, "inc-3");
+    for (let i = 0; i < 3; i++)
+      expect((await store.list("db.events")).map((h) => h.incidentId)).toEqual(["inc-1"]);
+    expect(await store.get("db.events", "inc-2")).toBeUndefined();
+    expect(reported).toEqual([
+      { incidentId: "inc-2", why: expect.stringMatching(/^steps\.0: /) },
+      { incidentId: "inc-3", why: expect.stringMatching(/^steps\.0\./) },
+    ]);
+  });
 });

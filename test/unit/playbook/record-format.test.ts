@@ -1,7 +1,8 @@
 // The walk record's stored format: the previous format migrates, the current one validates, a
 // newer one (fields added) still reads after a rollback, and anything else is refused by name.
 import { describe, expect, it } from "vitest";
-import { readWalkRecord, WALK_FORMAT } from "../../../src/core/playbook/record-format.js";
+import { peopleOnWalk, type WalkRecord } from "../../../src/core/playbook/record.js";
+import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../../src/core/playbook/record-format.js";
 
 const record = {
   incidentId: "inc-7",
@@ -29,5 +30,59 @@ describe("readWalkRecord", () => {
     );
     expect(() => readWalkRecord({ ...record, format: 0 }, "inc-7")).toThrow(/format 0/);
     expect(() => readWalkRecord("text", "inc-7")).toThrow(/not an object/);
+  });
+});
+
+describe("nested fields and newer formats", () => {
+  it("refuses damaged memory or open items, naming the field", () => {
+    expect(() =>
+      readWalkRecord({ ...record, memory: { earlierIncidentId: "inc-1", didNotHelp: [null] } }, "inc-7"),
+    ).toThrow(/memory\.didNotHelp\.0/);
+    expect(() => readWalkRecord({ ...record, openItems: [{ id: "x" }] }, "inc-7")).toThrow(
+      /openItems\.0\.text/,
+    );
+  });
+
+  it("never lets a newer format be written back, and says to upgrade", () => {
+    const newer = readWalkRecord({ ...record, format: 99 }, "inc-7");
+    expect(() => assertWritable(newer)).toThrow(/format 99, newer than this release's 2/);
+    try {
+      assertWritable(newer);
+    } catch (error) {
+      expect(error).toMatchObject({
+        code: "stored_record_invalid",
+        hint: expect.stringContaining("upgrade"),
+      });
+    }
+    expect(() => assertWritable(readWalkRecord(record, "inc-7"))).not.toThrow();
+  });
+});
+
+describe("peopleOnWalk", () => {
+  it("names whoever asked for, approved, applied or skipped a step", () => {
+    const run = (over: object) => ({
+      stepId: "raise-commit-retries",
+      phase: "applied",
+      change: { kind: "manual", statement: "x" },
+      proposedAtMs: 1,
+      approvals: [],
+      checksDone: 0,
+      checksTotal: 3,
+      intervalMs: 1000,
+      checks: [],
+      ...over,
+    });
+    const walk = readWalkRecord(
+      {
+        ...record,
+        walk: {
+          ...record.walk,
+          history: [run({ requestedBy: "U0ASK", skippedBy: "U0SKIP", phase: "skipped" })],
+          current: run({ approvals: [{ user: "U0OK", confirmations: [], atMs: 2 }], appliedBy: "U0APPLY" }),
+        },
+      },
+      "inc-7",
+    ) as WalkRecord;
+    expect([...peopleOnWalk(walk)].sort()).toEqual(["U0APPLY", "U0ASK", "U0OK", "U0SKIP"]);
   });
 });

@@ -699,6 +699,10 @@ function render(message: OutboxMessage): SlackMessage {
 
 /** Whether Slack may have carried the call out: an answer that never came, or a 5xx. */
 function failure(error: unknown): Outcome {
+  // A stored record the message is drawn from cannot be read: no retry mends it, and retrying
+  // would hold every later message of its queue (a person's other answers) for hours.
+  if (isCodedError(error, ErrorCode.StoredRecordInvalid))
+    return { kind: "failed", unknown: false, permanent: true, error: error.message };
   const e = error as {
     code?: string;
     statusCode?: number;

@@ -77,6 +77,10 @@ export function renderNotice(notice: Notice): string {
       return "This button is out of date; the playbook offers a different step now.";
     case "apply-form-failed":
       return "The approval form could not be opened (Slack refused it, perhaps it took too long). Press Apply again.";
+    case "record-unreadable":
+      return notice.newer
+        ? `Incident ${escapeMrkdwn(notice.incidentId)} was last changed by a newer iceberg-bot, so this one leaves it as it is and nothing was done. Upgrade this bot to that release (docs/operations.md, Upgrading and rolling back).`
+        : `The stored playbook state of incident ${escapeMrkdwn(notice.incidentId)} cannot be read, so nothing was done. The bot's log names the field (stored_record_invalid); other incidents are not affected.`;
   }
 }
 
