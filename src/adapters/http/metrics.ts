@@ -141,7 +141,7 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   };
   new Gauge({
     name: "iceberg_bot_backlog_items",
-    help: "Items owed in each queue (waiting and delayed jobs), inbox and the Slack outbox (messages owed).",
+    help: "Items owed in each queue (waiting jobs, and delayed jobs once due), inbox and the Slack outbox (messages owed).",
     labelNames: ["backlog"] as const,
     registers: [registry],
     async collect() {
