@@ -17,6 +17,7 @@ import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
 import { createPrometheusClient } from "./prometheus-client.js";
+import type { SourceWatch } from "./source-watch.js";
 import {
   createCatalogDirectory,
   createCompositeConnect,
@@ -36,6 +37,8 @@ export interface EvidencePortOverrides {
   now?: () => number;
   /** Flink sources found at run time (the Flink Kubernetes Operator's deployments). */
   flinkProviders?: readonly FlinkSourceProvider[];
+  /** Watches every request of every source (metrics, logs, readiness detail). */
+  watch?: SourceWatch;
 }
 
 export function createEvidencePorts(config: Config, overrides: EvidencePortOverrides = {}): EvidencePorts {
@@ -63,6 +66,7 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
     timeoutMs,
     maxBytes: overrides.maxBytes,
     ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
+    ...(overrides.watch ? { observe: overrides.watch.observer(kind, spec.name) } : {}),
   });
 
   const ports: EvidencePorts = {};
@@ -80,6 +84,7 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
         maxBytes: overrides.maxBytes,
         now: overrides.now,
         aws: config.aws,
+        ...(overrides.watch ? { observe: overrides.watch.observer("catalog", spec.name) } : {}),
       });
     const only = sources.catalogs[0];
     if (sources.catalogs.length === 1 && only?.origin === "env") {

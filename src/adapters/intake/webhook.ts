@@ -16,7 +16,8 @@ export const DEFAULT_WEBHOOK_BODY_LIMIT = 1024 * 1024;
  */
 export const WEBHOOK_DEADLINE_MS = 5_000;
 
-export type WebhookKind = "alertmanager" | "grafana";
+export const WEBHOOK_KINDS = ["alertmanager", "grafana"] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export interface WebhookOptions {
   kind: WebhookKind;
@@ -33,7 +34,15 @@ export interface WebhookOptions {
   deadlineMs?: number;
 }
 
-export type RejectReason = "unauthorized" | "too_large" | "invalid_json" | "invalid_body" | "unavailable";
+/** Why a request is refused; the rejected-webhooks metric shows each from the start. */
+export const WEBHOOK_REJECT_REASONS = [
+  "unauthorized",
+  "too_large",
+  "invalid_json",
+  "invalid_body",
+  "unavailable",
+] as const;
+export type RejectReason = (typeof WEBHOOK_REJECT_REASONS)[number];
 
 export class WebhookRejection extends Error {
   constructor(
