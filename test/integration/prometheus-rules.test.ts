@@ -112,7 +112,8 @@ describe("Prometheus alert rules for the bot itself", () => {
     "test/prometheus/iceberg-bot-sweep-alerts.test.yml",
     "test/prometheus/iceberg-bot-idle.test.yml",
   ];
-  const rulesOf = (file: string) => (parse(readFileSync(file, "utf8")) as RuleFile).groups.flatMap((g) => g.rules);
+  const rulesOf = (file: string) =>
+    (parse(readFileSync(file, "utf8")) as RuleFile).groups.flatMap((g) => g.rules);
   const botRules = [...rulesOf(BOT_RULES), ...rulesOf(SPLIT_RULES)];
   const botTests = {
     tests: BOT_TESTS.flatMap((file) => (parse(readFileSync(file, "utf8")) as PromtoolTests).tests),
@@ -132,7 +133,8 @@ describe("Prometheus alert rules for the bot itself", () => {
   it("keep the split deployment's rule apart: start (one process) loads only the common file", () => {
     expect(rulesOf(SPLIT_RULES).map((r) => r.alert)).toEqual(["IcebergBotWorkerDown"]);
     // The common rules never name the worker job alone: under start it is never scraped.
-    for (const rule of rulesOf(BOT_RULES)) expect(rule.expr, rule.alert).not.toMatch(/job="iceberg-bot-worker"/);
+    for (const rule of rulesOf(BOT_RULES))
+      expect(rule.expr, rule.alert).not.toMatch(/job="iceberg-bot-worker"/);
     // The idle day loads only the common file, and checks every alert of both stays quiet.
     const idle = parse(readFileSync("test/prometheus/iceberg-bot-idle.test.yml", "utf8")) as PromtoolTests & {
       rule_files: string[];
