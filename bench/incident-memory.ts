@@ -1,12 +1,15 @@
 // Redis bytes per incident: whole incidents walked by the demo (alert, diagnosis with its report
 // and commit timeline, approval, apply, follow-up checks, resolved), then MEMORY USAGE over the
 // keys that belong to the incident (incidentKeys) plus its fields in shared hashes. This is what
-// retention.resolvedDays keeps per resolved incident; the table's audit trail is measured apart
-// (kept for retention.auditDays). docs/operations.md (Sizing) quotes these numbers.
+// retention.resolvedDays keeps per resolved incident. Every other key the demo's namespace holds
+// is measured too, by what it is: the table's audit trail (kept for retention.auditDays) and
+// incident history (kept as long as its incidents), and what the incident leaves beside its own
+// keys while it runs (BullMQ job hashes and their queues, claims, replay guards, the outbox).
+// docs/operations.md (Sizing) quotes these numbers.
 
 import { Redis } from "ioredis";
 import { createKeys } from "../src/adapters/store/keys.js";
-import { incidentFootprint } from "../src/adapters/store/retention.js";
+import { footprint, incidentFootprint } from "../src/adapters/store/retention.js";
 import { runDemo } from "../src/cli/demo.js";
 import { REDIS_URL } from "./_bot-setup.js";
 
@@ -21,7 +24,7 @@ export async function run(): Promise<Record<string, number | string>> {
   const result: Record<string, number | string> = {};
   const sizes: number[] = [];
   for (const scenario of SCENARIOS) {
-    let measured: { bytes: number; keys: number; audit: number } | undefined;
+    let measured: { bytes: number; keys: number; audit: number; history: number; beside: number } | undefined;
     const code = await runDemo({
       scenario,
       stdout: { write: () => true },
@@ -34,12 +37,9 @@ export async function run(): Promise<Record<string, number | string>> {
           const [id] = await redis.zrange(keys.closed(), 0, 0);
           const openId = id ?? (await redis.zrange(keys.openSet(), 0, 0))[0];
           if (!openId) return;
-          const { bytes, keys: count } = await incidentFootprint(redis, keys, openId);
-          const table = (await redis.hget(keys.incident(openId), "table")) ?? "";
-          const audit = Number(
-            (await redis.call("MEMORY", "USAGE", keys.tableAudit(table), "SAMPLES", "0")) ?? 0,
-          );
-          measured = { bytes, keys: count, audit };
+          const { keys: count } = await incidentFootprint(redis, keys, openId);
+          const { incident, audit, history, beside } = await footprint(redis, keys, end.namespace, openId);
+          measured = { bytes: incident, keys: count, audit, history, beside };
         } finally {
           redis.disconnect();
         }
@@ -53,6 +53,8 @@ export async function run(): Promise<Record<string, number | string>> {
     result[`${scenario}: incident bytes`] = measured.bytes;
     result[`${scenario}: incident keys`] = measured.keys;
     result[`${scenario}: table audit trail bytes`] = measured.audit;
+    result[`${scenario}: table history bytes`] = measured.history;
+    result[`${scenario}: other namespace bytes (jobs, claims, guards, outbox)`] = measured.beside;
   }
   if (sizes.length > 0) {
     result["bytes per incident (max)"] = Math.max(...sizes);

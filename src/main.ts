@@ -91,8 +91,13 @@ async function startParts(lifecycle: Lifecycle, shared: Shared): Promise<Running
   if (inChild) running.workerProcess = await lifecycle.start(workerProcessPart(shared));
   // `start` serves its worker child's metrics in its own scrape.
   const child = running.workerProcess;
-  const childMetrics = child ? () => child.supervisor?.metrics() ?? Promise.resolve([]) : undefined;
-  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared, childMetrics));
+  const childReports = child
+    ? {
+        metrics: () => child.supervisor?.metrics() ?? Promise.resolve([]),
+        failingSources: () => child.supervisor?.failingSources() ?? [],
+      }
+    : undefined;
+  if (role !== "worker") running.receiver = await lifecycle.start(receiverPart(shared, childReports));
   // A worker answers probes and scrapes on its own port (start's child leaves that to its parent).
   const { metricsPort } = shared.options;
   if (role === "worker" && metricsPort !== undefined)
@@ -107,6 +112,7 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
     port: running.receiver?.port,
     metricsPort: running.ops?.port,
     metricsRegistry: shared.metrics.registry,
+    sources: shared.sourceWatch,
     app,
     queues,
     remediationQueue,

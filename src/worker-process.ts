@@ -5,7 +5,7 @@
 
 import type { Registry } from "prom-client";
 import { SHUTDOWN_DEADLINE_MS, startBot } from "./main.js";
-import type { ChildMessage, ParentMessage } from "./worker-supervisor.js";
+import { type ChildMessage, HEARTBEAT_EVERY_MS, type ParentMessage } from "./worker-supervisor.js";
 
 const send = (message: ChildMessage) => process.send?.(message);
 
@@ -24,7 +24,7 @@ let stopping = false;
  * from Redis (queues, backlogs, the sweep) and readiness the parent serves itself.
  */
 const OWN_METRICS =
-  /^(iceberg_bot_(jobs_total|diagnosis_seconds|slack_api_errors_total|slack_messages_dropped_total)|process_|nodejs_)/;
+  /^(iceberg_bot_(jobs_total|diagnosis_seconds|slack_api_errors_total|slack_messages_dropped_total|source_)|process_|nodejs_)/;
 
 const shutdown = () => {
   if (stopping) return;
@@ -49,6 +49,10 @@ process.on("message", (message: ParentMessage) => {
         stop = bot.stop;
         registry = bot.metricsRegistry;
         send({ type: "ready" });
+        // The parent reports the workers not running when these stop (see worker-supervisor.ts).
+        setInterval(() => {
+          if (process.connected) send({ type: "heartbeat", failingSources: bot.sources.failing() });
+        }, message.options.heartbeatEveryMs ?? HEARTBEAT_EVERY_MS).unref();
       },
       (error: unknown) => {
         send({ type: "failed", message: (error as Error).message });

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { FailingSource } from "./adapters/evidence/source-watch.js";
 import type { BackoffSettings } from "./adapters/slack/outbox/poster.js";
 import type { Config } from "./config.js";
 import type { LogLike } from "./services/incident/deps.js";
@@ -23,7 +24,12 @@ export interface WorkerChildOptions {
   playbooksDir?: string;
   slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
   health?: { checkEveryMs?: number; authEveryMs?: number };
+  /** How often the child tells its parent it is alive (default HEARTBEAT_EVERY_MS). */
+  heartbeatEveryMs?: number;
 }
+
+/** The child's heartbeat: often enough that a stopped child shows in /readyz within seconds. */
+export const HEARTBEAT_EVERY_MS = 1_000;
 
 export type ParentMessage =
   | { type: "start"; config: Config; options: WorkerChildOptions }
@@ -33,7 +39,9 @@ export type ChildMessage =
   | { type: "ready" }
   | { type: "failed"; message: string }
   /** The child's own counters and runtime metrics (registry.getMetricsAsJSON()), for one scrape. */
-  | { type: "metrics"; id: number; metrics: unknown[] };
+  | { type: "metrics"; id: number; metrics: unknown[] }
+  /** Alive, with the evidence sources failing in the child (its diagnoses read them). */
+  | { type: "heartbeat"; failingSources: FailingSource[] };
 
 export type SupervisorEvent =
   | { kind: "started"; pid: number }
@@ -58,6 +66,13 @@ export interface WorkerSupervisorOptions {
    */
   niceness?: number;
   onEvent?: (event: SupervisorEvent) => void;
+  /**
+   * Told whether the workers run: a reason while the child is dead, restarting, or silent longer
+   * than heartbeatTimeoutMs (a stopped or wedged process), undefined once it answers again.
+   */
+  onHealth?: (problem: string | undefined) => void;
+  /** Silence after which the child is reported not running (default 5 heartbeats). */
+  heartbeatTimeoutMs?: number;
   /** Real time, for how long a child lived (default Date.now). */
   now?: () => number;
 }
@@ -72,6 +87,8 @@ export interface WorkerSupervisor {
   stop(): Promise<void>;
   /** The child's metrics as JSON (empty when no child answers). */
   metrics(): Promise<unknown[]>;
+  /** The evidence sources failing in the child, as its latest heartbeat said. */
+  failingSources(): FailingSource[];
 }
 
 /** The child's entry point: compiled next to this file, or the TypeScript source under tsx. */
@@ -104,6 +121,30 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
   let firstReady = false;
   let metricsId = 0;
   const metricsWaiters = new Map<number, (metrics: unknown[]) => void>();
+  const heartbeatTimeout =
+    options.heartbeatTimeoutMs ?? 5 * (options.child?.heartbeatEveryMs ?? HEARTBEAT_EVERY_MS);
+  let lastBeat: { at: number; pid: number } | undefined;
+  let childSources: FailingSource[] = [];
+  let problem: string | undefined;
+  const report = (next: string | undefined) => {
+    if (next === problem) return;
+    problem = next;
+    options.onHealth?.(next);
+  };
+  // A child that stops answering (SIGSTOP, a wedged event loop) keeps its pid and its sockets:
+  // only its silence tells.
+  const watchdog = setInterval(
+    () => {
+      if (stopping || !lastBeat || child?.pid !== lastBeat.pid) return;
+      const silent = now() - lastBeat.at;
+      if (silent > heartbeatTimeout)
+        report(
+          `the worker process (pid ${lastBeat.pid}) has not answered for ${Math.round(silent / 1000)} s`,
+        );
+    },
+    Math.min(1_000, heartbeatTimeout),
+  );
+  watchdog.unref();
 
   const spawnChild = () => {
     const startedAt = now();
@@ -130,7 +171,13 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     }
     emit({ kind: "started", pid });
     proc.on("message", (message: ChildMessage) => {
-      if (message.type === "ready") {
+      if (message.type === "heartbeat") {
+        lastBeat = { at: now(), pid };
+        childSources = message.failingSources;
+        report(undefined);
+      } else if (message.type === "ready") {
+        lastBeat = { at: now(), pid };
+        report(undefined);
         emit({ kind: "ready", pid });
         if (!firstReady) {
           firstReady = true;
@@ -153,6 +200,8 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       emit({ kind: "exited", pid, code, signal, expected: stopping });
       if (stopping) return;
       if (!firstReady) return; // a child that never came up is reported through `ready`
+      childSources = [];
+      report(`the worker process (pid ${pid}) exited (${signal ?? `code ${code}`}); restarting it`);
       delay = now() - startedAt >= healthyAfter ? minDelay : delay;
       options.log.warn({ pid, code, signal, restartInMs: delay }, "worker process died; restarting it");
       emit({ kind: "restarting", delayMs: delay });
@@ -181,6 +230,7 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
       return restarts;
     },
     ready,
+    failingSources: () => childSources,
     metrics() {
       const proc = child;
       if (!proc?.connected) return Promise.resolve([]);
@@ -197,6 +247,7 @@ export function superviseWorker(options: WorkerSupervisorOptions): WorkerSupervi
     },
     async stop() {
       stopping = true;
+      clearInterval(watchdog);
       if (restartTimer) clearTimeout(restartTimer);
       const proc = child;
       if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;

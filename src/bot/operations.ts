@@ -24,6 +24,7 @@ export function workerOpsServerPart(shared: Shared, port: number): Part & { port
           pingRedis: () => checkPrimary(connections.redis, config.redis, store.keys.sequence()),
           registry: metrics.registry,
           health: shared.health,
+          failingSources: () => shared.sourceWatch.failing(),
         }),
         port,
       );

@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
+import type { SourceWatch } from "../adapters/evidence/source-watch.js";
 import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
@@ -96,7 +97,13 @@ export interface BotOptions {
     | boolean
     | Pick<
         WorkerSupervisorOptions,
-        "restartDelayMs" | "maxRestartDelayMs" | "healthyAfterMs" | "stopTimeoutMs" | "niceness" | "onEvent"
+        | "restartDelayMs"
+        | "maxRestartDelayMs"
+        | "healthyAfterMs"
+        | "stopTimeoutMs"
+        | "niceness"
+        | "onEvent"
+        | "heartbeatTimeoutMs"
       >;
 }
 
@@ -107,6 +114,8 @@ export interface Bot {
   metricsPort?: number;
   /** This process's metrics (a `start` worker child hands them to its parent's /metrics). */
   metricsRegistry: Registry;
+  /** How every evidence source has been answering this process. */
+  sources: SourceWatch;
   app?: BotApp;
   queues: BotQueues;
   /** Apply, revert and follow-up jobs of guided remediation. */

@@ -1,6 +1,7 @@
 // The receiver part (`serve`, `start`): Slack's requests and the alert webhooks on one port. It
 // verifies, acknowledges and records; the workers do the rest.
 
+import type { FailingSource } from "../adapters/evidence/source-watch.js";
 import { batchedFirstTime } from "../adapters/redis/batched-first-time.js";
 import { checkPrimary } from "../adapters/redis/connection.js";
 import { type BotApp, createBotApp } from "../adapters/slack/app.js";
@@ -18,8 +19,14 @@ export interface ReceiverPart extends Part {
   port?: number;
 }
 
-/** `otherMetrics`: the worker child's metrics, served in the same scrape (`start`). */
-export function receiverPart(shared: Shared, otherMetrics?: () => Promise<unknown[]>): ReceiverPart {
+/**
+ * `child`: what `start`'s worker process reports, served with the receiver's own: its metrics in
+ * the same scrape, the sources failing in its diagnoses in /readyz.
+ */
+export function receiverPart(
+  shared: Shared,
+  child?: { metrics: () => Promise<unknown[]>; failingSources: () => FailingSource[] },
+): ReceiverPart {
   const { config, options, connections, store, sweepQueues, confirmDurable } = shared;
   const { redis } = connections;
   const app = createBotApp({
@@ -60,7 +67,8 @@ export function receiverPart(shared: Shared, otherMetrics?: () => Promise<unknow
     }),
     pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
     health: shared.health,
-    ...(otherMetrics ? { otherMetrics } : {}),
+    ...(child ? { otherMetrics: child.metrics } : {}),
+    failingSources: () => [...shared.sourceWatch.failing(), ...(child?.failingSources() ?? [])],
     acceptAlerts: async (alerts) => {
       const outcome = await acceptAlerts(shared.incidents, alerts);
       // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right

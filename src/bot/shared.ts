@@ -4,11 +4,13 @@
 
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
+import { createSourceWatch, type SourceWatch } from "../adapters/evidence/source-watch.js";
 import { readBacklogs } from "../adapters/http/backlogs.js";
 import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
 import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
 import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
 import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
+import { WEBHOOK_KINDS } from "../adapters/intake/webhook.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type CommandInbox, createCommandInbox } from "../adapters/queue/command-inbox.js";
 import { type BotQueues, createQueues, type QueueNames } from "../adapters/queue/queues.js";
@@ -30,6 +32,7 @@ import { IncidentStore } from "../adapters/store/incident-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
 import { WalkStore } from "../adapters/store/walk-store.js";
 import { type Config, secretValues } from "../config.js";
+import { DiagnoseJobSchema } from "../core/jobs.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
 import { asCodedError } from "../errors.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
@@ -75,6 +78,8 @@ export interface Shared {
   /** Internal addresses channels never see ("the catalog", not its URL). */
   addresses: { url: string; name: string }[];
   ports: EvidencePorts;
+  /** How every evidence source has been answering (adapters/evidence/source-watch.ts). */
+  sourceWatch: SourceWatch;
   /** Flink Kubernetes Operator discovery, with a kubernetes section (its JobManagers are Flink sources). */
   flinkDiscovery?: FlinkDiscoveryPart;
   remediation: Remediation;
@@ -137,7 +142,15 @@ export async function assemble(config: Config, options: BotOptions, connections:
       ? undefined
       : flinkDiscoveryPart(config, log, options.flinkDiscovery);
   const flinkProviders = flinkDiscovery ? [flinkDiscovery.provider] : [];
-  const ports = options.ports ?? createEvidencePorts(config, { flinkProviders });
+  // Every source's requests counted, its failures logged once and shown in /readyz.
+  const sourceWatch = createSourceWatch({ metrics, log, now: wallClock });
+  const ports = options.ports ?? createEvidencePorts(config, { flinkProviders, watch: sourceWatch });
+  metrics.know({
+    queues: [queueSet.queues.names.diagnose, queueSet.queues.names.slack],
+    diagnosisKinds: DiagnoseJobSchema.options.map((o) => o.shape.kind.value),
+    webhookSources: WEBHOOK_KINDS,
+    sources: options.ports ? [] : configuredSources(config),
+  });
   // Each table's closed incidents, kept as long as the incidents themselves.
   const history = new HistoryStore(redis, {
     namespace: options.namespace,
@@ -175,12 +188,24 @@ export async function assemble(config: Config, options: BotOptions, connections:
       client,
       addresses,
       ports,
+      sourceWatch,
       ...(flinkDiscovery ? { flinkDiscovery } : {}),
       confirmDurable,
     },
     render: options.render ?? defaultRenderers,
   };
   return { ...shared, remediation: createRemediation(shared) } satisfies Shared;
+}
+
+/** The sources BOT_CONFIG and the environment name (discovered Flink sources join as they are seen). */
+function configuredSources(config: Config): { kind: string; source: string }[] {
+  const { catalogs, flink, connect, prometheus } = config.sources;
+  return [
+    ...catalogs.map((s) => ({ kind: "catalog", source: s.name })),
+    ...flink.map((s) => ({ kind: "flink", source: s.name })),
+    ...connect.map((s) => ({ kind: "connect", source: s.name })),
+    ...prometheus.map((s) => ({ kind: "prometheus", source: s.name })),
+  ];
 }
 
 /** Channels hear "the catalog", never its internal address (the logs keep it). */

@@ -289,12 +289,18 @@ export function workerProcessPart(shared: Shared): Part & { supervisor?: WorkerS
         slackDelivery: options.slackDelivery,
         health: options.health,
       };
+      const tuned = typeof options.workerProcess === "object" ? options.workerProcess : {};
       const supervisor = superviseWorker({
         now: shared.wallClock,
         config: shared.config,
         child,
         log: shared.log,
-        ...(typeof options.workerProcess === "object" ? options.workerProcess : {}),
+        ...tuned,
+        onEvent: (event) => {
+          if (event.kind === "restarting") shared.metrics.workerRestarts.inc();
+          tuned.onEvent?.(event);
+        },
+        onHealth: (problem) => shared.health.set("worker", problem),
       });
       part.supervisor = supervisor;
       try {

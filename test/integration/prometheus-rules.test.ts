@@ -17,6 +17,7 @@ interface Rule {
   alert?: string;
   record?: string;
   expr: string;
+  annotations?: Record<string, string>;
 }
 interface RuleFile {
   groups: Array<{ name: string; rules: Rule[] }>;
@@ -99,20 +100,27 @@ describe("Prometheus alert rules for Iceberg commits", () => {
 });
 
 // The bot's own alert rules: promtool-tested, reading only series the bot registers (or `up` of the
-// scrape jobs deploy/prometheus/scrape-iceberg-bot.yml defines), each with a firing and a quiet case.
+// scrape jobs deploy/prometheus/scrape-iceberg-bot.yml defines), each with a firing and a quiet case,
+// quiet on a healthy idle bot (a fresh install on a real clock, an idle day), and each pointing at
+// its runbook in docs/operations.md.
 describe("Prometheus alert rules for the bot itself", () => {
+  // Every deployment's rules, and the one that only makes sense with separate workers.
   const BOT_RULES = "deploy/prometheus/iceberg-bot-alerts.yml";
+  const SPLIT_RULES = "deploy/prometheus/iceberg-bot-split-alerts.yml";
   const BOT_TESTS = [
     "test/prometheus/iceberg-bot-alerts.test.yml",
     "test/prometheus/iceberg-bot-sweep-alerts.test.yml",
+    "test/prometheus/iceberg-bot-idle.test.yml",
   ];
-  const botRules = (parse(readFileSync(BOT_RULES, "utf8")) as RuleFile).groups.flatMap((g) => g.rules);
+  const rulesOf = (file: string) =>
+    (parse(readFileSync(file, "utf8")) as RuleFile).groups.flatMap((g) => g.rules);
+  const botRules = [...rulesOf(BOT_RULES), ...rulesOf(SPLIT_RULES)];
   const botTests = {
     tests: BOT_TESTS.flatMap((file) => (parse(readFileSync(file, "utf8")) as PromtoolTests).tests),
   };
 
   it("pass promtool check rules and promtool test rules", async () => {
-    const checked = await run("promtool", ["check", "rules", BOT_RULES]);
+    const checked = await run("promtool", ["check", "rules", BOT_RULES, SPLIT_RULES]);
     expect(checked.stdout).toMatch(/SUCCESS: \d+ rules found/);
     const tested = await run("promtool", ["test", "rules", ...BOT_TESTS]).catch(
       (error: { stdout?: string; stderr?: string }) => {
@@ -120,6 +128,29 @@ describe("Prometheus alert rules for the bot itself", () => {
       },
     );
     expect(tested.stdout).toMatch(/SUCCESS/);
+  });
+
+  it("keep the split deployment's rule apart: start (one process) loads only the common file", () => {
+    expect(rulesOf(SPLIT_RULES).map((r) => r.alert)).toEqual(["IcebergBotWorkerDown"]);
+    // The common rules never name the worker job alone: under start it is never scraped.
+    for (const rule of rulesOf(BOT_RULES))
+      expect(rule.expr, rule.alert).not.toMatch(/job="iceberg-bot-worker"/);
+    // The idle day loads only the common file, and checks every alert of both stays quiet.
+    const idle = parse(readFileSync("test/prometheus/iceberg-bot-idle.test.yml", "utf8")) as PromtoolTests & {
+      rule_files: string[];
+    };
+    expect(idle.rule_files).toEqual([`../../${BOT_RULES}`]);
+    const quiet = new Set(idle.tests.flatMap((t) => (t.alert_rule_test ?? []).map((c) => c.alertname)));
+    expect(botRules.map((r) => r.alert).filter((a) => !quiet.has(a as string))).toEqual([]);
+  });
+
+  it("each link a runbook_url to its row of docs/operations.md", () => {
+    const guide = readFileSync("docs/operations.md", "utf8");
+    for (const rule of botRules) {
+      const anchor = /^docs\/operations\.md#([a-z0-9-]+)$/.exec(rule.annotations?.runbook_url ?? "")?.[1];
+      expect(anchor, rule.alert).toBe(rule.alert?.toLowerCase());
+      expect(guide, rule.alert).toContain(`<a id="${anchor}"></a>`);
+    }
   });
 
   it("read only metrics the bot registers and the scrape jobs' up series", async () => {
@@ -146,7 +177,6 @@ describe("Prometheus alert rules for the bot itself", () => {
     const alerts = botRules.map((r) => r.alert as string);
     expect(alerts).toEqual([
       "IcebergBotReceiverDown",
-      "IcebergBotWorkerDown",
       "IcebergBotInstanceDown",
       "IcebergBotNotReady",
       "IcebergBotBacklogOld",
@@ -157,6 +187,9 @@ describe("Prometheus alert rules for the bot itself", () => {
       "IcebergBotSlackErrors",
       "IcebergBotSlackMessagesDropped",
       "IcebergBotSweepStale",
+      "IcebergBotSourceFailing",
+      "IcebergBotWorkerRestarting",
+      "IcebergBotWorkerDown",
     ]);
     const cases = botTests.tests.flatMap((t) => t.alert_rule_test ?? []);
     for (const alert of alerts) {

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
+import { DEFAULT_WEBHOOK_BODY_LIMIT, WEBHOOK_DEADLINE_MS } from "../../src/adapters/intake/webhook.js";
+import { alertmanagerBody } from "../../src/sim/alertmanager.js";
 
 interface Panel {
   id: number;
@@ -80,5 +82,39 @@ describe("Alertmanager route example", () => {
       .find((d) => d.kind === "Service");
     expect(url.hostname).toBe(`${service.metadata.name}.${service.metadata.namespace}.svc`);
     expect(Number(url.port)).toBe(service.spec.ports[0].port);
+  });
+  it("ships the webhook settings the README gives, and they keep every notification retried", () => {
+    type Webhook = { max_alerts?: number; timeout?: string };
+    const shipped = config.receivers.find((r) => r.name === "iceberg-bot")?.webhook_configs?.[0] as Webhook;
+    // The README's step 4 example of the Alertmanager receiver.
+    const readme = readFileSync("README.md", "utf8");
+    const block = readme.match(/```yaml\n(\s*receivers:[\s\S]*?)```/)?.[1] ?? "";
+    const documented = (
+      parse(block.replace(/^ {3}/gm, "")) as { receivers: Array<{ webhook_configs: Webhook[] }> }
+    ).receivers[0]?.webhook_configs[0];
+    expect(documented?.max_alerts).toBeGreaterThan(0);
+    expect(shipped.max_alerts).toBe(documented?.max_alerts);
+    expect(shipped.timeout).toBe(documented?.timeout);
+    // Alertmanager waits longer than the bot takes to answer 503, so a slow Redis is retried.
+    const seconds = Number(/^(\d+)s$/.exec(shipped.timeout ?? "")?.[1]);
+    expect(seconds * 1000).toBeGreaterThan(WEBHOOK_DEADLINE_MS);
+    // max_alerts commit alerts, with the labels and annotations the commit rules give them, fit
+    // under the body limit (a 413 is never retried: those alerts would be lost).
+    const alerts = Array.from({ length: shipped.max_alerts ?? 0 }, (_, i) => ({
+      table: `warehouse_db.clickstream_events_${i}`,
+      labels: {
+        alertname: "IcebergFlinkCommitStalled",
+        job_name: `clickstream-events-ingest-${i}`,
+        namespace: "streaming-production",
+        pod: `clickstream-events-ingest-taskmanager-1-${i}`,
+        instance: "10.42.17.123:9249",
+        job: "flink-taskmanagers",
+      },
+      annotations: {
+        description:
+          "The Iceberg committer of this job has not committed for more than three checkpoint intervals (at least 10 minutes); readers see stale data.",
+      },
+    }));
+    expect(Buffer.byteLength(alertmanagerBody(alerts))).toBeLessThan(DEFAULT_WEBHOOK_BODY_LIMIT);
   });
 });

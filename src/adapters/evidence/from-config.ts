@@ -17,6 +17,7 @@ import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
 import { createPrometheusClient } from "./prometheus-client.js";
+import type { SourceWatch } from "./source-watch.js";
 import {
   createCatalogDirectory,
   createCompositeConnect,
@@ -38,6 +39,8 @@ export interface EvidencePortOverrides {
   flinkProviders?: readonly FlinkSourceProvider[];
   /** Told how many Flink clients and TLS pools are kept after each Flink listing. */
   onFlinkClients?: (kept: { clients: number; tlsPools: number }) => void;
+  /** Watches every request of every source (metrics, logs, readiness detail). */
+  watch?: SourceWatch;
 }
 
 /** Without a kubernetes section: the named Flink sources, at most this many at once. */
@@ -68,6 +71,7 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
     timeoutMs,
     maxBytes: overrides.maxBytes,
     ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
+    ...(overrides.watch ? { observe: overrides.watch.observer(kind, spec.name) } : {}),
   });
 
   const ports: EvidencePorts = {};
@@ -85,6 +89,7 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
         maxBytes: overrides.maxBytes,
         now: overrides.now,
         aws: config.aws,
+        ...(overrides.watch ? { observe: overrides.watch.observer("catalog", spec.name) } : {}),
       });
     const only = sources.catalogs[0];
     if (sources.catalogs.length === 1 && only?.origin === "env") {

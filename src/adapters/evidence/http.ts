@@ -8,6 +8,7 @@ import type { SourceName } from "../../core/ids.js";
 import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { parseJsonText, parseWithSchema } from "./parse.js";
+import { outcomeOfError, outcomeOfStatus, type SourceObserver } from "./source-watch.js";
 import { describeUpstreamError } from "./upstream-error.js";
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -37,6 +38,8 @@ export interface HttpSourceOptions {
   maxBytes?: number;
   /** Sent with every request unless the request sets the same header (a source's own auth). */
   headers?: Record<string, string>;
+  /** Told how each request went (the source watch: metrics, logs, readiness detail). */
+  observe?: SourceObserver;
 }
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -118,16 +121,25 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
         throw tooLarge(where, maxBytes);
       }
     }
+    const status = response.statusCode;
+    options.observe?.(
+      outcomeOfStatus(status),
+      statusMessage(SOURCE_WORDS[options.source], status, `${method} ${url.pathname}`, undefined),
+    );
     return {
-      status: response.statusCode,
+      status,
       headers: flattenHeaders(response.headers),
       body: collected.text(),
       path: url.pathname,
       method,
     };
   } catch (error) {
-    if (error instanceof CodedError) throw error;
-    throw classifyTransportError(error, where, phase, controller.signal.aborted);
+    const coded =
+      error instanceof CodedError
+        ? error
+        : classifyTransportError(error, where, phase, controller.signal.aborted);
+    options.observe?.(outcomeOfError(coded), coded.message);
+    throw coded;
   } finally {
     clearTimeout(timer);
   }

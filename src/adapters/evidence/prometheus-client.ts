@@ -6,8 +6,11 @@ import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
 import { buildUrl, type HttpSourceOptions, sendJson } from "./http.js";
+import type { SourceObserver } from "./source-watch.js";
 
 export interface PrometheusClientOptions {
+  /** Told how each request went (adapters/evidence/source-watch.ts). */
+  observe?: SourceObserver;
   url: string;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
@@ -38,6 +41,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
   const http: HttpSourceOptions = {
     source: "prometheus",
     dispatcher: options.dispatcher,
+    observe: options.observe,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     headers: options.headers,

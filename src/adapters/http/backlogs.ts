@@ -1,6 +1,8 @@
-// What every backlog owes, for /metrics: the BullMQ queues (waiting, prioritized and delayed jobs;
-// the oldest by when it was added), the command inbox and the alert intake's promises (both by
-// when they were recorded), and the Slack outbox (messages owed, oldest by when it was written).
+// What every backlog owes, for /metrics: the BullMQ queues (waiting and prioritized jobs, by when
+// they were added, and delayed jobs once they are due, by when they fell due), the command inbox
+// and the alert intake's promises (both by when they were recorded), and the Slack outbox
+// (messages owed, oldest by when it was written). A delayed job not due yet (the weekly sweep's
+// next run, a retry's backoff) is not owed: counting it would age an idle bot's backlog.
 
 import type { Queue } from "bullmq";
 import type { RedisClient } from "../redis/connection.js";
@@ -21,16 +23,41 @@ export interface BacklogSources {
 const age = (now: number, at: number | undefined) =>
   at === undefined ? undefined : Math.max(0, (now - at) / 1000);
 
+/**
+ * BullMQ scores its delayed set by the time a job falls due, in ms, times 4096 (plus a counter
+ * that keeps jobs due in the same ms apart; bullmq's getDelayedScore.lua).
+ */
+const DELAYED_SCORE_PER_MS = 0x1000;
+
+/** Delayed jobs due by `now` (BullMQ moves them to waiting when a worker runs), and the first due. */
+async function dueDelayed(redis: RedisClient, queue: Queue, now: number) {
+  const key = queue.keys.delayed as string;
+  const upTo = `(${(now + 1) * DELAYED_SCORE_PER_MS}`;
+  const [count, first] = await Promise.all([
+    redis.zcount(key, "-inf", upTo),
+    redis.zrangebyscore(key, "-inf", upTo, "WITHSCORES", "LIMIT", 0, 1),
+  ]);
+  const dueAt = first[1] !== undefined ? Math.floor(Number(first[1]) / DELAYED_SCORE_PER_MS) : undefined;
+  return { count, dueAt };
+}
+
 export async function readBacklogs(sources: BacklogSources): Promise<Backlog[]> {
   const now = sources.now();
   const queues = await Promise.all(
     Object.entries(sources.queues).map(async ([backlog, queue]): Promise<Backlog> => {
-      const counts = await queue.getJobCounts("waiting", "prioritized", "delayed");
-      const items = Object.values(counts).reduce((a, b) => a + b, 0);
+      const [counts, due] = await Promise.all([
+        queue.getJobCounts("waiting", "prioritized"),
+        dueDelayed(sources.redis, queue, now),
+      ]);
+      const waiting = Object.values(counts).reduce((a, b) => a + b, 0);
       // The oldest waiting job (BullMQ lists waiting jobs newest first; asc gives the oldest).
-      const [oldest] =
-        items > 0 ? await queue.getJobs(["waiting", "prioritized", "delayed"], 0, 0, true) : [];
-      return { backlog, items, oldestSeconds: age(now, oldest?.timestamp) };
+      const [oldest] = waiting > 0 ? await queue.getJobs(["waiting", "prioritized"], 0, 0, true) : [];
+      const since = [oldest?.timestamp, due.dueAt].filter((at): at is number => at !== undefined);
+      return {
+        backlog,
+        items: waiting + due.count,
+        oldestSeconds: age(now, since.length > 0 ? Math.min(...since) : undefined),
+      };
     }),
   );
   const { redis } = sources;

@@ -2,6 +2,7 @@
 // share counters).
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { WEBHOOK_REJECT_REASONS } from "../intake/webhook.js";
 
 /** One backlog: what waits in a queue, an inbox or the Slack outbox, and for how long. */
 export interface Backlog {
@@ -12,7 +13,7 @@ export interface Backlog {
 }
 
 /** The checks /readyz runs, each failing or not (see health.ts). */
-export const HEALTH_CHECKS = ["redis", "slack_auth", "slack_channel", "slack_delivery"] as const;
+export const HEALTH_CHECKS = ["redis", "slack_auth", "slack_channel", "slack_delivery", "worker"] as const;
 export type HealthCheck = (typeof HEALTH_CHECKS)[number];
 
 /**
@@ -38,6 +39,25 @@ export async function within<T>(ms: number, read: () => Promise<T>, fallback: T)
   }
 }
 
+/** What each evidence request came to (adapters/evidence/source-watch.ts classifies them). */
+export const SOURCE_OUTCOMES = ["ok", "refused", "error", "unreachable", "timeout"] as const;
+export type SourceOutcome = (typeof SOURCE_OUTCOMES)[number];
+
+/**
+ * The label values known at start: each counter and histogram shows them at 0 from the first
+ * scrape, so increase() sees the first event and dashboards have data after a restart.
+ */
+export interface KnownLabels {
+  /** Queue names whose job outcomes this process counts. */
+  queues?: readonly string[];
+  /** Diagnosis job kinds. */
+  diagnosisKinds?: readonly string[];
+  /** Webhook senders (alertmanager, grafana). */
+  webhookSources?: readonly string[];
+  /** Evidence sources configured: kind and name. */
+  sources?: readonly { kind: string; source: string }[];
+}
+
 export interface MetricSources {
   /** Jobs by "queue.state" (waiting, active, delayed, failed). */
   queueDepth?: () => Promise<Record<string, number>>;
@@ -56,6 +76,16 @@ export interface BotMetrics {
   slackErrors: Counter<"method">;
   alertsReceived: Counter<"source" | "outcome">;
   webhookRejected: Counter<"source" | "reason">;
+  /** Evidence requests by source kind, source name and outcome. */
+  sourceRequests: Counter<"kind" | "source" | "outcome">;
+  /** When a source last answered, in Unix seconds (no series until it has). */
+  sourceLastSuccess: Gauge<"kind" | "source">;
+  /** 1 while a source's latest request failed, else 0. */
+  sourceFailing: Gauge<"kind" | "source">;
+  /** Times `start` restarted its worker process. */
+  workerRestarts: Counter;
+  /** Shows the known label values at 0 (see KnownLabels); safe to call again with more. */
+  know(labels: KnownLabels): void;
 }
 
 export function createMetrics(sources: MetricSources = {}): BotMetrics {
@@ -123,8 +153,52 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
-  // Both reasons show from the start (0), so a rate over them has data before the first drop.
+  // Every reason shows from the start (0), so a rate over them has data before the first drop.
   for (const reason of ["expired", "rejected", "invalid"]) slackDropped.inc({ reason }, 0);
+  const sourceRequests = new Counter({
+    name: "iceberg_bot_source_requests_total",
+    help: "Requests to evidence sources, by kind (catalog, flink, connect, prometheus), source name and outcome (ok, refused, error, unreachable, timeout).",
+    labelNames: ["kind", "source", "outcome"] as const,
+    registers: [registry],
+  });
+  // `start` serves its worker process's series with its own: the latest and the worst win.
+  const sourceLastSuccess = new Gauge({
+    name: "iceberg_bot_source_last_success_timestamp_seconds",
+    help: "When each evidence source last answered the bot, in Unix seconds (absent until it has).",
+    labelNames: ["kind", "source"] as const,
+    registers: [registry],
+    aggregator: "max",
+  });
+  const sourceFailing = new Gauge({
+    name: "iceberg_bot_source_failing",
+    help: "1 while an evidence source's latest answer was a failure (refused, error, unreachable, timeout), else 0.",
+    labelNames: ["kind", "source"] as const,
+    registers: [registry],
+    aggregator: "max",
+  });
+  const workerRestarts = new Counter({
+    name: "iceberg_bot_worker_restarts_total",
+    help: "Times `start` restarted its worker process after it died or stopped answering.",
+    registers: [registry],
+  });
+  const knownSources = new Set<string>();
+  const know = (labels: KnownLabels) => {
+    for (const queue of labels.queues ?? [])
+      for (const outcome of ["completed", "failed"]) jobOutcomes.inc({ queue, outcome }, 0);
+    for (const kind of labels.diagnosisKinds ?? []) diagnosisSeconds.zero({ kind });
+    for (const source of labels.webhookSources ?? []) {
+      for (const outcome of ["accepted", "ignored", "truncated_by_sender"])
+        alertsReceived.inc({ source, outcome }, 0);
+      for (const reason of WEBHOOK_REJECT_REASONS) webhookRejected.inc({ source, reason }, 0);
+    }
+    for (const { kind, source } of labels.sources ?? []) {
+      const key = `${kind}\u0000${source}`;
+      if (knownSources.has(key)) continue;
+      knownSources.add(key);
+      for (const outcome of SOURCE_OUTCOMES) sourceRequests.inc({ kind, source, outcome }, 0);
+      sourceFailing.set({ kind, source }, 0);
+    }
+  };
   // One read of the backlogs serves both gauges of a scrape.
   let pendingBacklogs: Promise<Backlog[]> | undefined;
   const readBacklogs = () => {
@@ -141,7 +215,7 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   };
   new Gauge({
     name: "iceberg_bot_backlog_items",
-    help: "Items owed in each queue (waiting and delayed jobs), inbox and the Slack outbox (messages owed).",
+    help: "Items owed in each queue (waiting jobs, and delayed jobs once due), inbox and the Slack outbox (messages owed).",
     labelNames: ["backlog"] as const,
     registers: [registry],
     async collect() {
@@ -180,5 +254,10 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
     slackErrors,
     alertsReceived,
     webhookRejected,
+    sourceRequests,
+    sourceLastSuccess,
+    sourceFailing,
+    workerRestarts,
+    know,
   };
 }

@@ -2,6 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AggregatorRegistry, type Registry } from "prom-client";
+import type { FailingSource } from "../evidence/source-watch.js";
 import type { HealthState } from "./health.js";
 import { type HealthCheck, SCRAPE_READ_MS, within } from "./metrics.js";
 
@@ -22,6 +23,11 @@ export interface HealthRoutesOptions {
    * getMetricsAsJSON() gives them: counters and histograms are summed with this process's.
    */
   otherMetrics?: () => Promise<unknown[]>;
+  /**
+   * Evidence sources failing now: shown under `sources`, never a failing check (a diagnosis
+   * without a source still says what it could read).
+   */
+  failingSources?: () => FailingSource[];
   readyTimeoutMs?: number;
 }
 
@@ -73,7 +79,13 @@ export function healthRoutes(options: HealthRoutesOptions) {
               if (check !== "redis") checks[check] = reason;
             const counted = Object.keys(checks).filter((c) => only.length === 0 || only.includes(c));
             const ok = counted.length === 0;
-            const answer = { ...body, ok, ...(Object.keys(checks).length > 0 ? { failing: checks } : {}) };
+            const sources = sourcesDetail(options.failingSources?.() ?? []);
+            const answer = {
+              ...body,
+              ok,
+              ...(Object.keys(checks).length > 0 ? { failing: checks } : {}),
+              ...(sources ? { sources } : {}),
+            };
             send(res, ok ? 200 : 503, "application/json", JSON.stringify(answer));
           })
           .finally(() => clearTimeout(timer));
@@ -96,6 +108,16 @@ export function healthRoutes(options: HealthRoutesOptions) {
       },
     },
   ];
+}
+
+/** "kind/name" -> why, for each failing source; undefined when none fails. */
+function sourcesDetail(failing: readonly FailingSource[]) {
+  if (failing.length === 0) return undefined;
+  const entries = failing.map((f) => [
+    `${f.kind}/${f.source}`,
+    { outcome: f.outcome, reason: f.reason, since: new Date(f.sinceMs).toISOString() },
+  ]);
+  return { failing: Object.fromEntries(entries) };
 }
 
 interface RedisStatus {

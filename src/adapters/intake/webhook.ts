@@ -9,8 +9,15 @@ import { AlertmanagerBodySchema, toAlertEvent } from "./alertmanager.js";
 import { GrafanaBodySchema } from "./grafana.js";
 
 export const DEFAULT_WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/**
+ * How long a notification may take to be stored before the sender is told to retry (503): a
+ * Redis that hangs must not hang the sender, which retries a 5xx but not a request it gave up on
+ * after its own timeout (the shipped Alertmanager route waits 10 s).
+ */
+export const WEBHOOK_DEADLINE_MS = 5_000;
 
-export type WebhookKind = "alertmanager" | "grafana";
+export const WEBHOOK_KINDS = ["alertmanager", "grafana"] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export interface WebhookOptions {
   kind: WebhookKind;
@@ -23,9 +30,19 @@ export interface WebhookOptions {
   onReject?: (reason: RejectReason) => void;
   /** Alerts the sender left out of a notification (Alertmanager's truncatedAlerts). */
   onTruncated?: (count: number) => void;
+  /** How long `accept` may take before the answer is 503 (default WEBHOOK_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
-export type RejectReason = "unauthorized" | "too_large" | "invalid_json" | "invalid_body" | "unavailable";
+/** Why a request is refused; the rejected-webhooks metric shows each from the start. */
+export const WEBHOOK_REJECT_REASONS = [
+  "unauthorized",
+  "too_large",
+  "invalid_json",
+  "invalid_body",
+  "unavailable",
+] as const;
+export type RejectReason = (typeof WEBHOOK_REJECT_REASONS)[number];
 
 export class WebhookRejection extends Error {
   constructor(
@@ -97,6 +114,21 @@ function reply(res: ServerResponse, status: number, payload: Record<string, unkn
   res.end(body);
 }
 
+/** `work`'s result, or an error once `ms` have passed (the work itself goes on). */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the alerts were not stored within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createWebhookHandler(options: WebhookOptions) {
   const limit = options.bodyLimitBytes ?? DEFAULT_WEBHOOK_BODY_LIMIT;
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -121,7 +153,7 @@ export function createWebhookHandler(options: WebhookOptions) {
         // Alertmanager's max_alerts: the alerts it left out are counted so the operator sees them.
         const truncated = (parsed as { truncatedAlerts?: unknown }).truncatedAlerts;
         if (typeof truncated === "number" && truncated > 0) options.onTruncated?.(truncated);
-        const outcome = await options.accept(alerts);
+        const outcome = await withDeadline(options.accept(alerts), options.deadlineMs ?? WEBHOOK_DEADLINE_MS);
         reply(res, 202, { ok: true, ...outcome });
       } catch (error) {
         if (error instanceof WebhookRejection) {

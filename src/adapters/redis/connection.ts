@@ -17,8 +17,19 @@ export type RedisClient = Redis | Cluster;
  */
 export type ConnectionRole = "commands" | "blocking";
 
+/**
+ * How long a command may go unanswered before it fails ("Command timed out"): a Redis that hangs
+ * (paused, swapping, a stopped process keeping its socket open) fails the caller instead of
+ * holding it for as long as the socket lives. Commands get longer than any WAIT the topology
+ * asks for; blocking connections longer than any block the bot or BullMQ asks for (10 s at most).
+ */
+export const COMMAND_TIMEOUT_MS = 10_000;
+export const BLOCKING_COMMAND_TIMEOUT_MS = 30_000;
+
 export interface RedisClientOptions {
   connectionName?: string;
+  /** Overrides the role's command timeout (COMMAND_TIMEOUT_MS, BLOCKING_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
   lazyConnect?: boolean;
   /** Reconnect delay by attempt (Sentinel and Cluster included); ioredis's default otherwise. */
   retryStrategy?: (times: number) => number;
@@ -32,6 +43,11 @@ export function createRedisClient(
   const topology = typeof topologyOrUrl === "string" ? parseRedisUrl(topologyOrUrl) : topologyOrUrl;
   const base: RedisOptions = {
     maxRetriesPerRequest: role === "blocking" ? null : 3,
+    commandTimeout:
+      options.commandTimeoutMs ??
+      (role === "blocking"
+        ? BLOCKING_COMMAND_TIMEOUT_MS
+        : Math.max(COMMAND_TIMEOUT_MS, topology.waitTimeoutMs + 1000)),
     ...(options.connectionName ? { connectionName: options.connectionName } : {}),
     // A primary demoted by a failover answers writes with READONLY: reconnect and send again, so
     // the client follows Sentinel to the new primary.

@@ -14,6 +14,7 @@ import type { Logger } from "pino";
 import type { AlertEvent } from "../../core/incident/model.js";
 import { asCodedError } from "../../errors.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
+import type { FailingSource } from "../evidence/source-watch.js";
 import type { HealthState } from "../http/health.js";
 import type { BotMetrics } from "../http/metrics.js";
 import { type RouteServer, serveRoutes } from "../http/route-server.js";
@@ -65,6 +66,8 @@ export interface BotAppOptions {
   health?: HealthState;
   /** Another process's metrics served in the same scrape (`start`'s worker child). */
   otherMetrics?: () => Promise<unknown[]>;
+  /** Evidence sources failing now, shown in /readyz as detail. */
+  failingSources?: () => FailingSource[];
   acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
@@ -133,6 +136,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
       registry: metrics.registry,
       ...(options.health ? { health: options.health } : {}),
       ...(options.otherMetrics ? { otherMetrics: options.otherMetrics } : {}),
+      ...(options.failingSources ? { failingSources: options.failingSources } : {}),
     }),
   ];
 

@@ -121,3 +121,43 @@ export async function incidentFootprint(
   } while (cursor !== "0");
   return { keys: count, bytes };
 }
+
+/** What Redis holds for a deployment's incidents, by what it is (bench/incident-memory.ts, Sizing). */
+export interface Footprint {
+  /** The incident's own keys and its fields in shared hashes: kept until retention removes it. */
+  incident: number;
+  /** The table's audit trail (kept for retention.auditDays). */
+  audit: number;
+  /** The table's incident history (kept as long as its incidents). */
+  history: number;
+  /** Every other key under the hash tag: job hashes and queues, claims, guards, the outbox. */
+  beside: number;
+}
+
+/** MEMORY USAGE over every key of the bot's hash tag, split by what it is, for one incident. */
+export async function footprint(
+  redis: RedisClient,
+  keys: Keys,
+  hashTag: string,
+  id: string,
+): Promise<Footprint> {
+  const usage = async (key: string) =>
+    Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+  const { bytes: incident } = await incidentFootprint(redis, keys, id);
+  const table = (await redis.hget(keys.incident(id), "table")) ?? "";
+  const audit = await usage(keys.tableAudit(table));
+  let all = 0;
+  let history = 0;
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `{${hashTag}}*`, "COUNT", 1000);
+    cursor = next;
+    for (const key of found) {
+      const used = await usage(key);
+      all += used;
+      if (/:history(-index)?:/.test(key)) history += used;
+    }
+  } while (cursor !== "0");
+  // Shared hashes' fields of the incident are counted in `incident` and in their hash's usage.
+  return { incident, audit, history, beside: Math.max(0, all - incident - audit - history) };
+}

@@ -2,7 +2,9 @@
 // queue, a slash command waits in the command inbox and a message waits in the Slack outbox; each
 // shows as items owed with the age of the oldest, and nothing owed shows as 0.
 
+import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
+import { readBacklogs } from "../../../src/adapters/http/backlogs.js";
 import { homeQueueId, SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
 import { alertBody } from "../../../src/cli/demo.js";
 import { loadConfig } from "../../../src/config.js";
@@ -86,5 +88,32 @@ describe("backlog gauges", () => {
     expect(gauge(after, "iceberg_bot_backlog_items", "slack-outbox")).toBe(2);
     expect(gauge(after, "iceberg_bot_backlog_oldest_seconds", "slack-outbox")).toBeCloseTo(210, 0);
     expect(gauge(after, "iceberg_bot_backlog_items", "remediation")).toBe(0);
+  });
+
+  it("counts a delayed job only once it is due, aged from when it fell due", async () => {
+    const scope = testRedisScope("backlog-delayed");
+    cleanups.push(() => scope.cleanup());
+    const queue = new Queue("sweep", { connection: scope.redis, prefix: scope.queuePrefix });
+    cleanups.push(() => queue.close());
+    const added = Date.now();
+    // The weekly sweep's next run, an hour away here: nothing is owed until then.
+    await queue.add("sweep", {}, { delay: 3_600_000, timestamp: added });
+    const read = async (at: number) => {
+      const all = await readBacklogs({
+        redis: scope.redis,
+        queues: { sweep: queue },
+        inboxKey: `${scope.queuePrefix}:inbox`,
+        intakeKey: `${scope.queuePrefix}:intake`,
+        slackOutbox: { backlog: async () => ({ items: 0 }) },
+        now: () => at,
+      });
+      return all.find((b) => b.backlog === "sweep");
+    };
+    expect(await read(added + 21 * 60_000)).toEqual({ backlog: "sweep", items: 0, oldestSeconds: undefined });
+    // Due for an hour with no worker to run it: owed, for an hour (not since it was added).
+    const late = await read(added + 2 * 3_600_000);
+    expect(late?.items).toBe(1);
+    expect(late?.oldestSeconds).toBeGreaterThanOrEqual(3_599);
+    expect(late?.oldestSeconds).toBeLessThanOrEqual(3_601);
   });
 });

@@ -14,11 +14,14 @@ import { metadataLocationOfCall, withExactIds } from "../exact-ids.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
+import type { SourceObserver } from "../source-watch.js";
 import { type CatalogAuth, createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
 import { allPages, getCatalogText, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
 export interface CatalogClientOptions {
+  /** Told how each request went (adapters/evidence/source-watch.ts). */
+  observe?: SourceObserver;
   /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
   url: string;
   warehouse?: string;
@@ -50,6 +53,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   const http: HttpSourceOptions = {
     source: "catalog",
     dispatcher: options.dispatcher,
+    observe: options.observe,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES,
   };

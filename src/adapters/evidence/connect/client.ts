@@ -7,6 +7,7 @@ import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { ConnectorInfo, ConnectPort, RestartOutcome } from "../../../services/ports.js";
 import { buildUrl, type HttpRequest, type HttpSourceOptions, send, sendJson } from "../http.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
+import type { SourceObserver } from "../source-watch.js";
 import {
   ConnectorConfigSchema,
   ConnectorInfoSchema,
@@ -19,6 +20,8 @@ import {
 export const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
 
 export interface ConnectClientOptions {
+  /** Told how each request went (adapters/evidence/source-watch.ts). */
+  observe?: SourceObserver;
   url: string;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
@@ -31,6 +34,7 @@ export function createConnectClient(options: ConnectClientOptions): ConnectPort 
   const http: HttpSourceOptions = {
     source: "connect",
     dispatcher: options.dispatcher,
+    observe: options.observe,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     headers: options.headers,

@@ -17,6 +17,7 @@ import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js"
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
 import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
+import type { SourceObserver } from "../source-watch.js";
 import { toExceptions } from "./exceptions.js";
 import {
   type CommitterMetricId,
@@ -38,6 +39,8 @@ import {
 } from "./schemas.js";
 
 export interface FlinkClientOptions {
+  /** Told how each request went (adapters/evidence/source-watch.ts). */
+  observe?: SourceObserver;
   url: string;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
@@ -54,6 +57,7 @@ export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
   const http: HttpSourceOptions = {
     source: "flink",
     dispatcher: options.dispatcher,
+    observe: options.observe,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     headers: options.headers,
