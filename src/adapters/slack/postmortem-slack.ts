@@ -7,6 +7,7 @@
 import type { Postmortem, PostmortemEvent } from "../../core/history/postmortem.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { postmortemSummary, renderPostmortemMarkdown } from "../render/postmortem-markdown.js";
+import { oneLine } from "../render/text-safety.js";
 import { slackWhen } from "../render/times.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
@@ -91,8 +92,18 @@ export async function publishPostmortem(
 function eventLine(e: PostmortemEvent): string {
   const when = slackWhen(e.atMs);
   switch (e.kind) {
+    case "last-good-commit":
+      return `${when} last good commit of the writer`;
+    case "first-failure":
+      return `${when} first failure of the writer`;
     case "alert-fired":
       return `${when} alert fired`;
+    case "claimed":
+      return `${when} ${mention(e.by)} took it on`;
+    case "remark":
+      return `${when} ${mention(e.by)}: ${escapeMrkdwn(oneLine(e.text, 200))}`;
+    case "item-done":
+      return `${when} marked done by ${mention(e.by)}`;
     case "diagnosis":
       return `${when} first diagnosis`;
     case "proposal":
