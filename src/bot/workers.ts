@@ -23,6 +23,7 @@ import {
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
 import { commandRateCounter } from "../adapters/store/command-rate.js";
+import { WalkStore } from "../adapters/store/walk-store.js";
 import { recurringTables } from "../core/history/fleet.js";
 import { drainDeferredAlerts } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
@@ -151,6 +152,12 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       commandResult: (result) =>
         commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
       diagnosisChart: (incidentId, n) => diagnosisChart({ store }, incidentId, n),
+      postmortem: async (incidentId) => {
+        const { draftPostmortem } = await import("../services/history/postmortem.js");
+        const walks = new WalkStore(shared.connections.redis, options.namespace);
+        const draft = await draftPostmortem({ history: shared.incidents.history, store, walks }, incidentId);
+        return draft?.postmortem;
+      },
       channelMessage: (message) =>
         message.kind === "digest"
           ? renderSweepDigest(message.digest)

@@ -12,9 +12,7 @@ import type { WalkRecord } from "../../core/playbook/record.js";
 import type { Report } from "../../core/report/schema.js";
 import type { IncidentStory } from "../../core/story/model.js";
 import { mergeOpenItems, openItemsOf } from "../../core/verification/open-items.js";
-import { asCodedError } from "../../errors.js";
-import type { LogLike } from "../incident/deps.js";
-import type { HistoryPort, IncidentStorePort, SlackOutboxPort, WalkStorePort } from "../ports.js";
+import type { HistoryPort, IncidentStorePort, WalkStorePort } from "../ports.js";
 
 export interface PostmortemDeps {
   history?: Pick<HistoryPort, "get">;
@@ -171,19 +169,4 @@ function storyForPostmortem(
 
 function lastProposal(walk: WalkRecord | undefined): string | undefined {
   return walk?.proposals[walk.proposals.length - 1]?.id;
-}
-
-/** At resolution: the postmortem draft goes to the thread (best effort, logged when it cannot). */
-export async function postmortemAtResolution(
-  deps: PostmortemDeps & { slack: SlackOutboxPort; log: LogLike },
-  incidentId: string,
-  proposalId: string,
-): Promise<void> {
-  try {
-    const draft = await draftPostmortem(deps, incidentId, proposalId);
-    if (!draft) return;
-    await deps.slack.send({ kind: "postmortem", incidentId, postmortem: draft.postmortem });
-  } catch (error) {
-    deps.log.warn({ incidentId, err: asCodedError(error).message }, "postmortem not drafted");
-  }
 }

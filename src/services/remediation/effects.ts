@@ -107,6 +107,8 @@ export class RemediationEffects {
         return notifier.postNote(record, message.name, message.note);
       case "ephemeral":
         return notifier.postEphemeral(record, message.user, message.notice);
+      case "postmortem":
+        return notifier.postPostmortem(record, message.name);
     }
   }
 
@@ -156,6 +158,8 @@ export class RemediationEffects {
         const view = this.verificationView(record, effect, all, extra.recovery);
         return view ? [{ kind: "upsert-verification", name: view.name, view: view.view }] : [];
       }
+      case "resolve-incident":
+        return [{ kind: "postmortem", name: "postmortem" }];
       case "walk-ended":
         return [
           {
@@ -295,12 +299,8 @@ export class RemediationEffects {
           incidentId: record.incidentId,
         });
         return;
-      case "resolve-incident": {
-        const incident = await deps.store.require(record.incidentId);
-        if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
-        await recordIncidentHistory(deps, record, "resolved", deps.now());
-        return;
-      }
+      case "resolve-incident":
+        return this.finishResolution(record);
       case "offer-next-step":
         // Said by the verification message (its button); proposing is the use case's next decision.
         return;
@@ -317,6 +317,19 @@ export class RemediationEffects {
         await deps.audit.record(record.table, effect.entry, record.incidentId);
         return;
     }
+  }
+
+  /**
+   * What resolving does after the record is saved: the incident closed, its history record
+   * written. Idempotent, so a check job retried after a crash finishes it (jobs.ts).
+   */
+  async finishResolution(record: WalkRecord): Promise<void> {
+    const { deps } = this;
+    const incident = await deps.store.require(record.incidentId);
+    if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
+    await deps.onResolution?.("before-history");
+    await recordIncidentHistory(deps, record, "resolved", deps.now());
+    await deps.onResolution?.("after-history");
   }
 
   private runFor(record: WalkRecord, stepId: StepId): StepRun | undefined {

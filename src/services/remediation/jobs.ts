@@ -12,7 +12,6 @@ import {
   type WriterIdentity,
 } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
-import { postmortemAtResolution } from "../history/postmortem.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
@@ -81,6 +80,12 @@ export class RemediationJobs {
   private async runCheck(job: Extract<RemediationJob, { kind: "check" }>): Promise<void> {
     const stored = await this.deps.walks.get(job.incidentId);
     const record = stored?.value;
+    if (record && resolvedBy(record, job)) {
+      // This check resolved the incident and its worker died before closing it or writing its
+      // history: finish that (idempotent). The postmortem was queued with the resolution.
+      await this.parts.effects.finishResolution(record);
+      return;
+    }
     const run = record?.walk.current;
     if (!record || !run || run.stepId !== job.stepId || run.checksDone + 1 !== job.checkIndex) return;
     if (proposalIdFor(record, job.stepId) !== job.proposalId) return;
@@ -116,16 +121,8 @@ export class RemediationJobs {
     } catch (error) {
       recovery = { recovered: false, detail: `could not read the table (${asCodedError(error).message})` };
     }
-    await this.parts.dispatcher.dispatch(
-      job.incidentId,
-      {
-        type: "check",
-        stepId: job.stepId,
-        checkIndex: job.checkIndex,
-        result: { recovered: recovery.recovered, detail: recovery.detail },
-      },
-      { recovery, ...(writer ? { writer } : {}) },
-    );
+    // The picture first: the postmortem queued with the resolution embeds it, so it must be in
+    // the thread's queue ahead of it. A check retried after a crash draws it again under the same name.
     if (recovery.recovered && evidence) {
       await recoveryTimeline(this.deps, record, {
         evidence,
@@ -137,7 +134,16 @@ export class RemediationJobs {
         ...(writer ? { writer } : {}),
       });
     }
-    if (recovery.recovered) await postmortemAtResolution(this.deps, job.incidentId, job.proposalId);
+    await this.parts.dispatcher.dispatch(
+      job.incidentId,
+      {
+        type: "check",
+        stepId: job.stepId,
+        checkIndex: job.checkIndex,
+        result: { recovered: recovery.recovered, detail: recovery.detail },
+      },
+      { recovery, ...(writer ? { writer } : {}) },
+    );
   }
 
   private async runRevert(job: Extract<RemediationJob, { kind: "revert" }>): Promise<void> {
@@ -156,6 +162,17 @@ export class RemediationJobs {
       {},
     );
   }
+}
+
+/** Whether this check is the one that recovered the step and resolved the walk. */
+function resolvedBy(record: WalkRecord, job: Extract<RemediationJob, { kind: "check" }>): boolean {
+  if (record.walk.status !== "resolved") return false;
+  const run = record.walk.history.findLast((r) => r.phase === "recovered");
+  return (
+    run?.stepId === job.stepId &&
+    run.checksDone === job.checkIndex &&
+    proposalIdFor(record, job.stepId) === job.proposalId
+  );
 }
 
 function watchedWriter(writer: NonNullable<WalkRecord["writer"]>): WriterIdentity {
