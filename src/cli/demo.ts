@@ -192,13 +192,13 @@ function person(ctx: DemoContext, user: string): SlackPerson {
 
 /** Nothing to change: the demo asks for the audit instead, the way a person would. */
 async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
-  const why = /Next step:\*? none;/.test(diagnosis)
-    ? "the writer is committing normally"
-    : "no playbook step matches the findings";
+  // The diagnosis says why nothing needs doing (committing normally, quiet as expected, ...).
+  const why =
+    /Next step:\*? none; ([^.\n]*)\./.exec(diagnosis)?.[1] ?? "no playbook step matches the findings";
   progress(ctx, `nothing to do: ${why}; no step is proposed`);
   // The audit reads the table from the catalog: with the catalog refusing or failing the bot's
   // reads for the whole demo there is nothing to grade, so a person would not ask for it.
-  if (/Could not read:\*? Iceberg catalog/.test(diagnosis)) {
+  if (/Could not read:\*? Iceberg REST catalog/.test(diagnosis)) {
     progress(ctx, "the catalog cannot be read, so there is no audit to ask for; the thread says why");
     return;
   }

@@ -1,6 +1,8 @@
 // Whether a slash command may run now: per-person and per-table limits over fixed windows. Pure:
 // the counts come from Redis (adapters/store/command-rate.ts), shared by every process.
 
+import { formatDuration } from "./words/duration.js";
+
 export interface CommandRateLimits {
   /** `/iceberg diagnose|audit|history` per person per window. */
   perPerson: number;
@@ -60,5 +62,5 @@ export function decideCommandRate(
 /** "in 40 s", "in 2 min": when the person may try again (rounded up, never "in 0 s"). */
 export function retryIn(nowMs: number, retryAt: number): string {
   const seconds = Math.max(1, Math.ceil((retryAt - nowMs) / 1000));
-  return seconds < 120 ? `in ${seconds} s` : `in ${Math.ceil(seconds / 60)} min`;
+  return `in ${formatDuration(seconds * 1000)}`;
 }

@@ -81,3 +81,7 @@ export type AuditCheckId = (typeof AUDIT_CHECK_IDS)[number];
 
 export const SOURCE_NAMES = ["catalog", "flink", "connect", "prometheus"] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
+
+/** The streaming writers the bot diagnoses: a Flink job or a Kafka Connect sink connector. */
+export const WRITER_KINDS = ["flink", "connect"] as const;
+export type WriterKind = (typeof WRITER_KINDS)[number];

@@ -288,10 +288,10 @@ describe("the commit timeline of a diagnosis", () => {
   it("writes a source that did not answer on the picture and in its text", async () => {
     const { evidence, now } = await evidenceOf("catalog-down-flink-failing");
     const chart = buildTimeline(evidence, now);
-    expect(chart.silentSources).toEqual(["Iceberg catalog"]);
+    expect(chart.silentSources).toEqual(["Iceberg REST catalog"]);
     const svg = (await renderPng(timelineSpec(chart))).svg;
-    expect(svg).toContain(silentNote("Iceberg catalog"));
-    expect(describeTimeline(chart)).toContain("Iceberg catalog did not answer");
+    expect(svg).toContain(silentNote("Iceberg REST catalog"));
+    expect(describeTimeline(chart)).toContain("Iceberg REST catalog did not answer");
     // A picture from sources that all answered says nothing of the kind.
     const healthy = await evidenceOf("competing-appends");
     const clear = buildTimeline(healthy.evidence, healthy.now);

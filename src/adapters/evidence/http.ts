@@ -5,8 +5,8 @@
 import { Agent, type Dispatcher, request } from "undici";
 import type { z } from "zod";
 import type { SourceName } from "../../core/ids.js";
+import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { SOURCE_LABELS } from "./labels.js";
 import { parseJsonText, parseWithSchema } from "./parse.js";
 import { describeUpstreamError } from "./upstream-error.js";
 
@@ -198,7 +198,7 @@ export function httpStatusError(
   return new CodedError(
     code,
     statusMessage(
-      SOURCE_LABELS[source],
+      SOURCE_WORDS[source],
       status,
       `${response.method} ${response.path}`,
       upstream.message,
@@ -262,15 +262,14 @@ export function retryAfterOf(
 
 function statusHint(source: SourceName, status: number): string {
   if (status === 401 || status === 419)
-    return `Check the credentials configured for the ${SOURCE_LABELS[source]}.`;
-  if (status === 403)
-    return `The credentials for the ${SOURCE_LABELS[source]} lack permission for this call.`;
+    return `Check the credentials configured for the ${SOURCE_WORDS[source]}.`;
+  if (status === 403) return `The credentials for the ${SOURCE_WORDS[source]} lack permission for this call.`;
   if (status === 429)
-    return `The ${SOURCE_LABELS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
+    return `The ${SOURCE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
   if (status === 404) return "Check the name or id; it does not exist on that server.";
   if (status >= 500)
-    return `The ${SOURCE_LABELS[source]} failed on its side; look at its logs, then try again.`;
-  return `Check the request against the ${SOURCE_LABELS[source]} documentation.`;
+    return `The ${SOURCE_WORDS[source]} failed on its side; look at its logs, then try again.`;
+  return `Check the request against the ${SOURCE_WORDS[source]} documentation.`;
 }
 
 interface Where {
@@ -287,7 +286,7 @@ function details(where: Where, extra: Record<string, unknown> = {}): Record<stri
 function tooLarge(where: Where, maxBytes: number): CodedError {
   return new CodedError(
     ErrorCode.SourceTooLarge,
-    `${SOURCE_LABELS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
+    `${SOURCE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
     {
       hint: "The response is far larger than expected; check that the URL points at the right API.",
       details: details(where, { maxBytes }),
@@ -301,7 +300,7 @@ function classifyTransportError(
   phase: "headers" | "body",
   deadlinePassed: boolean,
 ): CodedError {
-  const label = SOURCE_LABELS[where.source];
+  const label = SOURCE_WORDS[where.source];
   const codes = errorCodes(error);
   const at = `${where.method} ${where.url.pathname}`;
   if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {

@@ -3,8 +3,8 @@
 
 import type { z } from "zod";
 import type { SourceName } from "../../core/ids.js";
+import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { SOURCE_LABELS } from "./labels.js";
 
 export interface BodyContext {
   source: SourceName;
@@ -54,7 +54,7 @@ function throwMalformed(
 ): never {
   throw new CodedError(
     ErrorCode.SourceMalformed,
-    `${SOURCE_LABELS[ctx.source]} sent ${what} for ${ctx.what}`,
+    `${SOURCE_WORDS[ctx.source]} sent ${what} for ${ctx.what}`,
     {
       hint: "Check that the URL points at the right API and that its version is supported.",
       details: { source: ctx.source, request: ctx.what, ...extra },

@@ -1,63 +1,12 @@
 // Words shared by the text and markdown renderers: what each id means to a person, how a change
 // reads, and how sources are named. Ids stay visible next to the words because people cite them.
 
-import type { FindingId, SourceName, StepId } from "../../core/ids.js";
+import { SOURCE_NAMES } from "../../core/ids.js";
 import { shownValue } from "../../core/properties.js";
 import type { Change, PropertyChange, Report } from "../../core/report/schema.js";
 import { unansweredSources as unansweredOf } from "../../core/report/unanswered.js";
+import { findingWords, SOURCE_WORDS } from "../../core/words/labels.js";
 import { oneLine } from "./text-safety.js";
-
-export const FINDING_TITLES: Record<FindingId, string> = {
-  "commit-not-attempted": "commit never ran (checkpoints failing)",
-  "commit-failing": "commits failing",
-  "commit-conflict": "commit conflict",
-  "commit-state-unknown": "commit state unknown",
-  "validation-conflict": "row-level validation conflict",
-  "connect-coordinator-stopped": "Kafka Connect coordinator stopped",
-  "commit-error": "commit fails with an exception",
-  "writer-never-committed": "writer never committed",
-  "writer-idle": "writer quiet by design",
-  healthy: "healthy",
-  "rewrite-in-window": "compaction rewrote files in the window",
-  "row-level-in-window": "row-level changes in the window",
-  "multiple-flink-jobs": "several Flink jobs commit to the table",
-  "committers-inside-job": "several committers inside one job",
-  "unattributed-commits": "commits with no writer identity",
-  "competing-appends": "other writers append at the same time",
-  "metadata-only-change": "metadata-only change moved the table",
-  "schema-churn": "frequent schema changes",
-  "branch-commits": "writer commits to a branch",
-  "commit-duration-growing": "commit duration growing",
-  "many-files-per-commit": "many files per commit",
-  "frequent-commits": "commits more often than once a minute",
-  "default-retry-budget": "commit retries at their defaults",
-  "writer-last-snapshot-at-risk": "expiry can remove the writer's last snapshot",
-};
-
-export const STEP_TITLES: Record<StepId, string> = {
-  "check-checkpoints": "fix checkpoints first",
-  "verify-unknown-commit": "check whether the commit landed",
-  "raise-commit-retries": "raise the commit retry budget",
-  "commit-less-often": "commit less often",
-  "move-compaction-off-hot-partitions": "move compaction off the hot partitions",
-  "keep-writer-last-snapshot": "keep the writer's last snapshot during expiry",
-  "one-committer-per-table": "leave one committer per table",
-  "restart-connect-coordinator": "restart the failed Connect tasks",
-  "review-isolation-level": "review the isolation level",
-  "apply-schema-first": "apply schema changes before the data",
-  "idempotent-restart": "make restarts idempotent",
-  "renew-catalog-credential": "renew the writer's catalog credential",
-  "check-catalog-service": "check the catalog service",
-  "raise-writer-memory": "give the writer more memory",
-  "fix-writer-error": "fix the writer's error",
-};
-
-export const SOURCE_LABELS: Record<SourceName, string> = {
-  catalog: "Iceberg catalog",
-  flink: "Flink REST",
-  connect: "Kafka Connect REST",
-  prometheus: "Prometheus",
-};
 
 /** A property value as a person reads it; null means Iceberg's (or Connect's) default applies. */
 /** A commit timeline picture written beside a report. */
@@ -143,7 +92,7 @@ export function verdictSummary(report: Report): string | undefined {
   if (!finding) return undefined;
   // Summaries often open with the verdict's own name; the line already shows it once.
   const summary = oneLine(finding.summary);
-  const title = FINDING_TITLES[report.verdict];
+  const title = findingWords(report.verdict);
   const prefix = [`${title}:`, `${report.verdict}:`].find((p) =>
     summary.toLowerCase().startsWith(p.toLowerCase()),
   );
@@ -166,21 +115,20 @@ export function moreLine(hidden: number): string {
  */
 export function unansweredSources(report: Report): { label: string; reason: string }[] {
   return unansweredOf(report.sources).map((u) => ({
-    label: u.source === undefined ? SOURCE_LABELS[u.kind] : `${SOURCE_LABELS[u.kind]} (${u.source})`,
+    label: u.source === undefined ? SOURCE_WORDS[u.kind] : `${SOURCE_WORDS[u.kind]} (${u.source})`,
     reason: oneLine(u.reason, 200),
   }));
 }
 
 export function unconfiguredSources(report: Report): string[] {
-  return (Object.keys(SOURCE_LABELS) as SourceName[])
-    .filter((name) => report.sources[name].status === "not-configured")
-    .map((name) => SOURCE_LABELS[name]);
+  return SOURCE_NAMES.filter((name) => report.sources[name].status === "not-configured").map(
+    (name) => SOURCE_WORDS[name],
+  );
 }
 
 /** "catalog 12 ms · flink 40 ms" for the sources that answered. */
 export function answeredSummary(report: Report): string {
-  return (Object.keys(SOURCE_LABELS) as SourceName[])
-    .filter((name) => report.sources[name].status === "ok")
+  return SOURCE_NAMES.filter((name) => report.sources[name].status === "ok")
     .map((name) => {
       const latency = report.sources[name].latencyMs;
       return latency === undefined ? name : `${name} ${Math.round(latency)} ms`;

@@ -4,12 +4,12 @@
 // raw ISO stamp. Every word from outside (table, job, summaries, evidence, checklists, remarks) goes
 // through mdText, so none can become a link, a heading, a quote or a broken table cell.
 
-import { formatDuration } from "../../core/diagnosis/snapshots.js";
 import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/history/postmortem.js";
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
 import type { Change } from "../../core/report/schema.js";
 import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
-import { findingLabel, STEP_TITLES } from "../slack/render/labels.js";
+import { formatDuration } from "../../core/words/duration.js";
+import { findingWords, stepWords } from "../../core/words/labels.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
 import { documentTimes, utcStamp } from "./times.js";
 
@@ -24,18 +24,13 @@ export interface PostmortemMarkdownOptions {
 
 const VERDICT_WORDS: Record<string, string> = { unknown: "an unknown failure" };
 
-/** The postmortem's one duration formatter: the same minutes as the thread. */
-export function duration(ms: number): string {
-  return formatDuration(ms);
-}
-
 function stepTitle(id: StepId): string {
-  return STEP_TITLES[id] ?? id;
+  return stepWords(id) ?? id;
 }
 
 function verdictLabel(verdict: string): string {
   return (FINDING_IDS as readonly string[]).includes(verdict)
-    ? findingLabel(verdict as FindingId)
+    ? findingWords(verdict as FindingId)
     : (VERDICT_WORDS[verdict] ?? verdict);
 }
 
@@ -118,7 +113,7 @@ function changeLines(change: Change | undefined): string[] {
 }
 
 function orNot(ms: number | undefined): string {
-  return ms === undefined ? "not known" : duration(ms);
+  return ms === undefined ? "not known" : formatDuration(ms);
 }
 
 /**
@@ -126,21 +121,21 @@ function orNot(ms: number | undefined): string {
  * `code` (Markdown's by default); the rest are the bot's own labels and durations.
  */
 export function postmortemSummary(pm: Postmortem, code: (text: string) => string = mdCode): string {
-  const what = pm.cause.triage ? findingLabel(pm.cause.triage.id) : verdictLabel(pm.cause.verdict);
-  const cause = pm.cause.rootCause ? `, caused by ${findingLabel(pm.cause.rootCause.id)}` : "";
+  const what = pm.cause.triage ? findingWords(pm.cause.triage.id) : verdictLabel(pm.cause.verdict);
+  const cause = pm.cause.rootCause ? `, caused by ${findingWords(pm.cause.rootCause.id)}` : "";
   const parts = [`The writer of ${code(pm.table)} stopped committing: ${what}${cause}.`];
   if (pm.impact.noDataMs !== undefined)
     parts.push(
       pm.impact.recovered
-        ? `No data landed for ${duration(pm.impact.noDataMs)}.`
-        : `No data landed for ${duration(pm.impact.noDataMs)} before the incident closed.`,
+        ? `No data landed for ${formatDuration(pm.impact.noDataMs)}.`
+        : `No data landed for ${formatDuration(pm.impact.noDataMs)} before the incident closed.`,
     );
   if (pm.durations.toDiagnoseMs !== undefined)
-    parts.push(`The bot diagnosed it ${duration(pm.durations.toDiagnoseMs)} after the alert.`);
+    parts.push(`The bot diagnosed it ${formatDuration(pm.durations.toDiagnoseMs)} after the alert.`);
   if (pm.notHelped.length > 0) parts.push(`${pm.notHelped.map(stepTitle).join(", ")} did not help.`);
   if (pm.fix)
     parts.push(
-      `After ${stepTitle(pm.fix.stepId)} the writer's commits resumed${pm.fix.recoveredAfterMs !== undefined ? ` ${duration(pm.fix.recoveredAfterMs)} after the change` : ""}.`,
+      `After ${stepTitle(pm.fix.stepId)} the writer's commits resumed${pm.fix.recoveredAfterMs !== undefined ? ` ${formatDuration(pm.fix.recoveredAfterMs)} after the change` : ""}.`,
     );
   else if (pm.impact.recovered) parts.push("The writer's commits resumed with no step credited.");
   else
@@ -157,13 +152,13 @@ function impactLines(pm: Postmortem, when: (ms: number) => string): string[] {
   const { fromMs, toMs, noDataMs, recovered } = pm.impact;
   if (fromMs === undefined || toMs === undefined || noDataMs === undefined)
     return [
-      `The last good commit of ${writerWords(pm.writer)} is not known; the incident was open for ${duration(pm.closedAtMs - pm.openedAtMs)}.`,
+      `The last good commit of ${writerWords(pm.writer)} is not known; the incident was open for ${formatDuration(pm.closedAtMs - pm.openedAtMs)}.`,
     ];
   const to = recovered
     ? `${when(toMs)} (its first commit again)`
     : `${when(toMs)} (when the incident closed, still not committing)`;
   return [
-    `No data of ${writerWords(pm.writer)} landed from ${when(fromMs)} to ${to}: ${duration(noDataMs)}.`,
+    `No data of ${writerWords(pm.writer)} landed from ${when(fromMs)} to ${to}: ${formatDuration(noDataMs)}.`,
   ];
 }
 
@@ -202,17 +197,17 @@ export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMark
     `- Time to detect (first failure to the alert): ${orNot(pm.durations.toDetectMs)}`,
     `- Time to diagnose (alert to first diagnosis): ${orNot(pm.durations.toDiagnoseMs)}`,
     `- Time to decide (first diagnosis to the fix approved): ${orNot(pm.durations.toDecideMs)}`,
-    `- Time to recover (the writer's last good commit to its first commit again): ${pm.durations.toRecoverMs === undefined ? "not reached" : duration(pm.durations.toRecoverMs)}`,
+    `- Time to recover (the writer's last good commit to its first commit again): ${pm.durations.toRecoverMs === undefined ? "not reached" : formatDuration(pm.durations.toRecoverMs)}`,
     "",
   );
   out.push("## Cause", "");
   if (pm.cause.triage)
     out.push(
-      `- **${mdText(findingLabel(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${outside(pm.cause.triage.summary)}`,
+      `- **${mdText(findingWords(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${outside(pm.cause.triage.summary)}`,
     );
   if (pm.cause.rootCause)
     out.push(
-      `- **${mdText(findingLabel(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${outside(pm.cause.rootCause.summary)}`,
+      `- **${mdText(findingWords(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${outside(pm.cause.rootCause.summary)}`,
     );
   if (!pm.cause.triage && !pm.cause.rootCause)
     out.push(`- Verdict: ${mdText(verdictLabel(pm.cause.verdict))}`);

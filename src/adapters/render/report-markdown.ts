@@ -3,16 +3,15 @@
 
 import { shownValue } from "../../core/properties.js";
 import type { Report } from "../../core/report/schema.js";
+import { findingWords, stepWords } from "../../core/words/labels.js";
 import {
   answeredSummary,
   type ChartFile,
   catalogUnreachable,
   describeChange,
-  FINDING_TITLES,
   formatPropertyValue,
   limitList,
   moreLine,
-  STEP_TITLES,
   unansweredSources,
   unconfiguredSources,
   verdictSummary,
@@ -33,7 +32,7 @@ export function renderReportMarkdown(report: Report, options: MarkdownRenderOpti
   const mark = report.verdict === "healthy" ? "✅" : "🔴";
   const unreachable = catalogUnreachable(report);
   if (unreachable) blocks.push(`> ⚠️ **${mdText(unreachable, 600)}**`);
-  blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${FINDING_TITLES[report.verdict]}`);
+  blocks.push(`### ${mark} ${mdText(report.table, 255)}: ${findingWords(report.verdict)}`);
   if (summary)
     blocks.push(`**Verdict:** ${mdText(plainTimes(summary, reportMs(report)))} (${mdCode(report.verdict)})`);
   if (options.chart) blocks.push(chartMarkdown(options.chart));
@@ -60,7 +59,7 @@ function nextStepMarkdown(report: Report): string {
       ? "**Next step:** none needed."
       : `**Next step:** none chosen; ${mdText(report.noStepReason ?? "start from the evidence below.", 400)}`;
   }
-  const parts = [`**Next step: ${STEP_TITLES[step.id]}** (${mdCode(step.id)}): ${mdText(step.summary, 400)}`];
+  const parts = [`**Next step: ${stepWords(step.id)}** (${mdCode(step.id)}): ${mdText(step.summary, 400)}`];
   const change = describeChange(step.change);
   const rows: string[] = [mdText(change.heading, 300)];
   if (step.change.kind === "table-properties" || step.change.kind === "connector-config") {

@@ -2,16 +2,15 @@
 // step with the exact change, the evidence cut short, then what could not be read.
 
 import type { Report, Severity } from "../../core/report/schema.js";
+import { findingWords, stepWords } from "../../core/words/labels.js";
 import { type Style, styleFor } from "./ansi.js";
 import {
   answeredSummary,
   type ChartFile,
   catalogUnreachable,
   describeChange,
-  FINDING_TITLES,
   limitList,
   moreLine,
-  STEP_TITLES,
   unansweredSources,
   unconfiguredSources,
   verdictSummary,
@@ -48,7 +47,7 @@ export function renderReportText(report: Report, options: TextRenderOptions): st
 function verdictLine(report: Report, style: Style): string {
   const healthy = report.verdict === "healthy";
   const mark = healthy ? style.green("✔") : style.red("✖");
-  const title = FINDING_TITLES[report.verdict];
+  const title = findingWords(report.verdict);
   const head = `${oneLine(report.table, 255)}: ${title}`;
   const summary = verdictSummary(report);
   const painted = healthy ? style.bold(style.green(head)) : style.bold(style.red(head));
@@ -64,7 +63,7 @@ function nextStepLines(report: Report, style: Style): string[] {
           `${style.bold("Next step:")} none chosen; ${oneLine(report.noStepReason ?? "start from the evidence below.", 400)}`,
         ];
   }
-  const lines = [`${style.bold("Next step:")} ${STEP_TITLES[step.id]} ${style.dim(`[${step.id}]`)}`];
+  const lines = [`${style.bold("Next step:")} ${stepWords(step.id)} ${style.dim(`[${step.id}]`)}`];
   lines.push(`  ${oneLine(step.summary, 400)}`);
   const change = describeChange(step.change);
   lines.push(`  ${change.heading}`);

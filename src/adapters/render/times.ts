@@ -2,16 +2,13 @@
 // place the bot writes for people turns them into a clock time: a Slack date token, so each reader
 // sees their own time zone, or "20:30 UTC, 5 min ago" in a terminal.
 
-import { formatDuration } from "../../core/diagnosis/snapshots.js";
+import { utcDateTime, utcDay, utcWhen } from "../../core/words/clock.js";
+import { formatDuration } from "../../core/words/duration.js";
 
 const ISO_STAMP = /\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z\b/g;
 
 /** "20:30 UTC" on the same UTC day as `nowMs`, else "2026-11-29 20:30 UTC". */
-function utcClock(ms: number, nowMs: number): string {
-  const iso = new Date(ms).toISOString();
-  const sameDay = Number.isFinite(nowMs) && iso.slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
-  return sameDay ? `${iso.slice(11, 16)} UTC` : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
+const utcClock = utcWhen;
 
 /** "20:30 UTC, 5 min ago" (or "in 5 min" for a time after `nowMs`). */
 export function plainWhen(ms: number, nowMs: number): string {
@@ -27,9 +24,7 @@ export function plainWhen(ms: number, nowMs: number): string {
  */
 export function slackWhen(ms: number, nowMs?: number): string {
   const seconds = Math.floor(ms / 1000);
-  const sameDay =
-    nowMs !== undefined &&
-    new Date(ms).toISOString().slice(0, 10) === new Date(nowMs).toISOString().slice(0, 10);
+  const sameDay = nowMs !== undefined && utcDay(ms) === utcDay(nowMs);
   const format = sameDay ? "{time}" : "{date_short_pretty} {time}";
   return `<!date^${seconds}^${format}|${utcClock(ms, nowMs ?? Number.NaN)}>`;
 }
@@ -79,11 +74,9 @@ export function reportMs(report: { generatedAt: string }): number {
 }
 
 /** "2026-11-30 20:30 UTC". */
-export function utcStamp(ms: number): string {
-  return utcClock(ms, Number.NaN);
-}
+export const utcStamp = utcDateTime;
 
 /** A Slack date token for the day alone ("12 Nov" in the reader's zone); falls back to the UTC date. */
 export function slackDay(ms: number): string {
-  return `<!date^${Math.floor(ms / 1000)}^{date_short}|${new Date(ms).toISOString().slice(0, 10)}>`;
+  return `<!date^${Math.floor(ms / 1000)}^{date_short}|${utcDay(ms)}>`;
 }

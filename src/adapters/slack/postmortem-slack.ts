@@ -5,13 +5,14 @@
 // date tokens, and where the full text is.
 
 import type { Postmortem, PostmortemEvent } from "../../core/history/postmortem.js";
+import { stepWords } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { postmortemSummary, renderPostmortemMarkdown } from "../render/postmortem-markdown.js";
 import { oneLine } from "../render/text-safety.js";
 import { slackWhen } from "../render/times.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
-import { mention, STEP_TITLES } from "./render/labels.js";
+import { mention } from "./render/labels.js";
 import { escapeCode, escapeMrkdwn } from "./render/limits.js";
 import { findFileInThread, type ThreadTarget } from "./upload.js";
 import type { SlackClient } from "./web-client.js";
@@ -134,7 +135,7 @@ function eventLine(e: PostmortemEvent): string {
     case "diagnosis":
       return `${when} first diagnosis`;
     case "proposal":
-      return `${when} proposed *${STEP_TITLES[e.stepId]}*`;
+      return `${when} proposed *${stepWords(e.stepId)}*`;
     case "approval":
       return `${when} approved by ${mention(e.by)}`;
     case "skipped":
@@ -144,7 +145,7 @@ function eventLine(e: PostmortemEvent): string {
         ? `${when} change made by hand${e.by ? `, marked by ${mention(e.by)}` : ""}`
         : `${when} change applied by the bot`;
     case "did-not-help":
-      return `${when} no recovery after *${STEP_TITLES[e.stepId]}*`;
+      return `${when} no recovery after *${stepWords(e.stepId)}*`;
     case "recovery":
       return `${when} the writer's commits resumed`;
   }

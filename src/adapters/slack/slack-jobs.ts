@@ -5,10 +5,11 @@
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import type { IncidentHistory } from "../../core/history/record.js";
-import { type SourceName, STEP_IDS, type StepId } from "../../core/ids.js";
+import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import { unansweredSources } from "../../core/report/unanswered.js";
+import { sourceWords } from "../../core/words/labels.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { HistoryPort, TimelineFile } from "../../services/ports.js";
 import { readCardSummary } from "../../services/remediation/views.js";
@@ -138,20 +139,11 @@ function commitTiming(report: Report | undefined): Pick<StatusCardView, "stalled
   return lastCommitMs === undefined ? {} : { stalledSinceMs: lastCommitMs };
 }
 
-const SOURCE_NAMES_READ: Record<SourceName, string> = {
-  catalog: "Iceberg REST catalog",
-  flink: "Flink REST",
-  connect: "Kafka Connect REST",
-  prometheus: "Prometheus",
-};
-
 /** The failing writer as people name it, and the sources that did not answer. */
 function failingAndDown(report: Report | undefined): Pick<StatusCardView, "failingWriter" | "downSources"> {
   if (!report) return {};
   const w = report.writer;
-  const down = unansweredSources(report.sources).map(
-    (u) => `${SOURCE_NAMES_READ[u.kind]}${u.source === undefined ? "" : ` (${u.source})`}: ${u.reason}`,
-  );
+  const down = unansweredSources(report.sources).map((u) => `${sourceWords(u.kind, u.source)}: ${u.reason}`);
   const failing =
     w && report.verdict !== "healthy"
       ? `${

@@ -3,14 +3,16 @@
 // said at once rather than through the outbox, since its trigger lasts 3 s), and the members of
 // approver groups.
 
+import { utcDay } from "../../core/words/clock.js";
+import { formatDuration } from "../../core/words/duration.js";
+import { stepWords } from "../../core/words/labels.js";
 import type { ApplyFormContent, Clock, WalkNote } from "../../services/ports.js";
 import { slackDay } from "../render/times.js";
 import { fillPlaceholder } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
-import { formatDuration } from "./render/format.js";
 import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
-import { mention, STEP_TITLES } from "./render/labels.js";
+import { mention } from "./render/labels.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */
@@ -95,16 +97,16 @@ function seenBeforeWords(earlier: Extract<WalkNote, { kind: "seen-before" }>["ea
 } {
   const day = slackDay(earlier.openedAtMs);
   const fixed = earlier.fixedBy
-    ? `*${STEP_TITLES[earlier.fixedBy]}* fixed it${earlier.fixedAfterMs !== undefined ? ` in ${formatDuration(earlier.fixedAfterMs)}` : ""}`
+    ? `*${stepWords(earlier.fixedBy)}* fixed it${earlier.fixedAfterMs !== undefined ? ` in ${formatDuration(earlier.fixedAfterMs)}` : ""}`
     : "no step fixed it then";
   const parts = [`:repeat: Seen on ${day}: ${fixed}.`];
   if (earlier.didNotHelp.length > 0)
-    parts.push(`Did not help then: ${earlier.didNotHelp.map((id) => STEP_TITLES[id]).join(", ")}.`);
+    parts.push(`Did not help then: ${earlier.didNotHelp.map((id) => stepWords(id)).join(", ")}.`);
   for (const lost of earlier.lost)
     parts.push(
       `\`${escapeMrkdwn(lost.key)}\` was set to \`${escapeMrkdwn(lost.setTo)}\` then and is ${lost.now === null ? "unset" : `\`${escapeMrkdwn(lost.now)}\``} now: the change was reverted or lost, the likely reason it failed again.`,
     );
   const words = parts.join(" ");
-  const plain = `Seen on ${new Date(earlier.openedAtMs).toISOString().slice(0, 10)}: ${earlier.fixedBy ? `${STEP_TITLES[earlier.fixedBy]} fixed it` : "no step fixed it then"}`;
+  const plain = `Seen on ${utcDay(earlier.openedAtMs)}: ${earlier.fixedBy ? `${stepWords(earlier.fixedBy)} fixed it` : "no step fixed it then"}`;
   return { text: plain, words };
 }

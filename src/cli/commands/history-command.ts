@@ -8,10 +8,10 @@ import { resolve as resolvePath } from "node:path";
 import { renderPostmortemMarkdown } from "../../adapters/render/postmortem-markdown.js";
 import { escapeForTerminal } from "../../adapters/render/text-safety.js";
 import { utcStamp } from "../../adapters/render/times.js";
-import { findingLabel, STEP_TITLES } from "../../adapters/slack/render/labels.js";
 import { type Config, loadConfig } from "../../config.js";
-import { formatDuration } from "../../core/diagnosis/snapshots.js";
 import type { IncidentHistory } from "../../core/history/record.js";
+import { formatDuration } from "../../core/words/duration.js";
+import { findingWords, stepWords } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -104,15 +104,15 @@ export async function runHistoryCommand(
 /** "2026-11-12 09:00 UTC  inc-1  commit conflict (competing appends): fixed by raise commit retries in 6 min". */
 function historyLine(h: IncidentHistory): string {
   const what = h.triage
-    ? `${findingLabel(h.triage)}${h.rootCause ? ` (${findingLabel(h.rootCause)})` : ""}`
+    ? `${findingWords(h.triage)}${h.rootCause ? ` (${findingWords(h.rootCause)})` : ""}`
     : h.verdict;
   const fixed = h.steps.find((s) => s.outcome === "fixed");
   const outcome = fixed
-    ? `fixed by ${STEP_TITLES[fixed.stepId]}${fixed.recoveredAfterMs !== undefined ? ` in ${formatDuration(fixed.recoveredAfterMs)}` : ""}`
+    ? `fixed by ${stepWords(fixed.stepId)}${fixed.recoveredAfterMs !== undefined ? ` in ${formatDuration(fixed.recoveredAfterMs)}` : ""}`
     : h.state === "stopped"
       ? "stopped without a fix"
       : "resolved without a step";
-  const notHelped = h.steps.filter((s) => s.outcome === "did-not-help").map((s) => STEP_TITLES[s.stepId]);
+  const notHelped = h.steps.filter((s) => s.outcome === "did-not-help").map((s) => stepWords(s.stepId));
   const rest = notHelped.length > 0 ? `; did not help: ${notHelped.join(", ")}` : "";
   return escapeForTerminal(`${utcStamp(h.openedAtMs)}  ${h.incidentId}  ${what}: ${outcome}${rest}`);
 }

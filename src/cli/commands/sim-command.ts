@@ -3,6 +3,7 @@
 
 import { existsSync } from "node:fs";
 import { closestMatch } from "../../core/incident/closest-match.js";
+import { utcTime } from "../../core/words/clock.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { Scenario } from "../../sim/scenario/schema.js";
 import { listScenarios, loadScenario } from "../../sim/scenarios.js";
@@ -39,7 +40,7 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
   // The world runs on the wall clock, so `diagnose` (which reads the real time) sees the scenario
   // as written however long the simulator has been up.
   const clock = createSimClock(undefined, { running: true });
-  const startedAt = new Date(clock.now()).toISOString().slice(11, 16);
+  const startedAt = utcTime(clock.now());
   const lakehouse = await startLakehouse({ scenario, host, ports, clock });
   // --slack: the Slack Web API stand-in next to the lakehouse (the port after Prometheus), for a
   // bot with no Slack workspace (docker compose's sim profile).
@@ -66,7 +67,7 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
       `Simulated lakehouse: scenario ${scenario.name}`,
       ...wrap(scenario.description.trim(), 96).map((line) => `  ${line}`),
       "",
-      `Scenario times count from now (${startedAt} UTC); the world then moves on with the wall clock:`,
+      `Scenario times count from now (${startedAt}); the world then moves on with the wall clock:`,
       "writers that work keep committing, broken ones stay broken until a change fixes them.",
       "",
       `  Iceberg REST catalog  ${urls.catalog}`,

@@ -5,6 +5,7 @@
 // palette (safe for the common colour-vision deficiencies), and every meaning that matters also has
 // its own shape (failures are crosses, the change a dashed line, the recovery a line with a dot).
 
+import { utcHourMinute } from "../words/clock.js";
 import type { ChartOperation, TimelineChart, TrendSeries } from "./timeline.js";
 
 export const OPERATION_COLOURS: Record<ChartOperation, string> = {
@@ -393,7 +394,7 @@ export function silentNote(source: string): string {
 
 /** "change 22:26: raise commit retries" — the legend names the line and its UTC time. */
 export function changeName(marker: { atMs: number; label: string }): string {
-  return `${marker.label} ${new Date(marker.atMs).toISOString().slice(11, 16)}`;
+  return `${marker.label} ${utcHourMinute(marker.atMs)}`;
 }
 
 function trendName(trend: TrendSeries): string {

@@ -8,7 +8,10 @@ import { perWriterEvidence, worstWriterEvidence } from "../diagnosis/diagnose.js
 import type { FailureKind } from "../diagnosis/failures.js";
 import { type CommitterIdentity, committerKey, committerOf } from "../diagnosis/snapshots.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
+import type { SourceName } from "../ids.js";
 import { formatTableName } from "../table-name.js";
+import { utcHourMinute } from "../words/clock.js";
+import { SOURCE_WORDS } from "../words/labels.js";
 
 export const CHART_OPERATIONS = ["append", "overwrite", "replace", "delete", "other"] as const;
 export type ChartOperation = (typeof CHART_OPERATIONS)[number];
@@ -194,17 +197,10 @@ export function buildTimeline(evidence: Evidence, now: number, options: Timeline
   };
 }
 
-const SOURCE_LABELS: Record<string, string> = {
-  catalog: "Iceberg catalog",
-  flink: "Flink REST",
-  connect: "Kafka Connect REST",
-  prometheus: "Prometheus",
-};
-
 function silentSources(evidence: Evidence): string[] {
   return Object.entries(evidence.sources)
     .filter(([, s]) => s?.status === "unavailable")
-    .map(([name]) => SOURCE_LABELS[name] ?? name);
+    .map(([name]) => SOURCE_WORDS[name as SourceName] ?? name);
 }
 
 /** The evidence with the failing writer as Flink's (or Connect's) writer: named, else the worst off. */
@@ -434,10 +430,8 @@ export function isTimelineChart(value: unknown): value is TimelineChart {
   );
 }
 
-/** "19:42 UTC": the picture's own convention, one time zone said once. */
-function hhmm(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 16);
-}
+/** "19:42": the picture's own convention, one time zone said once. */
+const hhmm = utcHourMinute;
 
 const commits = (n: number) => `${n} ${n === 1 ? "commit" : "commits"}`;
 

@@ -2,10 +2,11 @@
 
 import type { Snapshot } from "../evidence/model.js";
 import type { EvidenceItem, ExceptionQuote } from "../report/schema.js";
+import { formatDuration } from "../words/duration.js";
 import type { DiagnosisContext } from "./context.js";
 import type { CommitFailure } from "./failures.js";
 import { MAX_LISTED } from "./rule.js";
-import { committerOf, describeCommitter, formatDuration, iso, snapshotData } from "./snapshots.js";
+import { committerOf, describeCommitter, iso, snapshotData } from "./snapshots.js";
 
 /** A job id as people quote it: the first four characters, e.g. "4f2a…". */
 export function shortJobId(jobId: string): string {

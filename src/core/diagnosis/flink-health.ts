@@ -1,8 +1,9 @@
 // Whether the Flink writer can reach a commit at all: job state and checkpoint progress.
 
 import type { EvidenceItem } from "../report/schema.js";
+import { formatDuration } from "../words/duration.js";
 import type { DiagnosisContext } from "./context.js";
-import { formatDuration, iso } from "./snapshots.js";
+import { iso } from "./snapshots.js";
 
 export interface CheckpointHealth {
   /** Checkpoints fail, time out or stopped completing. */

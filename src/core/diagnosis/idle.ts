@@ -16,7 +16,8 @@ import type {
   TableEvidence,
 } from "../evidence/model.js";
 import type { EvidenceItem } from "../report/schema.js";
-import { formatDuration, iso, lowerBound, upperBound } from "./snapshots.js";
+import { formatDuration } from "../words/duration.js";
+import { iso, lowerBound, upperBound } from "./snapshots.js";
 
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;
@@ -31,6 +32,8 @@ export interface IdleReading {
   reason: "quiet-hours" | "input-idle";
   /** When the writer's next commit is expected; absent when only new input will bring one. */
   expectedBackMs?: number;
+  /** Why the silence is expected, short enough for the verdict's own line. */
+  because: string;
   summary: string;
   evidence: EvidenceItem[];
 }
@@ -113,6 +116,7 @@ function quietHours(input: IdleInput): IdleReading | null {
   return {
     reason: "quiet-hours",
     ...(expectedBackMs !== undefined ? { expectedBackMs } : {}),
+    because: `it was quiet at this time on each of the last ${covered} days`,
     summary: `quiet for ${formatDuration(quietFor)}, as it was at this time on each of the last ${covered} days${expectedBackMs !== undefined ? `; commits are expected again around ${iso(expectedBackMs)}` : ""}`,
     evidence: [
       {
@@ -153,6 +157,7 @@ function inputIdle(input: IdleInput): IdleReading | null {
     return {
       reason: "input-idle",
       ...(off ? {} : { expectedBackMs: input.writerNewest.timestampMs + idleInterval }),
+      because: "its input brings no records",
       summary: off
         ? `quiet for ${formatDuration(quietFor)} because its input is idle and empty commits are switched off; commits resume when records arrive`
         : `quiet for ${formatDuration(quietFor)} because its input is idle; it commits an empty snapshot every ${every} checkpoints, next around ${iso(input.writerNewest.timestampMs + idleInterval)}`,
@@ -177,6 +182,7 @@ function inputIdle(input: IdleInput): IdleReading | null {
     if (recent.some((p) => p.value !== 0)) return null;
     return {
       reason: "input-idle",
+      because: "its topics bring no records",
       summary: `quiet for ${formatDuration(quietFor)} because its topics bring no records (consumer lag 0); the coordinator skips empty commits, so commits resume when records arrive`,
       evidence: [
         {
@@ -188,6 +194,15 @@ function inputIdle(input: IdleInput): IdleReading | null {
     };
   }
   return null;
+}
+
+/** When a quiet writer commits again, in words: the verdict says it so nobody waits for a page. */
+export function idleNextCommit(reading: IdleReading): string {
+  if (reading.expectedBackMs !== undefined)
+    return `the next commit is due around ${iso(reading.expectedBackMs)}`;
+  return reading.reason === "input-idle"
+    ? "commits resume when records arrive"
+    : "the earlier days do not show when it resumes";
 }
 
 /** Why the writer's silence is normal, or null when nothing in its own history explains it. */

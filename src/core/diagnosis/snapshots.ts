@@ -139,20 +139,3 @@ export function snapshotData(snapshot: Snapshot): Record<string, unknown> {
     committer: describeCommitter(committerOf(snapshot)),
   };
 }
-
-/**
- * Durations in the one style every message uses: "45 s", "4 min 5 s", "55 min", "2 h 5 min",
- * "3 d 4 h" (seconds only where they still matter, under ten minutes).
- */
-export function formatDuration(ms: number): string {
-  const totalSeconds = Math.max(0, Math.round(ms / 1000));
-  const days = Math.floor(totalSeconds / 86_400);
-  const hours = Math.floor((totalSeconds % 86_400) / 3600);
-  const minutes = Math.floor((totalSeconds % 3600) / 60);
-  const seconds = totalSeconds % 60;
-  if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
-  if (hours > 0) return minutes > 0 ? `${hours} h ${minutes} min` : `${hours} h`;
-  if (minutes >= 10 || (minutes > 0 && seconds === 0)) return `${minutes} min`;
-  if (minutes > 0) return `${minutes} min ${seconds} s`;
-  return `${seconds} s`;
-}

@@ -3,7 +3,13 @@
 // (one fix template per audit check). This zod schema is the contract for both.
 
 import { z } from "zod";
-import { AUDIT_CHECK_IDS, COMMIT_ERROR_CAUSES, FINDING_IDS, STEP_IDS } from "../ids.js";
+import {
+  AUDIT_CHECK_IDS,
+  COMMIT_ERROR_CAUSES,
+  FINDING_IDS,
+  WRITER_KINDS as KINDS,
+  STEP_IDS,
+} from "../ids.js";
 
 /** Signals the follow-up reads to decide whether a change helped. */
 export const VERIFY_SIGNALS = [
@@ -14,7 +20,7 @@ export const VERIFY_SIGNALS = [
 export type VerifySignal = (typeof VERIFY_SIGNALS)[number];
 
 /** Which writer a change variant is for; "any" fits every writer. */
-export const WRITER_KINDS = ["flink", "connect", "any"] as const;
+export const WRITER_KINDS = [...KINDS, "any"] as const;
 export type WriterKind = (typeof WRITER_KINDS)[number];
 
 const Text = z.string().trim().min(1);

@@ -6,6 +6,7 @@
 import { LIVE_JOB_STATES } from "../diagnosis/context.js";
 import type { Evidence, FlinkJobEvidence, Snapshot } from "../evidence/model.js";
 import type { VerifySignal } from "../playbook/schema.js";
+import { utcTime } from "../words/clock.js";
 
 export type WriterIdentity =
   | {
@@ -232,6 +233,4 @@ function count(n: number): string {
   return Math.round(n).toLocaleString("en-US");
 }
 
-function clock(ms: number): string {
-  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
-}
+const clock = utcTime;

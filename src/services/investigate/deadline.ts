@@ -1,14 +1,8 @@
 // One deadline per evidence source, so a slow source cannot hold up the others or the answer.
 
 import type { SourceName } from "../../core/ids.js";
+import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-
-const LABELS: Record<SourceName, string> = {
-  catalog: "Iceberg REST catalog",
-  flink: "Flink REST API",
-  connect: "Kafka Connect REST API",
-  prometheus: "Prometheus",
-};
 
 export async function withDeadline<T>(
   source: SourceName,
@@ -21,7 +15,7 @@ export async function withDeadline<T>(
       reject(
         new CodedError(
           ErrorCode.SourceTimeout,
-          `${LABELS[source]}: no complete answer within ${timeoutMs} ms`,
+          `${SOURCE_WORDS[source]}: no complete answer within ${timeoutMs} ms`,
           {
             hint: "The source is slow; check its health, or allow more time with --timeout-ms.",
             retryable: true,

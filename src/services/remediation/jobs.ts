@@ -11,6 +11,7 @@ import {
   type RecoveryResult,
   type WriterIdentity,
 } from "../../core/verification/check.js";
+import { stepWords } from "../../core/words/labels.js";
 import { asCodedError } from "../../errors.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
@@ -128,8 +129,8 @@ export class RemediationJobs {
         evidence,
         proposalId: job.proposalId,
         changeAtMs: run.appliedAtMs ?? run.proposedAtMs,
-        // The step id reads as words ("raise commit retries") and is short enough for the legend.
-        changeLabel: job.stepId.replaceAll("-", " "),
+        // The step's words ("raise commit retries") are short enough for the legend.
+        changeLabel: stepWords(job.stepId),
         recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
         ...(writer ? { writer } : {}),
       });

@@ -309,7 +309,7 @@ describe("iceberg-bot diagnose with catalog credentials", () => {
     const ran = await run(["diagnose", "db.events", ...sourceFlags(secured)], {
       ICEBERG_CATALOG_TOKEN: wrong,
     });
-    expect(ran.stdout).toMatch(/Could not read:\n {2}Iceberg catalog: .*401/);
+    expect(ran.stdout).toMatch(/Could not read:\n {2}Iceberg REST catalog: .*401/);
     expect(ran.stdout + ran.stderr).not.toContain(wrong);
   });
 });

@@ -167,7 +167,7 @@ describe("renderers through the stand-in", () => {
     // The diagnosis keeps to three lines in words; the snapshot ids wait behind the modal.
     expect(text).not.toContain("snapshot 7000 replace");
     expect(text.match(/^ {4}• /gm)?.length ?? 0).toBeLessThanOrEqual(3 + 3);
-    expect(text).toContain("    Could not read: Kafka Connect: connection refused");
+    expect(text).toContain("    Could not read: Kafka Connect REST API: connection refused");
     expect(text).toContain("    ✅ Recovered: commits on `db.events` resumed after raise commit retries");
     // The ephemeral reply is only for U1, so the thread does not show it.
     expect(text).not.toContain("can't approve");

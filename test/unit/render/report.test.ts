@@ -21,7 +21,7 @@ describe("renderReportText", () => {
 
   it("shows the exact property change with current and proposed values", () => {
     const text = renderReportText(conflictReport, { color: false });
-    expect(text).toContain("Next step: raise the commit retry budget [raise-commit-retries]");
+    expect(text).toContain("Next step: raise commit retries [raise-commit-retries]");
     expect(text).toContain("    commit.retry.num-retries: 4 → 10\n");
     expect(text).toContain("    commit.retry.min-wait-ms: unset (default 100) → 500\n");
     expect(text).toContain("once an approver presses Apply");
@@ -38,8 +38,8 @@ describe("renderReportText", () => {
 
   it("names sources that did not answer and those not configured", () => {
     const text = renderReportText(compactionReport, { color: false });
-    expect(text).toContain("Could not read:\n  Flink REST: timed out after 5 s\n");
-    expect(text).toContain("Not configured: Kafka Connect REST, Prometheus");
+    expect(text).toContain("Could not read:\n  Flink REST API: timed out after 5 s\n");
+    expect(text).toContain("Not configured: Kafka Connect REST API, Prometheus");
     expect(text).toContain("read from catalog 8 ms");
   });
 
@@ -101,7 +101,7 @@ describe("renderReportMarkdown", () => {
   it("renders verdict, change, evidence and sources as Markdown", () => {
     const md = renderReportMarkdown(conflictReport);
     expect(md.split("\n")[0]).toBe("### 🔴 db.events: commit conflict");
-    expect(md).toContain("**Next step: raise the commit retry budget** (`raise-commit-retries`)");
+    expect(md).toContain("**Next step: raise commit retries** (`raise-commit-retries`)");
     expect(md).toContain("- `commit.retry.num-retries`: `4` → `10`");
     expect(md).toContain("- `commit.retry.min-wait-ms`: `unset (default 100)` → `500`");
     expect(md).toContain("  - … and 3 more");
@@ -141,7 +141,7 @@ describe("what a report could not read", () => {
     ]);
     const text = renderReportText(partialReport, { color: false });
     expect(text).toContain(
-      "Could not read:\n  Flink REST (flink-us): Flink REST at 10.0.0.7:8081 refused the connection\n  Prometheus: ",
+      "Could not read:\n  Flink REST API (flink-us): Flink REST at 10.0.0.7:8081 refused the connection\n  Prometheus: ",
     );
     // Flink answered in part: it still counts among the sources read.
     expect(text).toMatch(/read from catalog 10 ms · flink 20 ms/);

@@ -91,8 +91,8 @@ describe("renderDiagnosis", () => {
     expect(joined).not.toContain("commit.retry.num-retries: 4 → 10");
     expect(joined).not.toContain("3 replace snapshots since the writer's last success");
     expect(joined).toMatch(/^• /m);
-    expect(joined).toContain("*Could not read:* Flink REST: timed out after 5 s");
-    expect(joined).toContain("not configured: Kafka Connect, Prometheus");
+    expect(joined).toContain("*Could not read:* Flink REST API: timed out after 5 s");
+    expect(joined).toContain("not configured: Kafka Connect REST API, Prometheus");
     expect(joined.indexOf("Next step")).toBeLessThan(joined.indexOf("• "));
     expect(JSON.stringify(blocks)).toContain('"action_id":"evidence_show_all"');
     expect(joined.length).toBeLessThan(900);
@@ -140,9 +140,10 @@ describe("renderDiagnosis", () => {
     });
     const plain = texts(renderDiagnosis(stack).blocks).join("\n");
     expect(plain).not.toContain("```");
-    // A long line is cut at a word, never mid-word.
-    expect(plain).toMatch(/word…/);
-    expect(plain).not.toMatch(/wor…|wo…/);
+    // A line too long for the first screen is left whole for the modal, never cut mid-fact.
+    expect(plain).not.toContain("Newest snapshot");
+    expect(plain).not.toContain("…");
+    expect(JSON.stringify(renderEvidenceModal(stack).blocks)).toContain(`${"word ".repeat(59)}word`);
 
     const modal = renderEvidenceModal(manyEvidence(500, 50));
     expect(modal.title.text).toBe("All evidence");
@@ -226,5 +227,74 @@ describe("renderDiagnosis", () => {
     expect(joined).toContain(":white_check_mark: *db.events: healthy*");
     expect(joined).toContain("*Next step:* none");
     expect(joined).toContain("*Evidence:* none was found.");
+  });
+
+  it("shows fewer evidence lines rather than cutting one mid-fact", () => {
+    // Three lines of 200 characters do not fit one screen: the first is shown whole, the rest wait.
+    const details = [1, 2, 3].map((i) => `snapshot 90000${i} append by writer-${i}${" detail".repeat(28)}`);
+    const long = report({
+      findings: [
+        {
+          id: "commit-conflict",
+          severity: "critical",
+          summary: "CommitFailedException after 4 retries",
+          evidence: details.map((detail) => ({ source: "catalog" as const, detail, data: {} })),
+        },
+      ],
+    });
+    expect(details.every((d) => d.length > 180)).toBe(true);
+    const lines = texts(renderDiagnosis(long, { evidenceRef: "inc-1|1" }).blocks)
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.startsWith("• "))
+      .map((l) => l.slice(2));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThan(3);
+    for (const line of lines) expect(details).toContain(line);
+  });
+
+  it("says a quiet writer is quiet as expected, never that it commits normally", () => {
+    const healthy = (findings: Report["findings"]) =>
+      texts(renderDiagnosis(report({ verdict: "healthy", findings, nextStep: null })).blocks).join("\n");
+    const quiet = healthy([
+      {
+        id: "healthy",
+        severity: "info",
+        summary:
+          "Flink job orders (0b1c…) is quiet as expected (it was quiet at this time on each of the last 3 days) and no commit failure is visible; the next commit is due around 2026-11-29T11:00:00Z",
+        evidence: [
+          {
+            source: "flink",
+            detail: "Flink job orders (0b1c…) is RUNNING with no commit exceptions",
+            data: {},
+          },
+        ],
+      },
+      {
+        id: "writer-idle",
+        severity: "info",
+        summary:
+          "Flink job orders (0b1c…) is quiet for 2 h, as it was at this time on each of the last 3 days",
+        evidence: [
+          {
+            source: "catalog",
+            detail: "No writer snapshot over the same hours on each of the last 3 days",
+            data: {},
+          },
+        ],
+      },
+    ]);
+    expect(quiet).toContain("*Next step:* none; the writer is quiet as expected.");
+    expect(quiet).not.toContain("committing normally");
+    expect(quiet).toMatch(/the next commit is due around <!date\^\d+\^\{time\}\|11:00 UTC>/);
+    const noWriter = healthy([
+      {
+        id: "healthy",
+        severity: "info",
+        summary: "No streaming writer is attached to this table and no commit failure is visible",
+        evidence: [{ source: "catalog", detail: "No Flink or Kafka Connect writer found", data: {} }],
+      },
+    ]);
+    expect(noWriter).toContain("*Next step:* none; nothing is failing.");
   });
 });

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
-import {
-  formatDuration,
-  formatUtcDateTime,
-  formatUtcTime,
-  formatUtcWhen,
-  shortId,
-} from "../../../src/adapters/slack/render/format.js";
+import { shortId } from "../../../src/adapters/slack/render/format.js";
 import {
   capBlocks,
   clipPlain,
@@ -106,22 +100,6 @@ describe("formatting", () => {
     expect(formatCount(3420)).toBe("3,420");
     expect(formatCount(1234567.5)).toBe("1,234,567.5");
     expect(formatCount(999)).toBe("999");
-  });
-
-  it("writes durations as people say them", () => {
-    expect(formatDuration(30_000)).toBe("under 1 min");
-    expect(formatDuration(55 * 60_000)).toBe("55 min");
-    expect(formatDuration(125 * 60_000)).toBe("2 h 5 min");
-    expect(formatDuration(2 * 3_600_000)).toBe("2 h");
-    expect(formatDuration((3 * 24 + 4) * 3_600_000)).toBe("3 d 4 h");
-  });
-
-  it("shows UTC clock times and the date only when the day differs", () => {
-    const t = Date.parse("2026-11-29T09:12:40Z");
-    expect(formatUtcTime(t)).toBe("09:12 UTC");
-    expect(formatUtcDateTime(t)).toBe("2026-11-29 09:12 UTC");
-    expect(formatUtcWhen(t, t + 3_600_000)).toBe("09:12 UTC");
-    expect(formatUtcWhen(t, t + 86_400_000)).toBe("2026-11-29 09:12 UTC");
   });
 
   it("shortens long ids and clips plain text", () => {

@@ -39,16 +39,6 @@ const card: StatusCardView = {
   step: { index: 1, total: 1, title: "move compaction off hot partitions" },
 };
 
-describe("formatInterval", () => {
-  it("keeps seconds below a minute and reads like formatDuration above", async () => {
-    const { formatInterval } = await import("../../../src/adapters/slack/render/format.js");
-    expect(formatInterval(500)).toBe("0.5 s");
-    expect(formatInterval(1_000)).toBe("1 s");
-    expect(formatInterval(30_000)).toBe("30 s");
-    expect(formatInterval(5 * MIN)).toBe("5 min");
-  });
-});
-
 describe("renderStatusCard", () => {
   it("shows table, age, verdict, cause, what happens now and the state line", () => {
     const { text, blocks } = renderStatusCard(card);

@@ -7,12 +7,12 @@ import type { Dispatcher } from "undici";
 import { type AwsEnv, scrubSecrets } from "../../../config.js";
 import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
 import { formatTableName } from "../../../core/table-name.js";
+import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withExactIds } from "../exact-ids.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
-import { SOURCE_LABELS } from "../labels.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
 import { type CatalogAuth, createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
@@ -230,7 +230,7 @@ function toCodedError(error: unknown, operation: string): CodedError {
     const auth = status === 401 || status === 403 || status === 419;
     return new CodedError(
       auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
-      statusMessage(SOURCE_LABELS.catalog, status, operation, error.message),
+      statusMessage(SOURCE_WORDS.catalog, status, operation, error.message),
       {
         hint: catalogHint(status, error.icebergType),
         retryable: status >= 500 || status === 429,
@@ -252,7 +252,7 @@ function toCodedError(error: unknown, operation: string): CodedError {
   const notJson = error instanceof SyntaxError;
   return new CodedError(
     ErrorCode.SourceMalformed,
-    `${SOURCE_LABELS.catalog} sent ${notJson ? "a body that is not valid JSON" : "an unexpected answer"} to ${operation}`,
+    `${SOURCE_WORDS.catalog} sent ${notJson ? "a body that is not valid JSON" : "an unexpected answer"} to ${operation}`,
     {
       hint: "Check that ICEBERG_CATALOG_URL points at an Iceberg REST catalog (without /v1).",
       details: { source: "catalog", operation, reason: message.slice(0, 200) },

@@ -1,29 +1,33 @@
 // The diagnosis message fits one phone screen: the verdict, the one next step, at most three
-// evidence lines in plain words, and what could not be read. Ids, stack traces and the rest sit
+// evidence lines in plain words (whole ones: fewer lines rather than a fact cut in half), and what
+// could not be read. Ids, stack traces and the rest sit
 // behind "Show all evidence"; the change itself (the diff) is shown once, in the proposal.
 
 import { SOURCE_NAMES } from "../../../core/ids.js";
-import type { Report } from "../../../core/report/schema.js";
+import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
+import { findingWords, SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { cardCause } from "./card-cause.js";
-import { findingLabel, SOURCE_LABELS, STEP_TITLES, VERDICT_LABELS } from "./labels.js";
 import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
 import type { DiagnosisOptions } from "./view-models.js";
 
 export type { DiagnosisOptions } from "./view-models.js";
 
 const DEFAULT_MAX_EVIDENCE = 3;
-/** A line longer than this is cut at a word: the whole of it is behind "Show all evidence". */
-const MAX_LINE_CHARS = 160;
+/**
+ * Characters of evidence the first screen holds, about three short lines. Lines are never cut:
+ * as many whole lines as fit are shown, the rest are behind "Show all evidence".
+ */
+const EVIDENCE_CHARS = 320;
 
 const now = (report: Report) => Date.parse(report.generatedAt);
 
 function verdictText(report: Report): string {
   const emoji = report.verdict === "healthy" ? ":white_check_mark:" : ":mag:";
-  const label = VERDICT_LABELS[report.verdict];
+  const label = findingWords(report.verdict);
   const finding = report.findings.find((f) => f.id === report.verdict);
   const summary = finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), now(report))}`;
   const catalog = report.sources.catalog;
@@ -39,7 +43,7 @@ function nextStepText(report: Report): string {
   const step = report.nextStep;
   if (step === null) {
     return report.verdict === "healthy"
-      ? "*Next step:* none; the writer is committing normally."
+      ? `*Next step:* none; ${healthyWhy(report)}.`
       : `*Next step:* none chosen; ${escapeMrkdwn(report.noStepReason ?? "no playbook step matches these findings yet; the evidence below is what we know.")}`;
   }
   const how =
@@ -49,34 +53,39 @@ function nextStepText(report: Report): string {
         ? "proposed below"
         : "a person makes this change";
   // The proposal below shows what changes; here the step's name and who acts are enough.
-  return `*Next step: ${STEP_TITLES[step.id]}* (${how})`;
+  return `*Next step: ${stepWords(step.id)}* (${how})`;
 }
 
-/** Cuts plain text at a word boundary, so nothing ends mid-word. */
-function clipWords(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[,;:(\s]+$/, "")}…`;
+/** Why nothing needs doing: a quiet writer is quiet as expected, not "committing normally". */
+function healthyWhy(report: Report): string {
+  if (report.findings.some((f) => f.id === "writer-idle")) return "the writer is quiet as expected";
+  const healthy = report.findings.find((f) => f.id === "healthy");
+  const noWriter = healthy?.evidence.every((e) => e.source === "catalog") ?? false;
+  return noWriter ? "nothing is failing" : "the writer is committing normally";
 }
 
 /**
- * At most `max` lines in words: what the other findings say (the cause first, as the report orders
- * them), then the verdict's own evidence; code (exception lines, stack traces) stays in the modal.
+ * At most `max` whole lines in words: what the other findings say (the cause first, as the report
+ * orders them), then the verdict's own evidence; code (exception lines, stack traces) stays in the
+ * modal. A line that does not fit what is left of the screen is left for the modal, never cut.
  */
 function plainLines(report: Report, max: number, nowMs: number): string[] {
   const candidates: string[] = [];
   // The root card names the cause right above this message: said once.
   const cause = cardCause(report);
-  for (const f of report.findings) if (f.id !== report.verdict && f !== cause) candidates.push(f.summary);
+  // A healthy verdict already says why the writer is quiet and when it commits next.
+  const said = (f: Finding) => f === cause || (report.verdict === "healthy" && f.id === "writer-idle");
+  for (const f of report.findings) if (f.id !== report.verdict && !said(f)) candidates.push(f.summary);
   const verdict = report.findings.find((f) => f.id === report.verdict);
   for (const item of verdict?.evidence ?? []) if (!item.detail.includes("```")) candidates.push(item.detail);
   const seen = new Set<string>();
   const lines: string[] = [];
+  let room = EVIDENCE_CHARS;
   for (const text of candidates) {
-    if (lines.length >= max || seen.has(text)) continue;
+    if (lines.length >= max || seen.has(text) || text.length > room) continue;
     seen.add(text);
-    lines.push(`• ${slackTimes(escapeMrkdwn(clipWords(text, MAX_LINE_CHARS)), nowMs)}`);
+    room -= text.length;
+    lines.push(`• ${slackTimes(escapeMrkdwn(text), nowMs)}`);
   }
   return lines;
 }
@@ -84,7 +93,7 @@ function plainLines(report: Report, max: number, nowMs: number): string[] {
 function sourcesText(report: Report): string | undefined {
   const missing = unansweredSources(report.sources).map(
     (u) =>
-      `${SOURCE_LABELS[u.kind]}${u.source === undefined ? "" : ` (${escapeOutside(u.source)})`}: ${escapeOutside(u.reason)}`,
+      `${SOURCE_WORDS[u.kind]}${u.source === undefined ? "" : ` (${escapeOutside(u.source)})`}: ${escapeOutside(u.reason)}`,
   );
   return missing.length === 0 ? undefined : `*Could not read:* ${missing.join("; ")}`;
 }
@@ -110,9 +119,9 @@ export function renderEvidenceModal(report: Report): ModalView {
   const nowMs = now(report);
   const lines: string[] = [];
   for (const finding of report.findings) {
-    lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingLabel(finding.id)})`);
+    lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingWords(finding.id)})`);
     for (const item of finding.evidence) {
-      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_LABELS[item.source]})_`);
+      lines.push(`• ${slackTimes(escapeOutside(item.detail), nowMs)} _(${SOURCE_WORDS[item.source]})_`);
     }
   }
   // A modal holds 100 blocks; the last one says how much did not fit, if anything.
@@ -140,7 +149,7 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   const notConfigured = SOURCE_NAMES.filter((n) => report.sources[n].status === "not-configured");
   const footer = [`report ${slackWhen(now(report))}`];
   if (notConfigured.length > 0)
-    footer.push(`not configured: ${notConfigured.map((n) => SOURCE_LABELS[n]).join(", ")}`);
+    footer.push(`not configured: ${notConfigured.map((n) => SOURCE_WORDS[n]).join(", ")}`);
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
@@ -155,8 +164,8 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
     evidence.push(context(`${formatCount(total)} pieces of evidence in the report`));
 
   const blocks = capBlocks([...head, ...evidence, ...tail]);
-  const text = `${escapeMrkdwn(report.table)}: ${VERDICT_LABELS[report.verdict]}${
-    report.nextStep === null ? "" : `; next step: ${STEP_TITLES[report.nextStep.id]}`
+  const text = `${escapeMrkdwn(report.table)}: ${findingWords(report.verdict)}${
+    report.nextStep === null ? "" : `; next step: ${stepWords(report.nextStep.id)}`
   }`;
   return { text, blocks };
 }

@@ -1,11 +1,12 @@
 // `/iceberg history <table>`: the audit trail, oldest first; when it is long the most recent
 // entries are kept and the top line says how many earlier ones were left out.
 
+import { formatDuration } from "../../../core/words/duration.js";
+import { findingWords, stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatDuration } from "./format.js";
-import { findingLabel, mention, STEP_TITLES } from "./labels.js";
+import { mention } from "./labels.js";
 import { escapeCode, escapeMrkdwn, formatCount, packLines, truncateText } from "./limits.js";
 import type { HistoryEntry, HistoryIncident, HistoryView } from "./view-models.js";
 
@@ -20,7 +21,7 @@ function actorText(actor: string): string {
 }
 
 function entryLine(entry: HistoryEntry): string {
-  const step = entry.stepId === undefined ? "" : ` *${STEP_TITLES[entry.stepId]}*`;
+  const step = entry.stepId === undefined ? "" : ` *${stepWords(entry.stepId)}*`;
   const detail = entry.detail === undefined || entry.detail === "" ? "" : `: ${escapeMrkdwn(entry.detail)}`;
   return `${slackWhen(entry.atMs)} ${actorText(entry.actor)} ${escapeMrkdwn(entry.action)}${step}${detail}`;
 }
@@ -30,15 +31,15 @@ const MAX_INCIDENTS = 10;
 /** "• Nov 12 commit conflict (competing appends): fixed by *raise commit retries* in 6 min". */
 function incidentLine(i: HistoryIncident): string {
   const what = i.triage
-    ? `${findingLabel(i.triage)}${i.rootCause ? ` (${findingLabel(i.rootCause)})` : ""}`
+    ? `${findingWords(i.triage)}${i.rootCause ? ` (${findingWords(i.rootCause)})` : ""}`
     : "incident";
   const outcome = i.fixedBy
-    ? `fixed by *${STEP_TITLES[i.fixedBy]}*${i.fixedAfterMs !== undefined ? ` in ${formatDuration(i.fixedAfterMs)}` : ""}`
+    ? `fixed by *${stepWords(i.fixedBy)}*${i.fixedAfterMs !== undefined ? ` in ${formatDuration(i.fixedAfterMs)}` : ""}`
     : i.state === "stopped"
       ? "stopped without a fix"
       : "resolved without a step";
   const notHelped =
-    i.didNotHelp.length > 0 ? `; did not help: ${i.didNotHelp.map((id) => STEP_TITLES[id]).join(", ")}` : "";
+    i.didNotHelp.length > 0 ? `; did not help: ${i.didNotHelp.map((id) => stepWords(id)).join(", ")}` : "";
   return `• ${slackWhen(i.openedAtMs)} ${escapeMrkdwn(what)}: ${outcome}${notHelped}`;
 }
 

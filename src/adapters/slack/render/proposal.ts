@@ -2,13 +2,14 @@
 // it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
 
 import type { Notice } from "../../../core/playbook/walk.js";
+import { formatInterval } from "../../../core/words/duration.js";
+import { stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { formatInterval } from "./format.js";
-import { mention, STEP_TITLES } from "./labels.js";
+import { mention } from "./labels.js";
 import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import type {
   ActionValue,
@@ -81,7 +82,7 @@ function stopButton(value: ActionValue): Button {
 function stepHeading(view: ProposalView): string {
   const position =
     view.index === undefined ? "" : ` ${view.index}${view.total === undefined ? "" : ` of ${view.total}`}`;
-  return `:wrench: *Step${position}: ${STEP_TITLES[view.step.id]}* for \`${escapeCode(view.table)}\`\n${escapeMrkdwn(view.step.summary)}`;
+  return `:wrench: *Step${position}: ${stepWords(view.step.id)}* for \`${escapeCode(view.table)}\`\n${escapeMrkdwn(view.step.summary)}`;
 }
 
 function verificationText(view: ProposalView): string {
@@ -157,7 +158,7 @@ export function renderProposal(view: ProposalView): SlackMessage {
     }
   }
   const pending = readOnly ? " (the bot is checking)" : " (waiting for approval)";
-  const text = `Step for ${escapeMrkdwn(view.table)}: ${STEP_TITLES[view.step.id]}${
+  const text = `Step for ${escapeMrkdwn(view.table)}: ${stepWords(view.step.id)}${
     view.decision === undefined ? pending : ""
   }`;
   return { text, blocks: capBlocks(blocks) };
@@ -166,7 +167,7 @@ export function renderProposal(view: ProposalView): SlackMessage {
 /** The views.open payload behind Apply: a required reason, and for risky steps a confirmation. */
 export function renderApplyModal(view: ApplyModalView): ModalView {
   const lines = [
-    `Apply *${STEP_TITLES[view.stepId]}* to \`${escapeCode(view.table)}\`\n${renderChange(view.change)}`,
+    `Apply *${stepWords(view.stepId)}* to \`${escapeCode(view.table)}\`\n${renderChange(view.change)}`,
   ];
   if (view.risk !== undefined)
     lines.push(

@@ -2,10 +2,10 @@
 // section under App Home's incidents and in the sweep digest (core/history/fleet.ts).
 
 import type { RecurringTable } from "../../../core/history/fleet.js";
+import { findingWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock } from "./block-kit.js";
 import { section } from "./blocks.js";
-import { findingLabel } from "./labels.js";
 import { escapeCode, truncateText } from "./limits.js";
 
 const MAX_TABLES = 8;
@@ -14,7 +14,7 @@ const MAX_TABLES = 8;
 export function recurringText(recurring: readonly RecurringTable[], days: number): string {
   const lines = recurring.slice(0, MAX_TABLES).map((r) => {
     const cause = r.triage
-      ? `${findingLabel(r.triage)}${r.rootCause ? ` (${findingLabel(r.rootCause)})` : ""}`
+      ? `${findingWords(r.triage)}${r.rootCause ? ` (${findingWords(r.rootCause)})` : ""}`
       : "different causes";
     return truncateText(
       `• \`${escapeCode(r.table)}\`: ${r.incidents} incidents, ${r.times}× ${cause}; last ${slackWhen(r.lastAtMs)}`,

@@ -1,11 +1,11 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
+import { formatDuration } from "../../../core/words/duration.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
-import { formatDuration } from "./format.js";
 import { STATE_EMOJI, STATE_LABELS } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";
 import type { StatusCardView } from "./view-models.js";

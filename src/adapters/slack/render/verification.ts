@@ -2,12 +2,13 @@
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
 import type { StepId } from "../../../core/ids.js";
+import { formatDuration } from "../../../core/words/duration.js";
+import { stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatDuration, formatSeconds, shortId } from "./format.js";
-import { STEP_TITLES } from "./labels.js";
+import { formatSeconds, shortId } from "./format.js";
 import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import type { VerificationView, WriterRef } from "./view-models.js";
@@ -59,7 +60,7 @@ function nextButton(view: VerificationView, next: { stepId: StepId; title: strin
 }
 
 export function renderVerification(view: VerificationView): SlackMessage {
-  const title = STEP_TITLES[view.stepId];
+  const title = stepWords(view.stepId);
   const table = escapeCode(view.table);
   const outcome = view.outcome;
   const blocks: KnownBlock[] = [];

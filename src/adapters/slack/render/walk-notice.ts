@@ -2,13 +2,11 @@
 // edited proposal. The core says which case it is; every sentence and every mention is made here.
 
 import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
+import { utcTime } from "../../../core/words/clock.js";
 import { mention } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";
 
-/** "09:42 UTC": deterministic, no locale. */
-function clock(ms: number): string {
-  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
-}
+const clock = utcTime;
 
 function people(ids: readonly string[], joiner = " and "): string {
   return ids.map(mention).join(joiner);

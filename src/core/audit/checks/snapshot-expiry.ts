@@ -3,9 +3,9 @@
 //       hour loses its last snapshot). warn: the oldest snapshot is older than 3x the max age
 //       (expiry is not running).
 
-import { formatDuration } from "../../diagnosis/snapshots.js";
 import { effectiveNumber } from "../../properties.js";
 import { renderExpireSnapshots, renderSetProperties } from "../../statements.js";
+import { formatDuration } from "../../words/duration.js";
 import { type AuditRule, pick, result } from "../context.js";
 
 const AGE = "history.expire.max-snapshot-age-ms";

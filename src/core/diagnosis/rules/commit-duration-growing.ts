@@ -4,6 +4,7 @@
 // the range is at least 1.5 times its start, and commits take at least 1 s longer than at the start.
 
 import type { MetricPoint } from "../../evidence/model.js";
+import { formatDuration } from "../../words/duration.js";
 import { prometheusSeries } from "../context.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { trendOf } from "../trend.js";
@@ -33,15 +34,14 @@ export const commitDurationGrowing: DiagnosisRule = {
     const points = range ?? ctx.job?.committer?.lastCommitDurationHistory;
     if (!points || !isGrowing(points)) return null;
     const trend = trendOf(points)!;
-    const minutes = Math.round(trend.spanMs / 60_000);
     return finding(
       "commit-duration-growing",
       "warning",
-      `Commit duration grew from ${ms(trend.start)} to ${ms(trend.end)} over ${minutes} min (+${ms(trend.slopePerMinute)} a minute): commits spend longer retrying`,
+      `Commit duration grew from ${ms(trend.start)} to ${ms(trend.end)} over ${formatDuration(trend.spanMs)} (+${ms(trend.slopePerMinute)} a minute): commits spend longer retrying`,
       [
         {
           source: range ? "prometheus" : "flink",
-          detail: `lastCommitDurationMs over ${minutes} min: ${points
+          detail: `lastCommitDurationMs over ${formatDuration(trend.spanMs)}: ${points
             .slice(-8)
             .map((p) => Math.round(p.value))
             .join(" → ")}; slope ${ms(trend.slopePerMinute)}/min, end ${trend.ratio.toFixed(1)}× the start`,

@@ -4,11 +4,12 @@
 
 import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { compact, describeWriter, elapsedMetric, writerLastCommit } from "../evidence-items.js";
 import { checkpointHealth, jobRunning } from "../flink-health.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration, iso } from "../snapshots.js";
+import { iso } from "../snapshots.js";
 import { newestCommitError } from "./commit-error.js";
 
 /** True for sink versions that log a failed commit and keep running (1.11.x and earlier). */

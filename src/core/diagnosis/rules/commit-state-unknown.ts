@@ -12,10 +12,11 @@
 
 import type { Snapshot } from "../../evidence/model.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { compact, describeWriter, failureItem, flinkJobLabel, quoteOf } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration, iso, lowerBound } from "../snapshots.js";
+import { iso, lowerBound } from "../snapshots.js";
 
 export const IN_FLIGHT_BEFORE_MS = 60_000;
 const CHECKPOINT = "flink.max-committed-checkpoint-id";

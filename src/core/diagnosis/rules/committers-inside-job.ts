@@ -5,10 +5,11 @@
 
 import type { Snapshot } from "../../evidence/model.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { describeWriter, snapshotListItem } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { committerOf, formatDuration, lowerBound } from "../snapshots.js";
+import { committerOf, lowerBound } from "../snapshots.js";
 
 const CHECKPOINT = "flink.max-committed-checkpoint-id";
 /** How many of the writer's newest snapshots are grouped by checkpoint id. */

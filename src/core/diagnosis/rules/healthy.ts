@@ -4,6 +4,7 @@
 import type { EvidenceItem } from "../../report/schema.js";
 import { compact, describeWriter, writerLastCommit } from "../evidence-items.js";
 import { checkpointHealth } from "../flink-health.js";
+import { idleNextCommit } from "../idle.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
 
@@ -37,7 +38,7 @@ export const healthy: DiagnosisRule = {
         "healthy",
         "info",
         ctx.idle
-          ? `${describeWriter(ctx)} is quiet by design (see writer-idle) and no commit failure is visible`
+          ? `${describeWriter(ctx)} is quiet as expected (${ctx.idle.because}) and no commit failure is visible; ${idleNextCommit(ctx.idle)}`
           : `${describeWriter(ctx)} commits on schedule and no commit failure is visible`,
         items,
       );

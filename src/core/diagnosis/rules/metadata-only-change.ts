@@ -1,8 +1,9 @@
 // last-updated-ms moved past the newest snapshot: a property, schema or spec change (or an
 // expiry) touched the table, not new data. The table's "last updated" is not the last data commit.
 
+import { formatDuration } from "../../words/duration.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration, iso } from "../snapshots.js";
+import { iso } from "../snapshots.js";
 
 /** Below this gap the two clocks are the same commit. */
 const MIN_GAP_MS = 1000;

@@ -15,10 +15,11 @@ import type { Snapshot } from "../../evidence/model.js";
 import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty } from "../../properties.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { describeWriter } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration, iso } from "../snapshots.js";
+import { iso } from "../snapshots.js";
 
 const WARN_SHARE = 0.5;
 const CHECKPOINT = "flink.max-committed-checkpoint-id";

@@ -4,9 +4,10 @@
 
 import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
+import { formatDuration } from "../../words/duration.js";
 import { compact, describeWriter, elapsedMetric } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
-import { formatDuration, iso } from "../snapshots.js";
+import { iso } from "../snapshots.js";
 
 export const writerNeverCommitted: DiagnosisRule = {
   id: "writer-never-committed",
