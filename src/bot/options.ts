@@ -83,7 +83,7 @@ export interface BotOptions {
   sweepConcurrency?: number;
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
-    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply"> & {
+    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply" | "onResolution"> & {
       /** How long a proposal waits for the diagnosis message it answers (default 15 s). */
       diagnosisWaitMs?: number;
     }

@@ -155,6 +155,14 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       commandResult: (result) =>
         commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
       diagnosisChart: (incidentId, n) => diagnosisChart({ store }, incidentId, n),
+      postmortem: async (incidentId) => {
+        const { draftPostmortem } = await import("../services/history/postmortem.js");
+        const draft = await draftPostmortem(
+          { history: shared.incidents.history, store, ...story },
+          incidentId,
+        );
+        return draft?.postmortem;
+      },
       channelMessage: (message) =>
         message.kind === "digest"
           ? renderSweepDigest(message.digest)

@@ -250,7 +250,12 @@ export type WalkMessage =
   | { kind: "note"; name: string; note: WalkNote }
   | { kind: "ephemeral"; user: string; notice: Notice }
   /** The status card, edited from the saved walk in the same delivery as the thread's messages. */
-  | { kind: "card" };
+  | { kind: "card" }
+  /**
+   * The postmortem of the incident the change resolves, queued with the resolution itself so a
+   * crash at any point after it yields it once; drafted when it is sent (from the history record).
+   */
+  | { kind: "postmortem"; name: string };
 
 export interface WalkStorePort {
   get(incidentId: string): Promise<Versioned<WalkRecord> | undefined>;
@@ -327,6 +332,8 @@ export interface RemediationNotifier {
   upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void>;
   postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void>;
   postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void>;
+  /** Queues the resolved incident's postmortem (drafted when it is sent). */
+  postPostmortem(thread: WalkThread, name: string): Promise<void>;
   /** Shares a commit timeline in the thread, once under its name. */
   postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void>;
   /**

@@ -1,18 +1,35 @@
 // A bot worker in its own process, for tests that kill one for real (SIGKILL, no shutdown).
 // Reads its environment and options from BOT_CHILD (JSON) and prints "ready" once its workers run.
+// `crashAt` names a point of an incident's resolution where the process kills itself (SIGKILL).
 
 import { loadConfig } from "../../src/config.js";
-import { startBot } from "../../src/main.js";
+import { type BotOptions, startBot } from "../../src/main.js";
 
 const spec = JSON.parse(process.env.BOT_CHILD ?? "{}") as {
   env: Record<string, string>;
-  options: { namespace: string; queuePrefix: string; queueNames: { diagnose: string; slack: string } };
+  options: Partial<BotOptions> & {
+    namespace: string;
+    queuePrefix: string;
+    queueNames: { diagnose: string; slack: string };
+  };
+  crashAt?: "before-history" | "after-history";
 };
+const crashAt = spec.crashAt;
 await startBot(loadConfig(spec.env), {
   role: "worker",
-  ...spec.options,
   lockDurationMs: 2000,
   stalledIntervalMs: 1000,
   backoffMs: 100,
+  ...spec.options,
+  ...(crashAt
+    ? {
+        remediation: {
+          ...spec.options.remediation,
+          onResolution: async (stage) => {
+            if (stage === crashAt) process.kill(process.pid, "SIGKILL");
+          },
+        },
+      }
+    : {}),
 });
 process.stdout.write("ready\n");

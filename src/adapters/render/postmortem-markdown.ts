@@ -1,15 +1,17 @@
 // The postmortem as Markdown (CommonMark with GFM tables): the same text for the Slack canvas, the
 // file shared in the thread when canvases are not allowed, and `iceberg-bot postmortem` on disk.
-// Upstream words (summaries, evidence, exception messages) are escaped so they can never become
-// links, headings or broken table cells; control characters never pass.
+// A document read later: times are absolute UTC ("2026-11-30 20:30 UTC"), never "5 min ago" or a
+// raw ISO stamp. Every word from outside (table, job, summaries, evidence, checklists, remarks) goes
+// through mdText, so none can become a link, a heading, a quote or a broken table cell.
 
 import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/history/postmortem.js";
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
 import type { Change } from "../../core/report/schema.js";
+import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
-import { utcStamp } from "./times.js";
+import { documentTimes, utcStamp } from "./times.js";
 
 export interface PostmortemMarkdownOptions {
   /** A time as the reader sees it (default "2026-11-30 20:30 UTC"). */
@@ -32,12 +34,38 @@ function verdictLabel(verdict: string): string {
     : (VERDICT_WORDS[verdict] ?? verdict);
 }
 
-function eventWords(e: PostmortemEvent, who: (id: string) => string): string {
+/** Outside text in a document: absolute times, then made inert. */
+function outside(text: string, max = 400): string {
+  return mdText(documentTimes(text), max);
+}
+
+/** "Flink job events-ingest", "Kafka Connect connector events-sink", or "the writer". */
+export function writerWords(writer: StoryWriter | undefined, text: (s: string) => string = mdText): string {
+  if (!writer) return "the writer";
+  return writer.kind === "flink"
+    ? `Flink job ${text(writer.name ?? writer.id)}`
+    : `Kafka Connect connector ${text(writer.id)}`;
+}
+
+/** "1 item remains open", "2 items remain open", "Nothing remains open". */
+export function openWords(items: readonly StoryOpenItem[]): string {
+  const n = items.filter((i) => i.doneBy === undefined).length;
+  if (n === 0) return "Nothing remains open.";
+  return n === 1 ? "1 item remains open." : `${n} items remain open.`;
+}
+
+function eventWords(e: PostmortemEvent, pm: Postmortem, who: (id: string) => string): string {
   switch (e.kind) {
+    case "last-good-commit":
+      return `Last good commit of ${writerWords(pm.writer)}`;
+    case "first-failure":
+      return `First failure of ${writerWords(pm.writer)} seen`;
     case "alert-fired":
       return "Alert fired; the incident opened";
     case "diagnosis":
       return `First diagnosis: ${mdText(verdictLabel(e.verdict))}`;
+    case "claimed":
+      return `${who(e.by)} took it on`;
     case "proposal":
       return `Proposed: ${stepTitle(e.stepId)}`;
     case "approval":
@@ -52,6 +80,10 @@ function eventWords(e: PostmortemEvent, who: (id: string) => string): string {
       return `No recovery after: ${stepTitle(e.stepId)}`;
     case "recovery":
       return "Recovered: the writer's commits resumed";
+    case "remark":
+      return `${who(e.by)} wrote: ${outside(e.text, 300)}`;
+    case "item-done":
+      return `Marked done by ${who(e.by)}: ${outside(e.text, 200)}`;
   }
 }
 
@@ -75,20 +107,13 @@ function changeLines(change: Change | undefined): string[] {
     case "read-only-check":
       return [
         ...(change.statement ? [mdCodeBlock(change.statement, change.language ?? "")] : []),
-        ...change.checklist.map((line) => `- ${mdText(line, 400)}`),
+        ...change.checklist.map((line) => `- ${outside(line)}`),
       ];
   }
 }
 
-/** ISO stamps in evidence lines read as the timeline's times do. */
-function utcStamps(text: string): string {
-  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (stamp) =>
-    utcStamp(Date.parse(stamp)),
-  );
-}
-
-function duration(ms: number | undefined): string {
-  return ms === undefined ? "not reached" : formatDuration(ms);
+function orNot(ms: number | undefined): string {
+  return ms === undefined ? "not known" : formatDuration(ms);
 }
 
 /**
@@ -99,25 +124,55 @@ export function postmortemSummary(pm: Postmortem, code: (text: string) => string
   const what = pm.cause.triage ? findingWords(pm.cause.triage.id) : verdictLabel(pm.cause.verdict);
   const cause = pm.cause.rootCause ? `, caused by ${findingWords(pm.cause.rootCause.id)}` : "";
   const parts = [`The writer of ${code(pm.table)} stopped committing: ${what}${cause}.`];
+  if (pm.impact.noDataMs !== undefined)
+    parts.push(
+      pm.impact.recovered
+        ? `No data landed for ${formatDuration(pm.impact.noDataMs)}.`
+        : `No data landed for ${formatDuration(pm.impact.noDataMs)} before the incident closed.`,
+    );
   if (pm.durations.toDiagnoseMs !== undefined)
     parts.push(`The bot diagnosed it ${formatDuration(pm.durations.toDiagnoseMs)} after the alert.`);
   if (pm.notHelped.length > 0) parts.push(`${pm.notHelped.map(stepTitle).join(", ")} did not help.`);
-  if (pm.fix) {
-    const after =
-      pm.fix.recoveredAfterMs !== undefined
-        ? ` ${formatDuration(pm.fix.recoveredAfterMs)} after the change`
-        : "";
+  if (pm.fix)
     parts.push(
-      `After ${stepTitle(pm.fix.stepId)} the writer's commits resumed${after}, ${duration(pm.durations.toRecoverMs)} after the alert.`,
+      `After ${stepTitle(pm.fix.stepId)} the writer's commits resumed${pm.fix.recoveredAfterMs !== undefined ? ` ${formatDuration(pm.fix.recoveredAfterMs)} after the change` : ""}.`,
     );
-  } else
+  else if (pm.impact.recovered) parts.push("The writer's commits resumed with no step credited.");
+  else
     parts.push(
       pm.state === "stopped"
         ? "The walk was stopped before a step fixed it."
         : "No step is recorded as the fix.",
     );
-  parts.push(pm.open.length > 0 ? `${pm.open.length} item(s) remain open.` : "Nothing remains open.");
+  parts.push(openWords(pm.open));
   return parts.join(" ");
+}
+
+function impactLines(pm: Postmortem, when: (ms: number) => string): string[] {
+  const { fromMs, toMs, noDataMs, recovered } = pm.impact;
+  if (fromMs === undefined || toMs === undefined || noDataMs === undefined)
+    return [
+      `The last good commit of ${writerWords(pm.writer)} is not known; the incident was open for ${formatDuration(pm.closedAtMs - pm.openedAtMs)}.`,
+    ];
+  const to = recovered
+    ? `${when(toMs)} (its first commit again)`
+    : `${when(toMs)} (when the incident closed, still not committing)`;
+  return [
+    `No data of ${writerWords(pm.writer)} landed from ${when(fromMs)} to ${to}: ${formatDuration(noDataMs)}.`,
+  ];
+}
+
+function itemLine(item: StoryOpenItem, who: (id: string) => string, when: (ms: number) => string): string[] {
+  const label = item.kind === "risk" ? "Risk" : "To do";
+  const done =
+    item.doneBy !== undefined
+      ? ` Done by ${who(item.doneBy)}${item.doneAtMs !== undefined ? ` at ${when(item.doneAtMs)}` : ""}.`
+      : "";
+  const finding = item.findingId ? ` (${mdCode(item.findingId)})` : "";
+  return [
+    `- **${label}**${finding}: ${outside(item.text)}${done}`,
+    ...(item.statement && item.doneBy === undefined ? ["", mdCodeBlock(item.statement, "sql")] : []),
+  ];
 }
 
 export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMarkdownOptions = {}): string {
@@ -127,31 +182,38 @@ export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMark
   const out: string[] = [];
   out.push(`# Postmortem: ${mdText(pm.table)} (${mdText(pm.incidentId)})`, "");
   out.push("## Summary", "", postmortemSummary(pm), "");
+  if (pm.owner)
+    out.push(
+      `Owner: ${who(pm.owner.user)} (${pm.owner.how === "claimed" ? "took it on" : "first to act"}).`,
+      "",
+    );
+  out.push("## Impact", "", ...impactLines(pm, when), "");
   out.push("## Timeline", "", "| Time | What happened |", "| --- | --- |");
-  for (const e of pm.timeline) out.push(`| ${when(e.atMs)} | ${eventWords(e, who)} |`);
+  for (const e of pm.timeline) out.push(`| ${when(e.atMs)} | ${eventWords(e, pm, who)} |`);
   out.push("");
   out.push(
     "## Durations",
     "",
-    `- Time to diagnose (alert to first diagnosis): ${duration(pm.durations.toDiagnoseMs)}`,
-    `- Time to decide (first diagnosis to the fix approved): ${duration(pm.durations.toDecideMs)}`,
-    `- Time to recover (alert to the writer's first commit): ${duration(pm.durations.toRecoverMs)}`,
+    `- Time to detect (first failure to the alert): ${orNot(pm.durations.toDetectMs)}`,
+    `- Time to diagnose (alert to first diagnosis): ${orNot(pm.durations.toDiagnoseMs)}`,
+    `- Time to decide (first diagnosis to the fix approved): ${orNot(pm.durations.toDecideMs)}`,
+    `- Time to recover (the writer's last good commit to its first commit again): ${pm.durations.toRecoverMs === undefined ? "not reached" : formatDuration(pm.durations.toRecoverMs)}`,
     "",
   );
   out.push("## Cause", "");
   if (pm.cause.triage)
     out.push(
-      `- **${mdText(findingWords(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${mdText(pm.cause.triage.summary, 400)}`,
+      `- **${mdText(findingWords(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${outside(pm.cause.triage.summary)}`,
     );
   if (pm.cause.rootCause)
     out.push(
-      `- **${mdText(findingWords(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${mdText(pm.cause.rootCause.summary, 400)}`,
+      `- **${mdText(findingWords(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${outside(pm.cause.rootCause.summary)}`,
     );
-  if (!pm.cause.triage && !pm.cause.rootCause) out.push(`- Verdict: ${mdText(pm.cause.verdict)}`);
-  if (pm.cause.exception) out.push(`- Exception: ${mdCode(pm.cause.exception, 400)}`);
+  if (!pm.cause.triage && !pm.cause.rootCause)
+    out.push(`- Verdict: ${mdText(verdictLabel(pm.cause.verdict))}`);
   if (pm.cause.evidence.length > 0) {
     out.push("", "Evidence:", "");
-    for (const line of pm.cause.evidence) out.push(`- ${mdText(utcStamps(line), 400)}`);
+    for (const line of pm.cause.evidence) out.push(`- ${outside(line)}`);
   }
   out.push("");
   out.push("## Fix", "");
@@ -164,9 +226,8 @@ export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMark
     for (const id of pm.notHelped) out.push(`- ${stepTitle(id)} (${mdCode(id)})`);
     out.push("");
   }
-  out.push("## What remains open", "");
-  if (pm.open.length === 0) out.push("Nothing.");
-  for (const item of pm.open) out.push(`- ${mdText(item, 400)}`);
+  out.push("## What remains open", "", openWords(pm.open), "");
+  for (const item of pm.open) out.push(...itemLine(item, who, when));
   out.push("");
   if (pm.pictures.length > 0) {
     out.push("## Pictures", "");

@@ -44,3 +44,26 @@ export function oneLine(value: string, max = 240): string {
     .trim();
   return folded.length > max ? `${folded.slice(0, max - 1).trimEnd()}…` : folded;
 }
+
+// A scheme link (https://…, ftp://…), a bare www. address or an e-mail address: what Markdown
+// (GFM autolinks), a canvas and Slack turn into a live link on their own.
+const LINKISH =
+  /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#]*)|\bwww\.([^\s/?#]*)|\b([\w.+-]+)@([a-z0-9-]+(?:\.[a-z0-9-]+)+)/gi;
+
+/**
+ * Outside text never becomes a link: a link or address in a name or message is shown defanged, as
+ * security write-ups do ("https[:]//evil[.]example/reset", "www[.]evil[.]example"), so it reads as
+ * typed and nothing renders it clickable. The one place for it: Markdown (mdText) and Slack
+ * (neutralizeMrkdwn) both call it.
+ */
+export function defuseLinks(text: string): string {
+  const dots = (host: string) => host.replace(/\./g, "[.]");
+  return text.replace(
+    LINKISH,
+    (_all, scheme?: string, host?: string, www?: string, user?: string, domain?: string) => {
+      if (scheme !== undefined) return `${scheme}[:]//${dots(host ?? "")}`;
+      if (www !== undefined) return `www[.]${dots(www)}`;
+      return `${user}[@]${dots(domain ?? "")}`;
+    },
+  );
+}

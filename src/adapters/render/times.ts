@@ -49,6 +49,25 @@ export function plainTimes(text: string, nowMs: number): string {
   return text.replace(ISO_STAMP, (stamp) => plainWhen(Date.parse(stamp), nowMs));
 }
 
+// "1 h 5 min ago", "3 h ago", "just now": words that are true only the moment they were written.
+const AGO = String.raw`(?:\d+ (?:d|h|min|s)(?: \d+ (?:h|min|s))? ago|just now)\b`;
+const AGO_AFTER_COMMA = new RegExp(String.raw`,\s*${AGO}`, "g");
+const AGO_BEFORE_MORE = new RegExp(String.raw`\b${AGO}[;,]\s*`, "g");
+const AGO_ALONE = new RegExp(String.raw`\s*\b${AGO}`, "g");
+
+/**
+ * Text for a document read later (a postmortem): every ISO stamp becomes "2026-11-30 20:30 UTC",
+ * and "5 min ago" (true only when it was written) is dropped, with the brackets it leaves empty.
+ */
+export function documentTimes(text: string): string {
+  return text
+    .replace(ISO_STAMP, (stamp) => utcStamp(Date.parse(stamp)))
+    .replace(AGO_AFTER_COMMA, "")
+    .replace(AGO_BEFORE_MORE, "")
+    .replace(AGO_ALONE, "")
+    .replace(/\s*\(\s*\)/g, "");
+}
+
 /** When the report was made: the reference for "5 min ago". */
 export function reportMs(report: { generatedAt: string }): number {
   return Date.parse(report.generatedAt);

@@ -8,12 +8,13 @@ import type { Postmortem, PostmortemEvent } from "../../core/history/postmortem.
 import { stepWords } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { postmortemSummary, renderPostmortemMarkdown } from "../render/postmortem-markdown.js";
+import { oneLine } from "../render/text-safety.js";
 import { slackWhen } from "../render/times.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
 import { mention } from "./render/labels.js";
 import { escapeCode, escapeMrkdwn } from "./render/limits.js";
-import type { ThreadTarget } from "./upload.js";
+import { findFileInThread, type ThreadTarget } from "./upload.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Refusals that mean "no canvases here": the markdown file is shared instead. */
@@ -34,17 +35,44 @@ export function postmortemFileName(pm: Postmortem): string {
   return `${pm.table}-postmortem-${pm.incidentId}.md`.replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
+export function postmortemTitle(pm: Pick<Postmortem, "table" | "incidentId">): string {
+  return `Postmortem: ${pm.table} (${pm.incidentId})`;
+}
+
+/**
+ * A canvas or file an earlier try of this postmortem may have made: the canvas by its title among
+ * the channel's canvases, the file by its name in the thread.
+ */
+async function findPublished(
+  client: Pick<SlackClient, "files" | "conversations">,
+  target: ThreadTarget,
+  pm: Postmortem,
+): Promise<PostmortemPlace | undefined> {
+  const title = postmortemTitle(pm);
+  const listed = await client.files.list({ channel: target.channel, types: "canvas", count: 200 });
+  const canvas = (listed.files ?? []).find((f) => f.title === title && f.id);
+  if (canvas?.id) return { kind: "canvas", id: canvas.id };
+  const name = postmortemFileName(pm);
+  const file = await findFileInThread(client, target, name);
+  return file ? { kind: "file", id: file, name } : undefined;
+}
+
 /**
  * Publishes the postmortem document: a canvas, or the markdown file in the thread when the
  * workspace refuses canvases. `fileIds` maps a picture's ref to the id of the file shared for it.
+ * `again`: an earlier try may have reached Slack, so what it made is looked for first.
  */
 export async function publishPostmortem(
-  client: Pick<SlackClient, "canvases" | "files">,
+  client: Pick<SlackClient, "canvases" | "files" | "conversations">,
   target: ThreadTarget,
   pm: Postmortem,
   fileIds: Readonly<Record<string, string | undefined>>,
-  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+  options: { fetch?: typeof fetch; timeoutMs?: number; again?: boolean } = {},
 ): Promise<PostmortemPlace> {
+  if (options.again) {
+    const found = await findPublished(client, target, pm);
+    if (found) return found;
+  }
   const permalinks = new Map<string, string>();
   for (const picture of pm.pictures) {
     const id = picture.ref ? fileIds[picture.ref] : undefined;
@@ -54,7 +82,7 @@ export async function publishPostmortem(
     if (link) permalinks.set(picture.name, link);
   }
   const markdown = renderPostmortemMarkdown(pm, { pictureUrl: (p) => permalinks.get(p.name) });
-  const title = `Postmortem: ${pm.table} (${pm.incidentId})`;
+  const title = postmortemTitle(pm);
   try {
     const made = await client.canvases.create({
       title,
@@ -92,8 +120,18 @@ export async function publishPostmortem(
 function eventLine(e: PostmortemEvent): string {
   const when = slackWhen(e.atMs);
   switch (e.kind) {
+    case "last-good-commit":
+      return `${when} last good commit of the writer`;
+    case "first-failure":
+      return `${when} first failure of the writer`;
     case "alert-fired":
       return `${when} alert fired`;
+    case "claimed":
+      return `${when} ${mention(e.by)} took it on`;
+    case "remark":
+      return `${when} ${mention(e.by)}: ${escapeMrkdwn(oneLine(e.text, 200))}`;
+    case "item-done":
+      return `${when} marked done by ${mention(e.by)}`;
     case "diagnosis":
       return `${when} first diagnosis`;
     case "proposal":

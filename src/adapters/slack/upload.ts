@@ -99,7 +99,7 @@ export function slackTimelinePoster(
 }
 
 /** The id of a file shared in the thread under that name (newest pages first, bounded). */
-function findFileInThread(
+export function findFileInThread(
   client: Pick<SlackClient, "conversations">,
   target: ThreadTarget,
   name: string,

@@ -1,23 +1,30 @@
-// The postmortem of a closed incident as data: the timeline (alert fired, first diagnosis, each
-// proposal, approval, change and the recovery), the three durations people ask about, the cause
-// with its evidence, the fix, what did not help and what remains open, and the pictures that go
-// with it. Renderers own the words (adapters/render/postmortem-markdown.ts).
+// The postmortem of a closed incident as data, a rendering of the incident's story: the timeline
+// from the writer's last good commit and first failure (before the alert) to its recovery, with
+// what people said in the thread; the impact (how long no data landed); the cause with its
+// evidence; what was tried and what fixed it; what remains open; and who handled it. The step
+// events come from the history record the resolution wrote (the same steps the next incident is
+// matched on); every other fact is the story's. Renderers own the words
+// (adapters/render/postmortem-markdown.ts).
 
 import type { FindingId, StepId } from "../ids.js";
-import type { WalkRecord } from "../playbook/record.js";
-import type { StepRun } from "../playbook/walk.js";
-import type { Change, Report } from "../report/schema.js";
+import type { Change } from "../report/schema.js";
+import type { IncidentStory, StoryOpenItem, StoryWriter } from "../story/model.js";
 import type { IncidentHistory } from "./record.js";
 
 export type PostmortemEvent =
+  | { kind: "last-good-commit"; atMs: number }
+  | { kind: "first-failure"; atMs: number }
   | { kind: "alert-fired"; atMs: number }
   | { kind: "diagnosis"; atMs: number; verdict: string }
+  | { kind: "claimed"; atMs: number; by: string }
   | { kind: "proposal"; atMs: number; stepId: StepId }
   | { kind: "approval"; atMs: number; stepId: StepId; by: string }
   | { kind: "skipped"; atMs: number; stepId: StepId; by?: string }
   | { kind: "change"; atMs: number; stepId: StepId; by?: string; byHand: boolean }
   | { kind: "did-not-help"; atMs: number; stepId: StepId }
-  | { kind: "recovery"; atMs: number; stepId: StepId };
+  | { kind: "recovery"; atMs: number; stepId?: StepId }
+  | { kind: "remark"; atMs: number; by: string; text: string }
+  | { kind: "item-done"; atMs: number; by: string; text: string };
 
 export interface PostmortemPicture {
   /** File name, as shared in the thread and written to disk. */
@@ -35,51 +42,53 @@ export interface Postmortem {
   state: "resolved" | "stopped";
   openedAtMs: number;
   closedAtMs: number;
+  writer?: StoryWriter;
   /** In time order; entries at the same moment keep the order they happened in. */
   timeline: PostmortemEvent[];
-  /** Alert fired → first diagnosis; first diagnosis → the fixing step approved (or done by hand); alert fired → recovery. */
-  durations: { toDiagnoseMs?: number; toDecideMs?: number; toRecoverMs?: number };
+  /**
+   * How long no data of the writer landed: from its last good commit (or its first failure when
+   * that commit is not known) to its first commit after recovery, or to the close.
+   */
+  impact: { fromMs?: number; toMs?: number; noDataMs?: number; recovered: boolean };
+  /**
+   * First failure (or last good commit) → alert; alert → first diagnosis; first diagnosis → the
+   * fixing step approved (or done by hand); the writer's last good commit → its first commit again.
+   */
+  durations: { toDetectMs?: number; toDiagnoseMs?: number; toDecideMs?: number; toRecoverMs?: number };
   cause: {
     verdict: string;
     triage?: { id: FindingId; summary: string };
     rootCause?: { id: FindingId; summary: string };
     /** The evidence behind them, as the report states it. */
     evidence: string[];
-    /** The exception, quoted from the root of its chain. */
-    exception?: string;
   };
   fix?: { stepId: StepId; change?: Change; recoveredAfterMs?: number };
   notHelped: StepId[];
-  open: string[];
+  /** Every open item and risk, done ones with who and when. */
+  open: StoryOpenItem[];
+  owner?: { user: string; how: "claimed" | "acted" };
   pictures: PostmortemPicture[];
 }
 
 const MAX_EVIDENCE = 8;
 
-function runsOf(walk: WalkRecord | undefined): StepRun[] {
-  if (!walk) return [];
-  return [...walk.walk.history, ...(walk.walk.current ? [walk.walk.current] : [])];
-}
-
 export interface PostmortemInput {
+  story: IncidentStory;
+  /** The closed incident's record: its steps and when each thing was done. */
   history: IncidentHistory;
-  /** The first diagnosis. */
-  report?: Report;
-  walk?: WalkRecord;
   pictures?: PostmortemPicture[];
 }
 
-export function buildPostmortem(input: PostmortemInput): Postmortem {
-  const { history, report, walk } = input;
-  const events: PostmortemEvent[] = [{ kind: "alert-fired", atMs: history.openedAtMs }];
-  const diagnosedAt = history.diagnosedAtMs;
-  if (diagnosedAt !== undefined)
-    events.push({ kind: "diagnosis", atMs: diagnosedAt, verdict: history.verdict });
-  const runs = runsOf(walk);
+function stepEvents(history: IncidentHistory): PostmortemEvent[] {
+  const events: PostmortemEvent[] = [];
   for (const step of history.steps) {
     events.push({ kind: "proposal", atMs: step.proposedAtMs, stepId: step.stepId });
-    const run = runs.find((r) => r.stepId === step.stepId && r.proposedAtMs === step.proposedAtMs);
-    for (const approval of run?.approvals ?? [])
+    const approvals =
+      step.approvals ??
+      (step.approvedAtMs !== undefined
+        ? step.approvedBy.map((user) => ({ user, atMs: step.approvedAtMs! }))
+        : []);
+    for (const approval of approvals)
       events.push({ kind: "approval", atMs: approval.atMs, stepId: step.stepId, by: approval.user });
     if (step.skippedAtMs !== undefined)
       events.push({
@@ -96,58 +105,89 @@ export function buildPostmortem(input: PostmortemInput): Postmortem {
         ...(step.appliedBy ? { by: step.appliedBy } : {}),
         byHand: step.appliedBy !== undefined && step.appliedBy !== "bot",
       });
-    if (step.outcome === "did-not-help" && run?.endedAtMs !== undefined)
-      events.push({ kind: "did-not-help", atMs: run.endedAtMs, stepId: step.stepId });
-    if (step.outcome === "fixed" && step.recoveredAtMs !== undefined)
-      events.push({ kind: "recovery", atMs: step.recoveredAtMs, stepId: step.stepId });
+    if (step.outcome === "did-not-help" && step.endedAtMs !== undefined)
+      events.push({ kind: "did-not-help", atMs: step.endedAtMs, stepId: step.stepId });
   }
+  return events;
+}
+
+export function buildPostmortem(input: PostmortemInput): Postmortem {
+  const { story, history } = input;
+  const events: PostmortemEvent[] = [];
+  if (story.lastGoodCommitMs !== undefined)
+    events.push({ kind: "last-good-commit", atMs: story.lastGoodCommitMs });
+  if (story.firstFailureMs !== undefined) events.push({ kind: "first-failure", atMs: story.firstFailureMs });
+  events.push({ kind: "alert-fired", atMs: story.openedAtMs });
+  const diagnosedAt = history.diagnosedAtMs;
+  if (diagnosedAt !== undefined)
+    events.push({ kind: "diagnosis", atMs: diagnosedAt, verdict: history.verdict });
+  if (story.owner?.how === "claimed")
+    events.push({ kind: "claimed", atMs: story.owner.sinceMs, by: story.owner.user });
+  events.push(...stepEvents(history));
+  const recovery = story.recovery;
+  if (recovery)
+    events.push({
+      kind: "recovery",
+      atMs: recovery.atMs,
+      ...(recovery.stepId ? { stepId: recovery.stepId } : {}),
+    });
+  for (const remark of story.remarks)
+    events.push({ kind: "remark", atMs: remark.atMs, by: remark.user, text: remark.text });
+  for (const item of story.openItems)
+    if (item.doneBy !== undefined && item.doneAtMs !== undefined)
+      events.push({ kind: "item-done", atMs: item.doneAtMs, by: item.doneBy, text: item.text });
   // A stable sort: what happened at one moment keeps its order (a proposal before its approval).
   const timeline = events.map((e, i) => ({ e, i })).sort((a, b) => a.e.atMs - b.e.atMs || a.i - b.i);
+
+  const closedAtMs = story.closedAtMs ?? history.closedAtMs;
+  const since = story.lastGoodCommitMs ?? story.firstFailureMs;
+  const until = recovery?.atMs ?? closedAtMs;
+  const fixedStep =
+    recovery?.credit === "fixed" ? story.steps.find((s) => s.stepId === recovery.stepId) : undefined;
   const fixed = history.steps.find((s) => s.outcome === "fixed");
   const decidedAt = fixed ? (fixed.approvedAtMs ?? fixed.appliedAtMs) : undefined;
-  const fixRun = fixed
-    ? runs.find((r) => r.stepId === fixed.stepId && r.proposedAtMs === fixed.proposedAtMs)
-    : undefined;
-  const triage = report?.findings.find((f) => f.id === history.triage);
-  const rootCause = report?.findings.find((f) => f.id === history.rootCause);
-  const evidence = [...(triage?.evidence ?? []), ...(rootCause?.evidence ?? [])]
-    .map((e) => e.detail)
-    .slice(0, MAX_EVIDENCE);
-  const quote = triage?.quote;
+  const failingSince = story.firstFailureMs ?? story.lastGoodCommitMs;
+  const triage = story.verdict && story.verdict.id !== "healthy" ? story.verdict : undefined;
   return {
-    incidentId: history.incidentId,
-    table: history.table,
+    incidentId: story.incidentId,
+    table: story.table,
     state: history.state,
-    openedAtMs: history.openedAtMs,
-    closedAtMs: history.closedAtMs,
+    openedAtMs: story.openedAtMs,
+    closedAtMs,
+    ...(story.writer ? { writer: story.writer } : {}),
     timeline: timeline.map(({ e }) => e),
+    impact: {
+      ...(since !== undefined ? { fromMs: since, toMs: until, noDataMs: Math.max(0, until - since) } : {}),
+      recovered: recovery !== undefined,
+    },
     durations: {
-      ...(diagnosedAt !== undefined ? { toDiagnoseMs: Math.max(0, diagnosedAt - history.openedAtMs) } : {}),
+      ...(failingSince !== undefined && failingSince <= story.openedAtMs
+        ? { toDetectMs: story.openedAtMs - failingSince }
+        : {}),
+      ...(diagnosedAt !== undefined ? { toDiagnoseMs: Math.max(0, diagnosedAt - story.openedAtMs) } : {}),
       ...(decidedAt !== undefined && diagnosedAt !== undefined
         ? { toDecideMs: Math.max(0, decidedAt - diagnosedAt) }
         : {}),
-      ...(history.recoveredAtMs !== undefined
-        ? { toRecoverMs: Math.max(0, history.recoveredAtMs - history.openedAtMs) }
-        : {}),
+      ...(recovery ? { toRecoverMs: Math.max(0, recovery.atMs - (since ?? story.openedAtMs)) } : {}),
     },
     cause: {
-      verdict: history.verdict,
-      ...(triage ? { triage: { id: triage.id, summary: triage.summary } } : {}),
-      ...(rootCause ? { rootCause: { id: rootCause.id, summary: rootCause.summary } } : {}),
-      evidence,
-      ...(quote ? { exception: `${quote.exception}: ${quote.message}` } : {}),
+      verdict: story.verdict?.id ?? history.verdict,
+      ...(triage ? { triage } : {}),
+      ...(story.cause ? { rootCause: story.cause } : {}),
+      evidence: story.evidence.slice(0, MAX_EVIDENCE),
     },
-    ...(fixed
+    ...(recovery?.stepId && recovery.credit === "fixed"
       ? {
           fix: {
-            stepId: fixed.stepId,
-            ...(fixRun ? { change: fixRun.change } : {}),
-            ...(fixed.recoveredAfterMs !== undefined ? { recoveredAfterMs: fixed.recoveredAfterMs } : {}),
+            stepId: recovery.stepId,
+            ...(fixedStep ? { change: fixedStep.change } : {}),
+            ...(recovery.afterChangeMs !== undefined ? { recoveredAfterMs: recovery.afterChangeMs } : {}),
           },
         }
       : {}),
     notHelped: history.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
-    open: history.openItems,
+    open: story.openItems,
+    ...(story.owner ? { owner: { user: story.owner.user, how: story.owner.how } } : {}),
     pictures: input.pictures ?? [],
   };
 }

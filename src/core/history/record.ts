@@ -34,6 +34,8 @@ export interface HistoryStep {
   /** Everyone who approved it, in order, with when the last approval came. */
   approvedBy: string[];
   approvedAtMs?: number;
+  /** Each approval with its time (records written before it have approvedAtMs only). */
+  approvals?: Array<{ user: string; atMs: number }>;
   skippedBy?: string;
   skippedAtMs?: number;
   /** When the change was made (by the bot, or marked done by hand). */
@@ -45,6 +47,8 @@ export interface HistoryStep {
   /** When the writer's first commit after the change landed, and how long after the change. */
   recoveredAtMs?: number;
   recoveredAfterMs?: number;
+  /** When the step ended (skipped, stopped, or its last check without recovery). */
+  endedAtMs?: number;
 }
 
 export interface IncidentHistory {
@@ -69,7 +73,7 @@ export interface IncidentHistory {
   /** The step after which the writer recovered. */
   fixedBy?: StepId;
   recoveredAtMs?: number;
-  /** What a person still had to do when the incident closed. */
+  /** What a person still had to do when the incident closed (open items and risks not marked done). */
   openItems: string[];
   /** Who handled the incident, when someone claimed it or acted (absent in older records). */
   owner?: { user: string; how: "claimed" | "acted" };
@@ -128,13 +132,19 @@ function stepOf(run: StepRun, recovery: Pick<Recovery, "atMs" | "credit"> | unde
     stepId: run.stepId,
     proposedAtMs: run.proposedAtMs,
     approvedBy: approvals.map((a) => a.user),
-    ...(approvals.length > 0 ? { approvedAtMs: approvals[approvals.length - 1]!.atMs } : {}),
+    ...(approvals.length > 0
+      ? {
+          approvedAtMs: approvals[approvals.length - 1]!.atMs,
+          approvals: approvals.map((a) => ({ user: a.user, atMs: a.atMs })),
+        }
+      : {}),
     ...(run.phase === "skipped" ? { skippedAtMs: run.endedAtMs ?? run.proposedAtMs } : {}),
     ...(run.skippedBy ? { skippedBy: run.skippedBy } : {}),
     ...(run.appliedAtMs !== undefined ? { appliedAtMs: run.appliedAtMs } : {}),
     ...(run.appliedBy ? { appliedBy: run.appliedBy } : {}),
     ...(set && Object.keys(set).length > 0 && run.appliedAtMs !== undefined ? { setProperties: set } : {}),
     outcome,
+    ...(run.endedAtMs !== undefined ? { endedAtMs: run.endedAtMs } : {}),
     ...(recoveredAt !== undefined
       ? {
           recoveredAtMs: recoveredAt,

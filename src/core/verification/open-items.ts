@@ -1,11 +1,18 @@
-// What a report leaves for a person even after the writer recovers: a duplicate commit to remove
-// after an unknown commit state, for example. The incident is not resolved silently while one is
-// open: the card says "resolved with 1 open item" until someone marks it done.
+// What a report leaves for a person even after the writer recovers: a duplicate commit to remove,
+// compaction to move off the writer's files, a checkpoint snapshot that expiry may take, data to
+// confirm after an unknown commit. Each is an open item from the moment the diagnosis finds it
+// until someone marks it done, so the card, the recovery message, the postmortem and the history
+// count the same items: the card says "resolved with 1 open item" while one is open.
 
-import type { Report } from "../report/schema.js";
+import type { FindingId } from "../ids.js";
+import type { Finding, Report } from "../report/schema.js";
 
 export interface OpenItem {
   id: string;
+  /** "todo": work to do (remove a duplicate); "risk": something that may bite (a snapshot about to expire). */
+  kind: "todo" | "risk";
+  /** The finding that raised it. */
+  findingId?: FindingId;
   /** What remains, in plain words. */
   text: string;
   /** The statement that helps do it, ready to copy. */
@@ -14,29 +21,85 @@ export interface OpenItem {
   doneAtMs?: number;
 }
 
-/** The open items a report holds, in report order; none for a report without any. */
-export function openItemsOf(report: Report, catalogName = "spark_catalog"): OpenItem[] {
-  const items: OpenItem[] = [];
-  for (const finding of report.findings) {
-    for (const item of finding.evidence) {
-      const ids = item.data.snapshotIds;
-      if (item.data.duplicate !== true || !Array.isArray(ids) || ids.length < 2) continue;
-      const [first, second] = ids.map(String);
-      const id = `remove-duplicate-${second}`;
-      if (items.some((i) => i.id === id)) continue;
-      items.push({
-        id,
+type ItemsOf = (finding: Finding, report: Report, catalogName: string) => OpenItem[];
+
+const ids = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+
+/** A re-commit duplicated data: remove the second copy. */
+const duplicates: ItemsOf = (finding, report, catalogName) =>
+  finding.evidence.flatMap((item) => {
+    const [first, second] = ids(item.data.snapshotIds);
+    if (item.data.duplicate !== true || first === undefined || second === undefined) return [];
+    return [
+      {
+        id: `remove-duplicate-${second}`,
+        kind: "todo" as const,
+        findingId: finding.id,
         text: `Remove the duplicate commit: snapshot ${second} holds the same data as snapshot ${first}`,
         // The entries metadata table lists the data files the duplicate added (status 1 = ADDED).
         statement: `SELECT data_file.file_path FROM ${catalogName}.${report.table}.entries WHERE snapshot_id = ${second} AND status = 1;`,
-      });
-    }
-  }
+      },
+    ];
+  });
+
+/**
+ * The in-flight commit did not land and the writer committed since, with no duplicate seen: whether
+ * the lost data came back exactly once is for a person to confirm against the source.
+ */
+const recommitted: ItemsOf = (finding, report, catalogName) => {
+  const notLanded = finding.evidence.find((e) => e.data.landedAfterFailure === false);
+  const resumed = finding.evidence.find((e) => e.data.resumedSnapshotId !== undefined);
+  const noDuplicate = finding.evidence.some((e) => e.data.duplicate === false);
+  if (!notLanded || !resumed || !noDuplicate) return [];
+  const snapshot = String(resumed.data.resumedSnapshotId);
+  const before = notLanded.data.previousSnapshotId;
+  const compared = [before, snapshot].filter((s) => s !== undefined).map(String);
+  return [
+    {
+      id: `confirm-recommit-${snapshot}`,
+      kind: "todo",
+      findingId: finding.id,
+      text: `Confirm the data of the commit that did not land was committed once: the writer committed again in snapshot ${snapshot}`,
+      statement: `SELECT snapshot_id, committed_at, summary FROM ${catalogName}.${report.table}.snapshots WHERE snapshot_id IN (${compared.join(", ")});`,
+    },
+  ];
+};
+
+const FROM_FINDING: Partial<Record<FindingId, ItemsOf>> = {
+  "commit-state-unknown": (finding, report, catalog) => [
+    ...duplicates(finding, report, catalog),
+    ...recommitted(finding, report, catalog),
+  ],
+  "rewrite-in-window": (finding) => [
+    {
+      id: "move-compaction",
+      kind: "todo",
+      findingId: finding.id,
+      text: "Move compaction off the partitions the writer commits to (or into its own window): it rewrote the writer's files while the writer was committing",
+    },
+  ],
+  "writer-last-snapshot-at-risk": (finding, report, catalogName) => [
+    {
+      id: "keep-writer-last-snapshot",
+      kind: "risk",
+      findingId: finding.id,
+      text: "Snapshot expiry can remove the writer's last checkpoint snapshot: keep it until the writer has committed a newer one",
+      statement: `SELECT snapshot_id, committed_at, summary['flink.max-committed-checkpoint-id'] FROM ${catalogName}.${report.table}.snapshots ORDER BY committed_at DESC LIMIT 5;`,
+    },
+  ],
+};
+
+/** The open items a report holds, in report order; none for a report without any. */
+export function openItemsOf(report: Report, catalogName = "spark_catalog"): OpenItem[] {
+  const items: OpenItem[] = [];
+  for (const finding of report.findings)
+    for (const item of FROM_FINDING[finding.id]?.(finding, report, catalogName) ?? [])
+      if (!items.some((i) => i.id === item.id)) items.push(item);
   return items;
 }
 
 /** Items still open. */
-export function pendingItems(items: readonly OpenItem[] | undefined): OpenItem[] {
+export function pendingItems<T extends Pick<OpenItem, "doneBy">>(items: readonly T[] | undefined): T[] {
   return (items ?? []).filter((i) => i.doneBy === undefined);
 }
 

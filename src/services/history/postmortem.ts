@@ -1,20 +1,29 @@
-// The postmortem, drafted when an incident resolves: built from the history record the
-// resolution wrote, the first diagnosis and the walk, with the two commit timelines (the
-// diagnosis's and the one after recovery) as its pictures. Said in Slack through the outbox;
+// The postmortem, drafted when an incident resolves: a rendering of the incident's story with the
+// steps of the history record the resolution wrote, and the two commit timelines (the diagnosis's
+// and the one after recovery) as its pictures. Said in Slack through the outbox;
 // `iceberg-bot postmortem` builds the same one to write it to disk.
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import { buildPostmortem, type Postmortem, type PostmortemPicture } from "../../core/history/postmortem.js";
+import type { Incident } from "../../core/incident/model.js";
 import type { WalkRecord } from "../../core/playbook/record.js";
+import type { Playbook } from "../../core/playbook/schema.js";
 import type { Report } from "../../core/report/schema.js";
-import { asCodedError } from "../../errors.js";
-import type { LogLike } from "../incident/deps.js";
-import type { HistoryPort, IncidentStorePort, SlackOutboxPort, WalkStorePort } from "../ports.js";
+import type { IncidentStory, StoryRemark } from "../../core/story/model.js";
+import type { Claim } from "../../core/story/owner.js";
+import { storyOf } from "../../core/story/story.js";
+import type { HistoryPort, IncidentStorePort, WalkStorePort } from "../ports.js";
 
 export interface PostmortemDeps {
   history?: Pick<HistoryPort, "get">;
   store: Pick<IncidentStorePort, "get" | "getReport" | "getChart">;
   walks: Pick<WalkStorePort, "get">;
+  playbooks?: { playbooks: readonly Playbook[] };
+  /** What people wrote in the thread and who claimed the incident (absent: neither is told). */
+  people?: {
+    remarks(incidentId: string): Promise<StoryRemark[]>;
+    claim(incidentId: string): Promise<Claim | undefined>;
+  };
 }
 
 export interface PostmortemDraft {
@@ -63,30 +72,36 @@ export async function draftPostmortem(
   }
   return {
     postmortem: buildPostmortem({
+      story: await postmortemStory(deps, incident, report, walk),
       history,
-      ...(report ? { report } : {}),
-      ...(walk ? { walk } : {}),
       pictures,
     }),
     charts,
   };
 }
 
-function lastProposal(walk: WalkRecord | undefined): string | undefined {
-  return walk?.proposals[walk.proposals.length - 1]?.id;
+/** The incident's one story (core/story), as the card and the history tell it. */
+async function postmortemStory(
+  deps: PostmortemDeps,
+  incident: Incident,
+  report: Report | undefined,
+  walk: WalkRecord | undefined,
+): Promise<IncidentStory> {
+  const [remarks, claim] = await Promise.all([
+    deps.people?.remarks(incident.id).catch(() => []),
+    deps.people?.claim(incident.id).catch(() => undefined),
+  ]);
+  const playbook = walk ? deps.playbooks?.playbooks.find((p) => p.id === walk.walk.playbookId) : undefined;
+  return storyOf({
+    incident,
+    ...(report ? { report, firstReport: report } : {}),
+    ...(walk ? { walk } : {}),
+    ...(playbook ? { playbook } : {}),
+    ...(remarks?.length ? { remarks } : {}),
+    ...(claim ? { claim } : {}),
+  });
 }
 
-/** At resolution: the postmortem draft goes to the thread (best effort, logged when it cannot). */
-export async function postmortemAtResolution(
-  deps: PostmortemDeps & { slack: SlackOutboxPort; log: LogLike },
-  incidentId: string,
-  proposalId: string,
-): Promise<void> {
-  try {
-    const draft = await draftPostmortem(deps, incidentId, proposalId);
-    if (!draft) return;
-    await deps.slack.send({ kind: "postmortem", incidentId, postmortem: draft.postmortem });
-  } catch (error) {
-    deps.log.warn({ incidentId, err: asCodedError(error).message }, "postmortem not drafted");
-  }
+function lastProposal(walk: WalkRecord | undefined): string | undefined {
+  return walk?.proposals[walk.proposals.length - 1]?.id;
 }

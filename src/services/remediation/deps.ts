@@ -54,4 +54,6 @@ export interface RemediationDeps {
   followUpChecks?: number;
   /** Runs after a change was applied and before the result is recorded (tests crash a worker here). */
   afterApply?: (job: Extract<RemediationJob, { kind: "apply" }>) => Promise<void>;
+  /** Runs around the history write of a resolution (kill -9 drills crash a worker here). */
+  onResolution?: (stage: "before-history" | "after-history") => Promise<void>;
 }

@@ -118,6 +118,8 @@ export class RemediationEffects {
         return notifier.postEphemeral(record, message.user, message.notice);
       case "card":
         return this.syncCard(record, { queued: false });
+      case "postmortem":
+        return notifier.postPostmortem(record, message.name);
     }
   }
 
@@ -167,6 +169,8 @@ export class RemediationEffects {
         const view = this.verificationView(record, effect, all, extra.recovery);
         return view ? [{ kind: "upsert-verification", name: view.name, view: view.view }] : [];
       }
+      case "resolve-incident":
+        return [{ kind: "postmortem", name: "postmortem" }];
       case "walk-ended":
         return [
           {
@@ -307,12 +311,8 @@ export class RemediationEffects {
           incidentId: record.incidentId,
         });
         return;
-      case "resolve-incident": {
-        const incident = await deps.store.require(record.incidentId);
-        if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
-        await recordIncidentHistory(deps, record, "resolved", deps.now());
-        return;
-      }
+      case "resolve-incident":
+        return this.finishResolution(record);
       case "offer-next-step":
         // Said by the verification message (its button); proposing is the use case's next decision.
         return;
@@ -336,6 +336,19 @@ export class RemediationEffects {
           await recordIncidentHistory(deps, record, "resolved", deps.now());
         return;
     }
+  }
+
+  /**
+   * What resolving does after the record is saved: the incident closed, its history record
+   * written. Idempotent, so a check job retried after a crash finishes it (jobs.ts).
+   */
+  async finishResolution(record: WalkRecord): Promise<void> {
+    const { deps } = this;
+    const incident = await deps.store.require(record.incidentId);
+    if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
+    await deps.onResolution?.("before-history");
+    await recordIncidentHistory(deps, record, "resolved", deps.now());
+    await deps.onResolution?.("after-history");
   }
 
   private runFor(record: WalkRecord, stepId: StepId): StepRun | undefined {

@@ -15,7 +15,6 @@ import {
 import { changeTimeOf } from "../../core/verification/recovery.js";
 import { stepWords } from "../../core/words/labels.js";
 import { asCodedError } from "../../errors.js";
-import { postmortemAtResolution } from "../history/postmortem.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
@@ -84,6 +83,12 @@ export class RemediationJobs {
   private async runCheck(job: Extract<RemediationJob, { kind: "check" }>): Promise<void> {
     const stored = await this.deps.walks.get(job.incidentId);
     const record = stored?.value;
+    if (record && resolvedBy(record, job)) {
+      // This check resolved the incident and its worker died before closing it or writing its
+      // history: finish that (idempotent). The postmortem was queued with the resolution.
+      await this.parts.effects.finishResolution(record);
+      return;
+    }
     const run = record?.walk.current;
     if (!record || !run || run.stepId !== job.stepId || run.checksDone + 1 !== job.checkIndex) return;
     if (proposalIdFor(record, job.stepId) !== job.proposalId) return;
@@ -119,6 +124,20 @@ export class RemediationJobs {
     } catch (error) {
       recovery = unreadableCheck("table", asCodedError(error).message);
     }
+    // The picture first: the postmortem queued with the resolution embeds it, so it must be in
+    // the thread's queue ahead of it. A check retried after a crash draws it again under the same name.
+    if (recovery.recovered && evidence) {
+      await recoveryTimeline(this.deps, record, {
+        evidence,
+        proposalId: job.proposalId,
+        changeAtMs: changeTimeOf(run),
+        // The step's words ("raise commit retries") are short enough for the legend.
+        changeLabel: stepWords(job.stepId),
+        recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
+        ...(recovery.credit ? { credit: recovery.credit } : {}),
+        ...(writer ? { writer } : {}),
+      });
+    }
     await this.parts.dispatcher.dispatch(
       job.incidentId,
       {
@@ -134,19 +153,6 @@ export class RemediationJobs {
       },
       { recovery, ...(writer ? { writer } : {}) },
     );
-    if (recovery.recovered && evidence) {
-      await recoveryTimeline(this.deps, record, {
-        evidence,
-        proposalId: job.proposalId,
-        changeAtMs: changeTimeOf(run),
-        // The step's words ("raise commit retries") are short enough for the legend.
-        changeLabel: stepWords(job.stepId),
-        recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? this.deps.now(),
-        ...(recovery.credit ? { credit: recovery.credit } : {}),
-        ...(writer ? { writer } : {}),
-      });
-    }
-    if (recovery.recovered) await postmortemAtResolution(this.deps, job.incidentId, job.proposalId);
   }
 
   private async runRevert(job: Extract<RemediationJob, { kind: "revert" }>): Promise<void> {
@@ -165,6 +171,17 @@ export class RemediationJobs {
       {},
     );
   }
+}
+
+/** Whether this check is the one that recovered the step and resolved the walk. */
+function resolvedBy(record: WalkRecord, job: Extract<RemediationJob, { kind: "check" }>): boolean {
+  if (record.walk.status !== "resolved") return false;
+  const run = record.walk.history.findLast((r) => r.phase === "recovered");
+  return (
+    run?.stepId === job.stepId &&
+    run.checksDone === job.checkIndex &&
+    proposalIdFor(record, job.stepId) === job.proposalId
+  );
 }
 
 function watchedWriter(writer: NonNullable<WalkRecord["writer"]>): WriterIdentity {

@@ -10,7 +10,7 @@ export { proposalIdFor } from "../../core/playbook/record.js";
 import type { Step, VerifySignal } from "../../core/playbook/schema.js";
 import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
-import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
+import { changeTimeOf } from "../../core/verification/recovery.js";
 import type {
   ProposalDecision,
   ProposalView,

@@ -1,7 +1,8 @@
 // Slack canvases as the stand-in answers them: canvases.create takes a title and a markdown
 // document_content (optionally tabbed in a channel) and answers a canvas id; a workspace that may
 // not create canvases answers as Slack does on a free team (`free_team_not_allowed`). files.info
-// answers a shared file's permalink, which a canvas embeds a picture by.
+// answers a shared file's permalink, which a canvas embeds a picture by. files.list lists the
+// canvases and shared files of a channel, newest first (`types=canvas`: canvases only).
 
 import { ApiError } from "./api-error.js";
 import type { FileStore } from "./files.js";
@@ -33,6 +34,30 @@ export function canvasMethods(files: FileStore, canvases: StoredCanvas[], allowe
         ...(typeof args.channel_id === "string" ? { channel: args.channel_id } : {}),
       });
       return { ok: true, canvas_id: id };
+    },
+    "files.list": (args: Record<string, unknown>) => {
+      const channel = typeof args.channel === "string" ? args.channel : undefined;
+      const types = typeof args.types === "string" ? args.types.split(",") : ["all"];
+      const listed = [
+        ...(types.includes("all") || types.includes("canvas")
+          ? canvases
+              .filter((c) => channel === undefined || c.channel === channel)
+              .map((c) => ({ id: c.id, title: c.title ?? "", filetype: "canvas" }))
+          : []),
+        ...(types.includes("all")
+          ? files
+              .list()
+              .filter(
+                (f) => f.completed && (channel === undefined || f.shares.some((s) => s.channel === channel)),
+              )
+              .map((f) => ({ id: f.id, name: f.name, title: f.title ?? f.name, filetype: f.filetype }))
+          : []),
+      ].reverse();
+      return {
+        ok: true,
+        files: listed,
+        paging: { count: listed.length, total: listed.length, page: 1, pages: 1 },
+      };
     },
     "files.info": (args: Record<string, unknown>, ctx: MethodContext) => {
       const file = typeof args.file === "string" ? files.get(args.file) : undefined;

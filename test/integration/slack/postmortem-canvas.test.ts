@@ -36,6 +36,7 @@ const PM: Postmortem = {
   openedAtMs: Date.parse("2026-11-12T09:00:00Z"),
   closedAtMs: Date.parse("2026-11-12T09:20:00Z"),
   timeline: [{ kind: "alert-fired", atMs: Date.parse("2026-11-12T09:00:00Z") }],
+  impact: { recovered: false },
   durations: {},
   cause: { verdict: "commit-conflict", evidence: [] },
   notHelped: [],

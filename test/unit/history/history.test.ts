@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { renderPostmortemMarkdown } from "../../../src/adapters/render/postmortem-markdown.js";
 import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
 import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
 import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { noteMessage } from "../../../src/adapters/slack/walk-slack.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
 import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
-import { buildPostmortem } from "../../../src/core/history/postmortem.js";
 import { causeKey, historyOf, type IncidentHistory } from "../../../src/core/history/record.js";
 import type { StepId } from "../../../src/core/ids.js";
 import type { WalkRecord } from "../../../src/core/playbook/record.js";
@@ -230,60 +228,6 @@ describe("incident history", () => {
     };
     expect(JSON.stringify(renderProposal(view).blocks)).toContain("This step did not help the last time");
     expect(JSON.stringify(renderProposal({ ...view, earlier: undefined }).blocks)).not.toContain("last time");
-  });
-
-  it("drafts a postmortem whose timeline is in order and whose markdown keeps upstream text inert", () => {
-    const h = firstIncident();
-    const walk = record(
-      [
-        run("raise-commit-retries", "ineffective", {
-          approvals: [{ user: "U0ALICE", confirmations: [], atMs: T0 + 3 * MIN }],
-          appliedAtMs: T0 + 3 * MIN,
-          appliedBy: "bot",
-          checksDone: 3,
-          endedAtMs: T0 + 10 * MIN,
-        }),
-        run("commit-less-often", "recovered", {
-          proposedAtMs: T0 + 11 * MIN,
-          appliedAtMs: T0 + 12 * MIN,
-          appliedBy: "U0ALICE",
-          checksDone: 1,
-          endedAtMs: T0 + 20 * MIN,
-        }),
-      ],
-      T0 + 18 * MIN,
-    );
-    const pm = buildPostmortem({
-      history: h,
-      report: {
-        ...REPORT,
-        table: "db.events",
-        reportVersion: 1,
-        generatedAt: "2026-11-12T09:01:00Z",
-        nextStep: null,
-        sources: {} as never,
-      } as never,
-      walk,
-      pictures: [{ name: "db.events-commits-1.png", title: "Commits", altText: "Commits to db.events" }],
-    });
-    expect(pm.timeline.map((e) => e.kind)).toEqual([
-      "alert-fired",
-      "diagnosis",
-      "proposal",
-      "approval",
-      "change",
-      "did-not-help",
-      "proposal",
-      "change",
-      "recovery",
-    ]);
-    expect(pm.durations).toEqual({ toDiagnoseMs: MIN, toDecideMs: 11 * MIN, toRecoverMs: 18 * MIN });
-    const markdown = renderPostmortemMarkdown(pm);
-    expect(markdown).toContain("| 2026-11-12 09:00 UTC | Alert fired; the incident opened |");
-    expect(markdown).toContain("- 38 appends \\| \\*bold\\*");
-    expect(markdown).toContain("CommitFailedException at 2026-11-12 08:59 UTC");
-    expect(markdown).toContain("## What did not help\n\n- raise commit retries");
-    expect(markdown).toContain("![Commits to db.events](db.events-commits-1.png)");
   });
 
   it("lists on App Home the tables that failed more than once, with the recurring cause", () => {

@@ -20,6 +20,7 @@ const pm: Postmortem = {
   openedAtMs: T0,
   closedAtMs: T0 + 20 * 60_000,
   timeline: [],
+  impact: { recovered: true },
   durations: { toDiagnoseMs: 60_000, toRecoverMs: 12 * 60_000 },
   cause: { verdict: "commit-conflict", triage: { id: "commit-conflict", summary: "conflict" }, evidence: [] },
   fix: { stepId: "raise-commit-retries", recoveredAfterMs: RECOVERED_AFTER_MS },

@@ -120,7 +120,7 @@ describe("renderReportMarkdown", () => {
     if (hostile.nextStep?.change.kind === "manual")
       hostile.nextStep.change.statement = "SELECT '```' AS fence";
     const md = renderReportMarkdown(hostile);
-    expect(md).toContain("see \\[here\\](http://evil.example) \\*now\\*");
+    expect(md).toContain("see \\[here\\](http\\[:\\]//evil\\[.\\]example) \\*now\\*");
     expect(md).toContain("````sql\nSELECT '```' AS fence\n````");
   });
 

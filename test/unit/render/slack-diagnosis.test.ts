@@ -196,7 +196,7 @@ describe("renderDiagnosis", () => {
     const { text, blocks } = renderDiagnosis(hostile);
     const json = JSON.stringify(blocks) + text;
     expect(json).not.toMatch(/<!channel>|<!here>|<@U999>|<https:/);
-    expect(json).toContain("&lt;!here&gt; &amp; &lt;https://evil.example|docs&gt;");
+    expect(json).toContain("&lt;!here&gt; &amp; &lt;https[:]//evil[.]example|docs&gt;");
   });
 
   it("leaves a manual statement to the proposal: the diagnosis names the step and who acts", () => {

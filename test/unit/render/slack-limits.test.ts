@@ -22,7 +22,7 @@ function keptAndCount(result: string): { kept: string; more: number } {
 describe("escapeMrkdwn", () => {
   it("neutralises mentions, links and entities from outside text", () => {
     expect(escapeMrkdwn("<!channel> & <https://evil.example|click> <@U123>")).toBe(
-      "&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt; &lt;@U123&gt;",
+      "&lt;!channel&gt; &amp; &lt;https[:]//evil[.]example|click&gt; &lt;@U123&gt;",
     );
   });
 

@@ -80,7 +80,7 @@ export type OutboxDelivery =
    * The incident's postmortem: a canvas where the workspace allows one, else a markdown file in
    * the thread, then a note in the thread saying where it is; each once.
    */
-  | { kind: "postmortem"; name: string; postmortem: Postmortem }
+  | { kind: "postmortem"; name: string; postmortem?: Postmortem }
   /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
   | { kind: "home"; user: string }
   /**
@@ -433,6 +433,10 @@ export class OutboxNotifier implements RemediationNotifier {
     await this.add(thread, { kind: "ephemeral", user, notice });
   }
 
+  async postPostmortem(thread: WalkThread, name: string): Promise<void> {
+    await this.add(thread, { kind: "postmortem", name });
+  }
+
   async postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void> {
     await this.outbox.append(thread.incidentId, thread.channel, this.now(), {
       kind: "chart",
@@ -485,5 +489,7 @@ export function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDel
       return { kind: "ephemeral", user: message.user, notice: message.notice };
     case "card":
       return { kind: "card" };
+    case "postmortem":
+      return { kind: "postmortem", name: message.name };
   }
 }

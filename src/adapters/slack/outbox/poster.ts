@@ -9,6 +9,7 @@
 // thread by its file name), best effort: a picture that fails is logged and passed over.
 
 import type { TimelineChart } from "../../../core/chart/timeline.js";
+import type { Postmortem } from "../../../core/history/postmortem.js";
 import type { Incident } from "../../../core/incident/model.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
 import { ErrorCode, isCodedError } from "../../../errors.js";
@@ -110,6 +111,11 @@ export interface PosterViews {
     incidentId: string,
     n: number,
   ): Promise<{ chart: TimelineChart; file: TimelineFile } | undefined>;
+  /**
+   * The postmortem of a resolved incident, drafted from what is stored; undefined until the
+   * resolution's history record is written.
+   */
+  postmortem?(incidentId: string): Promise<Postmortem | undefined>;
   /** Publishes a user's App Home from the current state, through this poster's client. */
   home?(user: string): Promise<void>;
   /** An ephemeral answer that belongs to no incident (status, history, a sweep button's). */
@@ -467,6 +473,9 @@ export class OutboxPoster {
 
   /**
    * The postmortem document once (a canvas, or the markdown file in the thread), then its note.
+   * Drafted now from what is stored: the entry is queued with the resolution, before its history
+   * record is written, so it waits (bounded) for that record. Before the document is sent a
+   * "sending" mark is written (and replicated); a try that may have landed is looked for first.
    * Best effort like a picture: a document Slack will not take is logged and the note says so.
    */
   private async postPostmortem(
@@ -476,19 +485,28 @@ export class OutboxPoster {
   ): Promise<Outcome> {
     if (await this.tsOf(entry.incidentId, delivery.name)) return { kind: "done" };
     if (!rootTs) return { kind: "wait", ms: 500 };
+    const pm = delivery.postmortem ?? (await this.views().postmortem?.(entry.incidentId));
+    if (!pm) {
+      if (this.deps.now() - entry.createdAtMs < POSTMORTEM_WAIT_MS) return { kind: "wait", ms: 500 };
+      this.deps.log.warn({ incidentId: entry.incidentId }, "postmortem not drafted: no history record");
+      return { kind: "done" };
+    }
     const docName = `${delivery.name}-document`;
     const saved = await this.tsOf(entry.incidentId, docName);
     let place = parsePlace(saved);
     if (saved === undefined) {
-      const pm = delivery.postmortem;
       const fileIds: Record<string, string | undefined> = {};
       for (const p of pm.pictures ?? []) if (p.ref) fileIds[p.ref] = await this.tsOf(entry.incidentId, p.ref);
+      const id = `postmortem-${entry.incidentId}-document`;
       try {
+        const attempt = await this.deps.outbox.attempt(id);
+        await this.markSending(id, attempt);
         place = await publishPostmortem(
           this.deps.slack,
           { channel: entry.channel, threadTs: rootTs },
           pm,
           fileIds,
+          { again: attempt.sending === true || attempt.unknown },
         );
       } catch (error) {
         this.deps.onSlackError?.("postmortem");
@@ -498,8 +516,9 @@ export class OutboxPoster {
         );
       }
       await this.deps.outbox.saveTs(entry.incidentId, docName, place ? JSON.stringify(place) : "failed");
+      await this.deps.outbox.clearAttempt(id).catch(() => {});
     }
-    return await this.post(entry, delivery.name, renderPostmortemNote(delivery.postmortem, place), rootTs);
+    return await this.post(entry, delivery.name, renderPostmortemNote(pm, place), rootTs);
   }
 
   private channelMessage(message: ChannelMessage): SlackMessage {
@@ -664,6 +683,9 @@ export class OutboxPoster {
     return this.deps.outbox.messageTs(incidentId, name);
   }
 }
+
+/** How long a postmortem waits for its incident's history record before it is given up (logged). */
+const POSTMORTEM_WAIT_MS = 10 * 60_000;
 
 function parsePlace(saved: string | undefined): PostmortemPlace | undefined {
   if (!saved || saved === "failed") return undefined;

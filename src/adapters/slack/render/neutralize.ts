@@ -9,8 +9,11 @@
 //   hide or reorder text are removed (zero-width joiners stay only inside emoji and scripts).
 // `|` is left alone: it only means something inside <…>, and < is always escaped.
 // Addresses of our evidence sources are internal: prose names the source ("the catalog at
-// http://…" reads "the catalog") and the URL stays in the logs only. Other links from outside
-// are shown as inert text.
+// http://…" reads "the catalog") and the URL stays in the logs only. Other links and addresses
+// from outside are defused (render/text-safety.ts defuseLinks: "https[:]//evil[.]example"), since
+// Slack links a bare URL on its own.
+
+import { defuseLinks } from "../../render/text-safety.js";
 
 const LOOK_ALIKES: Record<string, string> = {
   "*": "\u2217", // ∗ asterisk operator
@@ -68,7 +71,7 @@ function couldFormat(text: string, at: number): boolean {
 
 /** Outside text made inert for mrkdwn (see the top of this file). */
 export function neutralizeMrkdwn(text: string): string {
-  const clean = hideAddresses(stripInvisible(text));
+  const clean = defuseLinks(hideAddresses(stripInvisible(text)));
   let out = "";
   for (let i = 0; i < clean.length; i += 1) {
     const ch = clean[i] as string;
