@@ -7,6 +7,7 @@
 import type { FindingId, SourceName, StepId, TriageId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
 import type { Change } from "../report/schema.js";
+import type { OpenItem } from "../verification/open-items.js";
 
 /**
  * The failing writer's commit health, the only thing the card's colour follows: red failing, green
@@ -120,18 +121,7 @@ export interface StoryRecovery {
 }
 
 /** Something left for a person, from the moment it is found until someone marks it done. */
-export interface StoryOpenItem {
-  id: string;
-  /** "todo": work to do (remove a duplicate); "risk": something that may bite (a snapshot about to expire). */
-  kind: "todo" | "risk";
-  /** The finding that raised it. */
-  findingId?: FindingId;
-  text: string;
-  /** The statement that helps do it, ready to copy. */
-  statement?: string;
-  doneBy?: string;
-  doneAtMs?: number;
-}
+export type StoryOpenItem = OpenItem;
 
 /** Something a person wrote in the thread, kept for the postmortem's timeline. */
 export interface StoryRemark {

@@ -2,7 +2,7 @@
 // tells a late reader where things stand: what broke, why, and what happens now.
 
 import { formatDuration } from "../../../core/words/duration.js";
-import { stepWords } from "../../../core/words/labels.js";
+import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
@@ -133,17 +133,9 @@ function detailLines(view: StatusCardView): string[] {
 }
 
 /** Where the bot's own credential is set, per kind of source (docs/sources.md, Auth). */
-const CREDENTIAL_SETTING: Record<NonNullable<StatusCardView["refusedBot"]>[number]["kind"], string> = {
-  catalog:
-    "ICEBERG_CATALOG_TOKEN (or ICEBERG_CATALOG_CREDENTIAL), or the catalog's auth in BOT_CONFIG sources.catalogs",
-  flink: "the Flink source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
-  connect: "the Kafka Connect source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
-  prometheus: "the Prometheus source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
-};
-
 /** A source that refused the bot: the bot's access to fix, and no word about the writer. */
 function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
-  return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${CREDENTIAL_SETTING[refused.kind]}. Until then the bot cannot see the writer's commits.`;
+  return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
 }
 
 /** The colour is the writer's commit health alone: red only while commits fail, whatever the workflow. */
