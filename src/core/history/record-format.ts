@@ -4,7 +4,7 @@
 // finding ids added) still reads; what it added is kept and simply matches nothing here.
 
 import { z } from "zod";
-import type { IncidentHistory } from "./record.js";
+import { type IncidentHistory, STEP_OUTCOMES } from "./record.js";
 
 const HistoryStepSchema = z.looseObject({
   stepId: z.string(),
@@ -16,7 +16,7 @@ const HistoryStepSchema = z.looseObject({
   appliedAtMs: z.number().optional(),
   appliedBy: z.string().optional(),
   setProperties: z.record(z.string(), z.string()).optional(),
-  outcome: z.enum(["fixed", "did-not-help", "not-tried", "open"]),
+  outcome: z.enum(STEP_OUTCOMES),
   recoveredAtMs: z.number().optional(),
   recoveredAfterMs: z.number().optional(),
 });

@@ -15,18 +15,14 @@ import { changeTimeOf, type Recovery, recoveryAfterMs } from "../verification/re
 /** Stored format of a history record; bumped when a release changes it incompatibly. */
 export const HISTORY_FORMAT = 1;
 
-/** What came of one proposed step. */
-export type StepOutcome =
-  /** The writer recovered after it. */
-  | "fixed"
-  /** Applied (or done by hand) and followed up, and the writer did not recover. */
-  | "did-not-help"
-  /** The writer was committing already when it was made: it fixed nothing and failed at nothing. */
-  | "not-needed"
-  /** Skipped, superseded or stopped before it was tried. */
-  | "not-tried"
-  /** Still open when the incident closed. */
-  | "open";
+/**
+ * What came of one proposed step: "fixed", the writer recovered after it; "did-not-help", applied
+ * (or done by hand) and followed up without recovery; "not-needed", the writer was committing
+ * already when it was made, so it fixed nothing and failed at nothing; "not-tried", skipped,
+ * superseded or stopped before it was tried; "open", still open when the incident closed.
+ */
+export const STEP_OUTCOMES = ["fixed", "did-not-help", "not-needed", "not-tried", "open"] as const;
+export type StepOutcome = (typeof STEP_OUTCOMES)[number];
 
 export interface HistoryStep {
   stepId: StepId;
