@@ -16,8 +16,11 @@ afterEach(async () => {
   h = undefined;
 });
 
+// The proposal in the thread, not the card's copy of its button (the root message).
 const proposalOf = (harness: ServiceHarness, rootTs: string) =>
-  harness.standIn.thread(CHANNEL, rootTs).find((m) => JSON.stringify(m.blocks).includes("playbook_apply"));
+  harness.standIn
+    .thread(CHANNEL, rootTs)
+    .find((m) => m.ts !== rootTs && JSON.stringify(m.blocks).includes("playbook_apply"));
 
 describe("remediation service against the simulated lakehouse", () => {
   it("proposes the diagnosis's step once, with the dry run, the buttons and the card waiting for approval", async () => {

@@ -92,10 +92,10 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
     expect(ReportSchema.safeParse(report).success).toBe(true);
     expect(report.sources.flink).toMatchObject({ status: "ok", gaps: [{ source: "flink-us" }] });
     expect(renderReportText(report, { color: false })).toMatch(
-      /Could not read:\n {2}Flink REST \(flink-us\): /,
+      /Could not read:\n {2}Flink REST API \(flink-us\): /,
     );
     expect(JSON.stringify(renderDiagnosis(report).blocks)).toMatch(
-      /Could not read:\* Flink REST \(flink-us\): /,
+      /Could not read:\* Flink REST API \(flink-us\): /,
     );
   });
 
@@ -117,7 +117,7 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
     );
     expect(evidence.sources.connect).toMatchObject({ status: "ok", gaps: [{ source: "connect-us" }] });
     const report = diagnose(evidence, now, { playbooks: PLAYBOOKS });
-    expect(renderReportText(report, { color: false })).toContain("Kafka Connect REST (connect-us): ");
+    expect(renderReportText(report, { color: false })).toContain("Kafka Connect REST API (connect-us): ");
   });
 
   it("applies the fix in the catalog holding the table, and the writer recovers", async () => {
