@@ -115,11 +115,13 @@ describe("the demo's postmortem", () => {
         60_000;
       expect(minutes).toBeGreaterThan(30);
       const recover =
-        /Time to recover \(the writer's last good commit to its first commit again\): (\d+) h(?: (\d+) min)?\n/.exec(
+        /Time to recover \(the writer's last good commit to its first commit again\): (?:(\d+) h)? ?(?:(\d+) min)?\n/.exec(
           markdown,
         );
-      expect(recover).not.toBeNull();
-      expect(Math.abs(Number(recover![1]) * 60 + Number(recover![2] ?? 0) - minutes)).toBeLessThanOrEqual(1);
+      expect(recover?.[1] ?? recover?.[2]).toBeDefined();
+      expect(
+        Math.abs(Number(recover![1] ?? 0) * 60 + Number(recover![2] ?? 0) - minutes),
+      ).toBeLessThanOrEqual(1);
       // A document read later: absolute UTC times only.
       expect(markdown).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
       expect(markdown).not.toMatch(/\bago\b/);
