@@ -50,11 +50,11 @@ function stateOf(run: StepRun, readOnly: boolean): StepState {
     case "recovered":
       return "done";
     case "ineffective": {
-      // A read-only check that answered did its job; a change that did not help is "no recovery",
-      // unless its last check could not read what recovery is judged on.
-      if (readOnly) return "done";
+      // A check that could not read what recovery is judged on says so, read-only or not; a read-only
+      // check that answered did its job; a change that did not help is "no recovery".
       const last = run.checks[run.checks.length - 1] as RecordedCheck | undefined;
-      return last?.outcome === "could-not-check" ? "could-not-check" : "no-recovery";
+      if (last?.outcome === "could-not-check") return "could-not-check";
+      return readOnly ? "done" : "no-recovery";
     }
     case "skipped":
       return "skipped";
