@@ -13,7 +13,7 @@ import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
 import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
 import { mention } from "./render/labels.js";
-import { unseenWords } from "./render/verification.js";
+import { unseenWords } from "./render/unseen.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */

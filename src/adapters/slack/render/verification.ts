@@ -1,9 +1,9 @@
 // The follow-up message after a change: posted once and edited at every check, then showing the
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
-import type { SourceName, StepId } from "../../../core/ids.js";
+import type { StepId } from "../../../core/ids.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
+import { stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
@@ -11,6 +11,7 @@ import { context, section } from "./blocks.js";
 import { formatSeconds, shortId } from "./format.js";
 import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
+import { unseenWords } from "./unseen.js";
 import type { VerificationView, WriterRef } from "./view-models.js";
 
 export type { VerificationView } from "./view-models.js";
@@ -21,13 +22,6 @@ function writerName(writer: WriterRef): string {
   return writer.name
     ? `${escapeMrkdwn(writer.name)} (${escapeMrkdwn(shortId(writer.id))})`
     : `job ${escapeMrkdwn(shortId(writer.id))}`;
-}
-
-/** What a check could not read, with the source's own error: "the table's snapshots (Iceberg catalog: HTTP 503)". */
-export function unseenWords(unseen: { source: string; reason: string }): string {
-  const label = SOURCE_WORDS[unseen.source as SourceName] ?? unseen.source;
-  const what = unseen.source === "catalog" ? "the table's snapshots" : label;
-  return `${what} (${escapeMrkdwn(label)}: ${escapeMrkdwn(unseen.reason)})`;
 }
 
 /** "check 2 of 6: no new snapshot from job 4f2a… yet; elapsedSecondsSinceLastSuccessfulCommit 3,420 s and rising". */

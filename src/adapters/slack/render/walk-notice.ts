@@ -5,7 +5,7 @@ import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
 import { utcTime } from "../../../core/words/clock.js";
 import { mention } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";
-import { unseenWords } from "./verification.js";
+import { unseenWords } from "./unseen.js";
 
 const clock = utcTime;
 
