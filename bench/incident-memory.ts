@@ -4,7 +4,8 @@
 // retention.resolvedDays keeps per resolved incident. Every other key the demo's namespace holds
 // is measured too, by what it is: the table's audit trail (kept for retention.auditDays) and
 // incident history (kept as long as its incidents), and what the incident leaves beside its own
-// keys while it runs (BullMQ job hashes and their queues, claims, replay guards, the outbox).
+// keys: its finished BullMQ jobs (kept a day), what expires within the hour (replay guards), and
+// what the deployment keeps whatever the number of incidents (queues, capped streams, the outbox).
 // docs/operations.md (Sizing) quotes these numbers.
 
 import { Redis } from "ioredis";
@@ -24,7 +25,9 @@ export async function run(): Promise<Record<string, number | string>> {
   const result: Record<string, number | string> = {};
   const sizes: number[] = [];
   for (const scenario of SCENARIOS) {
-    let measured: { bytes: number; keys: number; audit: number; history: number; beside: number } | undefined;
+    let measured:
+      | { bytes: number; keys: number; audit: number; history: number; jobs: number; expiring: number; beside: number }
+      | undefined;
     const code = await runDemo({
       scenario,
       stdout: { write: () => true },
@@ -38,8 +41,8 @@ export async function run(): Promise<Record<string, number | string>> {
           const openId = id ?? (await redis.zrange(keys.openSet(), 0, 0))[0];
           if (!openId) return;
           const { keys: count } = await incidentFootprint(redis, keys, openId);
-          const { incident, audit, history, beside } = await footprint(redis, keys, end.namespace, openId);
-          measured = { bytes: incident, keys: count, audit, history, beside };
+          const found = await footprint(redis, keys, end.namespace, openId);
+          measured = { ...found, bytes: found.incident, keys: count };
         } finally {
           redis.disconnect();
         }
@@ -54,7 +57,9 @@ export async function run(): Promise<Record<string, number | string>> {
     result[`${scenario}: incident keys`] = measured.keys;
     result[`${scenario}: table audit trail bytes`] = measured.audit;
     result[`${scenario}: table history bytes`] = measured.history;
-    result[`${scenario}: other namespace bytes (jobs, claims, guards, outbox)`] = measured.beside;
+    result[`${scenario}: finished job bytes (kept a day)`] = measured.jobs;
+    result[`${scenario}: expiring bytes (guards, within the hour)`] = measured.expiring;
+    result[`${scenario}: other namespace bytes (queues, streams, outbox)`] = measured.beside;
   }
   if (sizes.length > 0) {
     result["bytes per incident (max)"] = Math.max(...sizes);

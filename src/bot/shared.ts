@@ -34,11 +34,12 @@ import { WalkStore } from "../adapters/store/walk-store.js";
 import { type Config, secretValues } from "../config.js";
 import { DiagnoseJobSchema } from "../core/jobs.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
-import { asCodedError } from "../errors.js";
+import { asCodedError, type CodedError } from "../errors.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
 import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
 import { Remediation } from "../services/remediation/remediation.js";
+import { packageVersion } from "../util/package-root.js";
 import type { Connections } from "./connections.js";
 import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
 import { type BotOptions, runsWorkers } from "./options.js";
@@ -85,7 +86,12 @@ export interface Shared {
   remediation: Remediation;
   /** Resolves once what was written is on the replicas REDIS_URL asks for. */
   confirmDurable(): Promise<void>;
+  /** A job left for a newer release (adapters/queue/queues.ts, retryPolicy): counted, logged once per job. */
+  jobLeft(queue: string, job: { id?: string; name: string }, error: CodedError): void;
 }
+
+/** Jobs a process remembers having logged as left; beyond it, it starts over (one more line each). */
+const LEFT_JOBS_REMEMBERED = 10_000;
 
 export async function assemble(config: Config, options: BotOptions, connections: Connections, log: Logger) {
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
@@ -107,6 +113,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
   const health = new HealthState(log);
   const slackHealth = new SlackHealthBoard(redis, store.keys.slackHealth(), health);
   const metrics = createMetrics({
+    version: packageVersion(),
     queueDepth: async () => ({
       ...(await queueSet.queues.depth()),
       "command-inbox.waiting": await commandInbox.length(),
@@ -175,6 +182,17 @@ export async function assemble(config: Config, options: BotOptions, connections:
   };
   const addresses = internalAddresses(config);
   const client = slackClient(config, log, addresses);
+  // A newer release's job is looked at again every few minutes until a worker of that release
+  // takes it: counted each time, said once per job by this process, so no log storm.
+  const leftLogged = new Set<string>();
+  const jobLeft = (queue: string, job: { id?: string; name: string }, error: CodedError) => {
+    metrics.jobOutcomes.inc({ queue, outcome: "left" });
+    const key = `${queue}\u0000${job.id}`;
+    if (leftLogged.has(key)) return;
+    if (leftLogged.size >= LEFT_JOBS_REMEMBERED) leftLogged.clear();
+    leftLogged.add(key);
+    log.warn({ queue, job: job.id, name: job.name, err: error.message }, "job left for a newer release");
+  };
   const shared = {
     ...{ config, options, log, now, wallClock, playbooks: playbooks, connections, store, outbox },
     ...{
@@ -191,6 +209,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
       sourceWatch,
       ...(flinkDiscovery ? { flinkDiscovery } : {}),
       confirmDurable,
+      jobLeft,
     },
     render: options.render ?? defaultRenderers,
   };

@@ -19,7 +19,7 @@ import type { EphemeralReply } from "../core/jobs.js";
 import type { Playbook } from "../core/playbook/schema.js";
 import type { FlinkSourceProvider } from "../core/sources/model.js";
 import type { OpenIncidentRef, RecurringDigest } from "../core/sweep/digest.js";
-import { asCodedError } from "../errors.js";
+import { asCodedError, type CodedError } from "../errors.js";
 import { auditTable } from "../services/audit-table.js";
 import type { EvidencePorts } from "../services/ports.js";
 import { SweepService } from "../services/sweep/service.js";
@@ -55,6 +55,8 @@ export interface SweepWiring {
   log: Logger;
   onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
   onError: (queue: string, error: Error) => void;
+  /** A job left for a newer release. */
+  onLeft?: (queue: string, job: Job, error: CodedError) => void;
   /** "Start the fix" from a digest: opens the table's incident as an alert would. */
   startFix(table: string, user: string, channel: string): Promise<StartFixOutcome>;
   /**
@@ -122,6 +124,7 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       stalledIntervalMs: w.stalledIntervalMs,
       onFailed: w.onFailed,
       onError: w.onError,
+      onLeft: w.onLeft,
     },
     {
       catalog: (job, lastAttempt) => service.runTask(job.data, lastAttempt),
@@ -226,6 +229,7 @@ export function sweepPart(shared: Shared): Part & { runtime?: SweepRuntime } {
           log.warn({ queue, job: job?.id, err: error.message }, "job failed");
         },
         onError: (queue, error) => connections.errors.report(`worker ${queue}`, error),
+        onLeft: shared.jobLeft,
         startFix: async (table, user, channel) =>
           (await import("../services/sweep/start-fix.js")).startFixFromSweep(incidents, table, user, channel),
         reply: async (channel, user, reply, incidentId) => {

@@ -7,7 +7,7 @@ import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
 import { type DrainLoop, startDrainLoop } from "../adapters/queue/drain-loop.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
-import { type BotWorkers, startWorkers } from "../adapters/queue/queues.js";
+import { type BotWorkers, readJob, startWorkers } from "../adapters/queue/queues.js";
 import { startRemediationWorker } from "../adapters/queue/remediation-queue.js";
 import { publishHome } from "../adapters/slack/home.js";
 import { OutboxPoster } from "../adapters/slack/outbox/poster.js";
@@ -56,6 +56,7 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
     lockDurationMs: options.lockDurationMs,
     stalledIntervalMs: options.stalledIntervalMs,
     onError,
+    onLeft: shared.jobLeft,
   };
   const workers = startWorkers(
     {
@@ -69,13 +70,13 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
     {
       diagnose: async (job) => {
         const started = now();
-        await runDiagnoseJob(diagnosis, DiagnoseJobSchema.parse(job.data), String(job.id));
+        await runDiagnoseJob(diagnosis, readJob(DiagnoseJobSchema, job), String(job.id));
         metrics.diagnosisSeconds.observe({ kind: job.data.kind }, (now() - started) / 1000);
       },
       slack: (job) =>
         runSlackJob(
           { ...views, onSlackError: (method) => metrics.slackErrors.inc({ method }) },
-          SlackJobSchema.parse(job.data),
+          readJob(SlackJobSchema, job),
         ),
     },
   );

@@ -6,9 +6,9 @@ import { escapeForTerminal } from "../adapters/render/text-safety.js";
 import { type Config, type Env, scrubSecrets, secretValues } from "../config.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
+import { packageVersion } from "../util/package-root.js";
 import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
 import { type CliIo, writeLine } from "./io.js";
-import { packageVersion } from "./package-root.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
 
 export { ExitCode } from "./exit-codes.js";

@@ -5,55 +5,20 @@
 // An alert posted with the .env's token opens a thread in the Slack stand-in and gets a diagnosis.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { alertBody } from "../../src/cli/demo.js";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/main.js";
 import { type PrivateRedis, startPrivateRedis } from "../../src/sim/servers/redis-server.js";
 import { freePort } from "../../src/util/free-port.js";
+import { type ComposeService, interpolate, readCompose, readDotEnv } from "../support/compose.js";
 import { until } from "../support/poll.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const main = path.join(root, "src/cli/main.ts");
 
-interface ComposeService {
-  command?: string[];
-  environment?: Record<string, string>;
-  volumes?: string[];
-  ports?: string[];
-  profiles?: string[];
-  stop_grace_period?: string;
-  depends_on?: Record<string, { condition: string; required?: boolean }>;
-}
-const compose = parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8")) as {
-  services: Record<string, ComposeService>;
-};
-
-/** .env syntax as compose reads it: KEY=VALUE lines, # comments. */
-function readDotEnv(file: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const m = /^\s*([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line);
-    if (m) env[m[1] as string] = (m[2] as string).trim();
-  }
-  return env;
-}
-
-/** Compose's interpolation: ${VAR}, ${VAR:-default} (empty counts as unset), ${VAR-default}. */
-function interpolate(text: string, env: Record<string, string>): string {
-  return text.replace(
-    /\$\{([A-Z_][A-Z0-9_]*)(?:(:?-)([^}]*))?\}/g,
-    (_, name: string, op?: string, fallback?: string) => {
-      const value = env[name];
-      if (op === ":-") return value === undefined || value === "" ? (fallback ?? "") : value;
-      if (op === "-") return value === undefined ? (fallback ?? "") : value;
-      return value ?? "";
-    },
-  );
-}
+const compose = readCompose(path.join(root, "docker-compose.yml"));
 
 /** Five consecutive free loopback ports, as the sim's --port-base needs. */
 async function freePortBase(): Promise<number> {

@@ -23,32 +23,23 @@ import {
 import { BotConfigSchema, ENV_NAMES } from "../../src/config.js";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/main.js";
 import { unknownFields } from "../support/k8s-strict.js";
+import { kustomizeBuild, type Manifest, readKustomization, readManifests } from "../support/kustomize.js";
 
 const DIR = "deploy/kubernetes";
+/** Not applied: the Secret is created from the operator's secret store. */
+const SECRET_EXAMPLE = `${DIR}/examples/secret.example.yaml`;
 
-interface Doc {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  // biome-ignore lint/suspicious/noExplicitAny: manifests are checked by the schema validators below
-  [key: string]: any;
-}
+type Doc = Manifest;
 
-const readDocs = (dir: string): Array<{ file: string; doc: Doc }> =>
-  readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml") && !f.endsWith(".patch.yaml"))
-    .sort()
-    .flatMap((file) =>
-      parseAllDocuments(readFileSync(join(dir, file), "utf8")).map((d) => {
-        if (d.errors.length > 0) throw new Error(`${file}: ${d.errors[0]?.message}`);
-        return { file, doc: d.toJSON() as Doc };
-      }),
-    );
-
-const docs = readDocs(DIR);
+/** What `kubectl apply -k deploy/kubernetes` applies. */
+const applied = kustomizeBuild(DIR);
+const docs = [...applied, ...readManifests(SECRET_EXAMPLE)];
 /** The optional RBAC for Flink Kubernetes Operator discovery (docs/kubernetes.md). */
 const DISCOVERY_DIR = `${DIR}/flink-discovery`;
-const discoveryDocs = readDocs(DISCOVERY_DIR);
+const discoveryDocs = readdirSync(DISCOVERY_DIR)
+  .filter((f) => f.endsWith(".yaml") && !f.endsWith(".patch.yaml"))
+  .sort()
+  .flatMap((file) => readManifests(join(DISCOVERY_DIR, file)));
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "v1/Namespace": Namespace,
@@ -189,7 +180,8 @@ describe("Kubernetes manifests", () => {
     const container = template.spec.containers[0];
     const port = container.ports.find((p: { name: string }) => p.name === "metrics");
     expect(port.containerPort).toBe(Number(named("ConfigMap", "iceberg-bot-env")?.data?.METRICS_PORT));
-    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "metrics" });
+    // What a worker needs to take jobs, Redis: Slack's troubles must not stall drains and rollouts.
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz?check=redis", port: "metrics" });
     expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "metrics" });
     expect(template.metadata.annotations["prometheus.io/port"]).toBe(String(port.containerPort));
   });
@@ -218,10 +210,10 @@ describe("Kubernetes manifests", () => {
       const portNames = deployment.spec.template.spec.containers[0].ports.map(
         (p: { name: string }) => p.name,
       );
-      const allowed = policy?.spec.ingress.flatMap((rule: { ports: Array<{ port: string }> }) =>
-        rule.ports.map((p) => p.port),
-      );
-      expect(allowed).toEqual(portNames);
+      const rules: Array<{ from?: unknown[]; ports: Array<{ port: string }> }> = policy?.spec.ingress;
+      expect([...new Set(rules.flatMap((rule) => rule.ports.map((p) => p.port)))]).toEqual(portNames);
+      // Every rule names who may call: no port is open to the whole cluster.
+      for (const rule of rules) expect(rule.from?.length, deployment.metadata.name).toBeGreaterThan(0);
     }
     const ingress = byKind("Ingress")[0];
     const paths = ingress?.spec.rules.flatMap(
@@ -231,6 +223,185 @@ describe("Kubernetes manifests", () => {
     expect(paths.map((p: { path: string }) => p.path)).toEqual(["/slack/events"]);
     expect(paths[0].backend.service.name).toBe(named("Service", "iceberg-bot-receiver")?.metadata.name);
     expect(ingress?.spec.tls.length).toBeGreaterThan(0);
+  });
+});
+
+/** The namespace a Service host names: `name.namespace.svc[...]`. */
+const namespaceOf = (host: string) => host.split(".")[1];
+interface PolicyPeer {
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface PolicyRule {
+  to?: PolicyPeer[];
+  from?: PolicyPeer[];
+  ports?: Array<{ port: number | string; protocol?: string }>;
+}
+const peerNamespaces = (peers: PolicyPeer[] = []) =>
+  peers.map((p) => p.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"]);
+
+describe("Kubernetes manifests as an operator applies them (kubectl apply -k)", () => {
+  const kustomization = readKustomization(DIR);
+  const version = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
+
+  it("apply every manifest but the example Secret, whose placeholders never overwrite the real one", () => {
+    const manifests = readdirSync(DIR).filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml");
+    expect([...(kustomization.resources ?? [])].sort()).toEqual(manifests.sort());
+    expect(applied.filter(({ doc }) => doc.kind === "Secret")).toEqual([]);
+    // Not where `kubectl apply -f deploy/kubernetes/` would find it either.
+    expect(existsSync(`${DIR}/secret.example.yaml`)).toBe(false);
+    expect(readManifests(SECRET_EXAMPLE).map(({ doc }) => doc.kind)).toEqual(["Secret"]);
+  });
+
+  it("generate the ConfigMaps, so a change renames them and rolls the pods that reference them", () => {
+    // None written by hand: kustomize names a generated ConfigMap by a hash of its content and
+    // rewrites the Deployments' references, so a changed setting is a changed pod template.
+    const written = (kustomization.resources ?? []).flatMap((file) =>
+      readManifests(join(DIR, file)).filter(({ doc }) => doc.kind === "ConfigMap"),
+    );
+    expect(written).toEqual([]);
+    expect(kustomization.generatorOptions?.disableNameSuffixHash ?? false).toBe(false);
+    const generated = new Set((kustomization.configMapGenerator ?? []).map((g) => g.name));
+    for (const g of kustomization.configMapGenerator ?? [])
+      expect(g.options?.disableNameSuffixHash ?? false, g.name).toBe(false);
+    for (const deployment of byKind("Deployment")) {
+      const spec = deployment.spec.template.spec;
+      const referenced = [
+        ...spec.containers.flatMap((c: { envFrom?: Array<{ configMapRef?: { name: string } }> }) =>
+          (c.envFrom ?? []).map((f) => f.configMapRef?.name).filter(Boolean),
+        ),
+        ...spec.volumes.map((v: { configMap?: { name: string } }) => v.configMap?.name).filter(Boolean),
+      ];
+      expect(referenced.length, deployment.metadata.name).toBeGreaterThan(0);
+      for (const name of referenced) expect([...generated], deployment.metadata.name).toContain(name);
+    }
+  });
+
+  it("run this release's image: the tag is package.json's version, and the docs pin it by digest", () => {
+    const images = kustomization.images ?? [];
+    expect(images).toHaveLength(1);
+    const [image] = images;
+    expect(image?.newTag).toBe(version);
+    for (const deployment of byKind("Deployment"))
+      for (const container of deployment.spec.template.spec.containers)
+        expect(container.image, deployment.metadata.name).toBe(`${image?.name}:${version}`);
+    const guide = readFileSync("docs/kubernetes.md", "utf8");
+    expect(guide).toMatch(new RegExp(`${image?.name}@sha256:[0-9a-f]{64}`));
+    expect(guide).toMatch(/digest: sha256:[0-9a-f]{64}/);
+  });
+
+  it("satisfy Pod Security `restricted`, which the namespace enforces", () => {
+    const namespace = named("Namespace", "iceberg-bot");
+    expect(namespace?.metadata.labels).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "restricted",
+      "pod-security.kubernetes.io/warn": "restricted",
+      "pod-security.kubernetes.io/audit": "restricted",
+    });
+    const allowedVolumes = [
+      "configMap",
+      "csi",
+      "downwardAPI",
+      "emptyDir",
+      "ephemeral",
+      "persistentVolumeClaim",
+      "projected",
+      "secret",
+    ];
+    for (const deployment of byKind("Deployment")) {
+      const pod = deployment.spec.template.spec;
+      const name = deployment.metadata.name;
+      expect(pod.hostNetwork ?? false, name).toBe(false);
+      expect(pod.hostPID ?? false, name).toBe(false);
+      expect(pod.hostIPC ?? false, name).toBe(false);
+      for (const volume of pod.volumes ?? [])
+        expect(
+          Object.keys(volume).filter((k) => k !== "name"),
+          name,
+        ).toEqual([expect.toBeOneOf(allowedVolumes)]);
+      for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        const sc = container.securityContext ?? {};
+        const where = `${name} ${container.name}`;
+        expect(sc.privileged ?? false, where).toBe(false);
+        expect(sc.allowPrivilegeEscalation, where).toBe(false);
+        expect(sc.runAsNonRoot ?? pod.securityContext?.runAsNonRoot, where).toBe(true);
+        expect(sc.runAsUser ?? pod.securityContext?.runAsUser, where).not.toBe(0);
+        expect(sc.capabilities?.drop, where).toContain("ALL");
+        expect(
+          (sc.capabilities?.add ?? []).filter((c: string) => c !== "NET_BIND_SERVICE"),
+          where,
+        ).toEqual([]);
+        const seccomp = sc.seccompProfile?.type ?? pod.securityContext?.seccompProfile?.type;
+        expect(["RuntimeDefault", "Localhost"], where).toContain(seccomp);
+        expect(container.ports?.every((p: { hostPort?: number }) => p.hostPort === undefined) ?? true).toBe(
+          true,
+        );
+      }
+    }
+  });
+
+  it("give each pod a startupProbe on /healthz, so a slow start is not killed by the liveness probe", () => {
+    for (const deployment of byKind("Deployment")) {
+      const container = deployment.spec.template.spec.containers[0];
+      const startup = container.startupProbe;
+      expect(startup?.httpGet, deployment.metadata.name).toEqual(container.livenessProbe.httpGet);
+      // Room for Redis, Slack's auth.test and the workers to start: more than the liveness probe's.
+      const allowed = (p: { periodSeconds?: number; failureThreshold?: number }) =>
+        (p.periodSeconds ?? 10) * (p.failureThreshold ?? 3);
+      expect(allowed(startup)).toBeGreaterThanOrEqual(60);
+      expect(allowed(startup)).toBeGreaterThan(allowed(container.livenessProbe));
+    }
+  });
+
+  it("let the workers be called for metrics only, by Prometheus's namespace", () => {
+    const worker = byKind("NetworkPolicy").find(
+      (p) => p.spec.podSelector.matchLabels?.["app.kubernetes.io/component"] === "worker",
+    );
+    const rules: PolicyRule[] = worker?.spec.ingress ?? [];
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      expect(rule.ports?.map((p) => p.port)).toEqual(["metrics"]);
+      expect(peerNamespaces(rule.from)).toEqual([
+        namespaceOf(new URL(named("ConfigMap", "iceberg-bot-env")?.data?.PROMETHEUS_URL).hostname),
+      ]);
+    }
+  });
+
+  it("let every bot pod reach only DNS, Redis, its configured sources and HTTPS outside the cluster", () => {
+    const egress = byKind("NetworkPolicy").filter((p) => p.spec.policyTypes.includes("Egress"));
+    expect(egress).toHaveLength(1);
+    const policy = egress[0] as Doc;
+    // Selects every pod of the bot, receivers and workers.
+    for (const deployment of byKind("Deployment"))
+      expect(deployment.spec.template.metadata.labels).toMatchObject(policy.spec.podSelector.matchLabels);
+    const rules: PolicyRule[] = policy.spec.egress;
+    const allows = (namespace: string | undefined, port: number, protocol = "TCP") =>
+      rules.some(
+        (rule) =>
+          (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? "TCP") === protocol) &&
+          (namespace === undefined
+            ? (rule.to ?? []).some((peer) => peer.ipBlock?.cidr === "0.0.0.0/0")
+            : peerNamespaces(rule.to).includes(namespace)),
+      );
+    expect(allows("kube-system", 53, "UDP")).toBe(true);
+    expect(allows("kube-system", 53, "TCP")).toBe(true);
+    const env = named("ConfigMap", "iceberg-bot-env")?.data as Record<string, string>;
+    const sources = ["ICEBERG_CATALOG_URL", "FLINK_REST_URL", "CONNECT_REST_URL", "PROMETHEUS_URL"];
+    for (const variable of sources) {
+      const url = new URL(env[variable] as string);
+      expect(allows(namespaceOf(url.hostname), Number(url.port)), variable).toBe(true);
+    }
+    // The example Secret's Redis: its Sentinels, and the primaries they name (6379).
+    const redisUrl = named("Secret", "iceberg-bot-secrets")?.stringData.REDIS_URL as string;
+    const sentinel = new URL(redisUrl.replace(/^redis\+sentinel:/, "http:"));
+    expect(allows(namespaceOf(sentinel.hostname), Number(sentinel.port))).toBe(true);
+    expect(allows(namespaceOf(sentinel.hostname), 6379)).toBe(true);
+    // Slack's Web API, outside the cluster.
+    expect(allows(undefined, 443)).toBe(true);
+    // Nothing else: every rule names its destination and its ports.
+    for (const rule of rules) {
+      expect(rule.to?.length).toBeGreaterThan(0);
+      expect(rule.ports?.length).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -43,6 +43,9 @@ export async function within<T>(ms: number, read: () => Promise<T>, fallback: T)
 export const SOURCE_OUTCOMES = ["ok", "refused", "error", "unreachable", "timeout"] as const;
 export type SourceOutcome = (typeof SOURCE_OUTCOMES)[number];
 
+/** What became of a job a worker took: done, failed, or left for a newer release (moved back to delayed). */
+export const JOB_OUTCOMES = ["completed", "failed", "left"] as const;
+
 /**
  * The label values known at start: each counter and histogram shows them at 0 from the first
  * scrape, so increase() sees the first event and dashboards have data after a restart.
@@ -59,6 +62,8 @@ export interface KnownLabels {
 }
 
 export interface MetricSources {
+  /** This release's version (package.json), shown by iceberg_bot_build_info. */
+  version?: string;
   /** Jobs by "queue.state" (waiting, active, delayed, failed). */
   queueDepth?: () => Promise<Record<string, number>>;
   /** Every queue, inbox and outbox with what it owes. */
@@ -89,7 +94,7 @@ export interface BotMetrics {
 }
 
 export function createMetrics(sources: MetricSources = {}): BotMetrics {
-  const { queueDepth, backlogs, failingChecks } = sources;
+  const { queueDepth, backlogs, failingChecks, version } = sources;
   const registry = new Registry();
   // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
   collectDefaultMetrics({ register: registry });
@@ -101,9 +106,18 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
     "nodejs_active_resources_total",
   ])
     registry.removeSingleMetric(name);
+  // Which release answers: during a rolling update or after a rollback, count by version.
+  new Gauge({
+    name: "iceberg_bot_build_info",
+    help: "Always 1, labelled with the release (package.json version, as `iceberg-bot --version` prints it) and the Node.js version.",
+    labelNames: ["version", "node"] as const,
+    registers: [registry],
+    // `start` merges its worker process's series: one process tree, one release.
+    aggregator: "max",
+  }).set({ version: version ?? "unknown", node: process.versions.node }, 1);
   const jobOutcomes = new Counter({
     name: "iceberg_bot_jobs_total",
-    help: "Jobs finished, by queue and outcome (completed, failed).",
+    help: "Jobs taken by a worker, by queue and outcome (completed, failed, left: of a shape or on a record a newer release wrote, moved back to delayed for it).",
     labelNames: ["queue", "outcome"] as const,
     registers: [registry],
   });
@@ -184,7 +198,7 @@ export function createMetrics(sources: MetricSources = {}): BotMetrics {
   const knownSources = new Set<string>();
   const know = (labels: KnownLabels) => {
     for (const queue of labels.queues ?? [])
-      for (const outcome of ["completed", "failed"]) jobOutcomes.inc({ queue, outcome }, 0);
+      for (const outcome of JOB_OUTCOMES) jobOutcomes.inc({ queue, outcome }, 0);
     for (const kind of labels.diagnosisKinds ?? []) diagnosisSeconds.zero({ kind });
     for (const source of labels.webhookSources ?? []) {
       for (const outcome of ["accepted", "ignored", "truncated_by_sender"])

@@ -1,8 +1,9 @@
 // BullMQ queues and workers. One prefix with a hash tag keeps every queue key in one Redis
 // Cluster slot; names are injectable so each test gets its own queues.
 
-import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import { isCodedError } from "../../errors.js";
+import { type ConnectionOptions, DelayedError, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import type { z } from "zod";
+import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import { batchedAdd } from "./batched-add.js";
 import { type DiagnoseJob, diagnoseJobId, type SlackJob, slackJobId } from "./jobs.js";
 
@@ -121,6 +122,8 @@ export interface WorkerOptions {
   /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
   onError: (queue: string, error: Error) => void;
   onCompleted?: (queue: string, job: Job) => void;
+  /** A job left for a newer release (retryPolicy). */
+  onLeft?: (queue: string, job: Job, error: CodedError) => void;
 }
 
 export interface BotWorkers {
@@ -131,14 +134,59 @@ export interface BotWorkers {
 }
 
 /**
- * Errors that will not get better with time fail the job at once; coded errors marked retryable
- * and unknown errors (network, Slack 5xx) are retried with exponential backoff.
+ * A job this release cannot read (a shape a newer release queues, or a record a newer release
+ * stored) is left for a newer worker: moved back to delayed for this long, without spending an
+ * attempt, whichever worker takes it next. One look per job per this long: never a loop.
  */
-export function retryPolicy<T>(process: (job: Job<T>) => Promise<void>) {
-  return async (job: Job<T>) => {
+export const LEAVE_FOR_NEWER_MS = 5 * 60_000;
+/** A job no worker could read for this long fails and is kept (a week, removeOnFail) for inspection. */
+export const UNREAD_JOB_MAX_AGE_MS = 7 * 86_400_000;
+
+/** The job's payload as this release reads it, or a coded error that leaves the job for a newer release. */
+export function readJob<T>(schema: z.ZodType<T>, job: Job): T {
+  const parsed = schema.safeParse(job.data);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new CodedError(
+    ErrorCode.StoredRecordInvalid,
+    `Job ${job.id} (${job.name}) of queue ${job.queueName} is not of a shape this release reads: ${issue?.path.join(".") || "job"}: ${issue?.message ?? "invalid"}`,
+    {
+      hint: "A newer iceberg-bot queued it: it is left for a worker of that release (docs/operations.md, Upgrading and rolling back).",
+      details: { queue: job.queueName, jobId: job.id, name: job.name, newer: true },
+    },
+  );
+}
+
+/** Whether an error says a newer release wrote what the job needs (its payload or a stored record). */
+export function isLeftForNewer(error: unknown): error is CodedError {
+  return isCodedError(error, ErrorCode.StoredRecordInvalid) && error.details?.newer === true;
+}
+
+export interface RetryHooks {
+  /** A job left for a newer release (see LEAVE_FOR_NEWER_MS); called each time it is left. */
+  onLeft?: (job: Job, error: CodedError) => void;
+  /** Now in ms (tests); Date.now by default, as BullMQ's own delays. */
+  now?: () => number;
+}
+
+/**
+ * Errors that will not get better with time fail the job at once; coded errors marked retryable
+ * and unknown errors (network, Slack 5xx) are retried with exponential backoff. What a newer
+ * release wrote is left for it (isLeftForNewer).
+ */
+export function retryPolicy<T>(process: (job: Job<T>) => Promise<void>, hooks: RetryHooks = {}) {
+  return async (job: Job<T>, token?: string) => {
     try {
       await process(job);
     } catch (error) {
+      if (isLeftForNewer(error) && token !== undefined) {
+        const now = hooks.now?.() ?? Date.now();
+        if (now - job.timestamp < UNREAD_JOB_MAX_AGE_MS) {
+          await job.moveToDelayed(now + LEAVE_FOR_NEWER_MS, token);
+          hooks.onLeft?.(job as Job, error);
+          throw new DelayedError();
+        }
+      }
       if (isCodedError(error) && !error.retryable) throw new UnrecoverableError(error.message);
       throw error;
     }
@@ -170,11 +218,18 @@ export function startWorkers(
 ): BotWorkers {
   const names = { ...DEFAULT_QUEUE_NAMES, ...options.names };
   const common = workerDefaults(options);
-  const diagnose = new Worker<DiagnoseJob>(names.diagnose, retryPolicy(processors.diagnose), {
-    ...common,
-    concurrency: options.concurrency?.diagnose ?? 8,
+  const left = (queue: string): RetryHooks => ({
+    onLeft: (job, error) => options.onLeft?.(queue, job, error),
   });
-  const slack = new Worker<SlackJob>(names.slack, retryPolicy(processors.slack), {
+  const diagnose = new Worker<DiagnoseJob>(
+    names.diagnose,
+    retryPolicy(processors.diagnose, left(names.diagnose)),
+    {
+      ...common,
+      concurrency: options.concurrency?.diagnose ?? 8,
+    },
+  );
+  const slack = new Worker<SlackJob>(names.slack, retryPolicy(processors.slack, left(names.slack)), {
     ...common,
     concurrency: options.concurrency?.slack ?? 4,
   });

@@ -6,7 +6,8 @@
 import type { ConnectionOptions, Job, Queue } from "bullmq";
 import { Worker } from "bullmq";
 import { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
-import { createQueue, retryPolicy, workerDefaults } from "./queues.js";
+import type { CodedError } from "../../errors.js";
+import { createQueue, readJob, retryPolicy, workerDefaults } from "./queues.js";
 
 export { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
 
@@ -58,6 +59,8 @@ export interface RemediationWorkerOptions {
   onFailed?: (job: Job | undefined, error: Error) => void;
   /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
   onError: (queue: string, error: Error) => void;
+  /** A job left for a newer release (retryPolicy). */
+  onLeft?: (queue: string, job: Job, error: CodedError) => void;
 }
 
 /** A thin processor: parse the payload, hand it to the service. */
@@ -65,15 +68,18 @@ export function startRemediationWorker(
   options: RemediationWorkerOptions,
   run: (job: RemediationJob, jobId: string) => Promise<void>,
 ): Worker<RemediationJob> {
+  const name = options.name ?? DEFAULT_REMEDIATION_QUEUE;
   const worker = new Worker<RemediationJob>(
     options.name ?? DEFAULT_REMEDIATION_QUEUE,
-    retryPolicy(async (job: Job<RemediationJob>) => {
-      await run(RemediationJobSchema.parse(job.data), String(job.id));
-    }),
+    retryPolicy(
+      async (job: Job<RemediationJob>) => {
+        await run(readJob(RemediationJobSchema, job), String(job.id));
+      },
+      { onLeft: (job, error) => options.onLeft?.(name, job, error) },
+    ),
     { ...workerDefaults(options), concurrency: options.concurrency ?? 4 },
   );
   worker.on("failed", (job, error) => options.onFailed?.(job, error));
-  const name = options.name ?? DEFAULT_REMEDIATION_QUEUE;
   worker.on("error", (error) => options.onError(name, error));
   return worker;
 }

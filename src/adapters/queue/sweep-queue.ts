@@ -5,10 +5,12 @@
 
 import { createHash } from "node:crypto";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import { z } from "zod";
+import type { CodedError } from "../../errors.js";
 import { isCodedError } from "../../errors.js";
 import type { SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
 import { taskId } from "../../services/sweep/service.js";
-import { DEFAULT_PREFIX, retryPolicy, workerDefaults } from "./queues.js";
+import { DEFAULT_PREFIX, readJob, retryPolicy, workerDefaults } from "./queues.js";
 
 export const SCHEDULER_ID = "sweep-schedule";
 
@@ -18,6 +20,47 @@ export type SweepControlJob =
   | { kind: "audit"; table: string; channel: string; threadTs: string; user: string }
   /** "Start the fix" on a digest line: open (or find) the table's incident, tell who asked. */
   | { kind: "fix"; table: string; channel: string; user: string };
+
+/** What a worker checks a control job against before acting on it (readJob). */
+export const SweepControlJobSchema: z.ZodType<SweepControlJob> = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("start"),
+    trigger: z.enum(["schedule", "command"]),
+    requestedBy: z.string().optional(),
+    channel: z.string().optional(),
+  }),
+  z.object({ kind: z.literal("finish"), sweepId: z.string() }),
+  z.object({
+    kind: z.literal("audit"),
+    table: z.string(),
+    channel: z.string(),
+    threadTs: z.string(),
+    user: z.string(),
+  }),
+  z.object({ kind: z.literal("fix"), table: z.string(), channel: z.string(), user: z.string() }),
+]);
+
+const page = {
+  pageToken: z.string().optional(),
+  page: z.number().int().optional(),
+  catalog: z.string().optional(),
+};
+/** What a worker checks a catalog task against before acting on it (readJob). */
+export const SweepTaskSchema: z.ZodType<SweepTask> = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("namespaces"),
+    sweepId: z.string(),
+    parent: z.array(z.string()).optional(),
+    ...page,
+  }),
+  z.object({ kind: z.literal("tables"), sweepId: z.string(), namespace: z.array(z.string()), ...page }),
+  z.object({
+    kind: z.literal("table"),
+    sweepId: z.string(),
+    table: z.string(),
+    catalog: z.string().optional(),
+  }),
+]);
 
 export interface SweepQueueNames {
   control: string;
@@ -146,6 +189,8 @@ export interface SweepWorkerOptions {
   onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
   /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
   onError: (queue: string, error: Error) => void;
+  /** A job left for a newer release (retryPolicy). */
+  onLeft?: (queue: string, job: Job, error: CodedError) => void;
 }
 
 export interface SweepWorkers {
@@ -170,13 +215,24 @@ export function startSweepWorkers(
 ): SweepWorkers {
   const names = defaultSweepNames(options.names);
   const common = workerDefaults(options);
-  const control = new Worker<SweepControlJob>(names.control, retryPolicy(processors.control), {
-    ...common,
-    concurrency: 2,
+  const left = (queue: string) => ({
+    onLeft: (job: Job, error: CodedError) => options.onLeft?.(queue, job, error),
   });
+  const control = new Worker<SweepControlJob>(
+    names.control,
+    retryPolicy(async (job: Job<SweepControlJob>) => {
+      readJob(SweepControlJobSchema, job);
+      await processors.control(job);
+    }, left(names.control)),
+    {
+      ...common,
+      concurrency: 2,
+    },
+  );
   const catalog: Worker<SweepTask> = new Worker<SweepTask>(
     names.catalog,
     retryPolicy(async (job) => {
+      readJob(SweepTaskSchema, job);
       try {
         await processors.catalog(job, job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
       } catch (error) {
@@ -187,7 +243,7 @@ export function startSweepWorkers(
         await catalog.rateLimit(wait);
         throw Worker.RateLimitError();
       }
-    }),
+    }, left(names.catalog)),
     { ...common, concurrency: options.concurrency ?? 16, limiter: limiterFor(options.catalogPerSecond) },
   );
   for (const [queue, worker] of [

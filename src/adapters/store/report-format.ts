@@ -25,7 +25,7 @@ export function readStoredPart(raw: string, part: StoredPart, key: string, field
         hint: newer
           ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."
           : "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
-        details: { key, field },
+        details: { key, field, ...(newer ? { newer: true } : {}) },
       },
     );
   };

@@ -130,7 +130,14 @@ export interface Footprint {
   audit: number;
   /** The table's incident history (kept as long as its incidents). */
   history: number;
-  /** Every other key under the hash tag: job hashes and queues, claims, guards, the outbox. */
+  /**
+   * The incident's finished jobs (BullMQ job hashes: diagnosis, apply, approval, follow-up checks),
+   * each kept a day after it finished (removeOnComplete) and at most 10,000 per queue.
+   */
+  jobs: number;
+  /** Keys that expire on their own within the hour: replay guards, intake windows, stall checks. */
+  expiring: number;
+  /** Every other key under the hash tag: the queues' own keys and capped event streams, the outbox's. */
   beside: number;
 }
 
@@ -146,8 +153,11 @@ export async function footprint(
   const { bytes: incident } = await incidentFootprint(redis, keys, id);
   const table = (await redis.hget(keys.incident(id), "table")) ?? "";
   const audit = await usage(keys.tableAudit(table));
+  const own = new Set(incidentKeys(keys, id));
   let all = 0;
   let history = 0;
+  let jobs = 0;
+  let expiring = 0;
   let cursor = "0";
   do {
     const [next, found] = await redis.scan(cursor, "MATCH", `{${hashTag}}*`, "COUNT", 1000);
@@ -156,8 +166,22 @@ export async function footprint(
       const used = await usage(key);
       all += used;
       if (/:history(-index)?:/.test(key)) history += used;
+      else if (key !== keys.tableAudit(table) && !own.has(key)) {
+        // A finished BullMQ job is a hash with its finishing time; what expires has a TTL of an hour at most.
+        const ttl = await redis.pttl(key);
+        if (ttl > 0 && ttl <= 3_600_000) expiring += used;
+        else if ((await redis.type(key)) === "hash" && (await redis.hexists(key, "finishedOn")) === 1)
+          jobs += used;
+      }
     }
   } while (cursor !== "0");
   // Shared hashes' fields of the incident are counted in `incident` and in their hash's usage.
-  return { incident, audit, history, beside: Math.max(0, all - incident - audit - history) };
+  return {
+    incident,
+    audit,
+    history,
+    jobs,
+    expiring,
+    beside: Math.max(0, all - incident - audit - history - jobs - expiring),
+  };
 }
