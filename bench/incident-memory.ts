@@ -26,7 +26,15 @@ export async function run(): Promise<Record<string, number | string>> {
   const sizes: number[] = [];
   for (const scenario of SCENARIOS) {
     let measured:
-      | { bytes: number; keys: number; audit: number; history: number; jobs: number; expiring: number; beside: number }
+      | {
+          bytes: number;
+          keys: number;
+          audit: number;
+          history: number;
+          jobs: number;
+          expiring: number;
+          beside: number;
+        }
       | undefined;
     const code = await runDemo({
       scenario,

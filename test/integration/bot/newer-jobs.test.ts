@@ -75,8 +75,9 @@ describe("jobs a newer release queued", () => {
     // Taken once each, and left.
     await until(async () => (await left()) === jobs.length && (await allDelayed()), "every job left once");
 
+    const queueOf = (job: Job) => queues.find((q) => q.name === job.queueName) as Queue;
     for (const job of jobs) {
-      const now = await job.queue.getJob(job.id as string);
+      const now = await queueOf(job).getJob(job.id as string);
       expect(now?.data, `${job.queueName} ${job.id}`).toEqual(job.data);
       expect(now?.attemptsMade ?? 0).toBe(0);
       expect(now?.failedReason).toBeUndefined();
