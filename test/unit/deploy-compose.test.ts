@@ -37,6 +37,19 @@ describe("docker-compose.yml", () => {
     const command = compose.services.redis?.command?.join(" ") ?? "";
     expect(command).toContain("--appendonly yes");
     expect(command).toContain("--maxmemory-policy noeviction");
+    // And the operations guide says so for any Redis the bot runs on.
+    const guide = readFileSync(path.join(root, "docs/operations.md"), "utf8");
+    const redis = guide.slice(
+      guide.indexOf("## Redis"),
+      guide.indexOf("\n## ", guide.indexOf("## Redis") + 1),
+    );
+    for (const setting of [
+      "appendonly yes",
+      "appendfsync everysec",
+      "maxmemory-policy noeviction",
+      "maxmemory",
+    ])
+      expect(redis, setting).toContain(setting);
   });
 
   it("tags the bot's image with the release (package.json's version)", () => {
