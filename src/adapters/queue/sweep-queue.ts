@@ -22,7 +22,7 @@ export type SweepControlJob =
   | { kind: "fix"; table: string; channel: string; user: string };
 
 /** What a worker checks a control job against before acting on it (readJob). */
-export const SweepControlJobSchema: z.ZodType<SweepControlJob> = z.discriminatedUnion("kind", [
+export const SweepControlJobSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("start"),
     trigger: z.enum(["schedule", "command"]),
@@ -38,7 +38,7 @@ export const SweepControlJobSchema: z.ZodType<SweepControlJob> = z.discriminated
     user: z.string(),
   }),
   z.object({ kind: z.literal("fix"), table: z.string(), channel: z.string(), user: z.string() }),
-]);
+]) satisfies z.ZodType<SweepControlJob>;
 
 const page = {
   pageToken: z.string().optional(),
@@ -46,7 +46,7 @@ const page = {
   catalog: z.string().optional(),
 };
 /** What a worker checks a catalog task against before acting on it (readJob). */
-export const SweepTaskSchema: z.ZodType<SweepTask> = z.discriminatedUnion("kind", [
+export const SweepTaskSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("namespaces"),
     sweepId: z.string(),
@@ -60,7 +60,7 @@ export const SweepTaskSchema: z.ZodType<SweepTask> = z.discriminatedUnion("kind"
     table: z.string(),
     catalog: z.string().optional(),
   }),
-]);
+]) satisfies z.ZodType<SweepTask>;
 
 export interface SweepQueueNames {
   control: string;

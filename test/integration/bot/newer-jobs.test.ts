@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { JOB_OUTCOMES } from "../../../src/adapters/http/metrics.js";
 import { createLogger } from "../../../src/adapters/log.js";
 import { LEAVE_FOR_NEWER_MS } from "../../../src/adapters/queue/queues.js";
+import { packageVersion } from "../../../src/util/package-root.js";
 import { until } from "../../support/poll.js";
 import { REDIS_URL } from "../../support/redis.js";
 import { CHANNEL, type Harness, startHarness } from "./harness.js";
@@ -99,6 +100,11 @@ describe("jobs a newer release queued", () => {
     expect(said()).toHaveLength(jobs.length);
     for (const queue of queues) expect(await queue.getJobCountByTypes("failed")).toBe(0);
     expect(JOB_OUTCOMES).toContain("left");
+    // The release that left them says which it is.
+    const build = await bot.metricsRegistry.getSingleMetric("iceberg_bot_build_info")?.get();
+    expect(build?.values).toEqual([
+      { labels: { version: packageVersion(), node: process.versions.node }, value: 1 },
+    ]);
 
     // A newer release's worker (here, any worker that reads the shape) takes them as queued.
     await bot.stop();
