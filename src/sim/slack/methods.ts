@@ -357,7 +357,9 @@ export const METHODS: Record<string, MethodHandler> = {
     // left out of an update is kept too.
     const updated = ctx.store.update(channel, ts, { text: text ?? "", blocks: blocks ?? existing.blocks })!;
     if (metadata !== undefined) updated.metadata = metadata;
-    return { ok: true, channel, ts, text: updated.text, message: messageJson(updated, ctx) };
+    // Slack's answer gives the ts beside the message, not in it (its published sample too).
+    const { ts: _ts, ...message } = messageJson(updated, ctx);
+    return { ok: true, channel, ts, text: updated.text, message };
   },
 
   "chat.delete": (args, ctx) => {
