@@ -62,7 +62,9 @@ describe("Slack's request samples through Bolt's verification, as the bot handle
       response_url: "http://127.0.0.1:9/commands",
     }))
       fill(command, path, value);
-    const form = new URLSearchParams(Object.entries(command).map(([k, v]) => [k, String(v)])).toString();
+    const form = new URLSearchParams(
+      Object.entries(command).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
     const answer = await post(form, FORM);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).text).toMatch(/open incidents/i);
