@@ -5,12 +5,16 @@
 // ends it.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { SCRAPE_READ_MS } from "../../../src/adapters/http/metrics.js";
 import { READY_TIMEOUT_MS } from "../../../src/adapters/http/routes.js";
+import { createKeys } from "../../../src/adapters/store/keys.js";
 import { type PrivateRedis, startPrivateRedis } from "../../../src/sim/servers/redis-server.js";
 import { freePort } from "../../../src/util/free-port.js";
+import { readManifests } from "../../support/kustomize.js";
 import { until } from "../../support/poll.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -75,6 +79,23 @@ describe("the worker's health and metrics port", () => {
     ])
       expect(metrics).toContain(`# TYPE ${name} `);
     expect(metrics).toMatch(/^iceberg_bot_queue_jobs\{queue="[^"]+",state="waiting"\} 0$/m);
+
+    // Slack refuses a channel: /readyz says the worker is not ready, but the probe the manifests
+    // give workers (what a worker needs to take jobs: Redis) stays 200, so a Slack outage does not
+    // make every worker unready and stall a rollout behind the PodDisruptionBudget.
+    const deployment = readManifests(path.join(root, "deploy/kubernetes/worker.yaml"))[0]?.doc;
+    const probe: string = deployment?.spec.template.spec.containers[0].readinessProbe.httpGet.path;
+    const board = new Redis(redis.url);
+    try {
+      await board.hset(createKeys().slackHealth(), "channel:C0INCIDENTS", "not_in_channel");
+      await until(async () => (await get(`${base}/readyz`)).status === 503, "the refused channel in /readyz");
+      expect(JSON.parse((await get(`${base}/readyz`)).text).failing).toHaveProperty("slack_channel");
+      expect((await get(`${base}${probe}`)).status).toBe(200);
+      await board.del(createKeys().slackHealth());
+      await until(async () => (await get(`${base}/readyz`)).status === 200, "the worker ready again");
+    } finally {
+      board.disconnect();
+    }
 
     // Redis hangs: every command waits. The port still answers, /readyz says why. The bounds the
     // answers are given (not the machine's speed) are what keep them under a probe's second.
