@@ -25,6 +25,9 @@ const optionalText = z
 const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
 
+/** The new token and the old one, both accepted until every sender has the new one. */
+export const MAX_WEBHOOK_TOKENS = 2;
+
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
 /** Where a single-URL source's credentials go instead of its URL: a named source with auth. */
@@ -65,7 +68,16 @@ const EnvSchema = z.object({
   FLINK_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("flink")).optional()),
   CONNECT_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("connect")).optional()),
   PROMETHEUS_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("prometheus")).optional()),
-  ALERT_WEBHOOK_TOKEN: optionalText,
+  /** One token, or two separated by a comma while the senders are moved to a new one. */
+  ALERT_WEBHOOK_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .transform((value) => value.split(",").map((token) => token.trim()))
+      .refine((tokens) => tokens.length <= MAX_WEBHOOK_TOKENS && tokens.every((t) => t !== ""), {
+        message: `one token, or ${MAX_WEBHOOK_TOKENS} separated by a comma during a rotation (new,old)`,
+      })
+      .optional(),
+  ),
   BOT_CONFIG: optionalText,
   PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
   /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
@@ -153,7 +165,8 @@ export interface Config {
   flinkUrl?: string;
   connectUrl?: string;
   prometheusUrl?: string;
-  alertWebhookToken?: string;
+  /** The tokens an alert webhook may present: one, or the new and the old during a rotation. */
+  alertWebhookTokens: string[];
   bot: BotConfig;
   /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
   kubernetesService?: { host: string; port: number };
@@ -280,7 +293,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     flinkUrl: e.FLINK_REST_URL,
     connectUrl: e.CONNECT_REST_URL,
     prometheusUrl: e.PROMETHEUS_URL,
-    alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
+    alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
     bot,
     kubernetesService: kubernetesService(platform.data),
     sources,
@@ -351,7 +364,6 @@ const SECRET_PATHS = [
   ["slack", "appToken"],
   ["catalog", "token"],
   ["catalog", "credential"],
-  ["alertWebhookToken"],
 ] as const;
 
 export const REDACTED = "[redacted]";
@@ -365,6 +377,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     const last = path[path.length - 1] as string;
     if (node[last] !== undefined) node[last] = REDACTED;
   }
+  copy.alertWebhookTokens = config.alertWebhookTokens.map(() => REDACTED);
   copy.redisUrl = redactUrl(config.redisUrl);
   for (const key of ["flinkUrl", "connectUrl", "prometheusUrl"] as const)
     if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
@@ -405,7 +418,7 @@ export function secretValues(config: Config): string[] {
     config.catalog.token,
     config.catalog.credential,
     config.catalog.credential?.split(":").slice(1).join(":"),
-    config.alertWebhookToken,
+    ...config.alertWebhookTokens,
     ...topologySecrets(config.redis),
     ...sourceSecrets(config.sources),
     ...accessSecrets(config.discoveredFlink),

@@ -178,6 +178,11 @@ function envSecrets(env: Env): string[] {
     const value = env[name]?.trim();
     if (value && value.length >= 4) out.push(value);
   }
+  // Two webhook tokens during a rotation: each one alone is a secret too.
+  for (const token of env.ALERT_WEBHOOK_TOKEN?.split(",") ?? []) {
+    const value = token.trim();
+    if (value.length >= 4) out.push(value);
+  }
   const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
   const secretPart = credential?.split(":").slice(1).join(":");
   if (secretPart && secretPart.length >= 4) out.push(secretPart);

@@ -14,8 +14,8 @@ import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { loadCliConfig } from "../config-overlay.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf, writeLine } from "../io.js";
 
 export const OPTIONS = {
