@@ -210,10 +210,23 @@ export interface IncidentStorePort {
 // --- incident history -------------------------------------------------------------------
 
 /** Each table's closed incidents (core/history/record.ts), within the retention window. */
+/**
+ * A stored record a listing passed over because this release cannot read it: named to the person
+ * who asked for the listing, so a gap in it is never silent.
+ */
+export interface UnreadableRecord {
+  kind: "incident" | "history";
+  id: string;
+  /** The table a history record belongs to. */
+  table?: string;
+  /** Written by a newer release (its format is above this release's). */
+  newer: boolean;
+}
+
 export interface HistoryPort {
   save(record: IncidentHistory): Promise<void>;
-  /** Newest first. */
-  list(table: string): Promise<IncidentHistory[]>;
+  /** Newest first; a record that cannot be read is left out and handed to `onUnreadable`. */
+  list(table: string, onUnreadable?: (record: UnreadableRecord) => void): Promise<IncidentHistory[]>;
   get(table: string, incidentId: string): Promise<IncidentHistory | undefined>;
   tablesWithHistory(): Promise<string[]>;
 }
