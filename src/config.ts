@@ -4,7 +4,12 @@
 
 import { z } from "zod";
 import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
-import { type BotConfig, BotConfigSchema, parseBotConfigWithLines } from "./core/settings.js";
+import {
+  type BotConfig,
+  BotConfigProblems,
+  BotConfigSchema,
+  parseBotConfigWithLines,
+} from "./core/settings.js";
 import { sourceUrl } from "./core/sources/config-schema.js";
 import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
 import { CodedError, ErrorCode } from "./errors.js";
@@ -192,7 +197,30 @@ export interface LoadConfigOptions {
   readFile?: (path: string) => string;
 }
 
+/**
+ * Everything loadConfig finds in one pass, without throwing: every problem (variables, BOT_CONFIG
+ * with its lines, the variables and files it names), the settings that did parse, and the sources
+ * as far as they resolved (`iceberg-bot config check` probes them). `config` is set only when
+ * there is no problem.
+ */
+export interface ConfigInspection {
+  problems: string[];
+  bot: BotConfig;
+  sources: SourceSpecs;
+  config?: Readonly<Config>;
+}
+
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Readonly<Config> {
+  const inspection = inspectConfig(env, options);
+  if (inspection.config) return inspection.config;
+  const { problems } = inspection;
+  throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
+    hint: "Fix the settings listed above (see README, Configuration) and start again.",
+    details: { problems },
+  });
+}
+
+export function inspectConfig(env: Env = process.env, options: LoadConfigOptions = {}): ConfigInspection {
   const problems: string[] = [];
   const parsed = EnvSchema.safeParse(env);
   const platform = PlatformEnvSchema.safeParse(env);
@@ -210,7 +238,12 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     try {
       ({ config: bot, where } = parseBotConfigLocated(rawBotConfig, options.readFile));
     } catch (error) {
-      problems.push(`BOT_CONFIG: ${(error as Error).message}`);
+      if (error instanceof BotConfigProblems) {
+        // Each problem on its own line; what did parse is still checked below, in this pass.
+        problems.push(...error.problems.map((p) => `BOT_CONFIG: ${p}`));
+        bot = error.partial;
+        where = error.where;
+      } else problems.push(`BOT_CONFIG: ${(error as Error).message}`);
     }
   }
   const aws = AwsEnvSchema.safeParse(env);
@@ -265,12 +298,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
 
   problems.push(...slackTokenProblems(env));
 
-  if (problems.length > 0 || !parsed.success || !platform.success) {
-    throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
-      hint: "Fix the settings listed above (see README, Configuration) and start again.",
-      details: { problems },
-    });
-  }
+  if (problems.length > 0 || !parsed.success || !platform.success) return { problems, bot, sources };
   const e = parsed.data;
   const config: Config = {
     slack: {
@@ -305,7 +333,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
-  return deepFreeze(config);
+  return { problems, bot, sources, config: deepFreeze(config) };
 }
 
 function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string; port: number } | undefined {

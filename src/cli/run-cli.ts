@@ -29,6 +29,7 @@ export const COMMANDS = [
   "sim",
   "schemas",
   "discover",
+  "config",
   "help",
 ] as const;
 
@@ -106,6 +107,10 @@ async function dispatch(
     case "schemas": {
       const { runSchemasCommand } = await import("./commands/schemas-command.js");
       return runSchemasCommand(args, io);
+    }
+    case "config": {
+      const { runConfigCommand } = await import("./commands/config-command.js");
+      return runConfigCommand(args, io);
     }
     case "discover": {
       const { runDiscoverCommand } = await import("./commands/discover-command.js");
