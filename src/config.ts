@@ -15,6 +15,7 @@ import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./c
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
 import { slackTokenProblems } from "./token-kinds.js";
+import { secretFileValues } from "./util/secret-file.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
@@ -450,6 +451,8 @@ export function secretValues(config: Config): string[] {
     ...topologySecrets(config.redis),
     ...sourceSecrets(config.sources),
     ...accessSecrets(config.discoveredFlink),
+    // What a followed secret file held since (a rotated token).
+    ...secretFileValues(),
     config.aws.secretAccessKey,
     config.aws.sessionToken,
     config.aws.containerAuthToken,
