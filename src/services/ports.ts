@@ -20,6 +20,7 @@ import type { AlertEvent, Incident, TimelineEntry } from "../core/incident/model
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { Versioned, WalkRecord } from "../core/playbook/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js";
+import type { UnreadableRecord } from "../core/words/unreadable.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
 
 export type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
@@ -209,20 +210,10 @@ export interface IncidentStorePort {
 
 // --- incident history -------------------------------------------------------------------
 
-/** Each table's closed incidents (core/history/record.ts), within the retention window. */
-/**
- * A stored record a listing passed over because this release cannot read it: named to the person
- * who asked for the listing, so a gap in it is never silent.
- */
-export interface UnreadableRecord {
-  kind: "incident" | "history";
-  id: string;
-  /** The table a history record belongs to. */
-  table?: string;
-  /** Written by a newer release (its format is above this release's). */
-  newer: boolean;
-}
+/** A stored record a listing passed over (core/words/unreadable.ts says so to the person). */
+export type { UnreadableRecord };
 
+/** Each table's closed incidents (core/history/record.ts), within the retention window. */
 export interface HistoryPort {
   save(record: IncidentHistory): Promise<void>;
   /** Newest first; a record that cannot be read is left out and handed to `onUnreadable`. */

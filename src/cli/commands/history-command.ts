@@ -12,6 +12,7 @@ import type { Config } from "../../config.js";
 import type { IncidentHistory } from "../../core/history/record.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
+import { type UnreadableRecord, unreadableWords } from "../../core/words/unreadable.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { loadCliConfig } from "../config-overlay.js";
@@ -59,7 +60,11 @@ export async function runHistoryCommand(
       now,
     });
     if (command === "history") {
-      const incidents = await history.list(String(subject));
+      const unreadable: UnreadableRecord[] = [];
+      const incidents = await history.list(String(subject), (record) => unreadable.push(record));
+      // What could not be read is said on stderr, so --format json stays parseable.
+      const note = unreadableWords(unreadable, (name) => escapeForTerminal(name));
+      if (note) writeLine(io.stderr, `warning: ${note}`);
       if (format === "json") writeLine(io.stdout, JSON.stringify(incidents, null, 2));
       else if (incidents.length === 0)
         writeLine(
