@@ -142,8 +142,18 @@ function httpAuth(auth: RawHttpAuth | undefined, path: (string | number)[], ctx:
       kind: "basic",
       username: auth.username,
       password: secret(auth.passwordEnv, auth.passwordFile, "password", path, ctx),
+      ...followed("passwordFile", auth.passwordFile),
     };
-  return { kind: "bearer", token: secret(auth.tokenEnv, auth.tokenFile, "token", path, ctx) };
+  return {
+    kind: "bearer",
+    token: secret(auth.tokenEnv, auth.tokenFile, "token", path, ctx),
+    ...followed("tokenFile", auth.tokenFile),
+  };
+}
+
+/** The file a secret came from, kept so the adapters follow it when it is rotated. */
+function followed<K extends string>(key: K, file: string | undefined): { [P in K]?: string } {
+  return (file === undefined ? {} : { [key]: file }) as { [P in K]?: string };
 }
 
 function catalogAuth(
@@ -154,7 +164,11 @@ function catalogAuth(
   if (!auth || auth.type === "none") return { kind: "none" };
   switch (auth.type) {
     case "bearer":
-      return { kind: "bearer", token: secret(auth.tokenEnv, auth.tokenFile, "token", path, ctx) };
+      return {
+        kind: "bearer",
+        token: secret(auth.tokenEnv, auth.tokenFile, "token", path, ctx),
+        ...followed("tokenFile", auth.tokenFile),
+      };
     case "oauth2": {
       const clientSecret = secret(auth.clientSecretEnv, auth.clientSecretFile, "clientSecret", path, ctx);
       return {
@@ -162,6 +176,7 @@ function catalogAuth(
         credential: `${auth.clientId}:${clientSecret}`,
         ...(auth.tokenUrl ? { tokenUrl: auth.tokenUrl } : {}),
         ...(auth.scope ? { scope: auth.scope } : {}),
+        ...followed("clientSecretFile", auth.clientSecretFile),
       };
     }
     case "sigv4": {

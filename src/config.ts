@@ -4,12 +4,18 @@
 
 import { z } from "zod";
 import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
-import { type BotConfig, BotConfigSchema, parseBotConfigWithLines } from "./core/settings.js";
+import {
+  type BotConfig,
+  BotConfigProblems,
+  BotConfigSchema,
+  parseBotConfigWithLines,
+} from "./core/settings.js";
 import { sourceUrl } from "./core/sources/config-schema.js";
 import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
 import { slackTokenProblems } from "./token-kinds.js";
+import { secretFileValues } from "./util/secret-file.js";
 import { scrubAllForms } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
@@ -24,6 +30,9 @@ const optionalText = z
 /** Compose passes `${VAR:-}` as an empty string: empty means unset, so the default applies. */
 const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
+
+/** The new token and the old one, both accepted until every sender has the new one. */
+export const MAX_WEBHOOK_TOKENS = 2;
 
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
@@ -65,7 +74,16 @@ const EnvSchema = z.object({
   FLINK_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("flink")).optional()),
   CONNECT_REST_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("connect")).optional()),
   PROMETHEUS_URL: optionalText.pipe(sourceUrl(ENV_SOURCE_AUTH("prometheus")).optional()),
-  ALERT_WEBHOOK_TOKEN: optionalText,
+  /** One token, or two separated by a comma while the senders are moved to a new one. */
+  ALERT_WEBHOOK_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .transform((value) => value.split(",").map((token) => token.trim()))
+      .refine((tokens) => tokens.length <= MAX_WEBHOOK_TOKENS && tokens.every((t) => t !== ""), {
+        message: `one token, or ${MAX_WEBHOOK_TOKENS} separated by a comma during a rotation (new,old)`,
+      })
+      .optional(),
+  ),
   BOT_CONFIG: optionalText,
   PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(3000)),
   /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
@@ -153,7 +171,8 @@ export interface Config {
   flinkUrl?: string;
   connectUrl?: string;
   prometheusUrl?: string;
-  alertWebhookToken?: string;
+  /** The tokens an alert webhook may present: one, or the new and the old during a rotation. */
+  alertWebhookTokens: string[];
   bot: BotConfig;
   /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
   kubernetesService?: { host: string; port: number };
@@ -179,7 +198,30 @@ export interface LoadConfigOptions {
   readFile?: (path: string) => string;
 }
 
+/**
+ * Everything loadConfig finds in one pass, without throwing: every problem (variables, BOT_CONFIG
+ * with its lines, the variables and files it names), the settings that did parse, and the sources
+ * as far as they resolved (`iceberg-bot config check` probes them). `config` is set only when
+ * there is no problem.
+ */
+export interface ConfigInspection {
+  problems: string[];
+  bot: BotConfig;
+  sources: SourceSpecs;
+  config?: Readonly<Config>;
+}
+
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Readonly<Config> {
+  const inspection = inspectConfig(env, options);
+  if (inspection.config) return inspection.config;
+  const { problems } = inspection;
+  throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
+    hint: "Fix the settings listed above (see README, Configuration) and start again.",
+    details: { problems },
+  });
+}
+
+export function inspectConfig(env: Env = process.env, options: LoadConfigOptions = {}): ConfigInspection {
   const problems: string[] = [];
   const parsed = EnvSchema.safeParse(env);
   const platform = PlatformEnvSchema.safeParse(env);
@@ -197,7 +239,12 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     try {
       ({ config: bot, where } = parseBotConfigLocated(rawBotConfig, options.readFile));
     } catch (error) {
-      problems.push(`BOT_CONFIG: ${(error as Error).message}`);
+      if (error instanceof BotConfigProblems) {
+        // Each problem on its own line; what did parse is still checked below, in this pass.
+        problems.push(...error.problems.map((p) => `BOT_CONFIG: ${p}`));
+        bot = error.partial;
+        where = error.where;
+      } else problems.push(`BOT_CONFIG: ${(error as Error).message}`);
     }
   }
   const aws = AwsEnvSchema.safeParse(env);
@@ -252,12 +299,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
 
   problems.push(...slackTokenProblems(env));
 
-  if (problems.length > 0 || !parsed.success || !platform.success) {
-    throw new CodedError(ErrorCode.ConfigInvalid, `Invalid configuration:\n  - ${problems.join("\n  - ")}`, {
-      hint: "Fix the settings listed above (see README, Configuration) and start again.",
-      details: { problems },
-    });
-  }
+  if (problems.length > 0 || !parsed.success || !platform.success) return { problems, bot, sources };
   const e = parsed.data;
   const config: Config = {
     slack: {
@@ -280,7 +322,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     flinkUrl: e.FLINK_REST_URL,
     connectUrl: e.CONNECT_REST_URL,
     prometheusUrl: e.PROMETHEUS_URL,
-    alertWebhookToken: e.ALERT_WEBHOOK_TOKEN,
+    alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
     bot,
     kubernetesService: kubernetesService(platform.data),
     sources,
@@ -292,7 +334,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
-  return deepFreeze(config);
+  return { problems, bot, sources, config: deepFreeze(config) };
 }
 
 function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string; port: number } | undefined {
@@ -351,7 +393,6 @@ const SECRET_PATHS = [
   ["slack", "appToken"],
   ["catalog", "token"],
   ["catalog", "credential"],
-  ["alertWebhookToken"],
 ] as const;
 
 export const REDACTED = "[redacted]";
@@ -365,6 +406,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
     const last = path[path.length - 1] as string;
     if (node[last] !== undefined) node[last] = REDACTED;
   }
+  copy.alertWebhookTokens = config.alertWebhookTokens.map(() => REDACTED);
   copy.redisUrl = redactUrl(config.redisUrl);
   for (const key of ["flinkUrl", "connectUrl", "prometheusUrl"] as const)
     if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
@@ -405,10 +447,12 @@ export function secretValues(config: Config): string[] {
     config.catalog.token,
     config.catalog.credential,
     config.catalog.credential?.split(":").slice(1).join(":"),
-    config.alertWebhookToken,
+    ...config.alertWebhookTokens,
     ...topologySecrets(config.redis),
     ...sourceSecrets(config.sources),
     ...accessSecrets(config.discoveredFlink),
+    // What a followed secret file held since (a rotated token).
+    ...secretFileValues(),
     config.aws.secretAccessKey,
     config.aws.sessionToken,
     config.aws.containerAuthToken,

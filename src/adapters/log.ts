@@ -3,6 +3,7 @@
 
 import { type Logger, pino } from "pino";
 import { type Config, REDACTED, scrubSecrets, secretValues } from "../config.js";
+import { secretFileValues } from "../util/secret-file.js";
 
 export type { Logger } from "pino";
 
@@ -34,7 +35,11 @@ export function createLogger(
   options: LoggerOptions = {},
 ): Logger {
   const secrets = isFullConfig(config) ? secretValues(config) : [];
-  const scrub = (text: string) => (secrets.length > 0 ? scrubSecrets(text, secrets) : text);
+  // A secret file rotated since start brings a value the config never held: scrubbed as well.
+  const scrub = (text: string) => {
+    const all = [...secrets, ...secretFileValues()];
+    return all.length > 0 ? scrubSecrets(text, all) : text;
+  };
   const stream = options.destination ?? process.stdout;
   return pino(
     {

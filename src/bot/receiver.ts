@@ -31,7 +31,7 @@ export function receiverPart(
   const { redis } = connections;
   const app = createBotApp({
     slack: config.slack,
-    alertWebhookToken: config.alertWebhookToken,
+    alertWebhookTokens: config.alertWebhookTokens,
     webhookBodyLimitBytes: options.webhookBodyLimitBytes,
     // The producers and the store use this connection.
     redisReady: () => redis.status === "ready",

@@ -179,11 +179,12 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
             now: now(),
             latestSweep: () => shared.sweepStore.latest(),
             recurring: {
-              tables: async () => recurringTables(await shared.incidents.history.all()),
+              tables: async (onUnreadable) =>
+                recurringTables(await shared.incidents.history.all(undefined, onUnreadable)),
               days: shared.config.bot.retention.resolvedDays,
             },
             story,
-            closed: async () => await shared.incidents.history.all(),
+            closed: async (onUnreadable) => await shared.incidents.history.all(undefined, onUnreadable),
           },
           user,
         ),

@@ -2,7 +2,7 @@
 // stays the one place that parses settings. Flags are checked first to name the flag, not the
 // variable, in the error.
 
-import { type Config, type Env, loadConfig } from "../config.js";
+import { type Config, type ConfigInspection, type Env, inspectConfig, loadConfig } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
 import { usageError } from "./args.js";
@@ -88,6 +88,16 @@ export function loadCliConfig(
   readFile: (path: string) => string,
 ): Readonly<Config> {
   return loadConfig(buildEnvOverlay(command, env, flags, readFile), { readFile });
+}
+
+/** inspectConfig over the overlay: every problem, without throwing (`config check`, the roles). */
+export function inspectCliConfig(
+  command: string,
+  env: Env,
+  flags: ConfigFlags,
+  readFile: (path: string) => string,
+): ConfigInspection {
+  return inspectConfig(buildEnvOverlay(command, env, flags, readFile), { readFile });
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): string {

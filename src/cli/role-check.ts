@@ -11,8 +11,11 @@ const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
 
 const SOURCES = ["ICEBERG_CATALOG_URL", "FLINK_REST_URL", "CONNECT_REST_URL", "PROMETHEUS_URL"];
 
-/** Problems from the environment alone (usable even when BOT_CONFIG did not parse). */
-export function envRoleProblems(role: BotRole, env: Env): string[] {
+/**
+ * Problems from the environment alone (usable even when BOT_CONFIG did not parse); `declared`
+ * counts the sources BOT_CONFIG's `sources:` names, which a worker may read instead.
+ */
+export function envRoleProblems(role: BotRole, env: Env, declared = 0): string[] {
   const problems: string[] = [];
   const receives = role !== "worker";
   const works = role !== "serve";
@@ -25,8 +28,10 @@ export function envRoleProblems(role: BotRole, env: Env): string[] {
   if (receives && !set(env, "ALERT_WEBHOOK_TOKEN")) {
     problems.push("ALERT_WEBHOOK_TOKEN: required (without it every alert webhook is refused)");
   }
-  if (works && !SOURCES.some((name) => set(env, name))) {
-    problems.push(`evidence sources: set at least one of ${SOURCES.join(", ")}`);
+  if (works && declared === 0 && !SOURCES.some((name) => set(env, name))) {
+    problems.push(
+      `evidence sources: set at least one of ${SOURCES.join(", ")}, or name one in BOT_CONFIG sources`,
+    );
   }
   return problems;
 }

@@ -29,6 +29,7 @@ export const COMMANDS = [
   "sim",
   "schemas",
   "discover",
+  "config",
   "help",
 ] as const;
 
@@ -107,6 +108,10 @@ async function dispatch(
       const { runSchemasCommand } = await import("./commands/schemas-command.js");
       return runSchemasCommand(args, io);
     }
+    case "config": {
+      const { runConfigCommand } = await import("./commands/config-command.js");
+      return runConfigCommand(args, io);
+    }
     case "discover": {
       const { runDiscoverCommand } = await import("./commands/discover-command.js");
       return runDiscoverCommand(args, io, onConfig);
@@ -177,6 +182,11 @@ function envSecrets(env: Env): string[] {
   for (const name of SECRET_VARIABLES) {
     const value = env[name]?.trim();
     if (value && value.length >= 4) out.push(value);
+  }
+  // Two webhook tokens during a rotation: each one alone is a secret too.
+  for (const token of env.ALERT_WEBHOOK_TOKEN?.split(",") ?? []) {
+    const value = token.trim();
+    if (value.length >= 4) out.push(value);
   }
   const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
   const secretPart = credential?.split(":").slice(1).join(":");

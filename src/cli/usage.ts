@@ -35,6 +35,7 @@ Commands:
   sim [scenario]           serve a simulated lakehouse (catalog, Flink, Connect, Prometheus)
   schemas                  print or regenerate the JSON Schemas of the reports
   discover                 list the Flink clusters the Flink Kubernetes Operator runs
+  config check             every problem of the configuration at once, and sources that do not answer
   help [command]           show help for a command
 
 Run \`iceberg-bot <command> --help\` for a command's options.
@@ -42,6 +43,20 @@ Exit codes: 0 healthy, 1 needs action, 2 bad usage, configuration or table, 3 no
 `;
 
 export const COMMAND_USAGE: Record<string, string> = {
+  config: `Usage: iceberg-bot config check [options]
+
+Checks the configuration a bot process would start with, without starting it, and lists every
+problem in one pass: invalid or missing environment variables, BOT_CONFIG (with file:line), the
+variables and secret files it names, and what the role needs. Then each evidence source is asked
+once with a short timeout; one that does not answer is a warning, not an error.
+
+  --config FILE              BOT_CONFIG YAML file (overrides BOT_CONFIG)
+  --role start|serve|worker  the process to check for (default start)
+  --probe-timeout-ms N       how long each source may take to answer, 100..30000 (default 2000)
+  --offline                  do not contact the sources
+
+Exit codes: 0 no error (warnings may be listed), 2 at least one error.
+`,
   start: `Usage: iceberg-bot start [--config FILE]
 
 Runs the Slack receiver, and the diagnosis workers in a child process it supervises (restarted

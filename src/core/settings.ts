@@ -122,44 +122,69 @@ export function parseBotConfigText(text: string, source: string): BotConfig {
   return parseBotConfigWithLines(text, source).config;
 }
 
+/** Where a key of BOT_CONFIG is: "file:line". */
+export type ConfigWhere = (path: readonly (string | number)[]) => string;
+
+/**
+ * BOT_CONFIG that does not parse: every problem with its line, and what did parse (each top-level
+ * section that is valid on its own, defaults for the rest), so the settings it names (variables,
+ * files) are checked in the same pass instead of after the file is fixed.
+ */
+export class BotConfigProblems extends Error {
+  constructor(
+    readonly problems: string[],
+    readonly partial: BotConfig,
+    readonly where: ConfigWhere,
+  ) {
+    super(problems.join("; "));
+    this.name = "BotConfigProblems";
+  }
+}
+
 /** The parsed settings and `where(path)`: "file:line" of a key, for problems found later. */
 export function parseBotConfigWithLines(
   text: string,
   source: string,
-): { config: BotConfig; where: (path: readonly (string | number)[]) => string } {
+): { config: BotConfig; where: ConfigWhere } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
   if (doc.errors.length > 0) {
-    throw new Error(
-      doc.errors
-        .map(
-          (e) =>
-            `YAML syntax: ${e.message.split("\n")[0]} (at ${source}:${e.linePos?.[0].line ?? lineAt(e.pos[0])})`,
-        )
-        .join("; "),
+    throw new BotConfigProblems(
+      doc.errors.map(
+        (e) =>
+          `YAML syntax: ${e.message.split("\n")[0]} (at ${source}:${e.linePos?.[0].line ?? lineAt(e.pos[0])})`,
+      ),
+      BotConfigSchema.parse({}),
+      () => source,
     );
   }
-  const result = BotConfigSchema.safeParse(doc.toJS() ?? {});
-  if (result.success)
-    return { config: result.data, where: (path) => `${source}:${lineOfPath(doc, path, lineAt)}` };
-  throw new Error(
-    result.error.issues
-      .map((issue) => {
-        // An unknown key is reported at the key itself, not at the object holding it.
-        const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
-        return keys
-          .map((key) => {
-            const path = key === undefined ? issue.path : [...issue.path, key];
-            const where = `${source}:${lineOfPath(doc, path, lineAt)}`;
-            const what =
-              key === undefined ? issue.message : `unknown key (allowed: ${allowedKeys(issue.path)})`;
-            return `${path.map(String).join(".") || "(root)"}: ${what} (at ${where})`;
-          })
-          .join("; ");
-      })
-      .join("; "),
-  );
+  const raw = doc.toJS() ?? {};
+  const where: ConfigWhere = (path) => `${source}:${lineOfPath(doc, path, lineAt)}`;
+  const result = BotConfigSchema.safeParse(raw);
+  if (result.success) return { config: result.data, where };
+  const problems = result.error.issues.flatMap((issue) => {
+    // An unknown key is reported at the key itself, not at the object holding it.
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    return keys.map((key) => {
+      const path = key === undefined ? issue.path : [...issue.path, key];
+      const what = key === undefined ? issue.message : `unknown key (allowed: ${allowedKeys(issue.path)})`;
+      return `${path.map(String).join(".") || "(root)"}: ${what} (at ${where(path as (string | number)[])})`;
+    });
+  });
+  throw new BotConfigProblems(problems, partialBotConfig(raw), where);
+}
+
+/** Each top-level section that is valid on its own; the default for every other. */
+function partialBotConfig(raw: unknown): BotConfig {
+  const object = raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+  const shape = BotConfigSchema.shape;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(shape) as (keyof typeof shape)[]) {
+    const section = shape[key].safeParse(object[key]);
+    out[key] = section.success ? section.data : shape[key].parse(undefined);
+  }
+  return out as BotConfig;
 }
 
 function allowedKeys(path: readonly PropertyKey[]): string {

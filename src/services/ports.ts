@@ -20,6 +20,7 @@ import type { AlertEvent, Incident, TimelineEntry } from "../core/incident/model
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { Versioned, WalkRecord } from "../core/playbook/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js";
+import type { UnreadableRecord } from "../core/words/unreadable.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
 
 export type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
@@ -209,11 +210,14 @@ export interface IncidentStorePort {
 
 // --- incident history -------------------------------------------------------------------
 
+/** A stored record a listing passed over (core/words/unreadable.ts says so to the person). */
+export type { UnreadableRecord };
+
 /** Each table's closed incidents (core/history/record.ts), within the retention window. */
 export interface HistoryPort {
   save(record: IncidentHistory): Promise<void>;
-  /** Newest first. */
-  list(table: string): Promise<IncidentHistory[]>;
+  /** Newest first; a record that cannot be read is left out and handed to `onUnreadable`. */
+  list(table: string, onUnreadable?: (record: UnreadableRecord) => void): Promise<IncidentHistory[]>;
   get(table: string, incidentId: string): Promise<IncidentHistory | undefined>;
   tablesWithHistory(): Promise<string[]>;
 }

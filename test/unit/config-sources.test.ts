@@ -64,7 +64,11 @@ describe("BOT_CONFIG sources", () => {
       origin: "config",
     });
     expect(eu?.tls?.key).toContain("KEYMATERIAL");
-    expect(us?.auth).toEqual({ kind: "bearer", token: "flink-us-token-123" });
+    expect(us?.auth).toEqual({
+      kind: "bearer",
+      token: "flink-us-token-123",
+      tokenFile: "/etc/bot/flink-us.token",
+    });
     const [prod, glue] = config.sources.catalogs;
     expect(prod).toMatchObject({
       isDefault: true,

@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { BOT_OPTIONS, DEMO_OPTIONS } from "../../src/cli/commands/bot-command.js";
+import { OPTIONS as CONFIG_OPTIONS } from "../../src/cli/commands/config-command.js";
 import { DEV_OPTIONS } from "../../src/cli/commands/dev-command.js";
 import { OPTIONS as DISCOVER_OPTIONS } from "../../src/cli/commands/discover-command.js";
 import { OPTIONS as PLAYBOOKS_OPTIONS } from "../../src/cli/commands/playbooks-command.js";
@@ -48,6 +49,7 @@ const OPTIONS_BY_COMMAND: Record<string, Record<string, unknown>> = {
   sim: SIM_OPTIONS,
   schemas: SCHEMAS_OPTIONS,
   discover: DISCOVER_OPTIONS,
+  config: CONFIG_OPTIONS,
 };
 
 describe("README against the code", () => {

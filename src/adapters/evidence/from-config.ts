@@ -12,10 +12,12 @@ import type {
   TlsMaterial,
 } from "../../core/sources/model.js";
 import type { ConnectPort, EvidencePorts, FlinkPort } from "../../services/ports.js";
+import { currentSecret } from "../../util/secret-file.js";
 import type { CatalogAuth } from "./catalog/auth.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
+import type { SourceHeaders } from "./http.js";
 import { createPrometheusClient } from "./prometheus-client.js";
 import type { SourceWatch } from "./source-watch.js";
 import {
@@ -153,11 +155,21 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   return ports;
 }
 
-function authHeaders(auth: HttpAuth): Record<string, string> {
-  if (auth.kind === "basic")
-    return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}` };
-  if (auth.kind === "bearer") return { authorization: `Bearer ${auth.token}` };
-  return {};
+/** The source's auth header; asked for on each request when its secret is a file that may be rotated. */
+function authHeaders(auth: HttpAuth): SourceHeaders {
+  const header = (): Record<string, string> => {
+    if (auth.kind === "basic") {
+      const password = currentSecret(auth.password, auth.passwordFile);
+      return { authorization: `Basic ${Buffer.from(`${auth.username}:${password}`).toString("base64")}` };
+    }
+    if (auth.kind === "bearer")
+      return { authorization: `Bearer ${currentSecret(auth.token, auth.tokenFile)}` };
+    return {};
+  };
+  const followsFile =
+    (auth.kind === "basic" && auth.passwordFile !== undefined) ||
+    (auth.kind === "bearer" && auth.tokenFile !== undefined);
+  return followsFile ? header : header();
 }
 
 /** The default catalog's auth (the single-URL variables' one, or the first named default). */

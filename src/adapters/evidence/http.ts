@@ -36,11 +36,16 @@ export interface HttpSourceOptions {
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
-  /** Sent with every request unless the request sets the same header (a source's own auth). */
-  headers?: Record<string, string>;
+  /**
+   * Sent with every request unless the request sets the same header (a source's own auth); a
+   * function is asked for each request (a secret file followed as it is rotated).
+   */
+  headers?: SourceHeaders;
   /** Told how each request went (the source watch: metrics, logs, readiness detail). */
   observe?: SourceObserver;
 }
+
+export type SourceHeaders = Record<string, string> | (() => Record<string, string>);
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
 
@@ -85,7 +90,8 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 /** Sends one request and reads the whole body; any HTTP status is returned, not thrown. */
 export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
   const url = typeof req.url === "string" ? new URL(req.url) : req.url;
-  const headers = options.headers ? { ...options.headers, ...req.headers } : req.headers;
+  const own = typeof options.headers === "function" ? options.headers() : options.headers;
+  const headers = own ? { ...own, ...req.headers } : req.headers;
   const method = req.method ?? "GET";
   refuseUserInfo(url, options.source, method);
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

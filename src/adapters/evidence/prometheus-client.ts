@@ -5,7 +5,7 @@ import type { Dispatcher } from "undici";
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
-import { buildUrl, type HttpSourceOptions, sendJson } from "./http.js";
+import { buildUrl, type HttpSourceOptions, type SourceHeaders, sendJson } from "./http.js";
 import type { SourceObserver } from "./source-watch.js";
 
 export interface PrometheusClientOptions {
@@ -16,7 +16,7 @@ export interface PrometheusClientOptions {
   timeoutMs?: number;
   maxBytes?: number;
   /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: Record<string, string>;
+  headers?: SourceHeaders;
 }
 
 const SampleSchema = z.tuple([z.number(), z.string()]);

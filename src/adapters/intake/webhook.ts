@@ -21,8 +21,11 @@ export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export interface WebhookOptions {
   kind: WebhookKind;
-  /** When absent every request is refused: an open alert endpoint would let anyone open incidents. */
-  token?: string;
+  /**
+   * The tokens a sender may present: one, or the new and the old while senders move to the new
+   * one. When none is set every request is refused: an open endpoint would let anyone open incidents.
+   */
+  tokens?: readonly string[];
   bodyLimitBytes?: number;
   accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   onError?: (error: unknown) => void;
@@ -64,6 +67,13 @@ export function tokenMatches(presented: string | undefined, expected: string | u
   const a = createHash("sha256").update(presented).digest();
   const b = createHash("sha256").update(expected).digest();
   return timingSafeEqual(a, b);
+}
+
+/** Every accepted token is compared, so the time taken does not tell which one matched. */
+export function anyTokenMatches(presented: string | undefined, accepted: readonly string[]): boolean {
+  let matched = false;
+  for (const token of accepted) if (tokenMatches(presented, token)) matched = true;
+  return matched;
 }
 
 export function bearerToken(header: string | string[] | undefined): string | undefined {
@@ -134,7 +144,7 @@ export function createWebhookHandler(options: WebhookOptions) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       try {
-        if (!tokenMatches(bearerToken(req.headers.authorization), options.token)) {
+        if (!anyTokenMatches(bearerToken(req.headers.authorization), options.tokens ?? [])) {
           req.resume();
           res.setHeader("www-authenticate", 'Bearer realm="iceberg-bot"');
           throw new WebhookRejection(

@@ -49,7 +49,8 @@ export interface BotAppOptions {
     apiUrl?: string;
     mode: "http" | "socket";
   };
-  alertWebhookToken?: string;
+  /** Accepted webhook tokens (the new and the old one during a rotation). */
+  alertWebhookTokens?: readonly string[];
   webhookBodyLimitBytes?: number;
   /** The evidence modal's fill, a BullMQ job (everything else the workers say goes through the outbox). */
   queues: Pick<BotQueues, "enqueueSlack">;
@@ -113,7 +114,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
   const webhook = (kind: "alertmanager" | "grafana") =>
     createWebhookHandler({
       kind,
-      token: options.alertWebhookToken,
+      tokens: options.alertWebhookTokens,
       bodyLimitBytes: options.webhookBodyLimitBytes,
       accept: async (alerts) => {
         const outcome = await options.acceptAlerts(alerts);

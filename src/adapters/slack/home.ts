@@ -2,12 +2,15 @@
 
 import type { RecurringTable } from "../../core/history/fleet.js";
 import type { Digest } from "../../core/sweep/digest.js";
+import type { UnreadableRecord } from "../../services/ports.js";
 import type { IncidentStore } from "../store/incident-store.js";
+import { context } from "./render/blocks.js";
 import { recurringHomeBlocks } from "./render/recurring.js";
 import { cardViewOf } from "./render/story-view.js";
 import { sweepHomeBlocks } from "./render/sweep-digest.js";
+import { unreadableNote } from "./render/unreadable-note.js";
 import type { Renderers } from "./renderers.js";
-import { threadPermalink } from "./slack-jobs.js";
+import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
 
@@ -21,22 +24,32 @@ export interface HomeDeps {
   /** The latest sweep's digest, shown under the incidents. */
   latestSweep?: () => Promise<Digest | undefined>;
   /** Tables that failed more than once within the retention window (`days`). */
-  recurring?: { tables: () => Promise<RecurringTable[]>; days: number };
+  recurring?: {
+    tables: (onUnreadable: (record: UnreadableRecord) => void) => Promise<RecurringTable[]>;
+    days: number;
+  };
   /** Where the incident's story is read from besides the store (walks, playbooks, people). */
   story?: Omit<StorySources, "store">;
   /** Closed incidents of every table, so the week's count per table is the one the history holds. */
-  closed?: () => Promise<Array<{ table: string; incidentId: string; openedAtMs: number }>>;
+  closed?: (
+    onUnreadable: (record: UnreadableRecord) => void,
+  ) => Promise<Array<{ table: string; incidentId: string; openedAtMs: number }>>;
 }
 
 export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
-  const open = await deps.store.listOpen();
+  // Records passed over are named in the view, so the person sees the list has a gap.
+  const unreadable: UnreadableRecord[] = [];
+  const passedOver = (record: UnreadableRecord) => unreadable.push(record);
+  const open = await deps.store.listOpen(undefined, (id, error) =>
+    passedOver({ kind: "incident", id, newer: isNewer(error) }),
+  );
   const recent = await deps.store.recentTables(deps.now - WEEK_MS);
   const links = await Promise.all(open.map((incident) => threadPermalink(deps.client, incident)));
   // The card as the thread shows it: the same story, so the same age, colour and step.
   const stories = await Promise.all(
     open.map((incident) => loadStory({ ...deps.story, store: deps.store }, incident)),
   );
-  const closed = (await deps.closed?.().catch(() => [])) ?? [];
+  const closed = (await deps.closed?.(passedOver).catch(() => [])) ?? [];
   const view = deps.render.appHome({
     nowMs: deps.now,
     open: stories.map((story, index) => ({
@@ -53,13 +66,15 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
   // Within the view's 100 blocks: the recurring tables take one, the sweep's section at most seven.
   const extra = [];
   if (deps.recurring) {
-    const tables = await deps.recurring.tables().catch(() => []);
+    const tables = await deps.recurring.tables(passedOver).catch(() => []);
     extra.push(...recurringHomeBlocks(tables, deps.recurring.days));
   }
   if (deps.latestSweep) {
     const digest = await deps.latestSweep().catch(() => undefined);
     extra.push(...sweepHomeBlocks(digest, deps.now));
   }
+  const note = unreadableNote(unreadable);
+  if (note) extra.unshift(context(note));
   if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];
   await deps.client.views.publish({ user_id: userId, view });
 }

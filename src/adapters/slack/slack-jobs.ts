@@ -9,15 +9,16 @@ import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
 import { storyOf } from "../../core/story/story.js";
+import type { CodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { HistoryPort, TimelineFile } from "../../services/ports.js";
+import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
 import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import type { SlackMessage } from "./render/block-kit.js";
-import { context } from "./render/blocks.js";
 import { escapeMrkdwn } from "./render/limits.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
+import { withUnreadableNote } from "./render/unreadable-note.js";
 import type { HistoryEntry, HistoryIncident, StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
 import { latestReport, loadStory, type StorySources } from "./story-source.js";
@@ -136,8 +137,10 @@ export async function replyMessage(
     case "rate-limited":
       return deps.render.usageError(reply);
     case "status": {
-      const unreadable: string[] = [];
-      const incidents = await deps.store.listOpen(undefined, (id) => unreadable.push(id));
+      const unreadable: UnreadableRecord[] = [];
+      const incidents = await deps.store.listOpen(undefined, (id, error) =>
+        unreadable.push({ kind: "incident", id, newer: isNewer(error) }),
+      );
       const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
       const stories = await Promise.all(
         incidents.map((i) => loadStory({ ...deps.story, store: deps.store }, i)),
@@ -147,7 +150,7 @@ export async function replyMessage(
         nowMs: now,
         incidents: stories.map((story, index) => statusItemOf(story, now, links[index])),
       });
-      return unreadable.length === 0 ? list : withUnreadableNote(list, unreadable);
+      return withUnreadableNote(list, unreadable);
     }
     case "history": {
       const rows = await deps.store.audit(reply.table);
@@ -160,12 +163,14 @@ export async function replyMessage(
           ? { stepId: row.stepId as StepId }
           : {}),
       }));
-      const incidents = (await deps.history?.list(reply.table)) ?? [];
-      return deps.render.history({
+      const unreadable: UnreadableRecord[] = [];
+      const incidents = (await deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
+      const message = deps.render.history({
         table: reply.table,
         entries,
         incidents: incidents.map((h) => incidentLine(h)),
       });
+      return withUnreadableNote(message, unreadable);
     }
     case "text":
       return { text: escapeMrkdwn(reply.text), blocks: [] };
@@ -215,14 +220,7 @@ function incidentLine(h: IncidentHistory): HistoryIncident {
 
 export { latestReport };
 
-/**
- * The status list with a line naming the open incidents it could not read: said to whoever asked,
- * with the rest of the list, rather than failing the whole answer.
- */
-function withUnreadableNote(message: SlackMessage, ids: readonly string[]): SlackMessage {
-  const names = ids.map((id) => `\`${escapeMrkdwn(id)}\``).join(", ");
-  const note =
-    `${ids.length === 1 ? "Incident" : "Incidents"} ${names} could not be read and ${ids.length === 1 ? "is" : "are"} left out of this list ` +
-    "(stored_record_invalid; the bot's log names the field, docs/operations.md says what to do).";
-  return { text: `${message.text}\n${note}`, blocks: [...message.blocks, context(note)] };
+/** A stored incident a newer release wrote (incident-store.ts says so in the error's details). */
+export function isNewer(error: CodedError): boolean {
+  return (error.details as { newer?: unknown } | undefined)?.newer === true;
 }

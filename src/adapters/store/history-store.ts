@@ -12,10 +12,16 @@
 
 import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.js";
 import { readHistoryRecord } from "../../core/history/record-format.js";
-import type { HistoryPort } from "../../services/ports.js";
+import type { HistoryPort, UnreadableRecord } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 import { DAY_MS } from "./retention.js";
+
+/** One fleet read: the records, and those left out because they cannot be read. */
+interface FleetRead {
+  histories: IncidentHistory[];
+  unreadable: UnreadableRecord[];
+}
 
 /** At most this many incidents per table, however long the retention. */
 const MAX_PER_TABLE = 200;
@@ -85,7 +91,7 @@ export class HistoryStore implements HistoryPort {
   }
 
   /** This process's last fleet read, shared by every caller until the history moves on. */
-  private fleet?: { version: string; atMs: number; maxTables: number; histories: Promise<IncidentHistory[]> };
+  private fleet?: { version: string; atMs: number; maxTables: number; histories: Promise<FleetRead> };
 
   async save(record: IncidentHistory): Promise<void> {
     const ttlMs = this.resolvedDays * DAY_MS;
@@ -106,13 +112,16 @@ export class HistoryStore implements HistoryPort {
     );
   }
 
-  /** The table's incidents within the retention window, newest first. */
-  async list(table: string): Promise<IncidentHistory[]> {
+  /**
+   * The table's incidents within the retention window, newest first. A record that cannot be read
+   * is left out and handed to `onUnreadable`, for the caller to tell whoever asked.
+   */
+  async list(table: string, onUnreadable?: (record: UnreadableRecord) => void): Promise<IncidentHistory[]> {
     const since = this.now() - this.resolvedDays * DAY_MS;
     const ids = await this.redis.zrevrangebyscore(this.index(table), "+inf", since);
     if (ids.length === 0) return [];
     const values = await this.redis.hmget(this.records(table), ...ids);
-    return values.flatMap((text, i) => (text ? this.read(text, table, ids[i]!) : []));
+    return values.flatMap((text, i) => (text ? this.read(text, table, ids[i]!, onUnreadable) : []));
   }
 
   async get(table: string, incidentId: string): Promise<IncidentHistory | undefined> {
@@ -120,9 +129,15 @@ export class HistoryStore implements HistoryPort {
     return text ? this.read(text, table, incidentId)[0] : undefined;
   }
 
-  private read(text: string, table: string, incidentId: string): IncidentHistory[] {
+  private read(
+    text: string,
+    table: string,
+    incidentId: string,
+    onUnreadable?: (record: UnreadableRecord) => void,
+  ): IncidentHistory[] {
     const parsed = parseHistory(text);
     if (parsed.ok) return [parsed.record];
+    onUnreadable?.({ kind: "history", id: incidentId, table, newer: parsed.newer });
     const key = `${table}\u0000${incidentId}`;
     if (!this.reported.has(key)) {
       // Bounded: a process that met thousands of damaged records starts counting again.
@@ -135,9 +150,16 @@ export class HistoryStore implements HistoryPort {
 
   /**
    * Every table's incidents within the retention window (the fleet view), at most `maxTables`
-   * tables. Callers share the array: read it, never change it.
+   * tables. Callers share the array: read it, never change it. The records left out are handed to
+   * `onUnreadable`, from a shared read as from a fresh one.
    */
-  async all(maxTables = 1000): Promise<IncidentHistory[]> {
+  async all(maxTables = 1000, onUnreadable?: (record: UnreadableRecord) => void): Promise<IncidentHistory[]> {
+    const read = await this.fleetRead(maxTables);
+    for (const record of read.unreadable) onUnreadable?.(record);
+    return read.histories;
+  }
+
+  private async fleetRead(maxTables: number): Promise<FleetRead> {
     const version = (await this.redis.get(this.version())) ?? "0";
     const atMs = this.now();
     const last = this.fleet;
@@ -158,10 +180,11 @@ export class HistoryStore implements HistoryPort {
     return histories;
   }
 
-  private async readFleet(maxTables: number): Promise<IncidentHistory[]> {
+  private async readFleet(maxTables: number): Promise<FleetRead> {
     const tables = (await this.tablesWithHistory()).slice(-maxTables);
-    const lists = await Promise.all(tables.map((t) => this.list(t)));
-    return lists.flat();
+    const unreadable: UnreadableRecord[] = [];
+    const lists = await Promise.all(tables.map((t) => this.list(t, (record) => unreadable.push(record))));
+    return { histories: lists.flat(), unreadable };
   }
 
   /** Every table with an incident in the retention window (the fleet view). */
@@ -176,14 +199,17 @@ export class HistoryStore implements HistoryPort {
  */
 export function parseHistory(
   text: string,
-): { ok: true; record: IncidentHistory } | { ok: false; why: string } {
+): { ok: true; record: IncidentHistory } | { ok: false; why: string; newer: boolean } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    return { ok: false, why: "not JSON" };
+    return { ok: false, why: "not JSON", newer: false };
   }
-  return readHistoryRecord(raw);
+  const read = readHistoryRecord(raw);
+  if (read.ok) return read;
+  const format = (raw as { format?: unknown } | null)?.format;
+  return { ...read, newer: typeof format === "number" && format > HISTORY_FORMAT };
 }
 
 export { HISTORY_FORMAT };

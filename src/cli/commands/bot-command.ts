@@ -2,10 +2,10 @@
 // are imported when used, so `--help` stays fast and a build without them fails with a clear error.
 
 import type { Config } from "../../config.js";
-import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
+import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs } from "../args.js";
 import type { ConfigFlags } from "../config-overlay.js";
-import { buildEnvOverlay, loadCliConfig } from "../config-overlay.js";
+import { buildEnvOverlay, inspectCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf } from "../io.js";
 import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
@@ -40,19 +40,7 @@ export async function runBotCommand(
  * problems and missing role settings together (exit 2).
  */
 function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Readonly<Config> {
-  const env = buildEnvOverlay(command, io.env, flags, readFileOf(io));
-  let config: Readonly<Config> | undefined;
-  let problems: string[] = [];
-  try {
-    config = loadCliConfig(command, io.env, flags, readFileOf(io));
-  } catch (error) {
-    if (!isCodedError(error) || error.code !== ErrorCode.ConfigInvalid) throw error;
-    const listed = (error.details as { problems?: unknown } | undefined)?.problems;
-    problems = Array.isArray(listed) ? listed.map(String) : [error.message];
-  }
-  const known = new Set(problems.map((p) => p.split(":")[0]));
-  problems.push(...envRoleProblems(command, env).filter((p) => !known.has(p.split(":")[0])));
-  if (config) problems.push(...botConfigRoleProblems(command, env, config.bot));
+  const { config, problems } = inspectRoleConfig(command, io, flags);
   if (problems.length > 0 || !config) {
     throw new CodedError(
       ErrorCode.ConfigInvalid,
@@ -64,6 +52,20 @@ function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Rea
     );
   }
   return config;
+}
+
+/** Every problem a role would start with, in one pass: the config's own, then what the role needs. */
+export function inspectRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags) {
+  const env = buildEnvOverlay(command, io.env, flags, readFileOf(io));
+  const inspection = inspectCliConfig(command, io.env, flags, readFileOf(io));
+  const problems = [...inspection.problems];
+  const known = new Set(problems.map((p) => p.split(":")[0]));
+  const { flink, connect, prometheus, catalogs } = inspection.bot.sources;
+  const declared = flink.length + connect.length + prometheus.length + catalogs.length;
+  problems.push(...envRoleProblems(command, env, declared).filter((p) => !known.has(p.split(":")[0])));
+  // Settings that did parse are checked for the role even when others did not.
+  problems.push(...botConfigRoleProblems(command, env, inspection.bot));
+  return { ...inspection, problems };
 }
 
 export const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;

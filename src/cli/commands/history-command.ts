@@ -8,14 +8,16 @@ import { resolve as resolvePath } from "node:path";
 import { renderPostmortemMarkdown } from "../../adapters/render/postmortem-markdown.js";
 import { escapeForTerminal } from "../../adapters/render/text-safety.js";
 import { utcStamp } from "../../adapters/render/times.js";
-import { type Config, loadConfig } from "../../config.js";
+import type { Config } from "../../config.js";
 import type { IncidentHistory } from "../../core/history/record.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
+import { type UnreadableRecord, unreadableWords } from "../../core/words/unreadable.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, writeLine } from "../io.js";
+import { type CliIo, readFileOf, writeLine } from "../io.js";
 
 export const OPTIONS = {
   format: { type: "string" },
@@ -40,7 +42,8 @@ export async function runHistoryCommand(
   const format = values.format ?? "text";
   if (command === "history" && format !== "text" && format !== "json")
     throw usageError(command, `--format must be text or json (got ${JSON.stringify(format.slice(0, 40))}).`);
-  const config = loadConfig(io.env);
+  // BOT_CONFIG as every command reads it: inline YAML, or the path of a file.
+  const config = loadCliConfig(command, io.env, {}, readFileOf(io));
   onConfig?.(config);
   const { createRedisClient } = await import("../../adapters/redis/connection.js");
   const { HistoryStore } = await import("../../adapters/store/history-store.js");
@@ -57,7 +60,11 @@ export async function runHistoryCommand(
       now,
     });
     if (command === "history") {
-      const incidents = await history.list(String(subject));
+      const unreadable: UnreadableRecord[] = [];
+      const incidents = await history.list(String(subject), (record) => unreadable.push(record));
+      // What could not be read is said on stderr, so --format json stays parseable.
+      const note = unreadableWords(unreadable, (name) => escapeForTerminal(name));
+      if (note) writeLine(io.stderr, `warning: ${note}`);
       if (format === "json") writeLine(io.stdout, JSON.stringify(incidents, null, 2));
       else if (incidents.length === 0)
         writeLine(

@@ -12,15 +12,19 @@ export type SourceOrigin = "env" | "config" | "discovered";
 /** How an HTTP source (Flink, Connect, Prometheus) is authenticated. */
 export type HttpAuth =
   | { kind: "none" }
-  | { kind: "basic"; username: string; password: string }
-  | { kind: "bearer"; token: string };
+  /** `passwordFile`/`tokenFile`: the file the secret was read from, followed when it changes. */
+  | { kind: "basic"; username: string; password: string; passwordFile?: string }
+  | { kind: "bearer"; token: string; tokenFile?: string };
 
 /** How a catalog is authenticated. */
 export type CatalogAuthSpec =
   | { kind: "none" }
-  | { kind: "bearer"; token: string }
-  /** credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens. */
-  | { kind: "oauth2"; credential: string; tokenUrl?: string; scope?: string }
+  | { kind: "bearer"; token: string; tokenFile?: string }
+  /**
+   * credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens.
+   * `clientSecretFile`: where the secret was read from, followed when it changes.
+   */
+  | { kind: "oauth2"; credential: string; tokenUrl?: string; scope?: string; clientSecretFile?: string }
   /** AWS Signature V4 (Glue's Iceberg REST endpoint: signingName "glue"; S3 Tables: "s3tables"). */
   | { kind: "sigv4"; region: string; signingName: string };
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { HistoryStore } from "../../../src/adapters/store/history-store.js";
 import { closedIncident } from "../../support/history-records.js";
-import { postSigned, slashCommandBody } from "../../support/slack-signing.js";
+import { eventBody, postSigned, slashCommandBody } from "../../support/slack-signing.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -105,5 +105,91 @@ describe("stored records that cannot be read", () => {
     expect(
       answers().filter((m) => /could not be read/.test(`${m.text}${JSON.stringify(m.blocks)}`)),
     ).toHaveLength(1);
+  });
+
+  it("App Home and /iceberg history leave out what they cannot read, name it to the person once, and block nothing", async () => {
+    h = await startHarness("home-history-unreadable", { scenario: "competing-appends" });
+    const harness = h;
+    const store = harness.bots[0]!.store;
+    const redis = harness.scope.redis;
+    const now = harness.lakehouse!.clock.now();
+    // Open incidents: one readable, one a newer release wrote.
+    await store.openOrJoin("db.alpha", CHANNEL, now);
+    const newer = (await store.openOrJoin("db.beta", CHANNEL, now)).incident.id;
+    await redis.hset(store.keys.incident(newer), "format", "999");
+    // Past incidents of db.events: one readable, one damaged, one of a newer format without its fields.
+    const history = new HistoryStore(redis, {
+      namespace: harness.scope.namespace,
+      resolvedDays: 30,
+      now: () => now,
+    });
+    for (const [id, daysAgo] of [
+      ["inc-801", 3],
+      ["inc-802", 2],
+      ["inc-803", 1],
+    ] as const)
+      await history.save(closedIncident(id, now - daysAgo * 86_400_000, { channel: CHANNEL }));
+    const key = `{${harness.scope.namespace}}:history:db.events`;
+    const record = JSON.parse((await redis.hget(key, "inc-802")) as string);
+    await redis.hset(key, "inc-802", JSON.stringify({ ...record, steps: [null] }));
+    await redis.hset(
+      key,
+      "inc-803",
+      JSON.stringify({ format: 99, incidentId: "inc-803", table: "db.events" }),
+    );
+
+    // App Home: the readable incident shown, the three others named in one line.
+    const home = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      eventBody({ type: "app_home_opened", user: "U0HOME", channel: "D0HOME", tab: "home" }, "Ev0UNREADHOME"),
+      "application/json",
+    );
+    expect(home.status).toBe(200);
+    const view = JSON.stringify(await eventually(() => harness.standIn.views.published.U0HOME, "App Home"));
+    expect(view).toContain("db.alpha");
+    expect(view).toContain("Open incidents (1)");
+    const homeNotes = view.match(/\d+ records could not be read and are left out of this list[^"]*/g) ?? [];
+    expect(homeNotes).toHaveLength(1);
+    expect(homeNotes[0]).toContain(`incident \`${newer}\` (newer release)`);
+    expect(homeNotes[0]).toContain("past incident `inc-802` of `db.events`");
+    expect(homeNotes[0]).toContain("past incident `inc-803` of `db.events` (newer release)");
+    expect(homeNotes[0]).toContain("3 records");
+    expect(homeNotes[0]).toContain("For those of a newer release, upgrade this bot");
+    expect(homeNotes[0]).toContain("for the others, the bot's log names the damaged field");
+
+    // /iceberg history: the readable past incident listed, the two others named once.
+    const slash = (text: string) =>
+      postSigned(
+        harness.url("/slack/events"),
+        harness.secret,
+        slashCommandBody({ text, userId: "U0ASKER", channelId: CHANNEL }),
+        FORM,
+      );
+    const answers = () =>
+      harness.standIn
+        .messages(CHANNEL)
+        .filter((m) => m.ephemeralUser === "U0ASKER" && !/…$/.test(m.text.trim()));
+    expect((await slash("history db.events")).status).toBe(200);
+    const listed = await eventually(
+      () => answers().find((m) => /History of db\.events/.test(m.text)),
+      "the history answer",
+    );
+    const shown = `${listed.text}\n${JSON.stringify(listed.blocks)}`;
+    // The readable one is listed.
+    expect(shown).toContain("Past incidents, newest first");
+    expect(listed.text).toContain("db.events: 1 incidents");
+    expect(shown).toContain("2 records could not be read and are left out of this list");
+    expect(shown).toContain("past incident `inc-802` of `db.events`");
+    expect(shown).toContain("past incident `inc-803` of `db.events`");
+    expect(listed.text.match(/could not be read/g)).toHaveLength(1);
+
+    // Another table's history and the person's next answers come as usual.
+    const before = answers().length;
+    expect((await slash("history db.alpha")).status).toBe(200);
+    await eventually(() => answers().length > before, "the next history answer");
+    await quiescent(harness);
+    const last = answers().at(-1)!;
+    expect(`${last.text}${JSON.stringify(last.blocks)}`).not.toMatch(/could not be read/);
   });
 });

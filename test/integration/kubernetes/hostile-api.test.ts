@@ -4,8 +4,11 @@
 // of deployments at once. Each runs over real loopback servers: a hostile API server, and an
 // attacker port that counts what reaches it (requests, Authorization headers, requests at once).
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -355,5 +358,85 @@ describe("where discovery runs", () => {
     closers.push(() => bot.stop());
     expect(bot.port).toBeGreaterThan(0);
     expect(api.served.requests).toBe(0);
+  });
+  /** An API server with nothing to list, counting paths; a kubeconfig with its token; a bot's config. */
+  async function reachableApi(label: string) {
+    // One listing is one request per resource kind for the one namespace.
+    const seen: string[] = [];
+    let listed: () => void = () => {};
+    const firstListing = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    const api = await hostileApi((path) => {
+      seen.push(path);
+      if (seen.length === 2) listed();
+      return listing(() => [])(path, new URLSearchParams(), undefined);
+    });
+    const slack = await startSlackStandIn();
+    closers.push(() => slack.close());
+    const dir = mkdtempSync(join(tmpdir(), `discovery-${label}-`));
+    closers.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      stringify({
+        "current-context": "c",
+        clusters: [{ name: "s", cluster: { server: api.url } }],
+        contexts: [{ name: "c", context: { cluster: "s", user: "u" } }],
+        users: [{ name: "u", user: { token: K8S_TOKEN } }],
+      }),
+    );
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: "xoxb-stand-in",
+      SLACK_SIGNING_SECRET: `signing-secret-discovery-${label}`,
+      SLACK_API_URL: slack.apiUrl,
+      REDIS_URL,
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      BOT_CONFIG: stringify({ kubernetes: { namespaces: ["flink"], kubeconfig } }),
+    });
+    const once = (list: string[]) => {
+      expect(list.filter((p) => p.endsWith("/namespaces/flink/flinkdeployments"))).toHaveLength(1);
+      expect(list.filter((p) => p.endsWith("/namespaces/flink/flinksessionjobs"))).toHaveLength(1);
+      expect(list).toHaveLength(2);
+    };
+    return { seen, firstListing, config, once };
+  }
+
+  it("serve asks the API nothing even with credentials at hand: only the worker beside it lists", async () => {
+    const { seen, firstListing, config, once } = await reachableApi("serve");
+    const queuePrefix = `{discovery-serve-worker-${process.pid}}`;
+    const receiver: Bot = await startBot(config, { role: "serve", port: 0, queuePrefix });
+    closers.push(() => receiver.stop());
+    // The receiver would have sent its listing as it started, before the worker does.
+    const worker: Bot = await startBot(config, { role: "worker", queuePrefix });
+    closers.push(() => worker.stop());
+    await firstListing;
+    await worker.stop();
+    await receiver.stop();
+    once(seen);
+  });
+
+  it("start lists once, in its worker child only: the receiver beside it asks the API nothing", async () => {
+    const { seen, firstListing, config, once } = await reachableApi("start");
+    const events: string[] = [];
+    const bot: Bot = await startBot(config, {
+      role: "start",
+      port: 0,
+      queuePrefix: `{discovery-start-${process.pid}}`,
+      workerProcess: { onEvent: (event) => events.push(event.kind) },
+    });
+    let stopped = false;
+    closers.push(async () => {
+      if (!stopped) await bot.stop();
+    });
+    expect(bot.workers).toBeUndefined();
+    // The parent would list as it starts, before its child is even forked: by the time the
+    // child's listing arrives, a second one from the parent would have arrived too.
+    await firstListing;
+    await bot.stop();
+    stopped = true;
+    expect(events).toContain("ready");
+    once(seen);
   });
 });

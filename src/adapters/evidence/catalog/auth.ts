@@ -4,6 +4,7 @@
 import type { AwsEnv } from "../../../config.js";
 import type { CatalogAuthSpec } from "../../../core/sources/model.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
+import { currentSecret } from "../../../util/secret-file.js";
 import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
 import { OAuthTokenSchema } from "../iceberg-schemas.js";
 import { createAwsCredentialProvider } from "./aws-credentials.js";
@@ -41,8 +42,13 @@ export function createTokenProvider(
     };
   }
   if (auth.kind === "bearer") {
-    const header = { authorization: `Bearer ${auth.token}` };
-    return { headers: async () => header, invalidate: () => false, secrets: () => [auth.token] };
+    // A token file is followed: the rotated token goes with the next request.
+    const token = () => currentSecret(auth.token, auth.tokenFile);
+    return {
+      headers: async () => ({ authorization: `Bearer ${token()}` }),
+      invalidate: () => auth.tokenFile !== undefined,
+      secrets: () => [auth.token, token()],
+    };
   }
 
   const split = auth.credential.indexOf(":");
@@ -56,7 +62,9 @@ export function createTokenProvider(
     );
   }
   const clientId = auth.credential.slice(0, split);
-  const clientSecret = auth.credential.slice(split + 1);
+  const firstSecret = auth.credential.slice(split + 1);
+  // A client secret file is followed: the next token exchange uses the rotated secret.
+  const clientSecret = () => currentSecret(firstSecret, auth.clientSecretFile);
   const tokenUrl = auth.tokenUrl ? new URL(auth.tokenUrl) : buildUrl(catalogUrl, "v1/oauth/tokens");
   let cached: { token: string; renewAtMs: number } | undefined;
   let inFlight: Promise<string> | undefined;
@@ -65,7 +73,7 @@ export function createTokenProvider(
     const form = new URLSearchParams({
       grant_type: "client_credentials",
       client_id: clientId,
-      client_secret: clientSecret,
+      client_secret: clientSecret(),
       scope: auth.kind === "oauth2" && auth.scope ? auth.scope : "catalog",
     });
     let body: { access_token: string; expires_in?: number };
@@ -122,6 +130,6 @@ export function createTokenProvider(
       cached = undefined;
       return true;
     },
-    secrets: () => (cached ? [clientSecret, cached.token] : [clientSecret]),
+    secrets: () => [firstSecret, clientSecret(), ...(cached ? [cached.token] : [])],
   };
 }

@@ -5,7 +5,14 @@
 import type { Dispatcher } from "undici";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { ConnectorInfo, ConnectPort, RestartOutcome } from "../../../services/ports.js";
-import { buildUrl, type HttpRequest, type HttpSourceOptions, send, sendJson } from "../http.js";
+import {
+  buildUrl,
+  type HttpRequest,
+  type HttpSourceOptions,
+  type SourceHeaders,
+  send,
+  sendJson,
+} from "../http.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
 import type { SourceObserver } from "../source-watch.js";
 import {
@@ -27,7 +34,7 @@ export interface ConnectClientOptions {
   timeoutMs?: number;
   maxBytes?: number;
   /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: Record<string, string>;
+  headers?: SourceHeaders;
 }
 
 export function createConnectClient(options: ConnectClientOptions): ConnectPort {

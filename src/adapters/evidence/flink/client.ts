@@ -16,7 +16,7 @@ import type {
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
-import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
+import { buildUrl, type HttpSourceOptions, type SourceHeaders, sendJson } from "../http.js";
 import type { SourceObserver } from "../source-watch.js";
 import { toExceptions } from "./exceptions.js";
 import {
@@ -46,7 +46,7 @@ export interface FlinkClientOptions {
   timeoutMs?: number;
   maxBytes?: number;
   /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: Record<string, string>;
+  headers?: SourceHeaders;
 }
 
 const JOB_ID = /^[0-9a-f]{32}$/;

@@ -1,0 +1,113 @@
+// `config check [--config FILE] [--role start|serve|worker] [--probe-timeout-ms N] [--offline]`:
+// every problem the configuration has, in one pass, without starting anything: the variables,
+// BOT_CONFIG with file:line, the variables and files it names, what the role needs; then each
+// evidence source is asked once with a short timeout, and one that does not answer is a warning
+// (it may be down for now). Exit 2 when there is an error, 0 otherwise.
+
+import { Agent } from "undici";
+import { redactUrl } from "../../config.js";
+import type { TlsMaterial } from "../../core/sources/model.js";
+import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
+import { type CliIo, writeLine } from "../io.js";
+import { type BotCommand, inspectRoleConfig } from "./bot-command.js";
+
+export const OPTIONS = {
+  config: { type: "string" },
+  role: { type: "string" },
+  "probe-timeout-ms": { type: "string" },
+  offline: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const ROLES: readonly BotCommand[] = ["start", "serve", "worker"];
+export const DEFAULT_PROBE_TIMEOUT_MS = 2000;
+const PROBE_RANGE = { min: 100, max: 30_000 } as const;
+
+export async function runConfigCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  const { values, positionals } = parseCommandArgs("config", args, OPTIONS);
+  const [action] = expectPositionals("config", positionals, ["check"], 1);
+  if (action !== "check")
+    throw usageError("config", `Unknown action ${JSON.stringify(action?.slice(0, 40))}; use check.`);
+  const role = (values.role ?? "start") as BotCommand;
+  if (!ROLES.includes(role)) throw usageError("config", "--role must be start, serve or worker.");
+  const timeoutMs =
+    values["probe-timeout-ms"] === undefined ? DEFAULT_PROBE_TIMEOUT_MS : Number(values["probe-timeout-ms"]);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < PROBE_RANGE.min || timeoutMs > PROBE_RANGE.max)
+    throw usageError(
+      "config",
+      `--probe-timeout-ms must be a whole number of milliseconds from ${PROBE_RANGE.min} to ${PROBE_RANGE.max}.`,
+    );
+
+  const inspection = inspectRoleConfig(role, io, { configFile: values.config });
+  for (const problem of inspection.problems) writeLine(io.stdout, `error: ${problem}`);
+  const warnings = values.offline ? [] : await probeSources(inspection.sources, timeoutMs);
+  for (const warning of warnings) writeLine(io.stdout, `warning: ${warning}`);
+  const errors = inspection.problems.length;
+  writeLine(
+    io.stdout,
+    errors === 0 && warnings.length === 0
+      ? `The configuration for \`${role}\` is complete${values.offline ? "" : " and every source answered"}.`
+      : `${errors} ${errors === 1 ? "error" : "errors"}, ${warnings.length} ${warnings.length === 1 ? "warning" : "warnings"}.`,
+  );
+  return errors > 0 ? ExitCode.Usage : ExitCode.Ok;
+}
+
+interface Listed {
+  name: string;
+  url: string;
+  tls?: TlsMaterial;
+}
+
+interface Probed extends Listed {
+  kind: string;
+}
+
+/**
+ * One GET per source, all at once, each within `timeoutMs`: any HTTP answer (even 401) means the
+ * source is there; only no answer is a warning, with the network's reason (never a secret).
+ */
+export async function probeSources(
+  sources: {
+    flink: readonly Listed[];
+    connect: readonly Listed[];
+    prometheus: readonly Listed[];
+    catalogs: readonly Listed[];
+  },
+  timeoutMs: number,
+): Promise<string[]> {
+  const all: Probed[] = [
+    ...sources.catalogs.map((s) => ({ ...s, kind: "catalog" })),
+    ...sources.flink.map((s) => ({ ...s, kind: "flink" })),
+    ...sources.connect.map((s) => ({ ...s, kind: "connect" })),
+    ...sources.prometheus.map((s) => ({ ...s, kind: "prometheus" })),
+  ];
+  const answers = await Promise.all(all.map((source) => probe(source, timeoutMs)));
+  return answers.filter((a): a is string => a !== undefined);
+}
+
+async function probe(source: Probed, timeoutMs: number): Promise<string | undefined> {
+  const tls = source.tls;
+  const dispatcher =
+    tls && (tls.ca || tls.cert)
+      ? new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } })
+      : undefined;
+  const where = `${source.kind} source ${source.name} (${redactUrl(source.url)})`;
+  try {
+    const response = await fetch(source.url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: "manual",
+      ...(dispatcher ? { dispatcher } : {}),
+    } as RequestInit);
+    await response.body?.cancel();
+    return undefined;
+  } catch (error) {
+    const timedOut = (error as Error).name === "TimeoutError";
+    const code = ((error as { cause?: { code?: unknown } }).cause?.code ?? "") as string;
+    return timedOut
+      ? `${where}: no answer within ${timeoutMs} ms; the bot would go on without it`
+      : `${where}: unreachable${code ? ` (${code})` : ""}; the bot would go on without it`;
+  } finally {
+    await dispatcher?.close().catch(() => {});
+  }
+}
