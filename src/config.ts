@@ -98,10 +98,6 @@ const AwsEnvSchema = z.object({
   AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: optionalText,
 });
 
-export const AWS_ENV_NAMES = Object.keys(AwsEnvSchema.shape) as ReadonlyArray<
-  keyof typeof AwsEnvSchema.shape
->;
-
 export interface AwsEnv {
   accessKeyId?: string;
   secretAccessKey?: string;
@@ -455,7 +451,7 @@ function urlPassword(raw: string | undefined): string | undefined {
   }
 }
 
-export function redactUrl(raw: string): string {
+function redactUrl(raw: string): string {
   const url = raw.replace(/([?&]sentinelPassword=)[^&#]*/g, `$1${REDACTED}`);
   // Sentinel and Cluster URLs list several hosts, which URL() cannot parse: mask user:password@.
   const multi = /^(rediss?\+(?:sentinel|cluster):\/\/)(?:([^:@/]*):)?[^@/]*@/.exec(url);

@@ -29,7 +29,7 @@ import type { SweepRuntime } from "./options.js";
 import type { Part } from "./part.js";
 import type { Shared } from "./shared.js";
 
-export interface SweepWiring {
+interface SweepWiring {
   config: Config;
   redis: RedisClient;
   connection: ConnectionOptions;
@@ -67,7 +67,7 @@ export interface SweepWiring {
 /** Flink job lists and Connect connector lists are shared by a worker's tables for this long. */
 const SHARED_LISTINGS_MS = 60_000;
 
-export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
+async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
   const { config } = w;
   const rates = config.bot.sweep.ratePerSecond;
   const ports = withSharedListings(

@@ -11,8 +11,6 @@ export interface CommandRateLimits {
   windowSeconds: number;
 }
 
-export const DEFAULT_COMMAND_RATE: CommandRateLimits = { perPerson: 6, perTable: 10, windowSeconds: 60 };
-
 /** The fixed window `nowMs` falls in: its number (for the counter's key) and when it ends. */
 export function commandWindow(nowMs: number, windowSeconds: number): { index: number; endsAt: number } {
   const ms = windowSeconds * 1000;

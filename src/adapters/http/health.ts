@@ -18,7 +18,7 @@ export const SLACK_TOKEN_ERRORS: ReadonlySet<string> = new Set([
 ]);
 
 /** Slack's answers meaning the bot cannot post in that channel until someone acts. */
-export const SLACK_CHANNEL_ERRORS: ReadonlySet<string> = new Set([
+const SLACK_CHANNEL_ERRORS: ReadonlySet<string> = new Set([
   "not_in_channel",
   "channel_not_found",
   "is_archived",

@@ -27,13 +27,13 @@ export interface CommandInbox {
 }
 
 /** The replay key's scope, shared with the replay guard's for other interactions. */
-export const COMMAND_SCOPE = "slack-command";
+const COMMAND_SCOPE = "slack-command";
 
 /** Bounds one script's size and the time its replies take to hand out. */
 const MAX_BATCH = 100;
 
 /** How long the first command of a batch waits for others (it has been acknowledged already). */
-export const INBOX_BATCH_MS = 5;
+const INBOX_BATCH_MS = 5;
 
 /**
  * KEYS[1]: the stream; KEYS[2..]: the seen keys. ARGV[1]: their expiry in seconds, ARGV[2..]: the

@@ -8,11 +8,11 @@ import { Worker } from "bullmq";
 import { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
 import { createQueue, retryPolicy, workerDefaults } from "./queues.js";
 
-export { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
+export type { RemediationJob } from "../../core/jobs.js";
 
-export const DEFAULT_REMEDIATION_QUEUE = "remediation";
+const DEFAULT_REMEDIATION_QUEUE = "remediation";
 
-export interface RemediationEnqueuer {
+interface RemediationEnqueuer {
   enqueue(job: RemediationJob, delayMs?: number): Promise<string>;
 }
 

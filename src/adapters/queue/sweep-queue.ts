@@ -10,7 +10,7 @@ import type { SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
 import { taskId } from "../../services/sweep/service.js";
 import { DEFAULT_PREFIX, retryPolicy, workerDefaults } from "./queues.js";
 
-export const SCHEDULER_ID = "sweep-schedule";
+const SCHEDULER_ID = "sweep-schedule";
 
 export type SweepControlJob =
   | { kind: "start"; trigger: "schedule" | "command"; requestedBy?: string; channel?: string }
@@ -52,7 +52,7 @@ export interface SweepQueues extends SweepQueuePort {
   obliterate(): Promise<void>;
 }
 
-export function defaultSweepNames(names: Partial<SweepQueueNames> = {}): SweepQueueNames {
+function defaultSweepNames(names: Partial<SweepQueueNames> = {}): SweepQueueNames {
   return { control: names.control ?? "sweep", catalog: names.catalog ?? "sweep-catalog" };
 }
 
@@ -155,7 +155,7 @@ export interface SweepWorkers {
 }
 
 /** BullMQ's limiter counts jobs per duration: below one per second the duration grows instead. */
-export function limiterFor(perSecond: number): { max: number; duration: number } {
+function limiterFor(perSecond: number): { max: number; duration: number } {
   return perSecond >= 1
     ? { max: Math.floor(perSecond), duration: 1000 }
     : { max: 1, duration: Math.ceil(1000 / perSecond) };

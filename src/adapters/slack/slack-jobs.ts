@@ -20,7 +20,7 @@ import { escapeMrkdwn } from "./render/limits.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import type { HistoryEntry, HistoryIncident, StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
-import { latestReport, loadStory, type StorySources } from "./story-source.js";
+import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackJobDeps {
@@ -212,8 +212,6 @@ function incidentLine(h: IncidentHistory): HistoryIncident {
     didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
   };
 }
-
-export { latestReport };
 
 /**
  * The status list with a line naming the open incidents it could not read: said to whoever asked,

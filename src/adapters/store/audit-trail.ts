@@ -44,7 +44,7 @@ const NOUNS: Record<AuditEntry["action"], string> = {
   "item-done": "open item",
 };
 
-export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
+function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
   const outcomes: Record<AuditEntry["outcome"], string> = {
     ok: VERBS[entry.action],
     refused: `${NOUNS[entry.action]} refused`,

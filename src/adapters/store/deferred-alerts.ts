@@ -61,9 +61,9 @@ return 1
 `;
 
 /** At most this many tables wait for the cap; one more is dropped (its sender repeats it). */
-export const DEFAULT_DEFERRED_MAX_TABLES = 1000;
+const DEFAULT_DEFERRED_MAX_TABLES = 1000;
 /** A table waits at most this long; alerts older than that are stale and the sender repeats live ones. */
-export const DEFAULT_DEFERRED_MAX_AGE_MS = 3_600_000;
+const DEFAULT_DEFERRED_MAX_AGE_MS = 3_600_000;
 
 export function deferredAlertsStore(
   redis: RedisClient,

@@ -10,7 +10,7 @@
 // the window with time alone): a scrape with nothing new costs one GET instead of two round trips
 // per table.
 
-import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.js";
+import type { IncidentHistory } from "../../core/history/record.js";
 import { readHistoryRecord } from "../../core/history/record-format.js";
 import type { HistoryPort } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
@@ -174,9 +174,7 @@ export class HistoryStore implements HistoryPort {
  * A stored record, validated to its nested fields (core/history/record-format.ts): a newer format
  * is read when its fields are there (fields added later are kept); anything else is passed over.
  */
-export function parseHistory(
-  text: string,
-): { ok: true; record: IncidentHistory } | { ok: false; why: string } {
+function parseHistory(text: string): { ok: true; record: IncidentHistory } | { ok: false; why: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -185,5 +183,3 @@ export function parseHistory(
   }
   return readHistoryRecord(raw);
 }
-
-export { HISTORY_FORMAT };

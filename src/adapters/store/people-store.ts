@@ -8,8 +8,8 @@ import type { Claim } from "../../core/story/owner.js";
 import type { RedisClient } from "../redis/connection.js";
 import type { Keys } from "./keys.js";
 
-export const MAX_REMARKS = 200;
-export const MAX_REMARK_CHARS = 2_000;
+const MAX_REMARKS = 200;
+const MAX_REMARK_CHARS = 2_000;
 
 // KEYS: the remarks hash. ARGV: ts, entry JSON, max count. Kept only while under the bound.
 const ADD_REMARK = `

@@ -42,7 +42,7 @@ interface Stored {
   k?: string;
 }
 
-export function encodeOutcome(outcome: TableOutcome): string {
+function encodeOutcome(outcome: TableOutcome): string {
   const k = outcome.catalog === undefined ? {} : { k: outcome.catalog };
   if (outcome.kind === "error")
     return JSON.stringify({ e: outcome.error.slice(0, 300), ...k } satisfies Stored);
@@ -57,11 +57,11 @@ export function encodeOutcome(outcome: TableOutcome): string {
 }
 
 /** The hash field and set member of a table: its name, under its named catalog when it has one. */
-export function entryOf(table: string, catalog?: string): string {
+function entryOf(table: string, catalog?: string): string {
   return catalog === undefined ? table : `${catalog}/${table}`;
 }
 
-export function decodeOutcome(entry: string, text: string): TableOutcome {
+function decodeOutcome(entry: string, text: string): TableOutcome {
   const stored = JSON.parse(text) as Stored;
   const catalog = stored.k === undefined ? {} : { catalog: stored.k };
   // "/" never appears in a table name (they are refused), so the catalog prefix comes off cleanly.

@@ -12,7 +12,7 @@ import type { RedisClient } from "../redis/connection.js";
 import { deliveryFor, type SlackOutbox } from "../slack/outbox/outbox.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
-export type { ProposalRef, Versioned, WalkRecord } from "../../core/playbook/record.js";
+export type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 
 // KEYS: the walk hash. ARGV: expected version ("0" when absent), new data.
 const COMPARE_AND_SET = `

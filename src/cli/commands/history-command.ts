@@ -17,7 +17,7 @@ import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, writeLine } from "../io.js";
 
-export const OPTIONS = {
+const OPTIONS = {
   format: { type: "string" },
   out: { type: "string" },
   "redis-namespace": { type: "string" },
