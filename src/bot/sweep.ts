@@ -11,8 +11,8 @@ import { type ChannelMessage, channelQueueId } from "../adapters/slack/outbox/ou
 import { threadPermalink } from "../adapters/slack/slack-jobs.js";
 import type { SlackClient } from "../adapters/slack/web-client.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
-import { rateWindow } from "../adapters/store/rate-window.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
+import { rateWindow } from "../adapters/store/window-counters.js";
 import { type Config, tableSettings } from "../config.js";
 import { recurringTables } from "../core/history/fleet.js";
 import type { EphemeralReply } from "../core/jobs.js";

@@ -1,5 +1,5 @@
 // Whether a slash command may run now: per-person and per-table limits over fixed windows. Pure:
-// the counts come from Redis (adapters/store/command-rate.ts), shared by every process.
+// the counts come from Redis (adapters/store/window-counters.ts), shared by every process.
 
 import { formatDuration } from "./words/duration.js";
 
