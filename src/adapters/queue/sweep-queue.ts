@@ -6,18 +6,11 @@
 import { createHash } from "node:crypto";
 import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import { isCodedError } from "../../errors.js";
-import type { SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
+import type { SweepControlJob, SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
 import { taskId } from "../../services/sweep/service.js";
 import { DEFAULT_PREFIX, retryPolicy, workerDefaults } from "./queues.js";
 
 const SCHEDULER_ID = "sweep-schedule";
-
-export type SweepControlJob =
-  | { kind: "start"; trigger: "schedule" | "command"; requestedBy?: string; channel?: string }
-  | { kind: "finish"; sweepId: string }
-  | { kind: "audit"; table: string; channel: string; threadTs: string; user: string }
-  /** "Start the fix" on a digest line: open (or find) the table's incident, tell who asked. */
-  | { kind: "fix"; table: string; channel: string; user: string };
 
 export interface SweepQueueNames {
   control: string;
