@@ -16,7 +16,7 @@ import type {
 import { refusalOf } from "./util/read-small-file.js";
 
 /** The name the single-URL variables' sources go by. */
-export const DEFAULT_SOURCE_NAME = "default";
+const DEFAULT_SOURCE_NAME = "default";
 
 export interface SingleUrlSources {
   flinkUrl?: string;

@@ -116,10 +116,6 @@ const AwsEnvSchema = z.object({
   AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: optionalText,
 });
 
-export const AWS_ENV_NAMES = Object.keys(AwsEnvSchema.shape) as ReadonlyArray<
-  keyof typeof AwsEnvSchema.shape
->;
-
 export interface AwsEnv {
   accessKeyId?: string;
   secretAccessKey?: string;

@@ -10,12 +10,12 @@
 //   waitReplicas=N, waitTimeoutMs=M     an alert is acknowledged only once N replicas have it
 // User and password belong to the data nodes. Nothing here ever echoes a password in an error.
 
-export interface HostPort {
+interface HostPort {
   host: string;
   port: number;
 }
 
-export interface Durability {
+interface Durability {
   /** Replicas that must hold an alert's writes before it is acknowledged (WAIT); 0 = do not wait. */
   waitReplicas: number;
   waitTimeoutMs: number;
@@ -28,12 +28,12 @@ interface Common extends Durability {
   tlsServername?: string;
 }
 
-export interface StandaloneTopology extends Common {
+interface StandaloneTopology extends Common {
   kind: "standalone";
   url: string;
 }
 
-export interface SentinelTopology extends Common {
+interface SentinelTopology extends Common {
   kind: "sentinel";
   sentinels: HostPort[];
   /** The monitored primary's name (Sentinel's master name). */
@@ -44,7 +44,7 @@ export interface SentinelTopology extends Common {
   sentinelTls: boolean;
 }
 
-export interface ClusterTopology extends Common {
+interface ClusterTopology extends Common {
   kind: "cluster";
   nodes: HostPort[];
 }

@@ -45,7 +45,7 @@ export function openConnections(config: Config, log: Logger): Connections {
 }
 
 /** quit() waits for Redis to answer, which never comes while it is away: then just disconnect. */
-export async function closeRedis(connection: RedisClient, waitMs = 1000): Promise<void> {
+async function closeRedis(connection: RedisClient, waitMs = 1000): Promise<void> {
   if (connection.status === "ready") {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

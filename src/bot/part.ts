@@ -16,7 +16,7 @@ export interface Part {
  * Redis that no longer answers (a blocking read on a dead Cluster node) must not keep the rest,
  * and the connections that would release it, from stopping.
  */
-export const PART_STOP_MS = 8_000;
+const PART_STOP_MS = 8_000;
 
 export class Lifecycle {
   private readonly started: Part[] = [];

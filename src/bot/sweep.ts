@@ -1,5 +1,6 @@
-// The catalog sweep's part of a worker process: its rate-limited evidence ports, the service, the
-// BullMQ workers and the weekly schedule. Its digest and audits go out through the Slack outbox.
+// The catalog sweep's part of a worker process: wires its rate-limited evidence ports, the service,
+// the control jobs' processor (services/sweep/control.ts), the BullMQ workers and the weekly
+// schedule. Its digest and audits go out through the Slack outbox.
 
 import type { ConnectionOptions, Job } from "bullmq";
 import type { Logger } from "pino";
@@ -11,17 +12,17 @@ import { type ChannelMessage, channelQueueId } from "../adapters/slack/outbox/ou
 import { threadPermalink } from "../adapters/slack/slack-jobs.js";
 import type { SlackClient } from "../adapters/slack/web-client.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
-import { rateWindow } from "../adapters/store/rate-window.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
-import { type Config, tableSettings } from "../config.js";
+import { rateWindow } from "../adapters/store/window-counters.js";
+import type { Config } from "../config.js";
 import { recurringTables } from "../core/history/fleet.js";
 import type { EphemeralReply } from "../core/jobs.js";
 import type { Playbook } from "../core/playbook/schema.js";
 import type { FlinkSourceProvider } from "../core/sources/model.js";
 import type { OpenIncidentRef, RecurringDigest } from "../core/sweep/digest.js";
-import { asCodedError, type CodedError } from "../errors.js";
-import { auditTable } from "../services/audit-table.js";
+import type { CodedError } from "../errors.js";
 import type { EvidencePorts } from "../services/ports.js";
+import { sweepControl } from "../services/sweep/control.js";
 import { SweepService } from "../services/sweep/service.js";
 import { withSharedListings } from "../services/sweep/shared-listings.js";
 import type { StartFixOutcome } from "../services/sweep/start-fix.js";
@@ -29,7 +30,7 @@ import type { SweepRuntime } from "./options.js";
 import type { Part } from "./part.js";
 import type { Shared } from "./shared.js";
 
-export interface SweepWiring {
+interface SweepWiring {
   config: Config;
   redis: RedisClient;
   connection: ConnectionOptions;
@@ -69,7 +70,7 @@ export interface SweepWiring {
 /** Flink job lists and Connect connector lists are shared by a worker's tables for this long. */
 const SHARED_LISTINGS_MS = 60_000;
 
-export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
+async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
   const { config } = w;
   const rates = config.bot.sweep.ratePerSecond;
   const ports = withSharedListings(
@@ -88,8 +89,6 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       ),
     SHARED_LISTINGS_MS,
   );
-  // Audits asked for from a digest are not part of the sweep: they read with the bot's own ports.
-  const auditPorts = w.ports ?? createEvidencePorts(config, { flinkProviders: w.flinkProviders });
   const service = new SweepService({
     store: w.store,
     queue: w.queues,
@@ -128,59 +127,18 @@ export async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
     },
     {
       catalog: (job, lastAttempt) => service.runTask(job.data, lastAttempt),
-      control: async (job) => {
-        const data = job.data;
-        if (data.kind === "start") {
-          await service.start(data, String(job.id), job.timestamp);
-          return;
-        }
-        if (data.kind === "finish") {
-          await service.finish(data.sweepId);
-          return;
-        }
-        if (data.kind === "fix") {
-          const outcome = await w.startFix(data.table, data.user, data.channel);
-          await w.reply(
-            data.channel,
-            data.user,
-            {
-              kind: "fix-started",
-              table: data.table,
-              outcome: outcome.kind,
-              incidentId: outcome.incidentId,
-            },
-            outcome.incidentId,
-          );
-          return;
-        }
-        // An audit asked for from the digest: read now (not the sweep's copy) and post in its thread.
-        try {
-          const settings = tableSettings(config.bot, data.table);
-          const { report } = await auditTable(
-            auditPorts,
-            {
-              table: data.table,
-              flinkJob: settings.flinkJob,
-              connector: settings.connector,
-              timeoutMs: config.sourceTimeoutMs,
-            },
-            w.now,
-          );
-          await w.postInChannel(
-            data.channel,
-            `audit-${String(job.id)}`,
-            { kind: "audit", report },
-            data.threadTs,
-          );
-        } catch (error) {
-          const coded = asCodedError(error);
-          if (coded.retryable) throw coded;
-          await w.reply(data.channel, data.user, {
-            kind: "text",
-            text: `Could not audit ${data.table}: ${coded.message}`,
-          });
-        }
-      },
+      control: sweepControl({
+        service,
+        bot: config.bot,
+        // Audits asked for from a digest are not part of the sweep: they read with the bot's own ports.
+        auditPorts: w.ports ?? createEvidencePorts(config, { flinkProviders: w.flinkProviders }),
+        sourceTimeoutMs: config.sourceTimeoutMs,
+        now: w.now,
+        startFix: w.startFix,
+        postAudit: (channel, name, report, threadTs) =>
+          w.postInChannel(channel, name, { kind: "audit", report }, threadTs),
+        reply: w.reply,
+      }),
     },
   );
   // Every worker process sets the same schedule id: one schedule, however many processes.

@@ -22,7 +22,7 @@ import {
   runSlackJob,
 } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
-import { commandRateCounter } from "../adapters/store/command-rate.js";
+import { commandRateCounter } from "../adapters/store/window-counters.js";
 import { recurringTables } from "../core/history/fleet.js";
 import { drainDeferredAlerts } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";

@@ -50,7 +50,7 @@ export function sourceFlagValues(values: { [K in keyof typeof SOURCE_FLAGS]?: st
   };
 }
 
-export const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
+const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
 
 export function buildEnvOverlay(
   command: string,

@@ -8,11 +8,11 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 
-export const DEV_TOKEN_HEADER = "x-iceberg-dev-token";
+const DEV_TOKEN_HEADER = "x-iceberg-dev-token";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
@@ -73,8 +73,7 @@ export function createDevGuard(boundHost: string, port: () => number, token = ne
 }
 
 /** Why a request without the session is refused: the way in is the printed link. */
-export const NO_SESSION =
-  "missing or wrong session token; open the link iceberg-bot dev printed when it started";
+const NO_SESSION = "missing or wrong session token; open the link iceberg-bot dev printed when it started";
 
 function cookieOf(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {

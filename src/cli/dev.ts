@@ -17,9 +17,9 @@ import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
 import { createDevGuard, DEV_TOKEN_PARAM, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
 
-export const DEV_CHANNEL = "C0INCIDENTS";
+const DEV_CHANNEL = "C0INCIDENTS";
 /** The people on the page: two approvers (risky steps need both) and someone who may not approve. */
-export const DEV_USERS = [
+const DEV_USERS = [
   { id: "U0DEVONCALL", label: "on-call engineer (approver)" },
   { id: "U0DEVLEAD", label: "data platform lead (second approver)" },
   { id: "U0DEVGUEST", label: "analyst (not an approver)" },

@@ -11,8 +11,7 @@ import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
 import { type CliIo, writeLine } from "./io.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
 
-export { ExitCode } from "./exit-codes.js";
-export type { CliIo, CliStream } from "./io.js";
+export type { CliIo } from "./io.js";
 
 export const COMMANDS = [
   "start",

@@ -1,5 +1,5 @@
 // Whether a slash command may run now: per-person and per-table limits over fixed windows. Pure:
-// the counts come from Redis (adapters/store/command-rate.ts), shared by every process.
+// the counts come from Redis (adapters/store/window-counters.ts), shared by every process.
 
 import { formatDuration } from "./words/duration.js";
 
@@ -10,8 +10,6 @@ export interface CommandRateLimits {
   perTable: number;
   windowSeconds: number;
 }
-
-export const DEFAULT_COMMAND_RATE: CommandRateLimits = { perPerson: 6, perTable: 10, windowSeconds: 60 };
 
 /** The fixed window `nowMs` falls in: its number (for the counter's key) and when it ends. */
 export function commandWindow(nowMs: number, windowSeconds: number): { index: number; endsAt: number } {

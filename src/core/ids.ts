@@ -26,7 +26,7 @@ export const ROOT_CAUSE_IDS = [
   "branch-commits",
 ] as const;
 
-export const SIGNAL_IDS = [
+const SIGNAL_IDS = [
   "commit-duration-growing",
   "many-files-per-commit",
   "frequent-commits",

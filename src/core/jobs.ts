@@ -29,7 +29,7 @@ export const InboxCommandSchema = z.object({
 export type InboxCommand = z.infer<typeof InboxCommandSchema>;
 
 /** Ephemeral replies to one person; rendered by the Slack adapter when the job runs. */
-export const EphemeralSchema = z.discriminatedUnion("kind", [
+const EphemeralSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("unknown-table"),
     input: z.string(),

@@ -46,7 +46,7 @@ const ONE_FOR_ALL =
   "gave one credential to every discovered JobManager; use flinkAccess: [{namespaces: [...], auth, tls}] (docs/kubernetes.md)";
 
 /** The placeholders a REST URL template may use. */
-export const REST_URL_PLACEHOLDERS = ["name", "namespace", "port"] as const;
+const REST_URL_PLACEHOLDERS = ["name", "namespace", "port"] as const;
 
 export const KubernetesSettingsSchema = z
   .strictObject({

@@ -60,7 +60,7 @@ export function effectiveConnectNumber(config: Record<string, string>, key: Know
 }
 
 /** Iceberg's (or the Connect sink's) default for a key, when the key is one we know. */
-export function defaultOf(key: string): string | undefined {
+function defaultOf(key: string): string | undefined {
   return (TABLE_DEFAULTS as Record<string, string>)[key] ?? (CONNECT_DEFAULTS as Record<string, string>)[key];
 }
 

@@ -19,7 +19,7 @@ const FollowUpSchema = z.strictObject({
 /** Slack user ids (U…/W…) or user group ids (S…). */
 const ApproverSchema = z.string().regex(/^[UWS][A-Z0-9]{2,}$/, "a Slack user id (U…) or user group id (S…)");
 
-export const TableSettingsSchema = z.strictObject({
+const TableSettingsSchema = z.strictObject({
   /** Flink job id that writes the table; discovered from snapshot summaries when absent. */
   flinkJob: z
     .string()
@@ -35,7 +35,7 @@ export const TableSettingsSchema = z.strictObject({
 });
 
 /** How long data is kept (docs/operations.md, Data lifetime). */
-export const RetentionSchema = z
+const RetentionSchema = z
   .strictObject({
     /** Days a resolved or stopped incident (record, walk, timeline, reports) is kept. */
     resolvedDays: z.number().int().min(1).max(3650).default(30),
@@ -94,7 +94,7 @@ export const BotConfigSchema = z.strictObject({
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;
-export type TableSettings = z.infer<typeof TableSettingsSchema>;
+type TableSettings = z.infer<typeof TableSettingsSchema>;
 
 export interface ResolvedTableSettings extends Omit<TableSettings, "approvers" | "followUp"> {
   channel?: string;

@@ -7,7 +7,7 @@ import { CONNECT_KEYS, ENGINE_KEYS, FLINK_KEYS, SPARK_KEYS, TRINO_KEYS } from ".
 import type { TableRef } from "./evidence/model.js";
 
 /** Spark's session catalog; used when no catalog name is configured. */
-export const DEFAULT_CATALOG = "spark_catalog";
+const DEFAULT_CATALOG = "spark_catalog";
 
 const SAFE_IDENTIFIER = /^[A-Za-z0-9_-]+$/;
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -116,7 +116,7 @@ export function renderUnsetProperties(target: StatementTarget, keys: readonly st
 }
 
 /** A bound that leaves the newest partitions alone; only fixed expression shapes, never free text. */
-export type PartitionBound = { kind: "days-ago"; days: number } | { kind: "hours-ago"; hours: number };
+type PartitionBound = { kind: "days-ago"; days: number } | { kind: "hours-ago"; hours: number };
 
 export interface RewriteFilter {
   /** Source column of the time partition, e.g. event_date or event_ts. */
@@ -134,7 +134,7 @@ function renderBound(bound: PartitionBound): string {
 }
 
 /** The `where` text for rewrite_data_files, e.g. `event_date < current_date()`. */
-export function renderRewriteWhere(filter: RewriteFilter): string {
+function renderRewriteWhere(filter: RewriteFilter): string {
   return `${quoteIdentifier(filter.column)} < ${renderBound(filter.bound)}`;
 }
 
@@ -165,7 +165,7 @@ export function renderRewriteDataFiles(options: RewriteDataFilesOptions): string
 }
 
 /** `TIMESTAMP 'YYYY-MM-DD HH:MM:SS UTC'`: the zone is explicit so the session time zone cannot shift it. */
-export function renderTimestamp(ms: number): string {
+function renderTimestamp(ms: number): string {
   if (!Number.isFinite(ms)) throw invalidStatementInput("a time is not a valid number");
   const iso = new Date(ms).toISOString();
   return `TIMESTAMP ${quoteLiteral(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`)}`;

@@ -7,7 +7,7 @@ import type { InboxCommand } from "../core/jobs.js";
 import type { IncidentDeps } from "./incident/deps.js";
 import type { CommandRatePort } from "./ports.js";
 
-export interface CommandContext {
+interface CommandContext {
   channel: string;
   user: string;
   /** Unique per slash command invocation (Slack's trigger_id). */
@@ -42,7 +42,7 @@ export function ackFor(command: ParsedCommand): CommandAck {
   }
 }
 
-export async function dispatchCommand(
+async function dispatchCommand(
   { queues, slack }: Pick<IncidentDeps, "queues" | "slack">,
   command: ParsedCommand,
   context: CommandContext,

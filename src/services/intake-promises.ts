@@ -36,7 +36,7 @@ export async function queuePromised(
 }
 
 /** Promises older than this are taken as abandoned by the process that recorded them. */
-export const INTAKE_PROMISE_GRACE_MS = 10_000;
+const INTAKE_PROMISE_GRACE_MS = 10_000;
 
 /** Keeps the promises a receiver recorded but did not get to keep (it died, Redis blinked). */
 export async function keepIntakePromises(

@@ -23,7 +23,7 @@ import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js"
 import type { UnreadableRecord } from "../core/words/unreadable.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
 
-export type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
+export type { DiagnoseJob, RemediationJob } from "../core/jobs.js";
 
 export interface CatalogConfig {
   prefix?: string;

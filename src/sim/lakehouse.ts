@@ -20,9 +20,8 @@ import {
 } from "./servers/http.js";
 import { createPrometheusRouter, prometheusErrorBody } from "./servers/prometheus.js";
 
-export type { FaultInjector, FaultKind, FaultSpec } from "./faults.js";
-export type { LakehouseSnapshot, SnapshotAuthor } from "./model/world.js";
-export type { RecordedRequest } from "./servers/http.js";
+export type { FaultKind } from "./faults.js";
+
 export { generateTableMetadataJson } from "./table-metadata.js";
 
 export interface LakehouseOptions {

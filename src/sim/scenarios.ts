@@ -38,7 +38,7 @@ function findPackageRoot(start: string): string {
 }
 
 /** Absolute path of the built-in scenario directory. */
-export function scenariosDir(): string {
+function scenariosDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return path.join(findPackageRoot(here), "src", "sim", "scenarios");
 }

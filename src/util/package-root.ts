@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const PACKAGE_NAME = "iceberg-bot";
 
-export function packageRoot(): string | undefined {
+function packageRoot(): string | undefined {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = path.join(dir, "package.json");

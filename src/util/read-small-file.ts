@@ -9,7 +9,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 export const MAX_SMALL_FILE_BYTES = 4 * 1024 * 1024;
 
 /** A file refused for what it is, not for access: `code` is ENOTREG or EFBIG, `message` says why. */
-export class FileRefused extends Error {
+class FileRefused extends Error {
   constructor(
     readonly code: "ENOTREG" | "EFBIG",
     message: string,

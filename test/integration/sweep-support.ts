@@ -36,11 +36,7 @@ interface ButtonFound {
 }
 
 /** The button with this action id on the digest line of `table`. */
-export function digestButton(
-  message: StoredMessage,
-  actionId: string,
-  table: string,
-): ButtonFound | undefined {
+function digestButton(message: StoredMessage, actionId: string, table: string): ButtonFound | undefined {
   for (const block of message.blocks as Array<{ type: string; block_id?: string; elements?: unknown[] }>) {
     if (block.type !== "actions") continue;
     for (const el of (block.elements ?? []) as Array<{

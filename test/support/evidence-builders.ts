@@ -36,11 +36,7 @@ export const VALIDATION_MESSAGE =
 export const CONNECT_TERMINATED_TRACE =
   "org.apache.kafka.connect.errors.ConnectException: Exiting WorkerSinkTask due to unrecoverable exception.\n\tat org.apache.kafka.connect.runtime.WorkerSinkTask.deliverMessages(WorkerSinkTask.java:632)\nCaused by: org.apache.iceberg.connect.channel.NotRunningException: Coordinator unexpectedly terminated on committer 7c1e2a4b\n\tat org.apache.iceberg.connect.channel.CommitterImpl.save(CommitterImpl.java:199)";
 
-export type Who =
-  | { flink: string }
-  | { spark: string }
-  | { connect: string; task?: number }
-  | { anonymous: true };
+type Who = { flink: string } | { spark: string } | { connect: string; task?: number } | { anonymous: true };
 
 export interface SnapOptions {
   op?: string;
@@ -297,7 +293,7 @@ export function evidence(options: EvidenceOptions): Evidence {
 }
 
 /** A Flink writer committing every 5 minutes for 6 hours, last commit 2 minutes ago. */
-export function healthyFlink(): Evidence {
+function healthyFlink(): Evidence {
   return evidence({
     table: table({ snapshots: series(6 * HOUR + 2 * MIN, 2 * MIN, 5 * MIN) }),
     flink: flinkJob(),
@@ -305,7 +301,7 @@ export function healthyFlink(): Evidence {
 }
 
 /** A Connect sink committing every 5 minutes, last commit 3 minutes ago. */
-export function healthyConnect(): Evidence {
+function healthyConnect(): Evidence {
   return evidence({
     table: table({ snapshots: series(6 * HOUR + 3 * MIN, 3 * MIN, 5 * MIN, { by: { connect: CONNECTOR } }) }),
     connect: connect(),
@@ -313,7 +309,7 @@ export function healthyConnect(): Evidence {
 }
 
 /** A batch table: one Spark append a day, no streaming writer. */
-export function quietTable(): Evidence {
+function quietTable(): Evidence {
   return evidence({
     table: table({ snapshots: series(6 * DAY + 2 * HOUR, 2 * HOUR, DAY, { by: { spark: SPARK_APP } }) }),
   });

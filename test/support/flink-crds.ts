@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
 
-export const CRD_DIR = "test/fixtures/upstream/flink-kubernetes-operator";
+const CRD_DIR = "test/fixtures/upstream/flink-kubernetes-operator";
 
 type Schema = Record<string, unknown>;
 
@@ -43,7 +43,7 @@ ajv.addVocabulary(["x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-
 const validators = new Map<string, ValidateFunction>();
 
 /** The validator for one kind ("FlinkDeployment" or "FlinkSessionJob") at v1beta1. */
-export function crdValidator(kind: "FlinkDeployment" | "FlinkSessionJob"): ValidateFunction {
+function crdValidator(kind: "FlinkDeployment" | "FlinkSessionJob"): ValidateFunction {
   const cached = validators.get(kind);
   if (cached) return cached;
   const file = kind === "FlinkDeployment" ? "flinkdeployments" : "flinksessionjobs";

@@ -9,7 +9,7 @@ import ts from "typescript";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /** apiVersion/kind -> the module and interface kubernetes-models declares for it. */
-export const K8S_TYPES: Record<string, { module: string; type: string }> = {
+const K8S_TYPES: Record<string, { module: string; type: string }> = {
   "v1/Namespace": { module: "kubernetes-models/v1/Namespace", type: "INamespace" },
   "v1/ConfigMap": { module: "kubernetes-models/v1/ConfigMap", type: "IConfigMap" },
   "v1/Secret": { module: "kubernetes-models/v1/Secret", type: "ISecret" },

@@ -14,7 +14,7 @@ import {
 } from "../../src/sim/servers/kubernetes-api.js";
 import { upstreamExamples } from "./flink-crds.js";
 
-export const TLS_DIR = "test/fixtures/kubernetes-tls";
+const TLS_DIR = "test/fixtures/kubernetes-tls";
 export const tls = (name: string) => readFileSync(join(TLS_DIR, name), "utf8");
 export const SA_TOKEN = "sa-token-7f3c9e1d";
 export const STRANGER_TOKEN = "stranger-token-55aa";

@@ -3,7 +3,7 @@
 // suite another Redis (the Cluster one) through vitest's provide/inject.
 
 import { randomUUID } from "node:crypto";
-import { Cluster } from "ioredis";
+import { Cluster, type Command } from "ioredis";
 import { createRedisClient, type RedisClient } from "../../src/adapters/redis/connection.js";
 
 async function providedUrl(): Promise<string | undefined> {
@@ -58,15 +58,21 @@ export async function deleteKeysMatching(redis: RedisClient, patterns: readonly 
 }
 
 /**
- * Notes the number of keys of every EVAL sent through `redis` (the scripts still run on the real
- * Redis or Cluster): how tests see how many calls one batched script carried.
+ * Notes the number of keys of every script sent through `redis` (EVALSHA, or EVAL the first time
+ * on a connection; the scripts still run on the real Redis or Cluster): how tests see how many
+ * calls one batched script carried.
  */
 export function scriptKeyCounts(redis: RedisClient): number[] {
   const counts: number[] = [];
-  const evalScript = redis.eval.bind(redis);
-  redis.eval = ((...args: Parameters<typeof evalScript>) => {
-    counts.push(Number(args[1]));
-    return evalScript(...args);
-  }) as typeof redis.eval;
+  // A command sent before the connection is ready comes through here again when it is.
+  const seen = new WeakSet<Command>();
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
+    if ((command.name === "evalsha" || command.name === "eval") && !seen.has(command)) {
+      seen.add(command);
+      counts.push(Number(command.args[1]));
+    }
+    return (send as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as typeof redis.sendCommand;
   return counts;
 }

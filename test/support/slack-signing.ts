@@ -1,9 +1,7 @@
 // Slack request bodies as Slack sends them, signed with the one signer (src/sim/slack/signing.ts),
 // so tests drive the bot's real receiver with requests it verifies.
 
-import { signedHeaders, slackSignature } from "../../src/sim/slack/signing.js";
-
-export { signedHeaders, slackSignature };
+import { signedHeaders } from "../../src/sim/slack/signing.js";
 
 export interface SlashCommandFields {
   text: string;

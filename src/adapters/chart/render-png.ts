@@ -42,7 +42,7 @@ async function loadEcharts(): Promise<EchartsCore> {
   return echartsReady;
 }
 
-export async function renderSvg(spec: TimelineSpec): Promise<string> {
+async function renderSvg(spec: TimelineSpec): Promise<string> {
   const echarts = await loadEcharts();
   const chart = echarts.init(null, null, {
     renderer: "svg",

@@ -11,15 +11,15 @@ import { parseJsonText, parseWithSchema } from "./parse.js";
 import { outcomeOfError, outcomeOfStatus, type SourceObserver } from "./source-watch.js";
 import { describeUpstreamError } from "./upstream-error.js";
 
-export const DEFAULT_TIMEOUT_MS = 5_000;
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** Table metadata grows with history: 100,000 snapshots with Flink summaries is about 90 MiB. */
 export const CATALOG_MAX_BYTES = 512 * 1024 * 1024;
 
 let sharedAgent: Agent | undefined;
 
 /** One keep-alive pool for every client that was not given its own dispatcher. */
-export function sharedDispatcher(): Dispatcher {
+function sharedDispatcher(): Dispatcher {
   sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 32 });
   return sharedAgent;
 }
@@ -192,7 +192,7 @@ export async function sendJson<S extends z.ZodType>(
   return parseWithSchema(schema, parseJsonText(response.body, ctx), ctx);
 }
 
-export function sourceOrigin(url: URL): string {
+function sourceOrigin(url: URL): string {
   // origin never carries user:password, so it is safe to show.
   return url.origin;
 }
@@ -257,10 +257,7 @@ export function statusMessage(
 }
 
 /** Retry-After in milliseconds (seconds or an HTTP date), capped at an hour; absent when missing or bad. */
-export function retryAfterOf(
-  headers: Record<string, string> | undefined,
-  nowMs = Date.now(),
-): number | undefined {
+function retryAfterOf(headers: Record<string, string> | undefined, nowMs = Date.now()): number | undefined {
   const raw = headers?.["retry-after"]?.trim();
   if (!raw) return undefined;
   let ms: number;

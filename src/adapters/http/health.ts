@@ -5,6 +5,7 @@
 // and /metrics answer at once whatever Redis does. A check's change of state is logged once.
 
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import type { HealthCheck } from "./metrics.js";
 
 /** Slack's answers meaning the token itself is refused (revoked, rotated, app uninstalled). */
@@ -18,7 +19,7 @@ export const SLACK_TOKEN_ERRORS: ReadonlySet<string> = new Set([
 ]);
 
 /** Slack's answers meaning the bot cannot post in that channel until someone acts. */
-export const SLACK_CHANNEL_ERRORS: ReadonlySet<string> = new Set([
+const SLACK_CHANNEL_ERRORS: ReadonlySet<string> = new Set([
   "not_in_channel",
   "channel_not_found",
   "is_archived",
@@ -200,16 +201,6 @@ export function startHealthMonitor(options: HealthMonitorOptions): HealthMonitor
   };
 }
 
-// KEYS: the incident's delay. ARGV: delay ms, TTL s. Keeps the longest; 1 when it grew a whole minute.
-const RECORD_DELAY = `
-local before = tonumber(redis.call('GET', KEYS[1]) or '0')
-local now = tonumber(ARGV[1])
-if now <= before then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
-if math.floor(now / 60000) > math.floor(before / 60000) then return 1 end
-return 0
-`;
-
 /** How late an incident's messages reached Slack at worst: the card says so (a note). */
 export class SlackDelays {
   constructor(
@@ -219,7 +210,12 @@ export class SlackDelays {
 
   /** Records a message delivered `delayMs` late; true when the card should show a longer delay. */
   async record(incidentId: string, delayMs: number): Promise<boolean> {
-    const grew = await this.redis.eval(RECORD_DELAY, 1, this.key(incidentId), String(Math.round(delayMs)));
+    const grew = await runScript(
+      this.redis,
+      "slack-delay-record",
+      [this.key(incidentId)],
+      [String(Math.round(delayMs))],
+    );
     return grew === 1;
   }
 

@@ -13,7 +13,7 @@ export interface Backlog {
 }
 
 /** The checks /readyz runs, each failing or not (see health.ts). */
-export const HEALTH_CHECKS = ["redis", "slack_auth", "slack_channel", "slack_delivery", "worker"] as const;
+const HEALTH_CHECKS = ["redis", "slack_auth", "slack_channel", "slack_delivery", "worker"] as const;
 export type HealthCheck = (typeof HEALTH_CHECKS)[number];
 
 /**
@@ -40,7 +40,7 @@ export async function within<T>(ms: number, read: () => Promise<T>, fallback: T)
 }
 
 /** What each evidence request came to (adapters/evidence/source-watch.ts classifies them). */
-export const SOURCE_OUTCOMES = ["ok", "refused", "error", "unreachable", "timeout"] as const;
+const SOURCE_OUTCOMES = ["ok", "refused", "error", "unreachable", "timeout"] as const;
 export type SourceOutcome = (typeof SOURCE_OUTCOMES)[number];
 
 /** What became of a job a worker took: done, failed, or left for a newer release (moved back to delayed). */
@@ -50,7 +50,7 @@ export const JOB_OUTCOMES = ["completed", "failed", "left"] as const;
  * The label values known at start: each counter and histogram shows them at 0 from the first
  * scrape, so increase() sees the first event and dashboards have data after a restart.
  */
-export interface KnownLabels {
+interface KnownLabels {
   /** Queue names whose job outcomes this process counts. */
   queues?: readonly string[];
   /** Diagnosis job kinds. */

@@ -32,7 +32,6 @@ export const AlertmanagerBodySchema = z.object({
   alerts: z.array(AlertSchema),
 });
 
-export type AlertmanagerBody = z.infer<typeof AlertmanagerBodySchema>;
 export type WireAlert = z.infer<typeof AlertSchema>;
 
 /** Alertmanager writes 0001-01-01 for "not ended"; that and unparsable times become undefined. */

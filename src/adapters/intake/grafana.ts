@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { AlertSchema } from "./alertmanager.js";
 
-export const GrafanaAlertSchema = AlertSchema.extend({
+const GrafanaAlertSchema = AlertSchema.extend({
   values: z.record(z.string(), z.number().nullable()).nullable().optional(),
   valueString: z.string().optional(),
   dashboardURL: z.string().optional(),
@@ -24,5 +24,3 @@ export const GrafanaBodySchema = z.object({
   groupKey: z.string().optional(),
   alerts: z.array(GrafanaAlertSchema).max(1000),
 });
-
-export type GrafanaBody = z.infer<typeof GrafanaBodySchema>;

@@ -87,7 +87,7 @@ function tooLarge(limit: number): string {
   return `Body is larger than ${limit} bytes; set max_alerts in the sender's webhook config (see README).`;
 }
 
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();

@@ -11,6 +11,7 @@
 import { type InboxCommand, InboxCommandSchema } from "../../core/jobs.js";
 import { batchCalls } from "../redis/batch-calls.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 
 export interface InboxKeys {
   /** The stream the commands wait in. */
@@ -27,29 +28,13 @@ export interface CommandInbox {
 }
 
 /** The replay key's scope, shared with the replay guard's for other interactions. */
-export const COMMAND_SCOPE = "slack-command";
+const COMMAND_SCOPE = "slack-command";
 
 /** Bounds one script's size and the time its replies take to hand out. */
 const MAX_BATCH = 100;
 
 /** How long the first command of a batch waits for others (it has been acknowledged already). */
-export const INBOX_BATCH_MS = 5;
-
-/**
- * KEYS[1]: the stream; KEYS[2..]: the seen keys. ARGV[1]: their expiry in seconds, ARGV[2..]: the
- * entries. Returns 1 per entry appended, 0 per repeat.
- */
-const PUSH_EACH_ONCE = `
-local out = {}
-for i = 2, #KEYS do
-  if redis.call("SET", KEYS[i], "1", "EX", ARGV[1], "NX") then
-    redis.call("XADD", KEYS[1], "*", "c", ARGV[i])
-    out[i - 1] = 1
-  else
-    out[i - 1] = 0
-  end
-end
-return out`;
+const INBOX_BATCH_MS = 5;
 
 export interface CommandInboxOptions {
   replayMemorySeconds: number;
@@ -71,13 +56,11 @@ export function createCommandInbox(
     maxBatch: MAX_BATCH,
     waitMs: options.batchMs ?? INBOX_BATCH_MS,
     send: async (batch) => {
-      const replies = (await redis.eval(
-        PUSH_EACH_ONCE,
-        batch.length + 1,
-        keys.inbox(),
-        ...batch.map((item) => item.key),
-        options.replayMemorySeconds,
-        ...batch.map((item) => item.entry),
+      const replies = (await runScript(
+        redis,
+        "command-inbox-push",
+        [keys.inbox(), ...batch.map((item) => item.key)],
+        [options.replayMemorySeconds, ...batch.map((item) => item.entry)],
       )) as number[];
       await options.confirmDurable?.();
       return replies.map((reply) => reply === 1);

@@ -14,7 +14,7 @@ export interface QueueNames {
   slack: string;
 }
 
-export const DEFAULT_QUEUE_NAMES: QueueNames = { diagnose: "diagnose", slack: "slack" };
+const DEFAULT_QUEUE_NAMES: QueueNames = { diagnose: "diagnose", slack: "slack" };
 
 export interface QueueOptions {
   connection: ConnectionOptions;

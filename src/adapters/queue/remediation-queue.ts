@@ -9,11 +9,11 @@ import { type RemediationJob, RemediationJobSchema, remediationJobId } from "../
 import type { CodedError } from "../../errors.js";
 import { createQueue, readJob, retryPolicy, workerDefaults } from "./queues.js";
 
-export { type RemediationJob, RemediationJobSchema, remediationJobId } from "../../core/jobs.js";
+export type { RemediationJob } from "../../core/jobs.js";
 
-export const DEFAULT_REMEDIATION_QUEUE = "remediation";
+const DEFAULT_REMEDIATION_QUEUE = "remediation";
 
-export interface RemediationEnqueuer {
+interface RemediationEnqueuer {
   enqueue(job: RemediationJob, delayMs?: number): Promise<string>;
 }
 

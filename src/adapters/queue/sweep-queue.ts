@@ -8,18 +8,11 @@ import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
 import { z } from "zod";
 import type { CodedError } from "../../errors.js";
 import { isCodedError } from "../../errors.js";
-import type { SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
+import type { SweepControlJob, SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
 import { taskId } from "../../services/sweep/service.js";
 import { DEFAULT_PREFIX, readJob, retryPolicy, workerDefaults } from "./queues.js";
 
-export const SCHEDULER_ID = "sweep-schedule";
-
-export type SweepControlJob =
-  | { kind: "start"; trigger: "schedule" | "command"; requestedBy?: string; channel?: string }
-  | { kind: "finish"; sweepId: string }
-  | { kind: "audit"; table: string; channel: string; threadTs: string; user: string }
-  /** "Start the fix" on a digest line: open (or find) the table's incident, tell who asked. */
-  | { kind: "fix"; table: string; channel: string; user: string };
+const SCHEDULER_ID = "sweep-schedule";
 
 /** What a worker checks a control job against before acting on it (readJob). */
 export const SweepControlJobSchema = z.discriminatedUnion("kind", [
@@ -95,7 +88,7 @@ export interface SweepQueues extends SweepQueuePort {
   obliterate(): Promise<void>;
 }
 
-export function defaultSweepNames(names: Partial<SweepQueueNames> = {}): SweepQueueNames {
+function defaultSweepNames(names: Partial<SweepQueueNames> = {}): SweepQueueNames {
   return { control: names.control ?? "sweep", catalog: names.catalog ?? "sweep-catalog" };
 }
 
@@ -200,7 +193,7 @@ export interface SweepWorkers {
 }
 
 /** BullMQ's limiter counts jobs per duration: below one per second the duration grows instead. */
-export function limiterFor(perSecond: number): { max: number; duration: number } {
+function limiterFor(perSecond: number): { max: number; duration: number } {
   return perSecond >= 1
     ? { max: Math.floor(perSecond), duration: 1000 }
     : { max: 1, duration: Math.ceil(1000 / perSecond) };

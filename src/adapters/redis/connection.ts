@@ -23,8 +23,8 @@ export type ConnectionRole = "commands" | "blocking";
  * holding it for as long as the socket lives. Commands get longer than any WAIT the topology
  * asks for; blocking connections longer than any block the bot or BullMQ asks for (10 s at most).
  */
-export const COMMAND_TIMEOUT_MS = 10_000;
-export const BLOCKING_COMMAND_TIMEOUT_MS = 30_000;
+const COMMAND_TIMEOUT_MS = 10_000;
+const BLOCKING_COMMAND_TIMEOUT_MS = 30_000;
 
 export interface RedisClientOptions {
   connectionName?: string;

@@ -23,7 +23,7 @@ export function formatPropertyValue(value: string | null): string {
 }
 
 /** `commit.retry.num-retries: 4 → 10`, or `… → (removed)` when the proposal unsets the key. */
-export function formatPropertyChange(change: PropertyChange): string {
+function formatPropertyChange(change: PropertyChange): string {
   const proposed = change.proposed === null ? "(removed)" : formatPropertyValue(change.proposed);
   return `${oneLine(change.key, 120)}: ${oneLine(shownValue(change.key, change.current), 120)} → ${proposed}`;
 }

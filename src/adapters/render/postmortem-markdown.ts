@@ -40,7 +40,7 @@ function outside(text: string, max = 400): string {
 }
 
 /** "Flink job events-ingest", "Kafka Connect connector events-sink", or "the writer". */
-export function writerWords(writer: StoryWriter | undefined, text: (s: string) => string = mdText): string {
+function writerWords(writer: StoryWriter | undefined, text: (s: string) => string = mdText): string {
   if (!writer) return "the writer";
   return writer.kind === "flink"
     ? `Flink job ${text(writer.name ?? writer.id)}`
@@ -48,7 +48,7 @@ export function writerWords(writer: StoryWriter | undefined, text: (s: string) =
 }
 
 /** "1 item remains open", "2 items remain open", "Nothing remains open". */
-export function openWords(items: readonly StoryOpenItem[]): string {
+function openWords(items: readonly StoryOpenItem[]): string {
   const n = items.filter((i) => i.doneBy === undefined).length;
   if (n === 0) return "Nothing remains open.";
   return n === 1 ? "1 item remains open." : `${n} items remain open.`;

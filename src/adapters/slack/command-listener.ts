@@ -31,7 +31,7 @@ function ephemeral(message: SlackMessage) {
 }
 
 /** The slash command this app answers; any other is left to Bolt. */
-export const COMMAND = "/iceberg";
+const COMMAND = "/iceberg";
 
 export interface CommandRequest {
   command: SlashCommand;

@@ -9,7 +9,7 @@ import { clipPlain, LIMITS } from "./render/limits.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Callback id of a placeholder: it has no submit button, so nothing is ever submitted from it. */
-export const PLACEHOLDER_CALLBACK_ID = "placeholder";
+const PLACEHOLDER_CALLBACK_ID = "placeholder";
 
 /** The external id of the modal one click opens (a trigger id is unique per click). */
 export function placeholderId(kind: "apply" | "evidence", triggerId: string): string {

@@ -31,11 +31,11 @@ const CANVAS_REFUSALS = new Set([
 
 export type PostmortemPlace = { kind: "canvas"; id: string } | { kind: "file"; id: string; name: string };
 
-export function postmortemFileName(pm: Postmortem): string {
+function postmortemFileName(pm: Postmortem): string {
   return `${pm.table}-postmortem-${pm.incidentId}.md`.replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
-export function postmortemTitle(pm: Pick<Postmortem, "table" | "incidentId">): string {
+function postmortemTitle(pm: Pick<Postmortem, "table" | "incidentId">): string {
   return `Postmortem: ${pm.table} (${pm.incidentId})`;
 }
 

@@ -11,7 +11,7 @@ import type { LogLike } from "../../services/incident/deps.js";
 export const NOT_RECORDED_TEXT = "Could not record this, try again in a moment.";
 
 /** Leaves room for the ack itself inside Slack's 3 s. */
-export const RECORD_TIMEOUT_MS = 1500;
+const RECORD_TIMEOUT_MS = 1500;
 
 export interface Recorder {
   /** True when `work` finished in time; false (and logged) when Redis is away, slow or failing. */

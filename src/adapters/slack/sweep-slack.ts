@@ -20,8 +20,6 @@ export interface SweepListenerDeps {
   requestFix(request: { requestId: string; table: string; channel: string; user: string }): Promise<void>;
 }
 
-export const SWEEP_ACTION_IDS: readonly string[] = Object.values(SWEEP_ACTIONS);
-
 export function registerSweepListeners(
   router: ListenerRouter,
   deps: SweepListenerDeps,

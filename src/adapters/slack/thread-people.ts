@@ -5,7 +5,7 @@
 import type { Incident } from "../../core/incident/model.js";
 import type { PeopleStore } from "../store/people-store.js";
 
-export interface ThreadReply {
+interface ThreadReply {
   channel: string;
   threadTs: string;
   ts: string;

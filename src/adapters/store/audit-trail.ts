@@ -6,6 +6,7 @@ import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { AuditEntry } from "../../core/playbook/walk.js";
 import type { AuditPort, AuditRow } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import type { Keys } from "./keys.js";
 
 export type { AuditRow } from "../../services/ports.js";
@@ -44,7 +45,7 @@ const NOUNS: Record<AuditEntry["action"], string> = {
   "item-done": "open item",
 };
 
-export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
+function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
   const outcomes: Record<AuditEntry["outcome"], string> = {
     ok: VERBS[entry.action],
     refused: `${NOUNS[entry.action]} refused`,
@@ -63,17 +64,6 @@ export function auditRow(entry: AuditEntry, incidentId?: string): AuditRow {
   if (incidentId !== undefined) row.incidentId = incidentId;
   return row;
 }
-
-// KEYS: the table's stream. ARGV: max entries, retention ms, then field/value pairs. Entries older
-// than the retention go (stream ids carry Redis's time), and a table with no entry for that long
-// goes entirely.
-const APPEND = `
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 3))
-local minId = tonumber(string.match(id, '^(%d+)')) - tonumber(ARGV[2])
-if minId > 0 then redis.call('XTRIM', KEYS[1], 'MINID', minId) end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return id
-`;
 
 export class AuditTrail implements AuditPort {
   constructor(
@@ -103,7 +93,12 @@ export class AuditTrail implements AuditPort {
     if (row.stepId !== undefined) fields.push("stepId", row.stepId);
     if (row.incidentId !== undefined) fields.push("incident", row.incidentId);
     const keepMs = this.retentionDays * 86_400_000;
-    await this.redis.eval(APPEND, 1, this.keys.tableAudit(table), MAX_ENTRIES, keepMs, ...fields);
+    await runScript(
+      this.redis,
+      "audit-append",
+      [this.keys.tableAudit(table)],
+      [MAX_ENTRIES, keepMs, ...fields],
+    );
   }
 
   /** The newest `count` entries, oldest first. */

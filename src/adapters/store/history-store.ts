@@ -14,6 +14,7 @@ import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.
 import { readHistoryRecord } from "../../core/history/record-format.js";
 import type { HistoryPort, UnreadableRecord } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 import { DAY_MS } from "./retention.js";
 
@@ -27,30 +28,6 @@ interface FleetRead {
 const MAX_PER_TABLE = 200;
 /** How long a fleet read is reused while no incident closes (records leave the window with time). */
 export const FLEET_REFRESH_MS = 60_000;
-
-// KEYS: records hash, index zset, tables zset, version counter. ARGV: incident id, JSON, closed ms, oldest kept ms,
-// ttl ms, table, max per table.
-const SAVE = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
-local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
-local count = redis.call('ZCARD', KEYS[2])
-local extra = count - tonumber(ARGV[7])
-if extra > 0 then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
-  for _, id in ipairs(oldest) do table.insert(old, id) end
-end
-for _, id in ipairs(old) do
-  redis.call('HDEL', KEYS[1], id)
-  redis.call('ZREM', KEYS[2], id)
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[4])
-redis.call('INCR', KEYS[4])
-return #old
-`;
 
 export class HistoryStore implements HistoryPort {
   private readonly prefix: string;
@@ -95,20 +72,19 @@ export class HistoryStore implements HistoryPort {
 
   async save(record: IncidentHistory): Promise<void> {
     const ttlMs = this.resolvedDays * DAY_MS;
-    await this.redis.eval(
-      SAVE,
-      4,
-      this.records(record.table),
-      this.index(record.table),
-      this.tables(),
-      this.version(),
-      record.incidentId,
-      JSON.stringify(record),
-      String(record.closedAtMs),
-      String(this.now() - ttlMs),
-      String(ttlMs),
-      record.table,
-      String(MAX_PER_TABLE),
+    await runScript(
+      this.redis,
+      "history-save",
+      [this.records(record.table), this.index(record.table), this.tables(), this.version()],
+      [
+        record.incidentId,
+        JSON.stringify(record),
+        String(record.closedAtMs),
+        String(this.now() - ttlMs),
+        String(ttlMs),
+        record.table,
+        String(MAX_PER_TABLE),
+      ],
     );
   }
 
@@ -211,5 +187,3 @@ export function parseHistory(
   const format = (raw as { format?: unknown } | null)?.format;
   return { ...read, newer: typeof format === "number" && format > HISTORY_FORMAT };
 }
-
-export { HISTORY_FORMAT };

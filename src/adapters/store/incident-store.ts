@@ -13,6 +13,7 @@ import type {
   OpenResult,
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
 import { readStoredPart, writeStoredPart } from "./report-format.js";
@@ -24,116 +25,6 @@ export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../..
  * the same fields and reads as it is. IncidentHashSchema validates every read.
  */
 export const INCIDENT_FORMAT = 2;
-
-// KEYS: open key, sequence, open set, recent tables. ARGV: table, now, channel, incident key prefix.
-const OPEN_OR_JOIN = `
-local existing = redis.call('GET', KEYS[1])
-if existing then
-  redis.call('HINCRBY', ARGV[4] .. existing, 'alertCount', 1)
-  return {existing, 0}
-end
-local id = 'inc-' .. redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], id)
-redis.call('HSET', ARGV[4] .. id, 'id', id, 'table', ARGV[1], 'state', 'open', 'channel', ARGV[3],
-  'openedAt', ARGV[2], 'updatedAt', ARGV[2], 'alertCount', 1, 'diagnoses', 0, 'cardVersion', 1,
-  'format', ${INCIDENT_FORMAT})
-redis.call('ZADD', KEYS[3], ARGV[2], id)
-redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
-return {id, 1}
-`;
-
-// Alert intake in one round trip: for each alert, the repeat check, then open-or-join (firing) or
-// the resolved note, their timeline entries, and an intake promise for the work an opened incident
-// or a changed card needs. The promises live next to the incident, written by this same script
-// (which BullMQ's add cannot join), so the work is never lost when the process dies between this
-// script and the enqueue (see services/intake-promises.ts; members as intake-promises.ts reads them).
-// Each incident keeps the fingerprints of its alerts still firing: a resolve of one while others
-// fire is noted but does not clear the alert, and a re-fire after all cleared brings it back; the
-// card is edited whenever that set changes.
-// KEYS: sequence, open set, recent tables, outbox, then per alert: seen key, open key.
-// ARGV: now, incident key prefix, timeline key prefix, repeat TTL, timeline max length, wall-clock
-// now (the outbox is swept by age, whatever clock incidents are dated by), firing-set key prefix,
-// then per alert: status, table, channel, alert name, timeline text, fingerprint.
-// Returns per alert {kind, id, version}: 0 repeat, 1 joined, 2 opened, 3 resolved noted,
-// 4 nothing open; version > 0 on the row that carries its incident's card edit.
-const INTAKE = `
-local now, incidentPrefix, timelinePrefix, firingPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[7]
-local out = {}
-local n = (#KEYS - 4) / 2
--- One card edit per incident per batch, reported on its last alert; none for incidents opened in
--- this batch, whose first card is drawn from the state as it is when posted.
-local cardRow, openedHere = {}, {}
-for i = 1, n do
-  local seen, openKey = KEYS[3 + 2 * i], KEYS[4 + 2 * i]
-  local a = 7 + (i - 1) * 6
-  local status, tbl, channel, name, text, fp =
-    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
-  if not redis.call('SET', seen, '1', 'EX', ARGV[4], 'NX') then
-    out[i] = {0, '', 0}
-  elseif status == 'firing' then
-    local id = redis.call('GET', openKey)
-    local kind = 1
-    if id then
-      local key = incidentPrefix .. id
-      redis.call('HINCRBY', key, 'alertCount', 1)
-      if redis.call('SADD', firingPrefix .. id, fp) == 1 then
-        redis.call('HSET', key, 'firingAlerts', redis.call('SCARD', firingPrefix .. id), 'updatedAt', now)
-        redis.call('HDEL', key, 'alertResolvedAt')
-        cardRow[id] = i
-      end
-    else
-      kind = 2
-      id = 'inc-' .. redis.call('INCR', KEYS[1])
-      redis.call('SET', openKey, id)
-      redis.call('HSET', incidentPrefix .. id, 'id', id, 'table', tbl, 'state', 'open', 'channel', channel,
-        'openedAt', now, 'updatedAt', now, 'alertCount', 1, 'diagnoses', 1, 'cardVersion', 1, 'format', ${INCIDENT_FORMAT},
-        'lastAlertName', name, 'firingAlerts', 1)
-      redis.call('SADD', firingPrefix .. id, fp)
-      openedHere[id] = true
-      redis.call('ZADD', KEYS[2], now, id)
-      redis.call('ZADD', KEYS[3], now, tbl)
-      redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'opened',
-        'text', 'Incident opened for ' .. tbl)
-      redis.call('ZADD', KEYS[4], ARGV[6], 'open|' .. id)
-    end
-    redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert', 'text', text)
-    out[i] = {kind, id, 0}
-  else
-    local id = redis.call('GET', openKey)
-    if id then
-      local key = incidentPrefix .. id
-      redis.call('XADD', timelinePrefix .. id, 'MAXLEN', '~', ARGV[5], '*', 'at', now, 'kind', 'alert-resolved',
-        'text', text)
-      redis.call('SREM', firingPrefix .. id, fp)
-      local firing = redis.call('SCARD', firingPrefix .. id)
-      redis.call('HSET', key, 'firingAlerts', firing, 'updatedAt', now)
-      -- Only when no alert of the table still fires has "the alert" cleared.
-      if firing == 0 then redis.call('HSET', key, 'alertResolvedAt', now) end
-      cardRow[id] = i
-      out[i] = {3, id, 0}
-    else
-      out[i] = {4, '', 0}
-    end
-  end
-end
-for id, row in pairs(cardRow) do
-  if not openedHere[id] then
-    local version = redis.call('HINCRBY', incidentPrefix .. id, 'cardVersion', 1)
-    redis.call('ZADD', KEYS[4], ARGV[6], 'card|' .. id .. '|' .. version)
-    out[row][3] = version
-  end
-end
-return out
-`;
-
-// KEYS: open key, open set, incident hash, closed set. ARGV: id, state, now.
-const CLOSE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[3], 'state', ARGV[2], 'resolvedAt', ARGV[3], 'updatedAt', ARGV[3])
-return redis.call('HINCRBY', KEYS[3], 'cardVersion', 1)
-`;
 
 const num = z.coerce.number();
 const IncidentHashSchema = z.object({
@@ -196,17 +87,11 @@ export class IncidentStore implements IncidentStorePort {
   /** Opens the table's incident, or joins the open one (counting the alert). Atomic across processes. */
   async openOrJoin(table: string, channel: string, now: number): Promise<OpenResult> {
     const k = this.keys;
-    const [id, created] = (await this.redis.eval(
-      OPEN_OR_JOIN,
-      4,
-      k.openByTable(table),
-      k.sequence(),
-      k.openSet(),
-      k.recentTables(),
-      table,
-      String(now),
-      channel,
-      k.incident(""),
+    const [id, created] = (await runScript(
+      this.redis,
+      "incident-open-or-join",
+      [k.openByTable(table), k.sequence(), k.openSet(), k.recentTables()],
+      [table, String(now), channel, k.incident(""), INCIDENT_FORMAT],
     )) as [string, number];
     const incident = await this.require(id);
     if (created === 1)
@@ -215,7 +100,7 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   /**
-   * Records a batch of alerts in one round trip (see INTAKE). The work per alert is a few hash
+   * Records a batch of alerts in one round trip (scripts/incident-intake.lua). The work per alert is a few hash
    * and stream writes: nothing in it grows with the number of open incidents.
    */
   async intake(
@@ -234,12 +119,13 @@ export class IncidentStore implements IncidentStorePort {
       String(this.timelineMax),
       String(this.wallClock()),
       k.firing(""),
+      String(INCIDENT_FORMAT),
     ];
     for (const alert of alerts) {
       keys.push(k.seen("alert", alert.repeatKey), k.openByTable(alert.table));
       args.push(alert.status, alert.table, alert.channel, alert.alertName, alert.text, alert.fingerprint);
     }
-    const rows = (await this.intakeScript()(keys.length, ...keys, ...args)) as [number, string, number][];
+    const rows = (await runScript(this.redis, "incident-intake", keys, args)) as [number, string, number][];
     return rows.map(([kind, id, version]): IntakeResult => {
       switch (kind) {
         case 1:
@@ -258,15 +144,6 @@ export class IncidentStore implements IncidentStorePort {
           return { kind: "repeat" };
       }
     });
-  }
-
-  /** INTAKE as a command of its own: sent by SHA (EVALSHA), its text only the first time. */
-  private intakeScript(): (...args: (string | number)[]) => Promise<unknown> {
-    const redis = this.redis as RedisClient & {
-      icebergIntake?: (...args: (string | number)[]) => Promise<unknown>;
-    };
-    if (!redis.icebergIntake) redis.defineCommand("icebergIntake", { lua: INTAKE });
-    return redis.icebergIntake!.bind(redis);
   }
 
   /** Intake promises recorded more than `olderThanMs` ago (wall clock): work whose enqueue may have been lost. */
@@ -377,16 +254,11 @@ export class IncidentStore implements IncidentStorePort {
 
   async close(incident: Incident, state: "resolved" | "stopped", now: number): Promise<number> {
     const k = this.keys;
-    const version = await this.redis.eval(
-      CLOSE,
-      4,
-      k.openByTable(incident.table),
-      k.openSet(),
-      k.incident(incident.id),
-      k.closed(),
-      incident.id,
-      state,
-      String(now),
+    const version = await runScript(
+      this.redis,
+      "incident-close",
+      [k.openByTable(incident.table), k.openSet(), k.incident(incident.id), k.closed()],
+      [incident.id, state, String(now)],
     );
     return Number(version);
   }

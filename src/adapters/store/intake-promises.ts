@@ -30,7 +30,7 @@ export async function promisesKept(
 }
 
 /** Turns a member written by the intake script back into the promise it stands for. */
-export function intakePromise(member: string): IntakePromise | undefined {
+function intakePromise(member: string): IntakePromise | undefined {
   const [kind, incidentId, version] = member.split("|");
   if (kind === "open" && incidentId) return { kind, incidentId, member };
   if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };

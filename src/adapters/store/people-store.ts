@@ -6,18 +6,11 @@
 import type { StoryRemark } from "../../core/story/model.js";
 import type { Claim } from "../../core/story/owner.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import type { Keys } from "./keys.js";
 
-export const MAX_REMARKS = 200;
-export const MAX_REMARK_CHARS = 2_000;
-
-// KEYS: the remarks hash. ARGV: ts, entry JSON, max count. Kept only while under the bound.
-const ADD_REMARK = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
-if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1
-`;
+const MAX_REMARKS = 200;
+const MAX_REMARK_CHARS = 2_000;
 
 export class PeopleStore {
   constructor(
@@ -28,13 +21,11 @@ export class PeopleStore {
   /** Keeps a reply; false when it was kept already or the incident has its fill of them. */
   async addRemark(incidentId: string, ts: string, remark: StoryRemark): Promise<boolean> {
     const entry: StoryRemark = { ...remark, text: cut(remark.text) };
-    const added = await this.redis.eval(
-      ADD_REMARK,
-      1,
-      this.keys.remarks(incidentId),
-      ts,
-      JSON.stringify(entry),
-      String(MAX_REMARKS),
+    const added = await runScript(
+      this.redis,
+      "remark-add",
+      [this.keys.remarks(incidentId)],
+      [ts, JSON.stringify(entry), String(MAX_REMARKS)],
     );
     return Number(added) === 1;
   }

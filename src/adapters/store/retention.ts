@@ -4,22 +4,10 @@
 // appended to, and the whole stream expires when a table has had no entry for that long).
 
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import { incidentKeys, type Keys } from "./keys.js";
 
 export const DAY_MS = 86_400_000;
-
-// KEYS: closed set, incident hash, then the incident's other keys. ARGV: id.
-// Removes the keys only if the incident is still closed (a state written since would say so).
-const PURGE = `
-local state = redis.call('HGET', KEYS[2], 'state')
-if state == 'resolved' or state == 'stopped' or state == false then
-  for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  return 1
-end
-redis.call('ZREM', KEYS[1], ARGV[1])
-return 0
-`;
 
 export interface PurgeOptions {
   /** The incidents' clock (what close() dated them by). */
@@ -48,7 +36,7 @@ export async function purgeClosedIncidents(
       for (let i = 0; i < flat.length; i += 2) fields.push(flat[i] as string);
     } while (cursor !== "0");
     const all = incidentKeys(keys, id);
-    const done = Number(await redis.eval(PURGE, 1 + all.length, keys.closed(), ...all, id));
+    const done = Number(await runScript(redis, "incident-purge", [keys.closed(), ...all], [id]));
     if (done === 1) {
       if (fields.length > 0) await redis.hdel(keys.slackTs(), ...fields);
       removed++;

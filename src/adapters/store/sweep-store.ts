@@ -21,6 +21,7 @@ import type { Digest } from "../../core/sweep/digest.js";
 import type { CheckStatus, TableHealth, TableOutcome } from "../../core/sweep/health.js";
 import type { SweepMeta, SweepStorePort, TableInCatalog } from "../../services/sweep/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 const DAY = 86_400;
@@ -42,7 +43,7 @@ interface Stored {
   k?: string;
 }
 
-export function encodeOutcome(outcome: TableOutcome): string {
+function encodeOutcome(outcome: TableOutcome): string {
   const k = outcome.catalog === undefined ? {} : { k: outcome.catalog };
   if (outcome.kind === "error")
     return JSON.stringify({ e: outcome.error.slice(0, 300), ...k } satisfies Stored);
@@ -57,11 +58,11 @@ export function encodeOutcome(outcome: TableOutcome): string {
 }
 
 /** The hash field and set member of a table: its name, under its named catalog when it has one. */
-export function entryOf(table: string, catalog?: string): string {
+function entryOf(table: string, catalog?: string): string {
   return catalog === undefined ? table : `${catalog}/${table}`;
 }
 
-export function decodeOutcome(entry: string, text: string): TableOutcome {
+function decodeOutcome(entry: string, text: string): TableOutcome {
   const stored = JSON.parse(text) as Stored;
   const catalog = stored.k === undefined ? {} : { catalog: stored.k };
   // "/" never appears in a table name (they are refused), so the catalog prefix comes off cleanly.
@@ -85,36 +86,6 @@ export function decodeOutcome(entry: string, text: string): TableOutcome {
   if (stored.f) health.fix = stored.f;
   return health;
 }
-
-/** Marks a task done and tells how many are left, in one step (two finishing tasks cannot both miss 0). */
-const FINISH_TASK = `
-if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-  if ARGV[4] ~= '' then redis.call('ZADD', KEYS[3], tonumber(ARGV[4]), ARGV[2]) end
-  redis.call('EXPIRE', KEYS[2], ARGV[5])
-  redis.call('EXPIRE', KEYS[3], ARGV[5])
-end
-redis.call('SREM', KEYS[1], ARGV[1])
-return redis.call('SCARD', KEYS[1])
-`;
-
-/**
- * Makes a finished sweep the latest one: its results and scores replace the previous ones, the
- * digest is stored, and the running-sweep lock is let go. Runs once per sweep id (a retried
- * finish finds latest already pointing at it).
- */
-const PROMOTE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[4]) else redis.call('DEL', KEYS[4]) end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('RENAME', KEYS[3], KEYS[5]) else redis.call('DEL', KEYS[5]) end
-redis.call('PERSIST', KEYS[4])
-redis.call('PERSIST', KEYS[5])
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[6], ARGV[2])
-redis.call('DEL', KEYS[8])
-if redis.call('GET', KEYS[7]) == ARGV[1] then redis.call('DEL', KEYS[7]) end
-return 1
-`;
 
 export class SweepStore implements SweepStorePort {
   private readonly p: string;
@@ -181,17 +152,17 @@ export class SweepStore implements SweepStorePort {
 
   /** Records a table's outcome (if any) and marks the task done; returns the tasks left. */
   async finishTask(sweepId: string, taskId: string, outcome?: TableOutcome): Promise<number> {
-    const left = await this.redis.eval(
-      FINISH_TASK,
-      3,
-      this.key(sweepId, "pending"),
-      this.key(sweepId, "results"),
-      this.key(sweepId, "scores"),
-      taskId,
-      outcome ? entryOf(outcome.table, outcome.catalog) : "",
-      outcome ? encodeOutcome(outcome) : "",
-      outcome?.kind === "health" ? String(outcome.score) : "",
-      String(KEEP_SECONDS),
+    const left = await runScript(
+      this.redis,
+      "sweep-finish-task",
+      [this.key(sweepId, "pending"), this.key(sweepId, "results"), this.key(sweepId, "scores")],
+      [
+        taskId,
+        outcome ? entryOf(outcome.table, outcome.catalog) : "",
+        outcome ? encodeOutcome(outcome) : "",
+        outcome?.kind === "health" ? String(outcome.score) : "",
+        String(KEEP_SECONDS),
+      ],
     );
     return Number(left);
   }
@@ -236,19 +207,20 @@ export class SweepStore implements SweepStorePort {
   }
 
   async promote(sweepId: string, digest: Digest): Promise<void> {
-    await this.redis.eval(
-      PROMOTE,
-      8,
-      this.key("latest", "id"),
-      this.key(sweepId, "results"),
-      this.key(sweepId, "scores"),
-      this.key("latest", "results"),
-      this.key("latest", "scores"),
-      this.key("latest"),
-      this.key("current"),
-      this.key(sweepId, "pending"),
-      sweepId,
-      JSON.stringify(digest),
+    await runScript(
+      this.redis,
+      "sweep-promote",
+      [
+        this.key("latest", "id"),
+        this.key(sweepId, "results"),
+        this.key(sweepId, "scores"),
+        this.key("latest", "results"),
+        this.key("latest", "scores"),
+        this.key("latest"),
+        this.key("current"),
+        this.key(sweepId, "pending"),
+      ],
+      [sweepId, JSON.stringify(digest)],
     );
   }
 

@@ -9,35 +9,11 @@ import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../core/playbook
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
+import { runScript } from "../redis/scripts.js";
 import { deliveryFor, type SlackOutbox } from "../slack/outbox/outbox.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
-export type { ProposalRef, Versioned, WalkRecord } from "../../core/playbook/record.js";
-
-// KEYS: the walk hash. ARGV: expected version ("0" when absent), new data.
-const COMPARE_AND_SET = `
-local v = redis.call('HGET', KEYS[1], 'version')
-if (v or '0') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'version', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
-return 1
-`;
-
-// KEYS: the walk hash, outbox seq, outbox queue, outbox due. ARGV: expected version, new data,
-// now, incident id, then each entry's JSON with "id":"" first. The queue's type is checked before
-// anything is written: a script that failed half-way would keep its first writes.
-const SAVE_WITH_OUTBOX = `
-local t = redis.call('TYPE', KEYS[3]).ok
-if t ~= 'none' and t ~= 'list' then return redis.error_reply('WRONGTYPE outbox queue is not a list') end
-local v = redis.call('HGET', KEYS[1], 'version')
-if (v or '0') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'version', tostring(tonumber(ARGV[1]) + 1), 'data', ARGV[2])
-for i = 5, #ARGV do
-  local id = redis.call('INCR', KEYS[2])
-  redis.call('RPUSH', KEYS[3], '{"id":"o' .. id .. '"' .. string.sub(ARGV[i], 9))
-end
-if #ARGV >= 5 then redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[4]) end
-return 1
-`;
+export type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 
 const MAX_ATTEMPTS = 25;
 
@@ -96,7 +72,7 @@ export class WalkStore {
       const data = JSON.stringify({ ...next.record, format: WALK_FORMAT });
       const stored = this.withOutbox
         ? await this.saveWithOutbox(incidentId, version, data, next.record, next.messages ?? [])
-        : await this.redis.eval(COMPARE_AND_SET, 1, this.key(incidentId), version, data);
+        : await runScript(this.redis, "walk-save", [this.key(incidentId)], [version, data]);
       if (Number(stored) === 1)
         return {
           record: next.record,
@@ -124,16 +100,11 @@ export class WalkStore {
     const entries = messages.map((m) =>
       outbox.entryJson(incidentId, record.channel, at, deliveryFor(record, m)),
     );
-    return this.redis.eval(
-      SAVE_WITH_OUTBOX,
-      4,
-      this.key(incidentId),
-      ...outbox.appendKeys(incidentId),
-      version,
-      data,
-      String(at),
-      incidentId,
-      ...entries,
+    return runScript(
+      this.redis,
+      "walk-save-with-outbox",
+      [this.key(incidentId), ...outbox.appendKeys(incidentId)],
+      [version, data, String(at), incidentId, ...entries],
     );
   }
 }

@@ -19,7 +19,7 @@ import { loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf, writeLine } from "../io.js";
 
-export const OPTIONS = {
+const OPTIONS = {
   format: { type: "string" },
   out: { type: "string" },
   "redis-namespace": { type: "string" },

@@ -43,7 +43,7 @@ export async function runSchemasCommand(args: readonly string[], io: CliIo): Pro
 }
 
 /** Files in `dir` that are missing or differ from what the code generates. */
-export function staleSchemaFiles(dir: string): string[] {
+function staleSchemaFiles(dir: string): string[] {
   return renderSchemaFiles()
     .filter(({ file, text }) => {
       try {

@@ -12,7 +12,7 @@ import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, writeLine } from "../io.js";
 
-export const DEFAULT_SCENARIO = "competing-appends";
+const DEFAULT_SCENARIO = "competing-appends";
 
 export const OPTIONS = {
   list: { type: "boolean" },
@@ -128,7 +128,7 @@ function printScenarioList(io: CliIo): void {
 }
 
 /** Greedy word wrap; a word longer than the width stays whole on its own line. */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {

@@ -156,7 +156,7 @@ function parseFormat(command: string, value: string | undefined): Format {
  * Accepts the forms investigate() resolves (db.events, catalog.db.events, iceberg_db_events) and
  * nothing else: every level uses the table-name alphabet.
  */
-export function guardTableArgument(input: string): void {
+function guardTableArgument(input: string): void {
   const trimmed = input.trim();
   if (trimmed.includes(".") || trimmed.length === 0 || trimmed.length > 255) {
     parseTableName(trimmed);

@@ -15,7 +15,7 @@ import {
 } from "./keys.js";
 
 /** Which Kafka Connect sink wrote the keys: Apache Iceberg's, or the older tabular-io/databricks one. */
-export type ConnectGeneration = "iceberg" | "tabular" | "unknown";
+type ConnectGeneration = "iceberg" | "tabular" | "unknown";
 
 export type CommitterIdentity =
   | { kind: "flink"; jobId: string; operatorId?: string; checkpointId?: string }
@@ -74,7 +74,7 @@ function generationOfGroup(group: string | undefined): ConnectGeneration {
 }
 
 /** The connector a default consumer group names ("connect-<name>", "cg-control-<name>"). */
-export function connectorOfGroup(group: string): string | undefined {
+function connectorOfGroup(group: string): string | undefined {
   for (const prefix of Object.values(CONNECT_DEFAULT_GROUP_PREFIX))
     if (group.startsWith(prefix) && group.length > prefix.length) return group.slice(prefix.length);
   return undefined;
@@ -208,7 +208,7 @@ export function describeCommitter(identity: CommitterIdentity): string {
 }
 
 /** The consumer groups a connector's commits can name: the configured ones and both defaults. */
-export function connectGroups(connector: string, configured: readonly string[] = []): Set<string> {
+function connectGroups(connector: string, configured: readonly string[] = []): Set<string> {
   return new Set([
     ...configured,
     `${CONNECT_DEFAULT_GROUP_PREFIX.iceberg}${connector}`,
@@ -263,15 +263,6 @@ export function flinkJobIdOf(snapshot: Snapshot): string | undefined {
 /** The checkpoint id a Flink commit carries, if any. */
 export function checkpointIdOf(snapshot: Snapshot): string | undefined {
   return snapshot.summary[FLINK_KEYS.checkpointId];
-}
-
-/** Writer kinds that commit continuously (streaming); the others are batch or ad hoc. */
-export function isStreaming(identity: CommitterIdentity): boolean {
-  return (
-    identity.kind === "flink" ||
-    identity.kind === "connect" ||
-    Boolean(identity.kind === "spark" && identity.streamingQueryId)
-  );
 }
 
 /** How a snapshot was recognised as its writer's, in words for an evidence line. */

@@ -13,7 +13,7 @@ const MIN_ANCHORS = 3;
 /** Share of the id-less snapshots in the look-back the anchors must explain. */
 const MIN_SHARE = 0.75;
 
-export interface TimingTie {
+interface TimingTie {
   snapshot: Snapshot;
   /** The completed checkpoint (or commit slot) it follows. */
   anchorMs: number;
@@ -38,7 +38,7 @@ export interface TimingReading {
 }
 
 /** Within this long after a checkpoint a commit still follows it: a tenth of the interval, 15 s to 1 min, at most half. */
-export function timingTolerance(intervalMs: number): number {
+function timingTolerance(intervalMs: number): number {
   return Math.min(intervalMs / 2, Math.max(15_000, Math.min(60_000, intervalMs / 10)));
 }
 

@@ -16,7 +16,7 @@ export const OPERATION_COLOURS: Record<ChartOperation, string> = {
   other: "#777777",
 };
 export const FAILURE_COLOUR = "#D55E00";
-export const CHECKPOINT_OK_COLOUR = "#9A9A9A";
+const CHECKPOINT_OK_COLOUR = "#9A9A9A";
 const TREND_COLOURS = ["#0072B2", "#E69F00"];
 const CHANGE_COLOUR = "#000000";
 /** Sky blue: not the green of a `replace` commit, so a compaction never reads as the recovery. */
@@ -29,18 +29,18 @@ export const FAILURE_SERIES = "commit failed";
 export const CHECKPOINT_OK_SERIES = "checkpoint completed";
 export const CHECKPOINT_FAILED_SERIES = "checkpoint failed";
 export const CHECKPOINT_ROW = "checkpoints";
-export const WINDOW_SERIES = "diagnosis window";
+const WINDOW_SERIES = "diagnosis window";
 
 const FONT = "DejaVu Sans, Verdana, sans-serif";
 /** Chart units; Slack's preview shows it about 360 px wide, so 18-unit type reads as 10 px there. */
-export const WIDTH = 640;
+const WIDTH = 640;
 export const PREVIEW_WIDTH = 360;
-export const MIN_FONT = 18;
+const MIN_FONT = 18;
 const TITLE_FONT = 22;
 const LABEL_FONT = 20;
 const SMALL_FONT = MIN_FONT;
 /** DejaVu Sans averages about this many font sizes per character: enough to size the label column. */
-export const CHAR_WIDTH = 0.62;
+const CHAR_WIDTH = 0.62;
 const TITLE_H = 40;
 const ROW_H = 30;
 const LANE_LINE_H = 24;
@@ -53,7 +53,7 @@ const MIN_LEFT = 110;
 const LABEL_LINE = 20;
 
 /** Plain JSON in the shape ECharts reads; typed loosely on purpose (the library owns the schema). */
-export type ChartOption = Record<string, unknown>;
+type ChartOption = Record<string, unknown>;
 
 export interface TimelineSpec {
   width: number;
@@ -393,7 +393,7 @@ export function silentNote(source: string): string {
 }
 
 /** "change 22:26: raise commit retries" — the legend names the line and its UTC time. */
-export function changeName(marker: { atMs: number; label: string }): string {
+function changeName(marker: { atMs: number; label: string }): string {
   return `${marker.label} ${utcHourMinute(marker.atMs)}`;
 }
 

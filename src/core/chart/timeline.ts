@@ -13,10 +13,10 @@ import { formatTableName } from "../table-name.js";
 import { utcHourMinute } from "../words/clock.js";
 import { SOURCE_WORDS } from "../words/labels.js";
 
-export const CHART_OPERATIONS = ["append", "overwrite", "replace", "delete", "other"] as const;
+const CHART_OPERATIONS = ["append", "overwrite", "replace", "delete", "other"] as const;
 export type ChartOperation = (typeof CHART_OPERATIONS)[number];
 
-export interface TimelineLane {
+interface TimelineLane {
   id: string;
   label: string;
   kind: CommitterIdentity["kind"] | "merged";
@@ -24,31 +24,31 @@ export interface TimelineLane {
   writer: boolean;
 }
 
-export interface TimelineMark {
+interface TimelineMark {
   lane: string;
   atMs: number;
   operation: ChartOperation;
 }
 
-export interface TimelineFailure {
+interface TimelineFailure {
   lane: string;
   atMs: number;
   kind: FailureKind;
 }
 
-export interface TimelineCheckpoint {
+interface TimelineCheckpoint {
   atMs: number;
   ok: boolean;
 }
 
-export const TREND_IDS = [
+const TREND_IDS = [
   "lastCommitDurationMs",
   "elapsedSecondsSinceLastSuccessfulCommit",
   "committedDataFilesPerCommit",
   "lastCheckpointDuration",
   "connectSinkLag",
 ] as const;
-export type TrendId = (typeof TREND_IDS)[number];
+type TrendId = (typeof TREND_IDS)[number];
 
 export interface TrendSeries {
   id: TrendId;
@@ -94,7 +94,7 @@ export interface TimelineOptions {
 }
 
 /** At most this many committer lanes; the rest share one "other committers" lane. */
-export const MAX_LANES = 5;
+const MAX_LANES = 5;
 /** History before the window, in expected commit intervals. */
 const HISTORY_INTERVALS = 8;
 /** The picture never spans more than a day, nor less than half an hour. */
@@ -326,7 +326,7 @@ const MAX_LABEL = 20;
 const MAX_OTHER_LABEL = 40;
 
 /** Long ids keep their head and tail: "application_17…0000_0587". */
-export function shorten(text: string, max = MAX_LABEL): string {
+function shorten(text: string, max = MAX_LABEL): string {
   if (text.length <= max) return text;
   const tail = Math.floor((max - 1) / 2);
   const head = max - 1 - tail;
@@ -408,7 +408,7 @@ function trends(ctx: DiagnosisContext, fromMs: number, toMs: number): TrendSerie
  * duration over a day, and a "time since last commit" the snapshots contradict (the gauge of a
  * job that stopped exporting stays flat while the writer commits again).
  */
-export function sanitise(ctx: DiagnosisContext, id: TrendId, points: readonly MetricPoint[]): MetricPoint[] {
+function sanitise(ctx: DiagnosisContext, id: TrendId, points: readonly MetricPoint[]): MetricPoint[] {
   const inSeconds: Partial<Record<TrendId, number>> = {
     lastCommitDurationMs: 1 / 1000,
     lastCheckpointDuration: 1 / 1000,

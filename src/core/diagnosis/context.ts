@@ -41,17 +41,17 @@ import {
 } from "./writer.js";
 
 /** A writer is stale once it missed this many expected commits... */
-export const STALE_INTERVALS = 3;
+const STALE_INTERVALS = 3;
 /** ...and never before this long: a writer that checkpoints every few seconds is not failing because one commit is late. */
-export const STALE_FLOOR_MS = 5 * 60_000;
+const STALE_FLOOR_MS = 5 * 60_000;
 
 /** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
 export function staleAfter(intervalMs: number): number {
   return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
 }
-export const LOOKBACK_INTERVALS = 6;
+const LOOKBACK_INTERVALS = 6;
 
-export interface DiagnosisWindow {
+interface DiagnosisWindow {
   startMs: number;
   failureMs: number;
   failureSource: "exception" | "expected-commit";
@@ -117,7 +117,7 @@ export interface DiagnosisContext {
 }
 
 /** When the table was created, as far as its metadata tells (oldest log entry or snapshot). */
-export function tableCreatedMs(table: TableEvidence): number {
+function tableCreatedMs(table: TableEvidence): number {
   return Math.min(
     table.lastUpdatedMs,
     table.metadataLog[0]?.timestampMs ?? Number.POSITIVE_INFINITY,
@@ -184,7 +184,7 @@ export const LIVE_JOB_STATES: ReadonlySet<string> = new Set([
  * name that are no longer live (a resubmission gets a new id). Two live jobs that share a name are
  * two writers and stay apart.
  */
-export function writerLineage(jobId: string, evidence: Evidence, flinkOk: boolean): Set<string> {
+function writerLineage(jobId: string, evidence: Evidence, flinkOk: boolean): Set<string> {
   const ids = new Set([jobId]);
   if (!flinkOk || !evidence.flink) return ids;
   const jobs = [...evidence.flink.jobs, ...(evidence.flink.writers ?? []).map((w) => w.job)];

@@ -35,7 +35,7 @@ const RULE_ORDER = new Map(RULES.map((rule, index) => [rule.id, index]));
 const TRIAGE = new Set<string>(TRIAGE_IDS);
 
 /** Triage first (in verdict order), then by severity, then in registry order. */
-export function orderFindings(findings: Finding[]): Finding[] {
+function orderFindings(findings: Finding[]): Finding[] {
   const rank = (f: Finding): [number, number, number] => [
     TRIAGE.has(f.id)
       ? VERDICT_PRIORITY.indexOf(f.id as (typeof VERDICT_PRIORITY)[number])

@@ -10,7 +10,7 @@ import { MAX_LISTED } from "./rule.js";
 import { iso, snapshotData } from "./snapshots.js";
 
 /** A job id as people quote it: the first four characters, e.g. "4f2a…". */
-export function shortJobId(jobId: string): string {
+function shortJobId(jobId: string): string {
   return jobId.length > 8 ? `${jobId.slice(0, 4)}…` : jobId;
 }
 
@@ -100,7 +100,7 @@ export function elapsedMetric(ctx: DiagnosisContext): EvidenceItem | null {
 }
 
 /** The failures of the same kind and root class as `newest` (newest first), for counting. */
-export function sameFailures(failures: readonly CommitFailure[], newest: CommitFailure): CommitFailure[] {
+function sameFailures(failures: readonly CommitFailure[], newest: CommitFailure): CommitFailure[] {
   return failures.filter(
     (f) => f.kind === newest.kind && f.source === newest.source && f.root.className === newest.root.className,
   );

@@ -94,7 +94,7 @@ export function classifyErrorCause(chain: readonly ExceptionCause[]): CommitErro
 }
 
 /** The conflict, unknown state or validation failure a text mentions, most specific first. */
-export function classifyFailureText(
+function classifyFailureText(
   text: string,
 ): { kind: Exclude<FailureKind, "commit-error">; line: string } | null {
   for (const marker of MARKERS) {

@@ -22,7 +22,7 @@ import { iso, lowerBound, upperBound } from "./snapshots.js";
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;
 const QUIET_DAYS_NEEDED = 2;
-export const EMPTY_COMMITS_KEY = "flink.max-continuous-empty-commits";
+const EMPTY_COMMITS_KEY = "flink.max-continuous-empty-commits";
 /** Iceberg's default: the Flink committer commits an empty snapshot every 10 empty checkpoints. */
 const EMPTY_COMMITS_DEFAULT = 10;
 /** Lag samples that must all be 0 for a Connect sink's input to count as idle. */

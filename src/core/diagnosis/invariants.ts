@@ -33,7 +33,7 @@ const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
 };
 
 /** Triage findings that rest on an exception and must quote it (invariant 6). */
-export const EXCEPTION_TRIAGE: ReadonlySet<string> = new Set([
+const EXCEPTION_TRIAGE: ReadonlySet<string> = new Set([
   "commit-error",
   "commit-conflict",
   "commit-state-unknown",
@@ -52,7 +52,7 @@ export function catalogAccess(status: SourceStatus | undefined): "credential" | 
  * Flink positively shows the writer committing while the catalog cannot be read: the committer's
  * elapsedSecondsSinceLastSuccessfulCommit not stale, the job RUNNING with checkpoints completing.
  */
-export function flinkShowsCommitting(evidence: Evidence): boolean {
+function flinkShowsCommitting(evidence: Evidence): boolean {
   if (!sourceOk(evidence, "flink")) return false;
   const w = evidence.flink?.writer;
   const elapsed = w?.committer?.elapsedSecondsSinceLastSuccessfulCommit;
@@ -78,7 +78,7 @@ function newestOf(snapshots: readonly Snapshot[], jobId: string): number | undef
  * exception history; any other commit exception newer than that job's newest snapshot (any at all
  * when the catalog cannot say); a FAILED Connect connector or task whose trace names one.
  */
-export function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
+function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
   const out: CommitFailure[] = [];
   const snapshots = sourceOk(evidence, "catalog") ? (evidence.catalog?.snapshots ?? []) : [];
   if (sourceOk(evidence, "flink") && evidence.flink) {
@@ -100,7 +100,7 @@ export function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
   return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
 }
 
-export function catalogItem(ctx: DiagnosisContext): EvidenceItem {
+function catalogItem(ctx: DiagnosisContext): EvidenceItem {
   const status = ctx.evidence.sources.catalog;
   const why = status?.status === "unavailable" ? (status.error ?? "no answer") : "not configured";
   const access = catalogAccess(status);
@@ -156,7 +156,7 @@ function factKey(item: EvidenceItem): string {
 }
 
 /** One finding per id (evidence merged), each fact listed once: where it first appears. */
-export function dedupeFacts(findings: readonly Finding[]): Finding[] {
+function dedupeFacts(findings: readonly Finding[]): Finding[] {
   const byId = new Map<string, Finding>();
   for (const f of findings) {
     const seen = byId.get(f.id);

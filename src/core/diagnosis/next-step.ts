@@ -15,7 +15,7 @@ import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
 
 /** The step the findings select in these playbooks, or null (healthy, or nothing actionable). */
-export function pickStep(
+function pickStep(
   playbooks: readonly Playbook[],
   findings: readonly Pick<Finding, "id" | "severity">[],
 ): ChosenStep | null {

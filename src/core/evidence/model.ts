@@ -10,7 +10,7 @@ export interface TableRef {
   name: string;
 }
 
-export type SourceState = "ok" | "unavailable" | "not-configured";
+type SourceState = "ok" | "unavailable" | "not-configured";
 
 /**
  * One named source of a kind (a Flink cluster, a Connect cluster) that did not answer while the
@@ -92,7 +92,7 @@ export interface TableEvidence {
   sortOrderFieldCount: number;
 }
 
-export type FlinkJobState =
+type FlinkJobState =
   | "INITIALIZING"
   | "CREATED"
   | "RUNNING"
@@ -141,7 +141,7 @@ export interface FlinkCheckpoints {
   history: FlinkCheckpointSummary[];
 }
 
-export interface FlinkCheckpointConfig {
+interface FlinkCheckpointConfig {
   intervalMs: number;
   timeoutMs?: number;
   mode?: string;
@@ -221,16 +221,9 @@ export interface FlinkEvidence {
   writers?: FlinkJobEvidence[];
 }
 
-export type ConnectState =
-  | "UNASSIGNED"
-  | "RUNNING"
-  | "PAUSED"
-  | "STOPPED"
-  | "FAILED"
-  | "RESTARTING"
-  | (string & {});
+type ConnectState = "UNASSIGNED" | "RUNNING" | "PAUSED" | "STOPPED" | "FAILED" | "RESTARTING" | (string & {});
 
-export interface ConnectTaskStatus {
+interface ConnectTaskStatus {
   id: number;
   state: ConnectState;
   workerId: string;

@@ -3,7 +3,7 @@
 // longer holds (reverted or lost), named as the likely reason it failed again.
 
 import type { FindingId, StepId } from "../ids.js";
-import { causeKey, type HistoryStep, type IncidentHistory } from "./record.js";
+import { causeKey, type IncidentHistory } from "./record.js";
 
 export interface EarlierMatch {
   incidentId: string;
@@ -121,11 +121,6 @@ export function lostChanges(
     }
   }
   return out;
-}
-
-/** The step that fixed an incident, for lists ("newest first, with the step that fixed each"). */
-export function fixingStep(history: IncidentHistory): HistoryStep | undefined {
-  return history.steps.find((s) => s.outcome === "fixed");
 }
 
 function unique<T>(items: readonly T[]): T[] {

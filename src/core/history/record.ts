@@ -22,9 +22,9 @@ export const HISTORY_FORMAT = 1;
  * superseded or stopped before it was tried; "open", still open when the incident closed.
  */
 export const STEP_OUTCOMES = ["fixed", "did-not-help", "not-needed", "not-tried", "open"] as const;
-export type StepOutcome = (typeof STEP_OUTCOMES)[number];
+type StepOutcome = (typeof STEP_OUTCOMES)[number];
 
-export interface HistoryStep {
+interface HistoryStep {
   stepId: StepId;
   proposedAtMs: number;
   /** Everyone who approved it, in order, with when the last approval came. */

@@ -80,7 +80,7 @@ function matchIgnoringCase(raw: string, knownTables: readonly string[]): string 
 }
 
 /** Flink's metric form `iceberg_db_events` against the sanitised known names (with or without catalog). */
-export function matchSanitised(raw: string, knownTables: readonly string[]): string | undefined {
+function matchSanitised(raw: string, knownTables: readonly string[]): string | undefined {
   const hits = knownTables.filter((t) => {
     const s = sanitizeForMetric(t);
     return raw === s || raw.endsWith(`_${s}`);

@@ -4,8 +4,8 @@
 import { parseTableName } from "../table-name.js";
 import { closestMatch } from "./closest-match.js";
 
-export const SUBCOMMANDS = ["diagnose", "audit", "status", "history", "sweep", "help"] as const;
-export type Subcommand = (typeof SUBCOMMANDS)[number];
+const SUBCOMMANDS = ["diagnose", "audit", "status", "history", "sweep", "help"] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export type ParsedCommand =
   | { kind: "diagnose" | "audit" | "history"; table: string }

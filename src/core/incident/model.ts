@@ -60,7 +60,7 @@ export interface Incident {
   walk?: unknown;
 }
 
-export type TimelineKind = "opened" | "alert" | "alert-resolved" | "diagnosis" | "state" | "note";
+type TimelineKind = "opened" | "alert" | "alert-resolved" | "diagnosis" | "state" | "note";
 
 export interface TimelineEntry {
   at: number;

@@ -6,8 +6,6 @@ export interface OpenCap {
   perMinute: number;
 }
 
-export const DEFAULT_OPEN_CAP: OpenCap = { perRequest: 20, perMinute: 60 };
-
 /** The one note that says what waits: "37 more tables alerted; they will be opened as the cap allows". */
 export function deferredNote(count: number, cap: OpenCap): string {
   const tables = count === 1 ? "1 more table" : `${count.toLocaleString("en-US")} more tables`;

@@ -184,7 +184,7 @@ function budgetChange(
   };
 }
 
-export function templateVars(facts: ChangeFacts): Record<string, string> {
+function templateVars(facts: ChangeFacts): Record<string, string> {
   const parts = facts.table.split(".");
   const vars: Record<string, string> = {
     table: facts.table,

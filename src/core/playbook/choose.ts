@@ -62,10 +62,7 @@ export function chooseStep(
  * Every step these findings allow, in the order chooseStep tries them (selected ones first, then
  * fallbacks), each once: the steps the incident history may reorder.
  */
-export function selectableSteps(
-  playbooks: readonly Playbook[],
-  findings: readonly FindingLike[],
-): ChosenStep[] {
+function selectableSteps(playbooks: readonly Playbook[], findings: readonly FindingLike[]): ChosenStep[] {
   const present = strongest(findings);
   const out: ChosenStep[] = [];
   const seen = new Set<string>();

@@ -24,7 +24,7 @@ export interface DecideContext extends MachineContext {
 }
 
 /** Someone did what the report left open (removed the duplicate) and says so. */
-export interface ItemDoneEvent {
+interface ItemDoneEvent {
   type: "item-done";
   user: string;
 }
@@ -75,7 +75,7 @@ function markItemsDone(record: WalkRecord, event: ItemDoneEvent, now: number): D
 }
 
 /** Buttons of an older proposal of the same step are refused, so an old message cannot approve. */
-export function staleProposal(
+function staleProposal(
   record: WalkRecord,
   event: RecordEvent,
   proposalId: string | undefined,

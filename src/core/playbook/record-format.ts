@@ -78,7 +78,7 @@ const StepRunSchema = z.looseObject({
 });
 
 // Loose objects: a record written by the next release (fields added) still reads after a rollback.
-export const WalkRecordSchema = z.looseObject({
+const WalkRecordSchema = z.looseObject({
   format: z.literal(WALK_FORMAT),
   incidentId: z.string().min(1),
   table: z.string().min(1),

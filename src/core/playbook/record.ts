@@ -8,7 +8,7 @@ import type { Recovery } from "../verification/recovery.js";
 import type { WalkState } from "./walk.js";
 
 /** One proposal message: a step put to the thread. Buttons carry its id. */
-export interface ProposalRef {
+interface ProposalRef {
   id: string;
   stepId: StepId;
   atMs: number;

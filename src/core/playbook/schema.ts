@@ -12,16 +12,11 @@ import {
 } from "../ids.js";
 
 /** Signals the follow-up reads to decide whether a change helped. */
-export const VERIFY_SIGNALS = [
-  "writer-snapshots-resume",
-  "elapsed-seconds-normal",
-  "connector-running",
-] as const;
+const VERIFY_SIGNALS = ["writer-snapshots-resume", "elapsed-seconds-normal", "connector-running"] as const;
 export type VerifySignal = (typeof VERIFY_SIGNALS)[number];
 
 /** Which writer a change variant is for; "any" fits every writer. */
-export const WRITER_KINDS = [...KINDS, "any"] as const;
-export type WriterKind = (typeof WRITER_KINDS)[number];
+const WRITER_KINDS = [...KINDS, "any"] as const;
 
 const Text = z.string().trim().min(1);
 const StepIdSchema = z.enum(STEP_IDS, {
@@ -42,7 +37,7 @@ const NumberText = z.string().regex(/^\d+$/, "a whole number, quoted");
  * `budget` keeps `key x perAttempt` within `total` (e.g. retries x max wait within the total
  * timeout): when the proposed value would pass it, `perAttempt` is proposed as total / value.
  */
-export const PropertyTemplateSchema = z
+const PropertyTemplateSchema = z
   .object({
     key: Text,
     value: Text,
@@ -62,7 +57,7 @@ export const PropertyTemplateSchema = z
     }
   });
 
-export const ChangeTemplateSchema = z.discriminatedUnion("kind", [
+const ChangeTemplateSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("table-properties"),
     writer: z.enum(WRITER_KINDS).default("any"),
@@ -95,13 +90,13 @@ export const ChangeTemplateSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
-export const VerifySchema = z.object({
+const VerifySchema = z.object({
   signals: z.array(z.enum(VERIFY_SIGNALS)).min(1),
   /** How many follow-up checks before the step is declared ineffective; BOT_CONFIG's followUp.checks when absent. */
   checks: z.number().int().min(1).max(100).optional(),
 });
 
-export const StepSchema = z.object({
+const StepSchema = z.object({
   id: StepIdSchema,
   title: Text,
   /** Findings that select this step; empty when only a transition leads here. */
@@ -139,13 +134,13 @@ export const StepSchema = z.object({
   }),
 });
 
-export const TerminalSchema = z.object({
+const TerminalSchema = z.object({
   id: Text,
   outcome: z.enum(["resolved", "stalled"]),
   title: Text,
 });
 
-export const StepPlaybookSchema = z.object({
+const StepPlaybookSchema = z.object({
   kind: z.literal("steps"),
   id: z.string().regex(/^[a-z0-9-]+$/, "a kebab-case id"),
   title: Text,
@@ -153,14 +148,14 @@ export const StepPlaybookSchema = z.object({
   steps: z.array(StepSchema).min(1),
 });
 
-export const AuditFixSchema = z.object({
+const AuditFixSchema = z.object({
   /** The one statement that fixes the check, with {placeholders}. */
   statement: Text.optional(),
   language: z.enum(["sql", "shell", "yaml", "text"]).default("sql"),
   guidance: Text,
 });
 
-export const AuditFixesSchema = z.object({
+const AuditFixesSchema = z.object({
   kind: z.literal("audit-fixes"),
   id: z.string().regex(/^[a-z0-9-]+$/, "a kebab-case id"),
   title: Text,
@@ -172,10 +167,8 @@ export const PlaybookFileSchema = z.discriminatedUnion("kind", [StepPlaybookSche
 export type PropertyTemplate = z.infer<typeof PropertyTemplateSchema>;
 export type ChangeTemplate = z.infer<typeof ChangeTemplateSchema>;
 export type Step = z.infer<typeof StepSchema>;
-export type Terminal = z.infer<typeof TerminalSchema>;
 export type Playbook = z.infer<typeof StepPlaybookSchema>;
-export type AuditFix = z.infer<typeof AuditFixSchema>;
-export type AuditFixes = z.infer<typeof AuditFixesSchema>;
+type AuditFix = z.infer<typeof AuditFixSchema>;
 export type PlaybookFile = z.infer<typeof PlaybookFileSchema>;
 
 /** Everything loaded from a playbooks directory. */

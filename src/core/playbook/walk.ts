@@ -33,7 +33,7 @@ export const IN_FLIGHT_PHASES: readonly StepPhase[] = [
   "reverting",
 ];
 
-export interface Approval {
+interface Approval {
   user: string;
   reason?: string;
   confirmations: string[];
@@ -113,7 +113,7 @@ export interface StepRun {
   endedAtMs?: number;
 }
 
-export type WalkStatus = "active" | "resolved" | "stalled" | "stopped";
+type WalkStatus = "active" | "resolved" | "stalled" | "stopped";
 
 export interface WalkState {
   /** namespace.table */
@@ -127,7 +127,7 @@ export interface WalkState {
   endedAtMs?: number;
 }
 
-export type ApplyFailure = "conflict" | "unknown" | "error";
+type ApplyFailure = "conflict" | "unknown" | "error";
 
 export type WalkEvent =
   | { type: "propose"; stepId: StepId; change: Change; target?: ProposalTarget; requestedBy?: string }

@@ -11,16 +11,16 @@ import {
   TRIAGE_IDS,
 } from "../ids.js";
 
-export const SeveritySchema = z.enum(["critical", "warning", "info"]);
+const SeveritySchema = z.enum(["critical", "warning", "info"]);
 
-export const EvidenceItemSchema = z.object({
+const EvidenceItemSchema = z.object({
   source: z.enum(SOURCE_NAMES),
   detail: z.string().min(1),
   data: z.record(z.string(), z.unknown()).default({}),
 });
 
 /** The exception behind a triage finding: the root of its `Caused by:` chain, how often, when. */
-export const ExceptionQuoteSchema = z.object({
+const ExceptionQuoteSchema = z.object({
   source: z.enum(SOURCE_NAMES),
   /** Fully qualified class of the root cause, e.g. org.apache.iceberg.exceptions.NotAuthorizedException. */
   exception: z.string().min(1),
@@ -49,7 +49,7 @@ export const FindingSchema = z.object({
   answered: z.boolean().optional(),
 });
 
-export const PropertyChangeSchema = z.object({
+const PropertyChangeSchema = z.object({
   key: z.string().min(1),
   /** null when the property is unset (the table uses Iceberg's default). */
   current: z.string().nullable(),
@@ -102,7 +102,7 @@ export const NextStepSchema = z.object({
   automatic: z.boolean(),
 });
 
-export const SourceReportSchema = z.object({
+const SourceReportSchema = z.object({
   status: z.enum(["ok", "unavailable", "not-configured"]),
   latencyMs: z.number().nonnegative().optional(),
   error: z.string().optional(),
@@ -116,7 +116,7 @@ export const SourceReportSchema = z.object({
 });
 
 /** The writer the verdict is about: the one failing, whose own commits count as its recovery. */
-export const ReportWriterSchema = z.object({
+const ReportWriterSchema = z.object({
   kind: z.enum(["flink", "connect"]),
   /** The Flink job id or the Connect connector name. */
   id: z.string().min(1),
@@ -152,7 +152,7 @@ export const ReportSchema = z.object({
   }),
 });
 
-export const AuditCheckSchema = z.object({
+const AuditCheckSchema = z.object({
   id: z.enum(AUDIT_CHECK_IDS),
   status: z.enum(["pass", "warn", "fail"]),
   summary: z.string().min(1),

@@ -8,7 +8,7 @@ const SourceName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "a name of letters, digits, '.', '_' or '-' (up to 63)");
 /** True when a URL carries user:password@ (or user@): a credential where no secret may be. */
-export function hasUserInfo(url: string): boolean {
+function hasUserInfo(url: string): boolean {
   try {
     const parsed = new URL(url);
     return parsed.username !== "" || parsed.password !== "";
@@ -172,10 +172,7 @@ export const SourcesConfigSchema = z
   });
 
 export type SourcesConfig = z.infer<typeof SourcesConfigSchema>;
-export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
-export type CatalogSourceConfig = z.infer<typeof CatalogSourceSchema>;
 export type TlsConfig = z.infer<typeof TlsSchema>;
-export type HttpAuthConfig = z.infer<typeof HttpAuthSchema>;
 
 export const SOURCE_KEYS = {
   http: Object.keys(HttpSourceSchema.shape),

@@ -7,7 +7,7 @@ import type { TableRef } from "../evidence/model.js";
 import { formatTableName } from "../table-name.js";
 
 /** Where a source was declared: a single-URL environment variable, BOT_CONFIG, or discovery. */
-export type SourceOrigin = "env" | "config" | "discovered";
+type SourceOrigin = "env" | "config" | "discovered";
 
 /** How an HTTP source (Flink, Connect, Prometheus) is authenticated. */
 export type HttpAuth =
@@ -64,8 +64,8 @@ export interface FlinkSourceSpec extends HttpSourceSpec {
   jobs?: KnownFlinkJob[];
 }
 
-export type ConnectClusterSpec = HttpSourceSpec;
-export type PrometheusSourceSpec = HttpSourceSpec;
+type ConnectClusterSpec = HttpSourceSpec;
+type PrometheusSourceSpec = HttpSourceSpec;
 
 export interface CatalogSourceSpec {
   name: string;

@@ -22,7 +22,3 @@ export function storyOpenItems(report: Report | undefined, record: WalkRecord | 
     };
   });
 }
-
-/** Items nobody has marked done yet. */
-export const pendingCount = (items: readonly StoryOpenItem[]): number =>
-  items.filter((i) => i.doneBy === undefined).length;

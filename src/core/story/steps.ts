@@ -16,7 +16,7 @@ type RecordedCheck = CheckRecord & {
   unseen?: Array<{ source: string; reason: string }>;
 };
 
-export function checkOf(check: RecordedCheck): StoryCheck {
+function checkOf(check: RecordedCheck): StoryCheck {
   return {
     index: check.index,
     atMs: check.atMs,
@@ -27,7 +27,7 @@ export function checkOf(check: RecordedCheck): StoryCheck {
 }
 
 /** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
-export function stepIndex(record: WalkRecord, stepId: StepId): number {
+function stepIndex(record: WalkRecord, stepId: StepId): number {
   const distinct: StepId[] = [];
   for (const p of record.proposals) if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
   const at = distinct.indexOf(stepId);

@@ -56,7 +56,7 @@ export interface TableHealth {
 }
 
 /** A table the sweep could not read; it is listed, never ranked as healthy. */
-export interface TableError {
+interface TableError {
   table: string;
   error: string;
   catalog?: string;
@@ -93,7 +93,7 @@ export function tableHealth(table: string, auditReport: AuditReport, diagnosis: 
   return health;
 }
 
-export function penalty(id: AuditCheckId, status: CheckStatus): number {
+function penalty(id: AuditCheckId, status: CheckStatus): number {
   const weight = CHECK_WEIGHTS[id] ?? 0;
   if (status === "fail") return weight;
   if (status === "warn") return Math.ceil(weight / 2);
@@ -136,7 +136,7 @@ export function countFails(health: TableHealth): number {
 }
 
 /** A fix folded onto one line (statements span several), cut to what a digest line can hold. */
-export function oneLine(text: string): string {
+function oneLine(text: string): string {
   const folded = text.trim().replace(/\(\s+/g, "(").replace(/\s+\)/g, ")").replace(/\s+/g, " ");
   return folded.length > FIX_MAX ? `${folded.slice(0, FIX_MAX - 1)}…` : folded;
 }

@@ -174,7 +174,7 @@ export function identifyWriter(evidence: Evidence): WriterIdentity {
  * a job of the same name started after the failure while the failing job no longer runs (its
  * snapshots must then carry the same operator id, checked in `committedBy`). Empty for other kinds.
  */
-export function writerLineage(writer: WriterIdentity, evidence: Evidence): ReadonlySet<string> {
+function writerLineage(writer: WriterIdentity, evidence: Evidence): ReadonlySet<string> {
   if (writer.kind !== "flink") return new Set();
   const ids = new Set([writer.jobId]);
   if (writer.name === undefined || writer.failedAtMs === undefined || !evidence.flink) return ids;

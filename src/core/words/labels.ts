@@ -63,7 +63,7 @@ export const WRITER_KIND_WORDS: Record<WriterKind, string> = {
 };
 
 /** Where the bot's own credential for a source kind is set: what to fix when the source refuses it. */
-export const CREDENTIAL_SETTING_WORDS: Record<SourceName, string> = {
+const CREDENTIAL_SETTING_WORDS: Record<SourceName, string> = {
   catalog:
     "ICEBERG_CATALOG_TOKEN (or ICEBERG_CATALOG_CREDENTIAL), or the catalog's auth in BOT_CONFIG sources.catalogs",
   flink: "the Flink source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",

@@ -3,7 +3,7 @@
 // in flight, and those that arrive within a short while after, share one read; the answer they
 // share has one id, so each place that asked (a channel, an incident thread) gets it once.
 
-export interface Merged<T> {
+interface Merged<T> {
   value: T;
   /** The same for every request that shared this read. */
   id: string;
@@ -14,7 +14,7 @@ export interface RequestMerger {
 }
 
 /** `reuseMs`: how long after a read finishes its answer still serves the same request. */
-export function createRequestMerger(now: () => number, reuseMs = 30_000): RequestMerger {
+function createRequestMerger(now: () => number, reuseMs = 30_000): RequestMerger {
   const flights = new Map<string, { startedAt: number; finishedAt?: number; promise: Promise<unknown> }>();
   return {
     run<T>(key: string, read: () => Promise<T>): Promise<Merged<T>> {

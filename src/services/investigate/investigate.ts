@@ -41,7 +41,7 @@ export interface InvestigateRequest {
   timeoutMs?: number;
 }
 
-export const DEFAULT_INVESTIGATE_TIMEOUT_MS = 15_000;
+const DEFAULT_INVESTIGATE_TIMEOUT_MS = 15_000;
 
 const COMMITTER_SERIES = {
   lastCommitDurationMs:

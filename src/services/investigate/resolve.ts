@@ -27,7 +27,7 @@ export const WALK_CACHE_MS = 60_000;
 const walks = new WeakMap<CatalogPort, { atMs: number; walk: Promise<CatalogWalk> }>();
 
 /** Validates a name without dots (the metric form); hostile input is refused like parseTableName does. */
-export function parseMetricForm(input: string): string {
+function parseMetricForm(input: string): string {
   const trimmed = input.trim();
   if (!METRIC_FORM.test(trimmed)) {
     // parseTableName words the problem (control characters, quotes, length) consistently.

@@ -26,7 +26,7 @@ export interface ApplyContext {
   where?: string;
 }
 
-export interface Drift {
+interface Drift {
   key: string;
   /** What the proposal assumed (its `current`). */
   assumed: string | null;
@@ -100,7 +100,7 @@ export async function revertChange(
 }
 
 /** The change that undoes `change`, given the values it replaced. */
-export function inverseChange(change: Change, previous: PreviousValues): Change {
+function inverseChange(change: Change, previous: PreviousValues): Change {
   if (change.kind !== "table-properties" && change.kind !== "connector-config") {
     throw new CodedError(ErrorCode.UsageInvalid, `A ${change.kind} change cannot be reverted`, {
       hint: "Only property and connector config changes can be undone by the bot.",

@@ -32,7 +32,7 @@ export function stepRisk(step: Step): { level: RiskLevel; detail: string } {
   return { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk };
 }
 
-export function riskLevel(step: Step): RiskLevel {
+function riskLevel(step: Step): RiskLevel {
   if (step.risky) return "high";
   if (/^\s*(none|low)\b/i.test(step.risk)) return "low";
   if (/^\s*high\b/i.test(step.risk)) return "high";
@@ -40,7 +40,7 @@ export function riskLevel(step: Step): RiskLevel {
 }
 
 /** Position of a proposal in the walk (1-based), shown as "step N". */
-export function proposalIndex(record: WalkRecord, proposalId: string): number {
+function proposalIndex(record: WalkRecord, proposalId: string): number {
   const distinct: string[] = [];
   for (const p of record.proposals) {
     if (!distinct.includes(p.stepId)) distinct.push(p.stepId);

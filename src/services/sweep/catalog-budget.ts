@@ -33,7 +33,7 @@ export interface CatalogMeter {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function budgetError(limit: BudgetLimit): CodedError {
+function budgetError(limit: BudgetLimit): CodedError {
   return new CodedError(ErrorCode.BudgetExhausted, `The sweep stopped at its ${limit} budget`, {
     hint: "Raise sweep.budget in BOT_CONFIG if the catalog is really this large, or check it for loops.",
     details: { limit },

@@ -51,6 +51,14 @@ export type SweepTask = (
   | { kind: "table"; sweepId: string; table: string }
 ) & { catalog?: string };
 
+/** A job of the sweep's control queue (services/sweep/control.ts runs them). */
+export type SweepControlJob =
+  | { kind: "start"; trigger: "schedule" | "command"; requestedBy?: string; channel?: string }
+  | { kind: "finish"; sweepId: string }
+  | { kind: "audit"; table: string; channel: string; threadTs: string; user: string }
+  /** "Start the fix" on a digest line: open (or find) the table's incident, tell who asked. */
+  | { kind: "fix"; table: string; channel: string; user: string };
+
 export interface SweepQueuePort {
   /** Adds tasks to the rate-limited catalog queue; ids make a second add of the same task a no-op. */
   addTasks(tasks: readonly SweepTask[]): Promise<void>;

@@ -5,7 +5,7 @@ import { AUDIT_CHECK_IDS } from "../../core/ids.js";
 import { SKIP_REASON_TEXT, type SkipCount, type SkipReason } from "../../core/sweep/budget.js";
 import { countFails, failingChecks, type TableHealth } from "../../core/sweep/health.js";
 
-export interface RankedTable extends TableHealth {
+interface RankedTable extends TableHealth {
   rank: number;
   failing: { id: AuditCheckId; status: "warn" | "fail" }[];
 }

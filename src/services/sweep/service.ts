@@ -60,7 +60,7 @@ export interface StartRequest {
 
 export type StartOutcome = { started: true; sweepId: string } | { started: false; running: string };
 
-export function sweepIdFor(jobKey: string, atMs: number): string {
+function sweepIdFor(jobKey: string, atMs: number): string {
   const stamp = new Date(atMs).toISOString().replace(/[-:]/g, "").slice(0, 15);
   return `${stamp}-${shortHash(jobKey)}`;
 }

@@ -5,7 +5,7 @@ import type { Committer, TableScenario } from "../scenario/schema.js";
 import { parseDuration, resolveRelative } from "../time.js";
 import { hex32From, seedFrom, snapshotId, uuidFrom } from "./ids.js";
 
-export type SnapshotOperation = "append" | "replace" | "overwrite" | "delete";
+type SnapshotOperation = "append" | "replace" | "overwrite" | "delete";
 
 export interface NewSnapshot {
   timestampMs: number;

@@ -13,7 +13,7 @@ import { parseDuration, resolveRelative } from "../time.js";
 import { uuidFrom } from "./ids.js";
 import { matchesCommitter, SimTable } from "./table.js";
 
-export interface SimTaskState {
+interface SimTaskState {
   id: number;
   state: string;
   trace?: string;

@@ -6,15 +6,15 @@
 import { z } from "zod";
 
 /** A relative time such as "-55m", "-6h", "-3d", "-90s", "0" (now). */
-export const RelativeTimeSchema = z
+const RelativeTimeSchema = z
   .string()
   .regex(/^(0|-\d+(\.\d+)?(ms|s|m|h|d))$/, 'a relative time like "-55m", "-6h" or "0"');
 
 /** A positive duration such as "5m", "30s", "1h". */
-export const DurationSchema = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'a duration like "5m" or "30s"');
+const DurationSchema = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'a duration like "5m" or "30s"');
 
 /** Who committed a snapshot; it decides the summary keys the simulator writes. */
-export const CommitterSchema = z.discriminatedUnion("kind", [
+const CommitterSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("flink"),
     jobId: z.string().regex(/^[0-9a-f]{32}$/),
@@ -72,17 +72,17 @@ const SnapshotShape = {
 };
 
 /** One snapshot at a relative time. */
-export const SingleSnapshotSchema = z.object({ at: RelativeTimeSchema, ...SnapshotShape });
+const SingleSnapshotSchema = z.object({ at: RelativeTimeSchema, ...SnapshotShape });
 
 /** A regular series of snapshots: from, to (inclusive), every. */
-export const SnapshotSeriesSchema = z.object({
+const SnapshotSeriesSchema = z.object({
   series: z.object({ from: RelativeTimeSchema, to: RelativeTimeSchema, every: DurationSchema }),
   ...SnapshotShape,
 });
 
-export const SnapshotEntrySchema = z.union([SingleSnapshotSchema, SnapshotSeriesSchema]);
+const SnapshotEntrySchema = z.union([SingleSnapshotSchema, SnapshotSeriesSchema]);
 
-export const SchemaFieldSchema = z.object({
+const SchemaFieldSchema = z.object({
   name: z.string(),
   type: z.string().default("string"),
   required: z.boolean().default(false),
@@ -134,7 +134,7 @@ export const TableScenarioSchema = z.object({
   metadataLogEntries: z.number().int().nonnegative().optional(),
 });
 
-export const FlinkExceptionScenarioSchema = z.object({
+const FlinkExceptionScenarioSchema = z.object({
   at: RelativeTimeSchema,
   /** Fully qualified exception class. */
   exception: z.string(),
@@ -147,7 +147,7 @@ export const FlinkExceptionScenarioSchema = z.object({
   causedBy: z.array(z.object({ exception: z.string(), message: z.string() })).default([]),
 });
 
-export const FlinkCheckpointScenarioSchema = z.object({
+const FlinkCheckpointScenarioSchema = z.object({
   intervalMs: z.number().int().positive().default(300_000),
   timeoutMs: z.number().int().positive().default(600_000),
   completed: z.number().int().nonnegative().default(500),
@@ -163,7 +163,7 @@ export const FlinkCheckpointScenarioSchema = z.object({
   restoredCheckpointId: z.number().int().positive().optional(),
 });
 
-export const CommitterScenarioSchema = z.object({
+const CommitterScenarioSchema = z.object({
   /** v1 = FlinkSink's IcebergFilesCommitter operator; v2 = IcebergSink's "<name>: Committer". */
   sink: z.enum(["flink-sink-v1", "iceberg-sink-v2"]).default("flink-sink-v1"),
   uidPrefix: z.string().optional(),
@@ -177,7 +177,7 @@ export const CommitterScenarioSchema = z.object({
   elapsedSecondsSinceLastSuccessfulCommit: z.number().nonnegative().optional(),
 });
 
-export const FlinkJobScenarioSchema = z.object({
+const FlinkJobScenarioSchema = z.object({
   id: z.string().regex(/^[0-9a-f]{32}$/),
   name: z.string(),
   /** The named Flink cluster running the job (its own JobManager REST server); absent = the default. */
@@ -198,14 +198,14 @@ export const FlinkJobScenarioSchema = z.object({
   recordsPerSecond: z.number().nonnegative().default(65),
 });
 
-export const ConnectTaskScenarioSchema = z.object({
+const ConnectTaskScenarioSchema = z.object({
   id: z.number().int().nonnegative(),
   state: z.string().default("RUNNING"),
   trace: z.string().optional(),
   workerId: z.string().default("10.0.4.21:8083"),
 });
 
-export const ConnectorScenarioSchema = z.object({
+const ConnectorScenarioSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** The named Kafka Connect cluster running it (its own REST server); absent = the default. */
   cluster: z
@@ -222,7 +222,7 @@ export const ConnectorScenarioSchema = z.object({
     .default([{ id: 0, state: "RUNNING", workerId: "10.0.4.21:8083" }]),
 });
 
-export const ConnectScenarioSchema = z.object({
+const ConnectScenarioSchema = z.object({
   /** Kafka Connect worker version from GET /. */
   version: z.string().default("3.9.1"),
   /** Iceberg sink plugin version from /connector-plugins: 1.11.0 logs failures and stays RUNNING; main fails the task. */
@@ -231,7 +231,7 @@ export const ConnectScenarioSchema = z.object({
 });
 
 /** What makes the stalled writer commit again once a person (or the bot) changes something. */
-export const RecoveryTriggerSchema = z.discriminatedUnion("when", [
+const RecoveryTriggerSchema = z.discriminatedUnion("when", [
   z.object({
     when: z.literal("table-property-at-least"),
     table: z.string(),
@@ -256,7 +256,7 @@ export const RecoveryTriggerSchema = z.discriminatedUnion("when", [
   z.object({ when: z.literal("always") }),
 ]);
 
-export const WriterBehaviourSchema = z.object({
+const WriterBehaviourSchema = z.object({
   table: z.string(),
   committer: CommitterSchema,
   /** How often the writer commits once it is healthy. */
@@ -264,7 +264,7 @@ export const WriterBehaviourSchema = z.object({
   recoversWhen: RecoveryTriggerSchema.default({ when: "never" }),
 });
 
-export const PrometheusSeriesSchema = z.object({
+const PrometheusSeriesSchema = z.object({
   /** PromQL the simulator answers (matched exactly after whitespace is folded), or a metric name. */
   query: z.string(),
   /** Values oldest first, one per step. */
@@ -273,7 +273,7 @@ export const PrometheusSeriesSchema = z.object({
   labels: z.record(z.string(), z.string()).default({}),
 });
 
-export const ScenarioExpectationSchema = z.object({
+const ScenarioExpectationSchema = z.object({
   verdict: z.string().optional(),
   findings: z.array(z.string()).default([]),
   /** Findings that must not fire. */
@@ -323,9 +323,7 @@ export const ScenarioSchema = z.object({
   expect: ScenarioExpectationSchema.default({ findings: [], absent: [], audit: {} }),
 });
 
-export type RelativeTime = z.infer<typeof RelativeTimeSchema>;
 export type Committer = z.infer<typeof CommitterSchema>;
-export type SnapshotEntry = z.infer<typeof SnapshotEntrySchema>;
 export type TableScenario = z.infer<typeof TableScenarioSchema>;
 export type FlinkJobScenario = z.infer<typeof FlinkJobScenarioSchema>;
 export type ConnectorScenario = z.infer<typeof ConnectorScenarioSchema>;

@@ -20,7 +20,7 @@ export interface CatalogRouterOptions {
 
 const NAMESPACE_SEPARATOR = "\u001f";
 
-export function catalogError(status: number, type: string, message: string): SimResponse {
+function catalogError(status: number, type: string, message: string): SimResponse {
   return json(status, { error: { message, type, code: status } });
 }
 

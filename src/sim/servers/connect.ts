@@ -5,7 +5,7 @@ import type { SimClock } from "../clock.js";
 import type { SimConnector, World } from "../model/world.js";
 import { json, type SimRequest, type SimResponse } from "./http.js";
 
-export const CONNECT_REBALANCE_MESSAGE =
+const CONNECT_REBALANCE_MESSAGE =
   "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)";
 
 export function connectErrorBody(status: number): string {

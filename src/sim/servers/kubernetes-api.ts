@@ -13,7 +13,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 
-export const FLINK_API = "flink.apache.org/v1beta1";
+const FLINK_API = "flink.apache.org/v1beta1";
 const GROUP = "flink.apache.org";
 const KINDS = { flinkdeployments: "FlinkDeployment", flinksessionjobs: "FlinkSessionJob" } as const;
 type Plural = keyof typeof KINDS;
@@ -52,7 +52,7 @@ export interface KubernetesApiStandInOptions {
   port?: number;
 }
 
-export interface ServedAnswer {
+interface ServedAnswer {
   method: string;
   path: string;
   query: Record<string, string>;

@@ -3,7 +3,7 @@
 
 export type Surface = "message" | "modal" | "home";
 
-export const MAX_BLOCKS: Record<Surface, number> = { message: 50, modal: 100, home: 100 };
+const MAX_BLOCKS: Record<Surface, number> = { message: 50, modal: 100, home: 100 };
 
 const BLOCK_TYPES = new Set([
   "section",

@@ -10,7 +10,7 @@ import type { MethodContext } from "./methods.js";
 import type { StoredFile } from "./types.js";
 
 /** Slack's per-file limit is 1 GB; the stand-in keeps files in memory, so it takes less. */
-export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 export class FileStore {
   private readonly files = new Map<string, StoredFile>();

@@ -11,7 +11,7 @@ import type { MessageMetadata, StoredMessage } from "./types.js";
 const APP_ID = "A0STANDIN";
 
 /** Slack caps the text field at 40,000 characters and answers msg_too_long above it. */
-export const MAX_MESSAGE_TEXT = 40_000;
+const MAX_MESSAGE_TEXT = 40_000;
 
 export interface MethodContext {
   store: MessageStore;

@@ -47,7 +47,7 @@ export function findButton(
 }
 
 /** POSTs a body signed the way Slack signs it (v0 HMAC-SHA256 over "v0:<ts>:<body>"). */
-export async function postSignedToSlackRoute(
+async function postSignedToSlackRoute(
   url: string,
   secret: string,
   body: string,

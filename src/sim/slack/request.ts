@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 /** Form fields Slack parses as JSON when they arrive as strings. */
 const JSON_FIELDS = new Set(["blocks", "attachments", "view", "metadata", "unfurls", "user_auth_blocks"]);
 
-export const MAX_BODY_BYTES = 1_000_000;
+const MAX_BODY_BYTES = 1_000_000;
 
 export class BodyError extends Error {}
 

@@ -3,7 +3,7 @@
 
 import { createHmac } from "node:crypto";
 
-export function slackSignature(secret: string, timestampSeconds: number, rawBody: string): string {
+function slackSignature(secret: string, timestampSeconds: number, rawBody: string): string {
   const hash = createHmac("sha256", secret).update(`v0:${timestampSeconds}:${rawBody}`).digest("hex");
   return `v0=${hash}`;
 }

@@ -9,7 +9,7 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type { SocketModeStandIn } from "./types.js";
 import { acceptWebSocket, rejectUpgrade, type WebSocketConnection } from "./websocket.js";
 
-export const SOCKET_MODE_PATH = "/socket-mode";
+const SOCKET_MODE_PATH = "/socket-mode";
 const DEFAULT_ACK_TIMEOUT_MS = 5000;
 
 interface PendingAck {

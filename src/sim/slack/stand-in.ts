@@ -25,13 +25,8 @@ import type {
 } from "./types.js";
 
 export type {
-  RecordedCall,
-  RecordedResponse,
   SlackStandIn,
   SlackStandInOptions,
-  SocketModeStandIn,
-  StandInFault,
-  StoredMessage,
 } from "./types.js";
 
 export const DEFAULT_STAND_IN_TOKEN = "xoxb-stand-in";

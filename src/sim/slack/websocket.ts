@@ -34,7 +34,7 @@ export interface WebSocketConnection {
   readonly open: boolean;
 }
 
-export function acceptKey(key: string): string {
+function acceptKey(key: string): string {
   return createHash("sha1")
     .update(key + HANDSHAKE_GUID)
     .digest("base64");
@@ -79,7 +79,7 @@ export function rejectUpgrade(socket: Duplex, status: number, reason: string): v
 }
 
 /** One server frame: FIN set, never masked (RFC 6455 5.1 forbids masking server to client). */
-export function encodeFrame(opcode: number, payload: Buffer): Buffer {
+function encodeFrame(opcode: number, payload: Buffer): Buffer {
   const length = payload.length;
   let header: Buffer;
   if (length <= 125) {
@@ -107,7 +107,7 @@ interface Frame {
 }
 
 /** Parses one client frame from the start of buf; undefined until the whole frame has arrived. */
-export function decodeClientFrame(buf: Buffer): Frame | undefined {
+function decodeClientFrame(buf: Buffer): Frame | undefined {
   if (buf.length < 2) return undefined;
   const first = buf[0] ?? 0;
   const second = buf[1] ?? 0;

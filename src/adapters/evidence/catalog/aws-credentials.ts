@@ -9,7 +9,7 @@ import { CodedError, ErrorCode } from "../../../errors.js";
 import { readSmallFile } from "../../../util/read-small-file.js";
 import { type HttpSourceOptions, sendRaw } from "../http.js";
 
-export interface AwsCredentials {
+interface AwsCredentials {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;

@@ -47,7 +47,7 @@ export function createSigV4Signer(options: {
 }
 
 /** The request as the signer (and a verifier) reads it. */
-export function signableRequest({ method, url, headers, body }: SignableRequest) {
+function signableRequest({ method, url, headers, body }: SignableRequest) {
   const query: Record<string, string | string[]> = {};
   for (const [key, value] of url.searchParams) {
     const existing = query[key];

@@ -24,7 +24,7 @@ import {
   toConnectorStatus,
 } from "./schemas.js";
 
-export const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
+const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
 
 export interface ConnectClientOptions {
   /** Told how each request went (adapters/evidence/source-watch.ts). */

@@ -5,12 +5,12 @@
 
 import type { CommitterMetrics } from "../../../core/evidence/model.js";
 
-export const COMMITTER_GAUGES = [
+const COMMITTER_GAUGES = [
   "elapsedSecondsSinceLastSuccessfulCommit",
   "lastCommitDurationMs",
   "lastCheckpointDurationMs",
 ] as const;
-export const COMMITTER_COUNTERS = [
+const COMMITTER_COUNTERS = [
   "committedDataFilesCount",
   "committedDataFilesByteCount",
   "committedDeleteFilesCount",
@@ -46,7 +46,7 @@ export function parseCommitterMetricId(id: string, vertexId: string): CommitterM
 }
 
 /** True when the metric's table segment names our table, with or without a catalog in front. */
-export function metricTableMatches(metricTable: string, filteredTable: string): boolean {
+function metricTableMatches(metricTable: string, filteredTable: string): boolean {
   return metricTable === filteredTable || metricTable.endsWith(`_${filteredTable}`);
 }
 

@@ -77,8 +77,6 @@ const ExceptionEntrySchema = z.object({
   taskName: z.string().nullish(),
 });
 
-export type ExceptionEntry = z.infer<typeof ExceptionEntrySchema>;
-
 export const JobExceptionsSchema = z.object({
   exceptionHistory: z.object({ entries: z.array(ExceptionEntrySchema).default([]) }).nullish(),
   // Older Flink versions answer with the root exception only.

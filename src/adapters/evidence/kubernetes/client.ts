@@ -9,8 +9,8 @@ import { CodedError, ErrorCode } from "../../../errors.js";
 import { scrubAllForms } from "../../../util/secret-forms.js";
 import type { KubernetesConnection } from "./credentials.js";
 
-export const FLINK_GROUP = "flink.apache.org";
-export const FLINK_VERSION = "v1beta1";
+const FLINK_GROUP = "flink.apache.org";
+const FLINK_VERSION = "v1beta1";
 export type FlinkResourcePlural = "flinkdeployments" | "flinksessionjobs";
 
 export const RBAC_NAMESPACE_MANIFEST = "deploy/kubernetes/flink-discovery/rbac-namespace.yaml";

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import { readSmallFile, refusalOf } from "../../../util/read-small-file.js";
 
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface KubernetesConnection {
   /** The API server's base URL (https in any real cluster). */
@@ -81,7 +81,7 @@ export function inClusterConnection(options: InClusterOptions): KubernetesConnec
  * "namespace/name" from a service account token's `sub` claim (system:serviceaccount:ns:name), to
  * name the bot in messages; only the claim is read, the token itself never leaves.
  */
-export function serviceAccountOf(token: string): string | undefined {
+function serviceAccountOf(token: string): string | undefined {
   const payload = token.split(".")[1];
   if (!payload) return undefined;
   try {

@@ -84,7 +84,7 @@ export interface SourceChanges {
   changed: DiscoveredFlinkSource[];
 }
 
-export interface DiscoveryLogger {
+interface DiscoveryLogger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
 }
@@ -106,7 +106,7 @@ export interface FlinkDiscoveryOptions {
 }
 
 /** The connection the settings describe: a kubeconfig file, else the pod's service account. */
-export function connectionFor(
+function connectionFor(
   settings: KubernetesSettings,
   inCluster: InClusterOptions = {},
   readFile?: ReadText,
@@ -387,7 +387,7 @@ function nameOf(item: unknown): string {
   return typeof meta?.name === "string" ? `${meta.namespace ?? "?"}/${meta.name}` : "(unnamed)";
 }
 
-export function diffSources(
+function diffSources(
   before: readonly DiscoveredFlinkSource[],
   after: readonly DiscoveredFlinkSource[],
 ): SourceChanges {

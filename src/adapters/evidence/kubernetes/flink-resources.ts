@@ -59,7 +59,7 @@ export type FlinkDeploymentResource = z.infer<typeof FlinkDeploymentResource>;
 export type FlinkSessionJobResource = z.infer<typeof FlinkSessionJobResource>;
 
 /** One job a discovered JobManager runs (or will run: pending until the operator reports its id). */
-export interface DiscoveredJob {
+interface DiscoveredJob {
   /** The resource that declares it: "FlinkDeployment/<name>" or "FlinkSessionJob/<name>". */
   resource: string;
   jobId?: string;

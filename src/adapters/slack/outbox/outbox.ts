@@ -136,7 +136,7 @@ const DELIVERY_KINDS = new Set<string>([
  * format (a newer one is read when its envelope and delivery kind are ones this release knows).
  * Throws a coded error naming the queue and what to do otherwise.
  */
-export function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
+function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
   const fail = (why: string, newer: boolean): never => {
     throw new CodedError(
       ErrorCode.StoredRecordInvalid,

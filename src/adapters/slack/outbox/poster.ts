@@ -46,7 +46,7 @@ export interface BackoffSettings {
   giveUpAfterMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffSettings = {
+const DEFAULT_BACKOFF: BackoffSettings = {
   baseMs: 1000,
   capMs: 300_000,
   giveUpAfterMs: 6 * 3_600_000,

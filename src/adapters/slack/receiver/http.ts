@@ -9,7 +9,7 @@ import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { Route } from "../../http/route-server.js";
 import { verifySlackSignature } from "./verify.js";
 
-export const SLACK_EVENTS_PATH = "/slack/events";
+const SLACK_EVENTS_PATH = "/slack/events";
 
 /** Hands one verified event on: to Bolt (`process`, app.processEvent) or to a handler of ours. */
 export type EventHandler = (

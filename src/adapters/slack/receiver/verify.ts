@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
 /** What Slack allows either way between its clock and ours. */
-export const SIGNATURE_WINDOW_SECONDS = 5 * 60;
+const SIGNATURE_WINDOW_SECONDS = 5 * 60;
 
 export type Verdict = { ok: true } | { ok: false; reason: string };
 

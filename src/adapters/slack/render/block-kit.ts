@@ -7,9 +7,6 @@ export type KnownBlock = types.KnownBlock;
 export type Button = types.Button;
 export type HomeView = types.HomeView;
 export type ModalView = types.ModalView;
-export type MrkdwnElement = types.MrkdwnElement;
-export type PlainTextElement = types.PlainTextElement;
-export type ContextBlock = types.ContextBlock;
 export type SectionBlock = types.SectionBlock;
 
 /** What chat.postMessage / chat.update / chat.postEphemeral need: a notification text and blocks. */

@@ -14,7 +14,7 @@ export function codeBlock(body: string): string {
 }
 
 /** "commit.retry.num-retries: unset (default 4) → 10", one line per property. */
-export function diffLines(changes: PropertyChange[]): string {
+function diffLines(changes: PropertyChange[]): string {
   return changes
     .map((c) => `${c.key}: ${shownValue(c.key, c.current)} → ${shownValue(c.key, c.proposed)}`)
     .join("\n");

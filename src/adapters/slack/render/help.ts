@@ -4,7 +4,7 @@ import type { SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { escapeCode } from "./limits.js";
 
-export const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: string }> = [
+const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: string }> = [
   {
     usage: "/iceberg diagnose <table>",
     does: "reads the catalog, Flink and Kafka Connect and says why commits fail",

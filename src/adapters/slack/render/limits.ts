@@ -28,7 +28,7 @@ export function escapeMrkdwn(text: string): string {
 }
 
 /** Outside text longer than this, or on several lines, is shown as a code block. */
-export const LONG_OUTSIDE_TEXT = 200;
+const LONG_OUTSIDE_TEXT = 200;
 
 /**
  * Outside text that may be long (exception messages, upstream error bodies): as prose when short,
@@ -92,7 +92,7 @@ export function clipPlain(text: string, max: number): string {
 }
 
 /** A final context block saying how much was left out. */
-export function moreBlock(count: number, what = "more"): KnownBlock {
+function moreBlock(count: number, what = "more"): KnownBlock {
   return { type: "context", elements: [{ type: "mrkdwn", text: `… and ${formatCount(count)} ${what}` }] };
 }
 

@@ -48,7 +48,7 @@ function button(text: string, actionId: string, value: ActionValue, style?: "pri
 }
 
 /** Apply is offered only when the bot can make the change itself. */
-export function canApply(view: Pick<ProposalView, "step">): boolean {
+function canApply(view: Pick<ProposalView, "step">): boolean {
   // A read-only check has nothing to apply: the bot looks at once.
   return (
     view.step.automatic && view.step.change.kind !== "manual" && view.step.change.kind !== "read-only-check"
@@ -59,7 +59,7 @@ export function canApply(view: Pick<ProposalView, "step">): boolean {
  * Done by hand only while the step waits for someone: a read-only check is the bot's own look and
  * starts at once, so the machine would refuse Done (the step is already verifying).
  */
-export function canMarkDone(view: Pick<ProposalView, "step">): boolean {
+function canMarkDone(view: Pick<ProposalView, "step">): boolean {
   return view.step.change.kind !== "read-only-check";
 }
 

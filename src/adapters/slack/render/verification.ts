@@ -25,7 +25,7 @@ function writerName(writer: WriterRef): string {
 }
 
 /** "check 2 of 6: no new snapshot from job 4f2a… yet; elapsedSecondsSinceLastSuccessfulCommit 3,420 s and rising". */
-export function checkLine(view: VerificationView): string {
+function checkLine(view: VerificationView): string {
   const parts: string[] = [];
   const latest = view.latest ?? {};
   const snapshot = latest.newSnapshotId;

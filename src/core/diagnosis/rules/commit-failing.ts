@@ -13,7 +13,7 @@ import { iso } from "../snapshots.js";
 import { newestCommitError } from "./commit-error.js";
 
 /** True for sink versions that log a failed commit and keep running (1.11.x and earlier). */
-export function sinkKeepsRunningOnFailure(version: string | undefined): boolean {
+function sinkKeepsRunningOnFailure(version: string | undefined): boolean {
   if (!version) return false;
   const match = /^(\d+)\.(\d+)/.exec(version);
   if (!match) return false;

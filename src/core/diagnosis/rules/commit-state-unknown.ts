@@ -20,7 +20,7 @@ import { compact, describeWriter, failureItem, flinkJobLabel, quoteOf } from "..
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso, lowerBound } from "../snapshots.js";
 
-export const IN_FLIGHT_BEFORE_MS = 60_000;
+const IN_FLIGHT_BEFORE_MS = 60_000;
 const CHECKPOINT = FLINK_KEYS.checkpointId;
 
 export interface UnknownCommitCheck {

@@ -13,7 +13,7 @@ export interface SimVertex {
   role: "source" | "writer" | "committer" | "sink";
 }
 
-export const COMMITTER_METRICS = [
+const COMMITTER_METRICS = [
   "lastCheckpointDurationMs",
   "lastCommitDurationMs",
   "elapsedSecondsSinceLastSuccessfulCommit",
@@ -43,7 +43,7 @@ const TASK_METRICS = [
 ];
 
 /** Flink's metric-scope character filter: space, dot, colon and comma become underscores. */
-export function filterChars(name: string): string {
+function filterChars(name: string): string {
   return name.replace(/[ .:,]/g, "_");
 }
 
@@ -129,7 +129,7 @@ function backpressureShare(job: SimJob): number {
 }
 
 /** Seconds since the writer's newest snapshot (or since the job started when it never committed). */
-export function elapsedSinceCommitSeconds(world: World, job: SimJob, nowMs: number): number {
+function elapsedSinceCommitSeconds(world: World, job: SimJob, nowMs: number): number {
   const c = job.scenario.committer;
   if (c?.elapsedSecondsSinceLastSuccessfulCommit !== undefined && !world.jobRecovered(job.scenario.id)) {
     return c.elapsedSecondsSinceLastSuccessfulCommit + Math.max(0, Math.floor((nowMs - job.baseMs) / 1000));
