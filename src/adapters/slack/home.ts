@@ -14,7 +14,7 @@ import type { SlackClient } from "./web-client.js";
 const WEEK_MS = 7 * 86_400_000;
 
 export interface HomeDeps {
-  client: Pick<SlackClient, "views" | "chat">;
+  client: Pick<SlackClient, "chat">;
   store: IncidentStore;
   render: Renderers;
   now: number;
@@ -28,7 +28,8 @@ export interface HomeDeps {
   closed?: () => Promise<Array<{ table: string; incidentId: string; openedAtMs: number }>>;
 }
 
-export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
+/** The App Home view of the current state (the outbox's poster publishes it). */
+export async function homeView(deps: HomeDeps): Promise<ReturnType<Renderers["appHome"]>> {
   const open = await deps.store.listOpen();
   const recent = await deps.store.recentTables(deps.now - WEEK_MS);
   const links = await Promise.all(open.map((incident) => threadPermalink(deps.client, incident)));
@@ -61,7 +62,7 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
     extra.push(...sweepHomeBlocks(digest, deps.now));
   }
   if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];
-  await deps.client.views.publish({ user_id: userId, view });
+  return view;
 }
 
 /**
