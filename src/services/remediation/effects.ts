@@ -327,13 +327,16 @@ export class RemediationEffects {
         // Stale jobs and duplicate results the bot itself ignored are noise in the history.
         if (effect.entry.outcome === "ignored" && effect.entry.actor === "bot") return;
         await deps.audit.record(record.table, effect.entry, record.incidentId);
-        // An item marked done after the incident closed: its history says so too.
+        // An item marked done after the incident closed: its history says so too, and the posted
+        // postmortem is replaced by the version drafted from it.
         if (
           effect.entry.action === "item-done" &&
           effect.entry.outcome === "ok" &&
           record.walk.status === "resolved"
-        )
+        ) {
           await recordIncidentHistory(deps, record, "resolved", deps.now());
+          await deps.slack.send({ kind: "postmortem", incidentId: record.incidentId, edit: true });
+        }
         return;
     }
   }

@@ -38,7 +38,12 @@ afterEach(async () => {
 async function world(label: string) {
   scope = testRedisScope(label);
   standIn = await startSlackStandIn({ channels: [CHANNEL] });
-  const slack = createSlackClient({ token: "xoxb-stand-in", apiUrl: standIn.apiUrl, retries: 0, logger: quiet });
+  const slack = createSlackClient({
+    token: "xoxb-stand-in",
+    apiUrl: standIn.apiUrl,
+    retries: 0,
+    logger: quiet,
+  });
   const store = new IncidentStore(scope.redis, { namespace: scope.namespace });
   const outbox = new SlackOutbox(scope.redis, scope.namespace);
   const logged: Array<{ level: "warn" | "error"; msg: string }> = [];
@@ -126,7 +131,12 @@ describe("a newer version of a posted postmortem", () => {
     const { incident } = await w.store.openOrJoin("db.events", CHANNEL, w.now());
     const rootTs = String((await w.slack.chat.postMessage({ channel: CHANNEL, text: "status card" })).ts);
     await w.store.update(incident.id, { rootTs }, w.now());
-    const item = { text: "Remove the duplicate commit", statement: "DELETE FROM db.events WHERE 1 = 0" };
+    const item = {
+      id: "dup-1",
+      kind: "todo" as const,
+      text: "Remove the duplicate commit",
+      statement: "DELETE FROM db.events WHERE 1 = 0",
+    };
     // The postmortem as posted at resolution: one item still open.
     const target = { channel: CHANNEL, threadTs: rootTs };
     const place = await publishPostmortem(w.slack, target, postmortem([item]), {});
