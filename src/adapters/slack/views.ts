@@ -3,13 +3,15 @@
 // Views that report on stored state (the card, a diagnosis, App Home, `/iceberg status`) read it
 // here, when the entry is sent, so a late delivery never shows an older state than the last one.
 
-import type { TimelineChart } from "../../core/chart/timeline.js";
+import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import { recurringTables } from "../../core/history/fleet.js";
 import type { Postmortem } from "../../core/history/postmortem.js";
 import type { IncidentHistory } from "../../core/history/record.js";
+import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import type { EphemeralReply } from "../../core/jobs.js";
 import type { Notice } from "../../core/playbook/walk.js";
+import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile } from "../../services/ports.js";
 import type { IncidentStore } from "../store/incident-store.js";
@@ -19,17 +21,13 @@ import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
 import { renderProposal, renderVerification } from "./render/index.js";
 import { escapeMrkdwn } from "./render/limits.js";
+import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import { renderSweepDigest } from "./render/sweep-digest.js";
+import type { HistoryEntry, HistoryIncident } from "./render/view-models.js";
 import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import type { Renderers } from "./renderers.js";
-import {
-  commandResultMessage,
-  diagnosisChart,
-  diagnosisMessage,
-  renderCard,
-  replyMessage,
-} from "./slack-jobs.js";
-import type { StorySources } from "./story-source.js";
+import { threadPermalink } from "./slack-jobs.js";
+import { loadStory, type StorySources } from "./story-source.js";
 import { noteMessage } from "./walk-slack.js";
 import type { SlackClient } from "./web-client.js";
 
@@ -58,22 +56,37 @@ export class SlackViews {
   /** The status card of the incident's current state. */
   async card(incident: Incident): Promise<SlackMessage> {
     const delayed = await this.deps.delays?.get(incident.id);
-    return renderCard(this.deps, incident, delayed);
+    const view = cardViewOf(await this.story(incident), this.deps.now());
+    return this.deps.render.statusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
   }
 
-  diagnosis(incidentId: string, n: number): Promise<SlackMessage> {
-    return diagnosisMessage(this.deps, incidentId, n);
+  /** Diagnosis n of an incident, as its thread shows it. */
+  async diagnosis(incidentId: string, n: number): Promise<SlackMessage> {
+    const report = ReportSchema.parse(await this.deps.store.getReport(incidentId, n));
+    return this.deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
   }
 
-  diagnosisChart(
+  /** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */
+  async diagnosisChart(
     incidentId: string,
     n: number,
   ): Promise<{ chart: TimelineChart; file: TimelineFile } | undefined> {
-    return diagnosisChart(this.deps, incidentId, n);
+    const chart = await this.deps.store.getChart(incidentId, n);
+    if (!isTimelineChart(chart)) return undefined;
+    const file = {
+      name: `${chart.table}-commits-${n}.png`,
+      title: `Commits to ${chart.table}`,
+      altText: describeTimeline(chart),
+    };
+    return { chart, file };
   }
 
+  /** A slash command's result (a diagnosis or an audit). */
   commandResult(result: unknown): SlackMessage {
-    return commandResultMessage(this.deps, result as Parameters<typeof commandResultMessage>[1]);
+    const { type, report } = result as { type: "diagnosis" | "audit"; report: unknown };
+    return type === "diagnosis"
+      ? this.deps.render.diagnosis(ReportSchema.parse(report))
+      : this.deps.render.audit(AuditReportSchema.parse(report));
   }
 
   /** A message of no incident: the sweep's digest, an audit in its thread, plain words. */
@@ -106,12 +119,52 @@ export class SlackViews {
     return { text: renderNotice(notice), blocks: [] };
   }
 
-  /** An ephemeral answer that belongs to no incident (status, history, a sweep button's). */
-  reply(reply: EphemeralReply): Promise<SlackMessage> {
-    return replyMessage(
-      { ...this.deps, ...(this.deps.history ? { history: this.deps.history } : {}) },
-      reply,
-    );
+  /** An ephemeral answer, rendered from the state it reports on when it is sent. */
+  async reply(reply: EphemeralReply): Promise<SlackMessage> {
+    const { store, render, client } = this.deps;
+    switch (reply.kind) {
+      case "unknown-table":
+      case "failed":
+      case "rate-limited":
+        return render.usageError(reply);
+      case "status": {
+        const unreadable: string[] = [];
+        const incidents = await store.listOpen(undefined, (id) => unreadable.push(id));
+        const links = await Promise.all(incidents.map((i) => threadPermalink(client, i)));
+        const stories = await Promise.all(incidents.map((i) => this.story(i)));
+        const now = this.deps.now();
+        const items = stories.map((story, index) => statusItemOf(story, now, links[index]));
+        const list = render.statusList({ nowMs: now, incidents: items });
+        return unreadable.length === 0 ? list : withUnreadableNote(list, unreadable);
+      }
+      case "history": {
+        const rows = await store.audit(reply.table);
+        const entries: HistoryEntry[] = rows.map((row) => ({
+          atMs: Number(row.at ?? 0),
+          actor: row.actor ?? "bot",
+          action: row.action ?? "note",
+          detail: row.detail,
+          ...((STEP_IDS as readonly string[]).includes(row.stepId ?? "")
+            ? { stepId: row.stepId as StepId }
+            : {}),
+        }));
+        const incidents = (await this.deps.history?.list(reply.table)) ?? [];
+        return render.history({ table: reply.table, entries, incidents: incidents.map(incidentLine) });
+      }
+      case "text":
+        return { text: escapeMrkdwn(reply.text), blocks: [] };
+      case "fix-started": {
+        const incident = await store.get(reply.incidentId);
+        const link = incident ? await threadPermalink(client, incident) : undefined;
+        const where = link ? `<${link}|its thread>` : "its thread";
+        const table = escapeMrkdwn(reply.table);
+        const text =
+          reply.outcome === "opened"
+            ? `Opened an incident for \`${table}\`: the diagnosis and the proposed step follow in ${where}.`
+            : `\`${table}\` already has an open incident; the fix goes on in ${where}.`;
+        return { text, blocks: [] };
+      }
+    }
   }
 
   postmortem(incidentId: string): Promise<Postmortem | undefined> {
@@ -132,4 +185,36 @@ export class SlackViews {
       ...(history ? { closed: () => history.all() } : {}),
     });
   }
+
+  private story(incident: Incident) {
+    return loadStory({ ...this.deps.story, store: this.deps.store }, incident);
+  }
+}
+
+/** One past incident as /iceberg history lists it: when, what, and the step that fixed it. */
+function incidentLine(h: IncidentHistory): HistoryIncident {
+  const fixed = h.steps.find((s) => s.outcome === "fixed");
+  return {
+    incidentId: h.incidentId,
+    openedAtMs: h.openedAtMs,
+    closedAtMs: h.closedAtMs,
+    state: h.state,
+    ...(h.triage ? { triage: h.triage } : {}),
+    ...(h.rootCause ? { rootCause: h.rootCause } : {}),
+    ...(fixed ? { fixedBy: fixed.stepId } : {}),
+    ...(fixed?.recoveredAfterMs !== undefined ? { fixedAfterMs: fixed.recoveredAfterMs } : {}),
+    didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
+  };
+}
+
+/**
+ * The status list with a line naming the open incidents it could not read: said to whoever asked,
+ * with the rest of the list, rather than failing the whole answer.
+ */
+function withUnreadableNote(message: SlackMessage, ids: readonly string[]): SlackMessage {
+  const names = ids.map((id) => `\`${escapeMrkdwn(id)}\``).join(", ");
+  const note =
+    `${ids.length === 1 ? "Incident" : "Incidents"} ${names} could not be read and ${ids.length === 1 ? "is" : "are"} left out of this list ` +
+    "(stored_record_invalid; the bot's log names the field, docs/operations.md says what to do).";
+  return { text: `${message.text}\n${note}`, blocks: [...message.blocks, context(note)] };
 }

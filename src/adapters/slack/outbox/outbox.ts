@@ -41,8 +41,11 @@ export interface Attempt {
   sending?: boolean;
 }
 
-/** Format 2 adds `format` to the entry (after its id, which the scripts below look for first). */
-export const OUTBOX_FORMAT = 2;
+/**
+ * Format 2 adds `format` to the entry (after its id, which the scripts below look for first);
+ * format 3 adds the postmortem-edit kind, which a format-2 release leaves for a newer poster.
+ */
+export const OUTBOX_FORMAT = 3;
 
 /**
  * An entry as stored, read as this release uses it: migrated from format 1, checked whatever its

@@ -4,20 +4,15 @@
 // incident's thread, a channel's top level or a person's answers. The one poster sends them in
 // each queue's order, each once (see poster.ts).
 
-import type { TimelineChart } from "../../../core/chart/timeline.js";
 import type { WalkRecord } from "../../../core/playbook/record.js";
-import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
 import type {
   ApplyFormContent,
   RemediationNotifier,
   SlackMessageRequest,
   SlackOutboxPort,
-  TimelineFile,
   WalkMessage,
-  WalkNote,
   WalkThread,
 } from "../../../services/ports.js";
-import type { ProposalView, VerificationView } from "../../../services/view-models.js";
 import type { IncidentStore } from "../../store/incident-store.js";
 import type { OwedWithWalk } from "../../store/walk-store.js";
 import { channelQueueId, type OutboxDelivery, replyQueueId, type SlackOutbox } from "./outbox.js";
@@ -126,52 +121,13 @@ export class OutboxNotifier implements RemediationNotifier {
     private readonly fillForm: (viewId: string, content: ApplyFormContent) => Promise<boolean>,
   ) {}
 
-  async postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void> {
-    await this.add(thread, { kind: "post-proposal", name, view });
-  }
-
-  async updateProposal(
-    thread: WalkThread,
-    name: string,
-    view: ProposalView,
-    note: ProposalNote,
-    withButtons: boolean,
-  ): Promise<void> {
-    await this.add(thread, { kind: "update-proposal", name, view, note, withButtons });
-  }
-
-  async upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void> {
-    await this.add(thread, { kind: "upsert-verification", name, view });
-  }
-
-  async postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void> {
-    await this.add(thread, { kind: "note", name, note });
-  }
-
-  async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
-    await this.add(thread, { kind: "ephemeral", user, notice });
-  }
-
-  async postPostmortem(thread: WalkThread, name: string): Promise<void> {
-    await this.add(thread, { kind: "postmortem", name });
-  }
-
-  async postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void> {
-    await this.outbox.append(thread.incidentId, thread.channel, this.now(), {
-      kind: "chart",
-      name,
-      chart,
-      file,
-    });
+  async say(thread: WalkThread, message: WalkMessage): Promise<void> {
+    await this.outbox.append(thread.incidentId, thread.channel, this.now(), deliveryFor(thread, message));
   }
 
   /** The one thing said at once, not through the outbox: a modal's trigger lasts 3 s. */
   fillApplyForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
     return this.fillForm(viewId, content);
-  }
-
-  private async add(thread: WalkThread, message: WalkMessage): Promise<void> {
-    await this.outbox.append(thread.incidentId, thread.channel, this.now(), deliveryFor(thread, message));
   }
 }
 
@@ -209,5 +165,7 @@ function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDelivery {
       return { kind: "card" };
     case "postmortem":
       return { kind: "postmortem", name: message.name };
+    case "chart":
+      return { kind: "chart", name: message.name, chart: message.chart, file: message.file };
   }
 }
