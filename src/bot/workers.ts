@@ -131,7 +131,7 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       story,
       history: shared.incidents.history,
       delays,
-      latestSweep: () => shared.sweepStore.latest(),
+      sweeps: shared.sweepStore,
       recurringDays: shared.config.bot.retention.resolvedDays,
       postmortem: async (incidentId) => {
         const { draftPostmortem } = await import("../services/history/postmortem.js");

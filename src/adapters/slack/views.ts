@@ -42,8 +42,8 @@ export interface SlackViewsDeps {
   history?: Pick<HistoryPort, "list"> & { all(): Promise<IncidentHistory[]> };
   /** How late the incident's messages came (the card says so). */
   delays?: { get(incidentId: string): Promise<number | undefined> };
-  /** The latest sweep's digest, shown on App Home. */
-  latestSweep?: () => Promise<Digest | undefined>;
+  /** The catalog sweeps: the latest one's digest is shown on App Home. */
+  sweeps?: { latest(): Promise<Digest | undefined> };
   /** The retention window App Home's recurring tables are counted in. */
   recurringDays?: number;
   /** The postmortem of a closed incident, drafted from what is stored (undefined until its history is). */
@@ -181,6 +181,7 @@ export class SlackViews {
     return homeView({
       ...this.deps,
       now: this.deps.now(),
+      ...(this.deps.sweeps ? { latestSweep: () => this.deps.sweeps!.latest() } : {}),
       ...(recurring ? { recurring } : {}),
       ...(history ? { closed: () => history.all() } : {}),
     });
