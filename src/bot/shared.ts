@@ -19,8 +19,8 @@ import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../ad
 import { confirmReplicated } from "../adapters/redis/connection.js";
 import { boltLogger } from "../adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "../adapters/slack/default-renderers.js";
-import { slackOutboxSender } from "../adapters/slack/outbox/jobs.js";
-import { OutboxNotifier, SlackOutbox } from "../adapters/slack/outbox/outbox.js";
+import { SlackOutbox } from "../adapters/slack/outbox/outbox.js";
+import { OutboxNotifier, owedWithWalk, slackOutboxSender } from "../adapters/slack/outbox/say.js";
 import type { Renderers } from "../adapters/slack/renderers.js";
 import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
@@ -308,7 +308,7 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
   const { diagnosisWaitMs: _orderWait, ...seams } = options.remediation ?? {};
   return new Remediation({
     // A decision and the messages it owes Slack are saved in one atomic step.
-    walks: new WalkStore(connections.redis, options.namespace, { outbox, now: wallClock }),
+    walks: new WalkStore(connections.redis, options.namespace, owedWithWalk(outbox, wallClock)),
     audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
     store,
     history: shared.incidents.history,

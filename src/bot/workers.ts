@@ -9,21 +9,11 @@ import { startInboxMover } from "../adapters/queue/inbox-mover.js";
 import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
 import { type BotWorkers, readJob, startWorkers } from "../adapters/queue/queues.js";
 import { startRemediationWorker } from "../adapters/queue/remediation-queue.js";
-import { publishHome } from "../adapters/slack/home.js";
 import { OutboxPoster } from "../adapters/slack/outbox/poster.js";
-import { escapeMrkdwn } from "../adapters/slack/render/limits.js";
-import { renderSweepDigest } from "../adapters/slack/render/sweep-digest.js";
-import {
-  commandResultMessage,
-  diagnosisChart,
-  diagnosisMessage,
-  renderCard,
-  replyMessage,
-  runSlackJob,
-} from "../adapters/slack/slack-jobs.js";
+import { runSlackJob } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
+import { SlackViews } from "../adapters/slack/views.js";
 import { commandRateCounter } from "../adapters/store/window-counters.js";
-import { recurringTables } from "../core/history/fleet.js";
 import { drainDeferredAlerts } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
@@ -134,6 +124,22 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
     outbox: shared.outbox,
     slack: client,
     store,
+    views: new SlackViews({
+      client,
+      store,
+      render,
+      now,
+      story,
+      history: shared.incidents.history,
+      delays,
+      sweeps: shared.sweepStore,
+      recurringDays: shared.config.bot.retention.resolvedDays,
+      postmortem: async (incidentId) => {
+        const { draftPostmortem } = await import("../services/history/postmortem.js");
+        return (await draftPostmortem({ history: shared.incidents.history, store, ...story }, incidentId))
+          ?.postmortem;
+      },
+    }),
     charts: slackTimelinePoster(client),
     onSlackError: (method) => {
       metrics.slackErrors.inc({ method });
@@ -148,51 +154,6 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
     late: {
       afterMs: shared.config.bot.slackDelivery.delayedAfterSeconds * 1000,
       record: (incidentId, delayMs) => delays.record(incidentId, delayMs),
-    },
-    views: {
-      card: async (incident) =>
-        renderCard({ store, render, now, story }, incident, await delays.get(incident.id)),
-      diagnosis: (incidentId, n) => diagnosisMessage({ store, render }, incidentId, n),
-      commandResult: (result) =>
-        commandResultMessage({ render }, result as Parameters<typeof commandResultMessage>[1]),
-      diagnosisChart: (incidentId, n) => diagnosisChart({ store }, incidentId, n),
-      postmortem: async (incidentId) => {
-        const { draftPostmortem } = await import("../services/history/postmortem.js");
-        const draft = await draftPostmortem(
-          { history: shared.incidents.history, store, ...story },
-          incidentId,
-        );
-        return draft?.postmortem;
-      },
-      channelMessage: (message) =>
-        message.kind === "digest"
-          ? renderSweepDigest(message.digest)
-          : message.kind === "text"
-            ? { text: escapeMrkdwn(message.text), blocks: [] }
-            : render.audit(message.report),
-      home: (user) =>
-        publishHome(
-          {
-            client,
-            store,
-            render,
-            now: now(),
-            latestSweep: () => shared.sweepStore.latest(),
-            recurring: {
-              tables: async (onUnreadable) =>
-                recurringTables(await shared.incidents.history.all(undefined, onUnreadable)),
-              days: shared.config.bot.retention.resolvedDays,
-            },
-            story,
-            closed: async (onUnreadable) => await shared.incidents.history.all(undefined, onUnreadable),
-          },
-          user,
-        ),
-      reply: (reply) =>
-        replyMessage(
-          { client: shared.client, store, render, now, history: shared.incidents.history, story },
-          reply,
-        ),
     },
     now: shared.wallClock,
     log,

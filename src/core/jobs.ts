@@ -82,11 +82,16 @@ export const SlackJobSchema = z.discriminatedUnion("kind", [
       lost: z.array(z.object({ key: z.string(), setTo: z.string(), now: z.string().nullable() })),
     }),
   }),
-  /** The postmortem of a resolved incident: a canvas (or a markdown file) and a note in the thread. */
+  /**
+   * The postmortem of a resolved incident: a canvas (or a markdown file) and a note in the thread;
+   * drafted when sent from what is stored unless the request carries it.
+   */
   z.object({
     kind: z.literal("postmortem"),
     incidentId: z.string(),
-    postmortem: z.custom<Postmortem>((v) => typeof v === "object" && v !== null),
+    postmortem: z.custom<Postmortem>((v) => typeof v === "object" && v !== null).optional(),
+    /** A newer version of one already posted (an open item marked done since): its canvas is edited. */
+    edit: z.boolean().optional(),
   }),
   z.object({
     kind: z.literal("command-result"),

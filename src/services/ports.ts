@@ -249,6 +249,8 @@ export interface RemediationScheduler {
 /** One message of a walk as data: what the notifier is asked to say, so it can be stored with the walk. */
 export type WalkMessage =
   | { kind: "post-proposal"; name: string; view: ProposalView }
+  /** A commit timeline shared in the thread, once under its name. */
+  | { kind: "chart"; name: string; chart: TimelineChart; file: TimelineFile }
   | { kind: "update-proposal"; name: string; view: ProposalView; note: ProposalNote; withButtons: boolean }
   | { kind: "upsert-verification"; name: string; view: VerificationView }
   | { kind: "note"; name: string; note: WalkNote }
@@ -324,22 +326,8 @@ export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedFo
  * "verify-p2"): posted once under that name, edited in place afterwards.
  */
 export interface RemediationNotifier {
-  postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void>;
-  /** Edits a posted proposal: its decision, a note under it, and no buttons once decided. */
-  updateProposal(
-    thread: WalkThread,
-    name: string,
-    view: ProposalView,
-    note: ProposalNote,
-    withButtons: boolean,
-  ): Promise<void>;
-  upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void>;
-  postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void>;
-  postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void>;
-  /** Queues the resolved incident's postmortem (drafted when it is sent). */
-  postPostmortem(thread: WalkThread, name: string): Promise<void>;
-  /** Shares a commit timeline in the thread, once under its name. */
-  postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void>;
+  /** Says one of the walk's messages in its thread (the status card excepted: the walk edits it). */
+  say(thread: WalkThread, message: Exclude<WalkMessage, { kind: "card" }>): Promise<void>;
   /**
    * Fills the placeholder form the receiver opened for an Apply click (`viewId`, its external id)
    * with the form or with why it cannot be approved. False when that view is gone or was never

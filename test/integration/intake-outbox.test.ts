@@ -4,8 +4,8 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotQueues, createQueues } from "../../src/adapters/queue/queues.js";
-import { slackOutboxSender } from "../../src/adapters/slack/outbox/jobs.js";
 import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
+import { slackOutboxSender } from "../../src/adapters/slack/outbox/say.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { BotConfigSchema } from "../../src/config.js";
 import type { AlertEvent } from "../../src/core/incident/model.js";

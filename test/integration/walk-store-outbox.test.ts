@@ -3,6 +3,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
+import { owedWithWalk } from "../../src/adapters/slack/outbox/say.js";
 import { WalkStore } from "../../src/adapters/store/walk-store.js";
 import type { WalkRecord } from "../../src/core/playbook/record.js";
 import { startWalk } from "../../src/core/playbook/walk.js";
@@ -55,7 +56,11 @@ describe("walk store with an outbox", () => {
   function stores() {
     scope = testRedisScope("walk-outbox");
     const outbox = new SlackOutbox(scope.redis, scope.namespace);
-    const walks = new WalkStore(scope.redis, scope.namespace, { outbox, now: () => T0 });
+    const walks = new WalkStore(
+      scope.redis,
+      scope.namespace,
+      owedWithWalk(outbox, () => T0),
+    );
     return { redis: scope.redis, outbox, walks };
   }
 

@@ -17,7 +17,7 @@ import type { SlackClient } from "./web-client.js";
 const WEEK_MS = 7 * 86_400_000;
 
 export interface HomeDeps {
-  client: Pick<SlackClient, "views" | "chat">;
+  client: Pick<SlackClient, "chat">;
   store: IncidentStore;
   render: Renderers;
   now: number;
@@ -36,7 +36,8 @@ export interface HomeDeps {
   ) => Promise<Array<{ table: string; incidentId: string; openedAtMs: number }>>;
 }
 
-export async function publishHome(deps: HomeDeps, userId: string): Promise<void> {
+/** The App Home view of the current state (the outbox's poster publishes it). */
+export async function homeView(deps: HomeDeps): Promise<ReturnType<Renderers["appHome"]>> {
   // Records passed over are named in the view, so the person sees the list has a gap.
   const unreadable: UnreadableRecord[] = [];
   const passedOver = (record: UnreadableRecord) => unreadable.push(record);
@@ -76,7 +77,7 @@ export async function publishHome(deps: HomeDeps, userId: string): Promise<void>
   const note = unreadableNote(unreadable);
   if (note) extra.unshift(context(note));
   if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];
-  await deps.client.views.publish({ user_id: userId, view });
+  return view;
 }
 
 /**

@@ -57,6 +57,37 @@ async function findPublished(
   return file ? { kind: "file", id: file, name } : undefined;
 }
 
+/** The document's markdown, its pictures embedded by the permalinks of the files shared for them. */
+async function postmortemMarkdown(
+  client: Pick<SlackClient, "files">,
+  pm: Postmortem,
+  fileIds: Readonly<Record<string, string | undefined>>,
+): Promise<string> {
+  const permalinks = new Map<string, string>();
+  for (const picture of pm.pictures) {
+    const id = picture.ref ? fileIds[picture.ref] : undefined;
+    if (!id || id === "failed") continue;
+    const info = await client.files.info({ file: id }).catch(() => undefined);
+    const link = (info?.file as { permalink?: string } | undefined)?.permalink;
+    if (link) permalinks.set(picture.name, link);
+  }
+  return renderPostmortemMarkdown(pm, { pictureUrl: (p) => permalinks.get(p.name) });
+}
+
+/** Replaces a posted canvas's content with a newer version of the postmortem (canvases.edit). */
+export async function editPostmortem(
+  client: Pick<SlackClient, "canvases" | "files">,
+  canvasId: string,
+  pm: Postmortem,
+  fileIds: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
+  const markdown = await postmortemMarkdown(client, pm, fileIds);
+  await client.canvases.edit({
+    canvas_id: canvasId,
+    changes: [{ operation: "replace", document_content: { type: "markdown", markdown } }],
+  });
+}
+
 /**
  * Publishes the postmortem document: a canvas, or the markdown file in the thread when the
  * workspace refuses canvases. `fileIds` maps a picture's ref to the id of the file shared for it.
@@ -73,15 +104,7 @@ export async function publishPostmortem(
     const found = await findPublished(client, target, pm);
     if (found) return found;
   }
-  const permalinks = new Map<string, string>();
-  for (const picture of pm.pictures) {
-    const id = picture.ref ? fileIds[picture.ref] : undefined;
-    if (!id || id === "failed") continue;
-    const info = await client.files.info({ file: id }).catch(() => undefined);
-    const link = (info?.file as { permalink?: string } | undefined)?.permalink;
-    if (link) permalinks.set(picture.name, link);
-  }
-  const markdown = renderPostmortemMarkdown(pm, { pictureUrl: (p) => permalinks.get(p.name) });
+  const markdown = await postmortemMarkdown(client, pm, fileIds);
   const title = postmortemTitle(pm);
   try {
     const made = await client.canvases.create({

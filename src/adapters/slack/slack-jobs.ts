@@ -1,40 +1,26 @@
 // The one Slack job left on BullMQ: filling the "Show all evidence" modal the receiver opened (a
-// view, the named exception to "everything goes through the outbox"). Also the views the outbox's
-// poster renders its messages from: the status card, a diagnosis and its chart, a result, an
-// ephemeral answer.
+// view, the named exception to "everything goes through the outbox"). Also an incident's card and
+// status line from its hash alone, and the link to its thread (what the outbox sends: views.ts).
 
-import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
-import type { IncidentHistory } from "../../core/history/record.js";
-import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
-import { AuditReportSchema, type Report, ReportSchema } from "../../core/report/schema.js";
+import { type Report, ReportSchema } from "../../core/report/schema.js";
 import { storyOf } from "../../core/story/story.js";
 import type { CodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
-import type { EphemeralReply, SlackJob } from "../queue/jobs.js";
+import type { SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
-import type { SlackMessage } from "./render/block-kit.js";
-import { escapeMrkdwn } from "./render/limits.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
-import { withUnreadableNote } from "./render/unreadable-note.js";
-import type { HistoryEntry, HistoryIncident, StatusCardView, StatusListItem } from "./render/view-models.js";
+import type { StatusCardView, StatusListItem } from "./render/view-models.js";
 import type { Renderers } from "./renderers.js";
-import { latestReport, loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackJobDeps {
   client: SlackClient;
-  store: IncidentStore;
-  render: Renderers;
-  now: () => number;
+  store: Pick<IncidentStore, "getReport">;
+  render: Pick<Renderers, "evidenceModal">;
   onSlackError?: (method: string) => void;
   log?: Pick<LogLike, "warn">;
-  /** Each table's closed incidents, listed by /iceberg history. */
-  history?: Pick<HistoryPort, "list">;
-  /** Where the incident's story is read from besides the store (walks, playbooks, people). */
-  story?: Omit<StorySources, "store">;
 }
 
 export async function runSlackJob(deps: SlackJobDeps, job: SlackJob): Promise<void> {
@@ -66,55 +52,6 @@ export function cardView(incident: Incident, report: Report | undefined, now: nu
   return cardViewOf(storyOf({ incident, ...(report ? { report } : {}) }), now);
 }
 
-/** The status card of the incident's current state. */
-export async function renderCard(
-  deps: Pick<SlackJobDeps, "store" | "render" | "now" | "story">,
-  incident: Incident,
-  slackDelayedMs?: number,
-): Promise<SlackMessage> {
-  const story = await loadStory({ ...deps.story, store: deps.store }, incident);
-  const view = cardViewOf(story, deps.now());
-  return deps.render.statusCard(slackDelayedMs === undefined ? view : { ...view, slackDelayedMs });
-}
-
-/** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */
-export async function diagnosisChart(
-  deps: Pick<SlackJobDeps, "store">,
-  incidentId: string,
-  n: number,
-): Promise<{ chart: TimelineChart; file: TimelineFile } | undefined> {
-  const chart = await deps.store.getChart(incidentId, n);
-  if (!isTimelineChart(chart)) return undefined;
-  return {
-    chart,
-    file: {
-      name: `${chart.table}-commits-${n}.png`,
-      title: `Commits to ${chart.table}`,
-      altText: describeTimeline(chart),
-    },
-  };
-}
-
-/** The message of diagnosis n of an incident, as its thread shows it. */
-export async function diagnosisMessage(
-  deps: Pick<SlackJobDeps, "store" | "render">,
-  incidentId: string,
-  n: number,
-): Promise<SlackMessage> {
-  const report = ReportSchema.parse(await deps.store.getReport(incidentId, n));
-  return deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
-}
-
-/** A slash command's result (a diagnosis or an audit). */
-export function commandResultMessage(
-  deps: Pick<SlackJobDeps, "render">,
-  result: Extract<SlackJob, { kind: "command-result" }>["result"],
-): SlackMessage {
-  return result.type === "diagnosis"
-    ? deps.render.diagnosis(ReportSchema.parse(result.report))
-    : deps.render.audit(AuditReportSchema.parse(result.report));
-}
-
 /** An incident's line in `/iceberg status` from its hash and newest report alone (no walk). */
 export function statusListItem(
   incident: Incident,
@@ -123,69 +60,6 @@ export function statusListItem(
   permalink: string | undefined,
 ): StatusListItem {
   return statusItemOf(storyOf({ incident, ...(report ? { report } : {}) }), now, permalink);
-}
-
-/** An ephemeral answer, rendered from the state it reports on when it is sent. */
-export async function replyMessage(
-  deps: Pick<SlackJobDeps, "client" | "store" | "render" | "now" | "history" | "story">,
-  reply: EphemeralReply,
-): Promise<SlackMessage> {
-  switch (reply.kind) {
-    case "unknown-table":
-      return deps.render.usageError(reply);
-    case "failed":
-    case "rate-limited":
-      return deps.render.usageError(reply);
-    case "status": {
-      const unreadable: UnreadableRecord[] = [];
-      const incidents = await deps.store.listOpen(undefined, (id, error) =>
-        unreadable.push({ kind: "incident", id, newer: isNewer(error) }),
-      );
-      const links = await Promise.all(incidents.map((i) => threadPermalink(deps.client, i)));
-      const stories = await Promise.all(
-        incidents.map((i) => loadStory({ ...deps.story, store: deps.store }, i)),
-      );
-      const now = deps.now();
-      const list = deps.render.statusList({
-        nowMs: now,
-        incidents: stories.map((story, index) => statusItemOf(story, now, links[index])),
-      });
-      return withUnreadableNote(list, unreadable);
-    }
-    case "history": {
-      const rows = await deps.store.audit(reply.table);
-      const entries: HistoryEntry[] = rows.map((row) => ({
-        atMs: Number(row.at ?? 0),
-        actor: row.actor ?? "bot",
-        action: row.action ?? "note",
-        detail: row.detail,
-        ...((STEP_IDS as readonly string[]).includes(row.stepId ?? "")
-          ? { stepId: row.stepId as StepId }
-          : {}),
-      }));
-      const unreadable: UnreadableRecord[] = [];
-      const incidents = (await deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
-      const message = deps.render.history({
-        table: reply.table,
-        entries,
-        incidents: incidents.map((h) => incidentLine(h)),
-      });
-      return withUnreadableNote(message, unreadable);
-    }
-    case "text":
-      return { text: escapeMrkdwn(reply.text), blocks: [] };
-    case "fix-started": {
-      const incident = await deps.store.get(reply.incidentId);
-      const link = incident ? await threadPermalink(deps.client, incident) : undefined;
-      const where = link ? `<${link}|its thread>` : "its thread";
-      const table = escapeMrkdwn(reply.table);
-      const text =
-        reply.outcome === "opened"
-          ? `Opened an incident for \`${table}\`: the diagnosis and the proposed step follow in ${where}.`
-          : `\`${table}\` already has an open incident; the fix goes on in ${where}.`;
-      return { text, blocks: [] };
-    }
-  }
 }
 
 /** Link to the incident's thread; best effort, a list without links beats no list. */
@@ -201,24 +75,6 @@ export async function threadPermalink(
     return undefined;
   }
 }
-
-/** One past incident as /iceberg history lists it: when, what, and the step that fixed it. */
-function incidentLine(h: IncidentHistory): HistoryIncident {
-  const fixed = h.steps.find((s) => s.outcome === "fixed");
-  return {
-    incidentId: h.incidentId,
-    openedAtMs: h.openedAtMs,
-    closedAtMs: h.closedAtMs,
-    state: h.state,
-    ...(h.triage ? { triage: h.triage } : {}),
-    ...(h.rootCause ? { rootCause: h.rootCause } : {}),
-    ...(fixed ? { fixedBy: fixed.stepId } : {}),
-    ...(fixed?.recoveredAfterMs !== undefined ? { fixedAfterMs: fixed.recoveredAfterMs } : {}),
-    didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
-  };
-}
-
-export { latestReport };
 
 /** A stored incident a newer release wrote (incident-store.ts says so in the error's details). */
 export function isNewer(error: CodedError): boolean {

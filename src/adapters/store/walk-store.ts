@@ -10,16 +10,20 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
-import { deliveryFor, type SlackOutbox } from "../slack/outbox/outbox.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
 export type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 
 const MAX_ATTEMPTS = 25;
 
-export interface WalkOutbox {
-  outbox: SlackOutbox;
+/**
+ * How a change's messages are saved with it (the Slack outbox, wired in by the process): the
+ * outbox keys the script appends to and each message as an entry with its id left blank.
+ */
+export interface OwedWithWalk {
   now: () => number;
+  appendKeys(incidentId: string): [seq: string, queue: string, due: string];
+  entryJson(record: WalkRecord, message: WalkMessage, atMs: number): string;
 }
 
 export class WalkStore {
@@ -29,7 +33,7 @@ export class WalkStore {
     private readonly redis: RedisClient,
     namespace: string = DEFAULT_NAMESPACE,
     /** When given, a change's messages are saved with it (same namespace, so the same hash tag). */
-    private readonly withOutbox?: WalkOutbox,
+    private readonly withOutbox?: OwedWithWalk,
   ) {
     this.prefix = `{${namespace}}`;
   }
@@ -95,15 +99,13 @@ export class WalkStore {
     record: WalkRecord,
     messages: readonly WalkMessage[],
   ): Promise<unknown> {
-    const { outbox, now } = this.withOutbox as WalkOutbox;
-    const at = now();
-    const entries = messages.map((m) =>
-      outbox.entryJson(incidentId, record.channel, at, deliveryFor(record, m)),
-    );
+    const owed = this.withOutbox as OwedWithWalk;
+    const at = owed.now();
+    const entries = messages.map((m) => owed.entryJson(record, m, at));
     return runScript(
       this.redis,
       "walk-save-with-outbox",
-      [this.key(incidentId), ...outbox.appendKeys(incidentId)],
+      [this.key(incidentId), ...owed.appendKeys(incidentId)],
       [version, data, String(at), incidentId, ...entries],
     );
   }

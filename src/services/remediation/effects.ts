@@ -102,25 +102,10 @@ export class RemediationEffects {
     }
   }
 
-  /** Hands one message to the notifier. */
+  /** Hands one message to the notifier; the card is edited from the saved walk. */
   private async deliver(record: WalkRecord, message: WalkMessage): Promise<void> {
-    const { notifier } = this.deps;
-    switch (message.kind) {
-      case "post-proposal":
-        return notifier.postProposal(record, message.name, message.view);
-      case "update-proposal":
-        return notifier.updateProposal(record, message.name, message.view, message.note, message.withButtons);
-      case "upsert-verification":
-        return notifier.upsertVerification(record, message.name, message.view);
-      case "note":
-        return notifier.postNote(record, message.name, message.note);
-      case "ephemeral":
-        return notifier.postEphemeral(record, message.user, message.notice);
-      case "card":
-        return this.syncCard(record, { queued: false });
-      case "postmortem":
-        return notifier.postPostmortem(record, message.name);
-    }
+    if (message.kind === "card") return this.syncCard(record, { queued: false });
+    return this.deps.notifier.say(record, message);
   }
 
   private messagesOf(
@@ -237,13 +222,9 @@ export class RemediationEffects {
   ): Promise<void> {
     const stepTitle = this.settings.step(record.walk.playbookId, stepId)?.title ?? stepId;
     const at = this.deps.now();
+    const note = { kind: "proposal-failed", stepTitle, reason, table: record.table } as const;
     await this.deps.notifier
-      .postNote(record, `proposal-failed-${stepId}-${at}`, {
-        kind: "proposal-failed",
-        stepTitle,
-        reason,
-        table: record.table,
-      })
+      .say(record, { kind: "note", name: `proposal-failed-${stepId}-${at}`, note })
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "proposal failure note failed"),
       );
@@ -327,13 +308,16 @@ export class RemediationEffects {
         // Stale jobs and duplicate results the bot itself ignored are noise in the history.
         if (effect.entry.outcome === "ignored" && effect.entry.actor === "bot") return;
         await deps.audit.record(record.table, effect.entry, record.incidentId);
-        // An item marked done after the incident closed: its history says so too.
+        // An item marked done after the incident closed: its history says so too, and the posted
+        // postmortem is replaced by the version drafted from it.
         if (
           effect.entry.action === "item-done" &&
           effect.entry.outcome === "ok" &&
           record.walk.status === "resolved"
-        )
+        ) {
           await recordIncidentHistory(deps, record, "resolved", deps.now());
+          await deps.slack.send({ kind: "postmortem", incidentId: record.incidentId, edit: true });
+        }
         return;
     }
   }

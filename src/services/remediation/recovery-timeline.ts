@@ -55,10 +55,15 @@ export async function recoveryTimeline(
     // Kept for the postmortem, which shows it again beside the diagnosis's.
     await deps.store.saveChart(record.incidentId, "recovery", chart);
     // Shared once under its name by the outbox's poster, like every other thread message.
-    await deps.notifier.postChart(record, `recovery-chart-${picture.proposalId}`, chart, {
-      name: `${record.table}-commits-after-change.png`,
-      title: `Commits to ${record.table} after the change`,
-      altText: describeTimeline(chart),
+    await deps.notifier.say(record, {
+      kind: "chart",
+      name: `recovery-chart-${picture.proposalId}`,
+      chart,
+      file: {
+        name: `${record.table}-commits-after-change.png`,
+        title: `Commits to ${record.table} after the change`,
+        altText: describeTimeline(chart),
+      },
     });
   } catch (error) {
     deps.log.warn(

@@ -302,10 +302,9 @@ export class Remediation {
     try {
       const incident = await store.get(job.incidentId);
       if (incident)
-        await notifier.postEphemeral(
+        await notifier.say(
           { incidentId: incident.id, channel: incident.channel },
-          job.user,
-          notice,
+          { kind: "ephemeral", user: job.user, notice },
         );
     } catch (told) {
       log.warn({ err: asCodedError(told).message }, "the person could not be told the walk is unreadable");

@@ -96,7 +96,10 @@ export class WalkDispatcher {
     const incident = await this.deps.store.get(value.incidentId);
     if (!incident) return;
     await this.deps.notifier
-      .postEphemeral({ incidentId: incident.id, channel: incident.channel }, user, { kind: "no-walk" })
+      .say(
+        { incidentId: incident.id, channel: incident.channel },
+        { kind: "ephemeral", user, notice: { kind: "no-walk" } },
+      )
       .catch((error: unknown) =>
         this.deps.log.warn({ err: asCodedError(error).message }, "ephemeral failed"),
       );

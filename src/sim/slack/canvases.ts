@@ -3,6 +3,8 @@
 // not create canvases answers as Slack does on a free team (`free_team_not_allowed`). files.info
 // answers a shared file's permalink, which a canvas embeds a picture by. files.list lists the
 // canvases and shared files of a channel, newest first (`types=canvas`: canvases only).
+// canvases.edit takes the canvas id and a list of changes, as Slack does: the whole document
+// replaced (no section id), markdown inserted at its start or end, or the title renamed.
 
 import { ApiError } from "./api-error.js";
 import type { FileStore } from "./files.js";
@@ -34,6 +36,30 @@ export function canvasMethods(files: FileStore, canvases: StoredCanvas[], allowe
         ...(typeof args.channel_id === "string" ? { channel: args.channel_id } : {}),
       });
       return { ok: true, canvas_id: id };
+    },
+    "canvases.edit": (args: Record<string, unknown>) => {
+      const canvas = canvases.find((c) => c.id === args.canvas_id);
+      if (!canvas) throw new ApiError("canvas_not_found");
+      const changes = (typeof args.changes === "string" ? parseJson(args.changes) : args.changes) as unknown;
+      if (!Array.isArray(changes) || changes.length === 0)
+        throw new ApiError("invalid_arguments", ["[ERROR] changes must be a non-empty array"]);
+      for (const change of changes as Array<Record<string, unknown>>) {
+        const doc = change.document_content as { type?: unknown; markdown?: unknown } | undefined;
+        const markdown =
+          doc?.type === "markdown" && typeof doc.markdown === "string" ? doc.markdown : undefined;
+        const title = (change.title_content as { markdown?: unknown } | undefined)?.markdown;
+        if (change.operation === "rename" && typeof title === "string") canvas.title = title;
+        else if (change.section_id !== undefined || markdown === undefined)
+          throw new ApiError("invalid_arguments", [
+            "[ERROR] this stand-in edits whole documents in markdown",
+          ]);
+        else if (change.operation === "replace") canvas.markdown = markdown;
+        else if (change.operation === "insert_at_start") canvas.markdown = `${markdown}\n${canvas.markdown}`;
+        else if (change.operation === "insert_at_end") canvas.markdown = `${canvas.markdown}\n${markdown}`;
+        else
+          throw new ApiError("invalid_arguments", [`[ERROR] unknown operation ${String(change.operation)}`]);
+      }
+      return { ok: true };
     },
     "files.list": (args: Record<string, unknown>) => {
       const channel = typeof args.channel === "string" ? args.channel : undefined;
@@ -74,4 +100,12 @@ export function canvasMethods(files: FileStore, canvases: StoredCanvas[], allowe
       };
     },
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_arguments", ["[ERROR] changes must be JSON"]);
+  }
 }

@@ -78,7 +78,11 @@ describe("files named in the configuration", () => {
     const token = join(dir, "flink.token");
     writeFileSync(token, "jm-token-1234\n");
     const loaded = loadConfig({ BOT_CONFIG: withTokenFile(token) }, { readFile });
-    expect(loaded.sources.flink[0]?.auth).toEqual({ kind: "bearer", token: "jm-token-1234", tokenFile: token });
+    expect(loaded.sources.flink[0]?.auth).toEqual({
+      kind: "bearer",
+      token: "jm-token-1234",
+      tokenFile: token,
+    });
   });
 
   it("refuses a FIFO as the service account token with the fix, instead of waiting for a writer", () => {

@@ -12,82 +12,12 @@
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
-import type { TimelineChart } from "../../../core/chart/timeline.js";
-import type { Postmortem } from "../../../core/history/postmortem.js";
-import type { EphemeralReply } from "../../../core/jobs.js";
-import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
-import type { AuditReport } from "../../../core/report/schema.js";
-import type { Digest } from "../../../core/sweep/digest.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
-import type {
-  ApplyFormContent,
-  RemediationNotifier,
-  TimelineFile,
-  WalkMessage,
-  WalkNote,
-  WalkThread,
-} from "../../../services/ports.js";
-import type { ProposalView, VerificationView } from "../../../services/view-models.js";
 import type { RedisClient } from "../../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "../../store/keys.js";
+import { isDeliveryKind, type OutboxDelivery } from "./deliveries.js";
 
-/** What one entry asks of Slack, as view models; the poster renders them when it sends. */
-export type OutboxMessage =
-  | { kind: "proposal"; view: ProposalView; note?: ProposalNote; withButtons?: boolean }
-  | { kind: "verification"; view: VerificationView }
-  | { kind: "note"; note: WalkNote }
-  /** Plain text that may quote upstream words: shown as typed, never as markup. */
-  | { kind: "text"; text: string };
-
-/** A message of no incident, top-level in a channel or in a thread the entry names. */
-export type ChannelMessage =
-  /** The catalog sweep's digest. */
-  | { kind: "digest"; digest: Digest }
-  /** An audit asked for from a digest line, in the digest's thread. */
-  | { kind: "audit"; report: AuditReport }
-  /** Plain words, shown as written, never as markup. */
-  | { kind: "text"; text: string };
-
-export type OutboxDelivery =
-  /** A thread message posted once under its name. */
-  | { kind: "post"; name: string; message: OutboxMessage; afterName?: string }
-  /** An edit of the named message (skipped when it was never posted). */
-  | { kind: "update"; name: string; message: OutboxMessage }
-  /** Posted under the name the first time, edited afterwards. */
-  | { kind: "upsert"; name: string; message: OutboxMessage }
-  | { kind: "ephemeral"; user: string; notice: Notice }
-  /** The incident's root message, its status card: posted once (every other kind waits for it). */
-  | { kind: "root" }
-  /** An edit of the status card from the incident's current state. */
-  | { kind: "card" }
-  /** Diagnosis n in the thread, with its commit timeline under it. */
-  | { kind: "diagnosis"; n: number }
-  /** A slash command's result in the incident's thread, posted once under its name. */
-  | { kind: "command-result"; name: string; result: unknown }
-  /**
-   * A slash command's result top-level in the entry's channel (no incident open for the table),
-   * posted once; queued under the channel's own id (see channelQueueId), not an incident's.
-   */
-  | { kind: "channel-result"; name: string; result: unknown }
-  /**
-   * A message of no incident (the sweep's digest, an audit in its thread), posted once under its
-   * name; queued under the channel's own id like a channel result.
-   */
-  | { kind: "channel-post"; name: string; threadTs?: string; message: ChannelMessage }
-  /** A commit timeline shared in the incident's thread, once under its name. */
-  | { kind: "chart"; name: string; chart: TimelineChart; file: TimelineFile }
-  /**
-   * The incident's postmortem: a canvas where the workspace allows one, else a markdown file in
-   * the thread, then a note in the thread saying where it is; each once.
-   */
-  | { kind: "postmortem"; name: string; postmortem?: Postmortem }
-  /** A user's App Home, rendered when sent (queued under homeQueueId); a publish is an edit. */
-  | { kind: "home"; user: string }
-  /**
-   * An ephemeral answer to one person in the entry's channel that belongs to no incident's queue
-   * (a slash command's, a sweep button's), rendered when sent; queued under replyQueueId.
-   */
-  | { kind: "reply"; user: string; reply: EphemeralReply };
+export type { ChannelMessage, OutboxDelivery, OutboxMessage } from "./deliveries.js";
 
 export interface SlackOutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */
@@ -111,30 +41,17 @@ export interface Attempt {
   sending?: boolean;
 }
 
-/** Format 2 adds `format` to the entry (after its id, which the scripts below look for first). */
-export const OUTBOX_FORMAT = 2;
-
-const DELIVERY_KINDS = new Set<string>([
-  "post",
-  "update",
-  "upsert",
-  "ephemeral",
-  "root",
-  "card",
-  "diagnosis",
-  "command-result",
-  "channel-result",
-  "channel-post",
-  "chart",
-  "postmortem",
-  "home",
-  "reply",
-] satisfies OutboxDelivery["kind"][]);
+/**
+ * Format 2 adds `format` to the entry (after its id, which the scripts below look for first);
+ * format 3 adds the postmortem-edit kind, which a format-2 release leaves for a newer poster.
+ */
+export const OUTBOX_FORMAT = 3;
 
 /**
  * An entry as stored, read as this release uses it: migrated from format 1, checked whatever its
  * format (a newer one is read when its envelope and delivery kind are ones this release knows).
- * Throws a coded error naming the queue and what to do otherwise.
+ * Throws a coded error naming the queue and what to do otherwise: an entry whose envelope is
+ * whole but whose kind is unknown was written by a newer release, whatever its format says.
  */
 function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
   const fail = (why: string, newer: boolean): never => {
@@ -170,11 +87,13 @@ function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
         ? "no incident or channel"
         : typeof entry.createdAtMs !== "number"
           ? "no createdAtMs"
-          : typeof delivery !== "object" || delivery === null || !DELIVERY_KINDS.has(String(delivery.kind))
-            ? `delivery kind ${JSON.stringify(delivery?.kind)} is not one this release sends`
+          : typeof delivery !== "object" || delivery === null || typeof delivery.kind !== "string"
+            ? "no delivery kind"
             : undefined;
   if (problem)
     return fail(newer ? `format ${format} is newer than ${OUTBOX_FORMAT}; ${problem}` : problem, newer);
+  if (!isDeliveryKind(delivery?.kind))
+    return fail(`delivery kind ${JSON.stringify(delivery?.kind)} is not one this release sends`, true);
   return { ...(entry as unknown as SlackOutboxEntry), format: Math.max(format, OUTBOX_FORMAT) };
 }
 
@@ -369,7 +288,6 @@ export class SlackOutbox {
     return raw.map((entry) => readOutboxEntry(entry, key));
   }
 
-  /** Entries still owed (every incident's queue), for tests and /metrics. */
   /** Messages owed to Slack, and when the oldest of them was written (for /metrics). */
   async backlog(): Promise<{ items: number; oldestMs?: number }> {
     const due = await this.redis.zrange(`${this.prefix}:due`, 0, -1);
@@ -392,104 +310,5 @@ export class SlackOutbox {
     let n = 0;
     for (const id of due) n += await this.redis.llen(this.queueKey(id));
     return n;
-  }
-}
-
-/**
- * The notifier remediation uses when deliveries go through the outbox: each call records an entry
- * and returns; the poster sends it. Only the apply form is filled in at once (the person is
- * looking at its placeholder).
- */
-export class OutboxNotifier implements RemediationNotifier {
-  constructor(
-    private readonly outbox: SlackOutbox,
-    private readonly now: () => number,
-    private readonly fillForm: (viewId: string, content: ApplyFormContent) => Promise<boolean>,
-  ) {}
-
-  async postProposal(thread: WalkThread, name: string, view: ProposalView): Promise<void> {
-    await this.add(thread, { kind: "post-proposal", name, view });
-  }
-
-  async updateProposal(
-    thread: WalkThread,
-    name: string,
-    view: ProposalView,
-    note: ProposalNote,
-    withButtons: boolean,
-  ): Promise<void> {
-    await this.add(thread, { kind: "update-proposal", name, view, note, withButtons });
-  }
-
-  async upsertVerification(thread: WalkThread, name: string, view: VerificationView): Promise<void> {
-    await this.add(thread, { kind: "upsert-verification", name, view });
-  }
-
-  async postNote(thread: WalkThread, name: string, note: WalkNote): Promise<void> {
-    await this.add(thread, { kind: "note", name, note });
-  }
-
-  async postEphemeral(thread: WalkThread, user: string, notice: Notice): Promise<void> {
-    await this.add(thread, { kind: "ephemeral", user, notice });
-  }
-
-  async postPostmortem(thread: WalkThread, name: string): Promise<void> {
-    await this.add(thread, { kind: "postmortem", name });
-  }
-
-  async postChart(thread: WalkThread, name: string, chart: TimelineChart, file: TimelineFile): Promise<void> {
-    await this.outbox.append(thread.incidentId, thread.channel, this.now(), {
-      kind: "chart",
-      name,
-      chart,
-      file,
-    });
-  }
-
-  /** The one thing said at once, not through the outbox: a modal's trigger lasts 3 s. */
-  fillApplyForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
-    return this.fillForm(viewId, content);
-  }
-
-  private async add(thread: WalkThread, message: WalkMessage): Promise<void> {
-    await this.outbox.append(thread.incidentId, thread.channel, this.now(), deliveryFor(thread, message));
-  }
-}
-
-/** The outbox entry of one walk message: the same whether the notifier or the walk store records it. */
-export function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDelivery {
-  switch (message.kind) {
-    case "post-proposal": {
-      // A proposal waits (bounded) for the diagnosis message it answers.
-      const afterName =
-        thread.proposedForDiagnosis === undefined ? undefined : `diagnosis-${thread.proposedForDiagnosis}`;
-      return {
-        kind: "post",
-        name: message.name,
-        message: { kind: "proposal", view: message.view },
-        ...(afterName ? { afterName } : {}),
-      };
-    }
-    case "update-proposal":
-      return {
-        kind: "update",
-        name: message.name,
-        message: {
-          kind: "proposal",
-          view: message.view,
-          note: message.note,
-          withButtons: message.withButtons,
-        },
-      };
-    case "upsert-verification":
-      return { kind: "upsert", name: message.name, message: { kind: "verification", view: message.view } };
-    case "note":
-      return { kind: "post", name: message.name, message: { kind: "note", note: message.note } };
-    case "ephemeral":
-      return { kind: "ephemeral", user: message.user, notice: message.notice };
-    case "card":
-      return { kind: "card" };
-    case "postmortem":
-      return { kind: "postmortem", name: message.name };
   }
 }

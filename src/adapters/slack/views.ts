@@ -1,0 +1,223 @@
+// What the outbox's entries show, rendered for Slack: the status card, a diagnosis and its chart,
+// a command result, the sweep's messages, the walk's messages, ephemeral answers and App Home.
+// Views that report on stored state (the card, a diagnosis, App Home, `/iceberg status`) read it
+// here, when the entry is sent, so a late delivery never shows an older state than the last one.
+
+import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
+import { recurringTables } from "../../core/history/fleet.js";
+import type { Postmortem } from "../../core/history/postmortem.js";
+import type { IncidentHistory } from "../../core/history/record.js";
+import { STEP_IDS, type StepId } from "../../core/ids.js";
+import type { Incident } from "../../core/incident/model.js";
+import type { EphemeralReply } from "../../core/jobs.js";
+import type { Notice } from "../../core/playbook/walk.js";
+import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
+import type { Digest } from "../../core/sweep/digest.js";
+import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
+import type { IncidentStore } from "../store/incident-store.js";
+import { type HomeDeps, homeView } from "./home.js";
+import type { ChannelMessage, OutboxMessage } from "./outbox/deliveries.js";
+import type { SlackMessage } from "./render/block-kit.js";
+import { context } from "./render/blocks.js";
+import { renderProposal, renderVerification } from "./render/index.js";
+import { escapeMrkdwn } from "./render/limits.js";
+import { cardViewOf, statusItemOf } from "./render/story-view.js";
+import { renderSweepDigest } from "./render/sweep-digest.js";
+import { withUnreadableNote } from "./render/unreadable-note.js";
+import type { HistoryEntry, HistoryIncident } from "./render/view-models.js";
+import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
+import type { Renderers } from "./renderers.js";
+import { isNewer, threadPermalink } from "./slack-jobs.js";
+import { loadStory, type StorySources } from "./story-source.js";
+import { noteMessage } from "./walk-slack.js";
+import type { SlackClient } from "./web-client.js";
+
+export interface SlackViewsDeps {
+  client: SlackClient;
+  store: IncidentStore;
+  render: Renderers;
+  now: () => number;
+  /** Where the incident's story is read from besides the store (walks, playbooks, people). */
+  story?: Omit<StorySources, "store">;
+  /** Closed incidents: `/iceberg history`, App Home's recurring tables and weekly counts. */
+  history?: Pick<HistoryPort, "list"> & {
+    all(maxTables?: number, onUnreadable?: (record: UnreadableRecord) => void): Promise<IncidentHistory[]>;
+  };
+  /** How late the incident's messages came (the card says so). */
+  delays?: { get(incidentId: string): Promise<number | undefined> };
+  /** The catalog sweeps: the latest one's digest is shown on App Home. */
+  sweeps?: { latest(): Promise<Digest | undefined> };
+  /** The retention window App Home's recurring tables are counted in. */
+  recurringDays?: number;
+  /** The postmortem of a closed incident, drafted from what is stored (undefined until its history is). */
+  postmortem?: (incidentId: string) => Promise<Postmortem | undefined>;
+}
+
+export class SlackViews {
+  constructor(private readonly deps: SlackViewsDeps) {}
+
+  /** The status card of the incident's current state. */
+  async card(incident: Incident): Promise<SlackMessage> {
+    const delayed = await this.deps.delays?.get(incident.id);
+    const view = cardViewOf(await this.story(incident), this.deps.now());
+    return this.deps.render.statusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
+  }
+
+  /** Diagnosis n of an incident, as its thread shows it. */
+  async diagnosis(incidentId: string, n: number): Promise<SlackMessage> {
+    const report = ReportSchema.parse(await this.deps.store.getReport(incidentId, n));
+    return this.deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
+  }
+
+  /** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */
+  async diagnosisChart(
+    incidentId: string,
+    n: number,
+  ): Promise<{ chart: TimelineChart; file: TimelineFile } | undefined> {
+    const chart = await this.deps.store.getChart(incidentId, n);
+    if (!isTimelineChart(chart)) return undefined;
+    const file = {
+      name: `${chart.table}-commits-${n}.png`,
+      title: `Commits to ${chart.table}`,
+      altText: describeTimeline(chart),
+    };
+    return { chart, file };
+  }
+
+  /** A slash command's result (a diagnosis or an audit). */
+  commandResult(result: unknown): SlackMessage {
+    const { type, report } = result as { type: "diagnosis" | "audit"; report: unknown };
+    return type === "diagnosis"
+      ? this.deps.render.diagnosis(ReportSchema.parse(report))
+      : this.deps.render.audit(AuditReportSchema.parse(report));
+  }
+
+  /** A message of no incident: the sweep's digest, an audit in its thread, plain words. */
+  channelMessage(message: ChannelMessage): SlackMessage {
+    if (message.kind === "digest") return renderSweepDigest(message.digest);
+    if (message.kind === "text") return { text: escapeMrkdwn(message.text), blocks: [] };
+    return this.deps.render.audit(message.report);
+  }
+
+  /** A message of a walk's thread, from the view it carries. */
+  message(message: OutboxMessage): SlackMessage {
+    switch (message.kind) {
+      case "proposal": {
+        const rendered = renderProposal(message.view);
+        if (message.note === undefined) return rendered;
+        let blocks = rendered.blocks;
+        if (message.withButtons === false) blocks = blocks.filter((b) => b.type !== "actions");
+        return { text: rendered.text, blocks: [...blocks, context(renderProposalNote(message.note))] };
+      }
+      case "verification":
+        return renderVerification(message.view);
+      case "note":
+        return noteMessage(message.note);
+      case "text":
+        return { text: escapeMrkdwn(message.text), blocks: [] };
+    }
+  }
+
+  notice(notice: Notice): SlackMessage {
+    return { text: renderNotice(notice), blocks: [] };
+  }
+
+  /** An ephemeral answer, rendered from the state it reports on when it is sent. */
+  async reply(reply: EphemeralReply): Promise<SlackMessage> {
+    const { store, render, client } = this.deps;
+    switch (reply.kind) {
+      case "unknown-table":
+      case "failed":
+      case "rate-limited":
+        return render.usageError(reply);
+      case "status": {
+        const unreadable: UnreadableRecord[] = [];
+        const incidents = await store.listOpen(undefined, (id, error) =>
+          unreadable.push({ kind: "incident", id, newer: isNewer(error) }),
+        );
+        const links = await Promise.all(incidents.map((i) => threadPermalink(client, i)));
+        const stories = await Promise.all(incidents.map((i) => this.story(i)));
+        const now = this.deps.now();
+        const items = stories.map((story, index) => statusItemOf(story, now, links[index]));
+        const list = render.statusList({ nowMs: now, incidents: items });
+        return withUnreadableNote(list, unreadable);
+      }
+      case "history": {
+        const rows = await store.audit(reply.table);
+        const entries: HistoryEntry[] = rows.map((row) => ({
+          atMs: Number(row.at ?? 0),
+          actor: row.actor ?? "bot",
+          action: row.action ?? "note",
+          detail: row.detail,
+          ...((STEP_IDS as readonly string[]).includes(row.stepId ?? "")
+            ? { stepId: row.stepId as StepId }
+            : {}),
+        }));
+        const unreadable: UnreadableRecord[] = [];
+        const incidents = (await this.deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
+        const message = render.history({
+          table: reply.table,
+          entries,
+          incidents: incidents.map(incidentLine),
+        });
+        return withUnreadableNote(message, unreadable);
+      }
+      case "text":
+        return { text: escapeMrkdwn(reply.text), blocks: [] };
+      case "fix-started": {
+        const incident = await store.get(reply.incidentId);
+        const link = incident ? await threadPermalink(client, incident) : undefined;
+        const where = link ? `<${link}|its thread>` : "its thread";
+        const table = escapeMrkdwn(reply.table);
+        const text =
+          reply.outcome === "opened"
+            ? `Opened an incident for \`${table}\`: the diagnosis and the proposed step follow in ${where}.`
+            : `\`${table}\` already has an open incident; the fix goes on in ${where}.`;
+        return { text, blocks: [] };
+      }
+    }
+  }
+
+  postmortem(incidentId: string): Promise<Postmortem | undefined> {
+    return this.deps.postmortem?.(incidentId) ?? Promise.resolve(undefined);
+  }
+
+  /** A user's App Home from the current state. */
+  home(): Promise<ReturnType<Renderers["appHome"]>> {
+    const { history, recurringDays } = this.deps;
+    const recurring: HomeDeps["recurring"] =
+      history && recurringDays !== undefined
+        ? {
+            tables: async (onUnreadable) => recurringTables(await history.all(undefined, onUnreadable)),
+            days: recurringDays,
+          }
+        : undefined;
+    return homeView({
+      ...this.deps,
+      now: this.deps.now(),
+      ...(this.deps.sweeps ? { latestSweep: () => this.deps.sweeps!.latest() } : {}),
+      ...(recurring ? { recurring } : {}),
+      ...(history ? { closed: (onUnreadable) => history.all(undefined, onUnreadable) } : {}),
+    });
+  }
+
+  private story(incident: Incident) {
+    return loadStory({ ...this.deps.story, store: this.deps.store }, incident);
+  }
+}
+
+/** One past incident as /iceberg history lists it: when, what, and the step that fixed it. */
+function incidentLine(h: IncidentHistory): HistoryIncident {
+  const fixed = h.steps.find((s) => s.outcome === "fixed");
+  return {
+    incidentId: h.incidentId,
+    openedAtMs: h.openedAtMs,
+    closedAtMs: h.closedAtMs,
+    state: h.state,
+    ...(h.triage ? { triage: h.triage } : {}),
+    ...(h.rootCause ? { rootCause: h.rootCause } : {}),
+    ...(fixed ? { fixedBy: fixed.stepId } : {}),
+    ...(fixed?.recoveredAfterMs !== undefined ? { fixedAfterMs: fixed.recoveredAfterMs } : {}),
+    didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
+  };
+}
