@@ -54,6 +54,8 @@ export interface DemoMoment extends DemoEnd {
   label: string;
   /** The thread as it is now (a check may land while a test reads the other surfaces). */
   readThread: () => StoredMessage[];
+  /** Resolves once the bot has done all it has to do for now (its queues and outbox empty). */
+  settle: () => Promise<void>;
 }
 
 /** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
@@ -449,11 +451,14 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
 /** The world as it stands once the bot is idle, for a test to read (nothing without onMoment). */
 async function moment(ctx: DemoContext, label: string): Promise<void> {
   if (!ctx.options.onMoment) return;
-  await until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to settle");
+  const settle = () =>
+    until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to settle");
+  await settle();
   await ctx.options.onMoment({
     label,
     ...worldEnd(ctx),
     readThread: () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    settle,
   });
 }
 

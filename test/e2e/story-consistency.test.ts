@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
+import { renderPostmortemMarkdown } from "../../src/adapters/render/postmortem-markdown.js";
 import { defaultRenderers } from "../../src/adapters/slack/default-renderers.js";
 import { publishHome } from "../../src/adapters/slack/home.js";
 import { HEALTH_EMOJI } from "../../src/adapters/slack/render/labels.js";
@@ -28,9 +29,9 @@ import { type DemoMoment, runDemo } from "../../src/cli/demo.js";
 import type { IncidentHistory } from "../../src/core/history/record.js";
 import type { PlaybookSet } from "../../src/core/playbook/schema.js";
 import type { IncidentStory } from "../../src/core/story/model.js";
-import { formatDuration } from "../../src/core/words/duration.js";
+import { recoveredAfterWords } from "../../src/core/words/recovery.js";
+import { draftPostmortem } from "../../src/services/history/postmortem.js";
 import { listScenarios } from "../../src/sim/scenarios.js";
-import { messageText } from "../../src/sim/slack/transcript.js";
 import type { StoredMessage } from "../../src/sim/slack/types.js";
 import { REDIS_URL } from "../support/redis.js";
 
@@ -46,7 +47,10 @@ interface Surfaces {
   home?: unknown[];
   status?: string;
   history?: IncidentHistory;
+  /** The canvas as Slack received it when the incident closed. */
   canvas?: string;
+  /** The postmortem as the bot drafts it at this moment. */
+  postmortem?: string;
   now: number;
 }
 
@@ -134,14 +138,16 @@ async function readSurfaces(
       },
     },
   } as unknown as SlackClient;
-  // A follow-up check may land while the surfaces are read: read again until the story held still.
+  // A follow-up check may land while the surfaces are read: read again, once the bot has delivered
+  // what it had to, until neither the story nor the thread moved in between.
   for (let attempt = 0; attempt < 20; attempt++) {
+    await moment.settle();
     const open = (await store.listOpen())[0];
     const closed = open ? undefined : (await history.all())[0];
     const incident = open ?? (closed ? await store.get(closed.incidentId) : undefined);
     if (!incident) return undefined;
     const before = await loadStory(story, incident);
-    const thread = readThread();
+    const thread = structuredClone(readThread());
     const now = moment.now();
     homeView = undefined;
     await publishHome({ client, store, render: defaultRenderers, now, story }, "U0READER");
@@ -149,9 +155,13 @@ async function readSurfaces(
       { client, store, render: defaultRenderers, now: () => now, story },
       { kind: "status" },
     );
+    // The postmortem as the bot drafts it now, from the same stores.
+    const draft = closed ? await draftPostmortem({ ...story, history }, incident.id) : undefined;
+    await moment.settle();
     const again = await store.get(incident.id);
     const after = again ? await loadStory(story, again) : undefined;
     if (JSON.stringify(after) !== JSON.stringify(before)) continue;
+    if (JSON.stringify(readThread()) !== JSON.stringify(thread)) continue;
     const canvas = moment.canvases.at(-1)?.markdown;
     return {
       label: moment.label,
@@ -160,6 +170,7 @@ async function readSurfaces(
       ...(open ? { home: homeCard(homeView ?? [], incident.table) ?? [], status: shown(status) } : {}),
       ...(closed ? { history: closed } : {}),
       ...(canvas ? { canvas } : {}),
+      ...(draft ? { postmortem: renderPostmortemMarkdown(draft.postmortem) } : {}),
       now,
     };
   }
@@ -207,7 +218,9 @@ function disagreements(s: Surfaces): string[] {
     if (noRecovery) {
       say("step state after the thread's No recovery", step.state, "no-recovery");
       if (!card.position?.includes(`no recovery after ${noRecovery[1]} check`))
-        out.push(`${s.label}: the thread says no recovery after ${noRecovery[1]} checks, the card: ${card.position}`);
+        out.push(
+          `${s.label}: the thread says no recovery after ${noRecovery[1]} checks, the card: ${card.position}`,
+        );
     }
     if (/\*Could not check:\*/.test(verdict)) {
       say("step state after the thread's Could not check", step.state, "could-not-check");
@@ -216,14 +229,20 @@ function disagreements(s: Surfaces): string[] {
     const checking = /\*Verifying[^\n]*\ncheck (\d+) of (\d+)/.exec(verdict);
     if (checking && story.workflow === "verifying")
       if (!card.position?.includes(`check ${checking[1]} of ${checking[2]}`))
-        out.push(`${s.label}: the thread is at check ${checking[1]} of ${checking[2]}, the card: ${card.position}`);
-    if (/\*(Recovered|Commits were flowing)/.test(verdict)) say("health after recovery", story.health, "flowing");
+        out.push(
+          `${s.label}: the thread is at check ${checking[1]} of ${checking[2]}, the card: ${card.position}`,
+        );
+    if (/\*(Recovered|Commits were flowing)/.test(verdict))
+      say("health after recovery", story.health, "flowing");
   }
 
   // A check never states a snapshot the bot could not read.
   if (story.unseen.some((u) => u.kind === "catalog"))
     for (const text of posted)
-      if (/check \d+ of \d+: .*(no new snapshot|new snapshot `)/.test(text) || /has not committed since/.test(text))
+      if (
+        /check \d+ of \d+: .*(no new snapshot|new snapshot `)/.test(text) ||
+        /has not committed since/.test(text)
+      )
         out.push(`${s.label}: a check claims a snapshot fact with the catalog unread: ${text.slice(0, 160)}`);
 
   // Open items: every surface counts the same ones.
@@ -231,33 +250,44 @@ function disagreements(s: Surfaces): string[] {
   if (story.workflow === "resolved") {
     say("open items on the card", card.stillOpen, pending);
     if (s.history) say("open items in the history", s.history.openItems.length, pending);
-    if (s.canvas) {
-      const said = /Nothing remains open|(\d+) items? remains? open/.exec(s.canvas);
-      say("open items in the postmortem", said?.[1] === undefined ? 0 : Number(said[1]), pending);
-    }
+    const openIn = (doc: string) => {
+      const said = /Nothing remains open|(\d+) items? remains? open/.exec(doc);
+      return said?.[1] === undefined ? 0 : Number(said[1]);
+    };
+    if (s.postmortem) say("open items in the postmortem", openIn(s.postmortem), pending);
+    // The canvas is drafted at the close; an item marked done later is told by the card and the
+    // history (the canvas is not edited), so it is held to the story only until then.
+    if (s.canvas && story.openItems.every((i) => i.doneBy === undefined))
+      say("open items in the postmortem canvas", openIn(s.canvas), pending);
   }
 
   // Recovery minutes: one number on the card, in the thread, the history and the postmortem.
   const recovery = story.recovery;
   if (story.workflow === "resolved" && recovery?.credit === "fixed" && recovery.afterChangeMs !== undefined) {
-    const minutes = formatDuration(recovery.afterChangeMs);
+    // The same minutes counted from the same moment, in the same words, wherever they are said.
+    const byHand = story.steps.find((st) => st.stepId === recovery.stepId)?.byHand === true;
+    const words = recoveredAfterWords(recovery.afterChangeMs, byHand);
     const thread = posted.find((t) => /\*Recovered:\*/.test(t)) ?? "";
-    if (!thread.includes(`${minutes} after the`)) out.push(`${s.label}: the thread's recovery does not say ${minutes}`);
-    if (!card.resolution?.includes(`${minutes} after the`))
-      out.push(`${s.label}: the card's recovery does not say ${minutes}: ${card.resolution}`);
+    if (!thread.includes(words)) out.push(`${s.label}: the thread's recovery does not say "${words}"`);
+    if (!card.resolution?.includes(words))
+      out.push(`${s.label}: the card's recovery does not say "${words}": ${card.resolution}`);
     if (s.history)
       say(
         "history recovery",
         s.history.steps.find((st) => st.outcome === "fixed")?.recoveredAfterMs,
         recovery.afterChangeMs,
       );
-    if (s.canvas && !s.canvas.includes(`${minutes} after the`))
-      out.push(`${s.label}: the postmortem does not say ${minutes} after the change`);
+    for (const [what, doc] of [
+      ["postmortem", s.postmortem],
+      ["postmortem canvas", s.canvas],
+    ] as const)
+      if (doc && !doc.includes(words)) out.push(`${s.label}: the ${what} does not say "${words}"`);
   }
   if (recovery?.credit === "already-flowing") {
     if (s.history?.fixedBy !== undefined) out.push(`${s.label}: the history credits ${s.history.fixedBy}`);
-    if (s.canvas && /stopped committing/.test(s.canvas))
-      out.push(`${s.label}: the postmortem says a writer that was committing stopped`);
+    for (const doc of [s.postmortem, s.canvas])
+      if (doc && /stopped committing/.test(doc))
+        out.push(`${s.label}: the postmortem says a writer that was committing stopped`);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 
 import { formatDuration } from "../../../core/words/duration.js";
 import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
+import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
@@ -110,7 +111,7 @@ function detailLines(view: StatusCardView): string[] {
     );
   } else if (view.resolution !== undefined) {
     lines.push(
-      `*Fixed by:* ${escapeMrkdwn(view.resolution.fixedBy)}; commits resumed ${formatDuration(view.resolution.recoveredAfterMs)} after the change`,
+      `*Fixed by:* ${escapeMrkdwn(view.resolution.fixedBy)}; commits resumed ${recoveredAfterWords(view.resolution.recoveredAfterMs, view.resolution.byHand === true)}`,
     );
   }
   if (view.state === "resolved") {

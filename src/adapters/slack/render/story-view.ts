@@ -125,6 +125,7 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
             fixedBy: titleOf(fixedStep),
             recoveredAfterMs: story.recovery.afterChangeMs,
             ...(story.recovery.credit === "already-flowing" ? { credit: story.recovery.credit } : {}),
+            ...(fixedStep.byHand ? { byHand: true } : {}),
           },
         }
       : {}),
