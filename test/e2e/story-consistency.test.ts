@@ -245,8 +245,11 @@ function disagreements(s: Surfaces): string[] {
       )
         out.push(`${s.label}: a check claims a snapshot fact with the catalog unread: ${text.slice(0, 160)}`);
 
-  // Open items: every surface counts the same ones.
+  // Open items: every surface counts the same ones, from the moment they are found.
   const pending = story.openItems.filter((i) => i.doneBy === undefined).length;
+  const itemsSaid = (text: string | undefined) => Number(/(\d+) open items?/.exec(text ?? "")?.[1] ?? 0);
+  say("open items the card counts", itemsSaid(card.position), pending);
+  if (s.status !== undefined) say("open items /iceberg status counts", itemsSaid(s.status), pending);
   if (story.workflow === "resolved") {
     say("open items on the card", card.stillOpen, pending);
     if (s.history) say("open items in the history", s.history.openItems.length, pending);

@@ -232,6 +232,37 @@ describe("storyOf and the card", () => {
     ).toMatch(/^:white_circle:/);
   });
 
+  it("counts an open item from the moment it is found: on the card, App Home's card and /iceberg status", () => {
+    const duplicate: Report = {
+      ...failingReport,
+      verdict: "commit-state-unknown",
+      findings: [
+        {
+          id: "commit-state-unknown",
+          severity: "critical",
+          summary: "the commit landed and a later snapshot committed the same data again",
+          answered: true,
+          answer: "duplicate",
+          evidence: [
+            {
+              source: "catalog",
+              detail: "Snapshots 1 and 2 add the same data",
+              data: { duplicate: true, snapshotIds: ["1", "2"] },
+            },
+          ],
+        },
+      ],
+    };
+    const story = storyOf({ incident: { ...incident, state: "awaiting-approval" }, report: duplicate });
+    expect(story.openItems).toHaveLength(1);
+    const card = renderStatusCard(cardViewOf(story, NOW));
+    expect(text(card)).toContain(" · 1 open item · ");
+    // Not yet "Still open": that is said with the recovery; no Mark done before it.
+    expect(text(card)).not.toContain("incident_item_done");
+    const list = renderStatusList({ nowMs: NOW, incidents: [statusItemOf(story, NOW)] });
+    expect(text(list)).toContain("1 open item");
+  });
+
   it("is grey, not red, while the catalog does not answer, even when Flink shows the job failing", () => {
     // catalog-down-flink-failing: the catalog answers 503; Flink shows the job restarting.
     const down: Report = {

@@ -129,7 +129,8 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
           },
         }
       : {}),
-    ...(resolved && story.openItems.length > 0
+    // Open items count from the moment they are found, not only once the writer recovered.
+    ...(story.openItems.length > 0
       ? {
           openItems: story.openItems.map(({ text, statement, doneBy, doneAtMs }) => ({
             text,
