@@ -41,6 +41,21 @@ export interface DemoOptions {
   outDir?: string;
   /** Called once the thread is printed, before the world stops: tests read what it ended as. */
   onEnd?: (end: DemoEnd) => void | Promise<void>;
+  /**
+   * Called at every point where the bot has finished its work and the thread waits (after the
+   * diagnosis, after each proposal, approval and the checks that follow, at the end): tests read
+   * every surface there and hold them to one story.
+   */
+  onMoment?: (moment: DemoMoment) => void | Promise<void>;
+}
+
+/** One such point: what it follows, and the world as it stands. */
+export interface DemoMoment extends DemoEnd {
+  label: string;
+  /** The thread as it is now (a check may land while a test reads the other surfaces). */
+  readThread: () => StoredMessage[];
+  /** Resolves once the bot has done all it has to do for now (its queues and outbox empty). */
+  settle: () => Promise<void>;
 }
 
 /** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
@@ -367,6 +382,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const decision = await nextDecision(ctx, handled);
+    await moment(ctx, `waiting: ${decision.kind}`);
     switch (decision.kind) {
       case "resolved":
         progress(ctx, "the writer commits again: the bot resolves the incident and edits the card");
@@ -417,17 +433,44 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         markHandled(ctx, handled, "done");
         progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
         await approve(ctx, decision.message);
+        await moment(ctx, "approved");
         await followUp(ctx);
         break;
       case "done":
         markHandled(ctx, handled, "done");
         progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
         await doByHand(ctx, decision.message);
+        await moment(ctx, "done by hand");
         await followUp(ctx);
         break;
     }
   }
   throw new Error(`the playbook did not finish within ${MAX_ROUNDS} steps`);
+}
+
+/** The world as it stands once the bot is idle, for a test to read (nothing without onMoment). */
+async function moment(ctx: DemoContext, label: string): Promise<void> {
+  if (!ctx.options.onMoment) return;
+  const settle = () =>
+    until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to settle");
+  await settle();
+  await ctx.options.onMoment({
+    label,
+    ...worldEnd(ctx),
+    readThread: () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    settle,
+  });
+}
+
+function worldEnd(ctx: DemoContext): DemoEnd {
+  return {
+    thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    lakehouse: ctx.lakehouse!,
+    redisUrl: ctx.redisUrl,
+    namespace: ctx.namespace,
+    now: () => ctx.lakehouse!.clock.now(),
+    canvases: ctx.standIn!.canvases(),
+  };
 }
 
 /** Polls `probe` until it holds, within the demo's time budget. */
@@ -464,6 +507,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await startWorld(ctx);
     await fireAlert(ctx);
     const diagnosis = await awaitDiagnosis(ctx);
+    await moment(ctx, "diagnosis");
     if (/Next step:\*? (none|no playbook step)/.test(diagnosis)) await showAudit(ctx, diagnosis);
     else await walkPlaybook(ctx);
     // The last edits and the picture after recovery land before the thread is printed.
@@ -480,14 +524,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const postmortem = writePostmortem(ctx, written[0] ? dirname(written[0]) : undefined);
     if (postmortem) say(ctx, `The postmortem draft (the canvas the bot made):\n  ${postmortem}`);
     say(ctx, "");
-    await options.onEnd?.({
-      thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
-      lakehouse: ctx.lakehouse!,
-      redisUrl: ctx.redisUrl,
-      namespace: ctx.namespace,
-      now: () => ctx.lakehouse!.clock.now(),
-      canvases: ctx.standIn!.canvases(),
-    });
+    await moment(ctx, "end");
+    await options.onEnd?.(worldEnd(ctx));
     return 0;
   } catch (error) {
     say(ctx, `The demo stopped: ${(error as Error).message}`);

@@ -39,6 +39,7 @@ export const FINDING_IDS = [...TRIAGE_IDS, ...ROOT_CAUSE_IDS, ...SIGNAL_IDS] as 
 export const STEP_IDS = [
   "check-checkpoints",
   "verify-unknown-commit",
+  "remove-duplicate-commit",
   "raise-commit-retries",
   "commit-less-often",
   "move-compaction-off-hot-partitions",
@@ -60,6 +61,13 @@ export const STEP_IDS = [
  */
 export const COMMIT_ERROR_CAUSES = ["auth", "unavailable", "resources", "writer-error"] as const;
 export type CommitErrorCause = (typeof COMMIT_ERROR_CAUSES)[number];
+
+/**
+ * What a check the diagnosis already did found, when that decides the step: an unknown commit
+ * that landed and was committed again ("duplicate") leaves the duplicate to remove.
+ */
+export const CHECK_ANSWERS = ["duplicate"] as const;
+export type CheckAnswer = (typeof CHECK_ANSWERS)[number];
 
 export const AUDIT_CHECK_IDS = [
   "retry-budget",

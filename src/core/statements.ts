@@ -164,6 +164,23 @@ export function renderRewriteDataFiles(options: RewriteDataFilesOptions): string
   return `CALL ${catalog}.system.rewrite_data_files(\n${args.join(",\n")}\n);`;
 }
 
+/**
+ * Removes what one snapshot added: the rows of the data files it added (status 1 in the entries
+ * table). Every row of those files matches, so Iceberg drops the files whole; the duplicate of an
+ * unknown commit goes, the first copy stays.
+ */
+export function renderDeleteSnapshotFiles(target: StatementTarget, snapshotId: string): string {
+  if (!/^-?\d{1,20}$/.test(snapshotId)) throw invalidStatementInput("a snapshot id is not a number");
+  const table = qualifiedTable(target.table, target.catalog ?? DEFAULT_CATALOG);
+  return [
+    `DELETE FROM ${table}`,
+    "WHERE _file IN (",
+    `  SELECT data_file.file_path FROM ${table}.entries`,
+    `  WHERE snapshot_id = ${snapshotId} AND status = 1`,
+    ");",
+  ].join("\n");
+}
+
 /** `TIMESTAMP 'YYYY-MM-DD HH:MM:SS UTC'`: the zone is explicit so the session time zone cannot shift it. */
 function renderTimestamp(ms: number): string {
   if (!Number.isFinite(ms)) throw invalidStatementInput("a time is not a valid number");

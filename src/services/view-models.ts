@@ -45,7 +45,13 @@ export interface StatusCardView {
   /** How many follow-up checks saw no recovery, once the step's checks ended without one. */
   noRecoveryAfterChecks?: number;
   /** credit "already-flowing": the writer committed before the step; the step fixed nothing. */
-  resolution?: { fixedBy: string; recoveredAfterMs: number; credit?: "fixed" | "already-flowing" };
+  resolution?: {
+    fixedBy: string;
+    recoveredAfterMs: number;
+    credit?: "fixed" | "already-flowing";
+    /** Done by hand: the minutes count from its proposal (and the words say so). */
+    byHand?: boolean;
+  };
   /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
   openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
   /** The "Mark done" button's value, while an item is open. */

@@ -8,8 +8,10 @@ import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
 import type { Change } from "../../core/report/schema.js";
 import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
+import { formatCount } from "../../core/words/count.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
+import { recoveredAfterWords } from "../../core/words/recovery.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
 import { documentTimes, utcStamp } from "./times.js";
 
@@ -123,7 +125,11 @@ function orNot(ms: number | undefined): string {
 export function postmortemSummary(pm: Postmortem, code: (text: string) => string = mdCode): string {
   const what = pm.cause.triage ? findingWords(pm.cause.triage.id) : verdictLabel(pm.cause.verdict);
   const cause = pm.cause.rootCause ? `, caused by ${findingWords(pm.cause.rootCause.id)}` : "";
-  const parts = [`The writer of ${code(pm.table)} stopped committing: ${what}${cause}.`];
+  const parts = [
+    pm.flowing
+      ? `The writer of ${code(pm.table)} kept committing: ${what}${cause}.`
+      : `The writer of ${code(pm.table)} stopped committing: ${what}${cause}.`,
+  ];
   if (pm.impact.noDataMs !== undefined)
     parts.push(
       pm.impact.recovered
@@ -135,8 +141,9 @@ export function postmortemSummary(pm: Postmortem, code: (text: string) => string
   if (pm.notHelped.length > 0) parts.push(`${pm.notHelped.map(stepTitle).join(", ")} did not help.`);
   if (pm.fix)
     parts.push(
-      `After ${stepTitle(pm.fix.stepId)} the writer's commits resumed${pm.fix.recoveredAfterMs !== undefined ? ` ${formatDuration(pm.fix.recoveredAfterMs)} after the change` : ""}.`,
+      `After ${stepTitle(pm.fix.stepId)} the writer's commits resumed${pm.fix.recoveredAfterMs !== undefined ? ` ${recoveredAfterWords(pm.fix.recoveredAfterMs, pm.fix.byHand === true)}` : ""}.`,
     );
+  else if (pm.flowing) parts.push("No step is credited: the writer was committing before it.");
   else if (pm.impact.recovered) parts.push("The writer's commits resumed with no step credited.");
   else
     parts.push(
@@ -150,6 +157,7 @@ export function postmortemSummary(pm: Postmortem, code: (text: string) => string
 
 function impactLines(pm: Postmortem, when: (ms: number) => string): string[] {
   const { fromMs, toMs, noDataMs, recovered } = pm.impact;
+  if (pm.flowing) return [`${writerWords(pm.writer)} kept committing throughout: no data was held back.`];
   if (fromMs === undefined || toMs === undefined || noDataMs === undefined)
     return [
       `The last good commit of ${writerWords(pm.writer)} is not known; the incident was open for ${formatDuration(pm.closedAtMs - pm.openedAtMs)}.`,
@@ -159,7 +167,20 @@ function impactLines(pm: Postmortem, when: (ms: number) => string): string[] {
     : `${when(toMs)} (when the incident closed, still not committing)`;
   return [
     `No data of ${writerWords(pm.writer)} landed from ${when(fromMs)} to ${to}: ${formatDuration(noDataMs)}.`,
+    missedLine(pm.impact.missed),
   ];
+}
+
+/** Commits (and records) missed, where the writer's cadence is known; "unknown" where it is not. */
+function missedLine(missed: Postmortem["impact"]["missed"]): string {
+  if (!missed)
+    return "Commits missed: unknown (the evidence does not say how often the writer commits). Records missed: unknown.";
+  const commits = `${formatCount(missed.commits)} commit${missed.commits === 1 ? "" : "s"}`;
+  const records =
+    missed.records === undefined
+      ? "Records missed: unknown (the snapshots do not say how many records a commit adds)."
+      : `Records missed: about ${formatCount(missed.records)} (as many per commit as its last commit added).`;
+  return `Commits missed: ${commits} (it commits every ${formatDuration(missed.everyMs)}). ${missed.commits === 0 ? "" : records}`.trim();
 }
 
 function itemLine(item: StoryOpenItem, who: (id: string) => string, when: (ms: number) => string): string[] {

@@ -39,6 +39,12 @@ export function writerCluster(ctx: DiagnosisContext): string | undefined {
   return all.find((c) => c.connector.name === w.connector)?.cluster;
 }
 
+/** The records a snapshot added, as its summary says (absent or unreadable: undefined). */
+function recordsOf(s: { summary: Record<string, string> }): number | undefined {
+  const n = Number(s.summary["added-records"]);
+  return s.summary["added-records"] !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
 /** The writer's newest snapshot and its age; null when the catalog has none (or did not answer). */
 export function writerLastCommit(ctx: DiagnosisContext): EvidenceItem | null {
   const s = ctx.writerNewest;
@@ -56,6 +62,7 @@ export function writerLastCommit(ctx: DiagnosisContext): EvidenceItem | null {
       ageSeconds: Math.round(ctx.writerAgeMs / 1000),
       expectedIntervalMs: ctx.intervalMs,
       intervalSource: ctx.intervalSource,
+      ...(recordsOf(s) !== undefined ? { addedRecords: recordsOf(s) } : {}),
       attributedBy: tie ? "timing" : "keys",
       ...(checkpointIdOf(s) ? { maxCommittedCheckpointId: checkpointIdOf(s) } : {}),
     },

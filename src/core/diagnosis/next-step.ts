@@ -9,7 +9,12 @@ import { type ChangeFacts, proposeChange } from "../playbook/change.js";
 import { allowedSteps, type ChosenStep, chooseStep } from "../playbook/choose.js";
 import type { Playbook, Step } from "../playbook/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
-import { type RewriteFilter, renderRewriteDataFiles, renderSnapshotsQuery } from "../statements.js";
+import {
+  type RewriteFilter,
+  renderDeleteSnapshotFiles,
+  renderRewriteDataFiles,
+  renderSnapshotsQuery,
+} from "../statements.js";
 import type { DiagnosisContext } from "./context.js";
 import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
@@ -165,6 +170,21 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
           "If it did not land, check the catalog and the network before restarting the writer.",
         ]),
         true,
+      );
+    }
+    case "remove-duplicate-commit": {
+      const duplicate = findings
+        .find((f) => f.id === "commit-state-unknown")
+        ?.evidence.find((e) => e.data.duplicate === true)?.data.snapshotIds;
+      const [first, second] = Array.isArray(duplicate) ? duplicate.map(String) : [];
+      const change = playbookChange(definition, ctx);
+      if (first === undefined || second === undefined || change.kind !== "manual")
+        return step(id, "Remove the duplicate commit the unknown commit left", change, false);
+      return step(
+        id,
+        `Remove the duplicate commit: snapshot ${second} holds the same data as snapshot ${first}`,
+        { ...change, statement: renderDeleteSnapshotFiles(target, second), language: "sql" },
+        false,
       );
     }
     case "check-checkpoints":

@@ -49,7 +49,20 @@ export interface Postmortem {
    * How long no data of the writer landed: from its last good commit (or its first failure when
    * that commit is not known) to its first commit after recovery, or to the close.
    */
-  impact: { fromMs?: number; toMs?: number; noDataMs?: number; recovered: boolean };
+  impact: {
+    fromMs?: number;
+    toMs?: number;
+    noDataMs?: number;
+    recovered: boolean;
+    /**
+     * The commits the writer's cadence expected in that gap and that did not land, with the records
+     * they would have carried (its newest commit's added-records); absent when the evidence does
+     * not know its cadence: the document says "unknown" then.
+     */
+    missed?: { commits: number; everyMs: number; records?: number };
+  };
+  /** The writer was committing all along (an unknown commit landed twice): no outage to count. */
+  flowing?: boolean;
   /**
    * First failure (or last good commit) → alert; alert → first diagnosis; first diagnosis → the
    * fixing step approved (or done by hand); the writer's last good commit → its first commit again.
@@ -62,7 +75,7 @@ export interface Postmortem {
     /** The evidence behind them, as the report states it. */
     evidence: string[];
   };
-  fix?: { stepId: StepId; change?: Change; recoveredAfterMs?: number };
+  fix?: { stepId: StepId; change?: Change; recoveredAfterMs?: number; byHand?: boolean };
   notHelped: StepId[];
   /** Every open item and risk, done ones with who and when. */
   open: StoryOpenItem[];
@@ -111,6 +124,24 @@ function stepEvents(history: IncidentHistory): PostmortemEvent[] {
   return events;
 }
 
+/**
+ * Commits expected in the gap and not made: the writer's commit slots after its last good commit,
+ * up to (not including) its first commit again, or up to the close when it never came back.
+ */
+export function missedCommits(
+  gap: { fromMs: number; toMs: number; recovered: boolean },
+  cadence: IncidentStory["cadence"],
+): Postmortem["impact"]["missed"] {
+  if (!cadence) return undefined;
+  const slots = (gap.toMs - gap.fromMs) / cadence.intervalMs;
+  const commits = Math.max(0, gap.recovered ? Math.ceil(slots) - 1 : Math.floor(slots));
+  return {
+    commits,
+    everyMs: cadence.intervalMs,
+    ...(cadence.recordsPerCommit !== undefined ? { records: commits * cadence.recordsPerCommit } : {}),
+  };
+}
+
 export function buildPostmortem(input: PostmortemInput): Postmortem {
   const { story, history } = input;
   const events: PostmortemEvent[] = [];
@@ -140,7 +171,9 @@ export function buildPostmortem(input: PostmortemInput): Postmortem {
   const timeline = events.map((e, i) => ({ e, i })).sort((a, b) => a.e.atMs - b.e.atMs || a.i - b.i);
 
   const closedAtMs = story.closedAtMs ?? history.closedAtMs;
-  const since = story.lastGoodCommitMs ?? story.firstFailureMs;
+  const flowing = recovery?.credit === "already-flowing";
+  // A writer that kept committing had no gap to count.
+  const since = flowing ? undefined : (story.lastGoodCommitMs ?? story.firstFailureMs);
   const until = recovery?.atMs ?? closedAtMs;
   const fixedStep =
     recovery?.credit === "fixed" ? story.steps.find((s) => s.stepId === recovery.stepId) : undefined;
@@ -159,7 +192,16 @@ export function buildPostmortem(input: PostmortemInput): Postmortem {
     impact: {
       ...(since !== undefined ? { fromMs: since, toMs: until, noDataMs: Math.max(0, until - since) } : {}),
       recovered: recovery !== undefined,
+      ...(since !== undefined && story.lastGoodCommitMs !== undefined
+        ? {
+            missed: missedCommits(
+              { fromMs: story.lastGoodCommitMs, toMs: until, recovered: recovery !== undefined },
+              story.cadence,
+            ),
+          }
+        : {}),
     },
+    ...(flowing ? { flowing: true } : {}),
     durations: {
       ...(failingSince !== undefined && failingSince <= story.openedAtMs
         ? { toDetectMs: story.openedAtMs - failingSince }
@@ -182,6 +224,7 @@ export function buildPostmortem(input: PostmortemInput): Postmortem {
             stepId: recovery.stepId,
             ...(fixedStep ? { change: fixedStep.change } : {}),
             ...(recovery.afterChangeMs !== undefined ? { recoveredAfterMs: recovery.afterChangeMs } : {}),
+            ...(fixedStep?.byHand ? { byHand: true } : {}),
           },
         }
       : {}),

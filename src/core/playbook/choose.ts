@@ -3,7 +3,8 @@
 // the order they were loaded):
 //   1. the first step with a selectedBy finding present (at selectedAtSeverity or above, and of one
 //      of its selectedForCause classes, when set); a finding whose check the diagnosis already
-//      answered selects no step this way (RUNBOOK §4: that check is done, the next step follows);
+//      answered selects no step this way (RUNBOOK §4: that check is done, the next step follows),
+//      but the step whose selectedForAnswer names what the answer found (a duplicate to remove);
 //   2. otherwise the first step with an otherwiseSelectedBy finding present;
 //   3. otherwise no step.
 
@@ -22,12 +23,15 @@ export interface ChosenStep {
   fallback: boolean;
 }
 
-type FindingLike = Pick<Finding, "id"> & Partial<Pick<Finding, "severity" | "cause" | "answered">>;
+type FindingLike = Pick<Finding, "id"> & Partial<Pick<Finding, "severity" | "cause" | "answered" | "answer">>;
 
 function strongest(findings: readonly FindingLike[], step?: Step): Map<FindingId, number> {
   const out = new Map<FindingId, number>();
   for (const f of findings) {
-    if (step && f.answered === true) continue;
+    // An answered finding selects only the step for what its answer found (the duplicate to remove).
+    const forAnswer = f.answer !== undefined && step?.selectedForAnswer?.includes(f.answer) === true;
+    if (step?.selectedForAnswer && !forAnswer) continue;
+    if (step && f.answered === true && !forAnswer) continue;
     if (step?.selectedForCause && (!f.cause || !step.selectedForCause.includes(f.cause))) continue;
     const rank = SEVERITY_RANK[f.severity ?? "critical"];
     const seen = out.get(f.id);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import {
   AUDIT_CHECK_IDS,
+  CHECK_ANSWERS,
   COMMIT_ERROR_CAUSES,
   FINDING_IDS,
   WRITER_KINDS as KINDS,
@@ -108,6 +109,11 @@ const StepSchema = z.object({
   selectedAtSeverity: z.enum(["critical", "warning", "info"]).optional(),
   /** When set, a selectedBy finding counts only when its cause is one of these (commit-error classes). */
   selectedForCause: z.array(z.enum(COMMIT_ERROR_CAUSES)).optional(),
+  /**
+   * When set, a selectedBy finding counts only once its check is answered with one of these
+   * (an answered finding selects no other step): the work the answer leaves is this step.
+   */
+  selectedForAnswer: z.array(z.enum(CHECK_ANSWERS)).optional(),
   /**
    * Findings that select this step only when no step's selectedBy matched: a fallback, tried in
    * file order after every selectedBy (e.g. the generic restart after a failed commit).

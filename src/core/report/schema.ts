@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   AUDIT_CHECK_IDS,
+  CHECK_ANSWERS,
   COMMIT_ERROR_CAUSES,
   FINDING_IDS,
   SOURCE_NAMES,
@@ -47,6 +48,8 @@ export const FindingSchema = z.object({
   cause: z.enum(COMMIT_ERROR_CAUSES).optional(),
   /** True when the diagnosis already did the check this finding calls for (e.g. whether an unknown commit landed). */
   answered: z.boolean().optional(),
+  /** What that check found, when it decides the step (an unknown commit committed twice: "duplicate"). */
+  answer: z.enum(CHECK_ANSWERS).optional(),
 });
 
 const PropertyChangeSchema = z.object({

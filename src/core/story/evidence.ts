@@ -6,7 +6,7 @@ import { ROOT_CAUSE_IDS, SOURCE_NAMES } from "../ids.js";
 import type { WalkRecord } from "../playbook/record.js";
 import type { Finding, Report } from "../report/schema.js";
 import { unansweredSources } from "../report/unanswered.js";
-import type { StoryWriter, UnseenSource } from "./model.js";
+import type { IncidentStory, StoryWriter, UnseenSource } from "./model.js";
 
 const RACE_VERDICTS = new Set<string>(["commit-conflict", "commit-failing", "validation-conflict"]);
 
@@ -77,6 +77,23 @@ export function lastGoodCommitMs(report: Report | undefined): number | undefined
     const at = msOf(item.data.committedAt);
     if (at !== undefined) return at;
   }
+  return undefined;
+}
+
+/**
+ * The writer's commit cadence from the evidence on its newest snapshot: the interval it is expected
+ * to commit at, unless that is the fallback guess, and what that snapshot added.
+ */
+export function cadenceOf(report: Report | undefined): IncidentStory["cadence"] {
+  for (const finding of report?.findings ?? [])
+    for (const item of finding.evidence) {
+      if (item.data.writerLastCommitAt === undefined) continue;
+      const interval = item.data.expectedIntervalMs;
+      if (typeof interval !== "number" || interval <= 0 || item.data.intervalSource === "fallback")
+        return undefined;
+      const records = item.data.addedRecords;
+      return { intervalMs: interval, ...(typeof records === "number" ? { recordsPerCommit: records } : {}) };
+    }
   return undefined;
 }
 

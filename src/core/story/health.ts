@@ -1,7 +1,8 @@
 // The failing writer's commit health: the one thing the card's colour follows, on every surface.
 // Red while the writer's commits fail, green once they flow, blue when it is idle by design, grey
-// when the bot cannot tell: no diagnosis yet, or a verdict that rests only on sources that did not
-// answer (the bot's own refused credential is never the writer's failure).
+// when the bot cannot tell: no diagnosis yet, the catalog (where commits are read) did not answer,
+// the newest check could not read them, or a verdict that rests only on sources that did not answer
+// (the bot's own refused credential is never the writer's failure).
 
 import type { Report } from "../report/schema.js";
 import { verdictSeen } from "./evidence.js";
@@ -18,7 +19,12 @@ export interface HealthInput {
 export function healthOf(input: HealthInput): CommitHealth {
   const { report, unseen, recovery, lastCheck } = input;
   if (recovery || lastCheck?.outcome === "recovered") return "flowing";
+  // The newest look at the writer's commits could not read them: nothing is known now.
+  if (lastCheck?.outcome === "could-not-check") return "unknown";
   if (!report) return "unknown";
+  // Commits are read from the table's snapshots: with the catalog silent nobody can say whether
+  // they fail, whatever Flink or Connect show (the verdict says what they show, in words).
+  if (unseen.some((u) => u.kind === "catalog" && u.source === undefined)) return "unknown";
   if (report.verdict === "healthy")
     return report.findings.some((f) => f.id === "writer-idle") ? "idle" : "flowing";
   if (report.verdict === "writer-idle") return "idle";

@@ -146,6 +146,11 @@ export interface IncidentStory {
   lastGoodCommitMs?: number;
   /** Its first failure seen by the evidence (before the alert, usually). */
   firstFailureMs?: number;
+  /**
+   * How often the writer commits, when the evidence knows it (its checkpoint or commit interval, or
+   * the cadence of its own snapshots; not a default guess), and the records its newest commit added.
+   */
+  cadence?: { intervalMs: number; recordsPerCommit?: number };
   /** For an idle writer: when commits are expected again. */
   nextCommitExpectedMs?: number;
   /** Sources that did not answer: facts that depend on them are not claimed. */

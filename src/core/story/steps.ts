@@ -8,6 +8,7 @@ import { nextTarget } from "../playbook/machine.js";
 import { proposalIdFor, type WalkRecord } from "../playbook/record.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { CheckRecord, MachineContext, StepRun } from "../playbook/walk.js";
+import { madeByHand } from "../verification/recovery.js";
 import type { StepState, StoryCheck, StoryDecision, StoryStep } from "./model.js";
 
 /** A check as the follow-up recorded it; outcome and unseen are absent in older records. */
@@ -114,7 +115,7 @@ function storyStep(
   const readOnly = run.change.kind === "read-only-check";
   const state = stateOf(run, readOnly);
   const decisions = decisionsOf(record, run, live, playbook);
-  const byHand = run.appliedBy !== undefined && run.appliedBy !== "bot";
+  const byHand = madeByHand(run);
   const endedBy = run.phase === "skipped" ? run.skippedBy : undefined;
   const proposalId = proposalIdFor(record, run.stepId);
   const title = playbook?.steps.find((s) => s.id === run.stepId)?.title;

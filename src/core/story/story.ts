@@ -6,7 +6,7 @@ import type { Incident } from "../incident/model.js";
 import type { WalkRecord } from "../playbook/record.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { Report } from "../report/schema.js";
-import { causeFinding, firstFailureMs, lastGoodCommitMs, unseenOf, writerOf } from "./evidence.js";
+import { cadenceOf, causeFinding, firstFailureMs, lastGoodCommitMs, unseenOf, writerOf } from "./evidence.js";
 import { healthOf } from "./health.js";
 import type { IncidentStory, StoryRemark } from "./model.js";
 import { storyOpenItems } from "./open-items.js";
@@ -39,6 +39,7 @@ export function storyOf(input: StoryInput): IncidentStory {
   const writer = writerOf(report, walk);
   const lastGood = lastGoodCommitMs(report);
   const firstFailure = firstFailureMs(report);
+  const cadence = cadenceOf(input.firstReport ?? report);
   const owner = ownerOf(input.claim, walk);
   const closed = incident.state === "resolved" || incident.state === "stopped";
   // A new diagnosis runs before the walk moves on: say so; otherwise the walk says where things are.
@@ -56,6 +57,7 @@ export function storyOf(input: StoryInput): IncidentStory {
     ...(writer ? { writer } : {}),
     ...(lastGood !== undefined ? { lastGoodCommitMs: lastGood } : {}),
     ...(firstFailure !== undefined ? { firstFailureMs: firstFailure } : {}),
+    ...(cadence ? { cadence } : {}),
     unseen,
     ...(report ? { verdict: { id: report.verdict, summary: verdict?.summary ?? report.verdict } } : {}),
     ...(cause ? { cause: { id: cause.id, summary: cause.summary } } : {}),

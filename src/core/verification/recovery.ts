@@ -26,6 +26,11 @@ export function changeTimeOf(run: Pick<StepRun, "changeAtMs" | "appliedAtMs" | "
   return run.changeAtMs ?? run.appliedAtMs ?? run.proposedAtMs;
 }
 
+/** A change a person made and marked done, rather than one the bot applied. */
+export function madeByHand(run: Pick<StepRun, "appliedBy">): boolean {
+  return run.appliedBy !== undefined && run.appliedBy !== "bot";
+}
+
 /** From the change to the writer's first commit after it; never negative. */
 export function recoveryAfterMs(recovery: Pick<Recovery, "atMs" | "changeAtMs">): number {
   return Math.max(0, recovery.atMs - recovery.changeAtMs);

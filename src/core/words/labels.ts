@@ -35,6 +35,7 @@ export const FINDING_WORDS: Record<FindingId, string> = {
 export const STEP_WORDS: Record<StepId, string> = {
   "check-checkpoints": "fix checkpoints first",
   "verify-unknown-commit": "check whether the commit landed",
+  "remove-duplicate-commit": "remove the duplicate commit",
   "raise-commit-retries": "raise commit retries",
   "commit-less-often": "commit less often",
   "move-compaction-off-hot-partitions": "move compaction off hot partitions",

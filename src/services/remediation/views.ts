@@ -10,7 +10,7 @@ export { proposalIdFor } from "../../core/playbook/record.js";
 import type { Step, VerifySignal } from "../../core/playbook/schema.js";
 import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
-import { changeTimeOf } from "../../core/verification/recovery.js";
+import { changeTimeOf, madeByHand } from "../../core/verification/recovery.js";
 import type {
   ProposalDecision,
   ProposalView,
@@ -177,7 +177,7 @@ export function verificationView(
         }
       : {}),
     intervalSeconds: run.intervalMs / 1000,
-    countsFrom: { atMs: changeTimeOf(run), byHand: run.appliedBy !== undefined && run.appliedBy !== "bot" },
+    countsFrom: { atMs: changeTimeOf(run), byHand: madeByHand(run) },
     latest,
     ...(outcome === undefined ? {} : { outcome }),
   };

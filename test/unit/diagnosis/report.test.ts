@@ -77,6 +77,7 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
     expect(new Set(steps).size).toBe(steps.length);
     expect(steps).toEqual([
       "verify-unknown-commit",
+      "remove-duplicate-commit",
       "renew-catalog-credential",
       "check-catalog-service",
       "raise-writer-memory",
@@ -119,6 +120,15 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
         fired.map((id) => f(id)),
       ),
     ).toBe(step);
+  });
+
+  it("an unknown commit answered with a duplicate selects removing it; answered otherwise, the restart", () => {
+    const duplicate = { ...f("commit-state-unknown"), answered: true, answer: "duplicate" as const };
+    expect(pickStepId(PLAYBOOKS, [duplicate])).toBe("remove-duplicate-commit");
+    const landed = { ...f("commit-state-unknown"), answered: true };
+    expect(pickStepId(PLAYBOOKS, [landed])).toBe("idempotent-restart");
+    // Not yet answered: find out whether it landed first.
+    expect(pickStepId(PLAYBOOKS, [f("commit-state-unknown")])).toBe("verify-unknown-commit");
   });
 
   it("a writer that cannot restore its snapshot comes before its failing checkpoints; a settings risk after", () => {

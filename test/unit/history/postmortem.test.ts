@@ -140,6 +140,52 @@ describe("the postmortem, a rendering of the story", () => {
     expect(markdown).toContain("Owner: U0ALICE (took it on).");
   });
 
+  it("counts the commits and records missed where the evidence gives the cadence, else says unknown", () => {
+    // Last good commit 70 min before the first commit again, a commit every 5 min: 13 slots missed.
+    const known = buildPostmortem({
+      story: story({ cadence: { intervalMs: 5 * MIN, recordsPerCommit: 20_000 } }),
+      history: history(),
+    });
+    expect(known.impact.missed).toEqual({ commits: 13, everyMs: 5 * MIN, records: 260_000 });
+    const markdown = renderPostmortemMarkdown(known);
+    expect(markdown).toContain("Commits missed: 13 commits (it commits every 5 min).");
+    expect(markdown).toContain("Records missed: about 260,000");
+    const noRecords = renderPostmortemMarkdown(
+      buildPostmortem({ story: story({ cadence: { intervalMs: 5 * MIN } }), history: history() }),
+    );
+    expect(noRecords).toContain("Commits missed: 13 commits");
+    expect(noRecords).toContain("Records missed: unknown");
+    const unknown = renderPostmortemMarkdown(buildPostmortem({ story: story(), history: history() }));
+    expect(unknown).toContain("Commits missed: unknown");
+    expect(unknown).toContain("Records missed: unknown");
+  });
+
+  it("says the recovery minutes of a step done by hand in the thread's words", () => {
+    const markdown = renderPostmortemMarkdown(buildPostmortem({ story: story(), history: history() }));
+    expect(markdown).toContain("resumed 4 min 50 s after the proposal (done by hand)");
+    expect(markdown).not.toContain("after the change");
+  });
+
+  it("a writer that kept committing did not stop: no outage, no credit, the duplicate still open", () => {
+    const flowing = story({
+      recovery: {
+        atMs: RECOVERED,
+        changeAtMs: ALERT + 10_000,
+        afterChangeMs: RECOVERED - ALERT - 10_000,
+        credit: "already-flowing",
+        stepId: "renew-catalog-credential",
+      },
+      openItems: [DUPLICATE],
+    });
+    const pm = buildPostmortem({ story: flowing, history: history({ fixedBy: undefined }) });
+    expect(pm.fix).toBeUndefined();
+    expect(pm.impact.noDataMs).toBeUndefined();
+    const markdown = renderPostmortemMarkdown(pm);
+    expect(markdown).not.toContain("stopped committing");
+    expect(markdown).toContain("kept committing");
+    expect(markdown).toContain("1 item remains open.");
+  });
+
   it("runs the timeline from the last good commit and first failure to the recovery, with people's remarks", () => {
     const pm = buildPostmortem({ story: story(), history: history() });
     expect(pm.timeline.map((e) => e.kind)).toEqual([

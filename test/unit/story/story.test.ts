@@ -12,6 +12,7 @@ import type { Playbook } from "../../../src/core/playbook/schema.js";
 import type { StepRun } from "../../../src/core/playbook/walk.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { storyOf } from "../../../src/core/story/story.js";
+import { recoveredAfterWords } from "../../../src/core/words/recovery.js";
 
 const NOW = Date.parse("2026-11-29T10:07:00Z");
 const MIN = 60_000;
@@ -231,6 +232,83 @@ describe("storyOf and the card", () => {
     ).toMatch(/^:white_circle:/);
   });
 
+  it("counts an open item from the moment it is found: on the card, App Home's card and /iceberg status", () => {
+    const duplicate: Report = {
+      ...failingReport,
+      verdict: "commit-state-unknown",
+      findings: [
+        {
+          id: "commit-state-unknown",
+          severity: "critical",
+          summary: "the commit landed and a later snapshot committed the same data again",
+          answered: true,
+          answer: "duplicate",
+          evidence: [
+            {
+              source: "catalog",
+              detail: "Snapshots 1 and 2 add the same data",
+              data: { duplicate: true, snapshotIds: ["1", "2"] },
+            },
+          ],
+        },
+      ],
+    };
+    const story = storyOf({ incident: { ...incident, state: "awaiting-approval" }, report: duplicate });
+    expect(story.openItems).toHaveLength(1);
+    const card = renderStatusCard(cardViewOf(story, NOW));
+    expect(text(card)).toContain(" · 1 open item · ");
+    // Not yet "Still open": that is said with the recovery; no Mark done before it.
+    expect(text(card)).not.toContain("incident_item_done");
+    const list = renderStatusList({ nowMs: NOW, incidents: [statusItemOf(story, NOW)] });
+    expect(text(list)).toContain("1 open item");
+  });
+
+  it("is grey, not red, while the catalog does not answer, even when Flink shows the job failing", () => {
+    // catalog-down-flink-failing: the catalog answers 503; Flink shows the job restarting.
+    const down: Report = {
+      ...failingReport,
+      verdict: "commit-failing",
+      findings: [
+        {
+          id: "commit-failing",
+          severity: "critical",
+          summary: "The job fails while committing",
+          evidence: [{ source: "flink", detail: "CommitFailedException in the job", data: {} }],
+        },
+      ],
+      sources: { ...failingReport.sources, catalog: { status: "unavailable", error: "HTTP 503" } },
+    };
+    const story = storyOf({ incident: { ...incident, state: "open" }, report: down });
+    expect(story.health).toBe("unknown");
+    const card = renderStatusCard(cardViewOf(story, NOW));
+    expect(card.text).toMatch(/^:white_circle:/);
+    expect(text(card)).not.toContain("Failing:");
+    // A check that could not read the snapshots leaves the colour grey too, catalog back or not.
+    const unchecked = storyOf({
+      incident,
+      report: failingReport,
+      walk: record({
+        current: run({
+          stepId: "raise-commit-retries",
+          phase: "verifying",
+          checksDone: 1,
+          checks: [
+            {
+              index: 1,
+              atMs: NOW - 10 * MIN,
+              recovered: false,
+              detail: "could not read the snapshots",
+              outcome: "could-not-check",
+              unseen: [{ source: "catalog", reason: "HTTP 503" }],
+            } as never,
+          ],
+        }),
+      }),
+      playbook,
+    });
+    expect(unchecked.health).toBe("unknown");
+  });
+
   it("never calls the bot's refused credential the writer's failure", () => {
     // catalog-refuses-bot-no-other-source: the catalog answers 401, the only writer is a connector
     // whose tasks run; the verdict rests on the catalog's silence alone.
@@ -317,5 +395,31 @@ describe("storyOf and the card", () => {
     expect(text(renderStatusCard(cardViewOf(story, NOW)))).toContain(
       "*Fixed by:* Give the writer a larger commit retry budget; commits resumed 10 min after the change",
     );
+  });
+
+  it("says a step done by hand resumed after its proposal, in the words of the thread's recovery message", () => {
+    const resolved = record({
+      status: "resolved",
+      history: [
+        run({
+          stepId: "raise-commit-retries",
+          phase: "recovered",
+          appliedBy: "U0ALICE",
+          approvals: [],
+          checks: checks(1),
+          endedAtMs: NOW - 15 * MIN,
+        }),
+      ],
+    });
+    resolved.recoveredAtMs = NOW - 18 * MIN;
+    const story = storyOf({
+      incident: { ...incident, state: "resolved", resolvedAt: NOW - 15 * MIN },
+      report: failingReport,
+      walk: resolved,
+      playbook,
+    });
+    const card = text(renderStatusCard(cardViewOf(story, NOW)));
+    expect(card).toContain(`commits resumed ${recoveredAfterWords(10 * MIN, true)}`);
+    expect(card).toContain("after the proposal (done by hand)");
   });
 });

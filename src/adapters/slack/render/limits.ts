@@ -3,6 +3,7 @@
 // escapeMrkdwn (or escapeCode inside code) so it can neither mention anyone, link, nor change the
 // formatting; see neutralize.ts.
 
+import { formatCount } from "../../../core/words/count.js";
 import type { KnownBlock } from "./block-kit.js";
 import { hideAddresses, neutralizeCode, neutralizeMrkdwn, stripInvisible } from "./neutralize.js";
 
@@ -140,9 +141,5 @@ export function packLines(
   return { texts, used };
 }
 
-/** 3420 -> "3,420"; locale-free so output is the same on every machine. */
-export function formatCount(value: number): string {
-  const [whole = "0", fraction] = String(Math.abs(value)).split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${value < 0 ? "-" : ""}${grouped}${fraction === undefined ? "" : `.${fraction}`}`;
-}
+/** Counts are worded in one place (core/words/count.ts). */
+export { formatCount };

@@ -3,6 +3,7 @@
 
 import { formatDuration } from "../../../core/words/duration.js";
 import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
+import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
@@ -54,15 +55,26 @@ export function ageWords(view: CardFacts): string {
   }
 }
 
-function pendingCount(view: Pick<StatusCardView, "state" | "openItems">): number {
-  return view.state === "resolved" ? (view.openItems ?? []).filter((i) => i.doneBy === undefined).length : 0;
+/** Items nobody has marked done, in any state: they count from the moment they are found. */
+function pendingCount(view: Pick<StatusCardView, "openItems">): number {
+  return (view.openItems ?? []).filter((i) => i.doneBy === undefined).length;
 }
 
 const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
 
+/**
+ * "1 open item" beside the workflow while the incident is open (the resolved card says it in its
+ * state instead): the card, App Home and `/iceberg status` count the same items at every step.
+ */
+export function openItemsWords(view: Pick<StatusCardView, "state" | "openItems">): string | undefined {
+  const open = pendingCount(view);
+  if (open === 0 || view.state === "resolved") return undefined;
+  return `${open} open item${open === 1 ? "" : "s"}`;
+}
+
 /** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
 export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): string {
-  const open = pendingCount(view);
+  const open = view.state === "resolved" ? pendingCount(view) : 0;
   return open === 0
     ? STATE_LABELS[view.state]
     : `${STATE_LABELS[view.state]} with ${open} open item${open === 1 ? "" : "s"}`;
@@ -76,6 +88,8 @@ function statusLine(view: StatusCardView): string {
   if (view.check !== undefined && view.state === "verifying") {
     parts.push(`check ${view.check.index} of ${view.check.total}`);
   }
+  const items = openItemsWords(view);
+  if (items !== undefined) parts.push(items);
   if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved")
     parts.push(
       `no recovery after ${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`,
@@ -110,7 +124,7 @@ function detailLines(view: StatusCardView): string[] {
     );
   } else if (view.resolution !== undefined) {
     lines.push(
-      `*Fixed by:* ${escapeMrkdwn(view.resolution.fixedBy)}; commits resumed ${formatDuration(view.resolution.recoveredAfterMs)} after the change`,
+      `*Fixed by:* ${escapeMrkdwn(view.resolution.fixedBy)}; commits resumed ${recoveredAfterWords(view.resolution.recoveredAfterMs, view.resolution.byHand === true)}`,
     );
   }
   if (view.state === "resolved") {
@@ -173,7 +187,7 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
   const blocks: KnownBlock[] = [header(`${cardEmoji(view)} ${headline(view)}`)];
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
-  if (pendingCount(view) > 0 && view.itemAction) {
+  if (view.state === "resolved" && pendingCount(view) > 0 && view.itemAction) {
     blocks.push({
       type: "actions",
       block_id: "open_items",

@@ -3,7 +3,7 @@
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
-import { ageWords, cardEmoji, stateLabel } from "./status-card.js";
+import { ageWords, cardEmoji, openItemsWords, stateLabel } from "./status-card.js";
 import type { StatusListItem, StatusListView } from "./view-models.js";
 
 export type { StatusListView } from "./view-models.js";
@@ -22,6 +22,8 @@ function line(item: StatusListItem, nowMs: number): string {
     const position = `step ${item.step.index}${item.step.total === undefined ? "" : ` of ${item.step.total}`}`;
     parts.push(`${position}: ${escapeMrkdwn(item.step.title)}`);
   }
+  const items = openItemsWords(item);
+  if (items !== undefined) parts.push(items);
   const link = threadLink(item.permalink);
   if (link !== "") parts.push(link);
   return parts.join(" · ");

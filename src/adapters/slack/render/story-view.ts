@@ -125,10 +125,12 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
             fixedBy: titleOf(fixedStep),
             recoveredAfterMs: story.recovery.afterChangeMs,
             ...(story.recovery.credit === "already-flowing" ? { credit: story.recovery.credit } : {}),
+            ...(fixedStep.byHand ? { byHand: true } : {}),
           },
         }
       : {}),
-    ...(resolved && story.openItems.length > 0
+    // Open items count from the moment they are found, not only once the writer recovered.
+    ...(story.openItems.length > 0
       ? {
           openItems: story.openItems.map(({ text, statement, doneBy, doneAtMs }) => ({
             text,

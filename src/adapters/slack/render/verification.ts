@@ -4,6 +4,7 @@
 import type { StepId } from "../../../core/ids.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
+import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
@@ -106,7 +107,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
       section(
         `:white_check_mark: *Recovered:* commits on \`${table}\` resumed after *${title}*\n` +
           `First new snapshot \`${escapeCode(outcome.snapshotId)}\` from ${writerName(view.writer)} at ${slackWhen(outcome.committedAtMs, outcome.committedAtMs)}; ` +
-          `${formatDuration(outcome.recoveredAfterMs)} after the ${view.countsFrom?.byHand ? "proposal (done by hand)" : "change"}.`,
+          `${recoveredAfterWords(outcome.recoveredAfterMs, view.countsFrom?.byHand === true)}.`,
       ),
     );
     // Not resolved silently: what the report left for a person is the next thing to do.

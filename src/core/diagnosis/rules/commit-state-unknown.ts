@@ -206,6 +206,13 @@ export const commitStateUnknown: DiagnosisRule = {
     // Whether the commit landed is answered once the writer's snapshots say so: it landed, or the
     // writer (by its identity across restarts) committed after the window without it.
     const answered = check.landed !== undefined || check.resumed !== undefined;
-    return found ? { ...found, quote, ...(answered ? { answered: true } : {}) } : null;
+    return found
+      ? {
+          ...found,
+          quote,
+          ...(answered ? { answered: true } : {}),
+          ...(check.duplicate ? { answer: "duplicate" as const } : {}),
+        }
+      : null;
   },
 };
