@@ -32,7 +32,7 @@ const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
 
 /** The new token and the old one, both accepted until every sender has the new one. */
-export const MAX_WEBHOOK_TOKENS = 2;
+const MAX_WEBHOOK_TOKENS = 2;
 
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 

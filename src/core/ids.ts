@@ -67,7 +67,6 @@ export type CommitErrorCause = (typeof COMMIT_ERROR_CAUSES)[number];
  * that landed and was committed again ("duplicate") leaves the duplicate to remove.
  */
 export const CHECK_ANSWERS = ["duplicate"] as const;
-export type CheckAnswer = (typeof CHECK_ANSWERS)[number];
 
 export const AUDIT_CHECK_IDS = [
   "retry-budget",

@@ -14,12 +14,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import { renderPostmortemMarkdown } from "../../src/adapters/render/postmortem-markdown.js";
 import { defaultRenderers } from "../../src/adapters/slack/default-renderers.js";
-import { publishHome } from "../../src/adapters/slack/home.js";
 import { HEALTH_EMOJI } from "../../src/adapters/slack/render/labels.js";
 import { renderStatusCard } from "../../src/adapters/slack/render/status-card.js";
 import { cardViewOf, writerWords } from "../../src/adapters/slack/render/story-view.js";
-import { replyMessage } from "../../src/adapters/slack/slack-jobs.js";
 import { loadStory } from "../../src/adapters/slack/story-source.js";
+import { SlackViews } from "../../src/adapters/slack/views.js";
 import type { SlackClient } from "../../src/adapters/slack/web-client.js";
 import { HistoryStore } from "../../src/adapters/store/history-store.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
@@ -131,12 +130,6 @@ async function readSurfaces(
   let homeView: unknown[] | undefined;
   const client = {
     chat: { getPermalink: async () => ({ ok: true, permalink: "https://slack.example/thread" }) },
-    views: {
-      publish: async (args: { view: { blocks: unknown[] } }) => {
-        homeView = args.view.blocks;
-        return { ok: true };
-      },
-    },
   } as unknown as SlackClient;
   // A follow-up check may land while the surfaces are read: read again, once the bot has delivered
   // what it had to, until neither the story nor the thread moved in between.
@@ -149,12 +142,10 @@ async function readSurfaces(
     const before = await loadStory(story, incident);
     const thread = structuredClone(readThread());
     const now = moment.now();
-    homeView = undefined;
-    await publishHome({ client, store, render: defaultRenderers, now, story }, "U0READER");
-    const status = await replyMessage(
-      { client, store, render: defaultRenderers, now: () => now, story },
-      { kind: "status" },
-    );
+    // App Home and `/iceberg status` as the outbox's poster renders them.
+    const views = new SlackViews({ client, store, render: defaultRenderers, now: () => now, story });
+    homeView = (await views.home()).blocks;
+    const status = await views.reply({ kind: "status" });
     // The postmortem as the bot drafts it now, from the same stores.
     const draft = closed ? await draftPostmortem({ ...story, history }, incident.id) : undefined;
     await moment.settle();

@@ -70,7 +70,7 @@ export function tokenMatches(presented: string | undefined, expected: string | u
 }
 
 /** Every accepted token is compared, so the time taken does not tell which one matched. */
-export function anyTokenMatches(presented: string | undefined, accepted: readonly string[]): boolean {
+function anyTokenMatches(presented: string | undefined, accepted: readonly string[]): boolean {
   let matched = false;
   for (const token of accepted) if (tokenMatches(presented, token)) matched = true;
   return matched;

@@ -140,7 +140,7 @@ export interface BotWorkers {
  */
 export const LEAVE_FOR_NEWER_MS = 5 * 60_000;
 /** A job no worker could read for this long fails and is kept (a week, removeOnFail) for inspection. */
-export const UNREAD_JOB_MAX_AGE_MS = 7 * 86_400_000;
+const UNREAD_JOB_MAX_AGE_MS = 7 * 86_400_000;
 
 /** The job's payload as this release reads it, or a coded error that leaves the job for a newer release. */
 export function readJob<T>(schema: z.ZodType<T>, job: Job): T {
@@ -158,7 +158,7 @@ export function readJob<T>(schema: z.ZodType<T>, job: Job): T {
 }
 
 /** Whether an error says a newer release wrote what the job needs (its payload or a stored record). */
-export function isLeftForNewer(error: unknown): error is CodedError {
+function isLeftForNewer(error: unknown): error is CodedError {
   return isCodedError(error, ErrorCode.StoredRecordInvalid) && error.details?.newer === true;
 }
 

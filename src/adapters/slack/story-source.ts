@@ -23,7 +23,7 @@ export interface StorySources {
 }
 
 /** The newest report of an incident that still parses. */
-export async function latestReport(
+async function latestReport(
   deps: Pick<StorySources, "store">,
   incident: Incident,
 ): Promise<Report | undefined> {

@@ -173,7 +173,7 @@ export class HistoryStore implements HistoryPort {
  * A stored record, validated to its nested fields (core/history/record-format.ts): a newer format
  * is read when its fields are there (fields added later are kept); anything else is passed over.
  */
-export function parseHistory(
+function parseHistory(
   text: string,
 ): { ok: true; record: IncidentHistory } | { ok: false; why: string; newer: boolean } {
   let raw: unknown;

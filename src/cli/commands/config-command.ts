@@ -21,7 +21,7 @@ export const OPTIONS = {
 } as const;
 
 const ROLES: readonly BotCommand[] = ["start", "serve", "worker"];
-export const DEFAULT_PROBE_TIMEOUT_MS = 2000;
+const DEFAULT_PROBE_TIMEOUT_MS = 2000;
 const PROBE_RANGE = { min: 100, max: 30_000 } as const;
 
 export async function runConfigCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
@@ -67,7 +67,7 @@ interface Probed extends Listed {
  * One GET per source, all at once, each within `timeoutMs`: any HTTP answer (even 401) means the
  * source is there; only no answer is a warning, with the network's reason (never a secret).
  */
-export async function probeSources(
+async function probeSources(
   sources: {
     flink: readonly Listed[];
     connect: readonly Listed[];

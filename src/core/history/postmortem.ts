@@ -128,7 +128,7 @@ function stepEvents(history: IncidentHistory): PostmortemEvent[] {
  * Commits expected in the gap and not made: the writer's commit slots after its last good commit,
  * up to (not including) its first commit again, or up to the close when it never came back.
  */
-export function missedCommits(
+function missedCommits(
   gap: { fromMs: number; toMs: number; recovered: boolean },
   cadence: IncidentStory["cadence"],
 ): Postmortem["impact"]["missed"] {

@@ -5,7 +5,7 @@
 import { formatDuration } from "./duration.js";
 
 /** "the change", or "the proposal (done by hand)". */
-export function countedFromWords(byHand: boolean): string {
+function countedFromWords(byHand: boolean): string {
   return byHand ? "the proposal (done by hand)" : "the change";
 }
 

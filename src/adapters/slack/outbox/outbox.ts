@@ -17,7 +17,7 @@ import type { RedisClient } from "../../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "../../store/keys.js";
 import { isDeliveryKind, type OutboxDelivery } from "./deliveries.js";
 
-export type { ChannelMessage, OutboxDelivery, OutboxMessage } from "./deliveries.js";
+export type { ChannelMessage, OutboxDelivery } from "./deliveries.js";
 
 export interface SlackOutboxEntry {
   /** Stable id, carried in the Slack message's metadata. */

@@ -18,7 +18,7 @@ import type { OwedWithWalk } from "../../store/walk-store.js";
 import { channelQueueId, type OutboxDelivery, replyQueueId, type SlackOutbox } from "./outbox.js";
 
 /** The queue and the delivery a request stands for. */
-export function outboxDelivery(request: SlackMessageRequest): { queueId: string; delivery: OutboxDelivery } {
+function outboxDelivery(request: SlackMessageRequest): { queueId: string; delivery: OutboxDelivery } {
   switch (request.kind) {
     case "root":
       return { queueId: request.incidentId, delivery: { kind: "root" } };

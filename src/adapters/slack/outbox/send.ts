@@ -331,7 +331,7 @@ function outboxIdOf(message: unknown): unknown {
 }
 
 /** Whether Slack may have carried the call out: an answer that never came, or a 5xx. */
-export function failure(error: unknown): Outcome {
+function failure(error: unknown): Outcome {
   // A stored record the message is drawn from cannot be read: no retry mends it, and retrying
   // would hold every later message of its queue (a person's other answers) for hours.
   if (isCodedError(error, ErrorCode.StoredRecordInvalid))

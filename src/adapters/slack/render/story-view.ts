@@ -11,7 +11,7 @@ export function sourceName(u: Pick<UnseenSource, "kind" | "source">): string {
 }
 
 /** The failing writer as people name it: "Flink job events-ingest (c7e1…) on eu-flink". */
-function writerWords(w: StoryWriter): string {
+export function writerWords(w: StoryWriter): string {
   const who =
     w.kind === "connect"
       ? `Kafka Connect connector ${w.id}`
