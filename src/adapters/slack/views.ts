@@ -16,7 +16,7 @@ import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { type HomeDeps, homeView } from "./home.js";
-import type { ChannelMessage, OutboxMessage } from "./outbox/deliveries.js";
+import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
 import { renderProposal, renderVerification } from "./render/index.js";

@@ -6,30 +6,13 @@ import type { TimelineChart } from "../../../core/chart/timeline.js";
 import type { Postmortem } from "../../../core/history/postmortem.js";
 import type { Incident } from "../../../core/incident/model.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
-import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
-import type { AuditReport } from "../../../core/report/schema.js";
-import type { Digest } from "../../../core/sweep/digest.js";
-import type { TimelineFile, WalkNote } from "../../../services/ports.js";
-import type { ProposalView, VerificationView } from "../../../services/view-models.js";
+import type { Notice } from "../../../core/playbook/walk.js";
+import type { TimelineFile } from "../../../services/ports.js";
 import type { SlackMessage } from "../render/block-kit.js";
 import type { SlackViews } from "../views.js";
+import type { ChannelMessage, OutboxMessage } from "./messages.js";
 
-/** A walk's thread message, as the view it shows. */
-export type OutboxMessage =
-  | { kind: "proposal"; view: ProposalView; note?: ProposalNote; withButtons?: boolean }
-  | { kind: "verification"; view: VerificationView }
-  | { kind: "note"; note: WalkNote }
-  /** Plain text that may quote upstream words: shown as typed, never as markup. */
-  | { kind: "text"; text: string };
-
-/** A message of no incident, top-level in a channel or in a thread the entry names. */
-export type ChannelMessage =
-  /** The catalog sweep's digest. */
-  | { kind: "digest"; digest: Digest }
-  /** An audit asked for from a digest line, in the digest's thread. */
-  | { kind: "audit"; report: AuditReport }
-  /** Plain words, shown as written, never as markup. */
-  | { kind: "text"; text: string };
+export type { ChannelMessage } from "./messages.js";
 
 export type OutboxDelivery =
   /** A thread message posted once under its name (after the named one, when it comes in time). */
