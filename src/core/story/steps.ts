@@ -131,7 +131,8 @@ function storyStep(
     ...(run.appliedAtMs !== undefined ? { changeAtMs: run.appliedAtMs } : {}),
     ...(run.appliedBy !== undefined ? { changeBy: run.appliedBy } : {}),
     ...(byHand ? { byHand: true } : {}),
-    ...(state === "verifying" && !readOnly
+    // A read-only check counts its checks too: the thread says "check n of m" for it as well.
+    ...(state === "verifying"
       ? { check: { index: Math.max(1, run.checksDone), total: run.checksTotal } }
       : {}),
     checks: run.checks.map(checkOf),

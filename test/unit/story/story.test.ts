@@ -137,6 +137,21 @@ describe("storyOf and the card", () => {
     expect(during.workflow).toBe("verifying");
     expect(during.step?.check).toEqual({ index: 2, total: 3 });
 
+    // A read-only check counts its checks on the card as its thread message does.
+    const readOnlyRun = record({
+      current: run({
+        stepId: "raise-commit-retries",
+        phase: "verifying",
+        checksDone: 2,
+        checks: checks(2),
+        change: { kind: "read-only-check", statement: "SELECT 1", language: "sql", checklist: [] } as never,
+      }),
+    });
+    const reading = storyOf({ incident, report: failingReport, walk: readOnlyRun, playbook });
+    expect(reading.step?.readOnly).toBe(true);
+    expect(reading.step?.check).toEqual({ index: 2, total: 3 });
+    expect(text(renderStatusCard(cardViewOf(reading, NOW)))).toContain("check 2 of 3");
+
     // The third check: the machine retires the step as ineffective and waits for a person.
     const ended = record({
       history: [
