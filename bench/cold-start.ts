@@ -33,6 +33,8 @@ interface Case {
 
 interface Finished {
   ms: number;
+  /** CPU time (user + system) of the process, in the kernel's 10 ms ticks. */
+  cpuMs: number;
   code: number | null;
   stdout: string;
   stderr: string;
@@ -80,6 +82,7 @@ export async function run(): Promise<Record<string, number | string>> {
     }
 
     const times = new Map(cases.map((c) => [c.name, { bot: [] as number[], bare: [] as number[] }]));
+    const cpu = new Map(cases.map((c) => [c.name, { bot: [] as number[], bare: [] as number[] }]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of cases) {
         const t = times.get(c.name)!;
@@ -90,6 +93,7 @@ export async function run(): Promise<Record<string, number | string>> {
             throw new Error(`${who} ${c.name} exited with ${finished.code}: ${finished.stderr}`);
           }
           t[who].push(finished.ms);
+          cpu.get(c.name)![who].push(finished.cpuMs);
         }
       }
     }
@@ -106,6 +110,9 @@ export async function run(): Promise<Record<string, number | string>> {
       out[`cold.${c.name}_p99_ratio`] = percentile(ours, 99) / percentile(floor, 99);
       const perRound = t.bot.map((ms, i) => ms / t.bare[i]!);
       out[`cold.${c.name}_ratio_median_of_rounds`] = median(perRound);
+      const used = cpu.get(c.name)!;
+      out[`cold.${c.name}_cpu_ms (bot / bare, medians)`] = `${median(used.bot)} / ${median(used.bare)}`;
+      out[`cold.${c.name}_cpu_ratio`] = median(used.bot) / median(used.bare);
     }
     return out;
   } finally {
@@ -114,10 +121,19 @@ export async function run(): Promise<Record<string, number | string>> {
   }
 }
 
-/** Wall time of one process from spawn until it exits and its output is read. */
+/**
+ * Wall time of one process from spawn until it exits and its output is read, and its CPU time: the
+ * shell it runs under prints its children's times (`times`) on stderr's last line. The machine is
+ * shared, so wall time moves with the neighbours' load; CPU time much less.
+ */
 function timedRun(command: string, args: string[], env: Record<string, string>): Promise<Finished> {
   const started = performance.now();
-  const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const script = '"$0" "$@"; status=$?; times >&2; exit $status';
+  const child = spawn("/bin/sh", ["-c", script, command, ...args], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => {
@@ -128,7 +144,16 @@ function timedRun(command: string, args: string[], env: Record<string, string>):
   });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.once("close", (code) => resolve({ ms: performance.now() - started, code, stdout, stderr }));
+    child.once("close", (code) => {
+      const ms = performance.now() - started;
+      const lines = stderr.trimEnd().split("\n");
+      const children = lines.pop() ?? "";
+      lines.pop(); // the shell's own times
+      const [user = 0, system = 0] = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(
+        ([, minutes, seconds]) => (Number(minutes) * 60 + Number(seconds)) * 1000,
+      );
+      resolve({ ms, cpuMs: user + system, code, stdout, stderr: lines.join("\n") });
+    });
   });
 }
 
