@@ -7,6 +7,7 @@
 // both modes.
 
 import { randomBytes } from "node:crypto";
+import { loadavg } from "node:os";
 import { startLakehouse } from "../src/sim/lakehouse.js";
 import { ScenarioSchema } from "../src/sim/scenario/schema.js";
 import { startSlackStandIn } from "../src/sim/slack/stand-in.js";
@@ -75,6 +76,8 @@ export async function run(): Promise<Record<string, number | string>> {
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
     const bareAll = sorted(result.bare!.latencies);
     const out: Record<string, number | string> = {
+      // Per-round ratios swing with what else the machine runs; this says how busy it was.
+      "ack.machine_load_average_at_end (1 min)": loadavg()[0] ?? 0,
       "ack.concurrency": CONCURRENCY,
       "ack.rounds (after a warm-up round)": ROUNDS,
       "ack.table_snapshots (each command's diagnosis)": SNAPSHOTS,

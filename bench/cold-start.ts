@@ -7,7 +7,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { percentile } from "./_bot-setup.js";
@@ -98,6 +98,7 @@ export async function run(): Promise<Record<string, number | string>> {
       }
     }
 
+    out["cold.machine_load_average_at_end (1 min)"] = loadavg()[0] ?? 0;
     for (const c of cases) {
       const t = times.get(c.name)!;
       const ours = [...t.bot].sort((a, b) => a - b);
