@@ -1,5 +1,6 @@
 // `diagnose <table>` and `audit <table>`: flags -> config -> evidence ports -> report -> output.
 
+import "./zod-without-jit.js";
 import { renderAuditMarkdown } from "../../adapters/render/audit/markdown.js";
 import { renderAuditText } from "../../adapters/render/audit/text.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
