@@ -7,7 +7,7 @@
 //                 promise keeper (src/bot/workers.ts); or, for `start`, the supervised worker
 //                 process that runs them, so diagnoses never share the event loop that acks
 //   sweep         the catalog sweep's workers and schedule (src/bot/sweep.ts)
-//   receiver      Slack and the alert webhooks on one port (src/bot/receiver.ts)
+//   receiver      the one HTTP server: Slack, the alert webhooks, health and metrics (src/bot/receiver.ts)
 
 import type { Logger } from "pino";
 import { createLogger } from "./adapters/log.js";

@@ -3,9 +3,9 @@
 // /metrics on METRICS_PORT (the worker Deployment's probes and scrape), and the retention pass
 // that removes incidents closed longer ago than retention.resolvedDays.
 
+import { serveEdge } from "../adapters/http/edge.js";
 import { type HealthMonitor, SLACK_TOKEN_ERRORS, startHealthMonitor } from "../adapters/http/health.js";
 import { within } from "../adapters/http/metrics.js";
-import { serveRoutes } from "../adapters/http/route-server.js";
 import { healthRoutes } from "../adapters/http/routes.js";
 import { checkPrimary } from "../adapters/redis/connection.js";
 import { type RetentionRunner, startRetention } from "../adapters/store/retention.js";
@@ -19,7 +19,7 @@ export function workerOpsServerPart(shared: Shared, port: number): Part & { port
   const part: Part & { port?: number } = {
     name: "worker health and metrics",
     async start() {
-      const server = await serveRoutes(
+      const server = await serveEdge(
         healthRoutes({
           pingRedis: () => checkPrimary(connections.redis, config.redis, store.keys.sequence()),
           registry: metrics.registry,
