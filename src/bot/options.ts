@@ -1,13 +1,15 @@
 // What startBot takes and gives back: the role, the seams tests and benchmarks use, and the
 // handle of a running bot.
 
+import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
 import type { SourceWatch } from "../adapters/evidence/source-watch.js";
-import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
+import type { DiagnoseJob, SlackJob } from "../adapters/queue/jobs.js";
+import type { BotQueues, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
-import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
+import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
 import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
@@ -140,10 +142,18 @@ export interface Bot {
   stop(): Promise<void>;
 }
 
+/** The diagnosis and Slack queue workers of a process that runs them. */
+export interface BotWorkers {
+  diagnose: Worker<DiagnoseJob>;
+  slack: Worker<SlackJob>;
+  /** Stops taking jobs and waits for the running ones (force: does not wait). */
+  close(force?: boolean): Promise<void>;
+}
+
 /** The catalog sweep running in a worker: its service and its queue workers. */
 export interface SweepRuntime {
   service: SweepService;
-  workers: SweepWorkers;
+  workers: { close(): Promise<void> };
 }
 
 /** A `start` whose workers run in a supervised child process (this process then runs none). */

@@ -294,7 +294,7 @@ function createQueueSet(options: BotOptions, connections: Connections) {
   return { queues, remediationQueue, sweepQueues, queuesPart };
 }
 
-export function remediationQueueName(options: BotOptions): string | undefined {
+function remediationQueueName(options: BotOptions): string | undefined {
   return options.queueNames?.diagnose ? `${options.queueNames.diagnose}-remediation` : undefined;
 }
 
