@@ -133,12 +133,10 @@ export interface Bot {
   remediation: Remediation;
   sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   /**
-   * True when nothing is left to do now: no job waiting, running or due for a retry on the
-   * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
-   * (scheduled follow-ups and sweeps are not work now), nothing owed to Slack, and no request
-   * whose listeners are still at work in this process's receiver.
+   * True when the bot owes nothing now (adapters/http/backlogs.ts, isQuiet) and no request's
+   * listeners are still at work in this process's receiver.
    */
-  idle(): Promise<boolean>;
+  quiet(): Promise<boolean>;
   stop(): Promise<void>;
 }
 

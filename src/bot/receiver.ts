@@ -8,7 +8,6 @@ import { replayGuard } from "../adapters/http/replay-guard.js";
 import { healthRoutes } from "../adapters/http/routes.js";
 import { alertWebhookRoutes } from "../adapters/http/webhook.js";
 import { batchedFirstTime } from "../adapters/redis/batched-first-time.js";
-import { checkPrimary } from "../adapters/redis/connection.js";
 import { type BotApp, createBotApp } from "../adapters/slack/app.js";
 import { homeQueueId } from "../adapters/slack/outbox/outbox.js";
 import { threadPeople } from "../adapters/slack/thread-people.js";
@@ -53,10 +52,7 @@ export function receiverPart(
     log,
     wallClock: shared.wallClock,
     remediation: shared.remediation,
-    sweep: {
-      requestAudit: (request) => sweepQueues.requestAudit(request),
-      requestFix: (request) => sweepQueues.requestFix(request),
-    },
+    sweep: sweepQueues,
     // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
     // like everything the workers send.
     scrub: { secrets: secretValues(config), addresses: shared.addresses },
@@ -90,7 +86,7 @@ export function receiverPart(
       },
     }),
     ...healthRoutes({
-      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+      pingRedis: shared.pingRedis,
       registry: metrics.registry,
       health: shared.health,
       ...(child ? { otherMetrics: child.metrics } : {}),

@@ -17,7 +17,7 @@ import { type CommandInbox, createCommandInbox } from "../adapters/queue/command
 import { type BotQueues, createQueues, type QueueNames } from "../adapters/queue/queues.js";
 import { createRemediationQueue, type RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../adapters/queue/sweep-queue.js";
-import { confirmReplicated } from "../adapters/redis/connection.js";
+import { checkPrimary, confirmReplicated } from "../adapters/redis/connection.js";
 import { boltLogger } from "../adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "../adapters/slack/default-renderers.js";
 import { SlackOutbox } from "../adapters/slack/outbox/outbox.js";
@@ -86,7 +86,9 @@ export interface Shared {
   remediation: Remediation;
   /** Resolves once what was written is on the replicas REDIS_URL asks for. */
   confirmDurable(): Promise<void>;
-  /** A job left for a newer release (adapters/queue/queues.ts, retryPolicy): counted, logged once per job. */
+  /** Whether a primary that takes writes answers (readiness: adapters/redis/connection.ts). */
+  pingRedis(): ReturnType<typeof checkPrimary>;
+  /** A job left for a newer release (adapters/queue/worker.ts): counted, logged once per job. */
   jobLeft(queue: string, job: { id?: string; name: string }, error: CodedError): void;
 }
 
@@ -209,6 +211,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
       sourceWatch,
       ...(flinkDiscovery ? { flinkDiscovery } : {}),
       confirmDurable,
+      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
       jobLeft,
     },
     render: options.render ?? defaultRenderers,

@@ -9,11 +9,8 @@ import { createQueue, JOB_QUEUE_POLICY } from "./queues.js";
 
 export const DEFAULT_REMEDIATION_QUEUE = "remediation";
 
-interface RemediationEnqueuer {
+export interface RemediationQueue {
   enqueue(job: RemediationJob, delayMs?: number): Promise<string>;
-}
-
-export interface RemediationQueue extends RemediationEnqueuer {
   queue: Queue<RemediationJob>;
   close(): Promise<void>;
   obliterate(): Promise<void>;
