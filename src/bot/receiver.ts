@@ -31,7 +31,7 @@ export function receiverPart(
   shared: Shared,
   child?: { metrics: () => Promise<unknown[]>; failingSources: () => FailingSource[] },
 ): ReceiverPart {
-  const { config, options, connections, store, sweepQueues, confirmDurable, log, metrics } = shared;
+  const { config, options, connections, store, sweepQueues, log } = shared;
   const { redis } = connections;
   // The producers and the store use this connection.
   const redisReady = () => redis.status === "ready";
@@ -70,29 +70,7 @@ export function receiverPart(
       now: shared.now,
     }),
   });
-  const routes = [
-    ...app.routes,
-    ...alertWebhookRoutes({
-      tokens: config.alertWebhookTokens,
-      bodyLimitBytes: options.webhookBodyLimitBytes,
-      metrics,
-      log,
-      accept: async (alerts) => {
-        const outcome = await acceptAlerts(shared.incidents, alerts);
-        // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
-        // after the answer must not lose it (the sender retries a 5xx).
-        await confirmDurable();
-        return outcome;
-      },
-    }),
-    ...healthRoutes({
-      pingRedis: shared.pingRedis,
-      registry: metrics.registry,
-      health: shared.health,
-      ...(child ? { otherMetrics: child.metrics } : {}),
-      failingSources: () => [...shared.sourceWatch.failing(), ...(child?.failingSources() ?? [])],
-    }),
-  ];
+  const routes = [...app.routes, ...alertAndHealthRoutes(shared, child)];
   let edge: Edge | undefined;
   const part: ReceiverPart = {
     name: "receiver",
@@ -115,4 +93,31 @@ export function receiverPart(
     },
   };
   return part;
+}
+
+/** The alert webhooks, health and metrics: the edge's routes besides Slack's. */
+function alertAndHealthRoutes(shared: Shared, child: Parameters<typeof receiverPart>[1]) {
+  const { config, options, metrics, log } = shared;
+  return [
+    ...alertWebhookRoutes({
+      tokens: config.alertWebhookTokens,
+      bodyLimitBytes: options.webhookBodyLimitBytes,
+      metrics,
+      log,
+      accept: async (alerts) => {
+        const outcome = await acceptAlerts(shared.incidents, alerts);
+        // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
+        // after the answer must not lose it (the sender retries a 5xx).
+        await shared.confirmDurable();
+        return outcome;
+      },
+    }),
+    ...healthRoutes({
+      pingRedis: shared.pingRedis,
+      registry: metrics.registry,
+      health: shared.health,
+      ...(child ? { otherMetrics: child.metrics } : {}),
+      failingSources: () => [...shared.sourceWatch.failing(), ...(child?.failingSources() ?? [])],
+    }),
+  ];
 }

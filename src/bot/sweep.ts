@@ -12,6 +12,7 @@ import { rateWindow } from "../adapters/store/window-counters.js";
 import { recurringTables } from "../core/history/fleet.js";
 import type { EphemeralReply } from "../core/jobs.js";
 import type { OpenIncidentRef } from "../core/sweep/digest.js";
+import type { EvidencePorts } from "../services/ports.js";
 import { sweepControl } from "../services/sweep/control.js";
 import { SweepService } from "../services/sweep/service.js";
 import { withSharedListings } from "../services/sweep/shared-listings.js";
@@ -24,7 +25,7 @@ import { workerSettings } from "./workers.js";
 const SHARED_LISTINGS_MS = 60_000;
 
 async function startSweep(shared: Shared): Promise<SweepRuntime> {
-  const { config, options, incidents, outbox, wallClock, log } = shared;
+  const { config, options, incidents, outbox, wallClock } = shared;
   const queues = shared.sweepQueues;
   const redis = shared.connections.redis;
   const flinkProviders = shared.flinkDiscovery ? [shared.flinkDiscovery.provider] : undefined;
@@ -55,32 +56,7 @@ async function startSweep(shared: Shared): Promise<SweepRuntime> {
       ...(incidentId ? { incidentId } : {}),
     });
   };
-  const service = new SweepService({
-    store: shared.sweepStore,
-    queue: queues,
-    ports,
-    bot: config.bot,
-    playbooks: shared.playbooks.playbooks,
-    incidentChannel: config.incidentChannel,
-    sourceTimeoutMs: config.sourceTimeoutMs,
-    now: shared.now,
-    log,
-    openIncidents: async () => {
-      const open = await shared.store.listOpen(200);
-      const links = await Promise.all(open.map((incident) => threadPermalink(shared.client, incident)));
-      return new Map<string, OpenIncidentRef>(
-        open.map((incident, i) => [incident.table, { incidentId: incident.id, permalink: links[i] }]),
-      );
-    },
-    recurring: async () => ({
-      tables: recurringTables(await incidents.history.all()),
-      days: config.bot.retention.resolvedDays,
-    }),
-    postDigest: async (sweepId, channel, digest) => {
-      await postInChannel(channel, `digest-${sweepId}`, { kind: "digest", digest });
-    },
-    tell: (channel, user, text) => reply(channel, user, { kind: "text", text }),
-  });
+  const service = sweepService(shared, ports, postInChannel, reply);
   const settings = workerSettings(shared);
   const runControl = sweepControl({
     service,
@@ -116,6 +92,42 @@ async function startSweep(shared: Shared): Promise<SweepRuntime> {
     service,
     workers: { close: async () => void (await Promise.all([control.close(), catalog.close()])) },
   };
+}
+
+/** The sweep's service: its digest and answers go out through the outbox. */
+function sweepService(
+  shared: Shared,
+  ports: EvidencePorts,
+  postInChannel: (channel: string, name: string, message: ChannelMessage) => Promise<void>,
+  reply: (channel: string, user: string, reply: EphemeralReply) => Promise<void>,
+): SweepService {
+  const { config, incidents, log } = shared;
+  return new SweepService({
+    store: shared.sweepStore,
+    queue: shared.sweepQueues,
+    ports,
+    bot: config.bot,
+    playbooks: shared.playbooks.playbooks,
+    incidentChannel: config.incidentChannel,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    now: shared.now,
+    log,
+    openIncidents: async () => {
+      const open = await shared.store.listOpen(200);
+      const links = await Promise.all(open.map((incident) => threadPermalink(shared.client, incident)));
+      return new Map<string, OpenIncidentRef>(
+        open.map((incident, i) => [incident.table, { incidentId: incident.id, permalink: links[i] }]),
+      );
+    },
+    recurring: async () => ({
+      tables: recurringTables(await incidents.history.all()),
+      days: config.bot.retention.resolvedDays,
+    }),
+    postDigest: async (sweepId, channel, digest) => {
+      await postInChannel(channel, `digest-${sweepId}`, { kind: "digest", digest });
+    },
+    tell: (channel, user, text) => reply(channel, user, { kind: "text", text }),
+  });
 }
 
 /** The catalog sweep as one part: its service, its workers and its weekly schedule. */
