@@ -30,8 +30,7 @@ export async function serveEdge(routes: readonly Route[], port: number): Promise
       return;
     }
     req.resume();
-    res.writeHead(404, { "content-type": "text/plain" });
-    res.end("Not found");
+    send(res, 404, "Not found", "text/plain");
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -73,4 +72,24 @@ export async function readBody(
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * Answers once (a later answer to the same request is dropped): `body` as `type`, or no body. A
+ * string Slack's ack returns goes back with no type (`type` undefined), as Bolt's receiver does.
+ */
+export function send(
+  res: ServerResponse,
+  status: number,
+  body = "",
+  type: string | undefined = "application/json",
+): void {
+  if (res.headersSent) return;
+  res.writeHead(
+    status,
+    body === "" || type === undefined
+      ? {}
+      : { "content-type": type, "content-length": Buffer.byteLength(body) },
+  );
+  res.end(body);
 }

@@ -10,7 +10,7 @@ import type { z } from "zod";
 import type { AlertEvent } from "../../core/incident/model.js";
 import { AlertmanagerBodySchema, toAlertEvent } from "../intake/alertmanager.js";
 import { GrafanaBodySchema } from "../intake/grafana.js";
-import { DEFAULT_BODY_LIMIT, type Route, readBody } from "./edge.js";
+import { DEFAULT_BODY_LIMIT, type Route, readBody, send } from "./edge.js";
 /**
  * How long a notification may take to be stored before the sender is told to retry (503): a
  * Redis that hangs must not hang the sender, which retries a 5xx but not a request it gave up on
@@ -103,10 +103,7 @@ export function parseWebhookBody(kind: WebhookKind, body: unknown): AlertEvent[]
 }
 
 function reply(res: ServerResponse, status: number, payload: Record<string, unknown>): void {
-  if (res.headersSent) return;
-  const body = JSON.stringify(payload);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
+  send(res, status, JSON.stringify(payload));
 }
 
 /** `work`'s result, or an error once `ms` have passed (the work itself goes on). */

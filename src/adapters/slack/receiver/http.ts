@@ -5,7 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
-import { type Route, readBody } from "../../http/edge.js";
+import { send as answer, type Route, readBody } from "../../http/edge.js";
 import { verifySlackSignature } from "./verify.js";
 
 const SLACK_EVENTS_PATH = "/slack/events";
@@ -114,17 +114,6 @@ function eventFor(
     ...(Number.isFinite(retryNum) ? { retryNum } : {}),
     ...(typeof retryReason === "string" ? { retryReason } : {}),
   };
-}
-
-function answer(
-  res: ServerResponse,
-  status: number,
-  body = "",
-  type: string | undefined = "application/json",
-): void {
-  if (res.headersSent) return;
-  res.writeHead(status, body === "" || type === undefined ? {} : { "content-type": type });
-  res.end(body);
 }
 
 /** A form (commands; clicks and submissions carry JSON in `payload`) or JSON (events). */
