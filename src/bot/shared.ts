@@ -17,6 +17,7 @@ import { type CommandInbox, createCommandInbox } from "../adapters/queue/command
 import { type BotQueues, createQueues, type QueueNames } from "../adapters/queue/queues.js";
 import { createRemediationQueue, type RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../adapters/queue/sweep-queue.js";
+import { leftJobReporter, type WorkerSettings } from "../adapters/queue/worker.js";
 import { checkPrimary, confirmReplicated } from "../adapters/redis/connection.js";
 import { boltLogger } from "../adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "../adapters/slack/default-renderers.js";
@@ -34,7 +35,7 @@ import { WalkStore } from "../adapters/store/walk-store.js";
 import { type Config, secretValues } from "../config.js";
 import { DiagnoseJobSchema } from "../core/jobs.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
-import { asCodedError, type CodedError } from "../errors.js";
+import { asCodedError } from "../errors.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
 import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
@@ -89,11 +90,8 @@ export interface Shared {
   /** Whether a primary that takes writes answers (readiness: adapters/redis/connection.ts). */
   pingRedis(): ReturnType<typeof checkPrimary>;
   /** A job left for a newer release (adapters/queue/worker.ts): counted, logged once per job. */
-  jobLeft(queue: string, job: { id?: string; name: string }, error: CodedError): void;
+  jobLeft: NonNullable<WorkerSettings["onLeft"]>;
 }
-
-/** Jobs a process remembers having logged as left; beyond it, it starts over (one more line each). */
-const LEFT_JOBS_REMEMBERED = 10_000;
 
 export async function assemble(config: Config, options: BotOptions, connections: Connections, log: Logger) {
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
@@ -184,17 +182,10 @@ export async function assemble(config: Config, options: BotOptions, connections:
   };
   const addresses = internalAddresses(config);
   const client = slackClient(config, log, addresses);
-  // A newer release's job is looked at again every few minutes until a worker of that release
-  // takes it: counted each time, said once per job by this process, so no log storm.
-  const leftLogged = new Set<string>();
-  const jobLeft = (queue: string, job: { id?: string; name: string }, error: CodedError) => {
-    metrics.jobOutcomes.inc({ queue, outcome: "left" });
-    const key = `${queue}\u0000${job.id}`;
-    if (leftLogged.has(key)) return;
-    if (leftLogged.size >= LEFT_JOBS_REMEMBERED) leftLogged.clear();
-    leftLogged.add(key);
-    log.warn({ queue, job: job.id, name: job.name, err: error.message }, "job left for a newer release");
-  };
+  const jobLeft = leftJobReporter({
+    count: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "left" }),
+    log,
+  });
   const shared = {
     ...{ config, options, log, now, wallClock, playbooks: playbooks, connections, store, outbox },
     ...{

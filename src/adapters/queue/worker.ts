@@ -70,6 +70,31 @@ function retryAfterMsOf(error: unknown): number | undefined {
   return wait;
 }
 
+/** Jobs a process remembers having logged as left; beyond it, it starts over (one more line each). */
+const LEFT_JOBS_REMEMBERED = 10_000;
+
+/**
+ * The onLeft hook: a newer release's job is looked at again every few minutes until a worker of
+ * that release takes it; counted each time, said once per job by this process, so no log storm.
+ */
+export function leftJobReporter(report: {
+  count: (queue: string) => void;
+  log: { warn(fields: object, message: string): void };
+}): NonNullable<WorkerSettings["onLeft"]> {
+  const logged = new Set<string>();
+  return (queue, job, error) => {
+    report.count(queue);
+    const key = `${queue}\u0000${job.id}`;
+    if (logged.has(key)) return;
+    if (logged.size >= LEFT_JOBS_REMEMBERED) logged.clear();
+    logged.add(key);
+    report.log.warn(
+      { queue, job: job.id, name: job.name, err: error.message },
+      "job left for a newer release",
+    );
+  };
+}
+
 /** Whether this run of the job is its last attempt. */
 export function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
