@@ -6,7 +6,6 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
 import type { SourceWatch } from "../adapters/evidence/source-watch.js";
-import type { DiagnoseJob, SlackJob } from "../adapters/queue/jobs.js";
 import type { BotQueues, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
@@ -16,6 +15,7 @@ import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poste
 import type { Renderers } from "../adapters/slack/renderers.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
+import type { DiagnoseJob, SlackJob } from "../core/jobs.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import type { EvidencePorts, SlackOutboxPort } from "../services/ports.js";
 import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";

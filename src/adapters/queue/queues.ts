@@ -3,8 +3,8 @@
 // are injectable so each test gets its own queues. Workers are in worker.ts.
 
 import { type ConnectionOptions, Queue } from "bullmq";
+import { type DiagnoseJob, diagnoseJobId, type SlackJob, slackJobId } from "../../core/jobs.js";
 import { batchedAdd } from "./batched-add.js";
-import { type DiagnoseJob, diagnoseJobId, type SlackJob, slackJobId } from "./jobs.js";
 
 export const DEFAULT_PREFIX = "{iceberg-bot}";
 
