@@ -22,7 +22,7 @@ import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
 import { type EventHandler, SlackHttpReceiver } from "./receiver/http.js";
 import { SlackSocketReceiver } from "./receiver/socket.js";
-import { recorder, tellNotRecorded } from "./record.js";
+import { type Recorder, recorder, tellNotRecorded } from "./record.js";
 import { ACTION_IDS } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
@@ -113,27 +113,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     );
     return running;
   };
-  let receiver: Receiver;
-  let httpReceiver: SlackHttpReceiver | undefined;
-  let socketReceiver: SlackSocketReceiver | undefined;
-  if (options.slack.mode === "socket") {
-    socketReceiver = new SlackSocketReceiver({
-      appToken: options.slack.appToken ?? "",
-      apiUrl: options.slack.apiUrl,
-      handle,
-      logger,
-      log,
-    });
-    receiver = socketReceiver;
-  } else {
-    httpReceiver = new SlackHttpReceiver({
-      signingSecret: options.slack.signingSecret ?? "",
-      handle,
-      now: options.wallClock ?? Date.now,
-      log,
-    });
-    receiver = httpReceiver;
-  }
+  const { receiver, httpReceiver, socketReceiver } = receiverFor(options, handle, logger);
 
   const app = new App({
     receiver,
@@ -167,6 +147,57 @@ export function createBotApp(options: BotAppOptions): BotApp {
       (error: unknown) => log.error({ err: asCodedError(error).message }, "slack command failed"),
     );
 
+  registerListeners(app, options, record);
+  app.error(async (error) => {
+    log.error({ err: error }, "slack listener failed");
+  });
+
+  return {
+    app,
+    routes: httpReceiver ? [httpReceiver.route] : [],
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    async connect() {
+      await socketReceiver?.start();
+    },
+    async stop() {
+      await app.stop().catch(() => {});
+    },
+  };
+}
+
+/** Slack's requests over HTTP (a route of the edge) or over Socket Mode's socket. */
+function receiverFor(options: BotAppOptions, handle: EventHandler, logger: ReturnType<typeof boltLogger>) {
+  const { log } = options;
+  let receiver: Receiver;
+  let httpReceiver: SlackHttpReceiver | undefined;
+  let socketReceiver: SlackSocketReceiver | undefined;
+  if (options.slack.mode === "socket") {
+    socketReceiver = new SlackSocketReceiver({
+      appToken: options.slack.appToken ?? "",
+      apiUrl: options.slack.apiUrl,
+      handle,
+      logger,
+      log,
+    });
+    receiver = socketReceiver;
+  } else {
+    httpReceiver = new SlackHttpReceiver({
+      signingSecret: options.slack.signingSecret ?? "",
+      handle,
+      now: options.wallClock ?? Date.now,
+      log,
+    });
+    receiver = httpReceiver;
+  }
+
+  return { receiver, httpReceiver, socketReceiver };
+}
+
+/** Events, buttons and modal submissions: each acknowledged, recorded for a worker, or told it was not. */
+function registerListeners(app: App, options: BotAppOptions, record: Recorder): void {
+  const { log } = options;
   app.event("app_home_opened", async ({ event }) => {
     if (event.tab !== undefined && event.tab !== "home") return;
     await options.queueHome(event.user);
@@ -224,24 +255,6 @@ export function createBotApp(options: BotAppOptions): BotApp {
     if (!recorded) await tellNotRecorded(respond, log);
   });
   if (options.sweep) registerSweepListeners(router, options.sweep, log, record);
-
-  app.error(async (error) => {
-    log.error({ err: error }, "slack listener failed");
-  });
-
-  return {
-    app,
-    routes: httpReceiver ? [httpReceiver.route] : [],
-    async settled() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
-    async connect() {
-      await socketReceiver?.start();
-    },
-    async stop() {
-      await app.stop().catch(() => {});
-    },
-  };
 }
 
 /** The incident an "I'm on it" button names, or undefined for a value that is not ours. */
