@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AuditTrail } from "../../src/adapters/store/audit-trail.js";
+import { AutopilotStore } from "../../src/adapters/store/autopilot-store.js";
+import { createKeys } from "../../src/adapters/store/keys.js";
+import { pressButton, type SlackPerson } from "../../src/sim/slack/person.js";
+import {
+  alertmanagerBody,
+  CHANNEL,
+  eventually,
+  type Harness,
+  postAlert,
+  quiescent,
+  startHarness,
+} from "../integration/bot/harness.js";
+
+const ALICE = "U0ALICE";
+const BOB = "U0BOB";
+const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
+
+/** BOT_CONFIG with one autopilot policy line for db.events and the retry step. */
+function botConfig(autopilot: { holdOffSeconds: number; hours?: string; mode?: string }): string {
+  return `
+defaults:
+  approvers: [${ALICE}]
+  followUp: { intervalSeconds: 60, checks: 2 }
+tables:
+  db.events:
+    flinkJobName: events-ingest
+autopilot:
+  mode: ${autopilot.mode ?? "on"}
+  holdOffSeconds: ${autopilot.holdOffSeconds}
+  stopAfterReverts: { count: 1, windowMinutes: 60 }
+  policies:
+    - name: retries-anytime
+      tables: [{ namespace: db, name: "ev*" }]
+      steps: [raise-commit-retries]
+${autopilot.hours ? `      hours: "${autopilot.hours}"` : ""}
+`;
+}
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function start(label: string, scenario: string, config: string): Promise<Harness> {
+  h = await startHarness(label, {
+    scenario,
+    botConfig: config,
+    botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+  });
+  return h;
+}
+
+const person = (harness: Harness, user: string): SlackPerson => ({
+  botUrl: harness.url("/slack/events"),
+  signingSecret: harness.secret,
+  standIn: harness.standIn,
+  channel: CHANNEL,
+  user,
+});
+const commits = (harness: Harness) =>
+  harness.lakehouse!.requests.filter(
+    (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
+  ).length;
+const rootOf = (harness: Harness) =>
+  harness.standIn
+    .messages(CHANNEL)
+    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+const thread = (harness: Harness) => {
+  const root = rootOf(harness);
+  return root
+    ? harness.standIn
+        .thread(CHANNEL, root.ts)
+        .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
+        .join("\n")
+    : "";
+};
+const store = (harness: Harness) => new AutopilotStore(harness.scope.redis, harness.scope.namespace);
+const incidentId = async (harness: Harness) =>
+  eventually(async () => (await harness.bots[0]!.store.openIncidentFor("db.events"))?.id, "the incident");
+
+async function fire(harness: Harness): Promise<string> {
+  const posted = await postAlert(
+    harness,
+    alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+  );
+  expect(posted.status).toBe(202);
+  // With no hold-off the proposal's Apply button may be gone before it is looked at.
+  await eventually(() => /playbook_apply|Autopilot will apply/.test(thread(harness)), "the proposal");
+  return rootOf(harness)!.ts;
+}
+
+describe("autopilot (e2e)", () => {
+  it("applies the retry step under its policy after the hold-off, audited as the policy, and the writer recovers", async () => {
+    const harness = await start("ap-fix", "competing-appends", botConfig({ holdOffSeconds: 0 }));
+    await fire(harness);
+    await eventually(() => /Autopilot will apply/.test(thread(harness)), "the announcement");
+    expect(thread(harness)).toMatch(/policy retries-anytime \(BOT_CONFIG:\d+\)/);
+    await eventually(() => commits(harness) === 1, "the autonomous commit");
+    harness.lakehouse!.advance(6 * 60_000);
+    await eventually(() => /commits resumed/.test(rootOf(harness)?.text ?? ""), "the resolved card");
+    await quiescent(harness);
+    expect(commits(harness)).toBe(1);
+    const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
+      "db.events",
+    );
+    const approved = audit.find((row) => row.action === "approved");
+    expect(approved?.actor).toBe("policy:retries-anytime");
+    expect(approved?.outcome).toBe("ok");
+  });
+
+  it("reverts its own change when the writer does not recover, says so, and hands the walk back with the next step", async () => {
+    const harness = await start(
+      "ap-revert",
+      "autopilot-retries-do-not-help",
+      botConfig({ holdOffSeconds: 0 }),
+    );
+    await fire(harness);
+    await eventually(() => /Autopilot reverted/.test(thread(harness)), "the revert note");
+    await quiescent(harness);
+    // One commit for the change, one for its revert.
+    expect(commits(harness)).toBe(2);
+    const words = thread(harness);
+    expect(words).toMatch(/The next step, .+, is proposed for a person to approve/);
+    // One revert in the window stops autopilot for the fleet (stopAfterReverts.count 1), announced.
+    expect(await store(harness).switchState()).toBe("self-stopped");
+    await eventually(
+      () =>
+        harness.standIn
+          .messages(CHANNEL)
+          .some((m) => !m.thread_ts && /Autopilot stopped itself/.test(m.text)),
+      "the self-stop in the channel",
+    );
+  });
+
+  it("a person's Hold hands the step back: Apply now and the hold-off's end then apply nothing", async () => {
+    const harness = await start("ap-hold", "competing-appends", botConfig({ holdOffSeconds: 3600 }));
+    const rootTs = await fire(harness);
+    await eventually(() => /autopilot_hold/.test(thread(harness)), "the Hold button");
+    await pressButton(person(harness, BOB), rootTs, "autopilot_hold");
+    await eventually(() => /Held: autopilot will not apply/.test(thread(harness)), "the held note");
+    await pressButton(person(harness, ALICE), rootTs, "autopilot_apply_now");
+    await quiescent(harness);
+    expect(commits(harness)).toBe(0);
+    expect(await store(harness).claimOf(await incidentId(harness))).toEqual({ kind: "held", by: BOB });
+  });
+
+  it("outside the policy's hours it announces nothing and applies nothing", async () => {
+    const now = new Date(Date.now());
+    // A one-hour window starting three hours from now (UTC) never holds the test's clock.
+    const hh = (n: number) => String((now.getUTCHours() + n) % 24).padStart(2, "0");
+    const harness = await start(
+      "ap-hours",
+      "competing-appends",
+      botConfig({ holdOffSeconds: 0, hours: `${hh(3)}:00-${hh(4)}:00` }),
+    );
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}").kind).toBe("outside-hours");
+  });
+
+  it("does not act when a source the step depends on did not answer", async () => {
+    const harness = await start("ap-unseen", "competing-appends", botConfig({ holdOffSeconds: 0 }));
+    harness.lakehouse!.faults.inject({ service: "flink", path: /^\/jobs/, kind: "status", status: 503 });
+    await postAlert(
+      harness,
+      alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+    );
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "source-unseen", sources: ["flink"] });
+  });
+});
