@@ -88,6 +88,8 @@ export interface Shared {
   /** Flink Kubernetes Operator discovery, with a kubernetes section (its JobManagers are Flink sources). */
   flinkDiscovery?: FlinkDiscoveryPart;
   remediation: Remediation;
+  /** Low-risk steps under a written policy (docs/autopilot.md); its switch is `/iceberg autopilot`. */
+  autopilot: Autopilot;
   /** Resolves once what was written is on the replicas REDIS_URL asks for. */
   confirmDurable(): Promise<void>;
   /** A job left for a newer release (adapters/queue/queues.ts, retryPolicy): counted, logged once per job. */
@@ -231,7 +233,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
     },
     render: options.render ?? defaultRenderers,
   };
-  return { ...shared, remediation: createRemediation(shared) } satisfies Shared;
+  return { ...shared, ...createRemediation(shared) } satisfies Shared;
 }
 
 /** The sources BOT_CONFIG and the environment name (discovered Flink sources join as they are seen). */
@@ -321,16 +323,20 @@ function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQu
   return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
-function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
+function createRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
+  remediation: Remediation;
+  autopilot: Autopilot;
+} {
   const { config, options, connections, store, outbox, wallClock, now, log } = shared;
   const { diagnosisWaitMs: _orderWait, ...seams } = options.remediation ?? {};
   // A decision and the messages it owes Slack are saved in one atomic step.
   const walks = new WalkStore(connections.redis, options.namespace, owedWithWalk(outbox, wallClock));
   const notifier = new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client));
+  const audit = new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays);
   let autopilot: Autopilot | undefined;
   const remediation = new Remediation({
     walks,
-    audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
+    audit,
     store,
     history: shared.incidents.history,
     slack: shared.incidents.slack,
@@ -356,8 +362,9 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
     },
   });
   const autopilotStore = new AutopilotStore(connections.redis, options.namespace);
-  autopilot = new Autopilot({
+  const built = new Autopilot({
     config: config.bot.autopilot,
+    audit,
     policyLines: config.autopilotLines ?? {},
     store: autopilotStore,
     walks,
@@ -372,5 +379,6 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
     onDecision: registerAutopilotMetrics(shared.metrics.registry, autopilotStore),
     ...(options.autopilot?.afterApprove ? { afterApprove: options.autopilot.afterApprove } : {}),
   });
-  return remediation;
+  autopilot = built;
+  return { remediation, autopilot: built };
 }

@@ -196,6 +196,8 @@ export function commandInboxReaderPart(shared: Shared): Part {
           { namespace: shared.options.namespace, now: shared.wallClock },
         ),
         onCall: (table: string, user: string) => shared.remediation.isOnCall(table, user),
+        autopilot: (action: "on" | "off" | "status", request: { channel: string; user: string }) =>
+          shared.autopilot.command(action, request),
         now: shared.wallClock,
       };
       const reader = startInboxMover({

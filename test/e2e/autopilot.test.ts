@@ -12,6 +12,7 @@ import {
   quiescent,
   startHarness,
 } from "../integration/bot/harness.js";
+import { postSigned, slashCommandBody } from "../support/slack-signing.js";
 
 const ALICE = "U0ALICE";
 const BOB = "U0BOB";
@@ -178,5 +179,50 @@ describe("autopilot (e2e)", () => {
     expect(commits(harness)).toBe(0);
     const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
     expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "source-unseen", sources: ["flink"] });
+  });
+
+  it("the kill switch: only an approver switches it, audited, and a process that did not take the command refuses too", async () => {
+    h = await startHarness("ap-switch", {
+      scenario: "competing-appends",
+      botConfig: botConfig({ holdOffSeconds: 0 }),
+      bots: 2,
+      botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+    });
+    const harness = h;
+    const say = async (user: string, text: string) => {
+      const asked = await postSigned(
+        harness.url("/slack/events", 1),
+        harness.secret,
+        slashCommandBody({ text, userId: user }),
+        "application/x-www-form-urlencoded",
+      );
+      expect(asked.status).toBe(200);
+      return eventually(
+        () =>
+          harness.standIn
+            .messages(CHANNEL)
+            .filter((m) => m.ephemeralUser === user && /Autopilot: mode/.test(m.text))
+            .at(-1),
+        "the autopilot reply",
+      );
+    };
+    const refused = await say(BOB, "autopilot off");
+    expect(refused.text).toMatch(/Only an approver/);
+    expect(await store(harness).switchState()).toBe("on");
+    const off = await say(ALICE, "autopilot off");
+    expect(off.text).toMatch(/Autopilot is off for every table.*switch off/s);
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(commits(harness)).toBe(0);
+    const refusal = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refusal ?? "{}").kind).toBe("switched-off");
+    const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
+      "autopilot",
+    );
+    expect(audit.map((r) => [r.actor, r.action, r.outcome])).toEqual([
+      [BOB, "autopilot off", "refused"],
+      [ALICE, "autopilot off", "ok"],
+    ]);
   });
 });

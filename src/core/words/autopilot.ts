@@ -50,6 +50,30 @@ export function plannedWords(input: {
   return `Autopilot will apply ${stepWords(input.stepId)} under policy ${input.policy}${where} at ${utcTime(input.applyAtMs)}, unless someone presses Hold. The follow-up checks judge the failing writer's own commits; if it does not recover, the change is reverted and the walk comes back to you.`;
 }
 
+export function switchedWords(action: "on" | "off"): string {
+  return action === "off"
+    ? "Autopilot is off for every table: announced steps are not applied and wait for people."
+    : "Autopilot is on again for the tables and steps its policy lines name.";
+}
+
+export function notApproverWords(): string {
+  return "Only an approver (BOT_CONFIG defaults.approvers) may switch autopilot on or off.";
+}
+
+/** "Autopilot: mode on, switch on." with what that means. */
+export function statusWords(mode: "off" | "shadow" | "on", state: "on" | "off" | "self-stopped"): string {
+  const switchWords = state === "self-stopped" ? "stopped itself after too many reverts" : state;
+  const does =
+    mode === "off"
+      ? "it does nothing"
+      : mode === "shadow"
+        ? "it applies nothing and records what it would have done"
+        : state === "on"
+          ? "it applies the steps its policy lines allow"
+          : "it applies nothing until switched on";
+  return `Autopilot: mode ${mode} in BOT_CONFIG, switch ${switchWords}; ${does}.`;
+}
+
 export function heldWords(): string {
   return "Held: autopilot will not apply this step. It waits for an approver as usual.";
 }

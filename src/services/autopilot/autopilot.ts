@@ -20,10 +20,18 @@ import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
 import type { PlaybookSet } from "../../core/playbook/schema.js";
 import type { StepRun } from "../../core/playbook/walk.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
-import { refusalWords, selfStoppedWords } from "../../core/words/autopilot.js";
+import {
+  agreementWords,
+  notApproverWords,
+  refusalWords,
+  selfStoppedWords,
+  statusWords,
+  switchedWords,
+} from "../../core/words/autopilot.js";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";
 import type {
+  AuditPort,
   Clock,
   IncidentStorePort,
   RemediationNotifier,
@@ -35,6 +43,9 @@ import type { ActionValue } from "../view-models.js";
 import type { AutopilotPlan, AutopilotStorePort } from "./ports.js";
 
 type AutopilotJob = Extract<RemediationJob, { kind: "autopilot" }>;
+
+/** The audit trail's name for autopilot's own entries; approvers are BOT_CONFIG's defaults'. */
+const AUTOPILOT_AUDIT_TABLE = "autopilot";
 
 /** What the autopilot asks of guided remediation: the paths a person's buttons take. */
 interface RemediationPaths {
@@ -62,6 +73,8 @@ export interface AutopilotDeps {
   log: LogLike;
   /** Counts each decision (adapters/http/metrics.ts). */
   onDecision?: (outcome: "act" | "refuse", reason: string, shadow: boolean) => void;
+  /** The audit trail: switching autopilot is audited under the pseudo-table `autopilot`. */
+  audit?: AuditPort;
   /** Runs right after the autonomous approval is recorded (kill -9 drills crash a worker here). */
   afterApprove?: () => Promise<void>;
 }
@@ -141,6 +154,45 @@ export class Autopilot {
         return this.fire(value);
       }
     }
+  }
+
+  /**
+   * `/iceberg autopilot on|off|status`: approvers (BOT_CONFIG's defaults) switch it for every
+   * process at once (one key, read by every decision); every attempt is audited.
+   */
+  async command(action: "on" | "off" | "status", request: { channel: string; user: string }): Promise<void> {
+    const { store, slack, now } = this.deps;
+    let text: string;
+    if (action !== "status") {
+      const allowed = canApprove(
+        await this.deps.remediation.policy(AUTOPILOT_AUDIT_TABLE),
+        request.user,
+      ).allowed;
+      await this.deps.audit?.append(AUTOPILOT_AUDIT_TABLE, {
+        atMs: now(),
+        actor: request.user,
+        action: `autopilot ${action}`,
+        outcome: allowed ? "ok" : "refused",
+        detail: allowed ? `switched autopilot ${action}` : "refused: not an approver",
+      });
+      if (allowed) await store.setSwitch(action);
+      text = allowed ? switchedWords(action) : notApproverWords();
+    } else text = "";
+    const state = await store.switchState();
+    const tally = await store.shadowTally();
+    text = [
+      text,
+      statusWords(this.deps.config.mode, state),
+      ...tally.map((t) => agreementWords(t.stepId, t.would, t.matched, t.fixed)),
+    ]
+      .filter(Boolean)
+      .join("\n");
+    await slack.send({
+      kind: "ephemeral",
+      channel: request.channel,
+      user: request.user,
+      reply: { kind: "text", text },
+    });
   }
 
   /** The hold-off ended (or Apply now): decide again, claim the plan, approve as a person would. */
