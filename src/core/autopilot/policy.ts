@@ -82,7 +82,6 @@ export const AutopilotConfigSchema = z
   });
 
 export type AutopilotConfig = z.infer<typeof AutopilotConfigSchema>;
-export type PolicyLine = z.infer<typeof PolicyLineSchema>;
 export type TablePattern = z.infer<typeof TablePatternSchema>;
 
 export const AUTOPILOT_OFF: AutopilotConfig = {
