@@ -62,8 +62,9 @@ async function readShadow(scenario: string, end: DemoEnd): Promise<Omit<ShadowRo
     const plan = planKey ? await store.plan(planKey.slice(`${prefix}:plan:`.length)) : undefined;
     const refused = refusedKey ? (JSON.parse((await redis.get(refusedKey)) ?? "{}") as Refusal) : undefined;
     const tally = plan ? (await store.shadowTally()).find((t) => t.stepId === plan.stepId) : undefined;
-    const card = end.thread[0]?.text ?? "";
-    const fixedBy = /Fixed by: ([^;\n]+)/.exec(card)?.[1];
+    // The card's blocks say what fixed it ("Fixed by:* Give the writer …; commits resumed …").
+    const card = JSON.stringify(end.thread[0]?.blocks ?? []);
+    const fixedBy = /Fixed by:\*? ([^;"\\]+)/.exec(card)?.[1]?.trim();
     return {
       scenario,
       ...(plan ? { would: plan.stepId } : {}),
@@ -81,7 +82,9 @@ async function readShadow(scenario: string, end: DemoEnd): Promise<Omit<ShadowRo
 export function shadowLines(rows: readonly ShadowRow[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const r of rows) {
-    const would = r.would ? `would apply ${r.would}` : `would not act${r.refused ? ` (${r.refused})` : ""}`;
+    const would = r.would
+      ? `would apply ${r.would}`
+      : `would not act (${r.refused ?? "no step was proposed"})`;
     const verdict = r.would
       ? `; people ${r.matched ? "did the same" : "did otherwise"}; ${r.fixed ? "it fixed it" : "it did not fix it"}`
       : "";
