@@ -134,6 +134,7 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       delays,
       sweeps: shared.sweepStore,
       recurringDays: shared.config.bot.retention.resolvedDays,
+      autopilot: () => shared.autopilot.homeLines(),
       postmortem: async (incidentId) => {
         const { draftPostmortem } = await import("../services/history/postmortem.js");
         return (await draftPostmortem({ history: shared.incidents.history, store, ...story }, incidentId))

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AuditTrail } from "../../src/adapters/store/audit-trail.js";
 import { AutopilotStore } from "../../src/adapters/store/autopilot-store.js";
 import { createKeys } from "../../src/adapters/store/keys.js";
-import { pressButton, type SlackPerson } from "../../src/sim/slack/person.js";
+import { approveStep, pressButton, type SlackPerson } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -12,7 +12,7 @@ import {
   quiescent,
   startHarness,
 } from "../integration/bot/harness.js";
-import { postSigned, slashCommandBody } from "../support/slack-signing.js";
+import { eventBody, postSigned, slashCommandBody } from "../support/slack-signing.js";
 
 const ALICE = "U0ALICE";
 const BOB = "U0BOB";
@@ -224,5 +224,42 @@ describe("autopilot (e2e)", () => {
       [BOB, "autopilot off", "refused"],
       [ALICE, "autopilot off", "ok"],
     ]);
+  });
+
+  it("shadow mode applies nothing, then App Home and /metrics show whether people did the same and it fixed it", async () => {
+    const harness = await start(
+      "ap-shadow",
+      "competing-appends",
+      botConfig({ holdOffSeconds: 0, mode: "shadow" }),
+    );
+    const rootTs = await fire(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    // People approve the same step themselves; the writer recovers.
+    await approveStep(person(harness, ALICE), rootTs, "retries are at the default");
+    await eventually(() => commits(harness) === 1, "the approved commit");
+    harness.lakehouse!.advance(6 * 60_000);
+    await eventually(() => /commits resumed/.test(rootOf(harness)?.text ?? ""), "the resolved card");
+    await quiescent(harness);
+    const opened = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      eventBody(
+        { type: "app_home_opened", user: ALICE, channel: "D0HOME", tab: "home", event_ts: "1.2" },
+        "Ev0APHOME",
+      ),
+      "application/json",
+    );
+    expect(opened.status).toBe(200);
+    const home = await eventually(() => harness.standIn.views.published[ALICE], "App Home");
+    expect(JSON.stringify(home)).toMatch(
+      /Autopilot: mode shadow in BOT_CONFIG, switch on.*raise commit retries: 1 of 1 agreed \(100%\), fixed 1/,
+    );
+    const metrics = await (await fetch(harness.url("/metrics"))).text();
+    expect(metrics).toMatch(/iceberg_bot_autopilot_shadow_agreement_ratio\{step="raise-commit-retries"\} 1/);
+    expect(metrics).toMatch(
+      /iceberg_bot_autopilot_decisions_total\{outcome="act",reason="retries-anytime",mode="shadow"\} 1/,
+    );
   });
 });

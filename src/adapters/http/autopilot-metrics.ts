@@ -37,20 +37,24 @@ export function registerAutopilotMetrics(
     async collect() {
       const rows = await within(SCRAPE_READ_MS, () => store.shadowTally(), []);
       this.reset();
-      agreement.reset();
       for (const row of rows) {
         this.set({ step: row.stepId, judged: "would" }, row.would);
         this.set({ step: row.stepId, judged: "matched" }, row.matched);
         this.set({ step: row.stepId, judged: "fixed" }, row.fixed);
-        if (row.would > 0) agreement.set({ step: row.stepId }, row.matched / row.would);
       }
     },
   });
-  const agreement = new Gauge({
+  // Metrics are collected at once, so this one reads the tally itself.
+  new Gauge({
     name: "iceberg_bot_autopilot_shadow_agreement_ratio",
     help: "Share of judged incidents where people applied first the step shadow mode would have applied.",
     labelNames: ["step"] as const,
     registers: [registry],
+    async collect() {
+      const rows = await within(SCRAPE_READ_MS, () => store.shadowTally(), []);
+      this.reset();
+      for (const row of rows) if (row.would > 0) this.set({ step: row.stepId }, row.matched / row.would);
+    },
   });
   return (outcome, reason, shadow) => decisions.inc({ outcome, reason, mode: shadow ? "shadow" : "on" });
 }

@@ -195,6 +195,17 @@ export class Autopilot {
     });
   }
 
+  /** What App Home says of autopilot: its mode and switch, and shadow agreement per step (none when off). */
+  async homeLines(): Promise<string[]> {
+    if (this.deps.config.mode === "off") return [];
+    const state = await this.deps.store.switchState();
+    const tally = await this.deps.store.shadowTally();
+    return [
+      statusWords(this.deps.config.mode, state),
+      ...tally.map((t) => agreementWords(t.stepId, t.would, t.matched, t.fixed)),
+    ];
+  }
+
   /** The hold-off ended (or Apply now): decide again, claim the plan, approve as a person would. */
   private async fire(value: ActionValue): Promise<void> {
     const record = (await this.deps.walks.get(value.incidentId))?.value;
