@@ -12,7 +12,9 @@ import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
+import type { Refusal } from "../core/autopilot/decide.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
+import { refusalWords } from "../core/words/autopilot.js";
 import { type Bot, startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
@@ -384,10 +386,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
     .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
     .findLast((m) => findHold(m) && !/Held/.test(m.text ?? ""));
   if (!announcement) {
-    progress(
-      ctx,
-      "autopilot leaves this step to people (its policy or what the bot knows does not allow it)",
-    );
+    progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
     return false;
   }
   progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announcement.text ?? "")}`);
@@ -414,6 +413,19 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
     `the bot makes the change through the same path as a person's approval: ${describeWrites(writes)}`,
   );
   return true;
+}
+
+/** Why autopilot did not take the step, as it recorded it. */
+async function autopilotRefusal(ctx: DemoContext): Promise<string> {
+  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const key = (await redis.keys(`{${ctx.namespace}}:autopilot:refused:*`))[0];
+    const refusal = key ? (JSON.parse((await redis.get(key)) ?? "{}") as Refusal) : undefined;
+    return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
+  } finally {
+    redis.disconnect();
+  }
 }
 
 const settled = (ctx: DemoContext) =>

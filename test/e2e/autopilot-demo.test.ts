@@ -53,4 +53,14 @@ describe("the demo with autopilot", () => {
     expect(out).toMatch(/Held: autopilot will not apply this step/);
     expect(commits).toBe(1);
   });
+
+  it("leaves the step to people when the failing writer's source did not answer, and says why", async () => {
+    const { code, out } = await demo("autopilot-flink-unanswered", "on");
+    expect(code).toBe(0);
+    expect(out).toMatch(
+      /autopilot leaves this step to people: the bot could not read the Flink REST API, which this step depends on/,
+    );
+    expect(out).not.toMatch(/autopilot announces/);
+    expect(out).toMatch(/presses Apply/);
+  });
 });

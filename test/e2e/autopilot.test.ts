@@ -166,6 +166,23 @@ describe("autopilot (e2e)", () => {
     expect(JSON.parse(refused ?? "{}").kind).toBe("outside-hours");
   });
 
+  it("when the fleet's hourly budget is spent it announces nothing and applies nothing", async () => {
+    const config = botConfig({ holdOffSeconds: 0 }).replace(
+      "  holdOffSeconds: 0",
+      "  holdOffSeconds: 0\n  fleetPerHour: 1",
+    );
+    const harness = await start("ap-budget", "competing-appends", config);
+    // One autonomous change on another table within the hour.
+    await store(harness).recordChange("db.other", "earlier|p1", harness.lakehouse!.clock.now() - 60_000);
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "fleet-budget", perHour: 1 });
+  });
+
   it("does not act when a source the step depends on did not answer", async () => {
     const harness = await start("ap-unseen", "competing-appends", botConfig({ holdOffSeconds: 0 }));
     harness.lakehouse!.faults.inject({ service: "flink", path: /^\/jobs/, kind: "status", status: 503 });

@@ -4,7 +4,7 @@
 import type { Refusal } from "../autopilot/decide.js";
 import type { StepId } from "../ids.js";
 import { utcTime } from "./clock.js";
-import { stepWords } from "./labels.js";
+import { sourceWords, stepWords } from "./labels.js";
 
 export function refusalWords(refusal: Refusal): string {
   switch (refusal.kind) {
@@ -27,7 +27,7 @@ export function refusalWords(refusal: Refusal): string {
     case "verdict-not-selecting":
       return `the verdict (${refusal.verdict}) is not one this step is selected for`;
     case "source-unseen":
-      return `the bot could not read ${refusal.sources.join(", ")}, which this step depends on`;
+      return `the bot could not read the ${refusal.sources.map((s) => sourceWords(s)).join(", the ")}, which this step depends on`;
     case "unknown-commit":
       return "whether the writer's last commit landed is not known yet";
     case "in-walk":
