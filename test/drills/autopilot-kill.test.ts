@@ -19,7 +19,7 @@ import {
 } from "../integration/bot/harness.js";
 import { REDIS_URL } from "../support/redis.js";
 
-type KillAt = "before-hold-off-ends" | "after-approve" | "after-apply" | "after-revert";
+type KillAt = "before-hold-off-ends" | "after-approve" | "during-commit" | "after-apply" | "after-revert";
 
 const botConfig = (holdOffSeconds: number) => `
 defaults:
@@ -108,8 +108,22 @@ async function drill(killAt: KillAt, scenario: string) {
   const thread = () => JSON.stringify(harness.standIn.messages(CHANNEL));
   child = await startChildWorker(harness, killAt, config);
   const exited = new Promise((resolve) => child!.once("exit", resolve));
+  // During the commit: the catalog takes it a second after it arrives; the worker dies in between.
+  if (killAt === "during-commit")
+    lake.faults.inject({
+      service: "catalog",
+      method: "POST",
+      path: COMMIT,
+      kind: "latency",
+      ms: 1000,
+      times: 1,
+    });
   expect((await postAlert(harness, alertmanagerBody([{ table: "db.events" }]))).status).toBe(202);
 
+  if (killAt === "during-commit") {
+    await eventually(() => commits() === 1 || undefined, "the commit in flight");
+    child.kill("SIGKILL");
+  }
   if (before) {
     // Killed once the plan is saved (after its job and its announcement were queued).
     await eventually(
@@ -156,12 +170,12 @@ async function drill(killAt: KillAt, scenario: string) {
 }
 
 describe("autopilot through kill -9", () => {
-  it.each(["before-hold-off-ends", "after-approve", "after-apply"] as const)(
+  it.each(["before-hold-off-ends", "after-approve", "during-commit", "after-apply"] as const)(
     "killed %s: one commit and no revert once the writer recovers",
     async (killAt) => {
       const result = await drill(killAt, "competing-appends");
       expect({ commits: result.commits, reverted: result.reverted }).toEqual({ commits: 1, reverted: false });
-      expect(result.landedBeforeRestart).toBe(killAt === "after-apply" ? 1 : 0);
+      expect(result.landedBeforeRestart).toBe(killAt === "after-apply" || killAt === "during-commit" ? 1 : 0);
     },
   );
 

@@ -148,6 +148,36 @@ describe("autopilot (e2e)", () => {
     expect(await store(harness).claimOf(await incidentId(harness))).toEqual({ kind: "held", by: BOB });
   });
 
+  it("two processes and three Apply now presses at once give one commit, approved once as the policy", async () => {
+    h = await startHarness("ap-twice", {
+      scenario: "competing-appends",
+      botConfig: botConfig({ holdOffSeconds: 3600 }),
+      bots: 2,
+      botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+    });
+    const harness = h;
+    const rootTs = await fire(harness);
+    await eventually(() => /autopilot_apply_now/.test(thread(harness)), "the Apply now button");
+    const at = (bot: number): SlackPerson => ({
+      ...person(harness, ALICE),
+      botUrl: harness.url("/slack/events", bot),
+    });
+    await Promise.all([
+      pressButton(at(0), rootTs, "autopilot_apply_now"),
+      pressButton(at(1), rootTs, "autopilot_apply_now"),
+      pressButton(at(1), rootTs, "autopilot_apply_now"),
+    ]);
+    await eventually(() => commits(harness) === 1, "the commit");
+    await quiescent(harness);
+    expect(commits(harness)).toBe(1);
+    const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
+      "db.events",
+    );
+    expect(audit.filter((r) => r.action === "approved" && r.actor === "policy:retries-anytime")).toHaveLength(
+      1,
+    );
+  });
+
   it("outside the policy's hours it announces nothing and applies nothing", async () => {
     const now = new Date(Date.now());
     // A one-hour window starting three hours from now (UTC) never holds the test's clock.
