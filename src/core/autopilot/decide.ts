@@ -33,7 +33,7 @@ export interface AutopilotFacts {
   report: Report;
   /** The step proposed and waiting for approval. */
   stepId: StepId;
-  /** Another change is applying or being verified for the table (not this proposal). */
+  /** People already act on this walk (an earlier step approved, done by hand, or being reverted). */
   inWalk: boolean;
   /** The step did not help the last time it was tried on this table (the incident history). */
   failedLastTime: boolean;

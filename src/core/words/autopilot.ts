@@ -31,7 +31,7 @@ export function refusalWords(refusal: Refusal): string {
     case "unknown-commit":
       return "whether the writer's last commit landed is not known yet";
     case "in-walk":
-      return "another change for this table is in flight";
+      return "people are already working this table's walk";
     case "failed-before":
       return "this step did not help the last time on this table";
     case "handed-back":

@@ -374,7 +374,10 @@ export class Autopilot {
     if (!parsed.success) return undefined;
     const report: Report = parsed.data;
     const now = this.deps.now();
-    const inWalk = record.walk.history.some((r) => r.phase === "reverting");
+    // People already approved, did by hand or are reverting a step of this walk: it is theirs.
+    const inWalk = record.walk.history.some(
+      (r) => r.phase === "reverting" || r.phase === "done-by-hand" || r.approvals.length > 0,
+    );
     const catalog = report.catalogSource ?? this.deps.catalogOf?.(record.table);
     const facts: AutopilotFacts = {
       table: record.table,
