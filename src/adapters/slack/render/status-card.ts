@@ -90,10 +90,11 @@ function statusLine(view: StatusCardView): string {
   }
   const items = openItemsWords(view);
   if (items !== undefined) parts.push(items);
-  if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved")
-    parts.push(
-      `no recovery after ${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`,
-    );
+  if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved") {
+    const checks = `${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`;
+    // A check that could not read the snapshots saw nothing either way: never "no recovery".
+    parts.push(view.couldNotCheck ? `could not check in ${checks}` : `no recovery after ${checks}`);
+  }
   parts.push(`opened ${slackWhen(view.openedAtMs, view.nowMs)}`);
   parts.push(`updated ${slackWhen(view.nowMs, view.nowMs)}`);
   return parts.join(" · ");

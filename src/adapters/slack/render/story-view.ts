@@ -119,6 +119,7 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
     ...(step && (step.state === "no-recovery" || step.state === "could-not-check")
       ? { noRecoveryAfterChecks: step.checks.length }
       : {}),
+    ...(step?.state === "could-not-check" ? { couldNotCheck: true } : {}),
     ...(resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
       ? {
           resolution: {
