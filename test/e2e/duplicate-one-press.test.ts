@@ -129,5 +129,13 @@ describe("the duplicate: one press of Done by hand", () => {
     expect(canvas).toContain("Remove the duplicate commit");
     const thread = shown(end?.thread.map((m) => m.blocks));
     expect(thread).not.toMatch(/\d+ open items?/);
+    // The writer never stopped: no surface says its commits resumed.
+    expect(end?.thread[0]?.text).toContain("commits flowing");
+    expect(end?.thread[0]?.text).not.toContain("commits resumed");
+    expect(canvas).toContain("it was committing all along");
+    expect(canvas).not.toContain("Recovered: the writer's commits resumed");
+    // The recovery message does not ask for what was just done.
+    expect(thread).toContain("Commits were flowing");
+    expect(thread).not.toContain("Still to do");
   });
 });

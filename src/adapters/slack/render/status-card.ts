@@ -21,7 +21,7 @@ function headline(view: StatusCardView): string {
 
 type CardFacts = Pick<
   StatusCardView,
-  "state" | "openedAtMs" | "nowMs" | "stalledSinceMs" | "commitsFlowing" | "openItems"
+  "state" | "openedAtMs" | "nowMs" | "stalledSinceMs" | "commitsFlowing" | "openItems" | "resolution"
 >;
 
 /**
@@ -35,7 +35,9 @@ export function ageWords(view: CardFacts): string {
   switch (view.state) {
     case "resolved": {
       const open = pendingCount(view);
-      return open === 0 ? "commits resumed" : `commits resumed, ${itemsWord(open)} open`;
+      // A writer that was committing all along did not resume: say what the thread says.
+      const commits = view.resolution?.credit === "already-flowing" ? "commits flowing" : "commits resumed";
+      return open === 0 ? commits : `${commits}, ${itemsWord(open)} open`;
     }
     case "stopped":
       return `playbook stopped after ${age}`;
@@ -121,7 +123,7 @@ function detailLines(view: StatusCardView): string[] {
     lines.push(`*Cause:* ${slackTimes(escapeMrkdwn(view.causeLine), view.nowMs)}`);
   if (view.resolution?.credit === "already-flowing") {
     lines.push(
-      `*Commits were flowing:* the writer was committing before ${escapeMrkdwn(view.resolution.fixedBy)}; that step did not bring them back`,
+      `*Commits were flowing:* the writer kept committing, so *${escapeMrkdwn(view.resolution.fixedBy)}* takes no credit for its commits`,
     );
   } else if (view.resolution !== undefined) {
     lines.push(
