@@ -48,9 +48,7 @@ interface AfterPress {
 }
 
 describe("the duplicate: one press of Done by hand", () => {
-  it("removes the duplicate and marks its open item done on every surface", {
-    timeout: 120_000,
-  }, async () => {
+  it("removes the duplicate and marks its open item done on every surface", async () => {
     let out = "";
     let afterPress: AfterPress | undefined;
     let end: DemoEnd | undefined;
