@@ -85,7 +85,7 @@ var EMOJI = { red_circle: "🔴", large_yellow_circle: "🟡", large_green_circl
   white_check_mark: "✅", warning: "⚠️", mag: "🔍", gear: "⚙️", octagonal_sign: "🛑", wrench: "🔧", x: "❌",
   clipboard: "📋", no_entry: "⛔", fast_forward: "⏩", leftwards_arrow_with_hook: "↩️", raised_hand: "✋",
   heavy_check_mark: "✔️", hourglass: "⌛", bulb: "💡", memo: "📝", rotating_light: "🚨", lock: "🔒",
-  grey_question: "❔", information_source: "ℹ️", pushpin: "📌", repeat: "🔁" };
+  grey_question: "❔", information_source: "ℹ️", pushpin: "📌", repeat: "🔁", robot_face: "🤖" };
 var state = null, lastChannel = "", shownModal = -1, shownView = "";
 var userSelect = document.getElementById("user");
 var scenarioSelect = document.getElementById("scenario");
