@@ -126,7 +126,7 @@ async function startSweep(w: SweepWiring): Promise<SweepRuntime> {
       onLeft: w.onLeft,
     },
     {
-      catalog: (job, lastAttempt) => service.runTask(job.data, lastAttempt),
+      catalog: (job, lastAttempt) => service.runTask(job.data, lastAttempt, job.attemptsMade > 0),
       control: sweepControl({
         service,
         bot: config.bot,
