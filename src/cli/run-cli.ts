@@ -1,12 +1,14 @@
 // The iceberg-bot command line, callable in-process: runCli(argv, io) returns the exit code and
 // never throws. Errors become `error:` + `hint:` lines on stderr, with secrets scrubbed and no
-// stack trace.
+// stack trace. It loads only what the command asks for: `--help` needs no config, schema or client,
+// and each command's module is imported when it runs (a cold start is mostly module loading).
 
 import { escapeForTerminal } from "../adapters/render/text-safety.js";
-import { type Config, type Env, scrubSecrets, secretValues } from "../config.js";
+import type { Config, Env } from "../config.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { packageVersion } from "../util/package-root.js";
+import { scrubAllForms } from "../util/secret-forms.js";
 import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
 import { type CliIo, writeLine } from "./io.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
@@ -33,11 +35,20 @@ export const COMMANDS = [
 ] as const;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const secrets: string[] = envSecrets(io.env);
-  const remember = (config: Readonly<Config>) => secrets.push(...secretValues(config));
+  // A loaded config's secrets are listed only when an error is reported: config.js (zod, yaml)
+  // is then loaded already, and a command that succeeds never pays for the list.
+  const configs: Readonly<Config>[] = [];
+  const remember = (config: Readonly<Config>) => {
+    configs.push(config);
+  };
   try {
     return await dispatch(argv, io, remember);
   } catch (error) {
+    const secrets = envSecrets(io.env);
+    if (configs.length > 0) {
+      const { secretValues } = await import("../config.js");
+      for (const config of configs) secrets.push(...secretValues(config));
+    }
     return reportError(error, io, secrets);
   }
 }
@@ -154,7 +165,7 @@ function unknownCommand(command: string): CodedError {
 function reportError(error: unknown, io: CliIo, secrets: readonly string[]): ExitCodeValue {
   const coded = asCodedError(error);
   // Names in messages come from people and catalogs: a bidi override or an escape shows as such.
-  const scrub = (text: string) => escapeForTerminal(scrubSecrets(text, secrets));
+  const scrub = (text: string) => escapeForTerminal(scrubAllForms(text, secrets));
   const message = coded.code === ErrorCode.Internal ? `unexpected failure: ${coded.message}` : coded.message;
   writeLine(io.stderr, `error: ${scrub(message)}`);
   const hint =

@@ -17,8 +17,11 @@ import type { EvidencePorts } from "./ports.js";
 export interface DiagnoseTableOptions {
   /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */
   catalogName?: string;
-  /** The loaded playbooks; the next step's change is built from them. */
-  playbooks: readonly Playbook[];
+  /**
+   * The playbooks; the next step's change is built from them. A command line that starts reading
+   * them gives the promise, so they are parsed while the sources are answering.
+   */
+  playbooks: readonly Playbook[] | Promise<readonly Playbook[]>;
   /** The table's earlier incidents: what fixed the same failure is proposed first. */
   history?: readonly IncidentHistory[];
 }
@@ -29,12 +32,17 @@ export async function diagnoseTable(
   now: () => number,
   options: DiagnoseTableOptions,
 ): Promise<{ report: Report; evidence: Evidence }> {
-  const evidence = await investigate(ports, request, now);
+  const investigating = investigate(ports, request, now);
+  // Its failure is reported below, after a playbook problem (which comes first, as it did when
+  // the playbooks were read before the sources were asked).
+  investigating.catch(() => {});
+  const playbooks = await options.playbooks;
+  const evidence = await investigating;
   requireSomeEvidence(evidence);
   const report = diagnose(evidence, now(), {
     tableName: formatTableName(evidence.table),
     catalogName: options.catalogName,
-    playbooks: options.playbooks,
+    playbooks,
     ...(options.history ? { history: options.history } : {}),
   });
   return { report: validateReport(ReportSchema, report, "diagnosis"), evidence };

@@ -2,7 +2,7 @@
 // With several named sources of a kind, the port reads all of them (sources/registry.ts); each
 // source has its own auth headers and, for mutual TLS or a private CA, its own connection pool.
 
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { Config } from "../../config.js";
 import type {
   CatalogSourceSpec,
@@ -26,6 +26,7 @@ import {
   createCompositeFlink,
   createCompositePrometheus,
 } from "./sources/registry.js";
+import { Agent } from "./undici-lean.js";
 
 type SourceKind = "catalog" | "flink" | "connect" | "prometheus";
 

@@ -1,7 +1,8 @@
 // A dispatcher that waits for a slot before each request leaves: the sweep's way to keep to a
 // source's requests-per-second budget, whichever client call (and however many requests) runs.
 
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Agent } from "./undici-lean.js";
 
 export type Gate = () => Promise<void>;
 

@@ -2,13 +2,14 @@
 // deadline, a response size cap, and coded errors that tell unreachable, slow, failing, garbled
 // and oversized answers apart. Tokens travel in headers and never reach an error.
 
-import { Agent, type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import type { SourceName } from "../../core/ids.js";
 import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { parseJsonText, parseWithSchema } from "./parse.js";
 import { outcomeOfError, outcomeOfStatus, type SourceObserver } from "./source-watch.js";
+import { Agent, request } from "./undici-lean.js";
 import { describeUpstreamError } from "./upstream-error.js";
 
 const DEFAULT_TIMEOUT_MS = 5_000;

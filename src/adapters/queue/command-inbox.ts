@@ -1,8 +1,8 @@
 // Slash commands on their way from the receiver to the workers. The receiver's part is as small as
-// a durable record can be: the commands of a few milliseconds go to Redis in one script that, for
+// a durable record can be: the commands of a burst go to Redis in one script, once it is over, that, for
 // each, remembers its trigger id (a repeat delivery is dropped there) and appends it to a stream.
 // A burst of requests reaches the receiver over many event-loop turns, and a socket write per turn
-// was most of what recording cost it; the few milliseconds' wait comes after every ack.
+// was most of what recording cost it; the wait comes after every ack.
 // Building queue jobs (BullMQ's scripts, msgpack, a job's options) costs the receiver several
 // times that, in the burst of requests whose acks it is still sending; a worker moves each entry
 // into its queue instead (inbox-mover.ts). Every key shares the store's hash tag, so the script
@@ -30,15 +30,21 @@ export interface CommandInbox {
 /** The replay key's scope, shared with the replay guard's for other interactions. */
 const COMMAND_SCOPE = "slack-command";
 
-/** Bounds one script's size and the time its replies take to hand out. */
-const MAX_BATCH = 100;
+/** Bounds one script's size and the time its replies take to hand out: a 200-command burst is one. */
+const MAX_BATCH = 500;
 
-/** How long the first command of a batch waits for others (it has been acknowledged already). */
-const INBOX_BATCH_MS = 5;
+/**
+ * A batch leaves once no command has come for INBOX_QUIET_MS, at the latest INBOX_BATCH_MS after
+ * its first (each has been acknowledged already). Sent in the middle of a burst, the script, the
+ * worker moving its entries into queues and the diagnoses they start all took CPU from the acks
+ * still owed in that burst, which a bare Bolt app shares with nothing.
+ */
+const INBOX_QUIET_MS = 5;
+const INBOX_BATCH_MS = 250;
 
 export interface CommandInboxOptions {
   replayMemorySeconds: number;
-  /** How long the first command of a batch waits for others (default INBOX_BATCH_MS). */
+  /** The longest the first command of a batch waits for others (default INBOX_BATCH_MS). */
   batchMs?: number;
   /**
    * Resolves once the batch is on the replicas REDIS_URL asks for (throws when it cannot be): a
@@ -55,6 +61,7 @@ export function createCommandInbox(
   const push = batchCalls<{ key: string; entry: string }, boolean>({
     maxBatch: MAX_BATCH,
     waitMs: options.batchMs ?? INBOX_BATCH_MS,
+    quietMs: Math.min(INBOX_QUIET_MS, options.batchMs ?? INBOX_QUIET_MS),
     send: async (batch) => {
       const replies = (await runScript(
         redis,

@@ -12,6 +12,11 @@ export interface BatchOptions<I, R> {
    * loop; a few milliseconds gather the calls of several turns.
    */
   waitMs?: number;
+  /**
+   * With waitMs: the batch leaves as soon as no call has come for this long, and at the latest
+   * waitMs after its first call. A burst is then sent once it is over, not in its middle.
+   */
+  quietMs?: number;
 }
 
 interface Pending<I, R> {
@@ -24,6 +29,7 @@ export function batchCalls<I, R>(options: BatchOptions<I, R>): (item: I) => Prom
   const pending: Pending<I, R>[] = [];
   let scheduled = false;
   let timer: NodeJS.Timeout | undefined;
+  let quiet: NodeJS.Timeout | undefined;
 
   const schedule = () => {
     scheduled = true;
@@ -33,6 +39,8 @@ export function batchCalls<I, R>(options: BatchOptions<I, R>): (item: I) => Prom
 
   async function flush(): Promise<void> {
     clearTimeout(timer);
+    clearTimeout(quiet);
+    quiet = undefined;
     scheduled = false;
     const batch = pending.splice(0, options.maxBatch);
     if (batch.length === 0) return;
@@ -51,6 +59,13 @@ export function batchCalls<I, R>(options: BatchOptions<I, R>): (item: I) => Prom
     new Promise<R>((resolve, reject) => {
       pending.push({ item, resolve, reject });
       if (pending.length >= options.maxBatch) void flush();
-      else if (!scheduled) schedule();
+      else {
+        if (!scheduled) schedule();
+        if (options.quietMs !== undefined && options.waitMs !== undefined) {
+          // Restarted by every call (refresh() re-arms the same timer).
+          if (quiet) quiet.refresh();
+          else quiet = setTimeout(flush, options.quietMs);
+        }
+      }
     });
 }

@@ -78,9 +78,11 @@ export async function runTableCommand(
     // --timeout-ms bounds each source's whole answer too; otherwise investigate's default applies.
     timeoutMs: values["timeout-ms"] === undefined ? undefined : config.sourceTimeoutMs,
   };
-  // Clients and rules load only once the arguments are known to be good.
-  const { createEvidencePorts } = await import("../../adapters/evidence/from-config.js");
-  const ports = createEvidencePorts(config, { timeoutMs: config.sourceTimeoutMs });
+  // Clients and rules load only once the arguments are known to be good; a command's modules load
+  // side by side.
+  const loadingClients = import("../../adapters/evidence/from-config.js");
+  const portsOf = ({ createEvidencePorts }: Awaited<typeof loadingClients>) =>
+    createEvidencePorts(config, { timeoutMs: config.sourceTimeoutMs });
   const now = io.now ?? Date.now;
   const color = useColor(io);
 
@@ -88,10 +90,14 @@ export async function runTableCommand(
   const print = (text: string) => io.stdout.write(scrubSecrets(text, secretValues(config)));
 
   if (command === "diagnose") {
-    const { diagnoseTable } = await import("../../services/diagnose-table.js");
-    const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
-    const { playbooks } = await loadPlaybooks();
-    const { report, evidence } = await diagnoseTable(ports, request, now, {
+    const [clients, { diagnoseTable }, { loadPlaybooks }] = await Promise.all([
+      loadingClients,
+      import("../../services/diagnose-table.js"),
+      import("../../adapters/playbooks/files.js"),
+    ]);
+    // Read and parsed while the sources answer: the parse is CPU, the answers are waiting.
+    const playbooks = loadPlaybooks().then((set) => set.playbooks);
+    const { report, evidence } = await diagnoseTable(portsOf(clients), request, now, {
       catalogName: sparkCatalog,
       playbooks,
     });
@@ -105,8 +111,11 @@ export async function runTableCommand(
     );
     return report.verdict === "healthy" ? ExitCode.Ok : ExitCode.NeedsAction;
   }
-  const { auditTable } = await import("../../services/audit-table.js");
-  const { report } = await auditTable(ports, request, now, { catalogName: sparkCatalog });
+  const [clients, { auditTable }] = await Promise.all([
+    loadingClients,
+    import("../../services/audit-table.js"),
+  ]);
+  const { report } = await auditTable(portsOf(clients), request, now, { catalogName: sparkCatalog });
   print(
     format === "json"
       ? `${JSON.stringify(report, null, 2)}\n`

@@ -8,7 +8,7 @@ import { currentSecret } from "../../../util/secret-file.js";
 import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
 import { OAuthTokenSchema } from "../iceberg-schemas.js";
 import { createAwsCredentialProvider } from "./aws-credentials.js";
-import { createSigV4Signer, type SignableRequest } from "./sigv4.js";
+import type { RequestSigner, SignableRequest } from "./sigv4.js";
 
 /** none, bearer, OAuth2 client credentials, or AWS SigV4 (see core/sources/model.ts). */
 export type CatalogAuth = CatalogAuthSpec;
@@ -34,7 +34,14 @@ export function createTokenProvider(
   if (auth.kind === "none") return { headers: async () => ({}), invalidate: () => false, secrets: () => [] };
   if (auth.kind === "sigv4") {
     const credentials = createAwsCredentialProvider(aws, auth.region, http, now);
-    const sign = createSigV4Signer({ region: auth.region, signingName: auth.signingName, credentials });
+    // AWS's signer is loaded with the first signed request: no other catalog pays for loading it.
+    let signer: Promise<RequestSigner> | undefined;
+    const sign = async (request: SignableRequest) => {
+      signer ??= import("./sigv4.js").then(({ createSigV4Signer }) =>
+        createSigV4Signer({ region: auth.region, signingName: auth.signingName, credentials }),
+      );
+      return (await signer)(request);
+    };
     return {
       headers: async (request) => (request ? sign(request) : {}),
       invalidate: () => false,

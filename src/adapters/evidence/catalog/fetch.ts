@@ -11,7 +11,7 @@ export type FetchLike = (input: string | URL | Request, init?: RequestInit) => P
 
 export function createCatalogFetch(http: HttpSourceOptions, tokens: TokenProvider): FetchLike {
   return async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : input.toString());
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
     const method = (init?.method ?? "GET").toUpperCase() as HttpMethod;
     const headers = { accept: "application/json", ...headerRecord(init?.headers) };
     const body = typeof init?.body === "string" ? init.body : undefined;
@@ -31,19 +31,44 @@ export function createCatalogFetch(http: HttpSourceOptions, tokens: TokenProvide
 }
 
 function toFetchResponse(response: HttpResponse): Response {
-  const headers = new Headers(response.headers);
   const noBody = response.status === 204 || response.status === 205 || response.status === 304;
-  if (noBody || response.method === "HEAD") return new Response(null, { status: response.status, headers });
+  if (noBody || response.method === "HEAD") {
+    return new Response(null, { status: response.status, headers: new Headers(response.headers) });
+  }
 
   if (response.status >= 200 && response.status < 300) {
-    headers.set("content-type", "application/json");
     const text = response.body;
     keepMetadataLocation(text);
+    const headers = new AnswerHeaders({ ...response.headers, "content-type": "application/json" });
     return textResponse(response.status, headers, recordExactIds(text) ? text : protectSnapshotIds(text));
   }
+  const headers = new Headers(response.headers);
   // iceberg-js parses error bodies labelled JSON; an HTML error page must not reach JSON.parse.
   if (!isJson(response.body)) headers.set("content-type", "text/plain");
   return new Response(response.body, { status: response.status, headers });
+}
+
+/**
+ * A successful answer's headers, read-only. Node's Headers and Response load its whole fetch layer
+ * on first use, tens of milliseconds of a cold `diagnose`, for one `get("content-type")`.
+ */
+class AnswerHeaders {
+  readonly #headers: Map<string, string>;
+  constructor(headers: Record<string, string>) {
+    this.#headers = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  }
+  get(name: string): string | null {
+    return this.#headers.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.#headers.has(name.toLowerCase());
+  }
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, value] of this.#headers) callback(value, name);
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.#headers.entries();
+  }
 }
 
 /**
@@ -51,7 +76,7 @@ function toFetchResponse(response: HttpResponse): Response {
  * text we already hold, instead of a real Response, saves re-encoding and re-decoding bodies that
  * reach ~100 MiB on tables with long histories (JSON.parse stays the only full pass over them).
  */
-function textResponse(status: number, headers: Headers, text: string): Response {
+function textResponse(status: number, headers: AnswerHeaders, text: string): Response {
   const response = {
     ok: true,
     status,
@@ -83,10 +108,16 @@ function isJson(text: string): boolean {
   }
 }
 
+/** iceberg-js passes a plain object; pairs and Headers are read too, names lower-cased as fetch does. */
 function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
-  new Headers(headers).forEach((value, key) => {
-    out[key] = value;
-  });
+  if (headers === undefined) return out;
+  const add = (value: string, name: string) => {
+    const key = name.toLowerCase();
+    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
+  };
+  if (Array.isArray(headers)) for (const [name, value] of headers) add(value ?? "", name ?? "");
+  else if (typeof (headers as Headers).forEach === "function") (headers as Headers).forEach(add);
+  else for (const [name, value] of Object.entries(headers)) add(value, name);
   return out;
 }

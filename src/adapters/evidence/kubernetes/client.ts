@@ -3,10 +3,11 @@
 // certificate, a hard deadline per request, a size cap, and coded errors: a 403 names the verb,
 // resource and namespace the RBAC lacks and the manifest that grants it.
 
-import { Agent, type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import { scrubAllForms } from "../../../util/secret-forms.js";
+import { Agent, request } from "../undici-lean.js";
 import type { KubernetesConnection } from "./credentials.js";
 
 const FLINK_GROUP = "flink.apache.org";
@@ -157,7 +158,7 @@ export class KubernetesClient {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     try {
-      const response = await request(url, {
+      const response = await request(new URL(url), {
         method: "GET",
         headers,
         dispatcher: this.dispatcher,
