@@ -170,6 +170,8 @@ export interface Config {
   /** The tokens an alert webhook may present: one, or the new and the old during a rotation. */
   alertWebhookTokens: string[];
   bot: BotConfig;
+  /** "file:line" of each autopilot policy line in BOT_CONFIG, by name (for the thread's announcement). */
+  autopilotLines?: Record<string, string>;
   /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
   kubernetesService?: { host: string; port: number };
   /**
@@ -320,6 +322,9 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
     prometheusUrl: e.PROMETHEUS_URL,
     alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
     bot,
+    autopilotLines: Object.fromEntries(
+      bot.autopilot.policies.map((p, i) => [p.name, where(["autopilot", "policies", i])]),
+    ),
     kubernetesService: kubernetesService(platform.data),
     sources,
     ...(discoveredFlink ? { discoveredFlink } : {}),

@@ -81,6 +81,8 @@ export interface BotOptions {
   /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
   sweepQueueNames?: Partial<SweepQueueNames>;
   sweepConcurrency?: number;
+  /** Test seams for the autopilot (kill -9 drills crash a worker right after its approval). */
+  autopilot?: { afterApprove?: () => Promise<void> };
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
     Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply" | "onResolution"> & {

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { createSourceWatch, type SourceWatch } from "../adapters/evidence/source-watch.js";
+import { registerAutopilotMetrics } from "../adapters/http/autopilot-metrics.js";
 import { readBacklogs } from "../adapters/http/backlogs.js";
 import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
 import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
@@ -26,15 +27,18 @@ import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
+import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { deferredAlertsStore } from "../adapters/store/deferred-alerts.js";
 import { HistoryStore } from "../adapters/store/history-store.js";
 import { IncidentStore } from "../adapters/store/incident-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
 import { WalkStore } from "../adapters/store/walk-store.js";
 import { type Config, secretValues } from "../config.js";
+import { policyStepProblems } from "../core/autopilot/policy.js";
 import { DiagnoseJobSchema } from "../core/jobs.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
-import { asCodedError, type CodedError } from "../errors.js";
+import { asCodedError, CodedError, ErrorCode } from "../errors.js";
+import { Autopilot } from "../services/autopilot/autopilot.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
 import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
@@ -84,6 +88,8 @@ export interface Shared {
   /** Flink Kubernetes Operator discovery, with a kubernetes section (its JobManagers are Flink sources). */
   flinkDiscovery?: FlinkDiscoveryPart;
   remediation: Remediation;
+  /** Low-risk steps under a written policy (docs/autopilot.md); its switch is `/iceberg autopilot`. */
+  autopilot: Autopilot;
   /** Resolves once what was written is on the replicas REDIS_URL asks for. */
   confirmDurable(): Promise<void>;
   /** A job left for a newer release (adapters/queue/queues.ts, retryPolicy): counted, logged once per job. */
@@ -96,6 +102,20 @@ const LEFT_JOBS_REMEMBERED = 10_000;
 export async function assemble(config: Config, options: BotOptions, connections: Connections, log: Logger) {
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
+  // An autopilot policy may name only steps these playbooks mark reversible and low risk.
+  const autopilotProblems = policyStepProblems(config.bot.autopilot, playbooks.playbooks).map(
+    (p) =>
+      `BOT_CONFIG: ${p.path.join(".")}: ${p.message} (at ${config.autopilotLines?.[config.bot.autopilot.policies[Number(p.path[2])]?.name ?? ""] ?? "BOT_CONFIG"})`,
+  );
+  if (autopilotProblems.length > 0)
+    throw new CodedError(
+      ErrorCode.ConfigInvalid,
+      `Invalid configuration:\n  - ${autopilotProblems.join("\n  - ")}`,
+      {
+        hint: "Name only steps marked reversible: true and lowRisk: true (docs/autopilot.md).",
+        details: { problems: autopilotProblems },
+      },
+    );
   const now = options.now ?? Date.now;
   const wallClock = options.wallClock ?? Date.now;
   const { redis } = connections;
@@ -213,7 +233,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
     },
     render: options.render ?? defaultRenderers,
   };
-  return { ...shared, remediation: createRemediation(shared) } satisfies Shared;
+  return { ...shared, ...createRemediation(shared) } satisfies Shared;
 }
 
 /** The sources BOT_CONFIG and the environment name (discovered Flink sources join as they are seen). */
@@ -303,19 +323,26 @@ function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQu
   return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
-function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
+function createRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
+  remediation: Remediation;
+  autopilot: Autopilot;
+} {
   const { config, options, connections, store, outbox, wallClock, now, log } = shared;
   const { diagnosisWaitMs: _orderWait, ...seams } = options.remediation ?? {};
-  return new Remediation({
-    // A decision and the messages it owes Slack are saved in one atomic step.
-    walks: new WalkStore(connections.redis, options.namespace, owedWithWalk(outbox, wallClock)),
-    audit: new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays),
+  // A decision and the messages it owes Slack are saved in one atomic step.
+  const walks = new WalkStore(connections.redis, options.namespace, owedWithWalk(outbox, wallClock));
+  const notifier = new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client));
+  const audit = new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays);
+  let autopilot: Autopilot | undefined;
+  const remediation = new Remediation({
+    walks,
+    audit,
     store,
     history: shared.incidents.history,
     slack: shared.incidents.slack,
     jobs: shared.remediationQueue,
     // Delivery is scheduled in wall-clock time, whatever clock the walk itself reads.
-    notifier: new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client)),
+    notifier,
     approvers: new SlackApproverDirectory(shared.client, now, (group, error) =>
       log.warn({ group, err: asCodedError(error).message }, "usergroups.users.list failed"),
     ),
@@ -327,5 +354,31 @@ function createRemediation(shared: Omit<Shared, "remediation">): Remediation {
     sourceTimeoutMs: config.sourceTimeoutMs,
     recoveryChart: true,
     ...seams,
+    // Autopilot uses remediation's own paths, so it is built once remediation is.
+    autopilot: {
+      proposed: (incidentId) => autopilot?.proposed(incidentId) ?? Promise.resolve(),
+      settle: (incidentId) => autopilot?.settle(incidentId) ?? Promise.resolve(),
+      run: (job) => autopilot?.run(job) ?? Promise.resolve(),
+    },
   });
+  const autopilotStore = new AutopilotStore(connections.redis, options.namespace);
+  const built = new Autopilot({
+    config: config.bot.autopilot,
+    audit,
+    policyLines: config.autopilotLines ?? {},
+    store: autopilotStore,
+    walks,
+    incidents: store,
+    jobs: shared.remediationQueue,
+    notifier,
+    slack: shared.incidents.slack,
+    playbooks: shared.playbooks,
+    remediation,
+    now,
+    log,
+    onDecision: registerAutopilotMetrics(shared.metrics.registry, autopilotStore),
+    ...(options.autopilot?.afterApprove ? { afterApprove: options.autopilot.afterApprove } : {}),
+  });
+  autopilot = built;
+  return { remediation, autopilot: built };
 }

@@ -134,6 +134,7 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
       delays,
       sweeps: shared.sweepStore,
       recurringDays: shared.config.bot.retention.resolvedDays,
+      autopilot: () => shared.autopilot.homeLines(),
       postmortem: async (incidentId) => {
         const { draftPostmortem } = await import("../services/history/postmortem.js");
         return (await draftPostmortem({ history: shared.incidents.history, store, ...story }, incidentId))
@@ -196,6 +197,8 @@ export function commandInboxReaderPart(shared: Shared): Part {
           { namespace: shared.options.namespace, now: shared.wallClock },
         ),
         onCall: (table: string, user: string) => shared.remediation.isOnCall(table, user),
+        autopilot: (action: "on" | "off" | "status", request: { channel: string; user: string }) =>
+          shared.autopilot.command(action, request),
         now: shared.wallClock,
       };
       const reader = startInboxMover({

@@ -12,7 +12,9 @@ import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type Env, loadConfig } from "../config.js";
+import type { Refusal } from "../core/autopilot/decide.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
+import { refusalWords } from "../core/words/autopilot.js";
 import { type Bot, startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
@@ -37,6 +39,11 @@ export interface DemoOptions {
   timeoutMs?: number;
   /** Real time between follow-up checks (default 500 ms; tests go faster). */
   followUpIntervalMs?: number;
+  /**
+   * Autopilot (docs/autopilot.md): "on" lets it apply the low-risk steps after a short hold-off,
+   * "hold" has a person press Hold and approve by hand, "shadow" only records what it would do.
+   */
+  autopilot?: DemoAutopilot;
   /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
   outDir?: string;
   /** Called once the thread is printed, before the world stops: tests read what it ended as. */
@@ -69,6 +76,25 @@ export interface DemoEnd {
   now: () => number;
   /** The postmortem canvases the bot made (markdown as Slack received it). */
   canvases: StoredCanvas[];
+}
+
+export const DEMO_AUTOPILOT = ["on", "hold", "shadow"] as const;
+export type DemoAutopilot = (typeof DEMO_AUTOPILOT)[number];
+
+/** The demo's policy: every table, the steps the playbook marks reversible and low risk. */
+function autopilotConfig(mode: DemoAutopilot, playbooks: PlaybookSet): string {
+  const steps = playbooks.playbooks.flatMap((p) =>
+    p.steps.filter((s) => s.reversible && s.lowRisk).map((s) => s.id),
+  );
+  // "on" waits two seconds so the announcement and its Hold button show; "hold" waits an hour.
+  return `autopilot:
+  mode: ${mode === "shadow" ? "shadow" : "on"}
+  holdOffSeconds: ${mode === "hold" ? 3600 : 2}
+  policies:
+    - name: demo-low-risk
+      tables: [{}]
+      steps: [${steps.join(", ")}]
+`;
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -139,7 +165,7 @@ async function startWorld(ctx: DemoContext): Promise<void> {
     ...sources,
     ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
     INCIDENT_CHANNEL: DEMO_CHANNEL,
-    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform.BOT_CONFIG ?? ""}`,
+    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform.BOT_CONFIG ?? ""}\n${ctx.options.autopilot ? autopilotConfig(ctx.options.autopilot, ctx.playbooks) : ""}`,
     PORT: "0",
     LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
   });
@@ -346,6 +372,71 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
   progress(ctx, `the bot makes the change: ${describeWrites(writes)}`);
 }
 
+/**
+ * With autopilot on, a step it announced: nobody holds it and it applies the step itself ("on"),
+ * or a person presses Hold and approves by hand ("hold"). False when it did not announce one.
+ */
+async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
+  const mode = ctx.options.autopilot;
+  if (mode !== "on" && mode !== "hold") return false;
+  const requestsBefore = ctx.lakehouse!.requests.length;
+  // The announcement follows its proposal in the same job.
+  await settled(ctx);
+  const announcement = ctx
+    .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
+    .findLast((m) => findHold(m) && !/Held/.test(m.text ?? ""));
+  if (!announcement) {
+    progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
+    return false;
+  }
+  progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announcement.text ?? "")}`);
+  if (mode === "hold") {
+    progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
+    await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
+    await until(
+      ctx,
+      () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).some((m) => /^Held:/.test(m.text ?? "")),
+      "the hold",
+    );
+    return false;
+  }
+  progress(
+    ctx,
+    "nobody presses Hold; when the hold-off ends autopilot approves the step as policy:demo-low-risk",
+  );
+  await until(ctx, () => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
+  const writes = ctx
+    .lakehouse!.requests.slice(requestsBefore)
+    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+  progress(
+    ctx,
+    `the bot makes the change through the same path as a person's approval: ${describeWrites(writes)}`,
+  );
+  return true;
+}
+
+/** Why autopilot did not take the step, as it recorded it. */
+async function autopilotRefusal(ctx: DemoContext): Promise<string> {
+  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const key = (await redis.keys(`{${ctx.namespace}}:autopilot:refused:*`))[0];
+    const refusal = key ? (JSON.parse((await redis.get(key)) ?? "{}") as Refusal) : undefined;
+    return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const settled = (ctx: DemoContext) =>
+  until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to settle");
+
+const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
+
+function autopilotReverted(ctx: DemoContext): boolean {
+  return ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).some((m) => /^Autopilot reverted/.test(m.text ?? ""));
+}
+
 /** A step the bot cannot make: print what a person would do, play it in the simulator, press Done. */
 async function doByHand(ctx: DemoContext, message: StoredMessage): Promise<void> {
   progress(ctx, `the step is one a person carries out by hand: ${stepTitle(message)}`);
@@ -408,6 +499,15 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         break;
       case "next": {
         markHandled(ctx, handled, "next");
+        // Autopilot reverts its own change once its checks end: that, not a person, comes first.
+        if (ctx.options.autopilot === "on") await settled(ctx);
+        if (autopilotReverted(ctx)) {
+          progress(
+            ctx,
+            "the writer did not recover: autopilot reverts its change (one more catalog commit), says so, and proposes the next step for a person",
+          );
+          break;
+        }
         const checked = /\*Checked:\*/.test(messageMrkdwn(decision.message));
         const check = checked
           ? ctx
@@ -432,6 +532,11 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         markHandled(ctx, handled, "apply");
         markHandled(ctx, handled, "done");
         progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
+        if (await autopilotTakes(ctx)) {
+          await moment(ctx, "applied by autopilot");
+          await followUp(ctx);
+          break;
+        }
         await approve(ctx, decision.message);
         await moment(ctx, "approved");
         await followUp(ctx);

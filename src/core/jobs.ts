@@ -222,6 +222,17 @@ export const RemediationJobSchema = z.discriminatedUnion("kind", [
     slackId: z.string(),
     viewId: z.string(),
   }),
+  // Autopilot: "fire" is the delayed job at the end of a hold-off; "hold" and "apply-now" are the
+  // announcement's buttons, recorded by the receiver like any click (`slackId`).
+  z.object({
+    kind: z.literal("autopilot"),
+    action: z.enum(["fire", "hold", "apply-now"]),
+    incidentId: z.string(),
+    stepId: z.enum(STEP_IDS),
+    proposalId: z.string(),
+    user: z.string().optional(),
+    slackId: z.string().optional(),
+  }),
 ]);
 
 export type RemediationJob = z.infer<typeof RemediationJobSchema>;
@@ -229,6 +240,10 @@ export type RemediationJob = z.infer<typeof RemediationJobSchema>;
 export function remediationJobId(job: RemediationJob): string {
   if (job.kind === "click" || job.kind === "approval" || job.kind === "apply-form")
     return `${job.kind}-${idPart(job.slackId)}`;
+  if (job.kind === "autopilot")
+    return job.action === "fire" || job.slackId === undefined
+      ? `autopilot-${idPart(job.incidentId)}-${job.stepId}-${idPart(job.proposalId)}`
+      : `autopilot-${job.action}-${idPart(job.slackId)}`;
   const base = `${job.kind}-${idPart(job.incidentId)}-${job.stepId}`;
   switch (job.kind) {
     case "apply":

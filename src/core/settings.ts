@@ -6,6 +6,7 @@
 
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { AUTOPILOT_OFF, AutopilotConfigSchema } from "./autopilot/policy.js";
 import { KubernetesSettingsSchema } from "./kubernetes-settings.js";
 import { lineOfPath } from "./playbook/load.js";
 import { SOURCE_KEYS, SourcesConfigSchema } from "./sources/config-schema.js";
@@ -91,6 +92,8 @@ export const BotConfigSchema = z.strictObject({
   kubernetes: KubernetesSettingsSchema.optional(),
   /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */
   sources: SourcesConfigSchema.default({ flink: [], connect: [], prometheus: [], catalogs: [] }),
+  /** Low-risk steps applied under a written policy; off unless written (docs/autopilot.md). */
+  autopilot: AutopilotConfigSchema.default(AUTOPILOT_OFF),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;
@@ -191,6 +194,12 @@ function allowedKeys(path: readonly PropertyKey[]): string {
   if (path.length === 0) return Object.keys(BotConfigSchema.shape).join(", ");
   if (path[0] === "defaults" && path.length === 1) return "channel, approvers, followUp";
   if (path[path.length - 1] === "followUp") return "intervalSeconds, checks";
+  if (path[0] === "autopilot") {
+    if (path.length === 1) return "mode, holdOffSeconds, fleetPerHour, stopAfterReverts, policies";
+    if (path[path.length - 1] === "stopAfterReverts") return "count, windowMinutes";
+    if (path.length === 3) return "name, tables, steps, hours, perTablePerDay";
+    return "catalog, namespace, name";
+  }
   if (path[0] === "kubernetes" && path.length === 1)
     return Object.keys(KubernetesSettingsSchema.shape).join(", ");
   if (path[0] === "sources") {

@@ -34,6 +34,14 @@ export function ackFor(command: ParsedCommand): CommandAck {
       return { kind: "working", text: "Looking up open incidents…" };
     case "history":
       return { kind: "working", text: `Reading the history of ${command.table}…` };
+    case "autopilot":
+      return {
+        kind: "working",
+        text:
+          command.action === "status"
+            ? "Reading autopilot's state…"
+            : `Switching autopilot ${command.action}…`,
+      };
     case "sweep":
       return {
         kind: "working",
@@ -79,6 +87,8 @@ async function dispatchCommand(
     case "usage-error":
     // The sweep has its own queue; the Slack app hands it over (see sweep-slack.ts).
     case "sweep":
+    // The autopilot's switch is the autopilot's to set (services/autopilot).
+    case "autopilot":
       return;
   }
 }
@@ -93,6 +103,8 @@ export interface InboxCommandDeps extends Pick<IncidentDeps, "queues" | "slack">
    * table's limit that others filled never refuses them; their own limit still holds.
    */
   onCall?: (table: string, user: string) => Promise<boolean>;
+  /** `/iceberg autopilot on|off|status`; without it the command is dropped. */
+  autopilot?: (action: "on" | "off" | "status", request: { channel: string; user: string }) => Promise<void>;
   now?: () => number;
 }
 
@@ -106,6 +118,10 @@ export async function runInboxCommand(deps: InboxCommandDeps, command: InboxComm
   const context = { channel: command.channel, user: command.user, requestId: command.triggerId };
   if (parsed.kind === "sweep") {
     await deps.requestSweep?.(context);
+    return;
+  }
+  if (parsed.kind === "autopilot") {
+    await deps.autopilot?.(parsed.action, context);
     return;
   }
   if ((parsed.kind === "diagnose" || parsed.kind === "audit" || parsed.kind === "history") && deps.rate) {

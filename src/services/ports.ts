@@ -321,7 +321,20 @@ export type WalkNote =
       unseen?: Array<{ source: string; reason: string }>;
     }
   /** The diagnosis repeats an earlier incident of the table (core/history/match.ts). */
-  | { kind: "seen-before"; earlier: Extract<SlackJob, { kind: "earlier" }>["earlier"] };
+  | { kind: "seen-before"; earlier: Extract<SlackJob, { kind: "earlier" }>["earlier"] }
+  /** Autopilot's announcement, with Hold and Apply now (`action` is their button value). */
+  | {
+      kind: "autopilot-planned";
+      stepId: StepId;
+      policy: string;
+      line?: string;
+      applyAtMs: number;
+      action: { incidentId: string; stepId: StepId; proposalId: string };
+    }
+  | { kind: "autopilot-held"; by: string }
+  /** Autopilot left a step it had announced to people (`reason` in core/words/autopilot.ts's words). */
+  | { kind: "autopilot-declined"; reason: string }
+  | { kind: "autopilot-reverted"; stepId: StepId; next?: StepId; ok: boolean };
 
 /** Thread target of a walk's messages. */
 export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedForDiagnosis">;

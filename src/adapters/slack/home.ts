@@ -5,6 +5,7 @@ import type { Digest } from "../../core/sweep/digest.js";
 import type { UnreadableRecord } from "../../services/ports.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { context } from "./render/blocks.js";
+import { escapeMrkdwn } from "./render/index.js";
 import { recurringHomeBlocks } from "./render/recurring.js";
 import { cardViewOf } from "./render/story-view.js";
 import { sweepHomeBlocks } from "./render/sweep-digest.js";
@@ -30,6 +31,8 @@ export interface HomeDeps {
   };
   /** Where the incident's story is read from besides the store (walks, playbooks, people). */
   story?: Omit<StorySources, "store">;
+  /** Autopilot's mode, switch and shadow agreement per step, as lines (none when it is off). */
+  autopilot?: () => Promise<string[]>;
   /** Closed incidents of every table, so the week's count per table is the one the history holds. */
   closed?: (
     onUnreadable: (record: UnreadableRecord) => void,
@@ -74,6 +77,8 @@ export async function homeView(deps: HomeDeps): Promise<ReturnType<Renderers["ap
     const digest = await deps.latestSweep().catch(() => undefined);
     extra.push(...sweepHomeBlocks(digest, deps.now));
   }
+  const autopilot = (await deps.autopilot?.().catch(() => [])) ?? [];
+  if (autopilot.length > 0) extra.push(context(escapeMrkdwn(autopilot.join("\n"))));
   const note = unreadableNote(unreadable);
   if (note) extra.unshift(context(note));
   if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];

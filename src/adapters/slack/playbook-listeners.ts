@@ -62,6 +62,26 @@ export function registerPlaybookListeners(
     ).catch(failed("apply form"));
   });
 
+  for (const [actionId, action] of [
+    [ACTION_IDS.autopilotHold, "hold"],
+    [ACTION_IDS.autopilotNow, "apply-now"],
+  ] as const) {
+    router.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action: button, respond }) => {
+      await ack();
+      let value: ReturnType<typeof decodeActionValue>;
+      try {
+        value = decodeActionValue(button.value);
+      } catch (error) {
+        failed(action)(error);
+        return;
+      }
+      const recorded = await recorder.record(action, () =>
+        remediation.recordAutopilotClick(action, value, body.user.id, clickId(body.user.id, button)),
+      );
+      if (!recorded) await tellNotRecorded(respond, log);
+    });
+  }
+
   for (const [actionId, kind] of BUTTONS) {
     router.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
       await ack();

@@ -47,6 +47,8 @@ export interface SlackViewsDeps {
   delays?: { get(incidentId: string): Promise<number | undefined> };
   /** The catalog sweeps: the latest one's digest is shown on App Home. */
   sweeps?: { latest(): Promise<Digest | undefined> };
+  /** Autopilot's lines on App Home (services/autopilot). */
+  autopilot?: () => Promise<string[]>;
   /** The retention window App Home's recurring tables are counted in. */
   recurringDays?: number;
   /** The postmortem of a closed incident, drafted from what is stored (undefined until its history is). */

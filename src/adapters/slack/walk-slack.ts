@@ -3,12 +3,20 @@
 // said at once rather than through the outbox, since its trigger lasts 3 s), and the members of
 // approver groups.
 
+import {
+  declinedWords,
+  heldWords,
+  plannedWords,
+  revertedWords,
+  revertFailedWords,
+} from "../../core/words/autopilot.js";
 import { utcDay } from "../../core/words/clock.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { stepWords } from "../../core/words/labels.js";
 import type { ApplyFormContent, Clock, WalkNote } from "../../services/ports.js";
 import { slackDay } from "../render/times.js";
 import { fillPlaceholder } from "./placeholder.js";
+import { ACTION_IDS, encodeActionValue } from "./render/action-value.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
 import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
@@ -28,14 +36,56 @@ export function applyFormFiller(
   };
 }
 
-/** A thread note, rendered. */
+/** A thread note, rendered; autopilot's announcement carries its Hold and Apply now buttons. */
 export function noteMessage(note: WalkNote): SlackMessage {
   const { text, words } = noteWords(note);
-  return { text, blocks: [section(words)] };
+  if (note.kind !== "autopilot-planned") return { text, blocks: [section(words)] };
+  const value = encodeActionValue(note.action);
+  return {
+    text,
+    blocks: [
+      section(words),
+      {
+        type: "actions",
+        block_id: "autopilot_actions",
+        elements: [
+          {
+            type: "button",
+            text: { type: "plain_text", text: "Hold" },
+            action_id: ACTION_IDS.autopilotHold,
+            value,
+            style: "danger",
+          },
+          {
+            type: "button",
+            text: { type: "plain_text", text: "Apply now" },
+            action_id: ACTION_IDS.autopilotNow,
+            value,
+          },
+        ],
+      },
+    ],
+  };
 }
 
 function noteWords(note: WalkNote): { text: string; words: string } {
   switch (note.kind) {
+    case "autopilot-planned": {
+      const words = plannedWords(note);
+      return { text: words, words: `:robot_face: ${escapeMrkdwn(words)}` };
+    }
+    case "autopilot-held": {
+      const words = heldWords();
+      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)} Held by ${mention(note.by)}.` };
+    }
+    case "autopilot-declined": {
+      const words = declinedWords(note.reason);
+      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)}` };
+    }
+    case "autopilot-reverted": {
+      const words = note.ok ? revertedWords(note.stepId, note.next) : revertFailedWords(note.stepId);
+      return { text: words, words: `:leftwards_arrow_with_hook: ${escapeMrkdwn(words)}` };
+    }
     case "apply-failed":
       return {
         text: `${escapeMrkdwn(note.stepTitle)} was not applied`,

@@ -68,13 +68,29 @@ export function inspectRoleConfig(command: BotCommand, io: CliIo, flags: ConfigF
   return { ...inspection, problems };
 }
 
-export const DEMO_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+export const DEMO_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  /** on | hold | shadow (docs/autopilot.md). */
+  autopilot: { type: "string" },
+} as const;
 
 export async function runDemoCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { positionals } = parseCommandArgs("demo", args, DEMO_OPTIONS);
+  const { positionals, values } = parseCommandArgs("demo", args, DEMO_OPTIONS);
   const [scenario] = expectPositionals("demo", positionals, ["scenario"], 0);
-  const { runDemo } = await loadPiece("the demo", () => import("../demo.js"));
-  return toExitCode(await runDemo({ stdout: io.stdout, env: io.env, ...(scenario ? { scenario } : {}) }));
+  const { runDemo, DEMO_AUTOPILOT } = await loadPiece("the demo", () => import("../demo.js"));
+  const autopilot = values.autopilot as string | undefined;
+  if (autopilot !== undefined && !(DEMO_AUTOPILOT as readonly string[]).includes(autopilot))
+    throw new CodedError(ErrorCode.UsageInvalid, `--autopilot takes ${DEMO_AUTOPILOT.join(", ")}`, {
+      hint: "For example: iceberg-bot demo competing-appends --autopilot on",
+    });
+  return toExitCode(
+    await runDemo({
+      stdout: io.stdout,
+      env: io.env,
+      ...(scenario ? { scenario } : {}),
+      ...(autopilot ? { autopilot: autopilot as (typeof DEMO_AUTOPILOT)[number] } : {}),
+    }),
+  );
 }
 
 async function loadPiece<T>(what: string, load: () => Promise<T>): Promise<T> {

@@ -10,6 +10,11 @@ export interface ApprovalPolicy {
   approvers: readonly string[];
   /** Members of each user group named in `approvers`. */
   groupMembers: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The autopilot policy actor (`policy:<name>`) one decision is made under: BOT_CONFIG's
+   * `autopilot:` grants it for that decision only, never through the approvers list.
+   */
+  autopilot?: string;
 }
 
 /** Why a user may not approve: nobody is configured (fail closed), or they are not among the approvers. */
@@ -28,6 +33,7 @@ export function policyFor(
 }
 
 export function canApprove(policy: ApprovalPolicy, user: string): PolicyDecision {
+  if (policy.autopilot !== undefined && user === policy.autopilot) return { allowed: true, via: user };
   if (policy.approvers.length === 0) {
     return { allowed: false, reason: "no-approvers" };
   }

@@ -4,13 +4,15 @@
 import { parseTableName } from "../table-name.js";
 import { closestMatch } from "./closest-match.js";
 
-const SUBCOMMANDS = ["diagnose", "audit", "status", "history", "sweep", "help"] as const;
+const SUBCOMMANDS = ["diagnose", "audit", "status", "history", "sweep", "autopilot", "help"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export type ParsedCommand =
   | { kind: "diagnose" | "audit" | "history"; table: string }
   | { kind: "status" }
   | { kind: "sweep" }
+  /** The autopilot's kill switch, for approvers (docs/autopilot.md). */
+  | { kind: "autopilot"; action: "on" | "off" | "status" }
   | { kind: "help" }
   | { kind: "usage-error"; error: UsageProblem };
 
@@ -26,6 +28,7 @@ const EXAMPLES: Record<Subcommand, string> = {
   status: "/iceberg status",
   history: "/iceberg history db.events",
   sweep: "/iceberg sweep",
+  autopilot: "/iceberg autopilot off",
   help: "/iceberg help",
 };
 
@@ -47,6 +50,12 @@ export function parseCommandText(text: string): ParsedCommand {
       return usage(`\`/iceberg ${command}\` takes no arguments.`, command);
     }
     return { kind: command };
+  }
+  if (command === "autopilot") {
+    const action = rest[0]?.toLowerCase();
+    if (rest.length !== 1 || (action !== "on" && action !== "off" && action !== "status"))
+      return usage("`/iceberg autopilot` takes one of on, off or status.", command);
+    return { kind: command, action };
   }
   if (rest.length === 0) return { kind: "usage-error", error: { kind: "missing-table", command } };
   if (rest.length > 1) return usage(`\`/iceberg ${command}\` takes exactly one table name.`, command);

@@ -86,6 +86,8 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
         `risky step ${step.id} must list at least one confirmation (e.g. correctness)`,
       );
     }
+    for (const problem of autopilotMarkProblems(step))
+      add(["steps", i, problem.key], `step ${step.id}: ${problem.message}`);
     const recovered = step.transitions.recovered;
     if (!terminals.has(recovered)) {
       const what = steps.has(recovered)
@@ -222,4 +224,29 @@ function startLine(node: unknown, lineAt: (offset: number) => number): number | 
 
 function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
+}
+
+/** Change kinds the bot reverts itself, atomically (the walk's revert). */
+const REVERSIBLE_KINDS = new Set(["table-properties", "connector-config"]);
+
+/**
+ * The autopilot marks must be true of the step: reversible only when every change the bot makes is
+ * one it can revert, low risk only on a reversible step that one approver may approve.
+ */
+function autopilotMarkProblems(step: Playbook["steps"][number]): Array<{ key: string; message: string }> {
+  const out: Array<{ key: string; message: string }> = [];
+  const made = step.changes.filter((c) => c.kind !== "manual" && c.kind !== "read-only-check");
+  if (
+    step.reversible &&
+    (!step.automatic || made.length === 0 || made.some((c) => !REVERSIBLE_KINDS.has(c.kind)))
+  )
+    out.push({
+      key: "reversible",
+      message: "reversible needs an automatic step whose changes are table-properties or connector-config",
+    });
+  if (step.lowRisk && !step.reversible)
+    out.push({ key: "lowRisk", message: "lowRisk needs reversible: true" });
+  if (step.lowRisk && (step.risky || step.confirmations.length > 0))
+    out.push({ key: "lowRisk", message: "a risky step (two approvers, confirmations) cannot be low risk" });
+  return out;
 }

@@ -127,6 +127,13 @@ const StepSchema = z.object({
   automatic: z.boolean(),
   /** Risky steps need a second approver other than the requester, and every confirmation below. */
   risky: z.boolean().default(false),
+  /**
+   * The bot can undo the change itself with one atomic commit (table properties, connector
+   * config): the first of the two marks an autopilot policy needs before it may name the step.
+   */
+  reversible: z.boolean().default(false),
+  /** The second mark: a wrong value costs little and the revert restores it (docs/autopilot.md). */
+  lowRisk: z.boolean().default(false),
   /** Confirmations an approver must tick, e.g. "correctness". */
   confirmations: z.array(Text).default([]),
   /** Variants by writer kind; the first matching variant is used. */

@@ -54,6 +54,15 @@ export interface RemediationDeps {
   followUpChecks?: number;
   /** Runs after a change was applied and before the result is recorded (tests crash a worker here). */
   afterApply?: (job: Extract<RemediationJob, { kind: "apply" }>) => Promise<void>;
+  /**
+   * The autopilot (services/autopilot), told of each proposal made from a diagnosis and of each
+   * finished check or revert job; absent when it is not wired.
+   */
+  autopilot?: {
+    proposed(incidentId: string): Promise<void>;
+    settle(incidentId: string): Promise<void>;
+    run(job: Extract<RemediationJob, { kind: "autopilot" }>): Promise<void>;
+  };
   /** Runs around the history write of a resolution (kill -9 drills crash a worker here). */
   onResolution?: (stage: "before-history" | "after-history") => Promise<void>;
 }

@@ -51,6 +51,12 @@ export class RemediationJobs {
     }
   }
 
+  /** A check or revert job, with whatever autopilot owes after it (also when the job was a retry). */
+  async runSettled(job: Extract<RemediationJob, { kind: "check" | "revert" }>): Promise<void> {
+    await this.run(job);
+    await this.deps.autopilot?.settle(job.incidentId);
+  }
+
   private async runApply(job: Extract<RemediationJob, { kind: "apply" }>): Promise<void> {
     // apply-started first: a Stop that came before it wins, and nothing is applied.
     const started = await this.parts.dispatcher.dispatch(

@@ -8,7 +8,7 @@
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
-import { approvalsNeeded } from "../../core/playbook/machine.js";
+import { approvalsNeeded, nextTarget } from "../../core/playbook/machine.js";
 import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
 import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
 import type { Report } from "../../core/report/schema.js";
@@ -127,6 +127,8 @@ export class Remediation {
     if (!result.changed && result.record?.walk.current) {
       await this.effects.ensureProposalPosted(result.record, result.record.walk.current.stepId);
     }
+    // Autopilot looks at every proposal made from a diagnosis (a retried job's too: it plans once).
+    await this.deps.autopilot?.proposed(incidentId);
   }
 
   /**
@@ -249,6 +251,16 @@ export class Remediation {
     await this.deps.jobs.enqueue({ kind: "apply-form", ...pick(value), user, slackId, viewId });
   }
 
+  /** Hold or Apply now on autopilot's announcement: recorded as a job like any click. */
+  async recordAutopilotClick(
+    action: "hold" | "apply-now",
+    value: ActionValue,
+    user: string,
+    slackId: string,
+  ): Promise<void> {
+    await this.deps.jobs.enqueue({ kind: "autopilot", action, ...pick(value), user, slackId });
+  }
+
   async recordApproval(
     value: ActionValue,
     user: string,
@@ -279,6 +291,8 @@ export class Remediation {
         return this.tellUnreadable(job, error);
       }
     }
+    if (job.kind === "autopilot") return this.deps.autopilot?.run(job);
+    if (job.kind === "check" || job.kind === "revert") return this.jobs.runSettled(job);
     await this.jobs.run(job);
   }
 
@@ -331,6 +345,41 @@ export class Remediation {
       this.deps.log.warn({ table, err: asCodedError(error).message }, "who is on call not known");
       return false;
     }
+  }
+
+  /**
+   * The autopilot's approval: the event and path a person's form submission takes (same audit
+   * record), under the policy's actor, which BOT_CONFIG's `autopilot:` grants for this decision.
+   */
+  async approveUnderPolicy(value: ActionValue, actor: string, reason: string): Promise<void> {
+    await this.dispatcher.dispatch(
+      value.incidentId,
+      { type: "approve", stepId: value.stepId, user: actor, reason, confirmations: [] },
+      { proposalId: value.proposalId, actor, grant: actor },
+    );
+  }
+
+  /** The autopilot's revert of its own change: the Revert button's event, under the policy's actor. */
+  async revertUnderPolicy(incidentId: string, stepId: StepId, actor: string): Promise<void> {
+    await this.dispatcher.dispatch(
+      incidentId,
+      { type: "revert-requested", stepId, user: actor },
+      { actor, grant: actor },
+    );
+  }
+
+  /**
+   * After a step that did not help: proposes the step the playbook offers next, for people to
+   * approve, while no other step is open. Returns the step proposed.
+   */
+  async proposeNextStep(incidentId: string): Promise<StepId | undefined> {
+    const record = (await this.deps.walks.get(incidentId))?.value;
+    const last = record?.walk.history[record.walk.history.length - 1];
+    if (!record || !last || record.walk.status !== "active" || record.walk.current) return undefined;
+    const next = nextTarget(record.walk, last.stepId, await this.settings.context(record));
+    if (next.kind !== "step") return undefined;
+    await this.proposals.propose(incidentId, next.stepId);
+    return next.stepId;
   }
 
   /** Proposes a step of the stored walk, built afresh from the table as it is now. */

@@ -24,6 +24,8 @@ export interface DispatchOptions extends ExecuteExtra {
   openItems?: WalkRecord["openItems"];
   /** The table, when no walk is stored yet. */
   table?: string;
+  /** The autopilot policy actor this decision is made under (services/autopilot). */
+  grant?: string;
 }
 
 export interface Dispatched {
@@ -44,7 +46,10 @@ export class WalkDispatcher {
     const existing = (await this.deps.walks.get(incidentId))?.value;
     const table = existing?.table ?? opts.table;
     if (!table) return { changed: false, effects: [] };
-    const policy = await this.settings.policy(table);
+    const policy = {
+      ...(await this.settings.policy(table)),
+      ...(opts.grant !== undefined ? { autopilot: opts.grant } : {}),
+    };
     const followUp = this.settings.followUp(table);
     const now = this.deps.now();
     const outcome = await this.deps.walks.mutate<Effect[]>(incidentId, (current) => {

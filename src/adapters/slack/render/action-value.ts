@@ -18,6 +18,9 @@ export const ACTION_IDS = {
   itemDone: "incident_item_done",
   /** On the card: "I'm on it", the person handling the incident. */
   claim: "incident_claim",
+  /** On autopilot's announcement: hand the step back to people, or apply it before the hold-off ends. */
+  autopilotHold: "autopilot_hold",
+  autopilotNow: "autopilot_apply_now",
 } as const;
 
 export const APPLY_MODAL = {

@@ -30,6 +30,11 @@ const COMMANDS: ReadonlyArray<{ usage: string; does: string; example: string }> 
     does: "grades every table of the catalog now and posts a digest of the worst",
     example: "/iceberg sweep",
   },
+  {
+    usage: "/iceberg autopilot on|off|status",
+    does: "approvers switch autopilot on or off for every table at once; status shows its state and its shadow agreement",
+    example: "/iceberg autopilot status",
+  },
   { usage: "/iceberg help", does: "shows this list", example: "/iceberg help" },
 ];
 
@@ -39,7 +44,7 @@ export function renderHelp(): SlackMessage {
     (c) => `*\`${escapeCode(c.usage)}\`*: ${c.does}\n      e.g. \`${escapeCode(c.example)}\``,
   );
   return {
-    text: "Iceberg bot commands: diagnose, audit, status, history, sweep, help",
+    text: "Iceberg bot commands: diagnose, audit, status, history, sweep, autopilot, help",
     blocks: [
       section(`*Iceberg bot commands*\n${lines.join("\n")}`),
       context("Tables are named namespace.table. Buttons in incident threads need an approver."),

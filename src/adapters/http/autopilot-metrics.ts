@@ -1,0 +1,60 @@
+// Autopilot on /metrics: its switch, the decisions this process made, and shadow mode's agreement
+// per step (read from Redis at scrape time), so a team turns it on with evidence.
+
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { SwitchState } from "../../core/autopilot/decide.js";
+import type { AutopilotStorePort } from "../../services/autopilot/ports.js";
+import { SCRAPE_READ_MS, within } from "./metrics.js";
+
+const SWITCH_STATES: readonly SwitchState[] = ["on", "off", "self-stopped"];
+
+export function registerAutopilotMetrics(
+  registry: Registry,
+  store: Pick<AutopilotStorePort, "switchState" | "shadowTally">,
+): (outcome: "act" | "refuse", reason: string, shadow: boolean) => void {
+  const decisions = new Counter({
+    name: "iceberg_bot_autopilot_decisions_total",
+    help: "Autopilot decisions on proposed steps: act (the policy line) or refuse (the reason), in shadow or on mode.",
+    labelNames: ["outcome", "reason", "mode"] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: "iceberg_bot_autopilot_switch",
+    help: "1 for the autopilot kill switch's current state (on, off, self-stopped), shared by every process.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    async collect() {
+      const state = await within(SCRAPE_READ_MS, () => store.switchState(), undefined);
+      if (state === undefined) return;
+      for (const s of SWITCH_STATES) this.set({ state: s }, s === state ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "iceberg_bot_autopilot_shadow_incidents",
+    help: "Incidents shadow mode judged per step: would (it would have applied the step), matched (people applied it first), fixed (the step fixed it).",
+    labelNames: ["step", "judged"] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await within(SCRAPE_READ_MS, () => store.shadowTally(), []);
+      this.reset();
+      for (const row of rows) {
+        this.set({ step: row.stepId, judged: "would" }, row.would);
+        this.set({ step: row.stepId, judged: "matched" }, row.matched);
+        this.set({ step: row.stepId, judged: "fixed" }, row.fixed);
+      }
+    },
+  });
+  // Metrics are collected at once, so this one reads the tally itself.
+  new Gauge({
+    name: "iceberg_bot_autopilot_shadow_agreement_ratio",
+    help: "Share of judged incidents where people applied first the step shadow mode would have applied.",
+    labelNames: ["step"] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await within(SCRAPE_READ_MS, () => store.shadowTally(), []);
+      this.reset();
+      for (const row of rows) if (row.would > 0) this.set({ step: row.stepId }, row.matched / row.would);
+    },
+  });
+  return (outcome, reason, shadow) => decisions.inc({ outcome, reason, mode: shadow ? "shadow" : "on" });
+}

@@ -1,0 +1,404 @@
+// The autopilot, the use case: when a diagnosis proposes a step, decide (core/autopilot) whether a
+// written policy lets the bot apply it; announce it in the thread and schedule the hold-off's end
+// as a delayed job; when it fires, decide again and approve through the same path a person's
+// approval takes. After the step's checks, a change that did not help is reverted and the walk is
+// handed back to people with the next step proposed. Shadow mode plans without announcing or
+// applying, and is judged against what people did once the walk ends.
+
+import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
+import {
+  type AutopilotDecision,
+  type AutopilotFacts,
+  decideAutopilot,
+  policyActor,
+  type SwitchState,
+  utcDayStart,
+} from "../../core/autopilot/decide.js";
+import type { AutopilotConfig } from "../../core/autopilot/policy.js";
+import type { RemediationJob } from "../../core/jobs.js";
+import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
+import type { PlaybookSet } from "../../core/playbook/schema.js";
+import type { StepRun } from "../../core/playbook/walk.js";
+import { type Report, ReportSchema } from "../../core/report/schema.js";
+import {
+  agreementWords,
+  notApproverWords,
+  refusalWords,
+  selfStoppedWords,
+  statusWords,
+  switchedWords,
+} from "../../core/words/autopilot.js";
+import { asCodedError } from "../../errors.js";
+import type { LogLike } from "../incident/deps.js";
+import type {
+  AuditPort,
+  Clock,
+  IncidentStorePort,
+  RemediationNotifier,
+  RemediationScheduler,
+  SlackOutboxPort,
+  WalkStorePort,
+} from "../ports.js";
+import type { ActionValue } from "../view-models.js";
+import type { AutopilotPlan, AutopilotStorePort } from "./ports.js";
+
+type AutopilotJob = Extract<RemediationJob, { kind: "autopilot" }>;
+
+/** The audit trail's name for autopilot's own entries; approvers are BOT_CONFIG's defaults'. */
+const AUTOPILOT_AUDIT_TABLE = "autopilot";
+
+/** What the autopilot asks of guided remediation: the paths a person's buttons take. */
+interface RemediationPaths {
+  approveUnderPolicy(value: ActionValue, actor: string, reason: string): Promise<void>;
+  revertUnderPolicy(incidentId: string, stepId: StepRun["stepId"], actor: string): Promise<void>;
+  proposeNextStep(incidentId: string): Promise<StepRun["stepId"] | undefined>;
+  policy(table: string): Promise<ApprovalPolicy>;
+}
+
+export interface AutopilotDeps {
+  config: AutopilotConfig;
+  /** "file:line" of each policy line in BOT_CONFIG, by name, for the announcement. */
+  policyLines?: Readonly<Record<string, string>>;
+  store: AutopilotStorePort;
+  walks: Pick<WalkStorePort, "get">;
+  incidents: Pick<IncidentStorePort, "get" | "getReport">;
+  jobs: RemediationScheduler;
+  notifier: RemediationNotifier;
+  slack: SlackOutboxPort;
+  playbooks: PlaybookSet;
+  remediation: RemediationPaths;
+  /** The named catalog holding a table, when the bot reads several. */
+  catalogOf?: (table: string) => string | undefined;
+  now: Clock;
+  log: LogLike;
+  /** Counts each decision (adapters/http/metrics.ts). */
+  onDecision?: (outcome: "act" | "refuse", reason: string, shadow: boolean) => void;
+  /** The audit trail: switching autopilot is audited under the pseudo-table `autopilot`. */
+  audit?: AuditPort;
+  /** Runs right after the autonomous approval is recorded (kill -9 drills crash a worker here). */
+  afterApprove?: () => Promise<void>;
+}
+
+export class Autopilot {
+  constructor(private readonly deps: AutopilotDeps) {}
+
+  /** A step was proposed from a diagnosis: plan it when the policy and the story allow. */
+  async proposed(incidentId: string): Promise<void> {
+    if (this.deps.config.mode === "off") return;
+    try {
+      const record = (await this.deps.walks.get(incidentId))?.value;
+      const run = record?.walk.current;
+      if (!record || !run || run.phase !== "proposed") return;
+      const proposalId = proposalIdFor(record, run.stepId);
+      if (!proposalId) return;
+      const existing = await this.deps.store.plan(incidentId);
+      if (existing) {
+        // A retried diagnosis job: what was owed for the plan is owed again (idempotent by name and id).
+        if (!existing.shadow && existing.proposalId === proposalId) await this.announce(record, existing);
+        return;
+      }
+      const decision = await this.decide(record, run);
+      if (!decision) return;
+      this.deps.onDecision?.(
+        decision.act ? "act" : "refuse",
+        decision.act ? decision.policy : decision.refusal.kind,
+        decision.shadow,
+      );
+      if (!decision.act) {
+        await this.deps.store.noteRefusal(incidentId, decision.refusal);
+        return;
+      }
+      const plan: AutopilotPlan = {
+        incidentId,
+        table: record.table,
+        stepId: run.stepId,
+        proposalId,
+        policy: decision.policy,
+        applyAtMs: decision.applyAtMs,
+        shadow: decision.shadow,
+      };
+      // The job before the plan: a crash between them leaves a job that decides again when it fires.
+      if (!plan.shadow) await this.announce(record, plan);
+      await this.deps.store.savePlan(plan);
+    } catch (error) {
+      // Autopilot never stands in the way of the proposal people see.
+      this.deps.log.warn({ incidentId, err: asCodedError(error).message }, "autopilot could not plan");
+    }
+  }
+
+  async run(job: AutopilotJob): Promise<void> {
+    const value = { incidentId: job.incidentId, stepId: job.stepId, proposalId: job.proposalId };
+    switch (job.action) {
+      case "fire":
+        return this.fire(value);
+      case "hold":
+        return this.hold(value, job.user ?? "");
+      case "apply-now": {
+        const record = (await this.deps.walks.get(job.incidentId))?.value;
+        if (!record || !job.user) return;
+        // Apply now only shortens the hold-off; still, only an approver of the table may.
+        if (!canApprove(await this.deps.remediation.policy(record.table), job.user).allowed) {
+          await this.deps.notifier.say(record, {
+            kind: "ephemeral",
+            user: job.user,
+            notice: {
+              kind: "not-approver",
+              table: record.table,
+              reason: "not-listed",
+              approverUserIds: [],
+              approverGroupIds: [],
+            },
+          });
+          return;
+        }
+        return this.fire(value);
+      }
+    }
+  }
+
+  /**
+   * `/iceberg autopilot on|off|status`: approvers (BOT_CONFIG's defaults) switch it for every
+   * process at once (one key, read by every decision); every attempt is audited.
+   */
+  async command(action: "on" | "off" | "status", request: { channel: string; user: string }): Promise<void> {
+    const { store, slack, now } = this.deps;
+    let text: string;
+    if (action !== "status") {
+      const allowed = canApprove(
+        await this.deps.remediation.policy(AUTOPILOT_AUDIT_TABLE),
+        request.user,
+      ).allowed;
+      await this.deps.audit?.append(AUTOPILOT_AUDIT_TABLE, {
+        atMs: now(),
+        actor: request.user,
+        action: `autopilot ${action}`,
+        outcome: allowed ? "ok" : "refused",
+        detail: allowed ? `switched autopilot ${action}` : "refused: not an approver",
+      });
+      if (allowed) await store.setSwitch(action);
+      text = allowed ? switchedWords(action) : notApproverWords();
+    } else text = "";
+    const state = await store.switchState();
+    const tally = await store.shadowTally();
+    text = [
+      text,
+      statusWords(this.deps.config.mode, state),
+      ...tally.map((t) => agreementWords(t.stepId, t.would, t.matched, t.fixed)),
+    ]
+      .filter(Boolean)
+      .join("\n");
+    await slack.send({
+      kind: "ephemeral",
+      channel: request.channel,
+      user: request.user,
+      reply: { kind: "text", text },
+    });
+  }
+
+  /** What App Home says of autopilot: its mode and switch, and shadow agreement per step (none when off). */
+  async homeLines(): Promise<string[]> {
+    if (this.deps.config.mode === "off") return [];
+    const state = await this.deps.store.switchState();
+    const tally = await this.deps.store.shadowTally();
+    return [
+      statusWords(this.deps.config.mode, state),
+      ...tally.map((t) => agreementWords(t.stepId, t.would, t.matched, t.fixed)),
+    ];
+  }
+
+  /** The hold-off ended (or Apply now): decide again, claim the plan, approve as a person would. */
+  private async fire(value: ActionValue): Promise<void> {
+    const record = (await this.deps.walks.get(value.incidentId))?.value;
+    const run = record?.walk.current;
+    if (!record || !run || run.stepId !== value.stepId) return;
+    if (proposalIdFor(record, value.stepId) !== value.proposalId) return;
+    // Already approved under the policy (a retried job): the walk carries it from here.
+    if (run.phase !== "proposed") return;
+    const claimed = await this.deps.store.claimOf(value.incidentId);
+    if (claimed?.kind === "held") return;
+    const plan = await this.deps.store.plan(value.incidentId);
+    if (claimed?.kind !== "fired") {
+      // Nothing applied yet: every fact is checked again, now.
+      const decision = await this.decide(record, run, { ignoreHandedBack: true });
+      if (!decision?.act || decision.shadow) {
+        const reason = decision && !decision.act ? refusalWords(decision.refusal) : "autopilot is not on";
+        if (decision && !decision.act) await this.deps.store.noteRefusal(value.incidentId, decision.refusal);
+        await this.deps.store.handBack(value.incidentId);
+        await this.deps.notifier.say(record, {
+          kind: "note",
+          name: `autopilot-declined-${value.proposalId}`,
+          note: { kind: "autopilot-declined", reason },
+        });
+        return;
+      }
+      const won = await this.deps.store.claim(value.incidentId, { kind: "fired" });
+      if (won.kind === "held") return;
+      const policy = plan?.policy ?? decision.policy;
+      await this.deps.store.recordChange(
+        record.table,
+        `${value.incidentId}|${value.proposalId}`,
+        this.deps.now(),
+      );
+      await this.approve(value, policy);
+      return;
+    }
+    // Claimed before a crash, not yet approved: the approval is the walk's to make once.
+    const policy = plan?.policy;
+    if (policy) await this.approve(value, policy);
+  }
+
+  private async approve(value: ActionValue, policy: string): Promise<void> {
+    await this.deps.remediation.approveUnderPolicy(value, policyActor(policy), `policy ${policy}`);
+    await this.deps.afterApprove?.();
+  }
+
+  /** Hold: the first of a Hold and the hold-off's end wins; a held step waits for people. */
+  private async hold(value: ActionValue, user: string): Promise<void> {
+    const record = (await this.deps.walks.get(value.incidentId))?.value;
+    if (!record || !user) return;
+    const won = await this.deps.store.claim(value.incidentId, { kind: "held", by: user });
+    if (won.kind === "fired") {
+      const run = record.walk.current;
+      await this.deps.notifier.say(record, {
+        kind: "ephemeral",
+        user,
+        notice: { kind: "already-approved", approverUserIds: run?.approvals.map((a) => a.user) ?? [] },
+      });
+      return;
+    }
+    await this.deps.store.handBack(value.incidentId);
+    await this.deps.notifier.say(record, {
+      kind: "note",
+      name: `autopilot-held-${value.proposalId}`,
+      note: { kind: "autopilot-held", by: won.by },
+    });
+  }
+
+  /**
+   * After a check or a revert: revert autopilot's own change when the writer did not recover, and
+   * once reverted hand the walk back with the next step proposed. Shadow plans are judged once the
+   * walk ends. Idempotent: a job retried after a crash repeats only what is still owed.
+   */
+  async settle(incidentId: string): Promise<void> {
+    const plan = await this.deps.store.plan(incidentId);
+    if (!plan) return;
+    const record = (await this.deps.walks.get(incidentId))?.value;
+    if (!record) return;
+    if (plan.shadow) return this.judgeShadow(plan, record);
+    const actor = policyActor(plan.policy);
+    const run = record.walk.history.findLast(
+      (r) => r.stepId === plan.stepId && r.approvals.some((a) => a.user === actor),
+    );
+    if (!run) return;
+    if (run.phase === "ineffective" && run.beforeRevert === undefined && run.previous !== undefined) {
+      await this.deps.remediation.revertUnderPolicy(incidentId, run.stepId, actor);
+      return;
+    }
+    const reverted = run.phase === "reverted";
+    const revertFailed = run.phase === "ineffective" && run.beforeRevert !== undefined;
+    if (!reverted && !revertFailed) return;
+    if (await this.deps.store.handedBack(incidentId)) return;
+    const next = reverted ? await this.deps.remediation.proposeNextStep(incidentId) : undefined;
+    await this.deps.notifier.say(record, {
+      kind: "note",
+      name: `autopilot-reverted-${plan.proposalId}`,
+      note: { kind: "autopilot-reverted", stepId: run.stepId, ok: reverted, ...(next ? { next } : {}) },
+    });
+    await this.deps.store.handBack(incidentId);
+    if (reverted) await this.countRevert(record, plan);
+  }
+
+  private async countRevert(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
+    const { count, windowMinutes } = this.deps.config.stopAfterReverts;
+    const within = await this.deps.store.recordRevert(
+      `${plan.incidentId}|${plan.proposalId}`,
+      this.deps.now(),
+      windowMinutes * 60_000,
+    );
+    if (within < count || (await this.deps.store.switchState()) !== "on") return;
+    await this.deps.store.setSwitch("self-stopped");
+    this.deps.log.warn({ reverts: within, windowMinutes }, "autopilot stopped itself for the fleet");
+    await this.deps.slack.send({
+      kind: "channel-note",
+      channel: record.channel,
+      key: `autopilot-self-stopped-${plan.incidentId}`,
+      text: selfStoppedWords(within, windowMinutes),
+    });
+  }
+
+  /** Once the walk ended: did people apply the same step first, and did it fix the incident? */
+  private async judgeShadow(plan: AutopilotPlan, record: WalkRecord): Promise<void> {
+    if (record.walk.status === "active") return;
+    const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
+    const acted = runs.find(
+      (r) => r.approvals.length > 0 || r.appliedAtMs !== undefined || r.phase === "done-by-hand",
+    );
+    if (!acted) return;
+    const fixedBy = record.recovery?.stepId ?? runs.find((r) => r.phase === "recovered")?.stepId;
+    await this.deps.store.judgeShadow(
+      plan.incidentId,
+      plan.stepId,
+      acted.stepId === plan.stepId,
+      fixedBy === plan.stepId,
+    );
+  }
+
+  /** The announcement and the hold-off's end, both idempotent (a named note, a job id). */
+  private async announce(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
+    const delayMs = Math.max(0, plan.applyAtMs - this.deps.now());
+    const action = { incidentId: plan.incidentId, stepId: plan.stepId, proposalId: plan.proposalId };
+    await this.deps.jobs.enqueue({ kind: "autopilot", action: "fire", ...action }, delayMs);
+    const line = this.deps.policyLines?.[plan.policy];
+    await this.deps.notifier.say(record, {
+      kind: "note",
+      name: `autopilot-${plan.proposalId}`,
+      note: {
+        kind: "autopilot-planned",
+        stepId: plan.stepId,
+        policy: plan.policy,
+        ...(line ? { line } : {}),
+        applyAtMs: plan.applyAtMs,
+        action,
+      },
+    });
+  }
+
+  private async decide(
+    record: WalkRecord,
+    run: StepRun,
+    options: { ignoreHandedBack?: boolean } = {},
+  ): Promise<AutopilotDecision | undefined> {
+    const n = record.proposedForDiagnosis;
+    if (n === undefined) return undefined;
+    const parsed = ReportSchema.safeParse(await this.deps.incidents.getReport(record.incidentId, n));
+    if (!parsed.success) return undefined;
+    const report: Report = parsed.data;
+    const now = this.deps.now();
+    // People already approved, did by hand or are reverting a step of this walk: it is theirs.
+    const inWalk = record.walk.history.some(
+      (r) => r.phase === "reverting" || r.phase === "done-by-hand" || r.approvals.length > 0,
+    );
+    const catalog = report.catalogSource ?? this.deps.catalogOf?.(record.table);
+    const facts: AutopilotFacts = {
+      table: record.table,
+      ...(catalog ? { catalog } : {}),
+      report,
+      stepId: run.stepId,
+      inWalk,
+      failedLastTime: record.memory?.didNotHelp.includes(run.stepId) === true,
+      handedBack: options.ignoreHandedBack ? false : await this.deps.store.handedBack(record.incidentId),
+    };
+    const switchState: SwitchState = await this.deps.store.switchState();
+    return decideAutopilot({
+      config: this.deps.config,
+      switchState,
+      playbooks: this.deps.playbooks.playbooks,
+      facts,
+      nowMs: now,
+      budgets: {
+        tableToday: await this.deps.store.changesSince(record.table, utcDayStart(now)),
+        fleetLastHour: await this.deps.store.changesSince(undefined, now - 3_600_000),
+      },
+    });
+  }
+}

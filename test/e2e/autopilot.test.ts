@@ -1,0 +1,312 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AuditTrail } from "../../src/adapters/store/audit-trail.js";
+import { AutopilotStore } from "../../src/adapters/store/autopilot-store.js";
+import { createKeys } from "../../src/adapters/store/keys.js";
+import { approveStep, pressButton, type SlackPerson } from "../../src/sim/slack/person.js";
+import {
+  alertmanagerBody,
+  CHANNEL,
+  eventually,
+  type Harness,
+  postAlert,
+  quiescent,
+  startHarness,
+} from "../integration/bot/harness.js";
+import { eventBody, postSigned, slashCommandBody } from "../support/slack-signing.js";
+
+const ALICE = "U0ALICE";
+const BOB = "U0BOB";
+const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
+
+/** BOT_CONFIG with one autopilot policy line for db.events and the retry step. */
+function botConfig(autopilot: { holdOffSeconds: number; hours?: string; mode?: string }): string {
+  return `
+defaults:
+  approvers: [${ALICE}]
+  followUp: { intervalSeconds: 60, checks: 2 }
+tables:
+  db.events:
+    flinkJobName: events-ingest
+autopilot:
+  mode: ${autopilot.mode ?? "on"}
+  holdOffSeconds: ${autopilot.holdOffSeconds}
+  stopAfterReverts: { count: 1, windowMinutes: 60 }
+  policies:
+    - name: retries-anytime
+      tables: [{ namespace: db, name: "ev*" }]
+      steps: [raise-commit-retries]
+${autopilot.hours ? `      hours: "${autopilot.hours}"` : ""}
+`;
+}
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function start(label: string, scenario: string, config: string): Promise<Harness> {
+  h = await startHarness(label, {
+    scenario,
+    botConfig: config,
+    botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+  });
+  return h;
+}
+
+const person = (harness: Harness, user: string): SlackPerson => ({
+  botUrl: harness.url("/slack/events"),
+  signingSecret: harness.secret,
+  standIn: harness.standIn,
+  channel: CHANNEL,
+  user,
+});
+const commits = (harness: Harness) =>
+  harness.lakehouse!.requests.filter(
+    (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
+  ).length;
+const rootOf = (harness: Harness) =>
+  harness.standIn
+    .messages(CHANNEL)
+    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+const thread = (harness: Harness) => {
+  const root = rootOf(harness);
+  return root
+    ? harness.standIn
+        .thread(CHANNEL, root.ts)
+        .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`)
+        .join("\n")
+    : "";
+};
+const store = (harness: Harness) => new AutopilotStore(harness.scope.redis, harness.scope.namespace);
+const incidentId = async (harness: Harness) =>
+  eventually(async () => (await harness.bots[0]!.store.openIncidentFor("db.events"))?.id, "the incident");
+
+async function fire(harness: Harness): Promise<string> {
+  const posted = await postAlert(
+    harness,
+    alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+  );
+  expect(posted.status).toBe(202);
+  // With no hold-off the proposal's Apply button may be gone before it is looked at.
+  await eventually(() => /playbook_apply|Autopilot will apply/.test(thread(harness)), "the proposal");
+  return rootOf(harness)!.ts;
+}
+
+describe("autopilot (e2e)", () => {
+  it("applies the retry step under its policy after the hold-off, audited as the policy, and the writer recovers", async () => {
+    const harness = await start("ap-fix", "competing-appends", botConfig({ holdOffSeconds: 0 }));
+    await fire(harness);
+    await eventually(() => /Autopilot will apply/.test(thread(harness)), "the announcement");
+    expect(thread(harness)).toMatch(/policy retries-anytime \(BOT_CONFIG:\d+\)/);
+    await eventually(() => commits(harness) === 1, "the autonomous commit");
+    harness.lakehouse!.advance(6 * 60_000);
+    await eventually(() => /commits resumed/.test(rootOf(harness)?.text ?? ""), "the resolved card");
+    await quiescent(harness);
+    expect(commits(harness)).toBe(1);
+    const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
+      "db.events",
+    );
+    const approved = audit.find((row) => row.action === "approved");
+    expect(approved?.actor).toBe("policy:retries-anytime");
+    expect(approved?.outcome).toBe("ok");
+  });
+
+  it("reverts its own change when the writer does not recover, says so, and hands the walk back with the next step", async () => {
+    const harness = await start(
+      "ap-revert",
+      "autopilot-retries-do-not-help",
+      botConfig({ holdOffSeconds: 0 }),
+    );
+    await fire(harness);
+    await eventually(() => /Autopilot reverted/.test(thread(harness)), "the revert note");
+    await quiescent(harness);
+    // One commit for the change, one for its revert.
+    expect(commits(harness)).toBe(2);
+    const words = thread(harness);
+    expect(words).toMatch(/The next step, .+, is proposed for a person to approve/);
+    // One revert in the window stops autopilot for the fleet (stopAfterReverts.count 1), announced.
+    expect(await store(harness).switchState()).toBe("self-stopped");
+    await eventually(
+      () =>
+        harness.standIn
+          .messages(CHANNEL)
+          .some((m) => !m.thread_ts && /Autopilot stopped itself/.test(m.text)),
+      "the self-stop in the channel",
+    );
+  });
+
+  it("a person's Hold hands the step back: Apply now and the hold-off's end then apply nothing", async () => {
+    const harness = await start("ap-hold", "competing-appends", botConfig({ holdOffSeconds: 3600 }));
+    const rootTs = await fire(harness);
+    await eventually(() => /autopilot_hold/.test(thread(harness)), "the Hold button");
+    await pressButton(person(harness, BOB), rootTs, "autopilot_hold");
+    await eventually(() => /Held: autopilot will not apply/.test(thread(harness)), "the held note");
+    await pressButton(person(harness, ALICE), rootTs, "autopilot_apply_now");
+    await quiescent(harness);
+    expect(commits(harness)).toBe(0);
+    expect(await store(harness).claimOf(await incidentId(harness))).toEqual({ kind: "held", by: BOB });
+  });
+
+  it("two processes and three Apply now presses at once give one commit, approved once as the policy", async () => {
+    h = await startHarness("ap-twice", {
+      scenario: "competing-appends",
+      botConfig: botConfig({ holdOffSeconds: 3600 }),
+      bots: 2,
+      botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+    });
+    const harness = h;
+    const rootTs = await fire(harness);
+    await eventually(() => /autopilot_apply_now/.test(thread(harness)), "the Apply now button");
+    const at = (bot: number): SlackPerson => ({
+      ...person(harness, ALICE),
+      botUrl: harness.url("/slack/events", bot),
+    });
+    await Promise.all([
+      pressButton(at(0), rootTs, "autopilot_apply_now"),
+      pressButton(at(1), rootTs, "autopilot_apply_now"),
+      pressButton(at(1), rootTs, "autopilot_apply_now"),
+    ]);
+    await eventually(() => commits(harness) === 1, "the commit");
+    await quiescent(harness);
+    expect(commits(harness)).toBe(1);
+    const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
+      "db.events",
+    );
+    expect(audit.filter((r) => r.action === "approved" && r.actor === "policy:retries-anytime")).toHaveLength(
+      1,
+    );
+  });
+
+  it("outside the policy's hours it announces nothing and applies nothing", async () => {
+    const now = new Date(Date.now());
+    // A one-hour window starting three hours from now (UTC) never holds the test's clock.
+    const hh = (n: number) => String((now.getUTCHours() + n) % 24).padStart(2, "0");
+    const harness = await start(
+      "ap-hours",
+      "competing-appends",
+      botConfig({ holdOffSeconds: 0, hours: `${hh(3)}:00-${hh(4)}:00` }),
+    );
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}").kind).toBe("outside-hours");
+  });
+
+  it("when the fleet's hourly budget is spent it announces nothing and applies nothing", async () => {
+    const config = botConfig({ holdOffSeconds: 0 }).replace(
+      "  holdOffSeconds: 0",
+      "  holdOffSeconds: 0\n  fleetPerHour: 1",
+    );
+    const harness = await start("ap-budget", "competing-appends", config);
+    // One autonomous change on another table within the hour.
+    await store(harness).recordChange("db.other", "earlier|p1", harness.lakehouse!.clock.now() - 60_000);
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "fleet-budget", perHour: 1 });
+  });
+
+  it("does not act when a source the step depends on did not answer", async () => {
+    const harness = await start("ap-unseen", "competing-appends", botConfig({ holdOffSeconds: 0 }));
+    harness.lakehouse!.faults.inject({ service: "flink", path: /^\/jobs/, kind: "status", status: 503 });
+    await postAlert(
+      harness,
+      alertmanagerBody([{ table: "db.events", labels: { job_name: "events-ingest" } }]),
+    );
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "source-unseen", sources: ["flink"] });
+  });
+
+  it("the kill switch: only an approver switches it, audited, and a process that did not take the command refuses too", async () => {
+    h = await startHarness("ap-switch", {
+      scenario: "competing-appends",
+      botConfig: botConfig({ holdOffSeconds: 0 }),
+      bots: 2,
+      botOptions: { remediation: { followUpIntervalMs: 300, diagnosisWaitMs: 5000 } },
+    });
+    const harness = h;
+    const say = async (user: string, text: string) => {
+      const asked = await postSigned(
+        harness.url("/slack/events", 1),
+        harness.secret,
+        slashCommandBody({ text, userId: user }),
+        "application/x-www-form-urlencoded",
+      );
+      expect(asked.status).toBe(200);
+      return eventually(
+        () =>
+          harness.standIn
+            .messages(CHANNEL)
+            .filter((m) => m.ephemeralUser === user && /Autopilot: mode/.test(m.text))
+            .at(-1),
+        "the autopilot reply",
+      );
+    };
+    const refused = await say(BOB, "autopilot off");
+    expect(refused.text).toMatch(/Only an approver/);
+    expect(await store(harness).switchState()).toBe("on");
+    const off = await say(ALICE, "autopilot off");
+    expect(off.text).toMatch(/Autopilot is off for every table.*switch off/s);
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(commits(harness)).toBe(0);
+    const refusal = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refusal ?? "{}").kind).toBe("switched-off");
+    const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
+      "autopilot",
+    );
+    expect(audit.map((r) => [r.actor, r.action, r.outcome])).toEqual([
+      [BOB, "autopilot off", "refused"],
+      [ALICE, "autopilot off", "ok"],
+    ]);
+  });
+
+  it("shadow mode applies nothing, then App Home and /metrics show whether people did the same and it fixed it", async () => {
+    const harness = await start(
+      "ap-shadow",
+      "competing-appends",
+      botConfig({ holdOffSeconds: 0, mode: "shadow" }),
+    );
+    const rootTs = await fire(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot will apply/);
+    expect(commits(harness)).toBe(0);
+    // People approve the same step themselves; the writer recovers.
+    await approveStep(person(harness, ALICE), rootTs, "retries are at the default");
+    await eventually(() => commits(harness) === 1, "the approved commit");
+    harness.lakehouse!.advance(6 * 60_000);
+    await eventually(() => /commits resumed/.test(rootOf(harness)?.text ?? ""), "the resolved card");
+    await quiescent(harness);
+    const opened = await postSigned(
+      harness.url("/slack/events"),
+      harness.secret,
+      eventBody(
+        { type: "app_home_opened", user: ALICE, channel: "D0HOME", tab: "home", event_ts: "1.2" },
+        "Ev0APHOME",
+      ),
+      "application/json",
+    );
+    expect(opened.status).toBe(200);
+    const home = await eventually(() => harness.standIn.views.published[ALICE], "App Home");
+    expect(JSON.stringify(home)).toMatch(
+      /Autopilot: mode shadow in BOT_CONFIG, switch on.*raise commit retries: 1 of 1 agreed \(100%\), fixed 1/,
+    );
+    const metrics = await (await fetch(harness.url("/metrics"))).text();
+    expect(metrics).toMatch(/iceberg_bot_autopilot_shadow_agreement_ratio\{step="raise-commit-retries"\} 1/);
+    expect(metrics).toMatch(
+      /iceberg_bot_autopilot_decisions_total\{outcome="act",reason="retries-anytime",mode="shadow"\} 1/,
+    );
+  });
+});
