@@ -8,7 +8,7 @@
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/playbook/machine.js";
+import { approvalsNeeded, nextTarget } from "../../core/playbook/events/shared.js";
 import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
 import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
 import type { Report } from "../../core/report/schema.js";
