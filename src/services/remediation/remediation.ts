@@ -151,6 +151,8 @@ export class Remediation {
       user,
       confirmations: step?.confirmations ?? [],
     };
+    // Must stay: the form opens before any approval, so only a decision now can show the refusal in
+    // its place; nothing is saved, and the submission decides again on the record as it is then.
     const dry = decide(record, event, this.deps.now(), { ...ctx, proposalId: value.proposalId });
     const refused = dry.effects.some(
       (e) => e.type === "audit" && (e.entry.outcome === "refused" || e.entry.outcome === "ignored"),
