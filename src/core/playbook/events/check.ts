@@ -69,7 +69,7 @@ export const onCheck: Handler<"check"> = (state, event, now, ctx) => {
         verification,
         update(cur.stepId, "recovered", { kind: "recovered" }),
         { type: "resolve-incident", stepId: cur.stepId },
-        audit(state, now, "bot", event, "ok", `recovered after ${cur.stepId}`),
+        checkAudit(state, now, event, `recovered after ${cur.stepId}`),
       ],
     };
   }
@@ -112,14 +112,7 @@ function couldNotCheck(
     effects: [
       verification,
       update(checked.stepId, "ineffective", { kind: "could-not-check", checks: event.checkIndex, unseen }),
-      audit(
-        state,
-        now,
-        "bot",
-        event,
-        "ok",
-        `${checked.stepId} could not be checked (${sources || record.detail})`,
-      ),
+      checkAudit(state, now, event, `${checked.stepId} could not be checked (${sources || record.detail})`),
       { type: "walk-ended", outcome: "stalled", afterStepId: checked.stepId, unseen },
     ],
   };
@@ -145,16 +138,18 @@ function ineffective(
       revertable,
       ...(readOnly ? { readOnly: true } : {}),
     }),
-    audit(
+    checkAudit(
       state,
       now,
-      "bot",
       event,
-      "ok",
       readOnly
         ? `${cur.stepId} checked: no new commit from the writer`
         : `${cur.stepId} ineffective after ${cur.checksTotal} checks`,
     ),
   ];
   return moveOn(retire(state, checked, "ineffective", now), cur.stepId, "ineffective", effects, now, ctx);
+}
+
+function checkAudit(state: WalkState, now: number, event: EventOf<"check">, detail: string): Effect {
+  return audit(state, now, "bot", event, "ok", detail);
 }
