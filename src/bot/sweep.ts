@@ -82,7 +82,7 @@ async function startSweep(shared: Shared): Promise<SweepRuntime> {
   const catalog = startWorker(
     queues.names.catalog,
     SweepTaskSchema,
-    (task, job) => service.runTask(task, isLastAttempt(job)),
+    (task, job) => service.runTask(task, isLastAttempt(job), job.attemptsMade > 0),
     { concurrency: options.sweepConcurrency ?? 16, limiter: catalogLimiter(rates.catalog) },
     settings,
   );

@@ -54,13 +54,22 @@ export function parsePlaybook(text: string, file: string): ParseResult {
 
 type Locate = (path: readonly PathSegment[]) => number;
 
+type Add = (path: readonly PathSegment[], message: string) => void;
+type StepsById = Map<string, Playbook["steps"][number]>;
+
 function checkStepGraph(playbook: Playbook, file: string, locate: Locate): PlaybookProblem[] {
   const problems: PlaybookProblem[] = [];
-  const add = (path: readonly PathSegment[], message: string) =>
-    problems.push({ file, line: locate(path), message });
+  const add: Add = (path, message) => problems.push({ file, line: locate(path), message });
   const terminals = new Set(playbook.terminals.map((t) => t.id));
-  const steps = new Map(playbook.steps.map((s) => [s.id as string, s]));
+  const steps: StepsById = new Map(playbook.steps.map((s) => [s.id as string, s]));
+  checkTerminals(playbook, steps, add);
+  checkSteps(playbook, terminals, steps, add);
+  checkReachable(playbook, steps, add);
+  checkEnds(playbook, terminals, add);
+  return problems;
+}
 
+function checkTerminals(playbook: Playbook, steps: StepsById, add: Add): void {
   if (playbook.terminals.length === 0) {
     add(
       ["steps"],
@@ -75,7 +84,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
     if (steps.has(t.id)) add(["terminals", i, "id"], `terminal id ${t.id} is also a step id`);
     seenTerminals.add(t.id);
   });
+}
 
+function checkSteps(playbook: Playbook, terminals: Set<string>, steps: StepsById, add: Add): void {
   const seenSteps = new Set<string>();
   playbook.steps.forEach((step, i) => {
     if (seenSteps.has(step.id)) add(["steps", i, "id"], `duplicate step id ${step.id}`);
@@ -115,7 +126,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
       }
     });
   });
+}
 
+function checkReachable(playbook: Playbook, steps: StepsById, add: Add): void {
   // Reachability: a step is an entry when a finding selects it; the rest need an incoming edge.
   const reached = new Set<string>();
   const queue = playbook.steps
@@ -137,7 +150,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
       );
     }
   });
+}
 
+function checkEnds(playbook: Playbook, terminals: Set<string>, add: Add): void {
   // Every step must be able to end: some chain of transitions reaches a terminal.
   if (terminals.size > 0) {
     const ends = new Set<string>();
@@ -161,7 +176,6 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
       }
     });
   }
-  return problems;
 }
 
 function checkAuditFixes(
