@@ -2,8 +2,8 @@
 // schema, then the step graph. Every problem carries the file and the line it points at, so
 // `playbooks lint` can say exactly where to look.
 
-import type { Document } from "yaml";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { lineOfPath } from "../yaml-lines.js";
 import {
   type Playbook,
   type PlaybookFile,
@@ -33,7 +33,7 @@ export function parsePlaybook(text: string, file: string): ParseResult {
       })),
     };
   }
-  const locate = (path: readonly PathSegment[]) => lineOfPath(doc, path, lineAt);
+  const locate = (path: readonly PathSegment[]) => lineOfPath({ isMap, isScalar, isSeq }, doc, path, lineAt);
   const parsed = PlaybookFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
     return {
@@ -203,37 +203,6 @@ function unknownPlaceholders(template: string | undefined): string[] {
   return [...template.matchAll(/\{([A-Za-z]+)\}/g)]
     .map((m) => m[1] as string)
     .filter((name) => !KNOWN.has(name));
-}
-
-/** The line of the deepest node on `path` that exists (the key's line for map entries). */
-export function lineOfPath(
-  doc: Document,
-  path: readonly PathSegment[],
-  lineAt: (offset: number) => number,
-): number {
-  let node: unknown = doc.contents;
-  let line = startLine(node, lineAt) ?? 1;
-  for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
-      if (!pair) break;
-      line = startLine(pair.key, lineAt) ?? line;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === "number") {
-      const item = node.items[segment];
-      if (item === undefined) break;
-      line = startLine(item, lineAt) ?? line;
-      node = item;
-    } else {
-      break;
-    }
-  }
-  return line;
-}
-
-function startLine(node: unknown, lineAt: (offset: number) => number): number | undefined {
-  const range = (node as Node | null | undefined)?.range;
-  return range ? lineAt(range[0]) : undefined;
 }
 
 function firstLine(message: string): string {
