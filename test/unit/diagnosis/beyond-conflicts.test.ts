@@ -586,7 +586,9 @@ describe("unknown commits across restarts", () => {
     expect(r.verdict).toBe("commit-state-unknown");
     expect(ids(r)).not.toContain("multiple-flink-jobs");
     expect(r.findings[0]!.answered).toBe(true);
-    expect(r.nextStep?.id).toBe("idempotent-restart");
+    // It did not land and the successor committed since: its data is to confirm, not a restart.
+    expect(r.findings[0]!.answer).toBe("recommitted");
+    expect(r.nextStep?.id).toBe("confirm-recommit");
     expect(JSON.stringify(r.findings[0])).toContain("committed again afterwards");
     expect(JOB).not.toBe(JOB2);
   });
