@@ -50,6 +50,42 @@ export function plannedWords(input: {
   return `Autopilot will apply ${stepWords(input.stepId)} under policy ${input.policy}${where} at ${utcTime(input.applyAtMs)}, unless someone presses Hold. The follow-up checks judge the failing writer's own commits; if it does not recover, the change is reverted and the walk comes back to you.`;
 }
 
+/** How an announcement ended: the words its edit shows once Hold and Apply now are gone. */
+export type AutopilotFate =
+  | { kind: "applied" }
+  | { kind: "applied-now"; by: string }
+  | { kind: "held"; by: string }
+  | { kind: "handed-back"; reason: string };
+
+/**
+ * "Autopilot applied raise commit retries under policy night-retries (bot.yaml:12) when the
+ * hold-off ended." Who pressed Apply now or Hold is added by the adapter, as the channel shows them.
+ */
+export function settledWords(input: {
+  stepId: StepId;
+  policy: string;
+  line?: string;
+  fate: AutopilotFate;
+}): string {
+  const step = stepWords(input.stepId);
+  const under = `under policy ${input.policy}${input.line ? ` (${input.line})` : ""}`;
+  switch (input.fate.kind) {
+    case "applied":
+      return `Autopilot applied ${step} ${under} when the hold-off ended.`;
+    case "applied-now":
+      return `Autopilot applied ${step} ${under} before the hold-off ended: Apply now was pressed.`;
+    case "held":
+      return `Held: autopilot will not apply ${step}. It waits for an approver as usual.`;
+    case "handed-back":
+      return `Autopilot left ${step} to people: ${input.fate.reason}.`;
+  }
+}
+
+/** Why an announced step went to people without autopilot: they acted on it first. */
+export function peopleFirstWords(): string {
+  return "people acted on this step first";
+}
+
 export function switchedWords(action: "on" | "off"): string {
   return action === "off"
     ? "Autopilot is off for every table: announced steps are not applied and wait for people."
@@ -72,10 +108,6 @@ export function statusWords(mode: "off" | "shadow" | "on", state: "on" | "off" |
           ? "it applies the steps its policy lines allow"
           : "it applies nothing until switched on";
   return `Autopilot: mode ${mode} in BOT_CONFIG, switch ${switchWords}; ${does}.`;
-}
-
-export function heldWords(): string {
-  return "Held: autopilot will not apply this step. It waits for an approver as usual.";
 }
 
 export function declinedWords(reason: string): string {
