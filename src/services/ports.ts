@@ -2,6 +2,7 @@
 // Adapters implement these; src/main.ts wires them; tests inject real adapters pointed at
 // loopback servers and real Redis (never mocks of our own modules).
 
+import type { Refusal } from "../core/autopilot/decide.js";
 import type { TimelineChart } from "../core/chart/timeline.js";
 import type { CommandRateDecision } from "../core/command-rate.js";
 import type {
@@ -337,6 +338,8 @@ export type WalkNote =
       line?: string;
       fate: AutopilotFate;
     }
+  /** Autopilot left a proposed step to people without announcing it (core/words/autopilot.ts says why). */
+  | { kind: "autopilot-refused"; stepId: StepId; refusal: Refusal }
   /** Autopilot left a step it had announced to people (`reason` in core/words/autopilot.ts's words). */
   | { kind: "autopilot-declined"; reason: string }
   | { kind: "autopilot-reverted"; stepId: StepId; next?: StepId; ok: boolean };

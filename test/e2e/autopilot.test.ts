@@ -260,6 +260,21 @@ describe("autopilot (e2e)", () => {
     expect(commits(harness)).toBe(0);
     const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
     expect(JSON.parse(refused ?? "{}").kind).toBe("outside-hours");
+    // One line says why the step is people's.
+    expect(thread(harness)).toMatch(
+      /Autopilot leaves raise commit retries to you: policy retries-anytime allows changes only between \d\d:00-\d\d:00 UTC\./,
+    );
+  });
+
+  it("says nothing in the thread for a table no policy line covers", async () => {
+    const config = botConfig({ holdOffSeconds: 0 }).replace('name: "ev*"', 'name: "other*"');
+    const harness = await start("ap-silent", "competing-appends", config);
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot/);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}").kind).toBe("table-not-in-policy");
   });
 
   it("when the fleet's hourly budget is spent it announces nothing and applies nothing", async () => {
@@ -277,6 +292,9 @@ describe("autopilot (e2e)", () => {
     expect(commits(harness)).toBe(0);
     const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
     expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "fleet-budget", perHour: 1 });
+    expect(thread(harness)).toMatch(
+      /Autopilot leaves raise commit retries to you: the fleet's one autonomous change this hour is made\./,
+    );
   });
 
   it("does not act when a source the step depends on did not answer", async () => {

@@ -5,6 +5,7 @@
 
 import {
   declinedWords,
+  leftToPeopleWords,
   plannedWords,
   revertedWords,
   revertFailedWords,
@@ -85,6 +86,10 @@ function noteWords(note: WalkNote): { text: string; words: string } {
             : "";
       const icon = fate.kind === "applied" || fate.kind === "applied-now" ? ":robot_face:" : ":raised_hand:";
       return { text: words, words: `${icon} ${escapeMrkdwn(words)}${by}` };
+    }
+    case "autopilot-refused": {
+      const words = leftToPeopleWords(note.stepId, note.refusal);
+      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)}` };
     }
     case "autopilot-declined": {
       const words = declinedWords(note.reason);

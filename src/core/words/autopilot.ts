@@ -14,8 +14,10 @@ export function refusalWords(refusal: Refusal): string {
       return "autopilot was switched off with /iceberg autopilot off";
     case "self-stopped":
       return "autopilot stopped itself after too many reverts; /iceberg autopilot on starts it again";
+    case "table-not-in-policy":
+      return "no policy line names this table";
     case "no-policy":
-      return "no policy line names this table and step";
+      return "no policy line names this step for this table";
     case "step-not-marked":
       return "the playbook does not mark this step reversible and low risk";
     case "outside-hours":
@@ -23,9 +25,11 @@ export function refusalWords(refusal: Refusal): string {
     case "table-budget":
       return `policy ${refusal.policy} allows ${refusal.perDay} autonomous change${refusal.perDay === 1 ? "" : "s"} per table per day, already made`;
     case "fleet-budget":
-      return `the fleet's ${refusal.perHour} autonomous changes this hour are made`;
+      return refusal.perHour === 1
+        ? "the fleet's one autonomous change this hour is made"
+        : `the fleet's ${refusal.perHour} autonomous changes this hour are made`;
     case "verdict-not-selecting":
-      return `the verdict (${refusal.verdict}) is not one this step is selected for`;
+      return "the diagnosis is not one this step is meant for";
     case "source-unseen":
       return `the bot could not read the ${refusal.sources.map((s) => sourceWords(s)).join(", the ")}, which this step depends on`;
     case "unknown-commit":
@@ -37,6 +41,19 @@ export function refusalWords(refusal: Refusal): string {
     case "handed-back":
       return "autopilot already handed this incident to people";
   }
+}
+
+/**
+ * The thread's one line when autopilot leaves a proposed step to people: "Autopilot leaves raise
+ * commit retries to you: policy night-retries allows changes only between 22:00-06:00 UTC."
+ */
+export function leftToPeopleWords(stepId: StepId, refusal: Refusal): string {
+  return `Autopilot leaves ${stepWords(stepId)} to you: ${refusalWords(refusal)}.`;
+}
+
+/** Whether the thread hears of a refusal: a table no policy line covers is none of autopilot's business. */
+export function saysRefusal(refusal: Refusal): boolean {
+  return refusal.kind !== "table-not-in-policy";
 }
 
 /** "Autopilot will apply raise commit retries under policy night-retries (bot.yaml:12) at 03:05 UTC." */

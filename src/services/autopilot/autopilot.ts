@@ -26,6 +26,7 @@ import {
   notApproverWords,
   peopleFirstWords,
   refusalWords,
+  saysRefusal,
   selfStoppedWords,
   statusWords,
   switchedWords,
@@ -134,6 +135,13 @@ export class Autopilot {
       );
       if (!decision.act) {
         await this.deps.store.noteRefusal(incidentId, decision.refusal);
+        // One line so people know the step is theirs (named: a retried diagnosis says it once).
+        if (saysRefusal(decision.refusal))
+          await this.deps.notifier.say(record, {
+            kind: "note",
+            name: `autopilot-refused-${proposalId}`,
+            note: { kind: "autopilot-refused", stepId: run.stepId, refusal: decision.refusal },
+          });
         return;
       }
       const plan: AutopilotPlan = {
