@@ -5,14 +5,19 @@
 
 import { createEvidencePorts } from "../src/adapters/evidence/from-config.js";
 import { loadConfig } from "../src/config.js";
-import { alertmanagerBody } from "../src/sim/alertmanager.js";
 import { startLakehouse } from "../src/sim/lakehouse.js";
-import { type BenchBots, CHANNEL, fixedDiagnose, percentile, startBenchBots, timed } from "./_bot-setup.js";
+import { alertToFirstDiagnosis, type TimedAlert } from "./_alert-timing.js";
+import { type BenchBots, fixedDiagnose, percentile, startBenchBots, timed } from "./_bot-setup.js";
 
 const INJECTED_MS = 300;
 const RUNS = 5;
 const WRITER_JOB = "4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b";
 const BOT_CONFIG = `tables:\n  db.events:\n    flinkJobName: events-ingest\n    flinkJob: ${WRITER_JOB}\n`;
+const ALERT: TimedAlert = {
+  table: "iceberg.db.events",
+  incidentTable: "db.events",
+  labels: { job_name: "events-ingest" },
+};
 const SERVICES = ["catalog", "flink", "connect", "prometheus"] as const;
 
 /** Each source read alone through our own clients, as a diagnosis reads it. */
@@ -102,44 +107,8 @@ export async function run(): Promise<Record<string, number | string>> {
 
 async function alertToDiagnosis(bench: BenchBots): Promise<number[]> {
   const latencies: number[] = [];
-  const bot = bench.bots[0]!;
-  for (let i = 0; i < RUNS; i++) {
-    // The first reply in a thread that did not exist before this alert is its diagnosis (earlier
-    // incidents keep posting their proposals, so a plain reply count would be fooled).
-    const messages = () => bench.standIn.messages(CHANNEL);
-    const oldRoots = new Set(messages().map((m) => m.ts));
-    const diagnosed = () => messages().some((m) => m.thread_ts !== undefined && !oldRoots.has(m.thread_ts));
-    latencies.push(
-      await timed(async () => {
-        const response = await fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${bench.webhookToken}` },
-          body: alertBody(i),
-        });
-        if (response.status !== 202) throw new Error(`webhook answered ${response.status}`);
-        const deadline = Date.now() + 30_000;
-        while (!diagnosed()) {
-          if (Date.now() > deadline) throw new Error("no diagnosis was posted within 30 s");
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-      }),
-    );
-    // Close the incident so the next alert opens a fresh one and runs a fresh diagnosis.
-    const incident = await bot.store.openIncidentFor("db.events");
-    if (incident) await bot.store.close(incident, "resolved", Date.now());
-  }
+  for (let i = 0; i < RUNS; i++) latencies.push(await alertToFirstDiagnosis(bench, ALERT, i));
   return latencies.sort((a, b) => a - b);
-}
-
-function alertBody(n: number): string {
-  return alertmanagerBody([
-    {
-      table: "iceberg.db.events",
-      labels: { job_name: "events-ingest" },
-      startsAtMs: Date.now() - n * 1000,
-      fingerprint: `bench${n.toString().padStart(11, "0")}`,
-    },
-  ]);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

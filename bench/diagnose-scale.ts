@@ -2,7 +2,7 @@
 // lakehouse, a full diagnosis (HTTP, parsing, normalising, every rule) against its floor, a bare
 // process that fetches the same LoadTableResult and JSON.parses it. Each measurement runs in its
 // own process so that peak memory is not shared; floor and diagnosis alternate, round after round,
-// and the medians are compared. Goal at 100k: <= 1.5x the time and <= 1.0x the peak memory of the
+// and the medians are compared. Goal at 100k: <= 1.2x the time and <= 0.8x the peak memory of the
 // floor, and linear growth.
 
 import { execFile } from "node:child_process";

@@ -7,9 +7,10 @@
 //                 promise keeper (src/bot/workers.ts); or, for `start`, the supervised worker
 //                 process that runs them, so diagnoses never share the event loop that acks
 //   sweep         the catalog sweep's workers and schedule (src/bot/sweep.ts)
-//   receiver      Slack and the alert webhooks on one port (src/bot/receiver.ts)
+//   receiver      the one HTTP server: Slack, the alert webhooks, health and metrics (src/bot/receiver.ts)
 
 import type { Logger } from "pino";
+import { isQuiet } from "./adapters/http/backlogs.js";
 import { createLogger } from "./adapters/log.js";
 import { openConnections } from "./bot/connections.js";
 import {
@@ -124,17 +125,15 @@ function botHandle(shared: Shared, running: Running, stop: () => Promise<void>):
     log: shared.log,
     remediation: shared.remediation,
     sweep: { queues: sweepQueues, store: shared.sweepStore, runtime: running.sweep?.runtime },
-    async idle() {
+    async quiet() {
       // What the receiver is still doing for requests already answered comes first.
       await app?.settled();
-      const busy = await Promise.all([
-        ...[queues.diagnose, queues.slack].map((q) => q.getJobCounts("waiting", "active", "delayed")),
-        ...[remediationQueue.queue, sweepQueues.control, sweepQueues.catalog].map((q) =>
-          q.getJobCounts("waiting", "active", "prioritized"),
-        ),
-      ]);
-      const jobs = busy.flatMap((counts) => Object.values(counts)).reduce((a, b) => a + b, 0);
-      return jobs === 0 && (await outbox.pending()) === 0 && (await commandInbox.length()) === 0;
+      return isQuiet({
+        retried: [queues.diagnose, queues.slack],
+        scheduled: [remediationQueue.queue, sweepQueues.control, sweepQueues.catalog],
+        slackOutbox: outbox,
+        commandInbox,
+      });
     },
     stop,
   };

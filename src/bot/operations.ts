@@ -3,25 +3,24 @@
 // /metrics on METRICS_PORT (the worker Deployment's probes and scrape), and the retention pass
 // that removes incidents closed longer ago than retention.resolvedDays.
 
+import { serveEdge } from "../adapters/http/edge.js";
 import { type HealthMonitor, SLACK_TOKEN_ERRORS, startHealthMonitor } from "../adapters/http/health.js";
 import { within } from "../adapters/http/metrics.js";
-import { serveRoutes } from "../adapters/http/route-server.js";
 import { healthRoutes } from "../adapters/http/routes.js";
-import { checkPrimary } from "../adapters/redis/connection.js";
 import { type RetentionRunner, startRetention } from "../adapters/store/retention.js";
 import type { Part } from "./part.js";
 import { type Shared, slackClient } from "./shared.js";
 
 /** A worker's health and metrics port (the `worker` command: METRICS_PORT). */
 export function workerOpsServerPart(shared: Shared, port: number): Part & { port?: number } {
-  const { connections, config, store, metrics, log } = shared;
+  const { metrics, log } = shared;
   let close: (() => Promise<void>) | undefined;
   const part: Part & { port?: number } = {
     name: "worker health and metrics",
     async start() {
-      const server = await serveRoutes(
+      const server = await serveEdge(
         healthRoutes({
-          pingRedis: () => checkPrimary(connections.redis, config.redis, store.keys.sequence()),
+          pingRedis: shared.pingRedis,
           registry: metrics.registry,
           health: shared.health,
           failingSources: () => shared.sourceWatch.failing(),
@@ -87,7 +86,7 @@ export async function checkSlackTokenAtStart(shared: Pick<Shared, "config" | "lo
 
 /** Readiness kept current in memory: Redis, the shared Slack checks, the outbox's oldest message. */
 export function healthMonitorPart(shared: Shared): Part {
-  const { connections, config, store, options, log } = shared;
+  const { config, options, log } = shared;
   let monitor: HealthMonitor | undefined;
   return {
     name: "health monitor",
@@ -100,11 +99,10 @@ export function healthMonitorPart(shared: Shared): Part {
         delayedAfterMs: config.bot.slackDelivery.delayedAfterSeconds * 1000,
         authTest: () => client.auth.test(),
         checkRedis: async () => {
-          const status = await within<{ ok: boolean; error?: string }>(
-            READY_WAIT_MS,
-            () => checkPrimary(connections.redis, config.redis, store.keys.sequence()),
-            { ok: false, error: `no answer within ${READY_WAIT_MS} ms` },
-          );
+          const status = await within<{ ok: boolean; error?: string }>(READY_WAIT_MS, shared.pingRedis, {
+            ok: false,
+            error: `no answer within ${READY_WAIT_MS} ms`,
+          });
           return status.ok ? undefined : `Redis: ${status.error ?? "no primary reachable"}`;
         },
         now: shared.wallClock,

@@ -1,19 +1,21 @@
 // What startBot takes and gives back: the role, the seams tests and benchmarks use, and the
 // handle of a running bot.
 
+import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/discovery.js";
 import type { SourceWatch } from "../adapters/evidence/source-watch.js";
-import type { BotQueues, BotWorkers, QueueNames } from "../adapters/queue/queues.js";
+import type { BotQueues, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
-import type { SweepQueueNames, SweepQueues, SweepWorkers } from "../adapters/queue/sweep-queue.js";
+import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
 import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
 import type { Renderers } from "../adapters/slack/renderers.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
+import type { DiagnoseJob, SlackJob } from "../core/jobs.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import type { EvidencePorts, SlackOutboxPort } from "../services/ports.js";
 import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";
@@ -133,19 +135,25 @@ export interface Bot {
   remediation: Remediation;
   sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   /**
-   * True when nothing is left to do now: no job waiting, running or due for a retry on the
-   * diagnosis and Slack queues, none waiting or running on the remediation and sweep queues
-   * (scheduled follow-ups and sweeps are not work now), nothing owed to Slack, and no request
-   * whose listeners are still at work in this process's receiver.
+   * True when the bot owes nothing now (adapters/http/backlogs.ts, isQuiet) and no request's
+   * listeners are still at work in this process's receiver.
    */
-  idle(): Promise<boolean>;
+  quiet(): Promise<boolean>;
   stop(): Promise<void>;
+}
+
+/** The diagnosis and Slack queue workers of a process that runs them. */
+export interface BotWorkers {
+  diagnose: Worker<DiagnoseJob>;
+  slack: Worker<SlackJob>;
+  /** Stops taking jobs and waits for the running ones (force: does not wait). */
+  close(force?: boolean): Promise<void>;
 }
 
 /** The catalog sweep running in a worker: its service and its queue workers. */
 export interface SweepRuntime {
   service: SweepService;
-  workers: SweepWorkers;
+  workers: { close(): Promise<void> };
 }
 
 /** A `start` whose workers run in a supervised child process (this process then runs none). */

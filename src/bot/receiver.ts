@@ -1,9 +1,13 @@
-// The receiver part (`serve`, `start`): Slack's requests and the alert webhooks on one port. It
-// verifies, acknowledges and records; the workers do the rest.
+// The receiver part (`serve`, `start`): the bot's one HTTP server with Slack's requests (or, in
+// Socket Mode, Slack's socket beside it), the alert webhooks, health and metrics. It verifies,
+// acknowledges and records; the workers do the rest.
 
 import type { FailingSource } from "../adapters/evidence/source-watch.js";
+import { type Edge, serveEdge } from "../adapters/http/edge.js";
+import { replayGuard } from "../adapters/http/replay-guard.js";
+import { healthRoutes } from "../adapters/http/routes.js";
+import { alertWebhookRoutes } from "../adapters/http/webhook.js";
 import { batchedFirstTime } from "../adapters/redis/batched-first-time.js";
-import { checkPrimary } from "../adapters/redis/connection.js";
 import { type BotApp, createBotApp } from "../adapters/slack/app.js";
 import { homeQueueId } from "../adapters/slack/outbox/outbox.js";
 import { threadPeople } from "../adapters/slack/thread-people.js";
@@ -27,28 +31,28 @@ export function receiverPart(
   shared: Shared,
   child?: { metrics: () => Promise<unknown[]>; failingSources: () => FailingSource[] },
 ): ReceiverPart {
-  const { config, options, connections, store, sweepQueues, confirmDurable } = shared;
+  const { config, options, connections, store, sweepQueues, log } = shared;
   const { redis } = connections;
+  // The producers and the store use this connection.
+  const redisReady = () => redis.status === "ready";
+  // A burst of Slack requests checks for replays in one round trip per event-loop turn.
+  const firstTime = batchedFirstTime(redis, (scope, key) => store.keys.seen(scope, key));
   const app = createBotApp({
     slack: config.slack,
-    alertWebhookTokens: config.alertWebhookTokens,
-    webhookBodyLimitBytes: options.webhookBodyLimitBytes,
-    // The producers and the store use this connection.
-    redisReady: () => redis.status === "ready",
+    redisReady,
     queues: shared.queues,
     inbox: shared.commandInbox,
-    store,
-    // A burst of Slack requests checks for replays in one round trip per event-loop turn.
-    firstTime: batchedFirstTime(redis, (scope, key) => store.keys.seen(scope, key)),
+    // With Redis away the check is skipped rather than waited for (the listener then tells the person).
+    firstDelivery: replayGuard({
+      firstTime: (scope, key, ttl) =>
+        redisReady() ? firstTime(scope, key, ttl) : Promise.reject(new Error("redis unavailable")),
+      log,
+    }),
     render: shared.render,
-    metrics: shared.metrics,
-    log: shared.log,
+    log,
     wallClock: shared.wallClock,
     remediation: shared.remediation,
-    sweep: {
-      requestAudit: (request) => sweepQueues.requestAudit(request),
-      requestFix: (request) => sweepQueues.requestFix(request),
-    },
+    sweep: sweepQueues,
     // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
     // like everything the workers send.
     scrub: { secrets: secretValues(config), addresses: shared.addresses },
@@ -65,32 +69,55 @@ export function receiverPart(
       },
       now: shared.now,
     }),
-    pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
-    health: shared.health,
-    ...(child ? { otherMetrics: child.metrics } : {}),
-    failingSources: () => [...shared.sourceWatch.failing(), ...(child?.failingSources() ?? [])],
-    acceptAlerts: async (alerts) => {
-      const outcome = await acceptAlerts(shared.incidents, alerts);
-      // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
-      // after the answer must not lose it (the sender retries a 5xx).
-      await confirmDurable();
-      return outcome;
-    },
   });
+  const routes = [...app.routes, ...alertAndHealthRoutes(shared, child)];
+  let edge: Edge | undefined;
   const part: ReceiverPart = {
     name: "receiver",
     app,
     async start() {
-      ({ port: part.port } = await app.start(options.port ?? config.port));
-      shared.log.info(
-        { port: part.port, mode: config.slack.mode, role: options.role },
-        "iceberg-bot listening",
-      );
+      edge = await serveEdge(routes, options.port ?? config.port);
+      try {
+        await app.connect();
+      } catch (error) {
+        await edge.close();
+        throw error;
+      }
+      part.port = edge.port;
+      log.info({ port: part.port, mode: config.slack.mode, role: options.role }, "iceberg-bot listening");
     },
     async stop() {
       await app.stop();
-      shared.log.info({ role: options.role }, "receiver stopped");
+      await edge?.close();
+      log.info({ role: options.role }, "receiver stopped");
     },
   };
   return part;
+}
+
+/** The alert webhooks, health and metrics: the edge's routes besides Slack's. */
+function alertAndHealthRoutes(shared: Shared, child: Parameters<typeof receiverPart>[1]) {
+  const { config, options, metrics, log } = shared;
+  return [
+    ...alertWebhookRoutes({
+      tokens: config.alertWebhookTokens,
+      bodyLimitBytes: options.webhookBodyLimitBytes,
+      metrics,
+      log,
+      accept: async (alerts) => {
+        const outcome = await acceptAlerts(shared.incidents, alerts);
+        // Answer only once the replicas REDIS_URL asks for hold the alert: a failover right
+        // after the answer must not lose it (the sender retries a 5xx).
+        await shared.confirmDurable();
+        return outcome;
+      },
+    }),
+    ...healthRoutes({
+      pingRedis: shared.pingRedis,
+      registry: metrics.registry,
+      health: shared.health,
+      ...(child ? { otherMetrics: child.metrics } : {}),
+      failingSources: () => [...shared.sourceWatch.failing(), ...(child?.failingSources() ?? [])],
+    }),
+  ];
 }

@@ -10,20 +10,21 @@ import { readBacklogs } from "../adapters/http/backlogs.js";
 import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
 import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
 import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
+import { REPLAY_MEMORY_SECONDS } from "../adapters/http/replay-guard.js";
 import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
-import { WEBHOOK_KINDS } from "../adapters/intake/webhook.js";
+import { WEBHOOK_KINDS } from "../adapters/http/webhook.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type CommandInbox, createCommandInbox } from "../adapters/queue/command-inbox.js";
 import { type BotQueues, createQueues, type QueueNames } from "../adapters/queue/queues.js";
 import { createRemediationQueue, type RemediationQueue } from "../adapters/queue/remediation-queue.js";
 import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../adapters/queue/sweep-queue.js";
-import { confirmReplicated } from "../adapters/redis/connection.js";
+import { leftJobReporter, type WorkerSettings } from "../adapters/queue/worker.js";
+import { checkPrimary, confirmReplicated } from "../adapters/redis/connection.js";
 import { boltLogger } from "../adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "../adapters/slack/default-renderers.js";
 import { SlackOutbox } from "../adapters/slack/outbox/outbox.js";
 import { OutboxNotifier, owedWithWalk, slackOutboxSender } from "../adapters/slack/outbox/say.js";
 import type { Renderers } from "../adapters/slack/renderers.js";
-import { REPLAY_MEMORY_SECONDS } from "../adapters/slack/replay-guard.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
@@ -92,12 +93,11 @@ export interface Shared {
   autopilot: Autopilot;
   /** Resolves once what was written is on the replicas REDIS_URL asks for. */
   confirmDurable(): Promise<void>;
-  /** A job left for a newer release (adapters/queue/queues.ts, retryPolicy): counted, logged once per job. */
-  jobLeft(queue: string, job: { id?: string; name: string }, error: CodedError): void;
+  /** Whether a primary that takes writes answers (readiness: adapters/redis/connection.ts). */
+  pingRedis(): ReturnType<typeof checkPrimary>;
+  /** A job left for a newer release (adapters/queue/worker.ts): counted, logged once per job. */
+  jobLeft: NonNullable<WorkerSettings["onLeft"]>;
 }
-
-/** Jobs a process remembers having logged as left; beyond it, it starts over (one more line each). */
-const LEFT_JOBS_REMEMBERED = 10_000;
 
 export async function assemble(config: Config, options: BotOptions, connections: Connections, log: Logger) {
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
@@ -203,17 +203,10 @@ export async function assemble(config: Config, options: BotOptions, connections:
   };
   const addresses = internalAddresses(config);
   const client = slackClient(config, log, addresses);
-  // A newer release's job is looked at again every few minutes until a worker of that release
-  // takes it: counted each time, said once per job by this process, so no log storm.
-  const leftLogged = new Set<string>();
-  const jobLeft = (queue: string, job: { id?: string; name: string }, error: CodedError) => {
-    metrics.jobOutcomes.inc({ queue, outcome: "left" });
-    const key = `${queue}\u0000${job.id}`;
-    if (leftLogged.has(key)) return;
-    if (leftLogged.size >= LEFT_JOBS_REMEMBERED) leftLogged.clear();
-    leftLogged.add(key);
-    log.warn({ queue, job: job.id, name: job.name, err: error.message }, "job left for a newer release");
-  };
+  const jobLeft = leftJobReporter({
+    count: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "left" }),
+    log,
+  });
   const shared = {
     ...{ config, options, log, now, wallClock, playbooks: playbooks, connections, store, outbox },
     ...{
@@ -230,6 +223,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
       sourceWatch,
       ...(flinkDiscovery ? { flinkDiscovery } : {}),
       confirmDurable,
+      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
       jobLeft,
     },
     render: options.render ?? defaultRenderers,
@@ -315,7 +309,7 @@ function createQueueSet(options: BotOptions, connections: Connections) {
   return { queues, remediationQueue, sweepQueues, queuesPart };
 }
 
-export function remediationQueueName(options: BotOptions): string | undefined {
+function remediationQueueName(options: BotOptions): string | undefined {
   return options.queueNames?.diagnose ? `${options.queueNames.diagnose}-remediation` : undefined;
 }
 

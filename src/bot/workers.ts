@@ -6,32 +6,46 @@ import { SlackDelays } from "../adapters/http/health.js";
 import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
 import { type DrainLoop, startDrainLoop } from "../adapters/queue/drain-loop.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
-import { DiagnoseJobSchema, SlackJobSchema } from "../adapters/queue/jobs.js";
-import { type BotWorkers, readJob, startWorkers } from "../adapters/queue/queues.js";
-import { startRemediationWorker } from "../adapters/queue/remediation-queue.js";
+import { DEFAULT_REMEDIATION_QUEUE } from "../adapters/queue/remediation-queue.js";
+import { startWorker, type WorkerSettings } from "../adapters/queue/worker.js";
 import { OutboxPoster } from "../adapters/slack/outbox/poster.js";
 import { runSlackJob } from "../adapters/slack/slack-jobs.js";
 import { slackTimelinePoster } from "../adapters/slack/upload.js";
 import { SlackViews } from "../adapters/slack/views.js";
 import { commandRateCounter } from "../adapters/store/window-counters.js";
+import { DiagnoseJobSchema, RemediationJobSchema, SlackJobSchema } from "../core/jobs.js";
 import { drainDeferredAlerts } from "../services/alerts.js";
 import { runInboxCommand } from "../services/commands.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import { runDiagnoseJob } from "../services/incident/diagnosis.js";
 import { keepIntakePromises } from "../services/intake-promises.js";
 import { superviseWorker, type WorkerChildOptions, type WorkerSupervisor } from "../worker-supervisor.js";
+import type { BotWorkers } from "./options.js";
 import type { Part } from "./part.js";
-import { remediationQueueName, type Shared, slackClient } from "./shared.js";
+import { type Shared, slackClient } from "./shared.js";
 import { storySources } from "./story.js";
+
+/** The hooks and lock settings every BullMQ worker of a process shares. */
+export function workerSettings(shared: Shared): WorkerSettings {
+  const { options, metrics, log, connections } = shared;
+  return {
+    connection: connections.blocking,
+    prefix: shared.queues.prefix,
+    lockDurationMs: options.lockDurationMs,
+    stalledIntervalMs: options.stalledIntervalMs,
+    onError: (queue, error) => connections.errors.report(`worker ${queue}`, error),
+    onFailed: (queue, job, error) => {
+      metrics.jobOutcomes.inc({ queue, outcome: "failed" });
+      log.warn({ queue, job: job?.id, attempt: job?.attemptsMade, err: error.message }, "job failed");
+    },
+    onLeft: shared.jobLeft,
+  };
+}
 
 /** Diagnoses, the evidence modal and remediation on BullMQ. */
 export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers } {
-  const { options, metrics, log, now, connections } = shared;
-  const onError = (queue: string, error: Error) => connections.errors.report(`worker ${queue}`, error);
-  const onFailed = (queue: string, job: { id?: string; attemptsMade?: number } | undefined, error: Error) => {
-    metrics.jobOutcomes.inc({ queue, outcome: "failed" });
-    log.warn({ queue, job: job?.id, attempt: job?.attemptsMade, err: error.message }, "job failed");
-  };
+  const { options, metrics, log, now } = shared;
+  const settings = workerSettings(shared);
   const diagnosis = {
     ...shared.incidents,
     ports: shared.ports,
@@ -41,47 +55,51 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
     remediation: shared.remediation,
   };
   const views = { client: shared.client, store: shared.store, render: shared.render, now, log };
-  const common = {
-    connection: connections.blocking,
-    lockDurationMs: options.lockDurationMs,
-    stalledIntervalMs: options.stalledIntervalMs,
-    onError,
-    onLeft: shared.jobLeft,
+  const counted = {
+    ...settings,
+    onCompleted: (queue: string) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
   };
-  const workers = startWorkers(
-    {
-      ...common,
-      prefix: options.queuePrefix,
-      names: options.queueNames,
-      concurrency: { diagnose: shared.config.bot.workers.diagnoses, ...options.concurrency },
-      onFailed,
-      onCompleted: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
+  const { names } = shared.queues;
+  const concurrency = { diagnose: shared.config.bot.workers.diagnoses, slack: 4, ...options.concurrency };
+  const diagnose = startWorker(
+    names.diagnose,
+    DiagnoseJobSchema,
+    async (job, { id }) => {
+      const started = now();
+      await runDiagnoseJob(diagnosis, job, String(id));
+      metrics.diagnosisSeconds.observe({ kind: job.kind }, (now() - started) / 1000);
     },
-    {
-      diagnose: async (job) => {
-        const started = now();
-        await runDiagnoseJob(diagnosis, readJob(DiagnoseJobSchema, job), String(job.id));
-        metrics.diagnosisSeconds.observe({ kind: job.data.kind }, (now() - started) / 1000);
-      },
-      slack: (job) =>
-        runSlackJob(
-          { ...views, onSlackError: (method) => metrics.slackErrors.inc({ method }) },
-          readJob(SlackJobSchema, job),
-        ),
-    },
+    { concurrency: concurrency.diagnose ?? 8 },
+    counted,
+  );
+  const slack = startWorker(
+    names.slack,
+    SlackJobSchema,
+    (job) => runSlackJob({ ...views, onSlackError: (method) => metrics.slackErrors.inc({ method }) }, job),
+    { concurrency: concurrency.slack ?? 4 },
+    counted,
   );
   const remediation =
     options.remediationWorker === false
       ? undefined
-      : startRemediationWorker(
-          {
-            ...common,
-            prefix: shared.queues.prefix,
-            name: remediationQueueName(options),
-            onFailed: (job, error) => onFailed("remediation", job, error),
-          },
+      : startWorker(
+          shared.remediationQueue.queue.name,
+          RemediationJobSchema,
           (job) => shared.remediation.runJob(job),
+          { concurrency: 4 },
+          // Counted as remediation whatever a test names the queue.
+          {
+            ...settings,
+            onFailed: (_, job, error) => settings.onFailed?.(DEFAULT_REMEDIATION_QUEUE, job, error),
+          },
         );
+  const workers: BotWorkers = {
+    diagnose,
+    slack,
+    async close(force = false) {
+      await Promise.all([diagnose.close(force), slack.close(force)]);
+    },
+  };
   return {
     name: "queue workers",
     workers,

@@ -453,7 +453,7 @@ async function autopilotRefusal(ctx: DemoContext): Promise<string> {
 }
 
 const settled = (ctx: DemoContext) =>
-  until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to settle");
+  until(ctx, async () => (await ctx.bot!.quiet()) && (await ctx.bot!.quiet()), "the bot to settle");
 
 const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
 
@@ -581,7 +581,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
 async function moment(ctx: DemoContext, label: string): Promise<void> {
   if (!ctx.options.onMoment) return;
   const settle = () =>
-    until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to settle");
+    until(ctx, async () => (await ctx.bot!.quiet()) && (await ctx.bot!.quiet()), "the bot to settle");
   await settle();
   await ctx.options.onMoment({
     label,
@@ -641,7 +641,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (/Next step:\*? (none|no playbook step)/.test(diagnosis)) await showAudit(ctx, diagnosis);
     else await walkPlaybook(ctx);
     // The last edits and the picture after recovery land before the thread is printed.
-    await until(ctx, async () => (await ctx.bot!.idle()) && (await ctx.bot!.idle()), "the bot to finish");
+    await until(ctx, async () => (await ctx.bot!.quiet()) && (await ctx.bot!.quiet()), "the bot to finish");
     progress(ctx, "print the thread");
     const paths = writePictures(ctx);
     say(ctx, "");

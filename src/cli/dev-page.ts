@@ -71,6 +71,7 @@ export const DEV_PAGE = String.raw`<!doctype html>
   <button id="fire" type="button">Fire alert</button>
   <button id="advance" type="button" title="Move the simulated lakehouse six minutes ahead">+6 simulated minutes</button>
   <button id="fix" type="button" title="Play a person's fix made by hand: the failing writer recovers">A person fixes the writer</button>
+  <button id="again" type="button" title="A day later the same table fails the same way: fire the alert again for a repeat incident">Same failure a day later</button>
   <span id="clock"></span>
   <span id="status"></span>
 </header>
@@ -83,7 +84,8 @@ var BT = "\x60";
 var EMOJI = { red_circle: "🔴", large_yellow_circle: "🟡", large_green_circle: "🟢", large_blue_circle: "🔵", white_circle: "⚪", hourglass_flowing_sand: "⏳",
   white_check_mark: "✅", warning: "⚠️", mag: "🔍", gear: "⚙️", octagonal_sign: "🛑", wrench: "🔧", x: "❌",
   clipboard: "📋", no_entry: "⛔", fast_forward: "⏩", leftwards_arrow_with_hook: "↩️", raised_hand: "✋",
-  heavy_check_mark: "✔️", hourglass: "⌛", bulb: "💡", memo: "📝", rotating_light: "🚨", lock: "🔒" };
+  heavy_check_mark: "✔️", hourglass: "⌛", bulb: "💡", memo: "📝", rotating_light: "🚨", lock: "🔒",
+  grey_question: "❔", information_source: "ℹ️", pushpin: "📌", repeat: "🔁", robot_face: "🤖" };
 var state = null, lastChannel = "", shownModal = -1, shownView = "";
 var userSelect = document.getElementById("user");
 var scenarioSelect = document.getElementById("scenario");
@@ -92,17 +94,19 @@ function esc(s) { return String(s).replace(/&(?!(amp|lt|gt|quot);)/g, "&amp;").r
 function emoji(s) { return s.replace(/:([a-z0-9_+-]+):/g, function (w, n) { return EMOJI[n] || w; }); }
 function userLabel(id) { var u = (state.users || []).find(function (x) { return x.id === id; }); return u ? u.label.split(" (")[0] : id; }
 function pad(n) { return (n < 10 ? "0" : "") + n; }
+// The simulated clock: "Today" and "5 min ago" are as of the lakehouse's now, not the browser's.
+function simNow() { return state && state.nowMs ? state.nowMs : Date.now(); }
 // A Slack date token, <!date^SECONDS^FORMAT|fallback>, in the reader's local time, as Slack shows it.
 function dateToken(inner, fallback) {
   var parts = inner.split("^"), at = new Date(Number(parts[1]) * 1000), format = parts[2] || "{date_short} {time}";
   if (!isFinite(at.getTime())) return esc(fallback);
-  var day = new Date(at.getFullYear(), at.getMonth(), at.getDate()), today = new Date(), mid = new Date(today.getFullYear(), today.getMonth(), today.getDate());
+  var day = new Date(at.getFullYear(), at.getMonth(), at.getDate()), today = new Date(simNow()), mid = new Date(today.getFullYear(), today.getMonth(), today.getDate());
   var days = Math.round((mid - day) / 86400000);
   var pretty = function (fn) { return days === 0 ? "Today" : days === 1 ? "Yesterday" : days === -1 ? "Tomorrow" : fn(); };
   var long = function () { return at.toLocaleDateString(undefined, { weekday: "long", month: "long", day: "numeric", year: "numeric" }); };
   var short = function () { return at.toLocaleDateString(undefined, { month: "short", day: "numeric", year: "numeric" }); };
   var plain = function () { return at.toLocaleDateString(undefined, { month: "long", day: "numeric", year: "numeric" }); };
-  var secs = Math.round((Date.now() - at.getTime()) / 1000), mins = Math.round(Math.abs(secs) / 60);
+  var secs = Math.round((simNow() - at.getTime()) / 1000), mins = Math.round(Math.abs(secs) / 60);
   var tokens = {
     date_num: at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate()),
     date: plain(), date_short: short(), date_long: long(),
@@ -298,6 +302,7 @@ document.addEventListener("click", function (ev) {
 });
 el("fire").onclick = function () { post("/api/alert", { scenario: scenarioSelect.value }).then(refresh); };
 el("advance").onclick = function () { post("/api/advance", { minutes: 6 }).then(refresh); };
+el("again").onclick = function () { post("/api/again", {}).then(function (r) { if (r.ok) el("status").textContent = "a day later: the same failure again; fire the alert"; refresh(); }); };
 el("fix").onclick = function () { post("/api/fix", {}).then(function (r) { if (r.ok) el("status").textContent = r.fixed + " writer(s) of " + r.table + " fixed"; }); };
 userSelect.onchange = function () { lastChannel = ""; hideModal(); render(); };
 el("command-form").onsubmit = function (ev) {

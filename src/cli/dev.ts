@@ -25,6 +25,7 @@ const DEV_USERS = [
   { id: "U0DEVGUEST", label: "analyst (not an approver)" },
 ] as const;
 const APPROVERS = DEV_USERS.slice(0, 2).map((u) => u.id);
+const DAY_MS = 86_400_000;
 
 export interface DevOptions {
   env: Env;
@@ -317,6 +318,22 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return { ok: true, nowMs: clock.now() };
   }
 
+  /**
+   * The same table fails the same way a day later: a fresh world of the scenario on the same ports,
+   * the bot and its memory kept, so the next alert is a repeat incident ("Seen on …").
+   */
+  async function again(): Promise<Json> {
+    if (!running) return { ok: false, error: "fire an alert first" };
+    const old = running.lakehouse;
+    const ports = Object.fromEntries(
+      Object.entries(old.urls).map(([kind, url]) => [kind, Number(new URL(url).port)]),
+    );
+    await old.close();
+    clock.advance(DAY_MS);
+    running.lakehouse = await startLakehouse({ scenario: running.scenario, clock, ports });
+    return { ok: true, nowMs: clock.now() };
+  }
+
   function fixByHand(): Json {
     if (!running) return { ok: false, error: "fire an alert first" };
     const table = loadScenario(running.scenario).table;
@@ -331,6 +348,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     "POST /api/command": command,
     "POST /api/advance": advance,
     "POST /api/fix": fixByHand,
+    "POST /api/again": again,
   };
 
   const server: Server = createServer((req, res) => {

@@ -64,7 +64,11 @@ export interface CatalogPort {
 export type Listing<T> = T[] & { gaps?: SourceGap[] };
 
 export interface FlinkPort {
-  listJobs(): Promise<Listing<FlinkJobSummary>>;
+  /**
+   * With several sources, one that has not listed within `withinMs` is a gap (named in the
+   * listing), so what the others listed can still be read before the caller's deadline.
+   */
+  listJobs(withinMs?: number): Promise<Listing<FlinkJobSummary>>;
   /**
    * Everything about one job; `metricTable` is the table as the sink names it (e.g.
    * iceberg.db.events). `source` picks the Flink source when several are read.
@@ -89,7 +93,8 @@ export interface RestartOutcome {
 
 /** `cluster` picks the Connect cluster when several are read (the one the evidence named). */
 export interface ConnectPort {
-  listConnectors(): Promise<Listing<ConnectorInfo>>;
+  /** `withinMs` as for FlinkPort.listJobs. */
+  listConnectors(withinMs?: number): Promise<Listing<ConnectorInfo>>;
   getConnectorEvidence(name: string, cluster?: string): Promise<ConnectEvidence>;
   restart(
     name: string,

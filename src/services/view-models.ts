@@ -44,6 +44,8 @@ export interface StatusCardView {
   check?: { index: number; total: number };
   /** How many follow-up checks saw no recovery, once the step's checks ended without one. */
   noRecoveryAfterChecks?: number;
+  /** The checks ended unable to read what recovery is judged on: not "no recovery", but unknown. */
+  couldNotCheck?: boolean;
   /** credit "already-flowing": the writer committed before the step; the step fixed nothing. */
   resolution?: {
     fixedBy: string;

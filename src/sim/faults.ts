@@ -8,6 +8,8 @@ export type FaultKind = "latency" | "status" | "hang" | "reset" | "truncate" | "
 
 export interface FaultSpec {
   service: SimService;
+  /** The named cluster or catalog whose server it hits; default: every server of the service. */
+  server?: string;
   /** Default: any method. */
   method?: string;
   /** Exact pathname, or a regex (a string starting with ^ is treated as a regex source). */
@@ -79,10 +81,11 @@ export class SimFaultInjector implements FaultInjector {
   }
 
   /** The first fault that applies to this request; consumes one of its uses. */
-  take(service: SimService, method: string, pathname: string): FaultSpec | undefined {
+  take(service: SimService, method: string, pathname: string, server?: string): FaultSpec | undefined {
     for (let i = 0; i < this.active.length; i++) {
       const f = this.active[i] as ActiveFault;
       if (f.spec.service !== service) continue;
+      if (f.spec.server !== undefined && f.spec.server !== server) continue;
       if (f.spec.method && f.spec.method.toUpperCase() !== method.toUpperCase()) continue;
       if (!f.matcher(pathname)) continue;
       f.remaining -= 1;

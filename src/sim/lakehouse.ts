@@ -141,6 +141,7 @@ export async function startLakehouse(options: LakehouseOptions): Promise<Lakehou
       const service: SimService = entry.kind === "catalogs" ? "catalog" : entry.kind;
       entry.server = await startServiceServer({
         service,
+        name: entry.name,
         host,
         port: 0,
         handler: extraHandler(entry.kind, entry.name),

@@ -216,6 +216,8 @@ function disagreements(s: Surfaces): string[] {
     if (/\*Could not check:\*/.test(verdict)) {
       say("step state after the thread's Could not check", step.state, "could-not-check");
       say("health while the check could not see", story.health, "unknown");
+      if (card.position?.includes("no recovery"))
+        out.push(`${s.label}: the thread says it could not check, the card: ${card.position}`);
     }
     const checking = /\*Verifying[^\n]*\ncheck (\d+) of (\d+)/.exec(verdict);
     if (checking && story.workflow === "verifying")

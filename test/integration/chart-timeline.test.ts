@@ -209,6 +209,16 @@ describe("the commit timeline of a diagnosis", () => {
     );
   });
 
+  it("does not call a writer that commits after its failure a failing writer (the duplicate)", async () => {
+    const { evidence, now } = await evidenceOf("commit-state-unknown-duplicate");
+    const chart = buildTimeline(evidence, now);
+    const writer = chart.lanes.find((l) => l.writer)!;
+    expect(chart.failures.some((f) => f.lane === writer.id)).toBe(true);
+    const rows = timelineRows(chart).map((r) => r.label);
+    expect(rows[0]).toMatch(/\(writer\)$/);
+    expect(rows.join("\n")).not.toContain("(failing writer)");
+  });
+
   it("draws the failing twin as the writer, with its short id and its failures, beside the healthy one", async () => {
     const { evidence, now } = await evidenceOf("two-writers-one-failing");
     const chart = buildTimeline(evidence, now);

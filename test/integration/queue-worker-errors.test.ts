@@ -1,13 +1,12 @@
-// Every BullMQ worker the bot starts hands its "error" events to the one reporter: a lost Redis
+// Every BullMQ worker the bot starts (all through startWorker) hands its "error" events to the one reporter: a lost Redis
 // connection is one line per retry period, any other worker error a line of its own kind, and
 // none is swallowed by an empty listener.
 
 import type { Worker } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { connectionErrorReporter } from "../../src/adapters/queue/connection-errors.js";
-import { startWorkers } from "../../src/adapters/queue/queues.js";
-import { startRemediationWorker } from "../../src/adapters/queue/remediation-queue.js";
-import { startSweepWorkers } from "../../src/adapters/queue/sweep-queue.js";
+import { startWorker } from "../../src/adapters/queue/worker.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 let scope: TestRedisScope | undefined;
@@ -29,25 +28,17 @@ describe("worker errors", () => {
     const onError = (queue: string, error: Error) => reporter.report(`worker ${queue}`, error);
     const connection = { url: REDIS_URL };
     const prefix = scope.queuePrefix;
-    const bot = startWorkers(
-      { connection, prefix, names: scope.queueNames, onError },
-      { diagnose: async () => {}, slack: async () => {} },
-    );
-    const remediation = startRemediationWorker(
-      { connection, prefix, name: `remediation-${scope.namespace}`, onError },
-      async () => {},
-    );
-    const sweep = startSweepWorkers(
-      {
-        connection,
-        prefix,
-        names: { control: `sweep-${scope.namespace}`, catalog: `sweep-catalog-${scope.namespace}` },
-        catalogPerSecond: 10,
-        onError,
-      },
-      { control: async () => {}, catalog: async () => {} },
-    );
-    workers.push(bot.diagnose, bot.slack, remediation, sweep.control, sweep.catalog);
+    const names = [
+      scope.queueNames.diagnose,
+      scope.queueNames.slack,
+      `remediation-${scope.namespace}`,
+      `sweep-${scope.namespace}`,
+      `sweep-catalog-${scope.namespace}`,
+    ];
+    for (const name of names)
+      workers.push(
+        startWorker(name, z.unknown(), async () => {}, { concurrency: 1 }, { connection, prefix, onError }),
+      );
 
     for (const worker of workers) {
       at += 1000;

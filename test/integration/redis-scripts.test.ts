@@ -10,9 +10,6 @@ import { filesUnder } from "../support/files.js";
 import { REPO_ROOT } from "../support/openapi.js";
 import { type TestRedisScope, testRedisScope } from "../support/redis.js";
 
-/** Scripts that still live in TypeScript: the Slack outbox's, which move with its rewrite. */
-const NOT_YET_FILES = ["src/adapters/slack/outbox/outbox.ts"];
-
 let scope: TestRedisScope | undefined;
 afterEach(async () => {
   await scope?.cleanup();
@@ -55,7 +52,7 @@ describe("redis scripts", () => {
     const inline = filesUnder(path.join(REPO_ROOT, "src"))
       .filter((f) => f.endsWith(".ts") && /redis\.call\('/.test(readFileSync(f, "utf8")))
       .map((f) => path.relative(REPO_ROOT, f));
-    expect(inline).toEqual(NOT_YET_FILES);
+    expect(inline).toEqual([]);
     const setNx = filesUnder(SCRIPTS_DIR).filter((f) => /'SET', [^\n]*'NX'/.test(readFileSync(f, "utf8")));
     expect(setNx.map((f) => path.relative(SCRIPTS_DIR, f))).toEqual(["includes/first-time.lua"]);
   });

@@ -3,9 +3,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { DEFAULT_BODY_LIMIT } from "../../src/adapters/http/edge.js";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
-import { DEFAULT_WEBHOOK_BODY_LIMIT, WEBHOOK_DEADLINE_MS } from "../../src/adapters/intake/webhook.js";
+import { WEBHOOK_DEADLINE_MS } from "../../src/adapters/http/webhook.js";
 import { alertmanagerBody } from "../../src/sim/alertmanager.js";
 
 interface Panel {
@@ -115,6 +116,6 @@ describe("Alertmanager route example", () => {
           "The Iceberg committer of this job has not committed for more than three checkpoint intervals (at least 10 minutes); readers see stale data.",
       },
     }));
-    expect(Buffer.byteLength(alertmanagerBody(alerts))).toBeLessThan(DEFAULT_WEBHOOK_BODY_LIMIT);
+    expect(Buffer.byteLength(alertmanagerBody(alerts))).toBeLessThan(DEFAULT_BODY_LIMIT);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { diagnoseJobId, idPart, slackJobId } from "../../src/adapters/queue/jobs.js";
 import { createKeys } from "../../src/adapters/store/keys.js";
+import { diagnoseJobId, idPart, slackJobId } from "../../src/core/jobs.js";
 
 describe("job ids", () => {
   it("are the same for the same logical job, so BullMQ refuses duplicates", () => {

@@ -5,7 +5,7 @@ import {
   parseWebhookBody,
   tokenMatches,
   WebhookRejection,
-} from "../../src/adapters/intake/webhook.js";
+} from "../../src/adapters/http/webhook.js";
 
 const captured = (name: string) =>
   JSON.parse(

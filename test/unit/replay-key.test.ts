@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replayKey } from "../../src/adapters/slack/replay-guard.js";
+import { replayKey } from "../../src/adapters/http/replay-guard.js";
 
 const click = (actionTs: string, user = "U1", actionId = "playbook_apply") => ({
   type: "block_actions",

@@ -77,3 +77,28 @@ export async function readBacklogs(sources: BacklogSources): Promise<Backlog[]> 
     { backlog: "slack-outbox", items: outbox.items, oldestSeconds: age(now, outbox.oldestMs) },
   ];
 }
+
+export interface QuietSources {
+  /** Queues whose delayed jobs are owed work (retries in backoff), by name. */
+  retried: readonly Queue[];
+  /** Queues whose delayed jobs are not work now (scheduled follow-ups and sweeps). */
+  scheduled: readonly Queue[];
+  slackOutbox: { pending(): Promise<number> };
+  commandInbox: { length(): Promise<number> };
+}
+
+/**
+ * True when the bot owes nothing now: no job waiting, running or due for a retry, nothing owed
+ * to Slack and no slash command waiting to be queued. A demo or a test waits on it (twice in a
+ * row: a finishing job may queue the next) before reading the outcome.
+ */
+export async function isQuiet(sources: QuietSources): Promise<boolean> {
+  const counts = await Promise.all([
+    ...sources.retried.map((q) => q.getJobCounts("waiting", "active", "delayed")),
+    ...sources.scheduled.map((q) => q.getJobCounts("waiting", "active", "prioritized")),
+  ]);
+  const jobs = counts.flatMap((c) => Object.values(c)).reduce((a, b) => a + b, 0);
+  return (
+    jobs === 0 && (await sources.slackOutbox.pending()) === 0 && (await sources.commandInbox.length()) === 0
+  );
+}

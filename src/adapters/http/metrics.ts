@@ -2,7 +2,7 @@
 // share counters).
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { WEBHOOK_REJECT_REASONS } from "../intake/webhook.js";
+import { WEBHOOK_REJECT_REASONS } from "./webhook.js";
 
 /** One backlog: what waits in a queue, an inbox or the Slack outbox, and for how long. */
 export interface Backlog {

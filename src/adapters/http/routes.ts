@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { FailingSource } from "../evidence/source-watch.js";
+import { send } from "./edge.js";
 import type { HealthState } from "./health.js";
 import { type HealthCheck, SCRAPE_READ_MS, within } from "./metrics.js";
 
@@ -34,11 +35,6 @@ export interface HealthRoutesOptions {
 /** How long readyz waits for Redis: probes time out after a second, so answer within it. */
 export const READY_TIMEOUT_MS = 800;
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body) });
-  res.end(body);
-}
-
 export function healthRoutes(options: HealthRoutesOptions) {
   // Probes time out after a second or more: answer within it whatever Redis does.
   const timeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
@@ -47,8 +43,7 @@ export function healthRoutes(options: HealthRoutesOptions) {
     {
       path: "/healthz",
       method: "GET",
-      handler: (_req: IncomingMessage, res: ServerResponse) =>
-        send(res, 200, "application/json", '{"ok":true}'),
+      handler: (_req: IncomingMessage, res: ServerResponse) => send(res, 200, '{"ok":true}'),
     },
     {
       path: "/readyz",
@@ -86,7 +81,7 @@ export function healthRoutes(options: HealthRoutesOptions) {
               ...(Object.keys(checks).length > 0 ? { failing: checks } : {}),
               ...(sources ? { sources } : {}),
             };
-            send(res, ok ? 200 : 503, "application/json", JSON.stringify(answer));
+            send(res, ok ? 200 : 503, JSON.stringify(answer));
           })
           .finally(() => clearTimeout(timer));
       },
@@ -103,8 +98,8 @@ export function healthRoutes(options: HealthRoutesOptions) {
             ]).then(([own, other]) => AggregatorRegistry.aggregate([own, other] as object[]).metrics())
           : options.registry.metrics();
         text
-          .then((body) => send(res, 200, options.registry.contentType, body))
-          .catch((error: Error) => send(res, 500, "text/plain", error.message));
+          .then((body) => send(res, 200, body, options.registry.contentType))
+          .catch((error: Error) => send(res, 500, error.message, "text/plain"));
       },
     },
   ];

@@ -4,17 +4,15 @@
 // BullMQ's limiter so that all of them together stay under the catalog's requests per second.
 
 import { createHash } from "node:crypto";
-import { type ConnectionOptions, type Job, Queue, Worker } from "bullmq";
+import type { ConnectionOptions, Queue } from "bullmq";
 import { z } from "zod";
-import type { CodedError } from "../../errors.js";
-import { isCodedError } from "../../errors.js";
 import type { SweepControlJob, SweepQueuePort, SweepTask } from "../../services/sweep/ports.js";
 import { taskId } from "../../services/sweep/service.js";
-import { DEFAULT_PREFIX, readJob, retryPolicy, workerDefaults } from "./queues.js";
+import { createQueue, DEFAULT_PREFIX } from "./queues.js";
 
 const SCHEDULER_ID = "sweep-schedule";
 
-/** What a worker checks a control job against before acting on it (readJob). */
+/** What a worker checks a control job against before acting on it. */
 export const SweepControlJobSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("start"),
@@ -38,7 +36,7 @@ const page = {
   page: z.number().int().optional(),
   catalog: z.string().optional(),
 };
-/** What a worker checks a catalog task against before acting on it (readJob). */
+/** What a worker checks a catalog task against before acting on it. */
 export const SweepTaskSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("namespaces"),
@@ -99,25 +97,15 @@ function idOf(text: string): string {
 export function createSweepQueues(options: SweepQueueOptions): SweepQueues {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const names = defaultSweepNames(options.names);
-  const backoff = { type: "exponential", delay: options.backoffMs ?? 1000 };
-  const control = new Queue<SweepControlJob>(names.control, {
-    connection: options.connection,
-    prefix,
-    defaultJobOptions: {
-      attempts: 5,
-      backoff,
-      removeOnComplete: { age: 86_400, count: 1000 },
-      removeOnFail: { age: 7 * 86_400 },
-    },
-  });
-  // Table jobs go away once done: what a table leaves behind is its result, not its job.
-  const catalog = new Queue<SweepTask>(names.catalog, {
-    connection: options.connection,
-    prefix,
-    // Nobody listens to this queue's event stream; a short one keeps Redis small during a sweep.
-    streams: { events: { maxLen: 500 } },
-    defaultJobOptions: { attempts: 3, backoff, removeOnComplete: true, removeOnFail: { age: 7 * 86_400 } },
-  });
+  const common = { connection: options.connection, prefix, backoffMs: options.backoffMs };
+  const control = createQueue<SweepControlJob>(names.control, { attempts: 5, keepDone: 1000 }, common);
+  // Table jobs go away once done: what a table leaves behind is its result, not its job. Nobody
+  // listens to this queue's event stream; a short one keeps Redis small during a sweep.
+  const catalog = createQueue<SweepTask>(
+    names.catalog,
+    { attempts: 3, keepDone: 0, eventsMaxLen: 500 },
+    common,
+  );
   return {
     names,
     control,
@@ -169,96 +157,9 @@ export function createSweepQueues(options: SweepQueueOptions): SweepQueues {
   };
 }
 
-export interface SweepWorkerOptions {
-  connection: ConnectionOptions;
-  prefix?: string;
-  names?: Partial<SweepQueueNames>;
-  /** The catalog's budget, shared by every worker through BullMQ's limiter. */
-  catalogPerSecond: number;
-  /** Catalog tasks in flight per worker process (they mostly wait on the network). */
-  concurrency?: number;
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
-  onFailed?: (queue: string, job: Job | undefined, error: Error) => void;
-  /** Every worker error (a lost connection, a lock that could not be renewed) is reported here. */
-  onError: (queue: string, error: Error) => void;
-  /** A job left for a newer release (retryPolicy). */
-  onLeft?: (queue: string, job: Job, error: CodedError) => void;
-}
-
-export interface SweepWorkers {
-  control: Worker<SweepControlJob>;
-  catalog: Worker<SweepTask>;
-  close(force?: boolean): Promise<void>;
-}
-
 /** BullMQ's limiter counts jobs per duration: below one per second the duration grows instead. */
-function limiterFor(perSecond: number): { max: number; duration: number } {
+export function catalogLimiter(perSecond: number): { max: number; duration: number } {
   return perSecond >= 1
     ? { max: Math.floor(perSecond), duration: 1000 }
     : { max: 1, duration: Math.ceil(1000 / perSecond) };
-}
-
-export function startSweepWorkers(
-  options: SweepWorkerOptions,
-  processors: {
-    control: (job: Job<SweepControlJob>) => Promise<void>;
-    catalog: (job: Job<SweepTask>, lastAttempt: boolean) => Promise<void>;
-  },
-): SweepWorkers {
-  const names = defaultSweepNames(options.names);
-  const common = workerDefaults(options);
-  const left = (queue: string) => ({
-    onLeft: (job: Job, error: CodedError) => options.onLeft?.(queue, job, error),
-  });
-  const control = new Worker<SweepControlJob>(
-    names.control,
-    retryPolicy(async (job: Job<SweepControlJob>) => {
-      readJob(SweepControlJobSchema, job);
-      await processors.control(job);
-    }, left(names.control)),
-    {
-      ...common,
-      concurrency: 2,
-    },
-  );
-  const catalog: Worker<SweepTask> = new Worker<SweepTask>(
-    names.catalog,
-    retryPolicy(async (job) => {
-      readJob(SweepTaskSchema, job);
-      try {
-        await processors.catalog(job, job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
-      } catch (error) {
-        // A 429 (or 503) with Retry-After: the whole queue waits as long as the catalog asked,
-        // and the task goes back to wait without spending an attempt.
-        const wait = retryAfterMsOf(error);
-        if (wait === undefined) throw error;
-        await catalog.rateLimit(wait);
-        throw Worker.RateLimitError();
-      }
-    }, left(names.catalog)),
-    { ...common, concurrency: options.concurrency ?? 16, limiter: limiterFor(options.catalogPerSecond) },
-  );
-  for (const [queue, worker] of [
-    [names.control, control],
-    [names.catalog, catalog],
-  ] as const) {
-    worker.on("failed", (job, error) => options.onFailed?.(queue, job, error));
-    worker.on("error", (error) => options.onError(queue, error));
-  }
-  return {
-    control,
-    catalog,
-    async close(force = false) {
-      await Promise.all([control.close(force), catalog.close(force)]);
-    },
-  };
-}
-
-function retryAfterMsOf(error: unknown): number | undefined {
-  if (!isCodedError(error)) return undefined;
-  const status = error.details?.status;
-  const wait = error.details?.retryAfterMs;
-  if ((status !== 429 && status !== 503) || typeof wait !== "number" || wait <= 0) return undefined;
-  return wait;
 }

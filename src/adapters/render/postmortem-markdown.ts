@@ -81,7 +81,9 @@ function eventWords(e: PostmortemEvent, pm: Postmortem, who: (id: string) => str
     case "did-not-help":
       return `No recovery after: ${stepTitle(e.stepId)}`;
     case "recovery":
-      return "Recovered: the writer's commits resumed";
+      return e.flowing
+        ? "The writer's next commit (it was committing all along)"
+        : "Recovered: the writer's commits resumed";
     case "remark":
       return `${who(e.by)} wrote: ${outside(e.text, 300)}`;
     case "item-done":

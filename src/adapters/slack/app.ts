@@ -1,6 +1,6 @@
-// The Bolt app, used through its public surface: our own receivers (receiver/http.ts verifies
-// every Slack signature; receiver/socket.ts runs Socket Mode) hand verified events to
-// app.processEvent, with the alert webhooks and health routes on the same port. Listeners record
+// The Bolt app, used through its public surface: our own receivers (receiver/http.ts, a route of
+// the bot's one server, verifies every Slack signature; receiver/socket.ts runs Socket Mode) hand
+// verified events to app.processEvent, once each (the replay guard is handed in). Listeners record
 // the interaction as a queued job and acknowledge; a slash command goes from the verification
 // straight to its handler, is acknowledged first and recorded in the command inbox after (see
 // command-listener.ts). The workers do the rest. The one Slack call a
@@ -11,18 +11,10 @@
 import type { BlockAction, ButtonAction, SlashCommand } from "@slack/bolt";
 import { App, type Receiver, type ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
-import type { AlertEvent } from "../../core/incident/model.js";
 import { asCodedError } from "../../errors.js";
 import type { Remediation } from "../../services/remediation/remediation.js";
-import type { FailingSource } from "../evidence/source-watch.js";
-import type { HealthState } from "../http/health.js";
-import type { BotMetrics } from "../http/metrics.js";
-import { type RouteServer, serveRoutes } from "../http/route-server.js";
-import { healthRoutes } from "../http/routes.js";
-import { createWebhookHandler } from "../intake/webhook.js";
+import type { Route } from "../http/edge.js";
 import type { BotQueues } from "../queue/queues.js";
-import type { FirstTime } from "../redis/batched-first-time.js";
-import type { IncidentStore } from "../store/incident-store.js";
 import { boltLogger } from "./bolt-logger.js";
 import { type CommandListenerDeps, createCommandHandler, isOurCommand } from "./command-listener.js";
 import { mountListenerRouter } from "./listener-router.js";
@@ -30,12 +22,11 @@ import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { registerPlaybookListeners } from "./playbook-listeners.js";
 import { type EventHandler, SlackHttpReceiver } from "./receiver/http.js";
 import { SlackSocketReceiver } from "./receiver/socket.js";
-import { recorder, tellNotRecorded } from "./record.js";
+import { type Recorder, recorder, tellNotRecorded } from "./record.js";
 import { ACTION_IDS } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
 import type { Renderers } from "./renderers.js";
-import { replayGuard } from "./replay-guard.js";
 import { type FetchFunction, respondVia } from "./response-url.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
 import type { ThreadPeople } from "./thread-people.js";
@@ -49,27 +40,18 @@ export interface BotAppOptions {
     apiUrl?: string;
     mode: "http" | "socket";
   };
-  /** Accepted webhook tokens (the new and the old one during a rotation). */
-  alertWebhookTokens?: readonly string[];
-  webhookBodyLimitBytes?: number;
   /** The evidence modal's fill, a BullMQ job (everything else the workers say goes through the outbox). */
   queues: Pick<BotQueues, "enqueueSlack">;
   /** Where slash commands are recorded (and repeat deliveries dropped) for the workers. */
   inbox: CommandListenerDeps["inbox"];
-  store: IncidentStore;
-  /** The replay guard's check: true the first time a delivery's key is seen. */
-  firstTime: FirstTime;
+  /**
+   * Whether an event, click or submission is new (adapters/http/replay-guard.ts): a repeat is
+   * acknowledged and goes no further. Slash commands do not pass here (the command inbox drops
+   * their repeats).
+   */
+  firstDelivery: (event: ReceiverEvent) => Promise<boolean>;
   render: Renderers;
-  metrics: BotMetrics;
   log: Logger;
-  pingRedis: () => Promise<unknown>;
-  /** The Slack checks /readyz reports besides Redis (adapters/http/health.ts). */
-  health?: HealthState;
-  /** Another process's metrics served in the same scrape (`start`'s worker child). */
-  otherMetrics?: () => Promise<unknown[]>;
-  /** Evidence sources failing now, shown in /readyz as detail. */
-  failingSources?: () => FailingSource[];
-  acceptAlerts: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
   /** The digest's buttons; without it they are only acknowledged. */
@@ -93,8 +75,10 @@ export interface BotAppOptions {
 
 export interface BotApp {
   app: App;
-  /** Starts listening (HTTP mode) or connects (Socket Mode; routes still served on `port`). */
-  start(port: number): Promise<{ port: number }>;
+  /** What the bot's one server serves for Slack: /slack/events in HTTP mode, nothing in Socket Mode. */
+  routes: Route[];
+  /** Connects to Slack in Socket Mode (nothing to do over HTTP). */
+  connect(): Promise<void>;
   stop(): Promise<void>;
   /** Resolves once no event's listeners are still at work in this receiver. */
   settled(): Promise<void>;
@@ -110,37 +94,7 @@ function withScrubbedAck(event: ReceiverEvent, scrub: (<T>(value: T) => T) | und
 }
 
 export function createBotApp(options: BotAppOptions): BotApp {
-  const { log, metrics } = options;
-  const webhook = (kind: "alertmanager" | "grafana") =>
-    createWebhookHandler({
-      kind,
-      tokens: options.alertWebhookTokens,
-      bodyLimitBytes: options.webhookBodyLimitBytes,
-      accept: async (alerts) => {
-        const outcome = await options.acceptAlerts(alerts);
-        metrics.alertsReceived.inc({ source: kind, outcome: "accepted" }, outcome.accepted);
-        metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, outcome.ignored);
-        return { accepted: outcome.accepted, ignored: outcome.ignored };
-      },
-      onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
-      onReject: (reason) => metrics.webhookRejected.inc({ source: kind, reason }),
-      onTruncated: (count) => {
-        metrics.alertsReceived.inc({ source: kind, outcome: "truncated_by_sender" }, count);
-        log.warn({ route: kind, truncatedAlerts: count }, "the sender left alerts out (max_alerts)");
-      },
-    });
-  const customRoutes = [
-    { path: "/webhooks/alertmanager", method: "POST", handler: webhook("alertmanager") },
-    { path: "/webhooks/grafana", method: "POST", handler: webhook("grafana") },
-    ...healthRoutes({
-      pingRedis: options.pingRedis,
-      registry: metrics.registry,
-      ...(options.health ? { health: options.health } : {}),
-      ...(options.otherMetrics ? { otherMetrics: options.otherMetrics } : {}),
-      ...(options.failingSources ? { failingSources: options.failingSources } : {}),
-    }),
-  ];
-
+  const { log } = options;
   const logger = boltLogger(log);
   const scrub = options.scrub ? createScrubber(options.scrub) : undefined;
   const replyFetch: FetchFunction = options.scrub ? scrubbingFetch(options.scrub) : fetch;
@@ -149,7 +103,9 @@ export function createBotApp(options: BotAppOptions): BotApp {
   // Every verified event: `/iceberg` to its handler (see answerCommand), the rest to Bolt.
   const handle: EventHandler = (event, process) => {
     const scrubbed = withScrubbedAck(event, scrub);
-    const running = isOurCommand(event.body) ? answerCommand(event.body, scrubbed.ack) : process(scrubbed);
+    const running = isOurCommand(event.body)
+      ? answerCommand(event.body, scrubbed.ack)
+      : options.firstDelivery(scrubbed).then((first) => (first ? process(scrubbed) : undefined));
     inFlight.add(running);
     running.then(
       () => inFlight.delete(running),
@@ -157,29 +113,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     );
     return running;
   };
-  let receiver: Receiver;
-  let httpReceiver: SlackHttpReceiver | undefined;
-  let socketReceiver: SlackSocketReceiver | undefined;
-  if (options.slack.mode === "socket") {
-    // The routes are served by serveRoutes in start(), not by the receiver (see route-server.ts).
-    socketReceiver = new SlackSocketReceiver({
-      appToken: options.slack.appToken ?? "",
-      apiUrl: options.slack.apiUrl,
-      handle,
-      logger,
-      log,
-    });
-    receiver = socketReceiver;
-  } else {
-    httpReceiver = new SlackHttpReceiver({
-      signingSecret: options.slack.signingSecret ?? "",
-      routes: customRoutes,
-      handle,
-      now: options.wallClock ?? Date.now,
-      log,
-    });
-    receiver = httpReceiver;
-  }
+  const { receiver, httpReceiver, socketReceiver } = receiverFor(options, handle, logger);
 
   const app = new App({
     receiver,
@@ -204,18 +138,6 @@ export function createBotApp(options: BotAppOptions): BotApp {
     log,
   });
 
-  const { firstTime } = options;
-  // Slack retries and replayed requests: one event, click, submission or command is handled once.
-  // With Redis away the check is skipped rather than waited for (the listener then tells the person).
-  // Applied to the listeners of events, clicks and submissions, not to every request: a slash
-  // command's repeat is dropped by the command inbox, and Bolt runs global middleware even for
-  // requests no listener wants.
-  const guard = replayGuard({
-    firstTime: (scope, key, ttl) =>
-      record.ready() ? firstTime(scope, key, ttl) : Promise.reject(new Error("redis unavailable")),
-    log,
-  });
-
   // `/iceberg` goes from our verification straight to its handler (see `handle` above): Bolt's
   // listener pipeline would first build a client, say, respond and context and run every listener's
   // middleware, about a quarter of the receiver's CPU per command, and the command uses none of it.
@@ -225,7 +147,58 @@ export function createBotApp(options: BotAppOptions): BotApp {
       (error: unknown) => log.error({ err: asCodedError(error).message }, "slack command failed"),
     );
 
-  app.event("app_home_opened", guard, async ({ event }) => {
+  registerListeners(app, options, record);
+  app.error(async (error) => {
+    log.error({ err: error }, "slack listener failed");
+  });
+
+  return {
+    app,
+    routes: httpReceiver ? [httpReceiver.route] : [],
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    async connect() {
+      await socketReceiver?.start();
+    },
+    async stop() {
+      await app.stop().catch(() => {});
+    },
+  };
+}
+
+/** Slack's requests over HTTP (a route of the edge) or over Socket Mode's socket. */
+function receiverFor(options: BotAppOptions, handle: EventHandler, logger: ReturnType<typeof boltLogger>) {
+  const { log } = options;
+  let receiver: Receiver;
+  let httpReceiver: SlackHttpReceiver | undefined;
+  let socketReceiver: SlackSocketReceiver | undefined;
+  if (options.slack.mode === "socket") {
+    socketReceiver = new SlackSocketReceiver({
+      appToken: options.slack.appToken ?? "",
+      apiUrl: options.slack.apiUrl,
+      handle,
+      logger,
+      log,
+    });
+    receiver = socketReceiver;
+  } else {
+    httpReceiver = new SlackHttpReceiver({
+      signingSecret: options.slack.signingSecret ?? "",
+      handle,
+      now: options.wallClock ?? Date.now,
+      log,
+    });
+    receiver = httpReceiver;
+  }
+
+  return { receiver, httpReceiver, socketReceiver };
+}
+
+/** Events, buttons and modal submissions: each acknowledged, recorded for a worker, or told it was not. */
+function registerListeners(app: App, options: BotAppOptions, record: Recorder): void {
+  const { log } = options;
+  app.event("app_home_opened", async ({ event }) => {
     if (event.tab !== undefined && event.tab !== "home") return;
     await options.queueHome(event.user);
   });
@@ -234,7 +207,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
   // Only a person's new reply: not the bot's own messages, not edits or deletions (subtypes).
   const people = options.people;
   if (people) {
-    app.event("message", guard, async ({ event }) => {
+    app.event("message", async ({ event }) => {
       const m = event as unknown as Record<string, unknown>;
       if (m.subtype !== undefined || m.bot_id !== undefined) return;
       const { channel, thread_ts: threadTs, ts, user, text } = m;
@@ -252,7 +225,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
     await app.client.views.open({ token: options.slack.botToken, trigger_id: triggerId, view });
   };
   // Buttons and modal submissions: one Bolt listener each, dispatching by id.
-  const router = mountListenerRouter(app, guard);
+  const router = mountListenerRouter(app);
   // "Show all evidence" under a cut diagnosis: the whole report in a modal, read by a worker.
   router.action<BlockAction<ButtonAction>>(SHOW_EVIDENCE_ACTION, async ({ ack, body, action, respond }) => {
     await ack();
@@ -282,36 +255,6 @@ export function createBotApp(options: BotAppOptions): BotApp {
     if (!recorded) await tellNotRecorded(respond, log);
   });
   if (options.sweep) registerSweepListeners(router, options.sweep, log, record);
-
-  app.error(async (error) => {
-    log.error({ err: error }, "slack listener failed");
-  });
-
-  let routeServer: RouteServer | undefined;
-  return {
-    app,
-    async settled() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
-    async start(port) {
-      if (httpReceiver) {
-        await httpReceiver.start(port);
-        return { port: httpReceiver.port() ?? port };
-      }
-      routeServer = await serveRoutes(customRoutes, port);
-      try {
-        await socketReceiver?.start();
-      } catch (error) {
-        await routeServer.close();
-        throw error;
-      }
-      return { port: routeServer.port };
-    },
-    async stop() {
-      await app.stop().catch(() => {});
-      await routeServer?.close();
-    },
-  };
 }
 
 /** The incident an "I'm on it" button names, or undefined for a value that is not ours. */

@@ -6,7 +6,6 @@
 // shows no error.
 
 import type {
-  AnyMiddlewareArgs,
   App,
   Middleware,
   SlackAction,
@@ -24,25 +23,21 @@ export interface ListenerRouter {
   view(callbackId: string, handler: ViewHandler): void;
 }
 
-/**
- * Registers the one action listener and the one view listener that dispatch by id, each behind
- * `before` (the replay guard) when given.
- */
-export function mountListenerRouter(app: App, before?: Middleware<AnyMiddlewareArgs>): ListenerRouter {
+/** Registers the one action listener and the one view listener that dispatch by id. */
+export function mountListenerRouter(app: App): ListenerRouter {
   const actions = new Map<string, ActionHandler>();
   const views = new Map<string, ViewHandler>();
   const once = (map: Map<string, unknown>, id: string) => {
     if (map.has(id)) throw new Error(`two handlers registered for ${id}`);
   };
 
-  const first = before ? [before] : [];
-  app.action(/^/, ...first, async (args) => {
+  app.action(/^/, async (args) => {
     const id = "action_id" in args.action ? args.action.action_id : undefined;
     const handler = id === undefined ? undefined : actions.get(id);
     if (handler) await handler(args);
     else await args.ack();
   });
-  app.view(/^/, ...first, async (args) => {
+  app.view(/^/, async (args) => {
     const handler = views.get(args.view.callback_id);
     if (handler) await handler(args);
     else await args.ack();

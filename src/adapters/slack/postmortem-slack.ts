@@ -170,7 +170,9 @@ function eventLine(e: PostmortemEvent): string {
     case "did-not-help":
       return `${when} no recovery after *${stepWords(e.stepId)}*`;
     case "recovery":
-      return `${when} the writer's commits resumed`;
+      return e.flowing
+        ? `${when} the writer's next commit (it was committing all along)`
+        : `${when} the writer's commits resumed`;
   }
 }
 

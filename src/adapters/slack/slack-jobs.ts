@@ -3,11 +3,11 @@
 // status line from its hash alone, and the link to its thread (what the outbox sends: views.ts).
 
 import type { Incident } from "../../core/incident/model.js";
+import type { SlackJob } from "../../core/jobs.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
 import { storyOf } from "../../core/story/story.js";
 import type { CodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { SlackJob } from "../queue/jobs.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";

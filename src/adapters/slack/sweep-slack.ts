@@ -4,21 +4,13 @@
 
 import type { BlockAction, ButtonAction } from "@slack/bolt";
 import type { LogLike } from "../../services/incident/deps.js";
+import type { SweepQueues } from "../queue/sweep-queue.js";
 import type { ListenerRouter } from "./listener-router.js";
 import { type Recorder, tellNotRecorded } from "./record.js";
 import { decodeSweepValue, SWEEP_ACTIONS } from "./render/sweep-digest.js";
 
-export interface SweepListenerDeps {
-  requestAudit(request: {
-    requestId: string;
-    table: string;
-    channel: string;
-    threadTs: string;
-    user: string;
-  }): Promise<void>;
-  /** Queues "start the fix" for a table; a worker opens the incident and answers the person. */
-  requestFix(request: { requestId: string; table: string; channel: string; user: string }): Promise<void>;
-}
+/** Queues an audit, or "start the fix" for a table (a worker opens the incident and answers the person). */
+export type SweepListenerDeps = Pick<SweepQueues, "requestAudit" | "requestFix">;
 
 export function registerSweepListeners(
   router: ListenerRouter,

@@ -93,11 +93,24 @@ export function timelineRows(chart: TimelineChart): Row[] {
   const rows: Row[] = [];
   for (const lane of chart.lanes) {
     const lines = wrapWords(lane.label);
-    if (lane.writer) lines.push(chart.failures.length > 0 || chart.window ? "(failing writer)" : "(writer)");
+    if (lane.writer) lines.push(failingIn(chart, lane.id) ? "(failing writer)" : "(writer)");
     rows.push({ id: lane.id, label: lines.join("\n") });
     if (chart.checkpointLane === lane.id) rows.push({ id: CHECKPOINT_ROW, label: CHECKPOINT_ROW });
   }
   return rows;
+}
+
+/**
+ * Whether the picture shows the writer failing: a failure with no own commit after it, or (with no
+ * failure drawn) no commit since the window opened. A writer committing after its failure (a
+ * resubmitted job that commits again) is a writer, not a failing one.
+ */
+function failingIn(chart: TimelineChart, laneId: string): boolean {
+  const lastOwn = Math.max(...chart.marks.filter((m) => m.lane === laneId).map((m) => m.atMs));
+  const failures = chart.failures.filter((f) => f.lane === laneId).map((f) => f.atMs);
+  if (failures.length > 0) return lastOwn < Math.max(...failures);
+  if (chart.failures.length > 0) return true;
+  return chart.window !== undefined && lastOwn <= chart.window.fromMs;
 }
 
 /** Estimated width of a line of text in chart units. */

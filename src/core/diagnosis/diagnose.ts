@@ -245,7 +245,10 @@ function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
       ...(cluster ? { cluster } : {}),
       ...(w.kind === "flink" && operatorId ? { operatorId } : {}),
       ...iso(ctx.writerNewest?.timestampMs),
-      ...(ctx.troubled && ctx.window ? { failedAt: new Date(ctx.window.failureMs).toISOString() } : {}),
+      // A commit expected later than now has not failed yet: a writer on schedule has no failure time.
+      ...(ctx.troubled && ctx.window && ctx.window.failureMs <= ctx.now
+        ? { failedAt: new Date(ctx.window.failureMs).toISOString() }
+        : {}),
     },
   };
 }

@@ -293,6 +293,9 @@ export function reportViolations(report: Report, evidence: Evidence): string[] {
     if (first?.source !== "catalog")
       problems.push("the verdict does not say first that the catalog was unreachable");
   }
+  // A failure is something seen: never a commit still expected after the report was made.
+  if (report.writer?.failedAt && Date.parse(report.writer.failedAt) > Date.parse(report.generatedAt))
+    problems.push("the writer's failure time is after the report was made");
   if (new Set(ids).size !== ids.length) problems.push("a finding id is listed twice");
   if (ids.includes("writer-idle")) {
     for (const f of report.findings)

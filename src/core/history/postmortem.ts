@@ -22,7 +22,8 @@ export type PostmortemEvent =
   | { kind: "skipped"; atMs: number; stepId: StepId; by?: string }
   | { kind: "change"; atMs: number; stepId: StepId; by?: string; byHand: boolean }
   | { kind: "did-not-help"; atMs: number; stepId: StepId }
-  | { kind: "recovery"; atMs: number; stepId?: StepId }
+  /** flowing: the writer was committing all along; its next commit is told, not a resumption. */
+  | { kind: "recovery"; atMs: number; stepId?: StepId; flowing?: boolean }
   | { kind: "remark"; atMs: number; by: string; text: string }
   | { kind: "item-done"; atMs: number; by: string; text: string };
 
@@ -161,6 +162,7 @@ export function buildPostmortem(input: PostmortemInput): Postmortem {
       kind: "recovery",
       atMs: recovery.atMs,
       ...(recovery.stepId ? { stepId: recovery.stepId } : {}),
+      ...(recovery.credit === "already-flowing" ? { flowing: true } : {}),
     });
   for (const remark of story.remarks)
     events.push({ kind: "remark", atMs: remark.atMs, by: remark.user, text: remark.text });

@@ -4,7 +4,7 @@
 // the services load the record, call decide, and save the result atomically.
 
 import type { RecoveryCredit } from "../verification/check.js";
-import { mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
+import { itemsResolvedBy, mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
 import { changeTimeOf } from "../verification/recovery.js";
 import { auditAction, transition } from "./machine.js";
 import { proposalIdFor, type WalkRecord } from "./record.js";
@@ -37,11 +37,21 @@ export interface Decision {
 }
 
 export function decide(record: WalkRecord, event: RecordEvent, now: number, ctx: DecideContext): Decision {
-  if (event.type === "item-done") return markItemsDone(record, event, now);
+  if (event.type === "item-done") return markItemsDone(record, event, now, pendingItems(record.openItems));
   const result =
     staleProposal(record, event, ctx.proposalId, now) ?? transition(record.walk, event, now, ctx);
-  const next = bookkeep(record, result.state, result.effects, now, ctx.writer);
+  let next = bookkeep(record, result.state, result.effects, now, ctx.writer);
   if (ctx.openItems) next.openItems = mergeOpenItems(record.openItems, ctx.openItems);
+  // The step's work is the open item (removing the duplicate): one press of "Done by hand" says
+  // both, so no surface keeps counting an item the person just said they did.
+  if (event.type === "done-by-hand" && markedByHand(result.effects)) {
+    const resolves = itemsResolvedBy(next.openItems, event.stepId);
+    if (resolves.length > 0) {
+      const marked = markItemsDone(next, event, now, resolves);
+      next = marked.record;
+      result.effects.push(...marked.effects);
+    }
+  }
   const resolved = result.effects.find((e) => e.type === "resolve-incident");
   if (resolved && ctx.recoveredAtMs !== undefined) {
     next.recoveredAtMs = ctx.recoveredAtMs;
@@ -57,16 +67,28 @@ export function decide(record: WalkRecord, event: RecordEvent, now: number, ctx:
   return { record: next, effects: result.effects };
 }
 
-/** Marks every open item done by `user`; a second press changes nothing. */
-function markItemsDone(record: WalkRecord, event: ItemDoneEvent, now: number): Decision {
-  const pending = pendingItems(record.openItems);
+/** Whether the machine accepted a "Done by hand" press (not refused or out of date). */
+function markedByHand(effects: readonly Effect[]): boolean {
+  return effects.some(
+    (e) => e.type === "audit" && e.entry.action === "done-by-hand" && e.entry.outcome === "ok",
+  );
+}
+
+/** Marks `pending` (items still open) done by `user`; with none left, a press changes nothing. */
+function markItemsDone(
+  record: WalkRecord,
+  event: { user: string },
+  now: number,
+  pending: readonly OpenItem[],
+): Decision {
   const entry = (outcome: "ok" | "ignored", detail: string): Effect => ({
     type: "audit",
     entry: { atMs: now, table: record.table, actor: event.user, action: "item-done", outcome, detail },
   });
   if (pending.length === 0) return { record, effects: [entry("ignored", "ignored: nothing left open")] };
+  const marking = new Set(pending.map((i) => i.id));
   const openItems = (record.openItems ?? []).map((i) =>
-    i.doneBy === undefined ? { ...i, doneBy: event.user, doneAtMs: now } : i,
+    marking.has(i.id) ? { ...i, doneBy: event.user, doneAtMs: now } : i,
   );
   return {
     record: { ...record, openItems },

@@ -125,6 +125,7 @@ const WalkRecordSchema = z.looseObject({
         id: z.string(),
         text: z.string(),
         statement: z.string().optional(),
+        resolvedBy: StepId.optional(),
         doneBy: z.string().optional(),
         doneAtMs: z.number().optional(),
       }),

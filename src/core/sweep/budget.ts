@@ -19,9 +19,10 @@ export interface BudgetLimits {
 }
 
 export const DEFAULT_BUDGET: BudgetLimits = {
-  requests: 200_000,
+  // A platform of 100,000 tables (about 101,000 round trips) sweeps well inside these.
+  requests: 400_000,
   namespaces: 20_000,
-  tables: 100_000,
+  tables: 200_000,
   timeMs: 6 * 3_600_000,
   pagesPerListing: 1_000,
 };

@@ -4,7 +4,7 @@
 // until someone marks it done, so the card, the recovery message, the postmortem and the history
 // count the same items: the card says "resolved with 1 open item" while one is open.
 
-import type { FindingId } from "../ids.js";
+import type { FindingId, StepId } from "../ids.js";
 import type { Finding, Report } from "../report/schema.js";
 
 export interface OpenItem {
@@ -17,6 +17,8 @@ export interface OpenItem {
   text: string;
   /** The statement that helps do it, ready to copy. */
   statement?: string;
+  /** The playbook step whose work is this item: "Done by hand" on that step marks it done too. */
+  resolvedBy?: StepId;
   doneBy?: string;
   doneAtMs?: number;
 }
@@ -36,6 +38,7 @@ const duplicates: ItemsOf = (finding, report, catalogName) =>
         kind: "todo" as const,
         findingId: finding.id,
         text: `Remove the duplicate commit: snapshot ${second} holds the same data as snapshot ${first}`,
+        resolvedBy: "remove-duplicate-commit" as const,
         // The entries metadata table lists the data files the duplicate added (status 1 = ADDED).
         statement: `SELECT data_file.file_path FROM ${catalogName}.${report.table}.entries WHERE snapshot_id = ${second} AND status = 1;`,
       },
@@ -96,6 +99,14 @@ export function openItemsOf(report: Report, catalogName = "spark_catalog"): Open
     for (const item of FROM_FINDING[finding.id]?.(finding, report, catalogName) ?? [])
       if (!items.some((i) => i.id === item.id)) items.push(item);
   return items;
+}
+
+/** Items still open that `stepId` being done by hand resolves. */
+export function itemsResolvedBy<T extends Pick<OpenItem, "doneBy" | "resolvedBy">>(
+  items: readonly T[] | undefined,
+  stepId: StepId,
+): T[] {
+  return pendingItems(items).filter((i) => i.resolvedBy === stepId);
 }
 
 /** Items still open. */

@@ -89,6 +89,14 @@ export function sourceWords(kind: SourceName, name?: string): string {
   return name === undefined ? SOURCE_WORDS[kind] : `${SOURCE_WORDS[kind]} (${name})`;
 }
 
+/**
+ * A source and what it said: "Flink REST API: connection refused". A reason that already names the
+ * source ("Iceberg REST catalog answered HTTP 503 …") is said alone, so the name is not said twice.
+ */
+export function sourceSaid(source: string, reason: string): string {
+  return reason.toLowerCase().startsWith(source.toLowerCase()) ? reason : `${source}: ${reason}`;
+}
+
 /** "Flink job orders-ingest (0b1c…)", "connector events-sink": a writer named as people read it. */
 export function writerWords(kind: WriterKind, name: string): string {
   return `${WRITER_KIND_WORDS[kind]} ${name}`;

@@ -42,6 +42,12 @@ export interface InvestigateRequest {
 }
 
 const DEFAULT_INVESTIGATE_TIMEOUT_MS = 15_000;
+/**
+ * The share of a source's deadline its listing may take when several sources of the kind are
+ * read: one that has not listed by then is named as a gap, and the rest leaves time to read the
+ * jobs or connectors the others listed, so a silent cluster costs no more than the deadline.
+ */
+const LISTING_SHARE = 0.6;
 
 const COMMITTER_SERIES = {
   lastCommitDurationMs:
@@ -104,18 +110,19 @@ export async function investigate(
 
   // Named sources of a kind that did not answer while others did (a Flink cluster of several).
   const flinkGaps: SourceGap[] = [];
+  const listWithinMs = Math.round(timeoutMs * LISTING_SHARE);
   const connectGaps: SourceGap[] = [];
   const flinkPort = ports.flink;
   const connectPort = ports.connect;
   const prometheusPort = ports.prometheus;
   const flinkTask = flinkPort
     ? timed("flink", timeoutMs, now, () =>
-        gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob, flinkGaps),
+        gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob, flinkGaps, listWithinMs),
       )
     : undefined;
   const connectTask = connectPort
     ? timed("connect", timeoutMs, now, async () =>
-        gatherConnect(connectPort, refNow, request.connector, connectGaps),
+        gatherConnect(connectPort, refNow, request.connector, connectGaps, listWithinMs),
       )
     : undefined;
   const prometheusTask = prometheusPort
@@ -192,33 +199,50 @@ async function gatherFlink(
   resolved: Promise<{ ref: TableRef; outcome?: Timed<{ evidence: TableEvidence }> }>,
   configuredJob: string | undefined,
   gaps: SourceGap[],
+  listWithinMs: number,
 ): Promise<FlinkEvidence> {
-  const listing = flink.listJobs();
-  // A configured job does not need the catalog: read it alongside, under the name as typed.
-  const early = configuredJob && guessedRef ? flink.getJobEvidence(configuredJob, guessedRef) : undefined;
-  early?.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const listing = flink.listJobs(listWithinMs);
+  // Reads under the name as typed start before the catalog answers and are kept when the catalog
+  // resolves the same name; a job is read once per source whatever asks for it.
+  const early = new Map<string, Promise<FlinkJobEvidence>>();
+  const readEarly = (id: string, source: string | undefined) => {
+    if (!guessedRef) return;
+    const key = `${source ?? ""}/${id}`;
+    if (early.has(key)) return;
+    const read = flink.getJobEvidence(id, guessedRef, source);
+    read.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    early.set(key, read);
+  };
+  // A configured job does not need the listing or the catalog.
+  if (configuredJob) readEarly(configuredJob, undefined);
   const jobs = await listing;
   gaps.push(...(jobs.gaps ?? []));
-  const { ref: table, outcome } = await resolved;
-  const fromSnapshots = recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []);
-  const jobId = configuredJob ?? pickFlinkWriter(fromSnapshots, jobs);
-  // The catalog may have resolved the name differently (a catalog-qualified form): read again then.
-  const sameTable = guessedRef !== undefined && formatTableName(guessedRef) === formatTableName(table);
-  // Every other candidate writer is read at the same time, under the same deadline: jobs named in
-  // the snapshots, and live or recently failed jobs whose committer or sink vertices name the table.
-  const others = candidateWriterJobs(fromSnapshots, jobs, jobId);
   // With several Flink sources a job id may be listed by more than one (application clusters):
   // each listing is read on its own source.
   const sourcesOf = (id: string) => {
     const named = jobs.filter((j) => j.jobId === id && j.source !== undefined).map((j) => j.source);
     return named.length > 0 ? named : [undefined];
   };
+  // Live and recently failed jobs are candidates whatever the snapshots say: they are read now,
+  // alongside the catalog, so a slow catalog is not followed by the Flink reads it did not need.
+  for (const id of candidateWriterJobs([], jobs, undefined))
+    for (const source of sourcesOf(id)) readEarly(id, source);
+  const { ref: table, outcome } = await resolved;
+  const fromSnapshots = recentFlinkWriters(outcome?.value?.evidence.snapshots ?? []);
+  const jobId = configuredJob ?? pickFlinkWriter(fromSnapshots, jobs);
+  // The catalog may have resolved the name differently (a catalog-qualified form): read again then.
+  const sameTable = guessedRef !== undefined && formatTableName(guessedRef) === formatTableName(table);
+  const read = (id: string, source: string | undefined) =>
+    (sameTable ? early.get(`${source ?? ""}/${id}`) : undefined) ?? flink.getJobEvidence(id, table, source);
+  // Every other candidate writer is read at the same time, under the same deadline: jobs named in
+  // the snapshots, and live or recently failed jobs whose committer or sink vertices name the table.
+  const others = candidateWriterJobs(fromSnapshots, jobs, jobId);
   const [writerSource, ...otherSources] = jobId ? sourcesOf(jobId) : [];
   const probes = [
     ...others.flatMap((id) => sourcesOf(id).map((source) => ({ id, source }))),
     ...otherSources.map((source) => ({ id: jobId as string, source })),
   ].map(({ id, source }) =>
-    flink.getJobEvidence(id, table, source).then(
+    read(id, source).then(
       (evidence) => evidence,
       () => undefined, // a job that vanished or cannot be read is no candidate
     ),
@@ -226,7 +250,7 @@ async function gatherFlink(
   let writer: FlinkJobEvidence | undefined;
   if (jobId) {
     try {
-      writer = await (early && sameTable ? early : flink.getJobEvidence(jobId, table, writerSource));
+      writer = await read(jobId, configuredJob && sameTable ? undefined : writerSource);
     } catch (error) {
       if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
         throw new CodedError(
@@ -263,11 +287,12 @@ async function gatherConnect(
   refNow: () => Promise<TableRef>,
   configured: string | undefined,
   gaps: SourceGap[],
+  listWithinMs: number,
 ): Promise<ConnectEvidence | undefined> {
   if (configured)
     return { ...(await connect.getConnectorEvidence(configured)), connectorSource: "configured" };
   // Every Connect cluster's connectors are listed at once (the cluster is on each).
-  const [connectors, table] = await Promise.all([connect.listConnectors(), refNow()]);
+  const [connectors, table] = await Promise.all([connect.listConnectors(listWithinMs), refNow()]);
   gaps.push(...(connectors.gaps ?? []));
   // Every connector that may write the table is read at once; the first is the writer unless the
   // diagnosis finds another one failing.

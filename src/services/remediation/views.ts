@@ -10,6 +10,7 @@ export { proposalIdFor } from "../../core/playbook/record.js";
 import type { Step, VerifySignal } from "../../core/playbook/schema.js";
 import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
+import { pendingItems } from "../../core/verification/open-items.js";
 import { changeTimeOf, madeByHand } from "../../core/verification/recovery.js";
 import type {
   ProposalDecision,
@@ -168,9 +169,10 @@ export function verificationView(
     writer,
     check: { index: check.index, total: check.total },
     ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),
-    ...(record.openItems?.length
+    // What is still to do: an item already marked done (with the step's Done by hand) is not.
+    ...(pendingItems(record.openItems).length
       ? {
-          openItems: record.openItems.map(({ text, statement }) => ({
+          openItems: pendingItems(record.openItems).map(({ text, statement }) => ({
             text,
             ...(statement ? { statement } : {}),
           })),

@@ -113,8 +113,12 @@ export class SweepService {
     return { started: true, sweepId };
   }
 
-  /** One task; `lastAttempt` turns a failure into a recorded error instead of a retry. */
-  async runTask(task: SweepTask, lastAttempt: boolean): Promise<void> {
+  /**
+   * One task; `lastAttempt` turns a failure into a recorded error instead of a retry. A task run
+   * again after a failed attempt (`retried`) spends a request but is not counted as a table or
+   * namespace a second time, so retries never push a sweep past its tables budget.
+   */
+  async runTask(task: SweepTask, lastAttempt: boolean, retried = false): Promise<void> {
     const { store } = this.deps;
     const id = taskId(task);
     if (!(await store.isPending(task.sweepId, id))) {
@@ -124,7 +128,7 @@ export class SweepService {
     }
     let children: SweepTask[] = [];
     let outcome: TableOutcome | undefined;
-    const over = await this.overBudget(task);
+    const over = await this.overBudget(task, retried);
     if (over) {
       // Past a limit every task still ends (so the digest follows and the lock is let go), but
       // without asking the catalog: the rest of the sweep drains in moments.
@@ -193,14 +197,14 @@ export class SweepService {
   }
 
   /** The limit this task would pass, counting it against the sweep's budget when it does not. */
-  private async overBudget(task: SweepTask): Promise<BudgetLimit | undefined> {
+  private async overBudget(task: SweepTask, retried: boolean): Promise<BudgetLimit | undefined> {
     const limits = budgetLimits(this.deps.bot.sweep);
     const meta = await this.deps.store.meta(task.sweepId);
     if (meta && this.deps.now() - meta.startedAt >= limits.timeMs) return "time";
     if (task.kind !== "table" && (task.page ?? 0) >= limits.pagesPerListing) return "pages";
     const add: Record<string, number> = { requests: 1 };
-    if (task.kind === "tables" && !task.pageToken) add.namespaces = 1;
-    if (task.kind === "table") add.tables = 1;
+    if (task.kind === "tables" && !task.pageToken && !retried) add.namespaces = 1;
+    if (task.kind === "table" && !retried) add.tables = 1;
     const spent = await this.deps.store.count(task.sweepId, add);
     if ((spent.requests ?? 0) > limits.requests) return "requests";
     if ((spent.namespaces ?? 0) > limits.namespaces) return "namespaces";

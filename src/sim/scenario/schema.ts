@@ -309,6 +309,8 @@ export const ScenarioSchema = z.object({
     .array(
       z.object({
         service: z.enum(["catalog", "flink", "connect", "prometheus"]),
+        /** The named cluster or catalog it hits; default: every server of the service. */
+        server: z.string().optional(),
         /** Exact pathname, or a regex source starting with ^. */
         path: z.string(),
         kind: z.enum(["latency", "status", "hang", "reset", "truncate", "non-json"]),

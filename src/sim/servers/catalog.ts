@@ -68,7 +68,19 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
   const issued = new Map<string, number>(); // token -> expiry ms
   let tokenCounter = 0;
 
-  function namespaces(): string[][] {
+  interface ListingIndex {
+    tables: ReadonlyMap<string, SimTable>;
+    size: number;
+    namespaces: string[][];
+    /** Sorted table identifiers by namespace key. */
+    byNamespace: Map<string, { namespace: string[]; name: string }[]>;
+  }
+  // Listings come a page at a time; with 100,000 tables, working each page out from every table
+  // made this stand-in, not the client, the slowest part of a sweep. Rebuilt when the tables change.
+  let index: ListingIndex | undefined;
+  function listingIndex(): ListingIndex {
+    const tables = world.tables;
+    if (index && index.tables === tables && index.size === tables.size) return index;
     const seen = new Map<string, string[]>();
     const add = (levels: string[]) => {
       for (let i = 1; i <= levels.length; i++) {
@@ -76,9 +88,23 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
         seen.set(ns.join(NAMESPACE_SEPARATOR), ns);
       }
     };
-    for (const t of world.tables.values()) add(t.namespace);
+    const byNamespace = new Map<string, { namespace: string[]; name: string }[]>();
+    for (const t of tables.values()) {
+      add(t.namespace);
+      const key = t.namespace.join(NAMESPACE_SEPARATOR);
+      const list = byNamespace.get(key) ?? [];
+      list.push({ namespace: t.namespace, name: t.name });
+      byNamespace.set(key, list);
+    }
+    for (const list of byNamespace.values())
+      list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const n of scenarioCatalog.namespaces) add(n.split("."));
-    return [...seen.values()];
+    index = { tables, size: tables.size, namespaces: [...seen.values()], byNamespace };
+    return index;
+  }
+
+  function namespaces(): string[][] {
+    return listingIndex().namespaces;
   }
 
   function authorised(req: SimRequest): boolean {
@@ -156,7 +182,7 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
 
   function namespaceExists(ns: string[]): boolean {
     const key = ns.join(NAMESPACE_SEPARATOR);
-    return namespaces().some((n) => n.join(NAMESPACE_SEPARATOR) === key);
+    return listingIndex().namespaces.some((n) => n.join(NAMESPACE_SEPARATOR) === key);
   }
 
   function noNamespace(ns: string[]): SimResponse {
@@ -249,10 +275,7 @@ export function createCatalogRouter(opts: CatalogRouterOptions): (req: SimReques
     }
     if (rest.length === 3 && rest[2] === "tables" && req.method === "GET") {
       if (!namespaceExists(ns)) return noNamespace(ns);
-      const identifiers = [...world.tables.values()]
-        .filter((t) => t.namespace.join(NAMESPACE_SEPARATOR) === ns.join(NAMESPACE_SEPARATOR))
-        .map((t) => ({ namespace: t.namespace, name: t.name }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const identifiers = listingIndex().byNamespace.get(ns.join(NAMESPACE_SEPARATOR)) ?? [];
       return paged(req, identifiers, "identifiers");
     }
     if (rest.length === 4 && rest[2] === "tables") {

@@ -42,6 +42,8 @@ export interface AdminHooks {
 
 export interface ServiceServerOptions {
   service: SimService;
+  /** The named cluster or catalog it serves (faults can aim at it); absent for the default server. */
+  name?: string;
   host: string;
   port: number;
   handler: SimHandler;
@@ -171,7 +173,7 @@ export async function startServiceServer(opts: ServiceServerOptions): Promise<Se
       headers: headerRecord(req.headers),
       body: simReq.body,
     });
-    const fault = opts.faults.take(opts.service, simReq.method, simReq.pathname);
+    const fault = opts.faults.take(opts.service, simReq.method, simReq.pathname, opts.name);
     if (fault?.kind === "hang") return; // answered never; close() drops the connection
     if (fault?.kind === "reset") {
       req.socket.destroy();

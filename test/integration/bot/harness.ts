@@ -184,7 +184,7 @@ export function eventually<T>(
 }
 
 /**
- * Resolves once the bot has nothing left to do (Bot.idle), seen twice in a row: a finishing job
+ * Resolves once the bot has nothing left to do (Bot.quiet), seen twice in a row: a finishing job
  * may queue the next. Tests wait on this before asserting that something did not happen, instead
  * of sleeping and hoping.
  */
@@ -193,7 +193,7 @@ export async function quiescent(harness: Harness): Promise<void> {
   let idleBefore = false;
   await until(
     async () => {
-      const idle = await bot.idle();
+      const idle = await bot.quiet();
       const settled = idle && idleBefore;
       idleBefore = idle;
       return settled;

@@ -304,6 +304,9 @@ describe("interactions while Redis is away", () => {
     });
     remediationQueue.on("error", () => {});
     cleanups.push(() => remediationQueue.close());
+    // Connected (and its version check done) before Redis goes: on a loaded machine the queue's first
+    // commands were still in flight at the kill and failed the test after three reconnects.
+    await remediationQueue.waitUntilReady();
 
     await redis.stop("SIGKILL");
     await eventually(

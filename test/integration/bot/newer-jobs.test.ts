@@ -11,7 +11,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { JOB_OUTCOMES } from "../../../src/adapters/http/metrics.js";
 import { createLogger } from "../../../src/adapters/log.js";
-import { LEAVE_FOR_NEWER_MS } from "../../../src/adapters/queue/queues.js";
+import { LEAVE_FOR_NEWER_MS } from "../../../src/adapters/queue/worker.js";
 import { packageVersion } from "../../../src/util/package-root.js";
 import { until } from "../../support/poll.js";
 import { REDIS_URL } from "../../support/redis.js";

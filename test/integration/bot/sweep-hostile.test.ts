@@ -61,6 +61,34 @@ describe("a sweep of a hostile catalog in the bot", () => {
     expect(await harness.bots[0]!.sweep.store.running()).toBeUndefined();
   });
 
+  it("counts a table whose load is retried once against the tables budget, not twice", async () => {
+    // Nine tables and a budget of nine: before, the retry counted sales.orders again and the last
+    // table graded was left out as over the budget.
+    h = await startHarness("sweep-retried-table", {
+      scenario: "sweep-catalog",
+      botConfig: config("  budget: { tables: 9 }"),
+    });
+    const harness = h;
+    harness.lakehouse!.faults.inject({
+      service: "catalog",
+      method: "GET",
+      path: "^/v1/.*/tables/orders$",
+      kind: "status",
+      status: 500,
+      times: 1,
+    });
+    await slash(harness, "sweep");
+    const [digest] = await eventually(() => digests(harness).length > 0 && digests(harness), "the digest");
+    await quiescent(harness);
+    // The first load failed and the retry read it.
+    const loads = harness.lakehouse!.requests.filter(
+      (r) => r.method === "GET" && /\/tables\/orders$/.test(r.path),
+    );
+    expect(loads.length).toBe(2);
+    expect(digest!.text).toMatch(/^Sweep: 9 tables/);
+    expect(digest!.text).not.toMatch(/\(partial\)$/);
+  });
+
   it("waits out a 429 for as long as Retry-After says, without spending the task's attempts", async () => {
     catalog = await startHostileCatalog("rate-limited", { retryAfterSeconds: 2, limitedAnswers: 1 });
     h = await startHarness("sweep-hostile-429", {

@@ -74,6 +74,14 @@ describe("open items found by the diagnosis", () => {
     expect(items[0]!.text).toMatch(text);
   });
 
+  it("the duplicate is the work of the step the report names, so its Done by hand marks it done", async () => {
+    const report = await reportOf("commit-state-unknown-duplicate");
+    expect(openItemsOf(report)[0]?.resolvedBy).toBe(report.nextStep?.id);
+    expect(report.nextStep?.id).toBe("remove-duplicate-commit");
+    // Confirming a re-commit is no step's work: a person marks it done.
+    expect(openItemsOf(await reportOf("commit-state-unknown-resumed"))[0]?.resolvedBy).toBeUndefined();
+  });
+
   it("a writer that recovers with nothing left over leaves no item", async () => {
     expect(openItemsOf(await reportOf("competing-appends"))).toEqual([]);
   });

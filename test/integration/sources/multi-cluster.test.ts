@@ -99,6 +99,31 @@ describe("many Flink clusters, Connect clusters and catalogs", () => {
     );
   });
 
+  it("still reads the writer when another Flink cluster never answers, and names it as a gap", async () => {
+    // The per-request timeout is the whole deadline, so only the listing's share of it can let the
+    // writer be read in time: without it the silent cluster would take all of Flink down with it.
+    // Long enough for a loaded machine to read the writer in what the listing leaves of it.
+    const deadlineMs = 10_000;
+    const config = loadConfig(lakehouse.env());
+    const ports = createEvidencePorts(config, { timeoutMs: deadlineMs });
+    const hang = lakehouse.faults.inject({ service: "flink", server: "flink-us", path: "^/", kind: "hang" });
+    try {
+      const sent = lakehouse.requests.length;
+      const now = lakehouse.clock.now();
+      const evidence = await investigate(ports, { table: "sales.orders", timeoutMs: deadlineMs }, () => now);
+      expect(evidence.sources.flink.status).toBe("ok");
+      expect(evidence.flink?.writer?.job).toMatchObject({ name: "orders-ingest", source: "flink-eu" });
+      expect(evidence.sources.flink.gaps?.map((g) => g.source)).toEqual(["flink-us"]);
+      expect(evidence.sources.flink.gaps?.[0]?.error).toMatch(/no complete answer within/);
+      // The fault hit flink-us alone: flink-eu answered the listing and the writer's reads.
+      const flinkEu = hostOf(lakehouse.named.flink["flink-eu"] as string);
+      const served = lakehouse.requests.slice(sent).filter((r) => r.headers.host === flinkEu);
+      expect(served.some((r) => r.path === "/jobs/overview")).toBe(true);
+    } finally {
+      lakehouse.faults.clear(hang);
+    }
+  });
+
   it("names a Connect cluster that does not answer while the other does", async () => {
     const env = lakehouse.env();
     const config = loadConfig({

@@ -271,6 +271,11 @@ describe("report invariants over generated evidence", () => {
     expect(problems).toContain("healthy although a source shows");
     expect(problems).toContain("fact listed twice");
     expect(problems).toContain("automatic true with a manual change");
+    const ahead = {
+      ...broken,
+      writer: { kind: "flink" as const, id: "j1", failedAt: new Date(NOW + 5 * MIN).toISOString() },
+    };
+    expect(reportViolations(ahead, ev).join("\n")).toContain("failure time is after the report");
     const silent = { ...broken, verdict: "commit-conflict" as const, findings: [], nextStep: null };
     expect(reportViolations(silent, ev).join("\n")).toContain("neither a step nor a reason");
   });

@@ -79,6 +79,21 @@ function manyEvidence(count: number, padding = 0): Report {
 }
 
 describe("renderDiagnosis", () => {
+  it("names a source once when its error already names it (catalog-down-flink-failing)", () => {
+    const error = "Iceberg REST catalog answered HTTP 503 to GET /v1/config: Slow down";
+    const down = report({
+      sources: {
+        catalog: { status: "unavailable", error },
+        flink: { status: "unavailable", error: "timed out after 5 s" },
+        connect: { status: "not-configured" },
+        prometheus: { status: "not-configured" },
+      },
+    });
+    const joined = texts(renderDiagnosis(down, { evidenceRef: "inc-1|1" }).blocks).join("\n");
+    expect(joined).toContain(`*Could not read:* ${error}; Flink REST API: timed out after 5 s`);
+    expect(joined).not.toContain("Iceberg REST catalog: Iceberg REST catalog");
+  });
+
   it("fits a phone screen: verdict, next step, at most three lines in words, what could not be read", () => {
     const { text, blocks } = renderDiagnosis(report(), { evidenceRef: "inc-1|1" });
     const all = texts(blocks);

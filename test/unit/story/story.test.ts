@@ -324,6 +324,37 @@ describe("storyOf and the card", () => {
     expect(unchecked.health).toBe("unknown");
   });
 
+  it("says the checks could not check, never 'no recovery', when they could not read the snapshots", () => {
+    // catalog-down-flink-failing: every check of the read-only step found the catalog down.
+    const unread = (index: number) =>
+      ({
+        index,
+        atMs: NOW - (10 - index) * MIN,
+        recovered: false,
+        detail: "could not read the snapshots",
+        outcome: "could-not-check",
+        unseen: [{ source: "catalog", reason: "HTTP 503" }],
+      }) as never;
+    const story = storyOf({
+      incident: { ...incident, state: "stalled" },
+      report: failingReport,
+      walk: record({
+        status: "stalled",
+        current: run({
+          stepId: "raise-commit-retries",
+          phase: "ineffective",
+          checksDone: 3,
+          checks: [unread(1), unread(2), unread(3)],
+        }),
+      }),
+      playbook,
+    });
+    expect(story.step?.state).toBe("could-not-check");
+    const card = text(renderStatusCard(cardViewOf(story, NOW)));
+    expect(card).toContain("could not check in 3 checks");
+    expect(card).not.toContain("no recovery");
+  });
+
   it("never calls the bot's refused credential the writer's failure", () => {
     // catalog-refuses-bot-no-other-source: the catalog answers 401, the only writer is a connector
     // whose tasks run; the verdict rests on the catalog's silence alone.

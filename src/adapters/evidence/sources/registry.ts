@@ -5,6 +5,7 @@
 // (FlinkSourceProvider) are asked again on every listing, so jobs that come and go are followed.
 
 import type { FlinkJobSummary, SourceGap, TableRef } from "../../../core/evidence/model.js";
+import type { SourceName } from "../../../core/ids.js";
 import {
   type CatalogSourceSpec,
   catalogForNamespace,
@@ -13,6 +14,7 @@ import {
   type FlinkSourceSpec,
 } from "../../../core/sources/model.js";
 import { asCodedError, CodedError, ErrorCode } from "../../../errors.js";
+import { withDeadline } from "../../../services/investigate/deadline.js";
 import type {
   CatalogDirectory,
   CatalogPort,
@@ -33,15 +35,21 @@ function shouldTag(specs: readonly { origin: string }[]): boolean {
 }
 
 /**
- * Lists from every source, at most `limit` at once. Fails only when every source fails (with the
- * first error); when some fail, the listing holds what the rest said and names the silent ones as
- * gaps.
+ * Lists from every source, at most `limit` at once, each within `bound` when there are several
+ * (a lone source keeps the caller's whole deadline). Fails only
+ * when every source fails (with the first error); when some fail, the listing holds what the rest
+ * said and names the silent ones as gaps.
  */
 async function fromEvery<P, T>(
   sources: readonly Named<P>[],
-  run: (source: Named<P>) => Promise<T[]>,
+  listOne: (source: Named<P>) => Promise<T[]>,
   limit = Number.POSITIVE_INFINITY,
+  bound?: { kind: SourceName; withinMs: number | undefined },
 ): Promise<Listing<T>> {
+  const run = (source: Named<P>) =>
+    bound?.withinMs === undefined || sources.length < 2
+      ? listOne(source)
+      : withDeadline(bound.kind, bound.withinMs, () => listOne(source));
   const settled: PromiseSettledResult<T[]>[] = new Array(sources.length);
   let next = 0;
   const worker = async () => {
@@ -97,7 +105,7 @@ export function createCompositeFlink(
   }
 
   return {
-    async listJobs() {
+    async listJobs(withinMs) {
       const next = new Map<string, string[]>();
       const jobs = await fromEvery(
         await sources(),
@@ -107,6 +115,7 @@ export function createCompositeFlink(
           return listed.map((job): FlinkJobSummary => (tag ? { ...job, source: s.name } : job));
         },
         options.concurrency,
+        { kind: "flink", withinMs },
       );
       located = next;
       return jobs;
@@ -164,13 +173,18 @@ export function createCompositeConnect(
   };
   const tagged = <T extends object>(value: T, cluster: string) => (tagNames ? { ...value, cluster } : value);
 
-  async function list(): Promise<Listing<ConnectorInfo>> {
+  async function list(withinMs?: number): Promise<Listing<ConnectorInfo>> {
     const next = new Map<string, string>();
-    const all = await fromEvery(clusters, async (c) => {
-      const listed = await c.port.listConnectors();
-      for (const info of listed) if (!next.has(info.name)) next.set(info.name, c.name);
-      return listed.map((info) => tagged(info, c.name));
-    });
+    const all = await fromEvery(
+      clusters,
+      async (c) => {
+        const listed = await c.port.listConnectors();
+        for (const info of listed) if (!next.has(info.name)) next.set(info.name, c.name);
+        return listed.map((info) => tagged(info, c.name));
+      },
+      Number.POSITIVE_INFINITY,
+      { kind: "connect", withinMs },
+    );
     located = next;
     return all;
   }

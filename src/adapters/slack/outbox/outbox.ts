@@ -14,6 +14,7 @@
 
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { RedisClient } from "../../redis/connection.js";
+import { runScript } from "../../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "../../store/keys.js";
 import { isDeliveryKind, type OutboxDelivery } from "./deliveries.js";
 
@@ -97,40 +98,6 @@ function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
   return { ...(entry as unknown as SlackOutboxEntry), format: Math.max(format, OUTBOX_FORMAT) };
 }
 
-// KEYS: seq, queue, due. ARGV: now, incident id, entry JSON with "id":"" first.
-const APPEND = `
-local id = redis.call('INCR', KEYS[1])
-local entry = '{"id":"o' .. id .. '"' .. string.sub(ARGV[3], 9)
-redis.call('RPUSH', KEYS[2], entry)
-redis.call('ZADD', KEYS[3], 'NX', ARGV[1], ARGV[2])
-return 'o' .. id
-`;
-
-// KEYS: due. ARGV: now, lease ms, limit. Claims due incidents by pushing them a lease ahead.
-const CLAIM = `
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), id) end
-return ids
-`;
-
-// KEYS: queue, due, try. ARGV: entry id, incident id, now. Drops the head if it is that entry.
-const DONE = `
-local head = redis.call('LINDEX', KEYS[1], 0)
-if head and string.find(head, '"id":"' .. ARGV[1] .. '"', 1, true) == 2 then redis.call('LPOP', KEYS[1]) end
-redis.call('HDEL', KEYS[3], ARGV[1])
-if redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2])
-else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
-return 1
-`;
-
-// KEYS: queue, due. ARGV: the head as read, incident id, now. Drops the head if it is still that.
-const DROP_HEAD = `
-if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) end
-if redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[2])
-else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2]) end
-return 1
-`;
-
 /** The queue of a channel's top-level messages that belong to no incident. */
 export function channelQueueId(channel: string): string {
   return `channel-${channel}`;
@@ -184,26 +151,21 @@ export class SlackOutbox {
     delivery: OutboxDelivery,
   ): Promise<string> {
     const json = this.entryJson(incidentId, channel, nowMs, delivery);
-    const id = await this.redis.eval(
-      APPEND,
-      3,
-      ...this.appendKeys(incidentId),
+    const id = await runScript(this.redis, "outbox-append", this.appendKeys(incidentId), [
       String(nowMs),
       incidentId,
       json,
-    );
+    ]);
     return String(id);
   }
 
   /** Incidents whose queue is due, each leased to the caller for `leaseMs`. */
   async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
-    const ids = await this.redis.eval(
-      CLAIM,
-      1,
-      `${this.prefix}:due`,
-      String(nowMs),
-      String(leaseMs),
-      String(limit),
+    const ids = await runScript(
+      this.redis,
+      "outbox-claim",
+      [`${this.prefix}:due`],
+      [String(nowMs), String(leaseMs), String(limit)],
     );
     return (ids as string[]) ?? [];
   }
@@ -225,19 +187,20 @@ export class SlackOutbox {
     const key = this.queueKey(incidentId);
     const raw = await this.redis.lindex(key, 0);
     if (raw === null) return;
-    await this.redis.eval(DROP_HEAD, 2, key, `${this.prefix}:due`, raw, incidentId, String(dueMs));
+    await runScript(
+      this.redis,
+      "outbox-drop-head",
+      [key, `${this.prefix}:due`],
+      [raw, incidentId, String(dueMs)],
+    );
   }
 
   async done(entry: SlackOutboxEntry, nowMs: number): Promise<void> {
-    await this.redis.eval(
-      DONE,
-      3,
-      this.queueKey(entry.incidentId),
-      `${this.prefix}:due`,
-      `${this.prefix}:try`,
-      entry.id,
-      entry.incidentId,
-      String(nowMs),
+    await runScript(
+      this.redis,
+      "outbox-done",
+      [this.queueKey(entry.incidentId), `${this.prefix}:due`, `${this.prefix}:try`],
+      [entry.id, entry.incidentId, String(nowMs)],
     );
   }
 

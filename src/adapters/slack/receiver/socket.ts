@@ -1,7 +1,7 @@
 // Slack over Socket Mode through Bolt's public Receiver interface: @slack/socket-mode's client
 // (its documented `slack_event` event) delivers each request already authenticated by the app
-// token; it is handed on as a ReceiverEvent whose ack answers over the socket. The webhook and
-// health routes are served on their own port (route-server.ts).
+// token; it is handed on as a ReceiverEvent whose ack answers over the socket. The bot's other
+// routes are served by its one server all the same (adapters/http/edge.ts).
 
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import { SocketModeClient } from "@slack/socket-mode";

@@ -7,7 +7,13 @@ import { SOURCE_NAMES } from "../../../core/ids.js";
 import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
 import { causeFinding as cardCause } from "../../../core/story/evidence.js";
-import { findingWords, SOURCE_WORDS, stepWords } from "../../../core/words/labels.js";
+import {
+  findingWords,
+  SOURCE_WORDS,
+  sourceSaid,
+  sourceWords,
+  stepWords,
+} from "../../../core/words/labels.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
@@ -91,9 +97,8 @@ function plainLines(report: Report, max: number, nowMs: number): string[] {
 }
 
 function sourcesText(report: Report): string | undefined {
-  const missing = unansweredSources(report.sources).map(
-    (u) =>
-      `${SOURCE_WORDS[u.kind]}${u.source === undefined ? "" : ` (${escapeOutside(u.source)})`}: ${escapeOutside(u.reason)}`,
+  const missing = unansweredSources(report.sources).map((u) =>
+    escapeOutside(sourceSaid(sourceWords(u.kind, u.source), u.reason)),
   );
   return missing.length === 0 ? undefined : `*Could not read:* ${missing.join("; ")}`;
 }

@@ -118,7 +118,7 @@ export function renderProposal(view: ProposalView): SlackMessage {
     section(
       [
         `*Why this step:* ${escapeMrkdwn(view.why)}`,
-        `*Risk:* ${RISK_EMOJI[view.risk.level]} ${view.risk.level}, ${escapeMrkdwn(view.risk.detail)}`,
+        riskLine(view.risk),
         // A read-only check answers at its first look (said under the buttons): no count of checks.
         ...(readOnly ? [] : [verificationText(view)]),
       ].join("\n"),
@@ -169,10 +169,7 @@ export function renderApplyModal(view: ApplyModalView): ModalView {
   const lines = [
     `Apply *${stepWords(view.stepId)}* to \`${escapeCode(view.table)}\`\n${renderChange(view.change)}`,
   ];
-  if (view.risk !== undefined)
-    lines.push(
-      `*Risk:* ${RISK_EMOJI[view.risk.level]} ${view.risk.level}, ${escapeMrkdwn(view.risk.detail)}`,
-    );
+  if (view.risk !== undefined) lines.push(riskLine(view.risk));
   const byHand = byHandStatement(view.change);
   if (byHand !== undefined && byHand !== "")
     lines.push(
@@ -265,4 +262,13 @@ export function renderRevertButton(view: RevertButtonView): Button {
       deny: { type: "plain_text", text: "Cancel" },
     },
   };
+}
+
+/** "*Risk:* 🟢 low, a commit may take longer": the playbook's sentence continues the level's clause. */
+function riskLine(risk: NonNullable<ProposalView["risk"]>): string {
+  // "It deletes …" reads on as "it deletes …"; an acronym or id ("SQL", "ALTER") keeps its case.
+  const detail = /^[A-Z](?:[a-z]| )/.test(risk.detail)
+    ? risk.detail[0]!.toLowerCase() + risk.detail.slice(1)
+    : risk.detail;
+  return `*Risk:* ${RISK_EMOJI[risk.level]} ${risk.level}, ${escapeMrkdwn(detail)}`;
 }

@@ -21,7 +21,7 @@ function headline(view: StatusCardView): string {
 
 type CardFacts = Pick<
   StatusCardView,
-  "state" | "openedAtMs" | "nowMs" | "stalledSinceMs" | "commitsFlowing" | "openItems"
+  "state" | "openedAtMs" | "nowMs" | "stalledSinceMs" | "commitsFlowing" | "openItems" | "resolution"
 >;
 
 /**
@@ -35,7 +35,9 @@ export function ageWords(view: CardFacts): string {
   switch (view.state) {
     case "resolved": {
       const open = pendingCount(view);
-      return open === 0 ? "commits resumed" : `commits resumed, ${itemsWord(open)} open`;
+      // A writer that was committing all along did not resume: say what the thread says.
+      const commits = view.resolution?.credit === "already-flowing" ? "commits flowing" : "commits resumed";
+      return open === 0 ? commits : `${commits}, ${itemsWord(open)} open`;
     }
     case "stopped":
       return `playbook stopped after ${age}`;
@@ -90,10 +92,11 @@ function statusLine(view: StatusCardView): string {
   }
   const items = openItemsWords(view);
   if (items !== undefined) parts.push(items);
-  if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved")
-    parts.push(
-      `no recovery after ${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`,
-    );
+  if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved") {
+    const checks = `${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`;
+    // A check that could not read the snapshots saw nothing either way: never "no recovery".
+    parts.push(view.couldNotCheck ? `could not check in ${checks}` : `no recovery after ${checks}`);
+  }
   parts.push(`opened ${slackWhen(view.openedAtMs, view.nowMs)}`);
   parts.push(`updated ${slackWhen(view.nowMs, view.nowMs)}`);
   return parts.join(" · ");
@@ -120,7 +123,7 @@ function detailLines(view: StatusCardView): string[] {
     lines.push(`*Cause:* ${slackTimes(escapeMrkdwn(view.causeLine), view.nowMs)}`);
   if (view.resolution?.credit === "already-flowing") {
     lines.push(
-      `*Commits were flowing:* the writer was committing before ${escapeMrkdwn(view.resolution.fixedBy)}; that step did not bring them back`,
+      `*Commits were flowing:* the writer kept committing, so *${escapeMrkdwn(view.resolution.fixedBy)}* takes no credit for its commits`,
     );
   } else if (view.resolution !== undefined) {
     lines.push(

@@ -2,7 +2,7 @@
 // card, App Home and `/iceberg status` all read this one projection, so they cannot disagree.
 
 import type { IncidentStory, StoryStep, StoryWriter, UnseenSource } from "../../../core/story/model.js";
-import { sourceWords, stepWords } from "../../../core/words/labels.js";
+import { sourceSaid, sourceWords, stepWords } from "../../../core/words/labels.js";
 import type { StatusCardView, StatusListItem } from "./view-models.js";
 
 /** A source as the card names it: "Flink REST API (eu-flink)". */
@@ -100,7 +100,7 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
     ...(story.cause ? { causeLine: story.cause.summary } : {}),
     ...(now !== undefined ? { nowLine: now } : {}),
     ...(story.health === "failing" && story.writer ? { failingWriter: writerWords(story.writer) } : {}),
-    ...(down.length > 0 ? { downSources: down.map((u) => `${sourceName(u)}: ${u.reason}`) } : {}),
+    ...(down.length > 0 ? { downSources: down.map((u) => sourceSaid(sourceName(u), u.reason)) } : {}),
     ...(refused.length > 0 ? { refusedBot: refused } : {}),
     ...(story.owner ? { owner: story.owner } : {}),
     openedAtMs: story.openedAtMs,
@@ -119,6 +119,7 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
     ...(step && (step.state === "no-recovery" || step.state === "could-not-check")
       ? { noRecoveryAfterChecks: step.checks.length }
       : {}),
+    ...(step?.state === "could-not-check" ? { couldNotCheck: true } : {}),
     ...(resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
       ? {
           resolution: {

@@ -2,11 +2,11 @@
 // The verification message, the could-not-check note and the thread's hand-back all say it so.
 
 import type { SourceName } from "../../../core/ids.js";
-import { SOURCE_WORDS } from "../../../core/words/labels.js";
+import { SOURCE_WORDS, sourceSaid } from "../../../core/words/labels.js";
 import { escapeMrkdwn } from "./limits.js";
 
 export function unseenWords(unseen: { source: string; reason: string }): string {
   const label = SOURCE_WORDS[unseen.source as SourceName] ?? unseen.source;
   const what = unseen.source === "catalog" ? "the table's snapshots" : label;
-  return `${what} (${escapeMrkdwn(label)}: ${escapeMrkdwn(unseen.reason)})`;
+  return `${what} (${escapeMrkdwn(sourceSaid(label, unseen.reason))})`;
 }

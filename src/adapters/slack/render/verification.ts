@@ -39,7 +39,8 @@ function checkLine(view: VerificationView): string {
         ? `no new snapshot from ${writerName(view.writer)} yet`
         : `new snapshot \`${escapeCode(snapshot)}\` from ${writerName(view.writer)}`,
     );
-  if (latest.elapsedSecondsSinceLastSuccessfulCommit !== undefined) {
+  // With the snapshots unread, a commit age from the writer's metrics would be a claim about them.
+  if (latest.elapsedSecondsSinceLastSuccessfulCommit !== undefined && unseen.length === 0) {
     const trend =
       latest.trend === undefined ? "" : latest.trend === "steady" ? " and steady" : ` and ${latest.trend}`;
     parts.push(

@@ -1,14 +1,16 @@
-// The HTTP edge of alert intake: bearer token (constant time), body cap, JSON and schema
-// validation. It answers with a status and a short JSON reason, and hands valid alerts on.
+// The alert webhook routes (Alertmanager, Grafana): bearer token (constant time), body cap, JSON
+// and schema validation. Each answers with a status and a short JSON reason, hands valid alerts
+// on, and counts what it took and refused.
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import type { Counter } from "prom-client";
 import type { z } from "zod";
 import type { AlertEvent } from "../../core/incident/model.js";
-import { AlertmanagerBodySchema, toAlertEvent } from "./alertmanager.js";
-import { GrafanaBodySchema } from "./grafana.js";
-
-export const DEFAULT_WEBHOOK_BODY_LIMIT = 1024 * 1024;
+import { AlertmanagerBodySchema, toAlertEvent } from "../intake/alertmanager.js";
+import { GrafanaBodySchema } from "../intake/grafana.js";
+import { DEFAULT_BODY_LIMIT, type Route, readBody, send } from "./edge.js";
 /**
  * How long a notification may take to be stored before the sender is told to retry (503): a
  * Redis that hangs must not hang the sender, which retries a 5xx but not a request it gave up on
@@ -19,7 +21,7 @@ export const WEBHOOK_DEADLINE_MS = 5_000;
 export const WEBHOOK_KINDS = ["alertmanager", "grafana"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
-export interface WebhookOptions {
+interface WebhookOptions {
   kind: WebhookKind;
   /**
    * The tokens a sender may present: one, or the new and the old while senders move to the new
@@ -87,23 +89,6 @@ function tooLarge(limit: number): string {
   return `Body is larger than ${limit} bytes; set max_alerts in the sender's webhook config (see README).`;
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw new WebhookRejection(413, tooLarge(limit));
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw new WebhookRejection(413, tooLarge(limit));
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Validates a parsed body and returns normalised alerts; the 400 message names the first bad field. */
 export function parseWebhookBody(kind: WebhookKind, body: unknown): AlertEvent[] {
   const schema: z.ZodType<{ alerts: Parameters<typeof toAlertEvent>[0][] }> =
@@ -118,10 +103,7 @@ export function parseWebhookBody(kind: WebhookKind, body: unknown): AlertEvent[]
 }
 
 function reply(res: ServerResponse, status: number, payload: Record<string, unknown>): void {
-  if (res.headersSent) return;
-  const body = JSON.stringify(payload);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
+  send(res, status, JSON.stringify(payload));
 }
 
 /** `work`'s result, or an error once `ms` have passed (the work itself goes on). */
@@ -139,8 +121,8 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-export function createWebhookHandler(options: WebhookOptions) {
-  const limit = options.bodyLimitBytes ?? DEFAULT_WEBHOOK_BODY_LIMIT;
+function createWebhookHandler(options: WebhookOptions) {
+  const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   return (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       try {
@@ -153,6 +135,7 @@ export function createWebhookHandler(options: WebhookOptions) {
           );
         }
         const raw = await readBody(req, limit);
+        if (raw === undefined) throw new WebhookRejection(413, tooLarge(limit));
         let parsed: unknown;
         try {
           parsed = JSON.parse(raw.toString("utf8"));
@@ -182,4 +165,39 @@ export function createWebhookHandler(options: WebhookOptions) {
       }
     })();
   };
+}
+
+export interface AlertWebhookOptions {
+  /** Accepted tokens (the new and the old one during a rotation). */
+  tokens?: readonly string[];
+  bodyLimitBytes?: number;
+  accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
+  metrics: { alertsReceived: Counter<"source" | "outcome">; webhookRejected: Counter<"source" | "reason"> };
+  log: Pick<Logger, "error" | "warn">;
+}
+
+/** POST /webhooks/alertmanager and /webhooks/grafana. */
+export function alertWebhookRoutes(options: AlertWebhookOptions): Route[] {
+  const { metrics, log } = options;
+  return WEBHOOK_KINDS.map((kind) => ({
+    path: `/webhooks/${kind}`,
+    method: "POST",
+    handler: createWebhookHandler({
+      kind,
+      tokens: options.tokens,
+      bodyLimitBytes: options.bodyLimitBytes,
+      accept: async (alerts) => {
+        const outcome = await options.accept(alerts);
+        metrics.alertsReceived.inc({ source: kind, outcome: "accepted" }, outcome.accepted);
+        metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, outcome.ignored);
+        return { accepted: outcome.accepted, ignored: outcome.ignored };
+      },
+      onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
+      onReject: (reason) => metrics.webhookRejected.inc({ source: kind, reason }),
+      onTruncated: (count) => {
+        metrics.alertsReceived.inc({ source: kind, outcome: "truncated_by_sender" }, count);
+        log.warn({ route: kind, truncatedAlerts: count }, "the sender left alerts out (max_alerts)");
+      },
+    }),
+  }));
 }

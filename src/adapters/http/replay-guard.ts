@@ -3,9 +3,7 @@
 // minutes, so the same click, submission or command can reach us twice. Each is recognised by the
 // ids Slack gives it, remembered in Redis for a while, and a second arrival is acknowledged and
 // dropped. The receiver's signature check refuses requests dated more than five minutes either
-// side of our clock (receiver/verify.ts).
-
-import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
+// side of our clock (slack/receiver/verify.ts).
 
 /** How long an interaction id is remembered: beyond the signature window and Slack's event retries. */
 export const REPLAY_MEMORY_SECONDS = 3600;
@@ -72,32 +70,36 @@ export interface ReplayGuardDeps {
   ttlSeconds?: number;
 }
 
+/** One Slack delivery as the receivers hand it on (Bolt's ReceiverEvent). */
+interface Delivery {
+  body: unknown;
+  retryNum?: number;
+  retryReason?: string;
+}
+
 /**
- * Bolt middleware: a delivery already seen is acknowledged (so Slack stops retrying and shows no
- * error) and goes no further. When Redis cannot answer, the request goes on: whatever it triggers
- * must then record itself in Redis too and will fail there with its own answer to the user, and
- * the decisions themselves are guarded by the walk's state, so nothing is done twice regardless.
+ * Whether a delivery is to be handled: false for one already seen (the receiver acknowledges it,
+ * so Slack stops retrying and shows no error, and it goes no further). When Redis cannot answer
+ * it is handled: whatever it triggers must then record itself in Redis too and will fail there
+ * with its own answer to the user, and the decisions themselves are guarded by the walk's state,
+ * so nothing is done twice regardless.
  *
  * Slash commands do not pass here: the command inbox that records one after its ack drops a
  * repeat in the same script (see command-inbox.ts).
  */
-export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs> {
+export function replayGuard(deps: ReplayGuardDeps): (delivery: Delivery) => Promise<boolean> {
   const ttl = deps.ttlSeconds ?? REPLAY_MEMORY_SECONDS;
-  return async (args) => {
-    const { body, next, context } = args;
+  return async ({ body, retryNum, retryReason }) => {
     const replay = replayKey(body);
-    if (replay === undefined) {
-      await next();
-      return;
-    }
-    const check = deps.firstTime(replay.scope, replay.key, ttl).then(
+    if (replay === undefined) return true;
+    return deps.firstTime(replay.scope, replay.key, ttl).then(
       (first) => {
         if (!first) {
           deps.log.info(
             {
               scope: replay.scope,
-              ...(context.retryNum === undefined ? {} : { retryNum: context.retryNum }),
-              ...(context.retryReason === undefined ? {} : { retryReason: context.retryReason }),
+              ...(retryNum === undefined ? {} : { retryNum }),
+              ...(retryReason === undefined ? {} : { retryReason }),
             },
             "slack delivery already handled, ignoring the repeat",
           );
@@ -112,11 +114,5 @@ export function replayGuard(deps: ReplayGuardDeps): Middleware<AnyMiddlewareArgs
         return true;
       },
     );
-    if (await check) {
-      await next();
-      return;
-    }
-    const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
-    if (ack !== undefined) await ack();
   };
 }
