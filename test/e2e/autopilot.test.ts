@@ -188,6 +188,7 @@ describe("autopilot (e2e)", () => {
     const rootTs = await fire(harness);
     await eventually(() => /autopilot_hold/.test(thread(harness)), "the Hold button");
     const hold = structuredClone(findButton(harness.standIn, CHANNEL, rootTs, "autopilot_hold")!);
+    const id = await incidentId(harness);
     await approveStep(person(harness, ALICE), rootTs, "retries are at the default");
     await eventually(() => commits(harness) === 1, "the approved commit");
     await eventually(
@@ -206,7 +207,7 @@ describe("autopilot (e2e)", () => {
     expect(answer.text).toMatch(/Already approved by <@U0ALICE>/);
     await quiescent(harness);
     expect(thread(harness)).not.toMatch(/Held/);
-    expect(await store(harness).claimOf(await incidentId(harness))).toBeUndefined();
+    expect(await store(harness).claimOf(id)).toBeUndefined();
     expect(commits(harness)).toBe(1);
   });
 
