@@ -207,6 +207,8 @@ export interface LoadConfigOptions {
 export interface ConfigInspection {
   problems: string[];
   bot: BotConfig;
+  /** "file:line" of each autopilot policy line, by name (also when other settings are wrong). */
+  autopilotLines: Record<string, string>;
   sources: SourceSpecs;
   config?: Readonly<Config>;
 }
@@ -299,7 +301,11 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
 
   problems.push(...slackTokenProblems(env));
 
-  if (problems.length > 0 || !parsed.success || !platform.success) return { problems, bot, sources };
+  const autopilotLines = Object.fromEntries(
+    bot.autopilot.policies.map((p, i) => [p.name, where(["autopilot", "policies", i])]),
+  );
+  if (problems.length > 0 || !parsed.success || !platform.success)
+    return { problems, bot, autopilotLines, sources };
   const e = parsed.data;
   const config: Config = {
     slack: {
@@ -324,9 +330,7 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
     prometheusUrl: e.PROMETHEUS_URL,
     alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
     bot,
-    autopilotLines: Object.fromEntries(
-      bot.autopilot.policies.map((p, i) => [p.name, where(["autopilot", "policies", i])]),
-    ),
+    autopilotLines,
     kubernetesService: kubernetesService(platform.data),
     sources,
     ...(discoveredFlink ? { discoveredFlink } : {}),
@@ -337,7 +341,7 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
     sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
-  return { problems, bot, sources, config: deepFreeze(config) };
+  return { problems, bot, autopilotLines, sources, config: deepFreeze(config) };
 }
 
 function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string; port: number } | undefined {

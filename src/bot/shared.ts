@@ -35,7 +35,7 @@ import { IncidentStore } from "../adapters/store/incident-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
 import { WalkStore } from "../adapters/store/walk-store.js";
 import { type Config, secretValues } from "../config.js";
-import { policyStepProblems } from "../core/autopilot/policy.js";
+import { policyStepLines } from "../core/autopilot/policy.js";
 import { DiagnoseJobSchema } from "../core/jobs.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
@@ -103,9 +103,10 @@ export async function assemble(config: Config, options: BotOptions, connections:
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
   // An autopilot policy may name only steps these playbooks mark reversible and low risk.
-  const autopilotProblems = policyStepProblems(config.bot.autopilot, playbooks.playbooks).map(
-    (p) =>
-      `BOT_CONFIG: ${p.path.join(".")}: ${p.message} (at ${config.autopilotLines?.[config.bot.autopilot.policies[Number(p.path[2])]?.name ?? ""] ?? "BOT_CONFIG"})`,
+  const autopilotProblems = policyStepLines(
+    config.bot.autopilot,
+    playbooks.playbooks,
+    config.autopilotLines ?? {},
   );
   if (autopilotProblems.length > 0)
     throw new CodedError(

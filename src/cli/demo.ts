@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
+import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { type Env, loadConfig } from "../config.js";
 import type { Refusal } from "../core/autopilot/decide.js";
 import type { PlaybookSet } from "../core/playbook/schema.js";
@@ -41,7 +42,8 @@ export interface DemoOptions {
   followUpIntervalMs?: number;
   /**
    * Autopilot (docs/autopilot.md): "on" lets it apply the low-risk steps after a short hold-off,
-   * "hold" has a person press Hold and approve by hand, "shadow" only records what it would do.
+   * "hold" has a person press Hold and approve by hand, "shadow" only records what it would do;
+   * "off-hours" and "budget-spent" show it refusing by its hours and by the fleet's budget.
    */
   autopilot?: DemoAutopilot;
   /** Where the thread's pictures are written (default: a new directory under the system temp dir). */
@@ -78,23 +80,44 @@ export interface DemoEnd {
   canvases: StoredCanvas[];
 }
 
-export const DEMO_AUTOPILOT = ["on", "hold", "shadow"] as const;
+export const DEMO_AUTOPILOT = ["on", "hold", "shadow", "off-hours", "budget-spent"] as const;
 export type DemoAutopilot = (typeof DEMO_AUTOPILOT)[number];
 
-/** The demo's policy: every table, the steps the playbook marks reversible and low risk. */
-function autopilotConfig(mode: DemoAutopilot, playbooks: PlaybookSet): string {
+/**
+ * The demo's policy: every table, the steps the playbook marks reversible and low risk.
+ * "off-hours" allows changes only in an hour three hours from the demo's clock; "budget-spent"
+ * allows one change an hour across the fleet, spent on another table before the alert.
+ */
+function autopilotConfig(mode: DemoAutopilot, playbooks: PlaybookSet, nowMs: number): string {
   const steps = playbooks.playbooks.flatMap((p) =>
     p.steps.filter((s) => s.reversible && s.lowRisk).map((s) => s.id),
   );
+  const hh = (n: number) => String((new Date(nowMs).getUTCHours() + n) % 24).padStart(2, "0");
   // "on" waits two seconds so the announcement and its Hold button show; "hold" waits an hour.
   return `autopilot:
   mode: ${mode === "shadow" ? "shadow" : "on"}
   holdOffSeconds: ${mode === "hold" ? 3600 : 2}
-  policies:
+${mode === "budget-spent" ? "  fleetPerHour: 1\n" : ""}  policies:
     - name: demo-low-risk
       tables: [{}]
       steps: [${steps.join(", ")}]
-`;
+${mode === "off-hours" ? `      hours: "${hh(3)}:00-${hh(4)}:00"\n` : ""}`;
+}
+
+/** "budget-spent": the fleet's one autonomous change this hour, made on another table. */
+async function spendFleetBudget(ctx: DemoContext): Promise<void> {
+  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const atMs = ctx.lakehouse!.clock.now() - 10 * 60_000;
+    await new AutopilotStore(redis, ctx.namespace).recordChange("demo.elsewhere", "earlier|p1", atMs);
+  } finally {
+    redis.disconnect();
+  }
+  progress(
+    ctx,
+    "autopilot already made the fleet's one change this hour, on another table (fleetPerHour: 1)",
+  );
 }
 
 export const DEMO_CHANNEL = "C0DEMO";
@@ -165,7 +188,7 @@ async function startWorld(ctx: DemoContext): Promise<void> {
     ...sources,
     ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
     INCIDENT_CHANNEL: DEMO_CHANNEL,
-    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform.BOT_CONFIG ?? ""}\n${ctx.options.autopilot ? autopilotConfig(ctx.options.autopilot, ctx.playbooks) : ""}`,
+    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform.BOT_CONFIG ?? ""}\n${ctx.options.autopilot ? autopilotConfig(ctx.options.autopilot, ctx.playbooks, lakehouse!.clock.now()) : ""}`,
     PORT: "0",
     LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
   });
@@ -378,13 +401,14 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
  */
 async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   const mode = ctx.options.autopilot;
-  if (mode !== "on" && mode !== "hold") return false;
+  if (mode === undefined || mode === "shadow") return false;
   const requestsBefore = ctx.lakehouse!.requests.length;
   // The announcement follows its proposal in the same job.
   await settled(ctx);
+  // Edited once it applied: its words say so then, without Hold.
   const announcement = ctx
     .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-    .findLast((m) => findHold(m) && !/Held/.test(m.text ?? ""));
+    .findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
   if (!announcement) {
     progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
     return false;
@@ -610,6 +634,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     say(ctx, `Demo: scenario ${scenario.name}, table ${scenario.table}`);
     await startWorld(ctx);
+    if (ctx.options.autopilot === "budget-spent") await spendFleetBudget(ctx);
     await fireAlert(ctx);
     const diagnosis = await awaitDiagnosis(ctx);
     await moment(ctx, "diagnosis");

@@ -155,7 +155,7 @@ schema, step graph, reachable steps. Prints file:line: reason for each problem.
 
 Exit codes: 0 all valid, 1 problems found, 2 bad usage or the directory does not exist.
 `,
-  demo: `Usage: iceberg-bot demo [scenario] [--autopilot on|hold|shadow]
+  demo: `Usage: iceberg-bot demo [scenario] [--autopilot on|hold|shadow|off-hours|budget-spent]
 
 Runs a whole incident against the simulated lakehouse and a local Slack stand-in, then prints
 the thread. Needs Redis (REDIS_URL, default redis://127.0.0.1:6379).
@@ -163,8 +163,9 @@ Default scenario: competing-appends. List scenarios with \`iceberg-bot sim --lis
 
   --autopilot MODE  on: autopilot applies the low-risk steps after its hold-off (and reverts
                     them when the writer does not recover); hold: a person presses Hold and
-                    approves by hand; shadow: it applies nothing and records what it would do
-                    (docs/autopilot.md)
+                    approves by hand; shadow: it applies nothing and records what it would do;
+                    off-hours, budget-spent: it leaves the step to people by its hours or by
+                    the fleet's hourly budget, and the thread says why (docs/autopilot.md)
 `,
   dev: `Usage: iceberg-bot dev [--port N] [--host HOST] [--scenario NAME]
 

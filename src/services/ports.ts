@@ -2,6 +2,7 @@
 // Adapters implement these; src/main.ts wires them; tests inject real adapters pointed at
 // loopback servers and real Redis (never mocks of our own modules).
 
+import type { Refusal } from "../core/autopilot/decide.js";
 import type { TimelineChart } from "../core/chart/timeline.js";
 import type { CommandRateDecision } from "../core/command-rate.js";
 import type {
@@ -20,6 +21,7 @@ import type { AlertEvent, Incident, TimelineEntry } from "../core/incident/model
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { Versioned, WalkRecord } from "../core/playbook/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js";
+import type { AutopilotFate } from "../core/words/autopilot.js";
 import type { UnreadableRecord } from "../core/words/unreadable.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
 
@@ -259,6 +261,8 @@ export type WalkMessage =
   | { kind: "update-proposal"; name: string; view: ProposalView; note: ProposalNote; withButtons: boolean }
   | { kind: "upsert-verification"; name: string; view: VerificationView }
   | { kind: "note"; name: string; note: WalkNote }
+  /** An edit of a note posted under `name` (skipped when it was never posted). */
+  | { kind: "update-note"; name: string; note: WalkNote }
   | { kind: "ephemeral"; user: string; notice: Notice }
   /** The status card, edited from the saved walk in the same delivery as the thread's messages. */
   | { kind: "card" }
@@ -331,7 +335,16 @@ export type WalkNote =
       applyAtMs: number;
       action: { incidentId: string; stepId: StepId; proposalId: string };
     }
-  | { kind: "autopilot-held"; by: string }
+  /** The announcement once its fate is decided: edited in place, without Hold and Apply now. */
+  | {
+      kind: "autopilot-settled";
+      stepId: StepId;
+      policy: string;
+      line?: string;
+      fate: AutopilotFate;
+    }
+  /** Autopilot left a proposed step to people without announcing it (core/words/autopilot.ts says why). */
+  | { kind: "autopilot-refused"; stepId: StepId; refusal: Refusal }
   /** Autopilot left a step it had announced to people (`reason` in core/words/autopilot.ts's words). */
   | { kind: "autopilot-declined"; reason: string }
   | { kind: "autopilot-reverted"; stepId: StepId; next?: StepId; ok: boolean };

@@ -1,5 +1,6 @@
 // `iceberg-bot demo --autopilot`: autopilot fixes the incident, reverts when the writer does not
-// recover, and a person's Hold hands the step back, each from a firing alert to the printed thread.
+// recover, a person's Hold hands the step back, and it refuses by its hours and by the fleet's
+// budget, each from a firing alert to the printed thread.
 
 import { describe, expect, it } from "vitest";
 import { type DemoAutopilot, runDemo } from "../../src/cli/demo.js";
@@ -50,7 +51,33 @@ describe("the demo with autopilot", () => {
     const { code, out, commits } = await demo("competing-appends", "hold");
     expect(code).toBe(0);
     expect(out).toMatch(/presses Hold: the step goes back to people[\s\S]*presses Apply/);
-    expect(out).toMatch(/Held: autopilot will not apply this step/);
+    expect(out).toMatch(/Held: autopilot will not apply raise commit retries/);
+    expect(commits).toBe(1);
+  });
+
+  it("outside the policy's hours it leaves the step to people and the thread says why", async () => {
+    const { code, out, commits } = await demo("competing-appends", "off-hours");
+    expect(code).toBe(0);
+    expect(out).toMatch(
+      /autopilot leaves this step to people: policy demo-low-risk allows changes only between \d\d:00-\d\d:00 UTC/,
+    );
+    expect(out).toMatch(
+      /Autopilot leaves raise commit retries to you: policy demo-low-risk allows changes only/,
+    );
+    expect(out).not.toMatch(/autopilot announces/);
+    expect(out).toMatch(/presses Apply/);
+    expect(commits).toBe(1);
+  });
+
+  it("with the fleet's hourly budget spent it leaves the step to people and the thread says why", async () => {
+    const { code, out, commits } = await demo("competing-appends", "budget-spent");
+    expect(code).toBe(0);
+    expect(out).toMatch(/autopilot already made the fleet's one change this hour, on another table/);
+    expect(out).toMatch(
+      /Autopilot leaves raise commit retries to you: the fleet's one autonomous change this hour is made/,
+    );
+    expect(out).not.toMatch(/autopilot announces/);
+    expect(out).toMatch(/presses Apply/);
     expect(commits).toBe(1);
   });
 

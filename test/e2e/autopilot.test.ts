@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AuditTrail } from "../../src/adapters/store/audit-trail.js";
 import { AutopilotStore } from "../../src/adapters/store/autopilot-store.js";
 import { createKeys } from "../../src/adapters/store/keys.js";
-import { approveStep, pressButton, type SlackPerson } from "../../src/sim/slack/person.js";
+import {
+  approveStep,
+  buttonClickBody,
+  type FoundButton,
+  findButton,
+  pressButton,
+  type SlackPerson,
+} from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -82,6 +89,21 @@ const store = (harness: Harness) => new AutopilotStore(harness.scope.redis, harn
 const incidentId = async (harness: Harness) =>
   eventually(async () => (await harness.bots[0]!.store.openIncidentFor("db.events"))?.id, "the incident");
 
+/** A press from a client still showing a button the bot has since removed. */
+async function clickStale(harness: Harness, user: string, found: FoundButton): Promise<void> {
+  const body = buttonClickBody(person(harness, user), found, {
+    triggerId: `${Date.now()}.stale`,
+    actionTs: `${Date.now() / 1000}`,
+  });
+  const posted = await postSigned(
+    harness.url("/slack/events"),
+    harness.secret,
+    body,
+    "application/x-www-form-urlencoded",
+  );
+  expect(posted.status).toBe(200);
+}
+
 async function fire(harness: Harness): Promise<string> {
   const posted = await postAlert(
     harness,
@@ -89,7 +111,11 @@ async function fire(harness: Harness): Promise<string> {
   );
   expect(posted.status).toBe(202);
   // With no hold-off the proposal's Apply button may be gone before it is looked at.
-  await eventually(() => /playbook_apply|Autopilot will apply/.test(thread(harness)), "the proposal");
+  // Its announcement may already be edited to say it applied.
+  await eventually(
+    () => /playbook_apply|Autopilot will apply|Autopilot applied/.test(thread(harness)),
+    "the proposal",
+  );
   return rootOf(harness)!.ts;
 }
 
@@ -97,9 +123,13 @@ describe("autopilot (e2e)", () => {
   it("applies the retry step under its policy after the hold-off, audited as the policy, and the writer recovers", async () => {
     const harness = await start("ap-fix", "competing-appends", botConfig({ holdOffSeconds: 0 }));
     await fire(harness);
-    await eventually(() => /Autopilot will apply/.test(thread(harness)), "the announcement");
+    await eventually(() => /Autopilot (will apply|applied)/.test(thread(harness)), "the announcement");
     expect(thread(harness)).toMatch(/policy retries-anytime \(BOT_CONFIG:\d+\)/);
     await eventually(() => commits(harness) === 1, "the autonomous commit");
+    // The announcement says how it ended, and its Hold and Apply now are gone.
+    await eventually(() => /applied raise commit retries under policy/.test(thread(harness)), "the edit");
+    expect(thread(harness)).toMatch(/when the hold-off ended/);
+    expect(thread(harness)).not.toMatch(/autopilot_hold|autopilot_apply_now/);
     harness.lakehouse!.advance(6 * 60_000);
     await eventually(() => /commits resumed/.test(rootOf(harness)?.text ?? ""), "the resolved card");
     await quiescent(harness);
@@ -141,11 +171,44 @@ describe("autopilot (e2e)", () => {
     const rootTs = await fire(harness);
     await eventually(() => /autopilot_hold/.test(thread(harness)), "the Hold button");
     await pressButton(person(harness, BOB), rootTs, "autopilot_hold");
+    const applyNow = structuredClone(findButton(harness.standIn, CHANNEL, rootTs, "autopilot_apply_now")!);
     await eventually(() => /Held: autopilot will not apply/.test(thread(harness)), "the held note");
-    await pressButton(person(harness, ALICE), rootTs, "autopilot_apply_now");
+    // The announcement itself is edited: held by Bob, no buttons left to press.
+    expect(thread(harness)).toMatch(/Held by <@U0BOB>/);
+    expect(thread(harness)).not.toMatch(/autopilot_hold|autopilot_apply_now/);
+    // A client still showing the old buttons presses Apply now: nothing is applied.
+    await clickStale(harness, ALICE, applyNow);
     await quiescent(harness);
     expect(commits(harness)).toBe(0);
     expect(await store(harness).claimOf(await incidentId(harness))).toEqual({ kind: "held", by: BOB });
+  });
+
+  it("a person approves during the hold-off: the announcement says so, and a late Hold is answered only to the presser", async () => {
+    const harness = await start("ap-overtaken", "competing-appends", botConfig({ holdOffSeconds: 3600 }));
+    const rootTs = await fire(harness);
+    await eventually(() => /autopilot_hold/.test(thread(harness)), "the Hold button");
+    const hold = structuredClone(findButton(harness.standIn, CHANNEL, rootTs, "autopilot_hold")!);
+    const id = await incidentId(harness);
+    await approveStep(person(harness, ALICE), rootTs, "retries are at the default");
+    await eventually(() => commits(harness) === 1, "the approved commit");
+    await eventually(
+      () =>
+        /Autopilot left raise commit retries to people: people acted on this step first/.test(
+          thread(harness),
+        ),
+      "the announcement's edit",
+    );
+    expect(thread(harness)).not.toMatch(/autopilot_hold|autopilot_apply_now/);
+    await clickStale(harness, BOB, hold);
+    const answer = await eventually(
+      () => harness.standIn.messages(CHANNEL).find((m) => m.ephemeralUser === BOB),
+      "the late Hold's answer",
+    );
+    expect(answer.text).toMatch(/Already approved by <@U0ALICE>/);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Held/);
+    expect(await store(harness).claimOf(id)).toBeUndefined();
+    expect(commits(harness)).toBe(1);
   });
 
   it("two processes and three Apply now presses at once give one commit, approved once as the policy", async () => {
@@ -170,6 +233,10 @@ describe("autopilot (e2e)", () => {
     await eventually(() => commits(harness) === 1, "the commit");
     await quiescent(harness);
     expect(commits(harness)).toBe(1);
+    expect(thread(harness)).toMatch(
+      /before the hold-off ended: Apply now was pressed\. Pressed by <@U0ALICE>/,
+    );
+    expect(thread(harness)).not.toMatch(/autopilot_hold|autopilot_apply_now/);
     const audit = await new AuditTrail(harness.scope.redis, createKeys(harness.scope.namespace), 30).list(
       "db.events",
     );
@@ -194,6 +261,21 @@ describe("autopilot (e2e)", () => {
     expect(commits(harness)).toBe(0);
     const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
     expect(JSON.parse(refused ?? "{}").kind).toBe("outside-hours");
+    // One line says why the step is people's.
+    expect(thread(harness)).toMatch(
+      /Autopilot leaves raise commit retries to you: policy retries-anytime allows changes only between \d\d:00-\d\d:00 UTC\./,
+    );
+  });
+
+  it("says nothing in the thread for a table no policy line covers", async () => {
+    const config = botConfig({ holdOffSeconds: 0 }).replace('name: "ev*"', 'name: "other*"');
+    const harness = await start("ap-silent", "competing-appends", config);
+    await fire(harness);
+    const id = await incidentId(harness);
+    await quiescent(harness);
+    expect(thread(harness)).not.toMatch(/Autopilot/);
+    const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
+    expect(JSON.parse(refused ?? "{}").kind).toBe("table-not-in-policy");
   });
 
   it("when the fleet's hourly budget is spent it announces nothing and applies nothing", async () => {
@@ -211,6 +293,9 @@ describe("autopilot (e2e)", () => {
     expect(commits(harness)).toBe(0);
     const refused = await harness.scope.redis.get(`{${harness.scope.namespace}}:autopilot:refused:${id}`);
     expect(JSON.parse(refused ?? "{}")).toEqual({ kind: "fleet-budget", perHour: 1 });
+    expect(thread(harness)).toMatch(
+      /Autopilot leaves raise commit retries to you: the fleet's one autonomous change this hour is made\./,
+    );
   });
 
   it("does not act when a source the step depends on did not answer", async () => {

@@ -5,10 +5,11 @@
 
 import {
   declinedWords,
-  heldWords,
+  leftToPeopleWords,
   plannedWords,
   revertedWords,
   revertFailedWords,
+  settledWords,
 } from "../../core/words/autopilot.js";
 import { utcDay } from "../../core/words/clock.js";
 import { formatDuration } from "../../core/words/duration.js";
@@ -74,9 +75,21 @@ function noteWords(note: WalkNote): { text: string; words: string } {
       const words = plannedWords(note);
       return { text: words, words: `:robot_face: ${escapeMrkdwn(words)}` };
     }
-    case "autopilot-held": {
-      const words = heldWords();
-      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)} Held by ${mention(note.by)}.` };
+    case "autopilot-settled": {
+      const words = settledWords(note);
+      const { fate } = note;
+      const by =
+        fate.kind === "applied-now"
+          ? ` Pressed by ${mention(fate.by)}.`
+          : fate.kind === "held"
+            ? ` Held by ${mention(fate.by)}.`
+            : "";
+      const icon = fate.kind === "applied" || fate.kind === "applied-now" ? ":robot_face:" : ":raised_hand:";
+      return { text: words, words: `${icon} ${escapeMrkdwn(words)}${by}` };
+    }
+    case "autopilot-refused": {
+      const words = leftToPeopleWords(note.stepId, note.refusal);
+      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)}` };
     }
     case "autopilot-declined": {
       const words = declinedWords(note.reason);

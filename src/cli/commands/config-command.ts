@@ -5,7 +5,9 @@
 // (it may be down for now). Exit 2 when there is an error, 0 otherwise.
 
 import { Agent } from "undici";
-import { redactUrl } from "../../config.js";
+import { loadPlaybooks } from "../../adapters/playbooks/files.js";
+import { type ConfigInspection, redactUrl } from "../../config.js";
+import { policyStepLines } from "../../core/autopilot/policy.js";
 import type { TlsMaterial } from "../../core/sources/model.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -40,10 +42,11 @@ export async function runConfigCommand(args: readonly string[], io: CliIo): Prom
     );
 
   const inspection = inspectRoleConfig(role, io, { configFile: values.config });
-  for (const problem of inspection.problems) writeLine(io.stdout, `error: ${problem}`);
+  const problems = [...inspection.problems, ...(await autopilotStepProblems(inspection))];
+  for (const problem of problems) writeLine(io.stdout, `error: ${problem}`);
   const warnings = values.offline ? [] : await probeSources(inspection.sources, timeoutMs);
   for (const warning of warnings) writeLine(io.stdout, `warning: ${warning}`);
-  const errors = inspection.problems.length;
+  const errors = problems.length;
   writeLine(
     io.stdout,
     errors === 0 && warnings.length === 0
@@ -51,6 +54,20 @@ export async function runConfigCommand(args: readonly string[], io: CliIo): Prom
       : `${errors} ${errors === 1 ? "error" : "errors"}, ${warnings.length} ${warnings.length === 1 ? "warning" : "warnings"}.`,
   );
   return errors > 0 ? ExitCode.Usage : ExitCode.Ok;
+}
+
+/**
+ * The autopilot policy's steps against the playbooks bot start loads, with the check bot start
+ * refuses with; playbooks that do not load are an error of their own.
+ */
+async function autopilotStepProblems(inspection: ConfigInspection): Promise<string[]> {
+  if (inspection.bot.autopilot.policies.length === 0) return [];
+  try {
+    const playbooks = await loadPlaybooks();
+    return policyStepLines(inspection.bot.autopilot, playbooks.playbooks, inspection.autopilotLines);
+  } catch (error) {
+    return [`playbooks: ${(error as Error).message}`];
+  }
 }
 
 interface Listed {

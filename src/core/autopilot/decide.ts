@@ -13,6 +13,8 @@ export type Refusal =
   | { kind: "off" }
   | { kind: "switched-off" }
   | { kind: "self-stopped" }
+  /** No policy line's patterns match the table: the one refusal the thread is not told of. */
+  | { kind: "table-not-in-policy" }
   | { kind: "no-policy" }
   | { kind: "step-not-marked" }
   | { kind: "outside-hours"; policy: string; hours: string }
@@ -71,12 +73,12 @@ export function decideAutopilot(input: {
   if (!shadow && input.switchState === "off") return refuse({ kind: "switched-off" });
   if (!shadow && input.switchState === "self-stopped") return refuse({ kind: "self-stopped" });
   if (facts.handedBack) return refuse({ kind: "handed-back" });
+  const forTable = config.policies.filter((p) => p.tables.some((t) => tableMatches(t, facts)));
+  if (forTable.length === 0) return refuse({ kind: "table-not-in-policy" });
   const step = stepOf(input.playbooks, facts.stepId);
   if (!step?.reversible || !step.lowRisk || step.risky || !step.automatic)
     return refuse({ kind: "step-not-marked" });
-  const policy = config.policies.find(
-    (p) => p.steps.includes(facts.stepId) && p.tables.some((t) => tableMatches(t, facts)),
-  );
+  const policy = forTable.find((p) => p.steps.includes(facts.stepId));
   if (!policy) return refuse({ kind: "no-policy" });
 
   // Only when the bot is sure: each fact the step rests on is known.

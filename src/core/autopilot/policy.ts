@@ -116,3 +116,18 @@ export function policyStepProblems(
   });
   return out;
 }
+
+/**
+ * The policy's step problems as the lines bot start refuses with and `config check` prints, each
+ * with the policy line's file:line (`lines`, by policy name).
+ */
+export function policyStepLines(
+  config: AutopilotConfig,
+  playbooks: readonly Playbook[],
+  lines: Readonly<Record<string, string>>,
+): string[] {
+  return policyStepProblems(config, playbooks).map(
+    (p) =>
+      `BOT_CONFIG: ${p.path.join(".")}: ${p.message} (at ${lines[config.policies[Number(p.path[2])]?.name ?? ""] ?? "BOT_CONFIG"})`,
+  );
+}

@@ -14,8 +14,10 @@ export function refusalWords(refusal: Refusal): string {
       return "autopilot was switched off with /iceberg autopilot off";
     case "self-stopped":
       return "autopilot stopped itself after too many reverts; /iceberg autopilot on starts it again";
+    case "table-not-in-policy":
+      return "no policy line names this table";
     case "no-policy":
-      return "no policy line names this table and step";
+      return "no policy line names this step for this table";
     case "step-not-marked":
       return "the playbook does not mark this step reversible and low risk";
     case "outside-hours":
@@ -23,9 +25,11 @@ export function refusalWords(refusal: Refusal): string {
     case "table-budget":
       return `policy ${refusal.policy} allows ${refusal.perDay} autonomous change${refusal.perDay === 1 ? "" : "s"} per table per day, already made`;
     case "fleet-budget":
-      return `the fleet's ${refusal.perHour} autonomous changes this hour are made`;
+      return refusal.perHour === 1
+        ? "the fleet's one autonomous change this hour is made"
+        : `the fleet's ${refusal.perHour} autonomous changes this hour are made`;
     case "verdict-not-selecting":
-      return `the verdict (${refusal.verdict}) is not one this step is selected for`;
+      return "the diagnosis is not one this step is meant for";
     case "source-unseen":
       return `the bot could not read the ${refusal.sources.map((s) => sourceWords(s)).join(", the ")}, which this step depends on`;
     case "unknown-commit":
@@ -39,6 +43,19 @@ export function refusalWords(refusal: Refusal): string {
   }
 }
 
+/**
+ * The thread's one line when autopilot leaves a proposed step to people: "Autopilot leaves raise
+ * commit retries to you: policy night-retries allows changes only between 22:00-06:00 UTC."
+ */
+export function leftToPeopleWords(stepId: StepId, refusal: Refusal): string {
+  return `Autopilot leaves ${stepWords(stepId)} to you: ${refusalWords(refusal)}.`;
+}
+
+/** Whether the thread hears of a refusal: a table no policy line covers is none of autopilot's business. */
+export function saysRefusal(refusal: Refusal): boolean {
+  return refusal.kind !== "table-not-in-policy";
+}
+
 /** "Autopilot will apply raise commit retries under policy night-retries (bot.yaml:12) at 03:05 UTC." */
 export function plannedWords(input: {
   stepId: StepId;
@@ -48,6 +65,42 @@ export function plannedWords(input: {
 }): string {
   const where = input.line ? ` (${input.line})` : "";
   return `Autopilot will apply ${stepWords(input.stepId)} under policy ${input.policy}${where} at ${utcTime(input.applyAtMs)}, unless someone presses Hold. The follow-up checks judge the failing writer's own commits; if it does not recover, the change is reverted and the walk comes back to you.`;
+}
+
+/** How an announcement ended: the words its edit shows once Hold and Apply now are gone. */
+export type AutopilotFate =
+  | { kind: "applied" }
+  | { kind: "applied-now"; by: string }
+  | { kind: "held"; by: string }
+  | { kind: "handed-back"; reason: string };
+
+/**
+ * "Autopilot applied raise commit retries under policy night-retries (bot.yaml:12) when the
+ * hold-off ended." Who pressed Apply now or Hold is added by the adapter, as the channel shows them.
+ */
+export function settledWords(input: {
+  stepId: StepId;
+  policy: string;
+  line?: string;
+  fate: AutopilotFate;
+}): string {
+  const step = stepWords(input.stepId);
+  const under = `under policy ${input.policy}${input.line ? ` (${input.line})` : ""}`;
+  switch (input.fate.kind) {
+    case "applied":
+      return `Autopilot applied ${step} ${under} when the hold-off ended.`;
+    case "applied-now":
+      return `Autopilot applied ${step} ${under} before the hold-off ended: Apply now was pressed.`;
+    case "held":
+      return `Held: autopilot will not apply ${step}. It waits for an approver as usual.`;
+    case "handed-back":
+      return `Autopilot left ${step} to people: ${input.fate.reason}.`;
+  }
+}
+
+/** Why an announced step went to people without autopilot: they acted on it first. */
+export function peopleFirstWords(): string {
+  return "people acted on this step first";
 }
 
 export function switchedWords(action: "on" | "off"): string {
@@ -72,10 +125,6 @@ export function statusWords(mode: "off" | "shadow" | "on", state: "on" | "off" |
           ? "it applies the steps its policy lines allow"
           : "it applies nothing until switched on";
   return `Autopilot: mode ${mode} in BOT_CONFIG, switch ${switchWords}; ${does}.`;
-}
-
-export function heldWords(): string {
-  return "Held: autopilot will not apply this step. It waits for an approver as usual.";
 }
 
 export function declinedWords(reason: string): string {

@@ -18,12 +18,15 @@ import type { AutopilotConfig } from "../../core/autopilot/policy.js";
 import type { RemediationJob } from "../../core/jobs.js";
 import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
 import type { PlaybookSet } from "../../core/playbook/schema.js";
-import type { StepRun } from "../../core/playbook/walk.js";
+import type { Notice, StepRun } from "../../core/playbook/walk.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
 import {
+  type AutopilotFate,
   agreementWords,
   notApproverWords,
+  peopleFirstWords,
   refusalWords,
+  saysRefusal,
   selfStoppedWords,
   statusWords,
   switchedWords,
@@ -43,6 +46,32 @@ import type { ActionValue } from "../view-models.js";
 import type { AutopilotPlan, AutopilotStorePort } from "./ports.js";
 
 type AutopilotJob = Extract<RemediationJob, { kind: "autopilot" }>;
+
+/** The announcement's message name: posted once, edited when its fate is decided. */
+const announcementName = (proposalId: string) => `autopilot-${proposalId}`;
+
+const appliedFate = (by: string | undefined): AutopilotFate =>
+  by ? { kind: "applied-now", by } : { kind: "applied" };
+
+/** Whether the announced proposal still waits for approval (nobody approved or took it). */
+function waiting(record: WalkRecord, value: ActionValue): boolean {
+  const run = record.walk.current;
+  return (
+    run?.stepId === value.stepId &&
+    run.phase === "proposed" &&
+    proposalIdFor(record, value.stepId) === value.proposalId
+  );
+}
+
+/** What a late Hold is answered with: who approved the step, or that no proposal is open. */
+function whatHappened(record: WalkRecord, value: ActionValue): Notice {
+  const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
+  const run = runs.findLast((r) => r.stepId === value.stepId);
+  const approvers = run?.approvals.map((a) => a.user) ?? [];
+  return approvers.length > 0
+    ? { kind: "already-approved", approverUserIds: approvers }
+    : { kind: "no-open-proposal" };
+}
 
 /** The audit trail's name for autopilot's own entries; approvers are BOT_CONFIG's defaults'. */
 const AUTOPILOT_AUDIT_TABLE = "autopilot";
@@ -106,6 +135,13 @@ export class Autopilot {
       );
       if (!decision.act) {
         await this.deps.store.noteRefusal(incidentId, decision.refusal);
+        // One line so people know the step is theirs (named: a retried diagnosis says it once).
+        if (saysRefusal(decision.refusal))
+          await this.deps.notifier.say(record, {
+            kind: "note",
+            name: `autopilot-refused-${proposalId}`,
+            note: { kind: "autopilot-refused", stepId: run.stepId, refusal: decision.refusal },
+          });
         return;
       }
       const plan: AutopilotPlan = {
@@ -130,7 +166,7 @@ export class Autopilot {
     const value = { incidentId: job.incidentId, stepId: job.stepId, proposalId: job.proposalId };
     switch (job.action) {
       case "fire":
-        return this.fire(value);
+        return this.fire(value, undefined);
       case "hold":
         return this.hold(value, job.user ?? "");
       case "apply-now": {
@@ -151,7 +187,7 @@ export class Autopilot {
           });
           return;
         }
-        return this.fire(value);
+        return this.fire(value, job.user);
       }
     }
   }
@@ -206,17 +242,23 @@ export class Autopilot {
     ];
   }
 
-  /** The hold-off ended (or Apply now): decide again, claim the plan, approve as a person would. */
-  private async fire(value: ActionValue): Promise<void> {
+  /**
+   * The hold-off ended (or Apply now, pressed by `by`): decide again, claim the plan, approve as a
+   * person would.
+   */
+  private async fire(value: ActionValue, by: string | undefined): Promise<void> {
     const record = (await this.deps.walks.get(value.incidentId))?.value;
-    const run = record?.walk.current;
-    if (!record || !run || run.stepId !== value.stepId) return;
-    if (proposalIdFor(record, value.stepId) !== value.proposalId) return;
-    // Already approved under the policy (a retried job): the walk carries it from here.
-    if (run.phase !== "proposed") return;
+    if (!record) return;
+    const plan = await this.deps.store.plan(value.incidentId);
+    if (!waiting(record, value)) {
+      // People acted on the step first, or autopilot already approved it (a retried job).
+      if (plan) await this.peopleFirst(record, plan);
+      return;
+    }
+    const run = record.walk.current;
+    if (!run) return;
     const claimed = await this.deps.store.claimOf(value.incidentId);
     if (claimed?.kind === "held") return;
-    const plan = await this.deps.store.plan(value.incidentId);
     if (claimed?.kind !== "fired") {
       // Nothing applied yet: every fact is checked again, now.
       const decision = await this.decide(record, run, { ignoreHandedBack: true });
@@ -229,6 +271,7 @@ export class Autopilot {
           name: `autopilot-declined-${value.proposalId}`,
           note: { kind: "autopilot-declined", reason },
         });
+        if (plan) await this.settleAnnouncement(record, plan, { kind: "handed-back", reason });
         return;
       }
       const won = await this.deps.store.claim(value.incidentId, { kind: "fired" });
@@ -240,11 +283,43 @@ export class Autopilot {
         this.deps.now(),
       );
       await this.approve(value, policy);
+      if (plan) await this.settleAnnouncement(record, plan, appliedFate(by));
       return;
     }
     // Claimed before a crash, not yet approved: the approval is the walk's to make once.
-    const policy = plan?.policy;
-    if (policy) await this.approve(value, policy);
+    if (!plan) return;
+    await this.approve(value, plan.policy);
+    await this.settleAnnouncement(record, plan, appliedFate(by));
+  }
+
+  /** The announcement edited to say how it ended, its Hold and Apply now gone (idempotent: one name). */
+  private async settleAnnouncement(
+    record: WalkRecord,
+    plan: AutopilotPlan,
+    fate: AutopilotFate,
+  ): Promise<void> {
+    const line = this.deps.policyLines?.[plan.policy];
+    await this.deps.notifier.say(record, {
+      kind: "update-note",
+      name: announcementName(plan.proposalId),
+      note: {
+        kind: "autopilot-settled",
+        stepId: plan.stepId,
+        policy: plan.policy,
+        ...(line ? { line } : {}),
+        fate,
+      },
+    });
+  }
+
+  /**
+   * People approved (or did by hand, skipped, stopped) the announced step before autopilot: the
+   * announcement says so once. A plan autopilot itself approved keeps the edit its firing made.
+   */
+  private async peopleFirst(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
+    if (plan.shadow || (await this.deps.store.claimOf(plan.incidentId))) return;
+    if (!(await this.deps.store.handBack(plan.incidentId))) return;
+    await this.settleAnnouncement(record, plan, { kind: "handed-back", reason: peopleFirstWords() });
   }
 
   private async approve(value: ActionValue, policy: string): Promise<void> {
@@ -256,26 +331,25 @@ export class Autopilot {
   private async hold(value: ActionValue, user: string): Promise<void> {
     const record = (await this.deps.walks.get(value.incidentId))?.value;
     if (!record || !user) return;
-    const won = await this.deps.store.claim(value.incidentId, { kind: "held", by: user });
-    if (won.kind === "fired") {
-      const run = record.walk.current;
-      await this.deps.notifier.say(record, {
-        kind: "ephemeral",
-        user,
-        notice: { kind: "already-approved", approverUserIds: run?.approvals.map((a) => a.user) ?? [] },
-      });
+    const plan = await this.deps.store.plan(value.incidentId);
+    // Too late: a person approved the step, or autopilot did; the presser is told what happened.
+    const late = !waiting(record, value);
+    const won = late ? await this.deps.store.claimOf(value.incidentId) : undefined;
+    const claim =
+      won ?? (late ? undefined : await this.deps.store.claim(value.incidentId, { kind: "held", by: user }));
+    if (late || claim?.kind === "fired") {
+      await this.deps.notifier.say(record, { kind: "ephemeral", user, notice: whatHappened(record, value) });
+      if (late && plan) await this.peopleFirst(record, plan);
       return;
     }
+    if (claim?.kind !== "held") return;
     await this.deps.store.handBack(value.incidentId);
-    await this.deps.notifier.say(record, {
-      kind: "note",
-      name: `autopilot-held-${value.proposalId}`,
-      note: { kind: "autopilot-held", by: won.by },
-    });
+    if (plan) await this.settleAnnouncement(record, plan, { kind: "held", by: claim.by });
   }
 
   /**
-   * After a check or a revert: revert autopilot's own change when the writer did not recover, and
+   * After a person's click or approval, a check or a revert: an announcement people overtook says
+   * so; revert autopilot's own change when the writer did not recover, and
    * once reverted hand the walk back with the next step proposed. Shadow plans are judged once the
    * walk ends. Idempotent: a job retried after a crash repeats only what is still owed.
    */
@@ -285,6 +359,7 @@ export class Autopilot {
     const record = (await this.deps.walks.get(incidentId))?.value;
     if (!record) return;
     if (plan.shadow) return this.judgeShadow(plan, record);
+    if (!waiting(record, plan)) await this.peopleFirst(record, plan);
     const actor = policyActor(plan.policy);
     const run = record.walk.history.findLast(
       (r) => r.stepId === plan.stepId && r.approvals.some((a) => a.user === actor),
@@ -351,7 +426,7 @@ export class Autopilot {
     const line = this.deps.policyLines?.[plan.policy];
     await this.deps.notifier.say(record, {
       kind: "note",
-      name: `autopilot-${plan.proposalId}`,
+      name: announcementName(plan.proposalId),
       note: {
         kind: "autopilot-planned",
         stepId: plan.stepId,

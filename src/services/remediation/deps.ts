@@ -56,7 +56,7 @@ export interface RemediationDeps {
   afterApply?: (job: Extract<RemediationJob, { kind: "apply" }>) => Promise<void>;
   /**
    * The autopilot (services/autopilot), told of each proposal made from a diagnosis and of each
-   * finished check or revert job; absent when it is not wired.
+   * person's click or approval and finished check or revert job; absent when it is not wired.
    */
   autopilot?: {
     proposed(incidentId: string): Promise<void>;

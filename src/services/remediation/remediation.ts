@@ -282,10 +282,11 @@ export class Remediation {
   async runJob(job: RemediationJob): Promise<void> {
     if (job.kind === "click" || job.kind === "approval" || job.kind === "apply-form") {
       try {
-        if (job.kind === "click") return await this.press(job.button, pick(job), job.user);
-        if (job.kind === "approval")
-          return await this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
-        return await this.openApply(pick(job), job.user, job.viewId);
+        if (job.kind === "apply-form") return await this.openApply(pick(job), job.user, job.viewId);
+        if (job.kind === "click") await this.press(job.button, pick(job), job.user);
+        else await this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
+        // An autopilot announcement people overtook loses its Hold and Apply now.
+        return await this.deps.autopilot?.settle(job.incidentId);
       } catch (error) {
         if (!isCodedError(error, ErrorCode.StoredRecordInvalid)) throw error;
         // Retrying cannot make the record readable: the person is told once, and the job ends.

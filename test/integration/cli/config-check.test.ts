@@ -99,6 +99,33 @@ describe("config check", () => {
     expect(ran.stdout).toContain("6 errors, 2 warnings.");
   });
 
+  it("checks the autopilot policy's steps against the playbooks as bot start does, with file:line", async () => {
+    const path = file("autopilot.yaml", [
+      "defaults:",
+      "  approvers: [U0LEAD]",
+      "  channel: C0INCIDENTS",
+      "autopilot:",
+      "  mode: on",
+      "  policies:",
+      "    - name: restarts",
+      "      tables: [{ namespace: db }]",
+      "      steps: [raise-commit-retries, idempotent-restart]",
+    ]);
+    const ran = await run(["config", "check", "--offline"], {
+      BOT_CONFIG: path,
+      SLACK_BOT_TOKEN: "xoxb-config-check",
+      SLACK_SIGNING_SECRET: "signing-secret-config-check",
+      ALERT_WEBHOOK_TOKEN: "hook-token-config-check",
+      FLINK_REST_URL: "http://127.0.0.1:9",
+    });
+    expect(ran.code).toBe(2);
+    const errors = ran.stdout.split("\n").filter((l) => l.startsWith("error: "));
+    expect(errors).toEqual([
+      `error: BOT_CONFIG: autopilot.policies.0.steps.1: step idempotent-restart is not marked reversible and lowRisk in its playbook; autopilot may not take it (at ${path}:7)`,
+    ]);
+    expect(ran.stdout).toContain("1 error, 0 warnings.");
+  });
+
   it("loadConfig itself reports the variables and files a broken BOT_CONFIG names, in the same pass", () => {
     const path = file("one-pass.yaml", [
       "notAKey: 1",

@@ -87,7 +87,12 @@ describe("the autopilot's decision", () => {
     ["off in BOT_CONFIG", { config: config({ mode: "off", policies: [] }) }, "off"],
     ["switched off", { switchState: "off" as const }, "switched-off"],
     ["stopped itself", { switchState: "self-stopped" as const }, "self-stopped"],
-    ["another table", { facts: facts({ table: "ops.audit" }) }, "no-policy"],
+    ["another table", { facts: facts({ table: "ops.audit" }) }, "table-not-in-policy"],
+    [
+      "another table, with a step not marked",
+      { facts: facts({ table: "ops.audit", stepId: "idempotent-restart" }) },
+      "table-not-in-policy",
+    ],
     [
       "a step not marked reversible and low risk",
       { facts: facts({ stepId: "idempotent-restart" }) },

@@ -159,6 +159,8 @@ function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDelivery {
       return { kind: "upsert", name: message.name, message: { kind: "verification", view: message.view } };
     case "note":
       return { kind: "post", name: message.name, message: { kind: "note", note: message.note } };
+    case "update-note":
+      return { kind: "update", name: message.name, message: { kind: "note", note: message.note } };
     case "ephemeral":
       return { kind: "ephemeral", user: message.user, notice: message.notice };
     case "card":
