@@ -2,6 +2,7 @@
 // problem is reported at once, and the result is frozen. Secrets never leave through toJSON,
 // logs or error messages: use redactConfig() when printing.
 
+import { createRequire } from "node:module";
 import { z } from "zod";
 import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
 import {
@@ -12,6 +13,7 @@ import {
 } from "./core/settings.js";
 import { sourceUrl } from "./core/sources/config-schema.js";
 import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
+import type { YamlApi } from "./core/yaml-lines.js";
 import { CodedError, ErrorCode } from "./errors.js";
 import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
 import { slackTokenProblems } from "./token-kinds.js";
@@ -351,9 +353,14 @@ export function parseBotConfig(raw: string, readFile?: (path: string) => string)
 function parseBotConfigLocated(raw: string, readFile?: (path: string) => string) {
   if (!raw.includes("\n") && /\.ya?ml$/i.test(raw)) {
     if (!readFile) throw new Error(`names a file (${raw}) but no file reader was given`);
-    return parseBotConfigWithLines(readFile(raw), raw);
+    return parseBotConfigWithLines(readFile(raw), raw, yamlPackage());
   }
-  return parseBotConfigWithLines(raw, "BOT_CONFIG");
+  return parseBotConfigWithLines(raw, "BOT_CONFIG", yamlPackage());
+}
+
+/** Loaded on the first BOT_CONFIG: settings from the environment alone never pay for the parser. */
+function yamlPackage(): YamlApi {
+  return createRequire(import.meta.url)("yaml") as YamlApi;
 }
 
 /** Client credentials win over a fixed token when both are set: they can be renewed. */

@@ -40,6 +40,7 @@ export const STEP_IDS = [
   "check-checkpoints",
   "verify-unknown-commit",
   "remove-duplicate-commit",
+  "confirm-recommit",
   "raise-commit-retries",
   "commit-less-often",
   "move-compaction-off-hot-partitions",
@@ -64,9 +65,10 @@ export type CommitErrorCause = (typeof COMMIT_ERROR_CAUSES)[number];
 
 /**
  * What a check the diagnosis already did found, when that decides the step: an unknown commit
- * that landed and was committed again ("duplicate") leaves the duplicate to remove.
+ * that landed and was committed again ("duplicate") leaves the duplicate to remove; one that did not
+ * land while the writer committed since ("recommitted") leaves its data to confirm landed once.
  */
-export const CHECK_ANSWERS = ["duplicate"] as const;
+export const CHECK_ANSWERS = ["duplicate", "recommitted"] as const;
 
 export const AUDIT_CHECK_IDS = [
   "retry-budget",

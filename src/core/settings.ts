@@ -4,13 +4,12 @@
 // each with the file and line it is on, because a misspelt "aprovers" must not silently mean
 // "nobody may approve".
 
-import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { AUTOPILOT_OFF, AutopilotConfigSchema } from "./autopilot/policy.js";
 import { KubernetesSettingsSchema } from "./kubernetes-settings.js";
-import { lineOfPath } from "./playbook/load.js";
 import { SOURCE_KEYS, SourcesConfigSchema } from "./sources/config-schema.js";
 import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./sweep/config.js";
+import { lineOfPath, type YamlApi } from "./yaml-lines.js";
 
 const FollowUpSchema = z.strictObject({
   intervalSeconds: z.number().int().min(5).max(86_400).default(300),
@@ -121,8 +120,8 @@ export function tableSettings(bot: BotConfig, table: string): ResolvedTableSetti
  * BOT_CONFIG from YAML text; `source` names where the text came from (a file path, or
  * "BOT_CONFIG") for the messages. Throws one Error listing every problem with its line.
  */
-export function parseBotConfigText(text: string, source: string): BotConfig {
-  return parseBotConfigWithLines(text, source).config;
+export function parseBotConfigText(text: string, source: string, yaml: YamlApi): BotConfig {
+  return parseBotConfigWithLines(text, source, yaml).config;
 }
 
 /** Where a key of BOT_CONFIG is: "file:line". */
@@ -144,13 +143,17 @@ export class BotConfigProblems extends Error {
   }
 }
 
-/** The parsed settings and `where(path)`: "file:line" of a key, for problems found later. */
+/**
+ * The parsed settings and `where(path)`: "file:line" of a key, for problems found later. The yaml
+ * package comes from the caller, which loads it only when there is YAML to read.
+ */
 export function parseBotConfigWithLines(
   text: string,
   source: string,
+  yaml: YamlApi,
 ): { config: BotConfig; where: ConfigWhere } {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
   if (doc.errors.length > 0) {
     throw new BotConfigProblems(
@@ -163,7 +166,7 @@ export function parseBotConfigWithLines(
     );
   }
   const raw = doc.toJS() ?? {};
-  const where: ConfigWhere = (path) => `${source}:${lineOfPath(doc, path, lineAt)}`;
+  const where: ConfigWhere = (path) => `${source}:${lineOfPath(yaml, doc, path, lineAt)}`;
   const result = BotConfigSchema.safeParse(raw);
   if (result.success) return { config: result.data, where };
   const problems = result.error.issues.flatMap((issue) => {

@@ -181,6 +181,15 @@ export function renderDeleteSnapshotFiles(target: StatementTarget, snapshotId: s
   ].join("\n");
 }
 
+/** The rows of a few snapshots, to compare what each committed (a lost commit's data re-committed once). */
+export function renderSnapshotsById(target: StatementTarget, snapshotIds: readonly string[]): string {
+  if (snapshotIds.length === 0) throw invalidStatementInput("no snapshots to compare");
+  if (!snapshotIds.every((id) => /^-?\d{1,20}$/.test(id)))
+    throw invalidStatementInput("a snapshot id is not a number");
+  const table = qualifiedTable(target.table, target.catalog ?? DEFAULT_CATALOG);
+  return `SELECT snapshot_id, committed_at, summary FROM ${table}.snapshots WHERE snapshot_id IN (${snapshotIds.join(", ")});`;
+}
+
 /** `TIMESTAMP 'YYYY-MM-DD HH:MM:SS UTC'`: the zone is explicit so the session time zone cannot shift it. */
 function renderTimestamp(ms: number): string {
   if (!Number.isFinite(ms)) throw invalidStatementInput("a time is not a valid number");

@@ -5,9 +5,9 @@ import type { Evidence } from "../core/evidence/model.js";
 import { type AuditReport, AuditReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { CodedError, ErrorCode } from "../errors.js";
-import { requireSomeEvidence, validateReport } from "./diagnose-table.js";
 import { type InvestigateRequest, investigate } from "./investigate/investigate.js";
 import type { EvidencePorts } from "./ports.js";
+import { requireSomeEvidence, validateReport } from "./report-checks.js";
 
 export interface AuditTableOptions {
   /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */

@@ -2,17 +2,15 @@
 // checked against the public schema before anyone sees it, so a rule bug cannot leak a report that
 // breaks consumers of the JSON contract.
 
-import type { z } from "zod";
 import { diagnose } from "../core/diagnosis/diagnose.js";
 import type { Evidence } from "../core/evidence/model.js";
 import type { IncidentHistory } from "../core/history/record.js";
-import { SOURCE_NAMES } from "../core/ids.js";
 import type { Playbook } from "../core/playbook/schema.js";
 import { type Report, ReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
-import { CodedError, ErrorCode } from "../errors.js";
 import { type InvestigateRequest, investigate } from "./investigate/investigate.js";
 import type { EvidencePorts } from "./ports.js";
+import { requireSomeEvidence, validateReport } from "./report-checks.js";
 
 export interface DiagnoseTableOptions {
   /** Catalog name used in statements a person copies (e.g. `CALL <catalog>.system...`). */
@@ -46,32 +44,4 @@ export async function diagnoseTable(
     ...(options.history ? { history: options.history } : {}),
   });
   return { report: validateReport(ReportSchema, report, "diagnosis"), evidence };
-}
-
-/** investigate() already refuses to return nothing; this keeps the exit-code contract even if it did. */
-export function requireSomeEvidence(evidence: Evidence): void {
-  if (SOURCE_NAMES.some((name) => evidence.sources[name]?.status === "ok")) return;
-  const reasons = SOURCE_NAMES.map((name) => {
-    const source = evidence.sources[name];
-    return `${name}: ${source?.status === "unavailable" ? (source.error ?? "did not answer") : "not configured"}`;
-  });
-  throw new CodedError(ErrorCode.NoEvidence, `No evidence source answered (${reasons.join("; ")}).`, {
-    hint: "Check that the catalog, Flink and Kafka Connect URLs are right and reachable from here.",
-    details: { sources: evidence.sources },
-  });
-}
-
-/** Parses a report with its public schema; a failure is our bug, reported with the offending paths. */
-export function validateReport<T>(schema: z.ZodType<T>, report: unknown, what: string): T {
-  const result = schema.safeParse(report);
-  if (result.success) return result.data;
-  const paths = result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  throw new CodedError(
-    ErrorCode.Internal,
-    `The ${what} report does not match its schema: ${paths.join("; ")}`,
-    {
-      hint: "This is a bug in iceberg-bot; please report it with the table's scenario or evidence.",
-      details: { issues: paths },
-    },
-  );
 }

@@ -168,6 +168,8 @@ export interface VerificationView {
   readOnly?: boolean;
   /** What the report leaves for a person once commits resume (a duplicate to remove). */
   openItems?: Array<{ text: string; statement?: string }>;
+  /** The unknown commit landed and was committed again: a duplicate was found (removed or not). */
+  landedTwice?: boolean;
   intervalSeconds?: number;
   /** When commits are counted from: the change, or for one done by hand, its proposal. */
   countsFrom?: { atMs: number; byHand: boolean };

@@ -103,7 +103,11 @@ describe("demo of every scenario", () => {
       expect(out).toMatch(/\[\d+\] nothing to do: /);
       expect(out).toContain(`Audit of \`${scenario.table}\``);
     } else {
-      expect(out).toContain(`${scenario.table} — commits resumed`);
+      // A writer that kept committing (an unknown commit already answered) was never stalled.
+      const allAlong = scenario.writers
+        .filter((w) => w.table === scenario.table)
+        .every((w) => w.recoversWhen.when === "always");
+      expect(out).toContain(`${scenario.table} — commits ${allAlong ? "flowing" : "resumed"}`);
       expect(out).toMatch(/\[\d+\] the writer commits again: the bot resolves the incident/);
     }
   });
@@ -161,11 +165,12 @@ describe("demo of every scenario", () => {
     const result = results.get("commit-state-unknown-duplicate");
     const thread = result?.end?.thread ?? [];
     const posted = thread.map(shown).join("\n");
-    // The thread offers it as the thing to do, with the query that lists the duplicate's files.
-    expect(posted).toMatch(/Still to do:\* Remove the duplicate commit: snapshot \d+ holds the same data/);
-    expect(posted).toMatch(/\.entries WHERE snapshot_id = \d+ AND status = 1;/);
-    expect(result?.out).toContain('the card says "resolved with 1 open item"');
-    // The card, after the Mark done click: resolved, with who did it.
+    // The thread offers it as the step, with the statement that removes the duplicate's files.
+    expect(posted).toMatch(/Remove the duplicate commit: snapshot \d+ holds the same data/);
+    expect(posted).toMatch(/\.entries\s+WHERE snapshot_id = \d+ AND status = 1/);
+    // Done by hand on that step marks its open item done in the same press: no second click.
+    expect(result?.out).not.toContain("Mark done");
+    // The card: resolved, with who did it.
     const card = shown(thread[0] ?? {});
     expect(card).toMatch(/\*Done:\* Remove the duplicate commit: snapshot \d+ .*\(<@U0DEMOONCALL> <!date\^/);
     expect(thread[0]?.text).toMatch(/\(resolved\)$/);
@@ -190,9 +195,7 @@ describe("demo of every scenario", () => {
     const result = results.get("catalog-down-flink-failing");
     const posted = (result?.end?.thread ?? []).map(shown).join("\n");
     // The source and its error, not a claim about the writer's commits.
-    expect(posted).toMatch(
-      /could not read the table's snapshots \(Iceberg REST catalog: Iceberg REST catalog answered HTTP 503/,
-    );
+    expect(posted).toMatch(/could not read the table's snapshots \(Iceberg REST catalog answered HTTP 503/);
     expect(posted).not.toMatch(/no new snapshot from|has not committed since|No recovery/);
     // RUNBOOK rule 1: nothing is restarted before it is known whether the last commit landed.
     expect(posted).not.toMatch(/Next step: Restart|Restart the writer without duplicating data/);
@@ -209,12 +212,15 @@ describe("demo of every scenario", () => {
     const posted = thread.map(shown).join("\n");
     expect(posted).toMatch(/\*Commits were flowing\*/);
     expect(posted).not.toMatch(/Recovered:\*|Fixed by:|commits resumed \d+ (s|min) after the change/);
-    expect(shown(thread[0] ?? {})).toMatch(/\*Commits were flowing:\* the writer was committing before/);
-    if (name === "commit-state-unknown-duplicate") {
-      // The work that remains is said with it, and stays open on the card.
+    expect(shown(thread[0] ?? {})).toMatch(/\*Commits were flowing:\* the writer kept committing/);
+    // The work that remains is the step's: its one Done by hand press marks it done on the card.
+    expect(shown(thread[0] ?? {})).toMatch(
+      /\*Done:\* (Remove the duplicate commit|Confirm the data of the commit)/,
+    );
+    if (name === "commit-state-unknown-duplicate")
       expect(posted).toMatch(/Commits were flowing\*; one unknown commit landed twice/);
-      expect(posted).toMatch(/Still to do:\* Remove the duplicate commit/);
-    }
+    // No duplicate was found: the in-flight commit did not land, so nothing landed twice.
+    else expect(posted).not.toMatch(/landed twice/);
   });
 
   it("a step done by hand counts commits from its proposal, and says so", () => {

@@ -3,6 +3,7 @@
 // injected reader): every mistake is named with where it is and what to do.
 
 import { describe, expect, it } from "vitest";
+import * as yaml from "yaml";
 import {
   inClusterConnection,
   kubeconfigConnection,
@@ -25,6 +26,7 @@ describe("kubernetes settings in BOT_CONFIG", () => {
     const bot = parseBotConfigText(
       "kubernetes:\n  namespaces: [flink, payments]\n  kubeconfig: /etc/kube/config\n  context: prod\n",
       "bot.yaml",
+      yaml,
     );
     expect(bot.kubernetes).toEqual({
       namespaces: ["flink", "payments"],
@@ -36,7 +38,7 @@ describe("kubernetes settings in BOT_CONFIG", () => {
       maxItems: 5000,
       maxConcurrentJobManagers: 8,
     });
-    expect(parseBotConfigText("defaults: {}\n", "bot.yaml").kubernetes).toBeUndefined();
+    expect(parseBotConfigText("defaults: {}\n", "bot.yaml", yaml).kubernetes).toBeUndefined();
   });
 
   it("names each mistake with its file and line", () => {
@@ -51,7 +53,7 @@ describe("kubernetes settings in BOT_CONFIG", () => {
     ].join("\n");
     const message = (() => {
       try {
-        parseBotConfigText(text, "bot.yaml");
+        parseBotConfigText(text, "bot.yaml", yaml);
         return "";
       } catch (error) {
         return (error as Error).message;
@@ -72,16 +74,16 @@ describe("kubernetes settings in BOT_CONFIG", () => {
   });
 
   it("refuses * beside names, a namespace twice, and a context without a kubeconfig", () => {
-    expect(() => parseBotConfigText("kubernetes:\n  namespaces: ['*', flink]\n", "b.yaml")).toThrow(
+    expect(() => parseBotConfigText("kubernetes:\n  namespaces: ['*', flink]\n", "b.yaml", yaml)).toThrow(
       /\* \(every namespace\) stands alone/,
     );
-    expect(() => parseBotConfigText("kubernetes:\n  namespaces: [flink, flink]\n", "b.yaml")).toThrow(
+    expect(() => parseBotConfigText("kubernetes:\n  namespaces: [flink, flink]\n", "b.yaml", yaml)).toThrow(
       /a namespace is listed twice/,
     );
     expect(() =>
-      parseBotConfigText("kubernetes:\n  namespaces: [flink]\n  context: prod\n", "b.yaml"),
+      parseBotConfigText("kubernetes:\n  namespaces: [flink]\n  context: prod\n", "b.yaml", yaml),
     ).toThrow(/context needs a kubeconfig/);
-    expect(() => parseBotConfigText("kubernetes:\n  namespaces: []\n", "b.yaml")).toThrow(
+    expect(() => parseBotConfigText("kubernetes:\n  namespaces: []\n", "b.yaml", yaml)).toThrow(
       /at least one namespace/,
     );
   });
@@ -140,7 +142,7 @@ describe("kubernetes settings in BOT_CONFIG", () => {
 
   it("refuses one credential for every JobManager, * in a credential's namespaces, and TLS over an http template", () => {
     const parse = (text: string) => () =>
-      parseBotConfigText(`kubernetes:\n  namespaces: [flink]\n${text}`, "b.yaml");
+      parseBotConfigText(`kubernetes:\n  namespaces: [flink]\n${text}`, "b.yaml", yaml);
     expect(parse("  flinkAuth: {type: bearer, tokenEnv: T}\n")).toThrow(
       /kubernetes\.flinkAuth: flinkAuth gave one credential to every discovered JobManager; use flinkAccess/,
     );

@@ -57,12 +57,26 @@ export interface HttpRequest {
   body?: string;
   /** Overrides the source's timeout for this one request. */
   timeoutMs?: number;
+  /** Edits the body's bytes in place before they are decoded (see BodyRewrite). */
+  rewrite?: BodyRewrite;
+}
+
+/**
+ * An in-place edit of a body's bytes, made before decoding so that a ~100 MiB body is never held
+ * as two strings. The buffer is given `slack(size)` spare bytes past the body.
+ */
+export interface BodyRewrite {
+  slack(size: number): number;
+  /** Returns the body's new length, or undefined when it did not fit (the body is then untouched). */
+  apply(buffer: Buffer, size: number): number | undefined;
 }
 
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** True when the request's rewrite was applied to the body. */
+  rewritten?: boolean;
   /** Pathname only: safe for messages and logs. */
   path: string;
   method: HttpMethod;
@@ -121,7 +135,7 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
     }
     // With a declared length the body is copied into one buffer as it arrives, so large table
     // metadata is never held twice (chunks plus their concatenation) before it is decoded.
-    const collected = new BodyCollector(Number.isFinite(declared) ? declared : undefined);
+    const collected = new BodyCollector(Number.isFinite(declared) ? declared : undefined, req.rewrite);
     for await (const chunk of response.body) {
       if (collected.add(chunk as Buffer) > maxBytes) {
         discard(response.body);
@@ -133,10 +147,12 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
       outcomeOfStatus(status),
       statusMessage(SOURCE_WORDS[options.source], status, `${method} ${url.pathname}`, undefined),
     );
+    const body = collected.text();
     return {
       status,
       headers: flattenHeaders(response.headers),
-      body: collected.text(),
+      body,
+      rewritten: collected.rewritten,
       path: url.pathname,
       method,
     };
@@ -396,9 +412,14 @@ class BodyCollector {
   private buffer: Buffer | undefined;
   private chunks: Buffer[] = [];
   private size = 0;
+  rewritten = false;
 
-  constructor(declaredLength: number | undefined) {
-    if (declaredLength !== undefined && declaredLength > 0) this.buffer = Buffer.allocUnsafe(declaredLength);
+  constructor(
+    declaredLength: number | undefined,
+    private readonly rewrite: BodyRewrite | undefined,
+  ) {
+    if (declaredLength !== undefined && declaredLength > 0)
+      this.buffer = Buffer.allocUnsafe(declaredLength + (rewrite?.slack(declaredLength) ?? 0));
   }
 
   /** Adds a chunk and returns the size so far. */
@@ -417,7 +438,11 @@ class BodyCollector {
   }
 
   text(): string {
-    if (this.buffer) return this.buffer.toString("utf8", 0, this.size);
+    if (this.buffer) {
+      const size = this.rewrite?.apply(this.buffer, this.size);
+      this.rewritten = size !== undefined;
+      return this.buffer.toString("utf8", 0, size ?? this.size);
+    }
     return Buffer.concat(this.chunks, this.size).toString("utf8");
   }
 }

@@ -11,18 +11,17 @@ import type {
   TableEvidence,
   TableRef,
 } from "../../core/evidence/model.js";
-import { exactId, exactIdsOfCall } from "./exact-ids.js";
 
 /**
  * A snapshot id: a string (quoted by protectSnapshotIds or by the catalog) or a bare integer,
- * restored to its exact digits from the scan made while the body was read (see exact-ids.ts).
+ * which is short enough to have survived JSON.parse exactly (longer ones were quoted).
  */
 const SnapshotIdSchema = z.union([
   z.string().regex(/^-?\d+$/, "a snapshot id (digits)"),
   z
     .number()
     .refine(Number.isInteger, "a snapshot id (an integer)")
-    .transform((n) => exactId(n)),
+    .transform((n) => String(n)),
 ]);
 
 const StringMapSchema = z.record(z.string(), z.string());
@@ -127,11 +126,8 @@ function checkedArray<T>(check: (list: readonly unknown[], issues: Issue[]) => v
 
 type IdOf = (value: string | number) => string;
 
-/** Snapshot ids as read: digits kept as they are, parsed numbers restored to their exact digits. */
-function snapshotIds(): IdOf {
-  const exact = exactIdsOfCall();
-  return (value) => (typeof value === "number" ? exact(value) : value);
-}
+/** Snapshot ids as read: quoted digits kept as they are, short (exact) numbers written out. */
+const idOf: IdOf = (value) => (typeof value === "number" ? String(value) : value);
 
 const MetadataLogSchema = z.object({ "metadata-file": z.string(), "timestamp-ms": z.number().int() });
 
@@ -194,7 +190,6 @@ export function toTableEvidence(
   const currentSchemaId = metadata["current-schema-id"] ?? schemas[0]?.schemaId ?? 0;
   const currentSnapshotId = snapshotIdOrNone(metadata["current-snapshot-id"]);
   const partitionFields = partitionFieldsOf(metadata);
-  const idOf = snapshotIds();
   return {
     ref,
     uuid: metadata["table-uuid"] ?? "",

@@ -2,11 +2,9 @@
 // this adapter only lists and reads the files, and adds the checks that span files.
 
 import { existsSync, readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parsePlaybook } from "../../core/playbook/load.js";
-import { propertyKeyWarnings } from "../../core/playbook/property-keys.js";
 import type { PlaybookFile, PlaybookProblem, PlaybookSet } from "../../core/playbook/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 
@@ -21,8 +19,27 @@ export async function lintPlaybooks(dir: string = defaultPlaybooksDir()): Promis
   return { ok: problems.every((p) => p.severity === "warning"), problems };
 }
 
+/**
+ * The bundled playbooks as the build parsed them, with the texts they were parsed from: a command
+ * whose playbook files still hold exactly those texts takes the set from here and loads neither
+ * the YAML parser nor the playbook schema.
+ */
+const SNAPSHOT = new URL("playbook-set.json", import.meta.url);
+
+interface Snapshot {
+  /** Each file's name and text, in reading order. */
+  texts: Record<string, string>;
+  /** The set, each entry of `files` a file name in the directory rather than its path. */
+  set: PlaybookSet;
+}
+
 /** The playbooks the bot runs with; throws PlaybookInvalid listing file:line problems. */
-export async function loadPlaybooks(dir: string = defaultPlaybooksDir()): Promise<PlaybookSet> {
+export async function loadPlaybooks(
+  dir: string = defaultPlaybooksDir(),
+  snapshot: URL | string = SNAPSHOT,
+): Promise<PlaybookSet> {
+  const ready = await fromSnapshot(dir, snapshot);
+  if (ready) return ready;
   const { set, problems: all } = await readSet(dir);
   const problems = all.filter((p) => p.severity !== "warning");
   if (problems.length > 0) {
@@ -37,6 +54,43 @@ export async function loadPlaybooks(dir: string = defaultPlaybooksDir()): Promis
     );
   }
   return set;
+}
+
+/** Writes the snapshot of `dir`'s playbooks (at build time); throws when they do not load. */
+export async function writePlaybookSnapshot(
+  dir: string = defaultPlaybooksDir(),
+  snapshot: URL | string = SNAPSHOT,
+): Promise<void> {
+  const set = await loadPlaybooks(dir, "");
+  const texts: Record<string, string> = {};
+  for (const name of await playbookFileNames(dir)) texts[name] = await readFile(join(dir, name), "utf8");
+  const files = Object.fromEntries(Object.entries(set.files).map(([id, file]) => [id, basename(file)]));
+  const content: Snapshot = { texts, set: { ...set, files } };
+  await writeFile(snapshot, `${JSON.stringify(content)}\n`);
+}
+
+/** The snapshot's set when `dir` holds exactly the files and texts it was made from. */
+async function fromSnapshot(dir: string, snapshot: URL | string): Promise<PlaybookSet | undefined> {
+  if (snapshot === "") return undefined;
+  let stored: Snapshot;
+  let names: string[];
+  try {
+    stored = JSON.parse(await readFile(snapshot, "utf8")) as Snapshot;
+    names = await playbookFileNames(dir);
+  } catch {
+    return undefined;
+  }
+  if (names.join("\n") !== Object.keys(stored.texts).join("\n")) return undefined;
+  const texts = await Promise.all(names.map((name) => readFile(join(dir, name), "utf8")));
+  if (texts.some((text, i) => text !== stored.texts[names[i] as string])) return undefined;
+  const files = Object.fromEntries(
+    Object.entries(stored.set.files).map(([id, name]) => [id, join(dir, name)]),
+  );
+  return { ...stored.set, files };
+}
+
+async function playbookFileNames(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
 }
 
 /** playbooks/ at the package root, found from this module (works from src/ and dist/). */
@@ -64,7 +118,7 @@ async function readSet(dir: string): Promise<{ set: PlaybookSet; problems: Playb
   const problems: PlaybookProblem[] = [];
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
+    names = await playbookFileNames(dir);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     return {
@@ -75,6 +129,10 @@ async function readSet(dir: string): Promise<{ set: PlaybookSet; problems: Playb
   if (names.length === 0) {
     problems.push({ file: dir, line: 0, message: "no playbook files (*.yaml) in this directory" });
   }
+  const [{ parsePlaybook }, { propertyKeyWarnings }] = await Promise.all([
+    import("../../core/playbook/load.js"),
+    import("../../core/playbook/property-keys.js"),
+  ]);
   const parsed: { file: string; playbook: PlaybookFile }[] = [];
   for (const name of names) {
     const file = join(dir, name);

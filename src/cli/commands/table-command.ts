@@ -1,10 +1,7 @@
 // `diagnose <table>` and `audit <table>`: flags -> config -> evidence ports -> report -> output.
 
-import { renderAuditMarkdown } from "../../adapters/render/audit/markdown.js";
-import { renderAuditText } from "../../adapters/render/audit/text.js";
+import "./zod-without-jit.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
-import { renderReportMarkdown } from "../../adapters/render/report-markdown.js";
-import { renderReportText } from "../../adapters/render/report-text.js";
 import { type Config, scrubSecrets, secretValues } from "../../config.js";
 import type { Evidence } from "../../core/evidence/model.js";
 import { tableSettings } from "../../core/settings.js";
@@ -95,19 +92,21 @@ export async function runTableCommand(
       import("../../services/diagnose-table.js"),
       import("../../adapters/playbooks/files.js"),
     ]);
-    // Read and parsed while the sources answer: the parse is CPU, the answers are waiting.
+    // Read while the sources answer, as is the renderer (JSON needs none).
     const playbooks = loadPlaybooks().then((set) => set.playbooks);
+    const markdown = format === "markdown" ? import("../../adapters/render/report-markdown.js") : undefined;
+    const text = format === "text" ? import("../../adapters/render/report-text.js") : undefined;
     const { report, evidence } = await diagnoseTable(portsOf(clients), request, now, {
       catalogName: sparkCatalog,
       playbooks,
     });
     const chart = chartPath ? await writeChart(io, chartPath, evidence, now()) : undefined;
     print(
-      format === "json"
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : format === "markdown"
-          ? renderReportMarkdown(report, chart ? { chart } : {})
-          : renderReportText(report, { color, ...(chart ? { chart } : {}) }),
+      markdown
+        ? (await markdown).renderReportMarkdown(report, chart ? { chart } : {})
+        : text
+          ? (await text).renderReportText(report, { color, ...(chart ? { chart } : {}) })
+          : `${JSON.stringify(report, null, 2)}\n`,
     );
     return report.verdict === "healthy" ? ExitCode.Ok : ExitCode.NeedsAction;
   }
@@ -115,13 +114,15 @@ export async function runTableCommand(
     loadingClients,
     import("../../services/audit-table.js"),
   ]);
+  const markdown = format === "markdown" ? import("../../adapters/render/audit/markdown.js") : undefined;
+  const text = format === "text" ? import("../../adapters/render/audit/text.js") : undefined;
   const { report } = await auditTable(portsOf(clients), request, now, { catalogName: sparkCatalog });
   print(
-    format === "json"
-      ? `${JSON.stringify(report, null, 2)}\n`
-      : format === "markdown"
-        ? renderAuditMarkdown(report)
-        : renderAuditText(report, { color }),
+    markdown
+      ? (await markdown).renderAuditMarkdown(report)
+      : text
+        ? (await text).renderAuditText(report, { color })
+        : `${JSON.stringify(report, null, 2)}\n`,
   );
   return report.checks.some((check) => check.status === "fail") ? ExitCode.NeedsAction : ExitCode.Ok;
 }

@@ -2,6 +2,7 @@
 
 import { checkpointIdOf, committerOf, describeCommitter, recognisedBy } from "../attribution/attribute.js";
 import type { Snapshot } from "../evidence/model.js";
+import { groupDigits } from "../plural.js";
 import type { EvidenceItem, ExceptionQuote } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import type { DiagnosisContext } from "./context.js";
@@ -98,7 +99,7 @@ export function elapsedMetric(ctx: DiagnosisContext): EvidenceItem | null {
   return {
     source:
       ctx.job?.committer?.elapsedSecondsSinceLastSuccessfulCommit !== undefined ? "flink" : "prometheus",
-    detail: `elapsedSecondsSinceLastSuccessfulCommit = ${seconds.toLocaleString("en-US")} s (stale after ${Math.round(ctx.staleAfterMs / 1000).toLocaleString("en-US")} s)`,
+    detail: `elapsedSecondsSinceLastSuccessfulCommit = ${groupDigits(seconds)} s (stale after ${groupDigits(Math.round(ctx.staleAfterMs / 1000))} s)`,
     data: {
       elapsedSecondsSinceLastSuccessfulCommit: seconds,
       staleAfterSeconds: Math.round(ctx.staleAfterMs / 1000),

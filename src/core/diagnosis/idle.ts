@@ -213,10 +213,23 @@ export function readIdle(input: IdleInput): IdleReading | null {
 
 /** Snapshot ids named by the snapshot log or a parent pointer that the table no longer holds. */
 export function expiryEvidence(table: TableEvidence): ExpiryEvidence {
-  const held = new Set(table.snapshots.map((s) => s.snapshotId));
+  const { snapshots, snapshotLog } = table;
+  // The log and the snapshots usually run in the same order: walking them side by side leaves
+  // only the ids it could not pair, and a set of every held id (100,000 hashed strings on long
+  // histories) is built only when there are some.
+  const unpaired: string[] = [];
+  let next = 0;
+  for (const entry of snapshotLog) {
+    if (snapshots[next]?.snapshotId === entry.snapshotId) next++;
+    else unpaired.push(entry.snapshotId);
+  }
+  const parent = snapshots[0]?.parentSnapshotId;
+  if (unpaired.length === 0) {
+    return { expiredIds: parent && !snapshots.some((s) => s.snapshotId === parent) ? [parent] : [] };
+  }
+  if (parent) unpaired.push(parent);
+  const held = new Set(snapshots.map((s) => s.snapshotId));
   const gone = new Set<string>();
-  for (const entry of table.snapshotLog) if (!held.has(entry.snapshotId)) gone.add(entry.snapshotId);
-  const oldest = table.snapshots[0];
-  if (oldest?.parentSnapshotId && !held.has(oldest.parentSnapshotId)) gone.add(oldest.parentSnapshotId);
+  for (const id of unpaired) if (!held.has(id)) gone.add(id);
   return { expiredIds: [...gone].slice(0, 50) };
 }

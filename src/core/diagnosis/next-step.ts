@@ -13,8 +13,10 @@ import {
   type RewriteFilter,
   renderDeleteSnapshotFiles,
   renderRewriteDataFiles,
+  renderSnapshotsById,
   renderSnapshotsQuery,
 } from "../statements.js";
+import { recommitOf } from "../verification/open-items.js";
 import type { DiagnosisContext } from "./context.js";
 import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
@@ -184,6 +186,19 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
         id,
         `Remove the duplicate commit: snapshot ${second} holds the same data as snapshot ${first}`,
         { ...change, statement: renderDeleteSnapshotFiles(target, second), language: "sql" },
+        false,
+      );
+    }
+    case "confirm-recommit": {
+      const unknown = findings.find((f) => f.id === "commit-state-unknown");
+      const recommit = unknown ? recommitOf(unknown) : undefined;
+      const change = playbookChange(definition, ctx);
+      if (!recommit || change.kind !== "manual")
+        return step(id, "Confirm the lost commit's data landed once", change, false);
+      return step(
+        id,
+        `Confirm the lost commit's data landed once: the writer committed again in snapshot ${recommit.snapshot}`,
+        { ...change, statement: renderSnapshotsById(target, recommit.compared), language: "sql" },
         false,
       );
     }

@@ -6,7 +6,8 @@
 import type { RecoveryCredit } from "../verification/check.js";
 import { itemsResolvedBy, mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
 import { changeTimeOf } from "../verification/recovery.js";
-import { auditAction, transition } from "./machine.js";
+import { auditAction } from "./events/shared.js";
+import { transition } from "./machine.js";
 import { proposalIdFor, type WalkRecord } from "./record.js";
 import type { Effect, MachineContext, WalkEvent, WalkState } from "./walk.js";
 

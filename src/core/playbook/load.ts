@@ -2,8 +2,8 @@
 // schema, then the step graph. Every problem carries the file and the line it points at, so
 // `playbooks lint` can say exactly where to look.
 
-import type { Document } from "yaml";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { lineOfPath } from "../yaml-lines.js";
 import {
   type Playbook,
   type PlaybookFile,
@@ -33,7 +33,7 @@ export function parsePlaybook(text: string, file: string): ParseResult {
       })),
     };
   }
-  const locate = (path: readonly PathSegment[]) => lineOfPath(doc, path, lineAt);
+  const locate = (path: readonly PathSegment[]) => lineOfPath({ isMap, isScalar, isSeq }, doc, path, lineAt);
   const parsed = PlaybookFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
     return {
@@ -54,13 +54,22 @@ export function parsePlaybook(text: string, file: string): ParseResult {
 
 type Locate = (path: readonly PathSegment[]) => number;
 
+type Add = (path: readonly PathSegment[], message: string) => void;
+type StepsById = Map<string, Playbook["steps"][number]>;
+
 function checkStepGraph(playbook: Playbook, file: string, locate: Locate): PlaybookProblem[] {
   const problems: PlaybookProblem[] = [];
-  const add = (path: readonly PathSegment[], message: string) =>
-    problems.push({ file, line: locate(path), message });
+  const add: Add = (path, message) => problems.push({ file, line: locate(path), message });
   const terminals = new Set(playbook.terminals.map((t) => t.id));
-  const steps = new Map(playbook.steps.map((s) => [s.id as string, s]));
+  const steps: StepsById = new Map(playbook.steps.map((s) => [s.id as string, s]));
+  checkTerminals(playbook, steps, add);
+  checkSteps(playbook, terminals, steps, add);
+  checkReachable(playbook, steps, add);
+  checkEnds(playbook, terminals, add);
+  return problems;
+}
 
+function checkTerminals(playbook: Playbook, steps: StepsById, add: Add): void {
   if (playbook.terminals.length === 0) {
     add(
       ["steps"],
@@ -75,7 +84,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
     if (steps.has(t.id)) add(["terminals", i, "id"], `terminal id ${t.id} is also a step id`);
     seenTerminals.add(t.id);
   });
+}
 
+function checkSteps(playbook: Playbook, terminals: Set<string>, steps: StepsById, add: Add): void {
   const seenSteps = new Set<string>();
   playbook.steps.forEach((step, i) => {
     if (seenSteps.has(step.id)) add(["steps", i, "id"], `duplicate step id ${step.id}`);
@@ -115,7 +126,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
       }
     });
   });
+}
 
+function checkReachable(playbook: Playbook, steps: StepsById, add: Add): void {
   // Reachability: a step is an entry when a finding selects it; the rest need an incoming edge.
   const reached = new Set<string>();
   const queue = playbook.steps
@@ -137,7 +150,9 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
       );
     }
   });
+}
 
+function checkEnds(playbook: Playbook, terminals: Set<string>, add: Add): void {
   // Every step must be able to end: some chain of transitions reaches a terminal.
   if (terminals.size > 0) {
     const ends = new Set<string>();
@@ -161,7 +176,6 @@ function checkStepGraph(playbook: Playbook, file: string, locate: Locate): Playb
       }
     });
   }
-  return problems;
 }
 
 function checkAuditFixes(
@@ -189,37 +203,6 @@ function unknownPlaceholders(template: string | undefined): string[] {
   return [...template.matchAll(/\{([A-Za-z]+)\}/g)]
     .map((m) => m[1] as string)
     .filter((name) => !KNOWN.has(name));
-}
-
-/** The line of the deepest node on `path` that exists (the key's line for map entries). */
-export function lineOfPath(
-  doc: Document,
-  path: readonly PathSegment[],
-  lineAt: (offset: number) => number,
-): number {
-  let node: unknown = doc.contents;
-  let line = startLine(node, lineAt) ?? 1;
-  for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
-      if (!pair) break;
-      line = startLine(pair.key, lineAt) ?? line;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === "number") {
-      const item = node.items[segment];
-      if (item === undefined) break;
-      line = startLine(item, lineAt) ?? line;
-      node = item;
-    } else {
-      break;
-    }
-  }
-  return line;
-}
-
-function startLine(node: unknown, lineAt: (offset: number) => number): number | undefined {
-  const range = (node as Node | null | undefined)?.range;
-  return range ? lineAt(range[0]) : undefined;
 }
 
 function firstLine(message: string): string {

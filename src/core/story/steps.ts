@@ -4,7 +4,7 @@
 
 import type { StepId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
-import { nextTarget } from "../playbook/machine.js";
+import { nextTarget } from "../playbook/events/shared.js";
 import { proposalIdFor, type WalkRecord } from "../playbook/record.js";
 import type { Playbook } from "../playbook/schema.js";
 import type { CheckRecord, MachineContext, StepRun } from "../playbook/walk.js";

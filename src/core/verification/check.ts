@@ -7,6 +7,7 @@ import { committerOf, isConnectorCommit } from "../attribution/attribute.js";
 import { LIVE_JOB_STATES } from "../diagnosis/context.js";
 import type { Evidence, FlinkJobEvidence, Snapshot } from "../evidence/model.js";
 import type { VerifySignal } from "../playbook/schema.js";
+import { groupDigits } from "../plural.js";
 import { utcTime } from "../words/clock.js";
 
 export type WriterIdentity =
@@ -317,7 +318,7 @@ function describe(writer: WriterIdentity): string {
 }
 
 function count(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
+  return groupDigits(Math.round(n));
 }
 
 const clock = utcTime;

@@ -6,6 +6,8 @@
 
 import type { FindingId, StepId } from "../ids.js";
 import type { Finding, Report } from "../report/schema.js";
+import { renderSnapshotsById } from "../statements.js";
+import { parseTableName } from "../table-name.js";
 
 export interface OpenItem {
   id: string;
@@ -46,24 +48,34 @@ const duplicates: ItemsOf = (finding, report, catalogName) =>
   });
 
 /**
- * The in-flight commit did not land and the writer committed since, with no duplicate seen: whether
- * the lost data came back exactly once is for a person to confirm against the source.
+ * The in-flight commit did not land and the writer committed since, with no duplicate seen: the
+ * writer's snapshot since and the snapshots to compare (the one before the failure, that one).
  */
-const recommitted: ItemsOf = (finding, report, catalogName) => {
+export function recommitOf(finding: Finding): { snapshot: string; compared: string[] } | undefined {
   const notLanded = finding.evidence.find((e) => e.data.landedAfterFailure === false);
   const resumed = finding.evidence.find((e) => e.data.resumedSnapshotId !== undefined);
   const noDuplicate = finding.evidence.some((e) => e.data.duplicate === false);
-  if (!notLanded || !resumed || !noDuplicate) return [];
+  if (!notLanded || !resumed || !noDuplicate) return undefined;
   const snapshot = String(resumed.data.resumedSnapshotId);
   const before = notLanded.data.previousSnapshotId;
-  const compared = [before, snapshot].filter((s) => s !== undefined).map(String);
+  return { snapshot, compared: [before, snapshot].filter((s) => s !== undefined).map(String) };
+}
+
+/** Whether the lost data came back exactly once is for a person to confirm against the source. */
+const recommitted: ItemsOf = (finding, report, catalogName) => {
+  const recommit = recommitOf(finding);
+  if (!recommit) return [];
   return [
     {
-      id: `confirm-recommit-${snapshot}`,
+      id: `confirm-recommit-${recommit.snapshot}`,
       kind: "todo",
       findingId: finding.id,
-      text: `Confirm the data of the commit that did not land was committed once: the writer committed again in snapshot ${snapshot}`,
-      statement: `SELECT snapshot_id, committed_at, summary FROM ${catalogName}.${report.table}.snapshots WHERE snapshot_id IN (${compared.join(", ")});`,
+      text: `Confirm the data of the commit that did not land was committed once: the writer committed again in snapshot ${recommit.snapshot}`,
+      resolvedBy: "confirm-recommit",
+      statement: renderSnapshotsById(
+        { table: parseTableName(report.table), catalog: catalogName },
+        recommit.compared,
+      ),
     },
   ];
 };

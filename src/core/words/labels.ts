@@ -36,6 +36,7 @@ export const STEP_WORDS: Record<StepId, string> = {
   "check-checkpoints": "fix checkpoints first",
   "verify-unknown-commit": "check whether the commit landed",
   "remove-duplicate-commit": "remove the duplicate commit",
+  "confirm-recommit": "confirm the lost commit's data landed once",
   "raise-commit-retries": "raise commit retries",
   "commit-less-often": "commit less often",
   "move-compaction-off-hot-partitions": "move compaction off hot partitions",

@@ -14,8 +14,8 @@ import { recordIncidentHistory } from "../history/record-incident.js";
 import type { WalkMessage } from "../ports.js";
 import type { VerificationOutcome, VerificationView } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
+import type { RemediationSettings } from "./settings.js";
 import { decisionFor, proposalIdFor, proposalView, verificationView } from "./views.js";
-import type { WalkSettings } from "./walk-settings.js";
 
 export interface ExecuteExtra {
   /** The walk store already saved the effects' messages with the record (the outbox sends them). */
@@ -40,7 +40,7 @@ const MESSAGE_EFFECTS = new Set<Effect["type"]>(["post-proposal", "update-propos
 export class RemediationEffects {
   constructor(
     private readonly deps: RemediationDeps,
-    private readonly settings: WalkSettings,
+    private readonly settings: RemediationSettings,
   ) {}
 
   async execute(record: WalkRecord, effects: readonly Effect[], extra: ExecuteExtra = {}): Promise<void> {

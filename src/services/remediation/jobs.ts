@@ -20,18 +20,18 @@ import type { RemediationJob } from "../ports.js";
 import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
 import type { RemediationDeps } from "./deps.js";
 import type { RemediationEffects } from "./effects.js";
+import type { Pipeline } from "./pipeline.js";
 import type { StepProposals } from "./proposals.js";
 import { recoveryTimeline } from "./recovery-timeline.js";
+import type { RemediationSettings } from "./settings.js";
 import { proposalIdFor } from "./views.js";
-import type { WalkDispatcher } from "./walk-dispatcher.js";
-import type { WalkSettings } from "./walk-settings.js";
 
 export class RemediationJobs {
   constructor(
     private readonly deps: RemediationDeps,
     private readonly parts: {
-      settings: WalkSettings;
-      dispatcher: WalkDispatcher;
+      settings: RemediationSettings;
+      pipeline: Pipeline;
       effects: RemediationEffects;
       proposals: StepProposals;
     },
@@ -59,7 +59,7 @@ export class RemediationJobs {
 
   private async runApply(job: Extract<RemediationJob, { kind: "apply" }>): Promise<void> {
     // apply-started first: a Stop that came before it wins, and nothing is applied.
-    const started = await this.parts.dispatcher.dispatch(
+    const started = await this.parts.pipeline.run(
       job.incidentId,
       { type: "apply-started", stepId: job.stepId },
       {},
@@ -79,7 +79,7 @@ export class RemediationJobs {
     });
     await this.deps.afterApply?.(job);
     // A failure's thread note is one of the outcome's messages, saved with it.
-    await this.parts.dispatcher.dispatch(job.incidentId, outcomeEvent(job.stepId, outcome), {});
+    await this.parts.pipeline.run(job.incidentId, outcomeEvent(job.stepId, outcome), {});
     if (outcome.status === "conflict-rechecked") {
       // The table moved under the proposal: the same step again, built afresh from today's values.
       await this.parts.proposals.propose(job.incidentId, job.stepId);
@@ -144,7 +144,7 @@ export class RemediationJobs {
         ...(writer ? { writer } : {}),
       });
     }
-    await this.parts.dispatcher.dispatch(
+    await this.parts.pipeline.run(
       job.incidentId,
       {
         type: "check",
@@ -171,7 +171,7 @@ export class RemediationJobs {
       ...(run.target?.uuid ? { expectedUuid: run.target.uuid } : {}),
     });
     const ok = ["applied", "already-applied", "applied-confirmed"].includes(outcome.status);
-    await this.parts.dispatcher.dispatch(
+    await this.parts.pipeline.run(
       job.incidentId,
       { type: "reverted", stepId: job.stepId, ok, message: outcome.detail },
       {},

@@ -12,8 +12,8 @@ import { parseTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { RemediationDeps } from "./deps.js";
 import type { RemediationEffects } from "./effects.js";
-import type { WalkDispatcher } from "./walk-dispatcher.js";
-import type { WalkSettings } from "./walk-settings.js";
+import type { Pipeline } from "./pipeline.js";
+import type { RemediationSettings } from "./settings.js";
 
 export interface Proposal {
   change: Change;
@@ -23,8 +23,8 @@ export interface Proposal {
 export class StepProposals {
   constructor(
     private readonly deps: RemediationDeps,
-    private readonly settings: WalkSettings,
-    private readonly dispatcher: WalkDispatcher,
+    private readonly settings: RemediationSettings,
+    private readonly pipeline: Pipeline,
     private readonly effects: RemediationEffects,
   ) {}
 
@@ -34,7 +34,7 @@ export class StepProposals {
     if (!stored) return;
     const proposal = await this.proposalOrNote(stored.value, stepId, actor);
     if (!proposal) return;
-    await this.dispatcher.dispatch(
+    await this.pipeline.run(
       incidentId,
       { type: "propose", stepId, ...proposal, ...(actor ? { requestedBy: actor } : {}) },
       actor ? { actor } : {},

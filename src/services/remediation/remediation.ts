@@ -1,14 +1,14 @@
 // Guided remediation, the use case: the playbook walk of an incident, driven by Slack buttons,
 // the apply modal and queue jobs. Every input becomes one machine event, and every event takes one
 // path: load the walk, decide (core), save the record with its messages, deliver the effects
-// (walk-dispatcher.ts). When a decision moves on to a step (a skip, the Next step button), this
+// (pipeline.ts). When a decision moves on to a step (a skip, the Next step button), this
 // use case reads that from its effects and proposes the step as its next decision; nothing calls
 // back into it.
 
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/playbook/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/playbook/machine.js";
+import { approvalsNeeded, nextTarget } from "../../core/playbook/events/shared.js";
 import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
 import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
 import type { Report } from "../../core/report/schema.js";
@@ -19,10 +19,10 @@ import type { ActionValue } from "../view-models.js";
 import type { RemediationDeps } from "./deps.js";
 import { RemediationEffects } from "./effects.js";
 import { RemediationJobs } from "./jobs.js";
+import { Pipeline, type PipelineOptions } from "./pipeline.js";
 import { type Proposal, StepProposals } from "./proposals.js";
+import { RemediationSettings } from "./settings.js";
 import { stepRisk } from "./views.js";
-import { type DispatchOptions, WalkDispatcher } from "./walk-dispatcher.js";
-import { WalkSettings } from "./walk-settings.js";
 
 export type { RemediationDeps } from "./deps.js";
 
@@ -35,20 +35,20 @@ const pick = (value: ActionValue): ActionValue => ({
 });
 
 export class Remediation {
-  private readonly settings: WalkSettings;
+  private readonly settings: RemediationSettings;
   private readonly effects: RemediationEffects;
-  private readonly dispatcher: WalkDispatcher;
+  private readonly pipeline: Pipeline;
   private readonly proposals: StepProposals;
   private readonly jobs: RemediationJobs;
 
   constructor(private readonly deps: RemediationDeps) {
-    this.settings = new WalkSettings(deps);
+    this.settings = new RemediationSettings(deps);
     this.effects = new RemediationEffects(deps, this.settings);
-    this.dispatcher = new WalkDispatcher(deps, this.settings, this.effects);
-    this.proposals = new StepProposals(deps, this.settings, this.dispatcher, this.effects);
+    this.pipeline = new Pipeline(deps, this.settings, this.effects);
+    this.proposals = new StepProposals(deps, this.settings, this.pipeline, this.effects);
     this.jobs = new RemediationJobs(deps, {
       settings: this.settings,
-      dispatcher: this.dispatcher,
+      pipeline: this.pipeline,
       effects: this.effects,
       proposals: this.proposals,
     });
@@ -98,7 +98,7 @@ export class Remediation {
             requestedBy,
           );
     if (!proposal) return;
-    const result = await this.dispatcher.dispatch(
+    const result = await this.pipeline.run(
       incidentId,
       { type: "propose", stepId: next.id, ...proposal, ...(requestedBy ? { requestedBy } : {}) },
       {
@@ -139,7 +139,7 @@ export class Remediation {
     const stored = await this.deps.walks.get(value.incidentId);
     if (!stored) {
       if (!(await this.fillForm(viewId, { kind: "refused", notices: [{ kind: "no-walk" }] })))
-        await this.dispatcher.noProposal(value, user);
+        await this.pipeline.noProposal(value, user);
       return;
     }
     const record = stored.value;
@@ -151,6 +151,8 @@ export class Remediation {
       user,
       confirmations: step?.confirmations ?? [],
     };
+    // Must stay: the form opens before any approval, so only a decision now can show the refusal in
+    // its place; nothing is saved, and the submission decides again on the record as it is then.
     const dry = decide(record, event, this.deps.now(), { ...ctx, proposalId: value.proposalId });
     const refused = dry.effects.some(
       (e) => e.type === "audit" && (e.entry.outcome === "refused" || e.entry.outcome === "ignored"),
@@ -211,10 +213,9 @@ export class Remediation {
   /** The modal's submission is the approval. */
   async submitApproval(value: ActionValue, user: string, reason: string | undefined, confirmed: boolean) {
     const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return this.dispatcher.noProposal(value, user);
-    const ctx = await this.settings.context(stored.value);
-    const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
-    await this.dispatcher.dispatch(
+    if (!stored) return this.pipeline.noProposal(value, user);
+    const step = this.settings.step(stored.value.walk.playbookId, value.stepId);
+    await this.pipeline.run(
       value.incidentId,
       {
         type: "approve",
@@ -230,7 +231,7 @@ export class Remediation {
   /** A button on a proposal or a verification: one event, decided and delivered; then what it offers. */
   async press(kind: ButtonKind, value: ActionValue, user: string): Promise<void> {
     const { event, opts } = buttonEvent(kind, value, user);
-    const { effects } = await this.dispatcher.dispatch(value.incidentId, event, opts);
+    const { effects } = await this.pipeline.run(value.incidentId, event, opts);
     // A skip moves on at once, and so does an allowed Next step: propose that step as it is now.
     for (const effect of effects)
       if (effect.type === "offer-next-step" && effect.reason !== "ineffective")
@@ -352,7 +353,7 @@ export class Remediation {
    * record), under the policy's actor, which BOT_CONFIG's `autopilot:` grants for this decision.
    */
   async approveUnderPolicy(value: ActionValue, actor: string, reason: string): Promise<void> {
-    await this.dispatcher.dispatch(
+    await this.pipeline.run(
       value.incidentId,
       { type: "approve", stepId: value.stepId, user: actor, reason, confirmations: [] },
       { proposalId: value.proposalId, actor, grant: actor },
@@ -361,7 +362,7 @@ export class Remediation {
 
   /** The autopilot's revert of its own change: the Revert button's event, under the policy's actor. */
   async revertUnderPolicy(incidentId: string, stepId: StepId, actor: string): Promise<void> {
-    await this.dispatcher.dispatch(
+    await this.pipeline.run(
       incidentId,
       { type: "revert-requested", stepId, user: actor },
       { actor, grant: actor },
@@ -393,7 +394,7 @@ function buttonEvent(
   kind: ButtonKind,
   value: ActionValue,
   user: string,
-): { event: RecordEvent; opts: DispatchOptions } {
+): { event: RecordEvent; opts: PipelineOptions } {
   const { stepId } = value;
   const onProposal = { proposalId: value.proposalId, actor: user };
   switch (kind) {

@@ -178,6 +178,9 @@ export function verificationView(
           })),
         }
       : {}),
+    ...((record.openItems ?? []).some((item) => item.resolvedBy === "remove-duplicate-commit")
+      ? { landedTwice: true }
+      : {}),
     intervalSeconds: run.intervalMs / 1000,
     countsFrom: { atMs: changeTimeOf(run), byHand: madeByHand(run) },
     latest,

@@ -11,9 +11,9 @@ import { tableSettings } from "../../core/settings.js";
 import { type TableHealth, tableHealth } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { requireSomeEvidence, validateReport } from "../diagnose-table.js";
 import { investigate } from "../investigate/investigate.js";
 import type { EvidencePorts } from "../ports.js";
+import { requireSomeEvidence, validateReport } from "../report-checks.js";
 
 export interface GradeOptions {
   bot?: BotConfig;

@@ -78,8 +78,27 @@ describe("open items found by the diagnosis", () => {
     const report = await reportOf("commit-state-unknown-duplicate");
     expect(openItemsOf(report)[0]?.resolvedBy).toBe(report.nextStep?.id);
     expect(report.nextStep?.id).toBe("remove-duplicate-commit");
-    // Confirming a re-commit is no step's work: a person marks it done.
-    expect(openItemsOf(await reportOf("commit-state-unknown-resumed"))[0]?.resolvedBy).toBeUndefined();
+  });
+
+  it.each(["commit-state-unknown-resumed", "unknown-commit-across-savepoint"])(
+    "%s: confirming the re-commit is the step the report names, with the open item's SELECT",
+    async (name) => {
+      const report = await reportOf(name);
+      const unknown = report.findings.find((f) => f.id === "commit-state-unknown");
+      expect(unknown).toMatchObject({ answered: true, answer: "recommitted" });
+      expect(report.nextStep?.id).toBe("confirm-recommit");
+      const [item] = openItemsOf(report);
+      expect(item?.resolvedBy).toBe("confirm-recommit");
+      const change = report.nextStep?.change;
+      expect(change?.kind === "manual" ? change.statement : undefined).toBe(item?.statement);
+    },
+  );
+
+  it("an in-flight commit that landed, the writer stuck since: no answer to act on, a restart", async () => {
+    const report = await reportOf("commit-state-unknown-landed");
+    expect(report.findings.find((f) => f.id === "commit-state-unknown")?.answer).toBeUndefined();
+    expect(report.nextStep?.id).toBe("idempotent-restart");
+    expect(openItemsOf(report)).toEqual([]);
   });
 
   it("a writer that recovers with nothing left over leaves no item", async () => {

@@ -10,6 +10,7 @@ import {
   classifyFlinkException,
   connectFailures,
 } from "../../../src/core/diagnosis/failures.js";
+import { expiryEvidence } from "../../../src/core/diagnosis/idle.js";
 import { reportViolations } from "../../../src/core/diagnosis/invariants.js";
 import { pickStepId } from "../../../src/core/diagnosis/next-step.js";
 import { parseExceptionChain } from "../../../src/core/evidence/exceptions.js";
@@ -300,6 +301,28 @@ describe("writer-never-committed", () => {
     expect(ids(r)).not.toContain("writer-never-committed");
     expect(ids(r)).toContain("writer-last-snapshot-at-risk");
   });
+
+  it("finds expired ids wherever the log names them, in log order, and the oldest snapshot's parent", () => {
+    const t = table({ snapshots: series(3 * HOUR, HOUR, 10 * MIN) });
+    const held = t.snapshotLog.map((e) => e.snapshotId);
+    expect(expiryEvidence(t).expiredIds).toEqual([]);
+    // A rollback names a held snapshot again, out of order; two expired ones sit among the rest.
+    t.snapshotLog = [
+      { snapshotId: "111", timestampMs: NOW - 2 * DAY },
+      ...t.snapshotLog.slice(0, 3),
+      { snapshotId: held[0] ?? "", timestampMs: NOW - 2 * HOUR },
+      { snapshotId: "222", timestampMs: NOW - 2 * HOUR },
+      ...t.snapshotLog.slice(3),
+    ];
+    expect(expiryEvidence(t).expiredIds).toEqual(["111", "222"]);
+    const first = t.snapshots[0];
+    if (first) first.parentSnapshotId = "333";
+    expect(expiryEvidence(t).expiredIds).toEqual(["111", "222", "333"]);
+    t.snapshotLog = t.snapshots.map((s) => ({ snapshotId: s.snapshotId, timestampMs: s.timestampMs }));
+    expect(expiryEvidence(t).expiredIds).toEqual(["333"]);
+    if (first) first.parentSnapshotId = t.snapshots[1]?.snapshotId;
+    expect(expiryEvidence(t).expiredIds).toEqual([]);
+  });
 });
 
 describe("writer-idle", () => {
@@ -563,7 +586,9 @@ describe("unknown commits across restarts", () => {
     expect(r.verdict).toBe("commit-state-unknown");
     expect(ids(r)).not.toContain("multiple-flink-jobs");
     expect(r.findings[0]!.answered).toBe(true);
-    expect(r.nextStep?.id).toBe("idempotent-restart");
+    // It did not land and the successor committed since: its data is to confirm, not a restart.
+    expect(r.findings[0]!.answer).toBe("recommitted");
+    expect(r.nextStep?.id).toBe("confirm-recommit");
     expect(JSON.stringify(r.findings[0])).toContain("committed again afterwards");
     expect(JOB).not.toBe(JOB2);
   });

@@ -78,6 +78,7 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
     expect(steps).toEqual([
       "verify-unknown-commit",
       "remove-duplicate-commit",
+      "confirm-recommit",
       "renew-catalog-credential",
       "check-catalog-service",
       "raise-writer-memory",
@@ -127,6 +128,9 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
     expect(pickStepId(PLAYBOOKS, [duplicate])).toBe("remove-duplicate-commit");
     const landed = { ...f("commit-state-unknown"), answered: true };
     expect(pickStepId(PLAYBOOKS, [landed])).toBe("idempotent-restart");
+    // It did not land and the writer committed since: its data is to confirm, not a restart.
+    const recommitted = { ...f("commit-state-unknown"), answered: true, answer: "recommitted" as const };
+    expect(pickStepId(PLAYBOOKS, [recommitted])).toBe("confirm-recommit");
     // Not yet answered: find out whether it landed first.
     expect(pickStepId(PLAYBOOKS, [f("commit-state-unknown")])).toBe("verify-unknown-commit");
   });

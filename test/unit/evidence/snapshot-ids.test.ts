@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { exactId, recordExactIds, withExactIds } from "../../../src/adapters/evidence/exact-ids.js";
-import { protectSnapshotIds } from "../../../src/adapters/evidence/snapshot-ids.js";
+import { TableMetadataSchema, toTableEvidence } from "../../../src/adapters/evidence/iceberg-schemas.js";
+import { protectSnapshotIds, quoteSnapshotIdBytes } from "../../../src/adapters/evidence/snapshot-ids.js";
 
 describe("protectSnapshotIds", () => {
   it("keeps 64-bit ids exact in every place they appear", () => {
@@ -45,31 +45,68 @@ describe("protectSnapshotIds on large bodies", () => {
   });
 });
 
-describe("exact ids recorded while a body passes through", () => {
-  it("maps the rounded numbers JSON.parse produces back to the exact digits", async () => {
-    const text =
-      '{"current-snapshot-id":3497810964824022504,"snapshots":[{"snapshot-id":9223372036854775807}]}';
-    const ids = await withExactIds(async () => {
-      expect(recordExactIds(text)).toBe(true);
-      const parsed = JSON.parse(text) as {
-        "current-snapshot-id": number;
-        snapshots: { "snapshot-id": number }[];
-      };
-      return [exactId(parsed["current-snapshot-id"]), exactId(parsed.snapshots[0]?.["snapshot-id"] ?? 0)];
-    });
-    expect(ids).toEqual(["3497810964824022504", "9223372036854775807"]);
+describe("ids above 2^53 through the catalog schema", () => {
+  it("keeps every id exact from the text to the evidence", () => {
+    const above = "9007199254740993"; // 2^53 + 1: JSON.parse alone would read 9007199254740992
+    const text = `{"format-version":2,"table-uuid":"u","location":"s3://b/t","last-updated-ms":2,
+      "current-snapshot-id":${above},"refs":{"main":{"snapshot-id":${above},"type":"branch"}},
+      "snapshots":[{"snapshot-id":9007199254740992,"timestamp-ms":1,"summary":{"operation":"append"}},
+        {"snapshot-id":${above},"parent-snapshot-id":9007199254740992,"timestamp-ms":2,
+         "summary":{"operation":"append"}}],
+      "snapshot-log":[{"snapshot-id":${above},"timestamp-ms":2}]}`;
+    const metadata = TableMetadataSchema.parse(JSON.parse(protectSnapshotIds(text)));
+    const evidence = toTableEvidence({ namespace: ["db"], name: "t" }, metadata);
+    expect(evidence.currentSnapshotId).toBe(above);
+    expect(evidence.refs.main?.snapshotId).toBe(above);
+    expect(evidence.snapshots.map((s) => s.snapshotId)).toEqual(["9007199254740992", above]);
+    expect(evidence.snapshots[1]?.parentSnapshotId).toBe("9007199254740992");
+    expect(evidence.snapshotLog[0]?.snapshotId).toBe(above);
   });
 
-  it("refuses when two ids round to the same number, so the caller quotes them instead", async () => {
-    const text = '{"snapshots":[{"snapshot-id":9007199254740993},{"snapshot-id":9007199254740992}]}';
-    const recorded = await withExactIds(async () => recordExactIds(text));
-    expect(recorded).toBe(false);
-    const quoted = JSON.parse(protectSnapshotIds(text)) as { snapshots: { "snapshot-id": string }[] };
-    expect(quoted.snapshots.map((s) => s["snapshot-id"])).toEqual(["9007199254740993", "9007199254740992"]);
+  it("writes short ids out as digits and reports a fractional id by its field", () => {
+    const ok = TableMetadataSchema.parse(
+      JSON.parse(
+        protectSnapshotIds(
+          '{"format-version":1,"location":"l","last-updated-ms":1,"current-snapshot-id":42}',
+        ),
+      ),
+    );
+    expect(ok["current-snapshot-id"]).toBe("42");
+    const bad = TableMetadataSchema.safeParse(
+      JSON.parse(
+        protectSnapshotIds(
+          '{"format-version":1,"location":"l","last-updated-ms":1,"current-snapshot-id":1234567890123456.5}',
+        ),
+      ),
+    );
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(["current-snapshot-id"]);
+  });
+});
+
+describe("quoting ids in the body's bytes before they are decoded", () => {
+  const quoteBytes = (text: string) => {
+    const bytes = Buffer.from(text);
+    const buffer = Buffer.alloc(bytes.length + quoteSnapshotIdBytes.slack(bytes.length), "#");
+    bytes.copy(buffer);
+    const size = quoteSnapshotIdBytes.apply(buffer, bytes.length);
+    return size === undefined ? undefined : buffer.toString("utf8", 0, size);
+  };
+
+  it("gives the same text as quoting the decoded string", () => {
+    const text = `{"current-snapshot-id": 3497810964824022504,"name":"é ✓",
+      "snapshots":[{"snapshot-id":9223372036854775807,"parent-snapshot-id":-9223372036854775808,"x":1.5}],
+      "summary":{"note":"\\"snapshot-id\\": 1234567890123456789"},"n":12345678901234567,
+      "refs":{"main":{"snapshot-id" : 3497810964824022504}},"odd":{"snapshot-id":1234567890123456.5},
+      "snapshot-log":[{"timestamp-ms":1,"snapshot-id":3497810964824022504}]}`;
+    expect(quoteBytes(text)).toBe(protectSnapshotIds(text));
+    expect(JSON.parse(quoteBytes(text) ?? "").refs.main["snapshot-id"]).toBe("3497810964824022504");
   });
 
-  it("records nothing outside a catalog call's scope", () => {
-    expect(recordExactIds('{"snapshot-id":9223372036854775807}')).toBe(false);
-    expect(exactId(42)).toBe("42");
+  it("leaves the bytes alone when the quotes do not fit", () => {
+    const text = '{"snapshot-id":9223372036854775807}';
+    const buffer = Buffer.from(text);
+    expect(quoteSnapshotIdBytes.apply(buffer, buffer.length)).toBeUndefined();
+    expect(buffer.toString()).toBe(text);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import * as yaml from "yaml";
 import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
 import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
 import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
@@ -281,8 +282,8 @@ describe("history.suggestions: false", () => {
   const log = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} };
 
   it("keeps recording incidents but neither names the earlier one nor reorders the steps", async () => {
-    const off = parseBotConfigText("history:\n  suggestions: false\n", "test");
-    const on = parseBotConfigText("", "test");
+    const off = parseBotConfigText("history:\n  suggestions: false\n", "test", yaml);
+    const on = parseBotConfigText("", "test", yaml);
     expect(off.history.suggestions).toBe(false);
     const first = firstIncident();
     const walk = record([]);

@@ -43,6 +43,7 @@ const confirm: OpenItem = {
   kind: "todo",
   findingId: "commit-state-unknown",
   text: "Confirm the data of the commit that did not land was committed once",
+  resolvedBy: "confirm-recommit",
 };
 
 function walkWith(items: OpenItem[]) {
@@ -125,6 +126,15 @@ describe("done by hand on the step that is an open item's work", () => {
     // No proposal of the step: the machine refuses the press.
     w.step({ type: "done-by-hand", stepId: "remove-duplicate-commit", user: BOB }, T0);
     expect(w.record().openItems?.[0]?.doneBy).toBeUndefined();
+  });
+
+  it("done by hand on confirming a re-commit marks that item done and leaves the duplicate open", () => {
+    const w = walkWith([duplicate, confirm]);
+    w.step({ type: "propose", stepId: "confirm-recommit", change: manual }, T0);
+    w.step({ type: "done-by-hand", stepId: "confirm-recommit", user: BOB }, T0 + MIN);
+    const items = w.record().openItems ?? [];
+    expect(items.find((i) => i.id === confirm.id)).toMatchObject({ doneBy: BOB, doneAtMs: T0 + MIN });
+    expect(items.find((i) => i.id === duplicate.id)?.doneBy).toBeUndefined();
   });
 
   it("done by hand on another step leaves the duplicate open", () => {

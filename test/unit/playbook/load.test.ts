@@ -13,6 +13,7 @@ const RUNBOOK: Record<StepId, { selectedBy: FindingId[]; automatic: boolean; ris
   "check-checkpoints": { selectedBy: ["commit-not-attempted"], automatic: false },
   "verify-unknown-commit": { selectedBy: ["commit-state-unknown"], automatic: true },
   "remove-duplicate-commit": { selectedBy: ["commit-state-unknown"], automatic: false },
+  "confirm-recommit": { selectedBy: ["commit-state-unknown"], automatic: false },
   "raise-commit-retries": { selectedBy: ["competing-appends", "default-retry-budget"], automatic: true },
   "commit-less-often": { selectedBy: ["frequent-commits"], automatic: true },
   "move-compaction-off-hot-partitions": { selectedBy: ["rewrite-in-window"], automatic: false },

@@ -10,7 +10,7 @@ import { formatTableName } from "../../../core/table-name.js";
 import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
-import { metadataLocationOfCall, withExactIds } from "../exact-ids.js";
+import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
 import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
@@ -145,7 +145,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
 
     async loadTable(ref) {
       const operation = `load table ${formatTableName(ref)}`;
-      return withExactIds(async () =>
+      return withCallScope(async () =>
         toEvidence(ref, await call(operation, (c) => c.loadTable(ref)), operation),
       );
     },
@@ -155,7 +155,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
       const request = commitRequest(ref, commit);
       const operation = `commit properties to ${name}`;
       try {
-        return await withExactIds(async () => {
+        return await withCallScope(async () => {
           const result = await call(operation, (c) =>
             c.updateTable(ref, request as unknown as UpdateTableRequest),
           );

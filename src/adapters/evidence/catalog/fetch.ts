@@ -1,10 +1,10 @@
 // The fetch that iceberg-js is given: every catalog call goes through our undici request layer
 // (timeout, size cap, coded transport errors), carries the current token, retries once with a
-// fresh token after a 401/419, and hands over bodies whose 64-bit snapshot ids have been made exact.
+// fresh token after a 401/419, and hands over bodies whose 64-bit snapshot ids have been quoted.
 
-import { recordExactIds, recordMetadataLocation } from "../exact-ids.js";
+import { recordMetadataLocation } from "../call-scope.js";
 import { type HttpMethod, type HttpResponse, type HttpSourceOptions, sendRaw } from "../http.js";
-import { protectSnapshotIds } from "../snapshot-ids.js";
+import { protectSnapshotIds, quoteSnapshotIdBytes } from "../snapshot-ids.js";
 import type { TokenProvider } from "./auth.js";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -22,6 +22,7 @@ export function createCatalogFetch(http: HttpSourceOptions, tokens: TokenProvide
         url,
         body,
         headers: { ...headers, ...(await tokens.headers({ method, url, headers, body })) },
+        rewrite: quoteSnapshotIdBytes,
       });
     let response = await attempt();
     if ((response.status === 401 || response.status === 419) && tokens.invalidate())
@@ -40,7 +41,7 @@ function toFetchResponse(response: HttpResponse): Response {
     const text = response.body;
     keepMetadataLocation(text);
     const headers = new AnswerHeaders({ ...response.headers, "content-type": "application/json" });
-    return textResponse(response.status, headers, recordExactIds(text) ? text : protectSnapshotIds(text));
+    return textResponse(response.status, headers, response.rewritten ? text : protectSnapshotIds(text));
   }
   const headers = new Headers(response.headers);
   // iceberg-js parses error bodies labelled JSON; an HTML error page must not reach JSON.parse.

@@ -92,10 +92,9 @@ export function renderVerification(view: VerificationView): SlackMessage {
     text = `Verifying ${title} on ${escapeMrkdwn(view.table)}: check ${view.check.index} of ${view.check.total}`;
   } else if (outcome.kind === "recovered" && outcome.credit === "already-flowing") {
     // The writer was committing before the change: the step gets no credit, what is left is the work.
-    const landedTwice = (view.openItems ?? []).length > 0;
     blocks.push(
       section(
-        `:information_source: *Commits were flowing*${landedTwice ? "; one unknown commit landed twice" : ""}: ` +
+        `:information_source: *Commits were flowing*${view.landedTwice ? "; one unknown commit landed twice" : ""}: ` +
           `${writerName(view.writer)} was already committing to \`${table}\` before *${title}*, so the step did not bring commits back.\n` +
           `Its next snapshot \`${escapeCode(outcome.snapshotId)}\` at ${slackWhen(outcome.committedAtMs, outcome.committedAtMs)}.`,
       ),

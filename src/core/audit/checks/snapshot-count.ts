@@ -1,6 +1,7 @@
 // Every snapshot stays in metadata.json, which each commit rewrites: long lists slow every commit.
 // warn: 5,000+ snapshots; fail: 20,000+.
 
+import { groupDigits } from "../../plural.js";
 import { effectiveNumber } from "../../properties.js";
 import { renderExpireSnapshots } from "../../statements.js";
 import { type AuditRule, result } from "../context.js";
@@ -19,7 +20,7 @@ export const snapshotCount: AuditRule = {
       return result(
         "snapshot-count",
         "fail",
-        `${count.toLocaleString("en-US")} snapshots: every commit rewrites them all`,
+        `${groupDigits(count)} snapshots: every commit rewrites them all`,
         values,
         fix,
       );
@@ -27,10 +28,10 @@ export const snapshotCount: AuditRule = {
       return result(
         "snapshot-count",
         "warn",
-        `${count.toLocaleString("en-US")} snapshots: expire older ones`,
+        `${groupDigits(count)} snapshots: expire older ones`,
         values,
         fix,
       );
-    return result("snapshot-count", "pass", `${count.toLocaleString("en-US")} snapshots`, values);
+    return result("snapshot-count", "pass", `${groupDigits(count)} snapshots`, values);
   },
 };

@@ -3,6 +3,7 @@
 // average under 16 MiB (small files: compact the partitions the writer has left).
 
 import { hotPartitionFilter } from "../../diagnosis/next-step.js";
+import { groupDigits } from "../../plural.js";
 import { renderRewriteDataFiles, renderSetProperties } from "../../statements.js";
 import { type AuditRule, currentSnapshot, result, summaryNumber } from "../context.js";
 
@@ -46,7 +47,7 @@ export const targetFileSize: AuditRule = {
       return result(
         "target-file-size",
         "warn",
-        `${files.toLocaleString("en-US")} data files averaging ${(average / MIB).toFixed(1)} MiB: compact them`,
+        `${groupDigits(files)} data files averaging ${(average / MIB).toFixed(1)} MiB: compact them`,
         values,
         renderRewriteDataFiles({ ...ctx.target, ...(filter ? { where: filter } : {}) }),
       );

@@ -4,6 +4,7 @@
 // the range is at least 1.5 times its start, and commits take at least 1 s longer than at the start.
 
 import type { MetricPoint } from "../../evidence/model.js";
+import { groupDigits } from "../../plural.js";
 import { formatDuration } from "../../words/duration.js";
 import { prometheusSeries } from "../context.js";
 import { type DiagnosisRule, finding } from "../rule.js";
@@ -24,7 +25,7 @@ export function isGrowing(points: readonly MetricPoint[]): boolean {
   );
 }
 
-const ms = (value: number) => `${Math.round(value).toLocaleString("en-US")} ms`;
+const ms = (value: number) => `${groupDigits(Math.round(value))} ms`;
 
 export const commitDurationGrowing: DiagnosisRule = {
   id: "commit-duration-growing",

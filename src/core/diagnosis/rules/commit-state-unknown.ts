@@ -211,7 +211,11 @@ export const commitStateUnknown: DiagnosisRule = {
           ...found,
           quote,
           ...(answered ? { answered: true } : {}),
-          ...(check.duplicate ? { answer: "duplicate" as const } : {}),
+          ...(check.duplicate
+            ? { answer: "duplicate" as const }
+            : !check.landed && check.resumed
+              ? { answer: "recommitted" as const }
+              : {}),
         }
       : null;
   },

@@ -1,6 +1,7 @@
 // Commits more often than once a minute: a checkpoint or commit interval under 60 s, or 1,440+
 // writer snapshots in the day before its newest one. Every commit is another race for the pointer.
 
+import { groupDigits } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { describeWriter } from "../evidence-items.js";
 import { type DiagnosisRule, finding } from "../rule.js";
@@ -18,7 +19,7 @@ export const frequentCommits: DiagnosisRule = {
     if (checkpointInterval !== undefined && checkpointInterval < MIN_INTERVAL_MS) {
       items.push({
         source: "flink",
-        detail: `Checkpoint interval ${checkpointInterval.toLocaleString("en-US")} ms: the job commits on every checkpoint`,
+        detail: `Checkpoint interval ${groupDigits(checkpointInterval)} ms: the job commits on every checkpoint`,
         data: { jobId: ctx.job!.job.jobId, checkpointIntervalMs: checkpointInterval },
       });
     }
@@ -39,7 +40,7 @@ export const frequentCommits: DiagnosisRule = {
       if (count >= DAILY_LIMIT) {
         items.push({
           source: "catalog",
-          detail: `${count.toLocaleString("en-US")} snapshots from ${describeWriter(ctx)} in the 24 h before its newest commit`,
+          detail: `${groupDigits(count)} snapshots from ${describeWriter(ctx)} in the 24 h before its newest commit`,
           data: { writerSnapshotsPerDay: count, limit: DAILY_LIMIT },
         });
       }

@@ -10,7 +10,7 @@ import { tableSettings } from "../../core/settings.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { RemediationDeps } from "./deps.js";
 
-export class WalkSettings {
+export class RemediationSettings {
   constructor(
     private readonly deps: Pick<
       RemediationDeps,
