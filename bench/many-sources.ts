@@ -24,7 +24,8 @@ const FAST_MS = 50;
 const DEADLINE_MS = 3_000;
 const TABLE = { namespace: ["sales"], name: "orders" };
 const ALERT: TimedAlert = {
-  table: "sales.orders",
+  // As the Flink job names it: its own catalog name in front (the bot reads it as sales.orders).
+  table: "iceberg.sales.orders",
   incidentTable: "sales.orders",
   labels: { job_name: "orders-ingest" },
 };

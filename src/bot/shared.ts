@@ -197,7 +197,12 @@ export async function assemble(config: Config, options: BotOptions, connections:
     incidentChannel: config.incidentChannel,
     now,
     log,
-    knownTables: createKnownTables({ bot: config.bot, catalog: ports.catalog, now }),
+    knownTables: createKnownTables({
+      bot: config.bot,
+      mapped: config.sources.catalogs.flatMap((c) => c.tables),
+      catalog: ports.catalog,
+      now,
+    }),
     // The cap's minute is real time, whatever clock incidents read.
     deferred: deferredAlertsStore(redis, { namespace: options.namespace, now: wallClock }),
   };

@@ -21,6 +21,7 @@ import type { AlertEvent, Incident, TimelineEntry } from "../core/incident/model
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { Versioned, WalkRecord } from "../core/playbook/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/playbook/walk.js";
+import type { CatalogPick } from "../core/sources/model.js";
 import type { AutopilotFate } from "../core/words/autopilot.js";
 import type { UnreadableRecord } from "../core/words/unreadable.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
@@ -119,6 +120,8 @@ export interface Named<P> {
 export interface CatalogDirectory {
   all: Named<CatalogPort>[];
   forTable(table: TableRef | string): Named<CatalogPort> | undefined;
+  /** Where a typed or alerted name points, a catalog's name in front of it included (pickCatalog). */
+  pick(input: string): (Named<CatalogPort> & Omit<CatalogPick<unknown>, "catalog">) | undefined;
   byName(name: string): Named<CatalogPort> | undefined;
 }
 

@@ -34,6 +34,7 @@ export function renderReportText(report: Report, options: TextRenderOptions): st
   const sections = [
     ...(unreachable ? [style.bold(style.red(`! ${oneLine(unreachable, 600)}`))] : []),
     verdictLine(report, style),
+    ...(report.catalogNote ? [style.dim(oneLine(report.catalogNote, 400))] : []),
     nextStepLines(report, style).join("\n"),
     evidenceLines(report, style, options).join("\n"),
     sourceLines(report, style).join("\n"),

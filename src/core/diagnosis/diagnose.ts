@@ -170,6 +170,11 @@ export function worstWriterEvidence(
   return worstWriter(evidence, now, options).evidence;
 }
 
+/** Says which reading of an ambiguous `name.namespace.table` the bot took, and how to ask for the other. */
+function catalogPrefixWords(catalog: string): string {
+  return `Read ${catalog} at the start of the name as the catalog ${catalog}, not as the namespace of that name; to mean the namespace, put its catalog's name in front of the whole name.`;
+}
+
 export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptions): Report {
   const chosen = worstWriter(evidence, now, options).diagnosis;
   const { context } = chosen;
@@ -205,6 +210,9 @@ export function diagnose(evidence: Evidence, now: number, options: DiagnoseOptio
     generatedAt: new Date(now).toISOString(),
     verdict: settled.verdict,
     ...(evidence.catalogName ? { catalogSource: evidence.catalogName } : {}),
+    ...(evidence.catalogName && evidence.catalogPrefixChosen
+      ? { catalogNote: catalogPrefixWords(evidence.catalogName) }
+      : {}),
     ...writerOf(context),
     findings,
     nextStep,

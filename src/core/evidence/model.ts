@@ -268,6 +268,8 @@ export interface Evidence {
   sources: Record<SourceName, SourceStatus>;
   /** The named catalog the table was read from, when the bot reads named catalogs. */
   catalogName?: string;
+  /** The name's first part was read as that catalog though BOT_CONFIG also maps it as a namespace. */
+  catalogPrefixChosen?: boolean;
   catalog?: TableEvidence;
   flink?: FlinkEvidence;
   connect?: ConnectEvidence;

@@ -142,6 +142,8 @@ export const ReportSchema = z.object({
   verdict: z.enum(TRIAGE_IDS),
   /** The named catalog (BOT_CONFIG sources.catalogs) the table was read from. */
   catalogSource: z.string().min(1).optional(),
+  /** How a name starting with a catalog's name that is also a namespace was read. */
+  catalogNote: z.string().min(1).optional(),
   writer: ReportWriterSchema.optional(),
   findings: z.array(FindingSchema),
   nextStep: NextStepSchema.nullable(),

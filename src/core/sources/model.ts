@@ -103,15 +103,10 @@ export interface FlinkSourceProvider {
 
 export const EMPTY_SOURCES: SourceSpecs = { flink: [], connect: [], catalogs: [], prometheus: [] };
 
-/**
- * The catalog a table lives in: the one listing the table, else the one whose namespace is the
- * longest prefix of the table's, else the default. Names compare case-insensitively.
- */
-export function catalogForTable<C extends Pick<CatalogSourceSpec, "tables" | "namespaces" | "isDefault">>(
-  catalogs: readonly C[],
-  table: TableRef | string,
-): C | undefined {
-  const name = (typeof table === "string" ? table.trim() : formatTableName(table)).toLowerCase();
+type Mapped = Pick<CatalogSourceSpec, "tables" | "namespaces" | "isDefault">;
+
+/** The catalog BOT_CONFIG maps the name to (`tables`, then the longest `namespaces` prefix), if any. */
+function mappedCatalog<C extends Mapped>(catalogs: readonly C[], name: string): C | undefined {
   const byTable = catalogs.find((c) => c.tables.some((t) => t.toLowerCase() === name));
   if (byTable) return byTable;
   let best: { catalog: C; depth: number } | undefined;
@@ -124,7 +119,66 @@ export function catalogForTable<C extends Pick<CatalogSourceSpec, "tables" | "na
       }
     }
   }
-  return best?.catalog ?? catalogs.find((c) => c.isDefault) ?? catalogs[0];
+  return best?.catalog;
+}
+
+/**
+ * The catalog a table lives in: the one listing the table, else the one whose namespace is the
+ * longest prefix of the table's, else the default. Names compare case-insensitively.
+ */
+export function catalogForTable<C extends Mapped>(
+  catalogs: readonly C[],
+  table: TableRef | string,
+): C | undefined {
+  const name = (typeof table === "string" ? table.trim() : formatTableName(table)).toLowerCase();
+  return mappedCatalog(catalogs, name) ?? catalogs.find((c) => c.isDefault) ?? catalogs[0];
+}
+
+/** Where a typed or alerted name points: a catalog and the table's name in it. */
+export interface CatalogPick<C> {
+  catalog: C | undefined;
+  /** The name to look up in that catalog (a catalog's name in front taken off). */
+  table: string;
+  /** The first part named this catalog (`lake-eu.sales.orders`). */
+  prefixed: boolean;
+  /** The first part is also the start of a name BOT_CONFIG maps as a table or namespace; the catalog won. */
+  ambiguous: boolean;
+  /** The first part of a name of three or more parts that names no catalog (`iceberg.sales.orders`). */
+  unknownPrefix?: string;
+}
+
+/**
+ * Reads `catalog.namespace.table` the way Spark and Flink do: a first part that is the name of a
+ * catalog declared in BOT_CONFIG picks it, even when a namespace has that name too (put the
+ * catalog's name in front of the whole name to mean the namespace). Otherwise the name is mapped
+ * as it is, else without its first part (a Flink or Spark job's own catalog name, as in
+ * `iceberg.sales.orders`), else it goes to the default catalog.
+ */
+export function pickCatalog<C extends Mapped & Pick<CatalogSourceSpec, "name" | "origin">>(
+  catalogs: readonly C[],
+  input: string,
+): CatalogPick<C> {
+  const typed = input.trim();
+  const levels = typed.split(".");
+  const asTyped = { table: typed, prefixed: false, ambiguous: false };
+  if (levels.length < 3) return { catalog: catalogForTable(catalogs, typed), ...asTyped };
+  const first = levels[0]!.toLowerCase();
+  const rest = levels.slice(1).join(".");
+  // The single-URL catalog's implicit name ("default") is a common namespace; only names chosen in BOT_CONFIG count.
+  const named = catalogs.find((c) => c.origin !== "env" && c.name.toLowerCase() === first);
+  if (named) {
+    const ambiguous = mappedCatalog(catalogs, typed.toLowerCase()) !== undefined;
+    return { catalog: named, table: rest, prefixed: true, ambiguous };
+  }
+  const mapped = mappedCatalog(catalogs, typed.toLowerCase());
+  if (mapped) return { catalog: mapped, ...asTyped };
+  const catalog = mappedCatalog(catalogs, rest.toLowerCase()) ?? catalogForTable(catalogs, typed);
+  return { catalog, ...asTyped, unknownPrefix: levels[0]! };
+}
+
+/** Says that a name's first part names none of the catalogs, and which there are. */
+export function unknownCatalogWords(prefix: string, catalogs: readonly string[]): string {
+  return `"${prefix}" is not a catalog the bot reads; its catalogs are ${catalogs.join(", ")}.`;
 }
 
 /** The catalog a namespace lives in (for listings), by the same rules. */

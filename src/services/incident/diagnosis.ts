@@ -10,6 +10,7 @@ import { stateAfterDiagnosis } from "../../core/incident/model.js";
 import type { WalkMemory } from "../../core/playbook/record.js";
 import type { Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
+import { unknownCatalogWords } from "../../core/sources/model.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import { earlierIncidents, memoryOf, sayEarlier } from "../history/earlier.js";
 import type { DiagnoseJob, EvidencePorts, HistoryPort } from "../ports.js";
@@ -71,7 +72,7 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
     ));
   } catch (error) {
     if (isCodedError(error, ErrorCode.TableNotFound)) {
-      await noteUnknownTable(deps, incidentId);
+      await noteUnknownTable(deps, incidentId, error);
       return;
     }
     if (isCodedError(error) && !error.retryable) {
@@ -135,14 +136,19 @@ async function diagnoseIncident(deps: DiagnosisDeps, incidentId: string, n: numb
  * of a failed diagnosis, and no repair to propose; the incident closes when its alerts resolve
  * (closeUnknownTableIncidents), or now if they already have.
  */
-async function noteUnknownTable(deps: DiagnosisDeps, incidentId: string): Promise<void> {
+async function noteUnknownTable(deps: DiagnosisDeps, incidentId: string, error: CodedError): Promise<void> {
   const incident = await deps.store.require(incidentId);
+  const { unknownCatalog, catalogs } = error.details ?? {};
+  const catalogWords =
+    typeof unknownCatalog === "string" && Array.isArray(catalogs)
+      ? ` ${unknownCatalogWords(unknownCatalog, catalogs.map(String))}`
+      : "";
   await deps.slack.send({
     kind: "note",
     incidentId,
     key: "unknown-table",
     text:
-      `${incident.table} is not a table the catalog or BOT_CONFIG knows, so there is nothing to diagnose. ` +
+      `${incident.table} is not a table the catalog or BOT_CONFIG knows, so there is nothing to diagnose.${catalogWords} ` +
       "This incident closes when its alerts resolve. If the table exists, check the alert's table label " +
       "or add the table to BOT_CONFIG.",
   });
@@ -201,6 +207,16 @@ async function runCommand(
       result,
     });
   } catch (error) {
+    // A first part that names no catalog: the reply lists the catalogs (investigate's words).
+    if (isCodedError(error, ErrorCode.TableNotFound) && error.details?.unknownCatalog !== undefined) {
+      await deps.slack.send({
+        kind: "ephemeral",
+        channel: job.channel,
+        user: job.user,
+        reply: { kind: "failed", message: error.message, hint: error.hint },
+      });
+      return;
+    }
     if (isCodedError(error, ErrorCode.TableNotFound)) {
       const known = (await deps.knownTables?.().catch(() => [])) ?? Object.keys(deps.bot.tables);
       await deps.slack.send({

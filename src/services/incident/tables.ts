@@ -8,6 +8,11 @@ import type { CatalogPort } from "../ports.js";
 
 export interface KnownTablesOptions {
   bot: BotConfig;
+  /**
+   * Tables BOT_CONFIG places in a named catalog (`sources.catalogs[].tables`): known like
+   * configured ones, so `lake-eu.sales.orders` and `iceberg.sales.orders` are both sales.orders.
+   */
+  mapped?: readonly string[];
   catalog?: CatalogPort;
   now: () => number;
   ttlMs?: number;
@@ -19,7 +24,7 @@ export function createKnownTables(options: KnownTablesOptions): () => Promise<st
   const ttl = options.ttlMs ?? 60_000;
   let cached: { at: number; tables: string[] } | undefined;
   let pending: Promise<string[]> | undefined;
-  const configured = Object.keys(options.bot.tables);
+  const configured = [...Object.keys(options.bot.tables), ...(options.mapped ?? [])];
   const listCatalog = async (): Promise<string[]> => {
     const catalog = options.catalog;
     if (!catalog) return [];

@@ -15,6 +15,7 @@ import type {
   TableRef,
 } from "../../core/evidence/model.js";
 import type { SourceName } from "../../core/ids.js";
+import { unknownCatalogWords } from "../../core/sources/model.js";
 import { formatTableName, parseTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { ConnectPort, EvidencePorts, FlinkPort, PrometheusPort } from "../ports.js";
@@ -93,18 +94,19 @@ export async function investigate(
   // name (for the sanitised and catalog-qualified forms) and, when no Flink job is configured,
   // the job ids in the table's snapshots. The alert-to-diagnosis time is then close to the
   // slowest source's own reading time instead of the sum of all of them.
-  const guessedRef = plainTableRef(request.table);
-  // With several catalogs, the one BOT_CONFIG maps the table to (the default for the rest).
-  const namedCatalog = request.catalog
-    ? ports.catalogs?.byName(request.catalog)
-    : ports.catalogs?.forTable(request.table);
+  // With several catalogs: the one named in front of the table, else the one BOT_CONFIG maps it
+  // to (the default for the rest).
+  const picked = request.catalog ? undefined : ports.catalogs?.pick(request.table);
+  const namedCatalog = request.catalog ? ports.catalogs?.byName(request.catalog) : picked;
+  const table = picked?.table ?? request.table;
+  const guessedRef = plainTableRef(table);
   const catalogPort = namedCatalog?.port ?? ports.catalog;
   const catalogTask = catalogPort
-    ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, request.table, now))
+    ? timed("catalog", timeoutMs, now, () => loadResolvedTable(catalogPort, table, now))
     : undefined;
   const resolved = (async () => {
     const outcome = await catalogTask;
-    return { ref: outcome?.value?.ref ?? guessedRef ?? tableRefWithoutCatalog(request.table), outcome };
+    return { ref: outcome?.value?.ref ?? guessedRef ?? tableRefWithoutCatalog(table), outcome };
   })();
   const refNow = async () => (await resolved).ref;
 
@@ -136,7 +138,8 @@ export async function investigate(
   if (catalogOutcome) {
     sources.catalog = catalogOutcome.status;
     catalog = catalogOutcome.value?.evidence;
-    if (catalogOutcome.error && TABLE_ERRORS.has(catalogOutcome.error.code)) throw catalogOutcome.error;
+    if (catalogOutcome.error && TABLE_ERRORS.has(catalogOutcome.error.code))
+      throw withCatalogs(catalogOutcome.error, table, picked?.unknownPrefix, ports.catalogs);
   }
   const [flink, connect, prometheus] = await Promise.all([flinkTask, connectTask, prometheusTask]);
   if (flink) sources.flink = withGaps(flink.status, flinkGaps);
@@ -145,6 +148,7 @@ export async function investigate(
 
   const evidence: Evidence = { table: ref, collectedAtMs: now(), sources };
   if (namedCatalog) evidence.catalogName = namedCatalog.name;
+  if (picked?.ambiguous) evidence.catalogPrefixChosen = true;
   if (catalog) evidence.catalog = catalog;
   if (flink?.value) evidence.flink = flink.value;
   if (connect?.value) evidence.connect = connect.value;
@@ -155,6 +159,25 @@ export async function investigate(
 
   if (!Object.values(sources).some((s) => s.status === "ok")) throw noEvidence(ref, sources);
   return evidence;
+}
+
+/**
+ * A table not found under a first part that names no catalog (`iceberg.sales.orders` when the
+ * catalogs are lake-eu and lake-us): the reply lists the catalogs the name could start with.
+ */
+function withCatalogs(
+  error: CodedError,
+  table: string,
+  unknownPrefix: string | undefined,
+  catalogs: EvidencePorts["catalogs"],
+): CodedError {
+  const names = (catalogs?.all ?? []).map((c) => c.name).sort();
+  if (error.code !== ErrorCode.TableNotFound || !unknownPrefix || names.length < 2) return error;
+  const rest = table.slice(unknownPrefix.length + 1);
+  return new CodedError(error.code, `${error.message} ${unknownCatalogWords(unknownPrefix, names)}`, {
+    hint: `Put one of them in front (for example ${names[0]}.${rest}), or leave the catalog out (${rest}).`,
+    details: { ...error.details, unknownCatalog: unknownPrefix, catalogs: names },
+  });
 }
 
 /** An answered kind keeps the names of its sources that did not answer; a failed kind says why itself. */

@@ -12,6 +12,7 @@ import {
   catalogForTable,
   type FlinkSourceProvider,
   type FlinkSourceSpec,
+  pickCatalog,
 } from "../../../core/sources/model.js";
 import { asCodedError, CodedError, ErrorCode } from "../../../errors.js";
 import { withDeadline } from "../../../services/investigate/deadline.js";
@@ -219,6 +220,10 @@ export function createCatalogDirectory(
     all: entries.map((e) => ({ name: e.name, port: e.port })),
     forTable: (table) => named(catalogForTable(entries, table)),
     byName: (name) => named(entries.find((e) => e.name === name)),
+    pick: (input) => {
+      const { catalog, ...rest } = pickCatalog(entries, input);
+      return catalog ? { name: catalog.name, port: catalog.port, ...rest } : undefined;
+    },
   };
   const fallback = entries.find((e) => e.isDefault) ?? entries[0];
   const forTable = (ref: TableRef) => (catalogForTable(entries, ref) ?? fallback)!.port;

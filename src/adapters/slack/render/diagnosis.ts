@@ -42,7 +42,8 @@ function verdictText(report: Report): string {
     catalog.status === "unavailable"
       ? `:warning: *The Iceberg REST catalog ${refused ? "refused the bot's credential" : "was unreachable"}* (${escapeMrkdwn(catalog.error ?? "no answer")}); this verdict rests on what the other sources show.\n`
       : "";
-  return `${unreachable}${emoji} *${escapeMrkdwn(report.table)}: ${label}*${summary}`;
+  const note = report.catalogNote ? `\n_${escapeMrkdwn(report.catalogNote)}_` : "";
+  return `${unreachable}${emoji} *${escapeMrkdwn(report.table)}: ${label}*${summary}${note}`;
 }
 
 function nextStepText(report: Report): string {
