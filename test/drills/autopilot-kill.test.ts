@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../src/main.js";
+import { createSimClock } from "../../src/sim/clock.js";
 import { pressButton } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
@@ -100,7 +101,15 @@ async function drill(killAt: KillAt, scenario: string) {
   const before = killAt === "before-hold-off-ends";
   const config = botConfig(before ? 3600 : 1);
   // The receiver alone: every job runs in the worker processes.
-  h = await startHarness(`ap-kill-${killAt}`, { scenario, botConfig: config, botOptions: { role: "serve" } });
+  // A worker in another process reads the wall clock: the lakehouse's clock follows it, so the
+  // change and the writer's commits are timed on one clock (a frozen one would date the writer's
+  // first commit after the change before the change).
+  h = await startHarness(`ap-kill-${killAt}`, {
+    scenario,
+    botConfig: config,
+    botOptions: { role: "serve" },
+    clock: createSimClock(undefined, { running: true }),
+  });
   const harness = h;
   const lake = harness.lakehouse!;
   const commits = () =>
@@ -142,7 +151,11 @@ async function drill(killAt: KillAt, scenario: string) {
   expect(child.signalCode).toBe("SIGKILL");
   const landedBeforeRestart = commits();
 
-  rescuer = await startBot(harness.config, { role: "worker", ...workerOptions(harness) });
+  rescuer = await startBot(harness.config, {
+    role: "worker",
+    ...workerOptions(harness),
+    now: () => lake.clock.now(),
+  });
   if (before) {
     await eventually(() => /autopilot_apply_now/.test(thread()), "the announcement");
     const root = harness.standIn.messages(CHANNEL).find((m) => !m.thread_ts && /db\.events/.test(m.text))!;

@@ -8,6 +8,7 @@ import type { Report } from "../../../src/core/report/schema.js";
 import { type Bot, type BotOptions, startBot } from "../../../src/main.js";
 import type { DiagnoseFn } from "../../../src/services/incident/deps.js";
 import { alertmanagerBody } from "../../../src/sim/alertmanager.js";
+import type { SimClock } from "../../../src/sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import type { Scenario } from "../../../src/sim/scenario/schema.js";
 import { findButton } from "../../../src/sim/slack/person.js";
@@ -42,6 +43,8 @@ export interface HarnessOptions {
   botConfig?: string;
   /** The stand-in's workspace (user groups, say). */
   standIn?: SlackStandInOptions;
+  /** The lakehouse's clock (default: frozen at start); a running one for bots in other processes. */
+  clock?: SimClock;
 }
 
 const DEFAULT_BOT_CONFIG = `
@@ -53,7 +56,9 @@ tables:
 export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
   const scope = testRedisScope(label);
   const standIn = await startSlackStandIn(options.standIn);
-  const lakehouse = options.scenario ? await startLakehouse({ scenario: options.scenario }) : undefined;
+  const lakehouse = options.scenario
+    ? await startLakehouse({ scenario: options.scenario, ...(options.clock ? { clock: options.clock } : {}) })
+    : undefined;
   const secret = randomBytes(16).toString("hex");
   // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
   const { BOT_CONFIG: platformSources, ...platformUrls } = lakehouse?.env() ?? {};
