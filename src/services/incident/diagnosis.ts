@@ -207,40 +207,28 @@ async function runCommand(
       result,
     });
   } catch (error) {
-    // A first part that names no catalog: the reply lists the catalogs (investigate's words).
-    if (isCodedError(error, ErrorCode.TableNotFound) && error.details?.unknownCatalog !== undefined) {
-      await deps.slack.send({
-        kind: "ephemeral",
-        channel: job.channel,
-        user: job.user,
-        reply: { kind: "failed", message: error.message, hint: error.hint },
-      });
-      return;
-    }
-    if (isCodedError(error, ErrorCode.TableNotFound)) {
-      const known = (await deps.knownTables?.().catch(() => [])) ?? Object.keys(deps.bot.tables);
-      await deps.slack.send({
-        kind: "ephemeral",
-        channel: job.channel,
-        user: job.user,
-        reply: {
-          kind: "unknown-table",
-          input: job.table,
-          suggestion: closestMatch(job.table, known),
-          command: job.command,
-        },
-      });
-      return;
-    }
-    if (isCodedError(error) && !error.retryable) {
-      await deps.slack.send({
-        kind: "ephemeral",
-        channel: job.channel,
-        user: job.user,
-        reply: { kind: "failed", message: error.message, hint: error.hint },
-      });
-      return;
-    }
-    throw error instanceof Error ? error : new CodedError(ErrorCode.Internal, String(error));
+    const failed = isCodedError(error) && !error.retryable;
+    if (!failed) throw error instanceof Error ? error : new CodedError(ErrorCode.Internal, String(error));
+    // A table no catalog knows gets the closest known name, unless its first part names no
+    // catalog: then investigate's words list the catalogs. Any other final error is said as it is.
+    const unknownTable =
+      isCodedError(error, ErrorCode.TableNotFound) && error.details?.unknownCatalog === undefined;
+    const known = unknownTable
+      ? ((await deps.knownTables?.().catch(() => [])) ?? Object.keys(deps.bot.tables))
+      : [];
+    await deps.slack.send({
+      kind: "ephemeral",
+      channel: job.channel,
+      user: job.user,
+      reply: unknownTable
+        ? {
+            kind: "unknown-table",
+            input: job.table,
+            suggestion: closestMatch(job.table, known),
+            command: job.command,
+          }
+        : { kind: "failed", message: error.message, hint: error.hint },
+    });
+    return;
   }
 }
