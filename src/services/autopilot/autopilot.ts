@@ -153,7 +153,8 @@ export class Autopilot {
         applyAtMs: decision.applyAtMs,
         shadow: decision.shadow,
       };
-      // The job before the plan: a crash between them leaves a job that decides again when it fires.
+      // The announcement and its job before the plan: a crash between them leaves a job that decides
+      // again when it fires.
       if (!plan.shadow) await this.announce(record, plan);
       await this.deps.store.savePlan(plan);
     } catch (error) {
@@ -418,11 +419,14 @@ export class Autopilot {
     );
   }
 
-  /** The announcement and the hold-off's end, both idempotent (a named note, a job id). */
+  /**
+   * The announcement, then the hold-off's end, both idempotent (a named note, a job id). In this
+   * order: the edit the fired job makes must follow the announcement in the thread's outbox, or a
+   * short hold-off could edit a message not yet posted and the announcement would keep its buttons.
+   */
   private async announce(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
     const delayMs = Math.max(0, plan.applyAtMs - this.deps.now());
     const action = { incidentId: plan.incidentId, stepId: plan.stepId, proposalId: plan.proposalId };
-    await this.deps.jobs.enqueue({ kind: "autopilot", action: "fire", ...action }, delayMs);
     const line = this.deps.policyLines?.[plan.policy];
     await this.deps.notifier.say(record, {
       kind: "note",
@@ -436,6 +440,7 @@ export class Autopilot {
         action,
       },
     });
+    await this.deps.jobs.enqueue({ kind: "autopilot", action: "fire", ...action }, delayMs);
   }
 
   private async decide(
