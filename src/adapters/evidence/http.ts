@@ -46,6 +46,21 @@ export interface HttpSourceOptions {
   observe?: SourceObserver;
 }
 
+/** What an evidence client is given: its base URL and how to call the source behind it. */
+export interface SourceClientOptions extends Omit<HttpSourceOptions, "source"> {
+  /** Base URL of the source's API (it may carry a path). */
+  url: string;
+}
+
+/** The request settings for one source, taken from what its client was given. */
+export function sourceHttp(
+  source: SourceName,
+  options: Omit<HttpSourceOptions, "source">,
+): HttpSourceOptions {
+  const { dispatcher, observe, timeoutMs, maxBytes, headers } = options;
+  return { source, dispatcher, observe, timeoutMs, maxBytes, headers };
+}
+
 export type SourceHeaders = Record<string, string> | (() => Record<string, string>);
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";

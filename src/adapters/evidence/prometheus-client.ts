@@ -1,23 +1,10 @@
 // PrometheusPort over the HTTP API (instant and range queries). Sample values arrive as strings
 // and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers.
 
-import type { Dispatcher } from "undici";
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
-import { buildUrl, type HttpSourceOptions, type SourceHeaders, sendJson } from "./http.js";
-import type { SourceObserver } from "./source-watch.js";
-
-export interface PrometheusClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
-  url: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
-  /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: SourceHeaders;
-}
+import { buildUrl, type SourceClientOptions, sendJson, sourceHttp } from "./http.js";
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
 
@@ -37,15 +24,8 @@ const MatrixSchema = z.object({
   }),
 });
 
-export function createPrometheusClient(options: PrometheusClientOptions): PrometheusPort {
-  const http: HttpSourceOptions = {
-    source: "prometheus",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    headers: options.headers,
-  };
+export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
+  const http = sourceHttp("prometheus", options);
 
   return {
     async query(promql, atMs) {

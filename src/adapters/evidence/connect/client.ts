@@ -2,19 +2,10 @@
 // sink's plugin version, restarts (204 vs 202) and config updates. A 409 means the workers are
 // rebalancing: the call may succeed a little later, so it is flagged retryable.
 
-import type { Dispatcher } from "undici";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { ConnectorInfo, ConnectPort, RestartOutcome } from "../../../services/ports.js";
-import {
-  buildUrl,
-  type HttpRequest,
-  type HttpSourceOptions,
-  type SourceHeaders,
-  send,
-  sendJson,
-} from "../http.js";
+import { buildUrl, type HttpRequest, type SourceClientOptions, send, sendJson, sourceHttp } from "../http.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
-import type { SourceObserver } from "../source-watch.js";
 import {
   ConnectorConfigSchema,
   ConnectorInfoSchema,
@@ -26,26 +17,8 @@ import {
 
 const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
 
-export interface ConnectClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
-  url: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
-  /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: SourceHeaders;
-}
-
-export function createConnectClient(options: ConnectClientOptions): ConnectPort {
-  const http: HttpSourceOptions = {
-    source: "connect",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    headers: options.headers,
-  };
+export function createConnectClient(options: SourceClientOptions): ConnectPort {
+  const http = sourceHttp("connect", options);
   const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
 
   /** Runs a call and turns a 409 into a retryable coded error. */

@@ -2,7 +2,6 @@
 // committer's metrics (found by listing metric ids, never by guessing operator names), and
 // back pressure on the sink side of the job.
 
-import type { Dispatcher } from "undici";
 import type {
   CommitterMetrics,
   FlinkBackpressure,
@@ -16,8 +15,7 @@ import type {
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
-import { buildUrl, type HttpSourceOptions, type SourceHeaders, sendJson } from "../http.js";
-import type { SourceObserver } from "../source-watch.js";
+import { buildUrl, type SourceClientOptions, sendJson, sourceHttp } from "../http.js";
 import { toExceptions } from "./exceptions.js";
 import {
   type CommitterMetricId,
@@ -38,30 +36,12 @@ import {
   MetricValuesSchema,
 } from "./schemas.js";
 
-export interface FlinkClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
-  url: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
-  /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: SourceHeaders;
-}
-
 const JOB_ID = /^[0-9a-f]{32}$/;
 const SINK_VERTEX = /sink|committer|writer/i;
 const SOURCE_VERTEX = /^Source:/;
 
-export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
-  const http: HttpSourceOptions = {
-    source: "flink",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    headers: options.headers,
-  };
+export function createFlinkClient(options: SourceClientOptions): FlinkPort {
+  const http = sourceHttp("flink", options);
   const get = <S extends Parameters<typeof sendJson>[2]>(
     path: string,
     schema: S,
