@@ -224,6 +224,12 @@ export async function sendJson<S extends z.ZodType>(
   return parseWithSchema(schema, parseJsonText(response.body, ctx), ctx);
 }
 
+/** GETs an API path under a source's base URL and checks the JSON answer with a schema. */
+export function jsonGetter(options: HttpSourceOptions, base: string) {
+  return <S extends z.ZodType>(path: string, schema: S, query?: UrlQuery): Promise<z.output<S>> =>
+    sendJson(options, { url: buildUrl(base, path, query) }, schema);
+}
+
 function sourceOrigin(url: URL): string {
   // origin never carries user:password, so it is safe to show.
   return url.origin;
@@ -408,12 +414,10 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
+type UrlQuery = Record<string, string | readonly string[] | undefined>;
+
 /** Joins a base URL (which may carry a path) with an API path and query parameters. */
-export function buildUrl(
-  base: string,
-  path: string,
-  query: Record<string, string | readonly string[] | undefined> = {},
-): URL {
+export function buildUrl(base: string, path: string, query: UrlQuery = {}): URL {
   const root = base.endsWith("/") ? base : `${base}/`;
   const url = new URL(path.replace(/^\//, ""), root);
   for (const [key, value] of Object.entries(query)) {

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
-import { buildUrl, type SourceClientOptions, sendJson, sourceHttp } from "./http.js";
+import { jsonGetter, type SourceClientOptions, sourceHttp } from "./http.js";
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
 
@@ -25,12 +25,11 @@ const MatrixSchema = z.object({
 });
 
 export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
-  const http = sourceHttp("prometheus", options);
+  const get = jsonGetter(sourceHttp("prometheus", options), options.url);
 
   return {
     async query(promql, atMs) {
-      const url = buildUrl(options.url, "api/v1/query", { query: promql, time: seconds(atMs) });
-      const body = await sendJson(http, { url }, VectorSchema);
+      const body = await get("api/v1/query", VectorSchema, { query: promql, time: seconds(atMs) });
       return body.data.result.flatMap((series) => {
         const value = Number(series.value[1]);
         return Number.isFinite(value) ? [{ labels: series.metric, value }] : [];
@@ -38,13 +37,12 @@ export function createPrometheusClient(options: SourceClientOptions): Prometheus
     },
 
     async queryRange(promql, startMs, endMs, stepSeconds) {
-      const url = buildUrl(options.url, "api/v1/query_range", {
+      const body = await get("api/v1/query_range", MatrixSchema, {
         query: promql,
         start: seconds(startMs),
         end: seconds(endMs),
         step: String(stepSeconds),
       });
-      const body = await sendJson(http, { url }, MatrixSchema);
       return body.data.result.map((series) => ({ labels: series.metric, points: toPoints(series.values) }));
     },
   };

@@ -4,7 +4,15 @@
 
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { ConnectorInfo, ConnectPort, RestartOutcome } from "../../../services/ports.js";
-import { buildUrl, type HttpRequest, type SourceClientOptions, send, sendJson, sourceHttp } from "../http.js";
+import {
+  buildUrl,
+  type HttpRequest,
+  jsonGetter,
+  type SourceClientOptions,
+  send,
+  sendJson,
+  sourceHttp,
+} from "../http.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
 import {
   ConnectorConfigSchema,
@@ -19,6 +27,7 @@ const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
 
 export function createConnectClient(options: SourceClientOptions): ConnectPort {
   const http = sourceHttp("connect", options);
+  const get = jsonGetter(http, options.url);
   const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
 
   /** Runs a call and turns a 409 into a retryable coded error. */
@@ -44,8 +53,7 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
 
   return {
     async listConnectors() {
-      const url = buildUrl(options.url, "connectors", { expand: ["status", "info"] });
-      const expanded = await sendJson(http, { url }, ExpandedConnectorsSchema);
+      const expanded = await get("connectors", ExpandedConnectorsSchema, { expand: ["status", "info"] });
       return Object.entries(expanded).map(
         ([name, entry]): ConnectorInfo => ({
           name,
@@ -58,12 +66,8 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
 
     async getConnectorEvidence(name) {
       const [status, config, sinkVersion] = await Promise.all([
-        sendJson(
-          http,
-          { url: buildUrl(options.url, connectorPath(name, "/status")) },
-          ConnectorStateInfoSchema,
-        ),
-        sendJson(http, { url: buildUrl(options.url, connectorPath(name, "/config")) }, ConnectorConfigSchema),
+        get(connectorPath(name, "/status"), ConnectorStateInfoSchema),
+        get(connectorPath(name, "/config"), ConnectorConfigSchema),
         icebergSinkVersion(),
       ]);
       return { connector: toConnectorStatus(status), config, sinkVersion };
@@ -96,11 +100,7 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
   /** The plugin list is only a detail: when it cannot be read the version stays unknown. */
   async function icebergSinkVersion(): Promise<string | undefined> {
     try {
-      const plugins = await sendJson(
-        http,
-        { url: buildUrl(options.url, "connector-plugins") },
-        ConnectorPluginsSchema,
-      );
+      const plugins = await get("connector-plugins", ConnectorPluginsSchema);
       return plugins.find((p) => p.class === ICEBERG_SINK_CLASS)?.version;
     } catch (error) {
       if (isCodedError(error) && error.code === ErrorCode.SourceHttpStatus) return undefined;

@@ -15,7 +15,7 @@ import type {
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
-import { buildUrl, type SourceClientOptions, sendJson, sourceHttp } from "../http.js";
+import { jsonGetter, type SourceClientOptions, sourceHttp } from "../http.js";
 import { toExceptions } from "./exceptions.js";
 import {
   type CommitterMetricId,
@@ -41,12 +41,7 @@ const SINK_VERTEX = /sink|committer|writer/i;
 const SOURCE_VERTEX = /^Source:/;
 
 export function createFlinkClient(options: SourceClientOptions): FlinkPort {
-  const http = sourceHttp("flink", options);
-  const get = <S extends Parameters<typeof sendJson>[2]>(
-    path: string,
-    schema: S,
-    query?: Record<string, string>,
-  ) => sendJson(http, { url: buildUrl(options.url, path, query) }, schema);
+  const get = jsonGetter(sourceHttp("flink", options), options.url);
 
   async function listJobs(): Promise<FlinkJobSummary[]> {
     const overview = await get("jobs/overview", JobsOverviewSchema);
