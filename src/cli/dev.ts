@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody, send } from "../adapters/http/edge.js";
 import { type Env, loadConfig } from "../config.js";
 import { type Bot, startBot } from "../main.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
@@ -13,8 +14,9 @@ import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../sim/scenarios.js";
 import { postSigned } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
+import type { StoredFile } from "../sim/slack/types.js";
 import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
-import { createDevGuard, DEV_TOKEN_PARAM, exposedWarning } from "./dev-guard.js";
+import { createDevGuard, DEV_TOKEN_PARAM, type DevGuard, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
 
 const DEV_CHANNEL = "C0INCIDENTS";
@@ -364,32 +366,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       return;
     }
     if (req.method === "GET" && path === "/") {
-      const url = new URL(req.url ?? "/", "http://dev.invalid");
-      if (guard.linkCarriesToken(url)) {
-        // The printed link: bind this browser with a cookie and drop the token from the address bar.
-        res.writeHead(303, {
-          location: "/",
-          "set-cookie": guard.sessionCookie(),
-          "cache-control": "no-store",
-        });
-        res.end();
-        return;
-      }
-      const refused = guard.refuse(req, true);
-      if (refused) {
-        res.writeHead(refused.status, {
-          "content-type": "text/plain; charset=utf-8",
-          "cache-control": "no-store",
-        });
-        res.end(`${refused.error}\n`);
-        return;
-      }
-      res.writeHead(200, {
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": "no-store",
-        "x-frame-options": "DENY",
-      });
-      res.end(DEV_PAGE);
+      servePage(req, res, guard);
       return;
     }
     if (req.method === "GET" && path === "/api/state") {
@@ -399,17 +376,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // A file shared in the channel (the commit timeline pictures), for the page to show inline.
     const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
     if (req.method === "GET" && fileId) {
-      const file = standIn.files().find((f) => f.id === fileId);
-      if (!file?.bytes) {
-        sendJson(res, 404, { ok: false, error: `no file ${fileId}` });
-        return;
-      }
-      res.writeHead(200, {
-        "content-type": file.mimetype ?? "application/octet-stream",
-        "cache-control": "no-store",
-        "x-content-type-options": "nosniff",
-      });
-      res.end(Buffer.from(file.bytes));
+      serveFile(res, fileId, standIn.files());
       return;
     }
     const route = routes[`${req.method} ${path}`];
@@ -417,8 +384,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
       return;
     }
-    const body = parseJson(await readBody(req)) ?? {};
-    sendJson(res, 200, await route(body));
+    const raw = await readBody(req, DEV_BODY_LIMIT);
+    if (raw === undefined) throw new Error("request body too large");
+    sendJson(res, 200, await route(parseJson(raw.toString("utf8")) ?? {}));
   }
 
   const boundHost = options.host ?? "127.0.0.1";
@@ -446,20 +414,39 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
-  res.end(JSON.stringify(body));
+const DEV_BODY_LIMIT = 1_000_000;
+const NO_STORE = { "cache-control": "no-store" };
+
+/** The page itself; the printed link binds this browser with a cookie and drops the token from the address bar. */
+function servePage(req: IncomingMessage, res: ServerResponse, guard: DevGuard): void {
+  if (guard.linkCarriesToken(new URL(req.url ?? "/", "http://dev.invalid"))) {
+    send(res, 303, "", undefined, { location: "/", "set-cookie": guard.sessionCookie(), ...NO_STORE });
+    return;
+  }
+  const refused = guard.refuse(req, true);
+  if (refused) {
+    send(res, refused.status, `${refused.error}\n`, "text/plain; charset=utf-8", NO_STORE);
+    return;
+  }
+  send(res, 200, DEV_PAGE, "text/html; charset=utf-8", { ...NO_STORE, "x-frame-options": "DENY" });
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 1_000_000) throw new Error("request body too large");
-    chunks.push(chunk as Buffer);
+function serveFile(res: ServerResponse, fileId: string, files: readonly StoredFile[]): void {
+  const file = files.find((f) => f.id === fileId);
+  if (!file?.bytes) {
+    sendJson(res, 404, { ok: false, error: `no file ${fileId}` });
+    return;
   }
-  return Buffer.concat(chunks).toString("utf8");
+  res.writeHead(200, {
+    "content-type": file.mimetype ?? "application/octet-stream",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+  res.end(Buffer.from(file.bytes));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON.stringify(body), "application/json", NO_STORE);
 }
 
 function parseJson(text: string): Json | undefined {
