@@ -342,55 +342,21 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return { ok: true, fixed: running.lakehouse.fixByHand(table), table };
   }
 
-  const routes: Record<string, (body: Json) => Json | Promise<Json>> = {
-    "POST /api/alert": fireAlert,
-    "POST /api/action": action,
-    "POST /api/submit": submit,
-    "POST /api/close": closeModal,
-    "POST /api/command": command,
-    "POST /api/advance": advance,
-    "POST /api/fix": fixByHand,
-    "POST /api/again": again,
-  };
-
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      sendJson(res, 500, { ok: false, error: (error as Error).message });
-    });
-  });
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
-    const refused = guard.refuse(req, path !== "/");
-    if (refused) {
-      sendJson(res, refused.status, { ok: false, error: refused.error });
-      return;
-    }
-    if (req.method === "GET" && path === "/") {
-      servePage(req, res, guard);
-      return;
-    }
-    if (req.method === "GET" && path === "/api/state") {
-      sendJson(res, 200, state());
-      return;
-    }
-    // A file shared in the channel (the commit timeline pictures), for the page to show inline.
-    const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
-    if (req.method === "GET" && fileId) {
-      serveFile(res, fileId, standIn.files());
-      return;
-    }
-    const route = routes[`${req.method} ${path}`];
-    if (!route) {
-      sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
-      return;
-    }
-    const raw = await readBody(req, DEV_BODY_LIMIT);
-    if (raw === undefined) throw new Error("request body too large");
-    sendJson(res, 200, await route(parseJson(raw.toString("utf8")) ?? {}));
-  }
-
   const boundHost = options.host ?? "127.0.0.1";
-  const guard = createDevGuard(boundHost, () => (server.address() as AddressInfo | null)?.port ?? 0);
+  const { server, guard } = createDevHttp(boundHost, {
+    state,
+    files: () => standIn.files(),
+    routes: {
+      "POST /api/alert": fireAlert,
+      "POST /api/action": action,
+      "POST /api/submit": submit,
+      "POST /api/close": closeModal,
+      "POST /api/command": command,
+      "POST /api/advance": advance,
+      "POST /api/fix": fixByHand,
+      "POST /api/again": again,
+    },
+  });
   await play(options.scenario ?? "competing-appends");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -412,6 +378,56 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       await found.stop?.();
     },
   };
+}
+
+/** What the page's server asks of the running scenario. */
+interface DevPageApi {
+  state(): Json;
+  files(): readonly StoredFile[];
+  /** "METHOD /path" -> the JSON answer to the JSON body posted. */
+  routes: Record<string, (body: Json) => Json | Promise<Json>>;
+}
+
+/** The page's HTTP server: the page, its state, shared files and the POST routes, all behind the guard. */
+function createDevHttp(boundHost: string, api: DevPageApi): { server: Server; guard: DevGuard } {
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      sendJson(res, 500, { ok: false, error: (error as Error).message });
+    });
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
+    const refused = guard.refuse(req, path !== "/");
+    if (refused) {
+      sendJson(res, refused.status, { ok: false, error: refused.error });
+      return;
+    }
+    if (req.method === "GET" && path === "/") {
+      servePage(req, res, guard);
+      return;
+    }
+    if (req.method === "GET" && path === "/api/state") {
+      sendJson(res, 200, api.state());
+      return;
+    }
+    // A file shared in the channel (the commit timeline pictures), for the page to show inline.
+    const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
+    if (req.method === "GET" && fileId) {
+      serveFile(res, fileId, api.files());
+      return;
+    }
+    const route = api.routes[`${req.method} ${path}`];
+    if (!route) {
+      sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
+      return;
+    }
+    const raw = await readBody(req, DEV_BODY_LIMIT);
+    if (raw === undefined) throw new Error("request body too large");
+    sendJson(res, 200, await route(parseJson(raw.toString("utf8")) ?? {}));
+  }
+
+  const guard = createDevGuard(boundHost, () => (server.address() as AddressInfo | null)?.port ?? 0);
+  return { server, guard };
 }
 
 const DEV_BODY_LIMIT = 1_000_000;
