@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody, send } from "../adapters/http/edge.js";
 import { type Env, loadConfig } from "../config.js";
 import { type Bot, startBot } from "../main.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
@@ -13,8 +14,9 @@ import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../sim/scenarios.js";
 import { postSigned } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
+import type { StoredFile } from "../sim/slack/types.js";
 import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
-import { createDevGuard, DEV_TOKEN_PARAM, exposedWarning } from "./dev-guard.js";
+import { createDevGuard, DEV_TOKEN_PARAM, type DevGuard, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
 
 const DEV_CHANNEL = "C0INCIDENTS";
@@ -340,89 +342,21 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return { ok: true, fixed: running.lakehouse.fixByHand(table), table };
   }
 
-  const routes: Record<string, (body: Json) => Json | Promise<Json>> = {
-    "POST /api/alert": fireAlert,
-    "POST /api/action": action,
-    "POST /api/submit": submit,
-    "POST /api/close": closeModal,
-    "POST /api/command": command,
-    "POST /api/advance": advance,
-    "POST /api/fix": fixByHand,
-    "POST /api/again": again,
-  };
-
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      sendJson(res, 500, { ok: false, error: (error as Error).message });
-    });
-  });
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
-    const refused = guard.refuse(req, path !== "/");
-    if (refused) {
-      sendJson(res, refused.status, { ok: false, error: refused.error });
-      return;
-    }
-    if (req.method === "GET" && path === "/") {
-      const url = new URL(req.url ?? "/", "http://dev.invalid");
-      if (guard.linkCarriesToken(url)) {
-        // The printed link: bind this browser with a cookie and drop the token from the address bar.
-        res.writeHead(303, {
-          location: "/",
-          "set-cookie": guard.sessionCookie(),
-          "cache-control": "no-store",
-        });
-        res.end();
-        return;
-      }
-      const refused = guard.refuse(req, true);
-      if (refused) {
-        res.writeHead(refused.status, {
-          "content-type": "text/plain; charset=utf-8",
-          "cache-control": "no-store",
-        });
-        res.end(`${refused.error}\n`);
-        return;
-      }
-      res.writeHead(200, {
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": "no-store",
-        "x-frame-options": "DENY",
-      });
-      res.end(DEV_PAGE);
-      return;
-    }
-    if (req.method === "GET" && path === "/api/state") {
-      sendJson(res, 200, state());
-      return;
-    }
-    // A file shared in the channel (the commit timeline pictures), for the page to show inline.
-    const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
-    if (req.method === "GET" && fileId) {
-      const file = standIn.files().find((f) => f.id === fileId);
-      if (!file?.bytes) {
-        sendJson(res, 404, { ok: false, error: `no file ${fileId}` });
-        return;
-      }
-      res.writeHead(200, {
-        "content-type": file.mimetype ?? "application/octet-stream",
-        "cache-control": "no-store",
-        "x-content-type-options": "nosniff",
-      });
-      res.end(Buffer.from(file.bytes));
-      return;
-    }
-    const route = routes[`${req.method} ${path}`];
-    if (!route) {
-      sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
-      return;
-    }
-    const body = parseJson(await readBody(req)) ?? {};
-    sendJson(res, 200, await route(body));
-  }
-
   const boundHost = options.host ?? "127.0.0.1";
-  const guard = createDevGuard(boundHost, () => (server.address() as AddressInfo | null)?.port ?? 0);
+  const { server, guard } = createDevHttp(boundHost, {
+    state,
+    files: () => standIn.files(),
+    routes: {
+      "POST /api/alert": fireAlert,
+      "POST /api/action": action,
+      "POST /api/submit": submit,
+      "POST /api/close": closeModal,
+      "POST /api/command": command,
+      "POST /api/advance": advance,
+      "POST /api/fix": fixByHand,
+      "POST /api/again": again,
+    },
+  });
   await play(options.scenario ?? "competing-appends");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -446,20 +380,89 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
-  res.end(JSON.stringify(body));
+/** What the page's server asks of the running scenario. */
+interface DevPageApi {
+  state(): Json;
+  files(): readonly StoredFile[];
+  /** "METHOD /path" -> the JSON answer to the JSON body posted. */
+  routes: Record<string, (body: Json) => Json | Promise<Json>>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 1_000_000) throw new Error("request body too large");
-    chunks.push(chunk as Buffer);
+/** The page's HTTP server: the page, its state, shared files and the POST routes, all behind the guard. */
+function createDevHttp(boundHost: string, api: DevPageApi): { server: Server; guard: DevGuard } {
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      sendJson(res, 500, { ok: false, error: (error as Error).message });
+    });
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
+    const refused = guard.refuse(req, path !== "/");
+    if (refused) {
+      sendJson(res, refused.status, { ok: false, error: refused.error });
+      return;
+    }
+    if (req.method === "GET" && path === "/") {
+      servePage(req, res, guard);
+      return;
+    }
+    if (req.method === "GET" && path === "/api/state") {
+      sendJson(res, 200, api.state());
+      return;
+    }
+    // A file shared in the channel (the commit timeline pictures), for the page to show inline.
+    const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
+    if (req.method === "GET" && fileId) {
+      serveFile(res, fileId, api.files());
+      return;
+    }
+    const route = api.routes[`${req.method} ${path}`];
+    if (!route) {
+      sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
+      return;
+    }
+    const raw = await readBody(req, DEV_BODY_LIMIT);
+    if (raw === undefined) throw new Error("request body too large");
+    sendJson(res, 200, await route(parseJson(raw.toString("utf8")) ?? {}));
   }
-  return Buffer.concat(chunks).toString("utf8");
+
+  const guard = createDevGuard(boundHost, () => (server.address() as AddressInfo | null)?.port ?? 0);
+  return { server, guard };
+}
+
+const DEV_BODY_LIMIT = 1_000_000;
+const NO_STORE = { "cache-control": "no-store" };
+
+/** The page itself; the printed link binds this browser with a cookie and drops the token from the address bar. */
+function servePage(req: IncomingMessage, res: ServerResponse, guard: DevGuard): void {
+  if (guard.linkCarriesToken(new URL(req.url ?? "/", "http://dev.invalid"))) {
+    send(res, 303, "", undefined, { location: "/", "set-cookie": guard.sessionCookie(), ...NO_STORE });
+    return;
+  }
+  const refused = guard.refuse(req, true);
+  if (refused) {
+    send(res, refused.status, `${refused.error}\n`, "text/plain; charset=utf-8", NO_STORE);
+    return;
+  }
+  send(res, 200, DEV_PAGE, "text/html; charset=utf-8", { ...NO_STORE, "x-frame-options": "DENY" });
+}
+
+function serveFile(res: ServerResponse, fileId: string, files: readonly StoredFile[]): void {
+  const file = files.find((f) => f.id === fileId);
+  if (!file?.bytes) {
+    sendJson(res, 404, { ok: false, error: `no file ${fileId}` });
+    return;
+  }
+  res.writeHead(200, {
+    "content-type": file.mimetype ?? "application/octet-stream",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+  res.end(Buffer.from(file.bytes));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON.stringify(body), "application/json", NO_STORE);
 }
 
 function parseJson(text: string): Json | undefined {

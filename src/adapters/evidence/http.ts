@@ -46,6 +46,21 @@ export interface HttpSourceOptions {
   observe?: SourceObserver;
 }
 
+/** What an evidence client is given: its base URL and how to call the source behind it. */
+export interface SourceClientOptions extends Omit<HttpSourceOptions, "source"> {
+  /** Base URL of the source's API (it may carry a path). */
+  url: string;
+}
+
+/** The request settings for one source, taken from what its client was given. */
+export function sourceHttp(
+  source: SourceName,
+  options: Omit<HttpSourceOptions, "source">,
+): HttpSourceOptions {
+  const { dispatcher, observe, timeoutMs, maxBytes, headers } = options;
+  return { source, dispatcher, observe, timeoutMs, maxBytes, headers };
+}
+
 export type SourceHeaders = Record<string, string> | (() => Record<string, string>);
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -207,6 +222,12 @@ export async function sendJson<S extends z.ZodType>(
   const response = await send(options, { ...req, headers }, accept);
   const ctx = { source: options.source, what: `${response.method} ${response.path}` };
   return parseWithSchema(schema, parseJsonText(response.body, ctx), ctx);
+}
+
+/** GETs an API path under a source's base URL and checks the JSON answer with a schema. */
+export function jsonGetter(options: HttpSourceOptions, base: string) {
+  return <S extends z.ZodType>(path: string, schema: S, query?: UrlQuery): Promise<z.output<S>> =>
+    sendJson(options, { url: buildUrl(base, path, query) }, schema);
 }
 
 function sourceOrigin(url: URL): string {
@@ -393,12 +414,10 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
+type UrlQuery = Record<string, string | readonly string[] | undefined>;
+
 /** Joins a base URL (which may carry a path) with an API path and query parameters. */
-export function buildUrl(
-  base: string,
-  path: string,
-  query: Record<string, string | readonly string[] | undefined> = {},
-): URL {
+export function buildUrl(base: string, path: string, query: UrlQuery = {}): URL {
   const root = base.endsWith("/") ? base : `${base}/`;
   const url = new URL(path.replace(/^\//, ""), root);
   for (const [key, value] of Object.entries(query)) {

@@ -1,23 +1,10 @@
 // PrometheusPort over the HTTP API (instant and range queries). Sample values arrive as strings
 // and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers.
 
-import type { Dispatcher } from "undici";
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
-import { buildUrl, type HttpSourceOptions, type SourceHeaders, sendJson } from "./http.js";
-import type { SourceObserver } from "./source-watch.js";
-
-export interface PrometheusClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
-  url: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
-  /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: SourceHeaders;
-}
+import { jsonGetter, type SourceClientOptions, sourceHttp } from "./http.js";
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
 
@@ -37,20 +24,12 @@ const MatrixSchema = z.object({
   }),
 });
 
-export function createPrometheusClient(options: PrometheusClientOptions): PrometheusPort {
-  const http: HttpSourceOptions = {
-    source: "prometheus",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    headers: options.headers,
-  };
+export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
+  const get = jsonGetter(sourceHttp("prometheus", options), options.url);
 
   return {
     async query(promql, atMs) {
-      const url = buildUrl(options.url, "api/v1/query", { query: promql, time: seconds(atMs) });
-      const body = await sendJson(http, { url }, VectorSchema);
+      const body = await get("api/v1/query", VectorSchema, { query: promql, time: seconds(atMs) });
       return body.data.result.flatMap((series) => {
         const value = Number(series.value[1]);
         return Number.isFinite(value) ? [{ labels: series.metric, value }] : [];
@@ -58,13 +37,12 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     },
 
     async queryRange(promql, startMs, endMs, stepSeconds) {
-      const url = buildUrl(options.url, "api/v1/query_range", {
+      const body = await get("api/v1/query_range", MatrixSchema, {
         query: promql,
         start: seconds(startMs),
         end: seconds(endMs),
         step: String(stepSeconds),
       });
-      const body = await sendJson(http, { url }, MatrixSchema);
       return body.data.result.map((series) => ({ labels: series.metric, points: toPoints(series.values) }));
     },
   };

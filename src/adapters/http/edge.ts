@@ -89,19 +89,21 @@ export function readBody(req: IncomingMessage, limit = DEFAULT_BODY_LIMIT): Prom
 /**
  * Answers once (a later answer to the same request is dropped): `body` as `type`, or no body. A
  * string Slack's ack returns goes back with no type (`type` undefined), as Bolt's receiver does.
+ * `headers` are added to the answer (the dev page's no-store, for one).
  */
 export function send(
   res: ServerResponse,
   status: number,
   body = "",
   type: string | undefined = "application/json",
+  headers: Record<string, string> = {},
 ): void {
   if (res.headersSent) return;
   res.writeHead(
     status,
     body === "" || type === undefined
-      ? {}
-      : { "content-type": type, "content-length": Buffer.byteLength(body) },
+      ? headers
+      : { ...headers, "content-type": type, "content-length": Buffer.byteLength(body) },
   );
   res.end(body);
 }

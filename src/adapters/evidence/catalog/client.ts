@@ -3,7 +3,6 @@
 // request layer, check every answer with zod, and turn its errors into coded ones.
 
 import { IcebergError, IcebergRestCatalog } from "iceberg-js";
-import type { Dispatcher } from "undici";
 import { type AwsEnv, scrubSecrets } from "../../../config.js";
 import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
 import { formatTableName } from "../../../core/table-name.js";
@@ -11,24 +10,19 @@ import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
-import { buildUrl, CATALOG_MAX_BYTES, type HttpSourceOptions, statusMessage } from "../http.js";
+import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
-import type { SourceObserver } from "../source-watch.js";
 import { type CatalogAuth, createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
 import { allPages, getCatalogText, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
-export interface CatalogClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
+/** The catalog's own auth travels in `auth`, never in plain headers. */
+export interface CatalogClientOptions extends Omit<SourceClientOptions, "headers"> {
   /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
   url: string;
   warehouse?: string;
   auth?: CatalogAuth;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
   /** Clock for token expiry; wall time by default. */
   now?: () => number;
   /** The path prefix to use when the catalog's /v1/config gives none. */
@@ -50,13 +44,7 @@ interface CommitTableRequest {
 type UpdateTableRequest = Parameters<IcebergRestCatalog["updateTable"]>[1];
 
 export function createCatalogClient(options: CatalogClientOptions): CatalogPort {
-  const http: HttpSourceOptions = {
-    source: "catalog",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES,
-  };
+  const http = sourceHttp("catalog", { ...options, maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES });
   const tokens = createTokenProvider(
     options.auth ?? { kind: "none" },
     options.url,

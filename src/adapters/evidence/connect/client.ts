@@ -2,19 +2,18 @@
 // sink's plugin version, restarts (204 vs 202) and config updates. A 409 means the workers are
 // rebalancing: the call may succeed a little later, so it is flagged retryable.
 
-import type { Dispatcher } from "undici";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { ConnectorInfo, ConnectPort, RestartOutcome } from "../../../services/ports.js";
 import {
   buildUrl,
   type HttpRequest,
-  type HttpSourceOptions,
-  type SourceHeaders,
+  jsonGetter,
+  type SourceClientOptions,
   send,
   sendJson,
+  sourceHttp,
 } from "../http.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
-import type { SourceObserver } from "../source-watch.js";
 import {
   ConnectorConfigSchema,
   ConnectorInfoSchema,
@@ -26,26 +25,9 @@ import {
 
 const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
 
-export interface ConnectClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
-  url: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
-  /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: SourceHeaders;
-}
-
-export function createConnectClient(options: ConnectClientOptions): ConnectPort {
-  const http: HttpSourceOptions = {
-    source: "connect",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    headers: options.headers,
-  };
+export function createConnectClient(options: SourceClientOptions): ConnectPort {
+  const http = sourceHttp("connect", options);
+  const get = jsonGetter(http, options.url);
   const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
 
   /** Runs a call and turns a 409 into a retryable coded error. */
@@ -71,8 +53,7 @@ export function createConnectClient(options: ConnectClientOptions): ConnectPort 
 
   return {
     async listConnectors() {
-      const url = buildUrl(options.url, "connectors", { expand: ["status", "info"] });
-      const expanded = await sendJson(http, { url }, ExpandedConnectorsSchema);
+      const expanded = await get("connectors", ExpandedConnectorsSchema, { expand: ["status", "info"] });
       return Object.entries(expanded).map(
         ([name, entry]): ConnectorInfo => ({
           name,
@@ -85,12 +66,8 @@ export function createConnectClient(options: ConnectClientOptions): ConnectPort 
 
     async getConnectorEvidence(name) {
       const [status, config, sinkVersion] = await Promise.all([
-        sendJson(
-          http,
-          { url: buildUrl(options.url, connectorPath(name, "/status")) },
-          ConnectorStateInfoSchema,
-        ),
-        sendJson(http, { url: buildUrl(options.url, connectorPath(name, "/config")) }, ConnectorConfigSchema),
+        get(connectorPath(name, "/status"), ConnectorStateInfoSchema),
+        get(connectorPath(name, "/config"), ConnectorConfigSchema),
         icebergSinkVersion(),
       ]);
       return { connector: toConnectorStatus(status), config, sinkVersion };
@@ -123,11 +100,7 @@ export function createConnectClient(options: ConnectClientOptions): ConnectPort 
   /** The plugin list is only a detail: when it cannot be read the version stays unknown. */
   async function icebergSinkVersion(): Promise<string | undefined> {
     try {
-      const plugins = await sendJson(
-        http,
-        { url: buildUrl(options.url, "connector-plugins") },
-        ConnectorPluginsSchema,
-      );
+      const plugins = await get("connector-plugins", ConnectorPluginsSchema);
       return plugins.find((p) => p.class === ICEBERG_SINK_CLASS)?.version;
     } catch (error) {
       if (isCodedError(error) && error.code === ErrorCode.SourceHttpStatus) return undefined;

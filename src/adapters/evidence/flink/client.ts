@@ -2,7 +2,6 @@
 // committer's metrics (found by listing metric ids, never by guessing operator names), and
 // back pressure on the sink side of the job.
 
-import type { Dispatcher } from "undici";
 import type {
   CommitterMetrics,
   FlinkBackpressure,
@@ -16,8 +15,7 @@ import type {
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
-import { buildUrl, type HttpSourceOptions, type SourceHeaders, sendJson } from "../http.js";
-import type { SourceObserver } from "../source-watch.js";
+import { jsonGetter, type SourceClientOptions, sourceHttp } from "../http.js";
 import { toExceptions } from "./exceptions.js";
 import {
   type CommitterMetricId,
@@ -38,35 +36,12 @@ import {
   MetricValuesSchema,
 } from "./schemas.js";
 
-export interface FlinkClientOptions {
-  /** Told how each request went (adapters/evidence/source-watch.ts). */
-  observe?: SourceObserver;
-  url: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  maxBytes?: number;
-  /** The source's own auth headers (basic or bearer), sent with every request. */
-  headers?: SourceHeaders;
-}
-
 const JOB_ID = /^[0-9a-f]{32}$/;
 const SINK_VERTEX = /sink|committer|writer/i;
 const SOURCE_VERTEX = /^Source:/;
 
-export function createFlinkClient(options: FlinkClientOptions): FlinkPort {
-  const http: HttpSourceOptions = {
-    source: "flink",
-    dispatcher: options.dispatcher,
-    observe: options.observe,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    headers: options.headers,
-  };
-  const get = <S extends Parameters<typeof sendJson>[2]>(
-    path: string,
-    schema: S,
-    query?: Record<string, string>,
-  ) => sendJson(http, { url: buildUrl(options.url, path, query) }, schema);
+export function createFlinkClient(options: SourceClientOptions): FlinkPort {
+  const get = jsonGetter(sourceHttp("flink", options), options.url);
 
   async function listJobs(): Promise<FlinkJobSummary[]> {
     const overview = await get("jobs/overview", JobsOverviewSchema);
