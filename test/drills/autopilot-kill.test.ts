@@ -3,8 +3,7 @@
 // after its revert's commit leaves, once another worker takes over, exactly one commit and no
 // revert when the writer recovers, and exactly one commit and one revert when it does not.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Bot, startBot } from "../../src/main.js";
 import { createSimClock } from "../../src/sim/clock.js";
@@ -18,7 +17,7 @@ import {
   quiescent,
   startHarness,
 } from "../integration/bot/harness.js";
-import { REDIS_URL } from "../support/redis.js";
+import { childWorkerOptions, startChildWorker } from "../support/worker-child.js";
 
 type KillAt = "before-hold-off-ends" | "after-approve" | "during-commit" | "after-apply" | "after-revert";
 
@@ -51,50 +50,6 @@ afterEach(async () => {
   rescuer = undefined;
 });
 
-const workerOptions = (harness: Harness) => ({
-  namespace: harness.scope.namespace,
-  queuePrefix: harness.scope.queuePrefix,
-  queueNames: harness.scope.queueNames,
-  lockDurationMs: 2000,
-  stalledIntervalMs: 1000,
-  backoffMs: 100,
-  slackDelivery: { leaseMs: 2000 },
-  remediation: { followUpIntervalMs: 300 },
-});
-
-function startChildWorker(harness: Harness, killAt: KillAt, config: string): Promise<ChildProcess> {
-  const lake = harness.lakehouse!;
-  const env = {
-    REDIS_URL,
-    SLACK_BOT_TOKEN: "xoxb-stand-in",
-    SLACK_API_URL: harness.standIn.apiUrl,
-    INCIDENT_CHANNEL: CHANNEL,
-    ICEBERG_CATALOG_URL: lake.urls.catalog,
-    FLINK_REST_URL: lake.urls.flink,
-    CONNECT_REST_URL: lake.urls.connect,
-    PROMETHEUS_URL: lake.urls.prometheus,
-    BOT_CONFIG: config,
-    LOG_LEVEL: "silent",
-    SOURCE_TIMEOUT_MS: "5000",
-  };
-  const script = path.resolve(import.meta.dirname, "../support/bot-worker-child.ts");
-  const spec = {
-    env,
-    options: workerOptions(harness),
-    ...(killAt === "after-approve" || killAt === "after-apply" ? { crashAt: killAt } : {}),
-  };
-  const proc = spawn(process.execPath, ["--import", "tsx", script], {
-    env: { ...process.env, BOT_CHILD: JSON.stringify(spec) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    proc.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("ready")) resolve(proc);
-    });
-    proc.once("exit", (code) => reject(new Error(`the worker child exited early (${code})`)));
-  });
-}
-
 /** One incident under autopilot with a worker killed at `killAt`; what landed once another took over. */
 async function drill(killAt: KillAt, scenario: string) {
   // Killed before the hold-off ends: an hour's hold-off, ended after the restart by Apply now.
@@ -115,7 +70,11 @@ async function drill(killAt: KillAt, scenario: string) {
   const commits = () =>
     lake.requests.filter((r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path)).length;
   const thread = () => JSON.stringify(harness.standIn.messages(CHANNEL));
-  child = await startChildWorker(harness, killAt, config);
+  child = await startChildWorker(
+    harness,
+    config,
+    killAt === "after-approve" || killAt === "after-apply" ? killAt : undefined,
+  );
   const exited = new Promise((resolve) => child!.once("exit", resolve));
   // During the commit: the catalog takes it a second after it arrives; the worker dies in between.
   if (killAt === "during-commit")
@@ -153,7 +112,7 @@ async function drill(killAt: KillAt, scenario: string) {
 
   rescuer = await startBot(harness.config, {
     role: "worker",
-    ...workerOptions(harness),
+    ...childWorkerOptions(harness),
     now: () => lake.clock.now(),
   });
   if (before) {

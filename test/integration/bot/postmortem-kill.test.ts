@@ -4,13 +4,12 @@
 // and one history record. The postmortem is queued with the resolution itself; the canvas is
 // marked before it is sent and looked for before a retry.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { HistoryStore } from "../../../src/adapters/store/history-store.js";
 import { type Bot, startBot } from "../../../src/main.js";
 import { approveStep } from "../../../src/sim/slack/person.js";
-import { REDIS_URL } from "../../support/redis.js";
+import { childWorkerOptions, startChildWorker } from "../../support/worker-child.js";
 import {
   alertmanagerBody,
   CHANNEL,
@@ -37,51 +36,6 @@ afterEach(async () => {
   rescuer = undefined;
 });
 
-const workerOptions = (harness: Harness) => ({
-  namespace: harness.scope.namespace,
-  queuePrefix: harness.scope.queuePrefix,
-  queueNames: harness.scope.queueNames,
-  lockDurationMs: 2000,
-  stalledIntervalMs: 1000,
-  backoffMs: 100,
-  // The killed process held the incident's Slack queue: the next one takes it after the lease.
-  slackDelivery: { leaseMs: 2000 },
-  remediation: { followUpIntervalMs: 300 },
-});
-
-function startChildWorker(harness: Harness, crashAt: CrashAt): Promise<ChildProcess> {
-  const lake = harness.lakehouse!;
-  const env = {
-    REDIS_URL,
-    SLACK_BOT_TOKEN: "xoxb-stand-in",
-    SLACK_API_URL: harness.standIn.apiUrl,
-    INCIDENT_CHANNEL: CHANNEL,
-    ICEBERG_CATALOG_URL: lake.urls.catalog,
-    FLINK_REST_URL: lake.urls.flink,
-    CONNECT_REST_URL: lake.urls.connect,
-    PROMETHEUS_URL: lake.urls.prometheus,
-    BOT_CONFIG: WALK_BOT_CONFIG,
-    LOG_LEVEL: "silent",
-    SOURCE_TIMEOUT_MS: "5000",
-  };
-  const script = path.resolve(import.meta.dirname, "../../support/bot-worker-child.ts");
-  const spec = {
-    env,
-    options: workerOptions(harness),
-    ...(crashAt === "before-history" || crashAt === "after-history" ? { crashAt } : {}),
-  };
-  const proc = spawn(process.execPath, ["--import", "tsx", script], {
-    env: { ...process.env, BOT_CHILD: JSON.stringify(spec) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    proc.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("ready")) resolve(proc);
-    });
-    proc.once("exit", (code) => reject(new Error(`the worker child exited early (${code})`)));
-  });
-}
-
 const notes = (harness: Harness) =>
   harness.standIn.messages(CHANNEL).filter((m) => m.thread_ts && /Postmortem draft/.test(m.text));
 
@@ -106,7 +60,11 @@ async function drill(crashAt: CrashAt) {
       releasedBy: never,
       match: (args) => /Postmortem draft/.test(String(args.text)),
     });
-  child = await startChildWorker(harness, crashAt);
+  child = await startChildWorker(
+    harness,
+    WALK_BOT_CONFIG,
+    crashAt === "before-history" || crashAt === "after-history" ? crashAt : undefined,
+  );
   const exited = new Promise((resolve) => child!.once("exit", resolve));
 
   expect((await postAlert(harness, alertmanagerBody([{ table: "db.events" }]))).status).toBe(202);
@@ -145,7 +103,7 @@ async function drill(crashAt: CrashAt) {
   expect(child.signalCode).toBe("SIGKILL");
   harness.standIn.clearFaults();
 
-  rescuer = await startBot(harness.config, { role: "worker", ...workerOptions(harness) });
+  rescuer = await startBot(harness.config, { role: "worker", ...childWorkerOptions(harness) });
   await eventually(() => notes(harness).length > 0 || undefined, "the postmortem note");
   await quiescent(harness);
   const history = new HistoryStore(harness.scope.redis, {
