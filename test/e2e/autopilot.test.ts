@@ -8,22 +8,23 @@ import {
   type FoundButton,
   findButton,
   pressButton,
-  type SlackPerson,
 } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
   CHANNEL,
+  eventsCard,
+  eventsCommits,
   eventually,
   type Harness,
   postAlert,
   quiescent,
+  slackPerson,
   startHarness,
 } from "../integration/bot/harness.js";
 import { eventBody, postSigned, slashCommandBody } from "../support/slack-signing.js";
 
 const ALICE = "U0ALICE";
 const BOB = "U0BOB";
-const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
 
 /** BOT_CONFIG with one autopilot policy line for db.events and the retry step. */
 function botConfig(autopilot: { holdOffSeconds: number; hours?: string; mode?: string }): string {
@@ -61,21 +62,9 @@ async function start(label: string, scenario: string, config: string): Promise<H
   return h;
 }
 
-const person = (harness: Harness, user: string): SlackPerson => ({
-  botUrl: harness.url("/slack/events"),
-  signingSecret: harness.secret,
-  standIn: harness.standIn,
-  channel: CHANNEL,
-  user,
-});
-const commits = (harness: Harness) =>
-  harness.lakehouse!.requests.filter(
-    (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
-  ).length;
-const rootOf = (harness: Harness) =>
-  harness.standIn
-    .messages(CHANNEL)
-    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+const person = slackPerson;
+const commits = eventsCommits;
+const rootOf = eventsCard;
 const thread = (harness: Harness) => {
   const root = rootOf(harness);
   return root
@@ -221,10 +210,7 @@ describe("autopilot (e2e)", () => {
     const harness = h;
     const rootTs = await fire(harness);
     await eventually(() => /autopilot_apply_now/.test(thread(harness)), "the Apply now button");
-    const at = (bot: number): SlackPerson => ({
-      ...person(harness, ALICE),
-      botUrl: harness.url("/slack/events", bot),
-    });
+    const at = (bot: number) => slackPerson(harness, ALICE, bot);
     await Promise.all([
       pressButton(at(0), rootTs, "autopilot_apply_now"),
       pressButton(at(1), rootTs, "autopilot_apply_now"),

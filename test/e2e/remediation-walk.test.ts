@@ -6,13 +6,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { ErrorCode } from "../../src/errors.js";
 import { startBot } from "../../src/main.js";
-import { approveStep, pressButton, type SlackPerson, submitApplyModal } from "../../src/sim/slack/person.js";
+import { approveStep, pressButton, submitApplyModal } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,
   CHANNEL,
+  eventsCard,
+  eventsCommits,
   eventually,
   type Harness,
   postAlert,
+  slackPerson,
   startHarness,
 } from "../integration/bot/harness.js";
 import { REDIS_URL } from "../support/redis.js";
@@ -28,7 +31,6 @@ tables:
   db.events:
     flinkJobName: events-ingest
 `;
-const COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
 
 let h: Harness | undefined;
 const dirs: string[] = [];
@@ -47,21 +49,9 @@ async function start(label: string, scenario: string): Promise<Harness> {
   return h;
 }
 
-const person = (harness: Harness, user: string): SlackPerson => ({
-  botUrl: harness.url("/slack/events"),
-  signingSecret: harness.secret,
-  standIn: harness.standIn,
-  channel: CHANNEL,
-  user,
-});
-const commits = (harness: Harness) =>
-  harness.lakehouse!.requests.filter(
-    (r) => r.service === "catalog" && r.method === "POST" && COMMIT.test(r.path),
-  ).length;
-const rootOf = (harness: Harness) =>
-  harness.standIn
-    .messages(CHANNEL)
-    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
+const person = slackPerson;
+const commits = eventsCommits;
+const rootOf = eventsCard;
 const everything = (harness: Harness, ts: string) =>
   harness.standIn
     .thread(CHANNEL, ts)

@@ -11,7 +11,7 @@ import { alertmanagerBody } from "../../../src/sim/alertmanager.js";
 import type { SimClock } from "../../../src/sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import type { Scenario } from "../../../src/sim/scenario/schema.js";
-import { findButton } from "../../../src/sim/slack/person.js";
+import { findButton, type SlackPerson } from "../../../src/sim/slack/person.js";
 import { startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import type { SlackStandIn, SlackStandInOptions } from "../../../src/sim/slack/types.js";
 import { until } from "../../support/poll.js";
@@ -255,3 +255,26 @@ export async function startWithProposal(
     throw error;
   }
 }
+
+/** A person in the incident channel, clicking through the harness's bot (`bot` picks one of several). */
+export const slackPerson = (harness: Harness, user: string, bot = 0): SlackPerson => ({
+  botUrl: harness.url("/slack/events", bot),
+  signingSecret: harness.secret,
+  standIn: harness.standIn,
+  channel: CHANNEL,
+  user,
+});
+
+const EVENTS_COMMIT = /^\/v1\/(prod\/)?namespaces\/db\/tables\/events$/;
+
+/** Commits the catalog took for db.events (the bot's changes and reverts). */
+export const eventsCommits = (harness: Harness): number =>
+  harness.lakehouse!.requests.filter(
+    (r) => r.service === "catalog" && r.method === "POST" && EVENTS_COMMIT.test(r.path),
+  ).length;
+
+/** db.events's incident card: the channel message that opens its thread. */
+export const eventsCard = (harness: Harness) =>
+  harness.standIn
+    .messages(CHANNEL)
+    .find((m) => !m.thread_ts && !m.ephemeralUser && /db\.events/.test(m.text));
