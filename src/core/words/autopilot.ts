@@ -3,6 +3,7 @@
 
 import type { Refusal } from "../autopilot/decide.js";
 import type { StepId } from "../ids.js";
+import { plural } from "../plural.js";
 import { utcTime } from "./clock.js";
 import { sourceWords, stepWords } from "./labels.js";
 
@@ -23,7 +24,7 @@ export function refusalWords(refusal: Refusal): string {
     case "outside-hours":
       return `policy ${refusal.policy} allows changes only between ${refusal.hours} UTC`;
     case "table-budget":
-      return `policy ${refusal.policy} allows ${refusal.perDay} autonomous change${refusal.perDay === 1 ? "" : "s"} per table per day, already made`;
+      return `policy ${refusal.policy} allows ${plural(refusal.perDay, "autonomous change")} per table per day, already made`;
     case "fleet-budget":
       return refusal.perHour === 1
         ? "the fleet's one autonomous change this hour is made"

@@ -1,6 +1,7 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
+import { plural } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
@@ -93,7 +94,7 @@ function statusLine(view: StatusCardView): string {
   const items = openItemsWords(view);
   if (items !== undefined) parts.push(items);
   if (view.noRecoveryAfterChecks !== undefined && view.state !== "resolved") {
-    const checks = `${view.noRecoveryAfterChecks} check${view.noRecoveryAfterChecks === 1 ? "" : "s"}`;
+    const checks = plural(view.noRecoveryAfterChecks, "check");
     // A check that could not read the snapshots saw nothing either way: never "no recovery".
     parts.push(view.couldNotCheck ? `could not check in ${checks}` : `no recovery after ${checks}`);
   }
