@@ -5,13 +5,13 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { createSourceWatch, type SourceWatch } from "../adapters/evidence/source-watch.js";
-import { registerAutopilotMetrics } from "../adapters/http/autopilot-metrics.js";
-import { readBacklogs } from "../adapters/http/backlogs.js";
 import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
-import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
-import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
+import { registerAutopilotMetrics } from "../adapters/http/metrics/autopilot.js";
+import { readBacklogs } from "../adapters/http/metrics/backlogs.js";
+import { registerHistoryMetrics } from "../adapters/http/metrics/history.js";
+import { type BotMetrics, createMetrics } from "../adapters/http/metrics/registry.js";
+import { registerSweepMetrics } from "../adapters/http/metrics/sweep.js";
 import { REPLAY_MEMORY_SECONDS } from "../adapters/http/replay-guard.js";
-import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
 import { WEBHOOK_KINDS } from "../adapters/http/webhook.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type CommandInbox, createCommandInbox } from "../adapters/queue/command-inbox.js";
