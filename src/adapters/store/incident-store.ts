@@ -6,6 +6,7 @@ import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type {
+  IncidentFields,
   IncidentStorePort,
   IntakeAlert,
   IntakePromise,
@@ -17,8 +18,6 @@ import { runScript } from "../redis/scripts.js";
 import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
 import { readStoredPart, writeStoredPart } from "./report-format.js";
-
-export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
 
 /**
  * Stored format of the incident hash: 2 adds the `format` field; format 1 (no field, 0.1.0) has
@@ -224,17 +223,7 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   /** Sets plain fields; `bumpCard` marks a change the status card must show. Returns the card version. */
-  async update(
-    id: string,
-    fields: Partial<
-      Pick<
-        Incident,
-        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
-      >
-    >,
-    now: number,
-    bumpCard = false,
-  ): Promise<number> {
+  async update(id: string, fields: IncidentFields, now: number, bumpCard = false): Promise<number> {
     const key = this.keys.incident(id);
     const flat: Record<string, string> = { updatedAt: String(now) };
     for (const [name, value] of Object.entries(fields)) {
