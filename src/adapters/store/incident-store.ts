@@ -17,7 +17,7 @@ import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
-import { readStoredPart, writeStoredPart } from "./report-format.js";
+import { readStoredPart, storedRecordInvalid, writeStoredPart } from "./report-format.js";
 
 /**
  * Stored format of the incident hash: 2 adds the `format` field; format 1 (no field, 0.1.0) has
@@ -161,7 +161,7 @@ export class IncidentStore implements IncidentStorePort {
     const result = IncidentHashSchema.safeParse(hash);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw incidentUnreadable(id, `${issue?.path.join(".")}: ${issue?.message}`, false);
+      throw incidentUnreadable(id, `${issue?.path.join(".")}: ${issue?.message}`);
     }
     const { walk, format, ...rest } = result.data;
     // A newer release's incident is not acted on: field writes here would mix two formats in it.
@@ -309,11 +309,5 @@ function fromFlat(flat: string[]): Record<string, string> {
   return out;
 }
 
-function incidentUnreadable(id: string, why: string, newer: boolean): CodedError {
-  return new CodedError(ErrorCode.StoredRecordInvalid, `The stored incident ${id} cannot be read: ${why}`, {
-    hint: newer
-      ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."
-      : "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
-    details: { incidentId: id, ...(newer ? { newer: true } : {}) },
-  });
-}
+const incidentUnreadable = (id: string, why: string, newer = false) =>
+  storedRecordInvalid(`The stored incident ${id} cannot be read: ${why}`, newer, { incidentId: id });
