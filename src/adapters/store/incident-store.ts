@@ -15,7 +15,6 @@ import type {
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
-import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
 import { readStoredPart, storedRecordInvalid, writeStoredPart } from "./report-format.js";
 
@@ -145,14 +144,31 @@ export class IncidentStore implements IncidentStorePort {
     });
   }
 
-  /** Intake promises recorded more than `olderThanMs` ago (wall clock): work whose enqueue may have been lost. */
-  duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
-    return duePromises(this.redis, this.keys.intakePromises(), this.wallClock() - olderThanMs, limit);
+  /**
+   * Intake promises recorded more than `olderThanMs` ago (wall clock), oldest first: work whose
+   * enqueue may have been lost. The intake script writes them to a sorted set scored by when they
+   * were made (services/intake-promises.ts says what they are).
+   */
+  async duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
+    const madeBy = this.wallClock() - olderThanMs;
+    const members = await this.redis.zrangebyscore(
+      this.keys.intakePromises(),
+      "-inf",
+      madeBy,
+      "LIMIT",
+      0,
+      limit,
+    );
+    return members.flatMap((member) => {
+      const entry = intakePromise(member);
+      return entry ? [entry] : [];
+    });
   }
 
   /** Clears promises whose work is queued. */
-  promisesKept(entries: readonly IntakePromise[]): Promise<void> {
-    return promisesKept(this.redis, this.keys.intakePromises(), entries);
+  async promisesKept(entries: readonly IntakePromise[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.zrem(this.keys.intakePromises(), ...entries.map((e) => e.member));
   }
 
   async get(id: string): Promise<Incident | undefined> {
@@ -300,6 +316,14 @@ export class IncidentStore implements IncidentStorePort {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
     return rows.map(([, flat]) => fromFlat(flat));
   }
+}
+
+/** A member the intake script wrote ("open|<incident>" or "card|<incident>|<card version>"), as the promise it stands for. */
+function intakePromise(member: string): IntakePromise | undefined {
+  const [kind, incidentId, version] = member.split("|");
+  if (kind === "open" && incidentId) return { kind, incidentId, member };
+  if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };
+  return undefined;
 }
 
 function fromFlat(flat: string[]): Record<string, string> {
