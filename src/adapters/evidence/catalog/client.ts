@@ -3,7 +3,7 @@
 // request layer, check every answer with zod, and turn its errors into coded ones.
 
 import { IcebergError, IcebergRestCatalog } from "iceberg-js";
-import { type AwsEnv, scrubSecrets } from "../../../config.js";
+import type { AwsEnv } from "../../../config.js";
 import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
 import { formatTableName } from "../../../core/table-name.js";
 import { SOURCE_WORDS } from "../../../core/words/labels.js";
@@ -13,6 +13,7 @@ import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
 import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { parseJsonText, parseWithSchema } from "../parse.js";
+import { scrubCodedError } from "../upstream-error.js";
 import { type CatalogAuth, createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
 import { allPages, getCatalogText, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
@@ -81,7 +82,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   function init() {
     ready ??= connect().catch((error: unknown) => {
       ready = undefined;
-      throw scrub(toCodedError(error, "read /v1/config"), tokens.secrets());
+      throw scrubCodedError(toCodedError(error, "read /v1/config"), tokens.secrets());
     });
     return ready;
   }
@@ -91,7 +92,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     try {
       return await run(catalog);
     } catch (error) {
-      throw scrub(toCodedError(error, operation), tokens.secrets());
+      throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
     }
   }
 
@@ -100,7 +101,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     try {
       return await run({ baseUrl: options.url, prefix: config.prefix, fetch: fetchFn });
     } catch (error) {
-      throw scrub(toCodedError(error, operation), tokens.secrets());
+      throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
     }
   }
 
@@ -158,21 +159,6 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
       }
     },
   };
-}
-
-/** An upstream that echoes our token or secret back must not get it into a message. */
-function scrub(error: CodedError, secrets: readonly string[]): CodedError {
-  const usable = secrets.filter((s) => s.length >= 4);
-  // Echoed as typed or encoded (a form-encoded body, a Basic header, a JSON-quoted value).
-  const message = scrubSecrets(error.message, usable);
-  const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, usable);
-  if (message === error.message && hint === error.hint) return error;
-  return new CodedError(error.code, message, {
-    hint,
-    details: error.details,
-    retryable: error.retryable,
-    // The cause still holds the raw text, so it stays behind.
-  });
 }
 
 /** The URL without any user:password part, for messages. */

@@ -2,6 +2,7 @@
 // committer's metrics (found by listing metric ids, never by guessing operator names), and
 // back pressure on the sink side of the job.
 
+import type { z } from "zod";
 import type {
   CommitterMetrics,
   FlinkBackpressure,
@@ -42,15 +43,11 @@ const SOURCE_VERTEX = /^Source:/;
 
 export function createFlinkClient(options: SourceClientOptions): FlinkPort {
   const get = jsonGetter(sourceHttp("flink", options), options.url);
+  const vertexPath = (jobPath: string, vertexId: string, rest: string) =>
+    `${jobPath}/vertices/${encodeURIComponent(vertexId)}/${rest}`;
 
   async function listJobs(): Promise<FlinkJobSummary[]> {
-    const overview = await get("jobs/overview", JobsOverviewSchema);
-    return overview.jobs.map((job) => ({
-      jobId: job.jid,
-      name: job.name,
-      state: job.state,
-      startTimeMs: job["start-time"],
-    }));
+    return (await get("jobs/overview", JobsOverviewSchema)).jobs.map(toJobSummary);
   }
 
   async function committerMetrics(
@@ -62,10 +59,7 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
     const listIds = async (some: readonly FlinkVertex[]) => {
       const listed = await Promise.all(
         some.map(async (vertex) => {
-          const ids = await get(
-            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/metrics`,
-            MetricIdsSchema,
-          );
+          const ids = await get(vertexPath(jobPath, vertex.vertexId, "metrics"), MetricIdsSchema);
           return ids
             .map((m) => parseCommitterMetricId(m.id, vertex.vertexId))
             .filter((m): m is CommitterMetricId => m !== undefined);
@@ -93,13 +87,9 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
     // One committer vertex: if the table shows up on several, read the first one.
     const vertexId = chosen[0]?.vertexId;
     const onVertex = chosen.filter((c) => c.vertexId === vertexId);
-    const values = await get(
-      `${jobPath}/vertices/${encodeURIComponent(vertexId ?? "")}/metrics`,
-      MetricValuesSchema,
-      {
-        get: onVertex.map((c) => c.id).join(","),
-      },
-    );
+    const values = await get(vertexPath(jobPath, vertexId ?? "", "metrics"), MetricValuesSchema, {
+      get: onVertex.map((c) => c.id).join(","),
+    });
     return foldCommitterMetrics(onVertex, new Map(values.map((v) => [v.id, Number(v.value)])));
   }
 
@@ -110,10 +100,7 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
     const read = await Promise.all(
       vertices.map(async (vertex) => {
         try {
-          const info = await get(
-            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/backpressure`,
-            BackPressureSchema,
-          );
+          const info = await get(vertexPath(jobPath, vertex.vertexId, "backpressure"), BackPressureSchema);
           const ratios = info.subtasks.map((s) => s.ratio ?? 0);
           return {
             vertexId: vertex.vertexId,
@@ -141,9 +128,12 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
       const sums = await Promise.all(
         sources.map(async (vertex) => {
           const values = await get(
-            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/subtasks/metrics`,
+            vertexPath(jobPath, vertex.vertexId, "subtasks/metrics"),
             AggregatedMetricsSchema,
-            { get: "numRecordsOutPerSecond", agg: "sum" },
+            {
+              get: "numRecordsOutPerSecond",
+              agg: "sum",
+            },
           );
           return values.find((m) => m.id === "numRecordsOutPerSecond")?.sum;
         }),
@@ -190,12 +180,7 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
         sourceRate(jobPath, vertices),
       ]);
       return {
-        job: {
-          jobId: details.jid,
-          name: details.name,
-          state: details.state,
-          startTimeMs: details["start-time"],
-        },
+        job: toJobSummary(details),
         vertices,
         checkpoints: checkpoints ? toCheckpoints(checkpoints) : undefined,
         checkpointConfig: checkpointConfig
@@ -235,15 +220,16 @@ function toCheckpointSummary(stats: CheckpointStats): FlinkCheckpointSummary {
   };
 }
 
-function toCheckpoints(raw: {
-  counts: { restored: number; total: number; in_progress: number; completed: number; failed: number };
-  latest?: {
-    completed?: CheckpointStats | null;
-    failed?: CheckpointStats | null;
-    restored?: { id: number; restore_timestamp?: number | null; is_savepoint?: boolean | null } | null;
-  } | null;
-  history: CheckpointStats[];
-}): FlinkCheckpoints {
+function toJobSummary(job: {
+  jid: string;
+  name: string;
+  state: FlinkJobSummary["state"];
+  "start-time": number;
+}): FlinkJobSummary {
+  return { jobId: job.jid, name: job.name, state: job.state, startTimeMs: job["start-time"] };
+}
+
+function toCheckpoints(raw: z.output<typeof CheckpointingStatisticsSchema>): FlinkCheckpoints {
   const completed = raw.latest?.completed;
   const failed = raw.latest?.failed;
   const restored = raw.latest?.restored;

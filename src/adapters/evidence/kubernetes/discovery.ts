@@ -11,8 +11,10 @@ import type {
   FlinkSourceSpec,
   KnownFlinkJob,
 } from "../../../core/sources/model.js";
-import { asCodedError, CodedError } from "../../../errors.js";
+import { asCodedError, type CodedError } from "../../../errors.js";
+import { mapLimit } from "../../../util/map-limit.js";
 import { scrubAllForms } from "../../../util/secret-forms.js";
+import { scrubCodedError } from "../upstream-error.js";
 import { KubernetesClient, type ListResult } from "./client.js";
 import {
   type InClusterOptions,
@@ -231,17 +233,6 @@ export class FlinkDiscovery {
     }
   }
 
-  private scrubbedError(error: CodedError): CodedError {
-    const message = this.scrub(error.message);
-    const hint = error.hint === undefined ? undefined : this.scrub(error.hint);
-    if (message === error.message && hint === error.hint) return error;
-    return new CodedError(error.code, message, {
-      ...(hint === undefined ? {} : { hint }),
-      retryable: error.retryable,
-      details: error.details,
-    });
-  }
-
   private scrubJob(job: ScrubbableJob): void {
     for (const key of ["error", "jobName", "state", "lifecycleState"] as const) {
       const value = job[key];
@@ -286,7 +277,7 @@ export class FlinkDiscovery {
     } catch (error) {
       unbuilt = error;
     }
-    await forEachAtMost(CONCURRENT_NAMESPACES, settings.namespaces, async (namespace) => {
+    await mapLimit(settings.namespaces, CONCURRENT_NAMESPACES, async (namespace) => {
       try {
         if (!client) throw unbuilt;
         const settled = await Promise.allSettled([
@@ -335,7 +326,7 @@ export class FlinkDiscovery {
     });
     // Read once the listing is done, so a token rotated meanwhile is scrubbed in its newest form.
     this.secrets = this.readSecrets();
-    for (const e of errors) e.error = this.scrubbedError(e.error);
+    for (const e of errors) e.error = scrubCodedError(e.error, this.secrets);
     for (const s of skipped) {
       s.resource = this.scrub(s.resource);
       s.reason = this.scrub(s.reason);
@@ -369,18 +360,6 @@ export type ScrubbableJob = { error?: string; jobName?: string; state?: string; 
 
 /** Namespaces listed at once: many namespaces must not become a burst on the API server. */
 const CONCURRENT_NAMESPACES = 4;
-
-async function forEachAtMost<T>(
-  limit: number,
-  items: readonly T[],
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await run(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 function nameOf(item: unknown): string {
   const meta = (item as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)?.metadata;
