@@ -87,30 +87,26 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     return ready;
   }
 
-  async function call<T>(operation: string, run: (catalog: IcebergRestCatalog) => Promise<T>): Promise<T> {
-    const { catalog } = await init();
+  /** Runs one catalog operation once config is read, its errors coded and scrubbed of secrets. */
+  async function call<T>(
+    operation: string,
+    run: (ready: { catalog: IcebergRestCatalog; target: PageTarget }) => Promise<T>,
+  ): Promise<T> {
+    const { config, catalog } = await init();
     try {
-      return await run(catalog);
+      return await run({ catalog, target: { baseUrl: options.url, prefix: config.prefix, fetch: fetchFn } });
     } catch (error) {
       throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
     }
   }
 
-  async function listing<T>(operation: string, run: (target: PageTarget) => Promise<T>): Promise<T> {
-    const { config } = await init();
-    try {
-      return await run({ baseUrl: options.url, prefix: config.prefix, fetch: fetchFn });
-    } catch (error) {
-      throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
-    }
-  }
-
+  const namespacesWhat = (parent: string[] | undefined) =>
+    parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
+  const tablesWhat = (namespace: string[]) => `list tables in ${namespace.join(".")}`;
   const namespacesListPage = (parent: string[] | undefined, pageToken?: string) =>
-    listing(parent ? `list namespaces under ${parent.join(".")}` : "list namespaces", (target) =>
-      namespacesPage(target, parent, pageToken),
-    );
+    call(namespacesWhat(parent), ({ target }) => namespacesPage(target, parent, pageToken));
   const tablesListPage = (namespace: string[], pageToken?: string) =>
-    listing(`list tables in ${namespace.join(".")}`, (target) => tablesPage(target, namespace, pageToken));
+    call(tablesWhat(namespace), ({ target }) => tablesPage(target, namespace, pageToken));
 
   return {
     url: displayUrl(options.url),
@@ -120,14 +116,9 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     },
 
     // Listings page through next-page-token ourselves (see pages.ts).
-    async listNamespaces(parent) {
-      const what = parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
-      return allPages(what, (token) => namespacesListPage(parent, token));
-    },
-
-    async listTables(namespace) {
-      return allPages(`list tables in ${namespace.join(".")}`, (token) => tablesListPage(namespace, token));
-    },
+    listNamespaces: (parent) =>
+      allPages(namespacesWhat(parent), (token) => namespacesListPage(parent, token)),
+    listTables: (namespace) => allPages(tablesWhat(namespace), (token) => tablesListPage(namespace, token)),
 
     listNamespacesPage: namespacesListPage,
     listTablesPage: tablesListPage,
@@ -135,7 +126,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     async loadTable(ref) {
       const operation = `load table ${formatTableName(ref)}`;
       return withCallScope(async () =>
-        toEvidence(ref, await call(operation, (c) => c.loadTable(ref)), operation),
+        toEvidence(ref, await call(operation, ({ catalog }) => catalog.loadTable(ref)), operation),
       );
     },
 
@@ -145,8 +136,8 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
       const operation = `commit properties to ${name}`;
       try {
         return await withCallScope(async () => {
-          const result = await call(operation, (c) =>
-            c.updateTable(ref, request as unknown as UpdateTableRequest),
+          const result = await call(operation, ({ catalog }) =>
+            catalog.updateTable(ref, request as unknown as UpdateTableRequest),
           );
           return toEvidence(
             ref,
