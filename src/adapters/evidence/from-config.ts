@@ -68,13 +68,17 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
     }
     return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
   };
-  const common = (kind: SourceKind, spec: HttpSourceSpec) => ({
+  /** How every source is called: its pool, deadline, size cap and watch. */
+  const reach = (kind: SourceKind, spec: { name: string; url: string; tls?: TlsMaterial }) => ({
     url: spec.url,
     dispatcher: dispatcherFor(kind, spec.name, spec.tls),
     timeoutMs,
     maxBytes: overrides.maxBytes,
-    ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
     ...(overrides.watch ? { observe: overrides.watch.observer(kind, spec.name) } : {}),
+  });
+  const common = (kind: SourceKind, spec: HttpSourceSpec) => ({
+    ...reach(kind, spec),
+    ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
   });
 
   const ports: EvidencePorts = {};
@@ -83,16 +87,12 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   if (sources.catalogs.length > 0) {
     const catalogPort = (spec: CatalogSourceSpec) =>
       createCatalogClient({
-        url: spec.url,
+        ...reach("catalog", spec),
         warehouse: spec.warehouse,
         prefix: spec.prefix,
         auth: spec.auth,
-        dispatcher: dispatcherFor("catalog", spec.name, spec.tls),
-        timeoutMs,
-        maxBytes: overrides.maxBytes,
         now: overrides.now,
         aws: config.aws,
-        ...(overrides.watch ? { observe: overrides.watch.observer("catalog", spec.name) } : {}),
       });
     const only = sources.catalogs[0];
     if (sources.catalogs.length === 1 && only?.origin === "env") {

@@ -57,7 +57,16 @@ export function createTokenProvider(
       secrets: () => [auth.token, token()],
     };
   }
+  return oauth2Provider(auth, catalogUrl, http, now);
+}
 
+/** OAuth2 client credentials: a token cached until shortly before it expires, one exchange at a time. */
+function oauth2Provider(
+  auth: Extract<CatalogAuth, { kind: "oauth2" }>,
+  catalogUrl: string,
+  http: HttpSourceOptions,
+  now: () => number,
+): TokenProvider {
   const split = auth.credential.indexOf(":");
   if (split <= 0 || split === auth.credential.length - 1) {
     throw new CodedError(
@@ -81,7 +90,7 @@ export function createTokenProvider(
       grant_type: "client_credentials",
       client_id: clientId,
       client_secret: clientSecret(),
-      scope: auth.kind === "oauth2" && auth.scope ? auth.scope : "catalog",
+      scope: auth.scope || "catalog",
     });
     let body: { access_token: string; expires_in?: number };
     try {
@@ -96,24 +105,20 @@ export function createTokenProvider(
         OAuthTokenSchema,
       );
     } catch (error) {
-      if (
+      const refused =
         error instanceof CodedError &&
-        (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed)
-      ) {
-        const status = error.details?.status;
-        if (status === 400 || status === 401 || status === 403) {
-          throw new CodedError(
-            ErrorCode.AuthFailed,
-            `The catalog token endpoint refused client ${clientId}: ${error.message}`,
-            {
-              hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
-              details: { ...error.details, clientId },
-              cause: error,
-            },
-          );
-        }
-      }
-      throw error;
+        (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed) &&
+        [400, 401, 403].includes(error.details?.status as number);
+      if (!refused) throw error;
+      throw new CodedError(
+        ErrorCode.AuthFailed,
+        `The catalog token endpoint refused client ${clientId}: ${error.message}`,
+        {
+          hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
+          details: { ...error.details, clientId },
+          cause: error,
+        },
+      );
     }
     const ttlMs = (body.expires_in ?? DEFAULT_TTL_SECONDS) * 1000;
     // Renew a little early so a request never leaves with a token about to lapse.
