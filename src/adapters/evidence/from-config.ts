@@ -5,6 +5,7 @@
 import type { Dispatcher } from "undici";
 import type { Config } from "../../config.js";
 import type {
+  CatalogAuthSpec,
   CatalogSourceSpec,
   FlinkSourceProvider,
   HttpAuth,
@@ -13,7 +14,6 @@ import type {
 } from "../../core/sources/model.js";
 import type { ConnectPort, EvidencePorts, FlinkPort } from "../../services/ports.js";
 import { currentSecret } from "../../util/secret-file.js";
-import type { CatalogAuth } from "./catalog/auth.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
@@ -174,7 +174,7 @@ function authHeaders(auth: HttpAuth): SourceHeaders {
 }
 
 /** The default catalog's auth (the single-URL variables' one, or the first named default). */
-export function catalogAuth(config: Config): CatalogAuth {
+export function catalogAuth(config: Config): CatalogAuthSpec {
   const fallback = config.sources.catalogs.find((c) => c.isDefault) ?? config.sources.catalogs[0];
   return fallback?.auth ?? { kind: "none" };
 }

@@ -1,6 +1,7 @@
 // One way to call an evidence source over HTTP: undici with an injected dispatcher, a hard
 // deadline, a response size cap, and coded errors that tell unreachable, slow, failing, garbled
-// and oversized answers apart. Tokens travel in headers and never reach an error.
+// and oversized answers apart. Tokens travel in headers and never reach an error (messages show a
+// URL's origin, which never carries user:password).
 
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
@@ -192,7 +193,7 @@ function refuseUserInfo(url: URL, source: SourceName, method: HttpMethod): void 
   if (!url.username && !url.password) return;
   throw new CodedError(
     ErrorCode.ConfigInvalid,
-    `${SOURCE_WORDS[source]} URL ${sourceOrigin(url)} carries credentials (user:password@); the request was not sent`,
+    `${SOURCE_WORDS[source]} URL ${url.origin} carries credentials (user:password@); the request was not sent`,
     {
       hint: "Remove the credentials from the URL and give them in the source's auth setting (passwordEnv, tokenEnv or their File forms).",
       details: { source, path: url.pathname, method },
@@ -220,19 +221,24 @@ export async function sendJson<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   const headers = { accept: "application/json", ...req.headers };
   const response = await send(options, { ...req, headers }, accept);
-  const ctx = { source: options.source, what: `${response.method} ${response.path}` };
-  return parseWithSchema(schema, parseJsonText(response.body, ctx), ctx);
+  return parseBody(schema, response.body, options.source, `${response.method} ${response.path}`);
+}
+
+/** Parses a JSON body and checks it with a schema; a problem names the source and the call. */
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: string,
+  source: SourceName,
+  what: string,
+): z.output<S> {
+  const ctx = { source, what };
+  return parseWithSchema(schema, parseJsonText(body, ctx), ctx);
 }
 
 /** GETs an API path under a source's base URL and checks the JSON answer with a schema. */
 export function jsonGetter(options: HttpSourceOptions, base: string) {
   return <S extends z.ZodType>(path: string, schema: S, query?: UrlQuery): Promise<z.output<S>> =>
     sendJson(options, { url: buildUrl(base, path, query) }, schema);
-}
-
-function sourceOrigin(url: URL): string {
-  // origin never carries user:password, so it is safe to show.
-  return url.origin;
 }
 
 /** A coded error for an HTTP status, with what the upstream said about it. */
@@ -354,7 +360,7 @@ function classifyTransportError(
   if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {
     return new CodedError(
       ErrorCode.SourceTimeout,
-      `${label} at ${sourceOrigin(where.url)} did not answer ${at} within ${where.timeoutMs} ms`,
+      `${label} at ${where.url.origin} did not answer ${at} within ${where.timeoutMs} ms`,
       {
         hint: "The server is slow or stuck; check its health, or raise SOURCE_TIMEOUT_MS.",
         retryable: true,
@@ -377,7 +383,7 @@ function classifyTransportError(
   const reason = codes[0] ?? (error instanceof Error ? error.message : String(error));
   return new CodedError(
     ErrorCode.SourceUnreachable,
-    `${label} at ${sourceOrigin(where.url)} is unreachable (${reason}) for ${at}`,
+    `${label} at ${where.url.origin} is unreachable (${reason}) for ${at}`,
     {
       hint: "Check the URL in the configuration and that the service is up and reachable from the bot.",
       retryable: true,

@@ -10,9 +10,6 @@ import { OAuthTokenSchema } from "../iceberg-schemas.js";
 import { createAwsCredentialProvider } from "./aws-credentials.js";
 import type { RequestSigner, SignableRequest } from "./sigv4.js";
 
-/** none, bearer, OAuth2 client credentials, or AWS SigV4 (see core/sources/model.ts). */
-export type CatalogAuth = CatalogAuthSpec;
-
 export interface TokenProvider {
   /** The auth headers for one request; SigV4 signs the request itself, so it is given. */
   headers(request?: SignableRequest): Promise<Record<string, string>>;
@@ -25,7 +22,7 @@ export interface TokenProvider {
 const DEFAULT_TTL_SECONDS = 3600;
 
 export function createTokenProvider(
-  auth: CatalogAuth,
+  auth: CatalogAuthSpec,
   catalogUrl: string,
   http: HttpSourceOptions,
   now: () => number = Date.now,
@@ -62,7 +59,7 @@ export function createTokenProvider(
 
 /** OAuth2 client credentials: a token cached until shortly before it expires, one exchange at a time. */
 function oauth2Provider(
-  auth: Extract<CatalogAuth, { kind: "oauth2" }>,
+  auth: Extract<CatalogAuthSpec, { kind: "oauth2" }>,
   catalogUrl: string,
   http: HttpSourceOptions,
   now: () => number,

@@ -5,6 +5,7 @@
 import { IcebergError, IcebergRestCatalog } from "iceberg-js";
 import type { AwsEnv } from "../../../config.js";
 import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
+import type { CatalogAuthSpec } from "../../../core/sources/model.js";
 import { formatTableName } from "../../../core/table-name.js";
 import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
@@ -12,18 +13,18 @@ import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../servic
 import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
 import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp, statusMessage } from "../http.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
-import { parseJsonText, parseWithSchema } from "../parse.js";
+import { parseWithSchema } from "../parse.js";
 import { scrubCodedError } from "../upstream-error.js";
-import { type CatalogAuth, createTokenProvider } from "./auth.js";
+import { createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
-import { allPages, getCatalogText, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
+import { allPages, getCatalogJson, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
 /** The catalog's own auth travels in `auth`, never in plain headers. */
 export interface CatalogClientOptions extends Omit<SourceClientOptions, "headers"> {
   /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
   url: string;
   warehouse?: string;
-  auth?: CatalogAuth;
+  auth?: CatalogAuthSpec;
   /** Clock for token expiry; wall time by default. */
   now?: () => number;
   /** The path prefix to use when the catalog's /v1/config gives none. */
@@ -59,9 +60,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
 
   async function connect(): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
     const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
-    const { body, what } = await getCatalogText(fetchFn, url);
-    const ctx = { source: "catalog" as const, what };
-    const raw = parseWithSchema(CatalogConfigSchema, parseJsonText(body, ctx), ctx);
+    const raw = await getCatalogJson(fetchFn, url, CatalogConfigSchema);
     const config: CatalogConfig = {
       prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
       warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,

@@ -8,12 +8,12 @@ import {
   buildUrl,
   type HttpRequest,
   jsonGetter,
+  parseBody,
   type SourceClientOptions,
   send,
   sendJson,
   sourceHttp,
 } from "../http.js";
-import { parseJsonText, parseWithSchema } from "../parse.js";
 import {
   ConnectorConfigSchema,
   ConnectorInfoSchema,
@@ -80,8 +80,7 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
       });
       const response = await guarded(name, () => send(http, { method: "POST", url }, [202, 204]));
       if (response.status === 204) return { httpStatus: 204 } satisfies RestartOutcome;
-      const ctx = { source: "connect" as const, what: `POST ${response.path}` };
-      const body = parseWithSchema(ConnectorStateInfoSchema, parseJsonText(response.body, ctx), ctx);
+      const body = parseBody(ConnectorStateInfoSchema, response.body, "connect", `POST ${response.path}`);
       return { httpStatus: 202, status: toConnectorStatus(body) } satisfies RestartOutcome;
     },
 
