@@ -290,32 +290,9 @@ export class FlinkDiscovery {
           (r) => (r as PromiseFulfilledResult<ListResult>).value,
         ) as [ListResult, ListResult];
         requests += deployments.requests + sessionJobs.requests;
-        const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
-          items.flatMap((item) => {
-            const result = schema.safeParse(item);
-            // An item claiming another namespace than the one listed would take that one's credentials.
-            const claimed = result.success
-              ? (result.data as { metadata: { namespace: string } }).metadata.namespace
-              : undefined;
-            if (result.success && (namespace === ALL_NAMESPACES || claimed === namespace))
-              return [result.data];
-            if (result.success) {
-              skipped.push({
-                resource: `${kind}/${nameOf(item)}`,
-                reason: `listed in namespace ${namespace} but names namespace ${claimed}`,
-              });
-              return [];
-            }
-            const issue = result.error.issues[0];
-            skipped.push({
-              resource: `${kind}/${nameOf(item)}`,
-              reason: `${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
-            });
-            return [];
-          });
         const listed = toFlinkSources(
-          parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
-          parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
+          parseListed(FlinkDeploymentResource, "FlinkDeployment", namespace, deployments.items, skipped),
+          parseListed(FlinkSessionJobResource, "FlinkSessionJob", namespace, sessionJobs.items, skipped),
           { restUrlTemplate: settings.restUrlTemplate, tlsFor },
         );
         skipped.push(...listed.refused);
@@ -360,6 +337,31 @@ export type ScrubbableJob = { error?: string; jobName?: string; state?: string; 
 
 /** Namespaces listed at once: many namespaces must not become a burst on the API server. */
 const CONCURRENT_NAMESPACES = 4;
+
+/** The items that match the CRD's shape; the others go to `skipped` with why. */
+function parseListed<S extends z.ZodType>(
+  schema: S,
+  kind: string,
+  namespace: string,
+  items: unknown[],
+  skipped: DiscoverySnapshot["skipped"],
+): z.output<S>[] {
+  return items.flatMap((item) => {
+    const result = schema.safeParse(item);
+    const skip = (reason: string) => {
+      skipped.push({ resource: `${kind}/${nameOf(item)}`, reason });
+      return [];
+    };
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      return skip(`${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+    }
+    // An item claiming another namespace than the one listed would take that one's credentials.
+    const claimed = (result.data as { metadata: { namespace: string } }).metadata.namespace;
+    if (namespace === ALL_NAMESPACES || claimed === namespace) return [result.data];
+    return skip(`listed in namespace ${namespace} but names namespace ${claimed}`);
+  });
+}
 
 function nameOf(item: unknown): string {
   const meta = (item as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)?.metadata;
