@@ -8,7 +8,8 @@ import type { z } from "zod";
 import type { TableRef } from "../../../core/evidence/model.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { ListPage } from "../../../services/ports.js";
-import { buildUrl, httpStatusError, parseBody } from "../http.js";
+import { buildUrl, parseBody } from "../http.js";
+import { httpStatusError } from "../http-errors.js";
 import { ListNamespacesSchema, ListTablesSchema } from "../iceberg-schemas.js";
 import type { FetchLike } from "./fetch.js";
 
