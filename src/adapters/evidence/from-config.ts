@@ -51,23 +51,7 @@ const DEFAULT_CONCURRENT_JOBMANAGERS = 8;
 
 export function createEvidencePorts(config: Config, overrides: EvidencePortOverrides = {}): EvidencePorts {
   const timeoutMs = overrides.timeoutMs ?? config.sourceTimeoutMs;
-  const tlsAgents = new Map<string, Agent>();
-  /** The source's own TLS pool, else the kind's dispatcher, else the shared one. */
-  const dispatcherFor = (kind: SourceKind, name: string, tls: TlsMaterial | undefined) => {
-    if (tls && (tls.cert || tls.ca)) {
-      const key = `${kind}/${name}`;
-      let agent = tlsAgents.get(key);
-      if (!agent) {
-        agent = new Agent({
-          keepAliveTimeout: 10_000,
-          connect: { cert: tls.cert, key: tls.key, ca: tls.ca },
-        });
-        tlsAgents.set(key, agent);
-      }
-      return agent;
-    }
-    return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
-  };
+  const { tlsAgents, dispatcherFor } = sourceDispatchers(overrides);
   /** How every source is called: its pool, deadline, size cap and watch. */
   const reach = (kind: SourceKind, spec: { name: string; url: string; tls?: TlsMaterial }) => ({
     url: spec.url,
@@ -154,6 +138,27 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   if (servers.length === 1) ports.prometheus = servers[0]?.port;
   else if (servers.length > 1) ports.prometheus = createCompositePrometheus(servers);
   return ports;
+}
+
+/** The source's own TLS pool (kept per kind and name), else the kind's dispatcher, else the shared one. */
+function sourceDispatchers(overrides: EvidencePortOverrides) {
+  const tlsAgents = new Map<string, Agent>();
+  const dispatcherFor = (kind: SourceKind, name: string, tls: TlsMaterial | undefined) => {
+    if (tls && (tls.cert || tls.ca)) {
+      const key = `${kind}/${name}`;
+      let agent = tlsAgents.get(key);
+      if (!agent) {
+        agent = new Agent({
+          keepAliveTimeout: 10_000,
+          connect: { cert: tls.cert, key: tls.key, ca: tls.ca },
+        });
+        tlsAgents.set(key, agent);
+      }
+      return agent;
+    }
+    return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
+  };
+  return { tlsAgents, dispatcherFor };
 }
 
 /** The source's auth header; asked for on each request when its secret is a file that may be rotated. */

@@ -102,20 +102,7 @@ function oauth2Provider(
         OAuthTokenSchema,
       );
     } catch (error) {
-      const refused =
-        error instanceof CodedError &&
-        (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed) &&
-        [400, 401, 403].includes(error.details?.status as number);
-      if (!refused) throw error;
-      throw new CodedError(
-        ErrorCode.AuthFailed,
-        `The catalog token endpoint refused client ${clientId}: ${error.message}`,
-        {
-          hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
-          details: { ...error.details, clientId },
-          cause: error,
-        },
-      );
+      throw refusedClient(error, clientId);
     }
     const ttlMs = (body.expires_in ?? DEFAULT_TTL_SECONDS) * 1000;
     // Renew a little early so a request never leaves with a token about to lapse.
@@ -141,4 +128,22 @@ function oauth2Provider(
     },
     secrets: () => [firstSecret, clientSecret(), ...(cached ? [cached.token] : [])],
   };
+}
+
+/** A 400/401/403 from the token endpoint: the client id, secret or scope is wrong. */
+function refusedClient(error: unknown, clientId: string): unknown {
+  const refused =
+    error instanceof CodedError &&
+    (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed) &&
+    [400, 401, 403].includes(error.details?.status as number);
+  if (!refused) return error;
+  return new CodedError(
+    ErrorCode.AuthFailed,
+    `The catalog token endpoint refused client ${clientId}: ${error.message}`,
+    {
+      hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
+      details: { ...error.details, clientId },
+      cause: error,
+    },
+  );
 }

@@ -57,30 +57,11 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   );
   const fetchFn = createCatalogFetch(http, tokens);
 
-  let ready: Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> | undefined;
-
-  async function connect(): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
-    const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
-    const raw = await getCatalogJson(fetchFn, url, CatalogConfigSchema);
-    const config: CatalogConfig = {
-      prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
-      warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
-      defaults: raw.defaults,
-      overrides: raw.overrides,
-    };
-    const catalog = new IcebergRestCatalog({
-      baseUrl: options.url,
-      catalogName: config.prefix,
-      // Our fetch adds the token itself so it can renew it after a 401.
-      auth: { type: "none" },
-      fetch: fetchFn as typeof fetch,
-    });
-    return { config, catalog };
-  }
+  let ready: ReturnType<typeof connect> | undefined;
 
   /** Config is read once; a failed read is forgotten so the next call tries again. */
   function init() {
-    ready ??= connect().catch((error: unknown) => {
+    ready ??= connect(options, fetchFn).catch((error: unknown) => {
       ready = undefined;
       throw scrubCodedError(toCodedError(error, "read /v1/config"), tokens.secrets());
     });
@@ -162,6 +143,29 @@ function displayUrl(url: string): string {
   } catch {
     return "(invalid catalog URL)";
   }
+}
+
+/** Reads /v1/config (the prefix and warehouse) and sets iceberg-js up on our fetch. */
+async function connect(
+  options: CatalogClientOptions,
+  fetchFn: ReturnType<typeof createCatalogFetch>,
+): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
+  const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
+  const raw = await getCatalogJson(fetchFn, url, CatalogConfigSchema);
+  const config: CatalogConfig = {
+    prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
+    warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
+    defaults: raw.defaults,
+    overrides: raw.overrides,
+  };
+  const catalog = new IcebergRestCatalog({
+    baseUrl: options.url,
+    catalogName: config.prefix,
+    // Our fetch adds the token itself so it can renew it after a 401.
+    auth: { type: "none" },
+    fetch: fetchFn as typeof fetch,
+  });
+  return { config, catalog };
 }
 
 function commitRequest(ref: TableRef, commit: PropertyCommit): CommitTableRequest {
