@@ -106,14 +106,9 @@ ${mode === "off-hours" ? `      hours: "${hh(3)}:00-${hh(4)}:00"\n` : ""}`;
 
 /** "budget-spent": the fleet's one autonomous change this hour, made on another table. */
 async function spendFleetBudget(ctx: DemoContext): Promise<void> {
-  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const atMs = ctx.lakehouse!.clock.now() - 10 * 60_000;
-    await new AutopilotStore(redis, ctx.sim!.namespace).recordChange("demo.elsewhere", "earlier|p1", atMs);
-  } finally {
-    redis.disconnect();
-  }
+  const { bot, namespace } = ctx.sim!;
+  const atMs = ctx.lakehouse!.clock.now() - 10 * 60_000;
+  await new AutopilotStore(bot.redis, namespace).recordChange("demo.elsewhere", "earlier|p1", atMs);
   progress(
     ctx,
     "autopilot already made the fleet's one change this hour, on another table (fleetPerHour: 1)",
@@ -247,20 +242,13 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
   );
   await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
   // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
-  await until(
-    ctx,
-    () =>
-      ctx
-        .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-        .some((m) => JSON.stringify(m.blocks).includes("Audit of")),
-    "the audit",
-  );
+  await until(ctx, () => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
 /** True when the walk ended because its last check could not read the table (the card says so). */
 function couldNotCheck(ctx: DemoContext): boolean {
-  const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const root = thread(ctx)[0];
   return root !== undefined && /the bot could not check the table/.test(messageMrkdwn(root));
 }
 
@@ -272,7 +260,7 @@ type Decision =
 /** What the thread asks for now, or undefined while the bot is still at work. */
 function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undefined {
   const standIn = ctx.standIn!;
-  const root = standIn.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const root = thread(ctx)[0];
   const state = /\((resolved|stalled|stopped)\)\s*$/.exec(root?.text ?? "")?.[1];
   if (state) return { kind: state as "resolved" | "stalled" | "stopped" };
   if (root && /\(resolved with \d+ open items?\)\s*$/.test(root.text ?? "")) {
@@ -358,9 +346,7 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     () => /Applied (by|at)|Nothing was changed|It is not known/.test(latestStepText(ctx)),
     "the change to be applied",
   );
-  const writes = ctx
-    .lakehouse!.requests.slice(requestsBefore)
-    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+  const writes = writesSince(ctx, requestsBefore);
   if (
     /Nothing was changed|It is not known/.test(latestStepText(ctx)) &&
     !/Applied (by|at)/.test(latestStepText(ctx))
@@ -381,9 +367,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   // The announcement follows its proposal in the same job.
   await settled(ctx);
   // Edited once it applied: its words say so then, without Hold.
-  const announcement = ctx
-    .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-    .findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
+  const announcement = thread(ctx).findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
   if (!announcement) {
     progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
     return false;
@@ -392,11 +376,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   if (mode === "hold") {
     progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
     await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
-    await until(
-      ctx,
-      () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).some((m) => /^Held:/.test(m.text ?? "")),
-      "the hold",
-    );
+    await until(ctx, () => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
     return false;
   }
   progress(
@@ -404,9 +384,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
     "nobody presses Hold; when the hold-off ends autopilot approves the step as policy:demo-low-risk",
   );
   await until(ctx, () => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
-  const writes = ctx
-    .lakehouse!.requests.slice(requestsBefore)
-    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+  const writes = writesSince(ctx, requestsBefore);
   progress(
     ctx,
     `the bot makes the change through the same path as a person's approval: ${describeWrites(writes)}`,
@@ -416,15 +394,10 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
 
 /** Why autopilot did not take the step, as it recorded it. */
 async function autopilotRefusal(ctx: DemoContext): Promise<string> {
-  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const key = (await redis.keys(`{${ctx.sim!.namespace}}:autopilot:refused:*`))[0];
-    const refusal = key ? (JSON.parse((await redis.get(key)) ?? "{}") as Refusal) : undefined;
-    return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
-  } finally {
-    redis.disconnect();
-  }
+  const { bot, namespace } = ctx.sim!;
+  const key = (await bot.redis.keys(`{${namespace}}:autopilot:refused:*`))[0];
+  const refusal = key ? (JSON.parse((await bot.redis.get(key)) ?? "{}") as Refusal) : undefined;
+  return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
 }
 
 /** Until the bot has done all it has to do for now (its queues and outbox empty). */
@@ -434,7 +407,7 @@ const settled = (ctx: DemoContext, what = "the bot to settle") =>
 const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
 
 function autopilotReverted(ctx: DemoContext): boolean {
-  return ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).some((m) => /^Autopilot reverted/.test(m.text ?? ""));
+  return thread(ctx).some((m) => /^Autopilot reverted/.test(m.text ?? ""));
 }
 
 /** A step the bot cannot make: print what a person would do, play it in the simulator, press Done. */
@@ -510,9 +483,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         }
         const checked = /\*Checked:\*/.test(messageMrkdwn(decision.message));
         const check = checked
-          ? ctx
-              .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-              .findLast((m) => /checks this itself/.test(messageMrkdwn(m)))
+          ? thread(ctx).findLast((m) => /checks this itself/.test(messageMrkdwn(m)))
           : undefined;
         if (check) announceCheck(check);
         progress(
@@ -561,14 +532,14 @@ async function moment(ctx: DemoContext, label: string): Promise<void> {
   await ctx.options.onMoment({
     label,
     ...worldEnd(ctx),
-    readThread: () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    readThread: () => thread(ctx),
     settle,
   });
 }
 
 function worldEnd(ctx: DemoContext): DemoEnd {
   return {
-    thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    thread: thread(ctx),
     lakehouse: ctx.lakehouse!,
     redisUrl: ctx.redisUrl,
     namespace: ctx.sim!.namespace,
@@ -687,9 +658,15 @@ function messageMrkdwn(message: StoredMessage): string {
   return parts.join("\n");
 }
 
+/** The incident's thread, its root first. */
+const thread = (ctx: DemoContext) => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!);
+
+/** The lakehouse requests since `before` that change something (reads and token fetches left out). */
+const writesSince = (ctx: DemoContext, before: number) =>
+  ctx.lakehouse!.requests.slice(before).filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+
 function latestStepText(ctx: DemoContext): string {
-  const thread = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!);
-  const step = [...thread].reverse().find((m) => /Step \d+/.test(messageMrkdwn(m)));
+  const step = [...thread(ctx)].reverse().find((m) => /Step \d+/.test(messageMrkdwn(m)));
   return step ? messageMrkdwn(step) : "";
 }
 
@@ -718,7 +695,7 @@ function byHandLines(message: StoredMessage): string[] {
 
 /** The approval reason a person would write: what the diagnosis found, and what this step does. */
 function approvalReason(ctx: DemoContext, title: string): string {
-  const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const root = thread(ctx)[0];
   const cause = /\*Cause:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const verdict = /\*Verdict:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const finding = mrkdwnToPlain(cause ?? verdict ?? `the diagnosis of ${ctx.scenarioTable}`);

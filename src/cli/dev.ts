@@ -193,7 +193,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const message = standIn.messages(DEV_CHANNEL).find((m) => m.ts === body.ts);
     if (!message) return { ok: false, error: "no such message" };
     const before = standIn.views.opened.length;
-    const triggerId = `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`;
+    const triggerId = newTriggerId();
     triggers.set(triggerId, user);
     const payload = {
       type: "block_actions",
@@ -235,7 +235,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       user: userOf(modal.user),
       api_app_id: "A0DEV",
       token: "legacy-verification-token",
-      trigger_id: `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`,
+      trigger_id: newTriggerId(),
       view: { ...view, type: "modal", state: { values: body.values ?? {} } },
     };
     const answer = await postToBot(form(payload));
@@ -274,7 +274,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       text: match[2] ?? "",
       api_app_id: "A0DEV",
       response_url: standIn.responseUrl(),
-      trigger_id: `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`,
+      trigger_id: newTriggerId(),
     });
     const answer = await postToBot(params.toString());
     const ack = parseJson(answer.body);
@@ -451,5 +451,7 @@ function parseJson(text: string): Json | undefined {
     return undefined;
   }
 }
+
+const newTriggerId = () => `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
