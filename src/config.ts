@@ -379,6 +379,7 @@ function envCatalogAuth(catalog: Config["catalog"]): SourceSpecs["catalogs"][num
   return { kind: "none" };
 }
 
+/** The settings that are secrets themselves: redacted when printed, scrubbed from free text. */
 const SECRET_PATHS = [
   ["slack", "botToken"],
   ["slack", "signingSecret"],
@@ -433,11 +434,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
 /** Every secret value in the config, for scrubbing free text (error messages, upstream bodies). */
 export function secretValues(config: Config): string[] {
   const values = [
-    config.slack.botToken,
-    config.slack.signingSecret,
-    config.slack.appToken,
-    config.catalog.token,
-    config.catalog.credential,
+    ...SECRET_PATHS.map(([group, key]) => (config[group] as Record<string, string | undefined>)[key]),
     config.catalog.credential?.split(":").slice(1).join(":"),
     ...config.alertWebhookTokens,
     ...topologySecrets(config.redis),
