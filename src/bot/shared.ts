@@ -43,7 +43,7 @@ import { Autopilot } from "../services/autopilot/autopilot.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
 import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
-import { Remediation } from "../services/remediation/remediation.js";
+import { createRemediation, type Remediation } from "../services/remediation/remediation.js";
 import { packageVersion } from "../util/package-root.js";
 import type { Connections } from "./connections.js";
 import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
@@ -233,7 +233,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
     },
     render: options.render ?? defaultRenderers,
   };
-  return { ...shared, ...createRemediation(shared) } satisfies Shared;
+  return { ...shared, ...wireRemediation(shared) } satisfies Shared;
 }
 
 /** The sources BOT_CONFIG and the environment name (discovered Flink sources join as they are seen). */
@@ -323,7 +323,7 @@ function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQu
   return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
-function createRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
+function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   remediation: Remediation;
   autopilot: Autopilot;
 } {
@@ -334,7 +334,7 @@ function createRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   const notifier = new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client));
   const audit = new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays);
   let autopilot: Autopilot | undefined;
-  const remediation = new Remediation({
+  const remediation = createRemediation({
     walks,
     audit,
     store,
