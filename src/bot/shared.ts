@@ -43,7 +43,7 @@ import { Autopilot } from "../services/autopilot/autopilot.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
 import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
-import { createRemediation, type Remediation } from "../services/remediation/remediation.js";
+import { Remediation } from "../services/remediation/remediation.js";
 import { packageVersion } from "../util/package-root.js";
 import type { Connections } from "./connections.js";
 import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
@@ -334,7 +334,7 @@ function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   const notifier = new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client));
   const audit = new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays);
   let autopilot: Autopilot | undefined;
-  const remediation = createRemediation({
+  const remediation = new Remediation({
     walks,
     audit,
     store,
