@@ -12,8 +12,6 @@ import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
 
-export type { Versioned, WalkRecord } from "../../core/playbook/record.js";
-
 const MAX_ATTEMPTS = 25;
 
 /**

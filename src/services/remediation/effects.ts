@@ -212,33 +212,6 @@ export async function ensurePending(deps: RemediationDeps, record: WalkRecord): 
   for (const effect of owed) await perform(deps, record, effect);
 }
 
-/** A step that could not be proposed: said in the thread and audited, never proposed blind. */
-export async function noteProposalFailed(
-  deps: RemediationDeps,
-  record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk">,
-  stepId: StepId,
-  reason: string,
-  actor?: string,
-): Promise<void> {
-  const stepTitle = stepOf(deps, record, stepId)?.title ?? stepId;
-  const at = deps.now();
-  const note = { kind: "proposal-failed", stepTitle, reason, table: record.table } as const;
-  await deps.notifier
-    .say(record, { kind: "note", name: `proposal-failed-${stepId}-${at}`, note })
-    .catch((error: unknown) =>
-      deps.log.warn({ err: asCodedError(error).message }, "proposal failure note failed"),
-    );
-  await deps.audit.append(record.table, {
-    atMs: at,
-    actor: actor ?? "bot",
-    action: "propose",
-    stepId,
-    outcome: "failed",
-    detail: `could not propose ${stepId}: ${reason}`,
-    incidentId: record.incidentId,
-  });
-}
-
 async function perform(deps: RemediationDeps, record: WalkRecord, effect: Effect): Promise<void> {
   const { incidentId } = record;
   switch (effect.type) {

@@ -17,8 +17,8 @@ import { recoveryOf } from "../../core/story/recovery.js";
 import { walkStory } from "../../core/story/steps.js";
 import { parseTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
-import { followUpOf, playbookFor, policyOf, type RemediationDeps } from "./deps.js";
-import { type ExecuteExtra, ensurePending, execute, messages, noteProposalFailed, tell } from "./effects.js";
+import { followUpOf, playbookFor, policyOf, type RemediationDeps, stepOf } from "./deps.js";
+import { type ExecuteExtra, ensurePending, execute, messages, tell } from "./effects.js";
 
 export interface RunOptions extends ExecuteExtra {
   /** The proposal the button belonged to; older proposals are refused as out of date. */
@@ -202,6 +202,33 @@ async function buildProposal(
     throw new CodedError(ErrorCode.Internal, `Step ${stepId} has no change for a ${facts.writer} writer`);
   }
   return { change, ...(target ? { target } : {}) };
+}
+
+/** A step that could not be proposed: said in the thread and audited, never proposed blind. */
+async function noteProposalFailed(
+  deps: RemediationDeps,
+  record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk">,
+  stepId: StepId,
+  reason: string,
+  actor?: string,
+): Promise<void> {
+  const stepTitle = stepOf(deps, record, stepId)?.title ?? stepId;
+  const at = deps.now();
+  const note = { kind: "proposal-failed", stepTitle, reason, table: record.table } as const;
+  await deps.notifier
+    .say(record, { kind: "note", name: `proposal-failed-${stepId}-${at}`, note })
+    .catch((error: unknown) =>
+      deps.log.warn({ err: asCodedError(error).message }, "proposal failure note failed"),
+    );
+  await deps.audit.append(record.table, {
+    atMs: at,
+    actor: actor ?? "bot",
+    action: "propose",
+    stepId,
+    outcome: "failed",
+    detail: `could not propose ${stepId}: ${reason}`,
+    incidentId: record.incidentId,
+  });
 }
 
 function unreadable(source: string) {
