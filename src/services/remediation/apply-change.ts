@@ -5,7 +5,7 @@
 
 import type { TableRef } from "../../core/evidence/model.js";
 import type { StepId } from "../../core/ids.js";
-import type { PreviousValues, WalkEvent } from "../../core/playbook/walk.js";
+import type { PreviousValues, WalkEvent } from "../../core/remediation/walk.js";
 import type { Change, PropertyChange } from "../../core/report/schema.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";

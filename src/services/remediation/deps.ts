@@ -4,9 +4,9 @@
 // through the approver directory) and the follow-up pacing.
 
 import { type ApprovalPolicy, policyFor } from "../../core/approval/policy.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
-import type { Playbook, PlaybookSet, Step } from "../../core/playbook/schema.js";
-import type { FollowUpSettings, MachineContext } from "../../core/playbook/walk.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
+import type { Playbook, PlaybookSet, Step } from "../../core/remediation/schema.js";
+import type { FollowUpSettings, MachineContext } from "../../core/remediation/walk.js";
 import { type BotConfig, tableSettings } from "../../core/settings.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";

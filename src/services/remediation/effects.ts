@@ -4,9 +4,9 @@
 // caller's job is retried.
 
 import type { StepId } from "../../core/ids.js";
-import { isRevertable } from "../../core/playbook/events/shared.js";
-import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
-import type { Effect, Notice, StepRun } from "../../core/playbook/walk.js";
+import { isRevertable } from "../../core/remediation/events/shared.js";
+import { proposalIdFor, type WalkRecord } from "../../core/remediation/record.js";
+import type { Effect, Notice, StepRun } from "../../core/remediation/walk.js";
 import { walkStory } from "../../core/story/steps.js";
 import type { CheckOutcome, RecoveryResult } from "../../core/verification/check.js";
 import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";

@@ -2,7 +2,7 @@
 // one feeds its outcome back to the walk as a machine event.
 
 import type { Evidence } from "../../core/evidence/model.js";
-import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
+import { proposalIdFor, type WalkRecord } from "../../core/remediation/record.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import {

@@ -7,10 +7,10 @@
 // the thread: it never guesses "unset".
 
 import type { StepId } from "../../core/ids.js";
-import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/playbook/change.js";
-import { decide, type RecordEvent } from "../../core/playbook/decide.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
-import type { Effect, ProposalTarget } from "../../core/playbook/walk.js";
+import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/remediation/change.js";
+import { decide, type RecordEvent } from "../../core/remediation/decide.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
+import type { Effect, ProposalTarget } from "../../core/remediation/walk.js";
 import type { Change } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { recoveryOf } from "../../core/story/recovery.js";

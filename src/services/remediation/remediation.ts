@@ -7,10 +7,10 @@
 
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
-import { decide, type RecordEvent } from "../../core/playbook/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/playbook/events/shared.js";
-import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
-import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
+import { decide, type RecordEvent } from "../../core/remediation/decide.js";
+import { approvalsNeeded, nextTarget } from "../../core/remediation/events/shared.js";
+import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/remediation/record.js";
+import { startWalk, type WalkEvent, type WalkState } from "../../core/remediation/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
 import { asCodedError, type CodedError, ErrorCode, isCodedError } from "../../errors.js";

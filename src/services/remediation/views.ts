@@ -3,10 +3,10 @@
 // story (core/story) instead.
 
 import type { StepId } from "../../core/ids.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
 
-import type { Step, VerifySignal } from "../../core/playbook/schema.js";
-import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
+import type { Step, VerifySignal } from "../../core/remediation/schema.js";
+import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { pendingItems } from "../../core/verification/open-items.js";
 import { changeTimeOf, madeByHand } from "../../core/verification/recovery.js";

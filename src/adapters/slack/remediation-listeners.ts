@@ -50,7 +50,7 @@ function clickId(user: string, action: ButtonAction): string {
   return `${user}|${action.action_id}@${action.block_id}@${action.action_ts}`;
 }
 
-export function registerPlaybookListeners(
+export function registerRemediationListeners(
   router: ListenerRouter,
   remediation: Remediation,
   log: LogLike,
