@@ -24,20 +24,20 @@ import { boltLogger } from "../adapters/slack/bolt-logger.js";
 import { defaultRenderers } from "../adapters/slack/default-renderers.js";
 import { SlackOutbox } from "../adapters/slack/outbox/outbox.js";
 import { OutboxNotifier, owedWithWalk, slackOutboxSender } from "../adapters/slack/outbox/say.js";
+import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/remediation-slack.js";
 import type { Renderers } from "../adapters/slack/renderers.js";
-import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/walk-slack.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
 import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { deferredAlertsStore } from "../adapters/store/deferred-alerts.js";
 import { HistoryStore } from "../adapters/store/history-store.js";
 import { IncidentStore } from "../adapters/store/incident-store.js";
+import { WalkStore } from "../adapters/store/remediation-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
-import { WalkStore } from "../adapters/store/walk-store.js";
 import { type Config, secretValues } from "../config.js";
 import { policyStepLines } from "../core/autopilot/policy.js";
 import { DiagnoseJobSchema } from "../core/jobs.js";
-import type { PlaybookSet } from "../core/playbook/schema.js";
+import type { PlaybookSet } from "../core/remediation/schema.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { Autopilot } from "../services/autopilot/autopilot.js";
 import type { IncidentDeps } from "../services/incident/deps.js";
@@ -227,7 +227,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
     },
     render: options.render ?? defaultRenderers,
   };
-  return { ...shared, ...createRemediation(shared) } satisfies Shared;
+  return { ...shared, ...wireRemediation(shared) } satisfies Shared;
 }
 
 /** The sources BOT_CONFIG and the environment name (discovered Flink sources join as they are seen). */
@@ -316,7 +316,7 @@ function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQu
   return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
-function createRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
+function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   remediation: Remediation;
   autopilot: Autopilot;
 } {

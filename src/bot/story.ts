@@ -3,7 +3,7 @@
 
 import type { StorySources } from "../adapters/slack/story-source.js";
 import { PeopleStore } from "../adapters/store/people-store.js";
-import { WalkStore } from "../adapters/store/walk-store.js";
+import { WalkStore } from "../adapters/store/remediation-store.js";
 import type { Shared } from "./shared.js";
 
 export function storySources(shared: Pick<Shared, "connections" | "options" | "playbooks" | "store">) {

@@ -14,7 +14,7 @@ import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { type Env, loadConfig } from "../config.js";
 import type { Refusal } from "../core/autopilot/decide.js";
-import type { PlaybookSet } from "../core/playbook/schema.js";
+import type { PlaybookSet } from "../core/remediation/schema.js";
 import { refusalWords } from "../core/words/autopilot.js";
 import { type Bot, startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";

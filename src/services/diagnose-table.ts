@@ -5,7 +5,7 @@
 import { diagnose } from "../core/diagnosis/diagnose.js";
 import type { Evidence } from "../core/evidence/model.js";
 import type { IncidentHistory } from "../core/history/record.js";
-import type { Playbook } from "../core/playbook/schema.js";
+import type { Playbook } from "../core/remediation/schema.js";
 import { type Report, ReportSchema } from "../core/report/schema.js";
 import { formatTableName } from "../core/table-name.js";
 import { type InvestigateRequest, investigate } from "./investigate/investigate.js";

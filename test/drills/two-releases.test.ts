@@ -17,7 +17,7 @@ import { HistoryStore } from "../../src/adapters/store/history-store.js";
 import { INCIDENT_FORMAT } from "../../src/adapters/store/incident-store.js";
 import { REPORT_FORMAT } from "../../src/adapters/store/report-format.js";
 import { HISTORY_FORMAT } from "../../src/core/history/record.js";
-import { WALK_FORMAT } from "../../src/core/playbook/record-format.js";
+import { WALK_FORMAT } from "../../src/core/remediation/record-format.js";
 import { approveStep, type SlackPerson } from "../../src/sim/slack/person.js";
 import {
   alertmanagerBody,

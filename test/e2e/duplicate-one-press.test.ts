@@ -16,7 +16,7 @@ import type { SlackClient } from "../../src/adapters/slack/web-client.js";
 import { HistoryStore } from "../../src/adapters/store/history-store.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { PeopleStore } from "../../src/adapters/store/people-store.js";
-import { WalkStore } from "../../src/adapters/store/walk-store.js";
+import { WalkStore } from "../../src/adapters/store/remediation-store.js";
 import { DEMO_APPROVER, type DemoEnd, runDemo } from "../../src/cli/demo.js";
 import type { IncidentHistory } from "../../src/core/history/record.js";
 import type { StoryOpenItem } from "../../src/core/story/model.js";

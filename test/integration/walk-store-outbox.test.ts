@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
 import { owedWithWalk } from "../../src/adapters/slack/outbox/say.js";
-import { WalkStore } from "../../src/adapters/store/walk-store.js";
-import type { WalkRecord } from "../../src/core/playbook/record.js";
-import { startWalk } from "../../src/core/playbook/walk.js";
+import { WalkStore } from "../../src/adapters/store/remediation-store.js";
+import type { WalkRecord } from "../../src/core/remediation/record.js";
+import { startWalk } from "../../src/core/remediation/walk.js";
 import type { WalkMessage } from "../../src/services/ports.js";
 import { type TestRedisScope, testRedisScope } from "../support/redis.js";
 

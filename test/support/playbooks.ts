@@ -2,8 +2,8 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parsePlaybook } from "../../src/core/playbook/load.js";
-import type { Playbook } from "../../src/core/playbook/schema.js";
+import { parsePlaybook } from "../../src/core/remediation/load.js";
+import type { Playbook } from "../../src/core/remediation/schema.js";
 
 const file = join(import.meta.dirname, "../../playbooks/commit-failures.yaml");
 const parsed = parsePlaybook(readFileSync(file, "utf8"), file);

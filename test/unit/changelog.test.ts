@@ -11,7 +11,7 @@ import { INCIDENT_FORMAT } from "../../src/adapters/store/incident-store.js";
 import { REPORT_FORMAT } from "../../src/adapters/store/report-format.js";
 import { HISTORY_FORMAT } from "../../src/core/history/record.js";
 import { DiagnoseJobSchema, RemediationJobSchema, SlackJobSchema } from "../../src/core/jobs.js";
-import { WALK_FORMAT } from "../../src/core/playbook/record-format.js";
+import { WALK_FORMAT } from "../../src/core/remediation/record-format.js";
 
 const version = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
 const changelog = readFileSync("CHANGELOG.md", "utf8");

@@ -1,11 +1,11 @@
-// Reads the playbooks directory. Parsing and graph checks are pure (core/playbook/load.ts);
+// Reads the playbooks directory. Parsing and graph checks are pure (core/remediation/load.ts);
 // this adapter only lists and reads the files, and adds the checks that span files.
 
 import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PlaybookFile, PlaybookProblem, PlaybookSet } from "../../core/playbook/schema.js";
+import type { PlaybookFile, PlaybookProblem, PlaybookSet } from "../../core/remediation/schema.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 
 export interface LintResult {
@@ -130,8 +130,8 @@ async function readSet(dir: string): Promise<{ set: PlaybookSet; problems: Playb
     problems.push({ file: dir, line: 0, message: "no playbook files (*.yaml) in this directory" });
   }
   const [{ parsePlaybook }, { propertyKeyWarnings }] = await Promise.all([
-    import("../../core/playbook/load.js"),
-    import("../../core/playbook/property-keys.js"),
+    import("../../core/remediation/load.js"),
+    import("../../core/remediation/property-keys.js"),
   ]);
   const parsed: { file: string; playbook: PlaybookFile }[] = [];
   for (const name of names) {

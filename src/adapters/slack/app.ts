@@ -19,10 +19,10 @@ import { boltLogger } from "./bolt-logger.js";
 import { type CommandListenerDeps, createCommandHandler, isOurCommand } from "./command-listener.js";
 import { mountListenerRouter } from "./listener-router.js";
 import { placeholderId, renderPlaceholder } from "./placeholder.js";
-import { registerPlaybookListeners } from "./playbook-listeners.js";
 import { type EventHandler, SlackHttpReceiver } from "./receiver/http.js";
 import { SlackSocketReceiver } from "./receiver/socket.js";
 import { type Recorder, recorder, tellNotRecorded } from "./record.js";
+import { registerRemediationListeners } from "./remediation-listeners.js";
 import { ACTION_IDS } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
@@ -245,7 +245,7 @@ function registerListeners(app: App, options: BotAppOptions, record: Recorder): 
     ).catch((error: unknown) => log.error({ err: asCodedError(error).message }, "evidence modal not opened"));
   });
   if (options.remediation)
-    registerPlaybookListeners(router, options.remediation, log, record, openPlaceholder);
+    registerRemediationListeners(router, options.remediation, log, record, openPlaceholder);
   // "I'm on it" on the card: whoever presses it first handles the incident.
   router.action<BlockAction<ButtonAction>>(ACTION_IDS.claim, async ({ ack, body, action, respond }) => {
     await ack();

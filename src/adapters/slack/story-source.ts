@@ -3,8 +3,8 @@
 // thread and who said "I'm on it". The card, App Home and `/iceberg status` are rendered from it.
 
 import type { Incident } from "../../core/incident/model.js";
-import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
-import type { PlaybookSet } from "../../core/playbook/schema.js";
+import type { Versioned, WalkRecord } from "../../core/remediation/record.js";
+import type { PlaybookSet } from "../../core/remediation/schema.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
 import type { IncidentStory, StoryRemark } from "../../core/story/model.js";
 import type { Claim } from "../../core/story/owner.js";

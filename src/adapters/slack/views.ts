@@ -10,13 +10,14 @@ import type { IncidentHistory } from "../../core/history/record.js";
 import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import type { EphemeralReply } from "../../core/jobs.js";
-import type { Notice } from "../../core/playbook/walk.js";
+import type { Notice } from "../../core/remediation/walk.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { type HomeDeps, homeView } from "./home.js";
 import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
+import { noteMessage } from "./remediation-slack.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
 import { renderProposal, renderVerification } from "./render/index.js";
@@ -29,7 +30,6 @@ import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import type { Renderers } from "./renderers.js";
 import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
-import { noteMessage } from "./walk-slack.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackViewsDeps {

@@ -3,7 +3,7 @@
 // It uses the stream the incident store names, so both sides read and write the same trail.
 
 import { STEP_IDS, type StepId } from "../../core/ids.js";
-import type { AuditEntry } from "../../core/playbook/walk.js";
+import type { AuditEntry } from "../../core/remediation/walk.js";
 import type { AuditPort, AuditRow } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";

@@ -38,7 +38,7 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE) {
     firing: (id: string) => `${p}:firing:${id}`,
     /** Closed incidents by when they closed: what retention removes (retention.ts). */
     closed: () => `${p}:closed-incidents`,
-    /** The incident's playbook walk (walk-store.ts). */
+    /** The incident's playbook walk (remediation-store.ts). */
     walk: (id: string) => `${p}:walk:${id}`,
     /** The incident's messages owed to Slack (slack/outbox/outbox.ts). */
     slackQueue: (id: string) => `${p}:outbox:q:${id}`,

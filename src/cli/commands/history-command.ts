@@ -48,7 +48,7 @@ export async function runHistoryCommand(
   const { createRedisClient } = await import("../../adapters/redis/connection.js");
   const { HistoryStore } = await import("../../adapters/store/history-store.js");
   const { IncidentStore } = await import("../../adapters/store/incident-store.js");
-  const { WalkStore } = await import("../../adapters/store/walk-store.js");
+  const { WalkStore } = await import("../../adapters/store/remediation-store.js");
   const namespace = values["redis-namespace"];
   const redis = createRedisClient(config.redis, "commands");
   redis.on("error", () => {});

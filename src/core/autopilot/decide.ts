@@ -3,7 +3,7 @@
 // reason. The service calls it when a step is proposed and again when the hold-off ends.
 
 import type { SourceName, StepId } from "../ids.js";
-import type { Playbook, Step } from "../playbook/schema.js";
+import type { Playbook, Step } from "../remediation/schema.js";
 import type { Report } from "../report/schema.js";
 import { unseenOf } from "../story/evidence.js";
 import type { AutopilotConfig, TablePattern } from "./policy.js";

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import { STEP_IDS } from "../ids.js";
-import type { Playbook } from "../playbook/schema.js";
+import type { Playbook } from "../remediation/schema.js";
 
 const Pattern = z
   .string()

@@ -1,13 +1,13 @@
 // One next step per report. Which step is chosen by the loaded playbook files (their
-// selectedBy findings and file order, see core/playbook/choose.ts), never by a list kept here;
+// selectedBy findings and file order, see core/remediation/choose.ts), never by a list kept here;
 // this module only fills the chosen step's change from the table's facts.
 // Healthy reports have no next step.
 
 import { simpleClassName } from "../evidence/exceptions.js";
 import type { StepId } from "../ids.js";
-import { type ChangeFacts, proposeChange } from "../playbook/change.js";
-import { allowedSteps, type ChosenStep, chooseStep } from "../playbook/choose.js";
-import type { Playbook, Step } from "../playbook/schema.js";
+import { type ChangeFacts, proposeChange } from "../remediation/change.js";
+import { allowedSteps, type ChosenStep, chooseStep } from "../remediation/choose.js";
+import type { Playbook, Step } from "../remediation/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
 import {
   type RewriteFilter,

@@ -5,8 +5,8 @@
 // (history-store.ts).
 
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
-import type { WalkRecord } from "../playbook/record.js";
-import { checkOutcome, type StepRun } from "../playbook/walk.js";
+import type { WalkRecord } from "../remediation/record.js";
+import { checkOutcome, type StepRun } from "../remediation/walk.js";
 import type { Report } from "../report/schema.js";
 import type { StoryRemark } from "../story/model.js";
 import { storyOf } from "../story/story.js";

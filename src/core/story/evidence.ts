@@ -3,7 +3,7 @@
 // own credential or stayed silent). Facts only; the renderers own the words.
 
 import { ROOT_CAUSE_IDS, SOURCE_NAMES } from "../ids.js";
-import type { WalkRecord } from "../playbook/record.js";
+import type { WalkRecord } from "../remediation/record.js";
 import type { Finding, Report } from "../report/schema.js";
 import { unansweredSources } from "../report/unanswered.js";
 import type { IncidentStory, StoryWriter, UnseenSource } from "./model.js";

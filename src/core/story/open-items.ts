@@ -1,7 +1,7 @@
 // What is left for a person: the items the diagnosis raised (core/verification/open-items.ts owns
 // which), with who marked each done as the walk record keeps it.
 
-import type { WalkRecord } from "../playbook/record.js";
+import type { WalkRecord } from "../remediation/record.js";
 import type { Report } from "../report/schema.js";
 import { mergeOpenItems, type OpenItem, openItemsOf } from "../verification/open-items.js";
 import type { StoryOpenItem } from "./model.js";

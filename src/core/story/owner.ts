@@ -1,7 +1,7 @@
 // Who is handling the incident: the person who said "I'm on it", else the first person who
 // approved, did a step by hand or skipped one.
 
-import type { WalkRecord } from "../playbook/record.js";
+import type { WalkRecord } from "../remediation/record.js";
 import type { IncidentStory } from "./model.js";
 
 export interface Claim {

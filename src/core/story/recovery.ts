@@ -1,7 +1,7 @@
 // How the incident ended for the writer: its first commit after the change, and the one measure
 // of "recovered after" (change → first commit, core/verification/recovery.ts) every surface states.
 
-import type { WalkRecord } from "../playbook/record.js";
+import type { WalkRecord } from "../remediation/record.js";
 import { changeTimeOf, recoveryAfterMs } from "../verification/recovery.js";
 import type { StoryRecovery } from "./model.js";
 

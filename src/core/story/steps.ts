@@ -4,10 +4,10 @@
 
 import type { StepId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
-import { nextTarget } from "../playbook/events/shared.js";
-import { proposalIdFor, type WalkRecord } from "../playbook/record.js";
-import type { Playbook } from "../playbook/schema.js";
-import type { CheckRecord, MachineContext, StepRun } from "../playbook/walk.js";
+import { nextTarget } from "../remediation/events/shared.js";
+import { proposalIdFor, type WalkRecord } from "../remediation/record.js";
+import type { Playbook } from "../remediation/schema.js";
+import type { CheckRecord, MachineContext, StepRun } from "../remediation/walk.js";
 import { madeByHand } from "../verification/recovery.js";
 import type { StepState, StoryCheck, StoryDecision, StoryStep } from "./model.js";
 

@@ -3,8 +3,8 @@
 // renders. Pure: no clock, no I/O; the same input always tells the same story.
 
 import type { Incident } from "../incident/model.js";
-import type { WalkRecord } from "../playbook/record.js";
-import type { Playbook } from "../playbook/schema.js";
+import type { WalkRecord } from "../remediation/record.js";
+import type { Playbook } from "../remediation/schema.js";
 import type { Report } from "../report/schema.js";
 import { cadenceOf, causeFinding, firstFailureMs, lastGoodCommitMs, unseenOf, writerOf } from "./evidence.js";
 import { healthOf } from "./health.js";

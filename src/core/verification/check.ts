@@ -6,8 +6,8 @@
 import { committerOf, isConnectorCommit } from "../attribution/attribute.js";
 import { LIVE_JOB_STATES } from "../diagnosis/context.js";
 import type { Evidence, FlinkJobEvidence, Snapshot } from "../evidence/model.js";
-import type { VerifySignal } from "../playbook/schema.js";
 import { groupDigits } from "../plural.js";
+import type { VerifySignal } from "../remediation/schema.js";
 import { utcTime } from "../words/clock.js";
 
 export type WriterIdentity =

@@ -8,7 +8,7 @@
 // know when, so a commit made between the proposal and the press is the change's, not ignored.
 
 import type { StepId } from "../ids.js";
-import type { StepRun } from "../playbook/walk.js";
+import type { StepRun } from "../remediation/walk.js";
 import type { RecoveryCredit } from "./check.js";
 
 /** The writer's first commit after a step's change, and whether the change earned it. */

@@ -16,9 +16,9 @@ import {
 } from "../../core/autopilot/decide.js";
 import type { AutopilotConfig } from "../../core/autopilot/policy.js";
 import type { RemediationJob } from "../../core/jobs.js";
-import { proposalIdFor, type WalkRecord } from "../../core/playbook/record.js";
-import type { PlaybookSet } from "../../core/playbook/schema.js";
-import type { Notice, StepRun } from "../../core/playbook/walk.js";
+import { proposalIdFor, type WalkRecord } from "../../core/remediation/record.js";
+import type { PlaybookSet } from "../../core/remediation/schema.js";
+import type { Notice, StepRun } from "../../core/remediation/walk.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
 import {
   type AutopilotFate,

@@ -6,7 +6,7 @@
 import type { Evidence } from "../../core/evidence/model.js";
 import { type EarlierMatch, lostChanges, matchEarlier } from "../../core/history/match.js";
 import type { IncidentHistory } from "../../core/history/record.js";
-import type { WalkMemory } from "../../core/playbook/record.js";
+import type { WalkMemory } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
 import type { BotConfig } from "../../core/settings.js";
 import { asCodedError } from "../../errors.js";

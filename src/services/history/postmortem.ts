@@ -6,8 +6,8 @@
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import { buildPostmortem, type Postmortem, type PostmortemPicture } from "../../core/history/postmortem.js";
 import type { Incident } from "../../core/incident/model.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
-import type { Playbook } from "../../core/playbook/schema.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
+import type { Playbook } from "../../core/remediation/schema.js";
 import type { Report } from "../../core/report/schema.js";
 import type { IncidentStory, StoryRemark } from "../../core/story/model.js";
 import type { Claim } from "../../core/story/owner.js";

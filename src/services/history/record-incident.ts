@@ -3,7 +3,7 @@
 // closed and a missing history record is only logged.
 
 import { historyOf, type IncidentHistory } from "../../core/history/record.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { buildTimeline } from "../../core/chart/timeline.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../../core/incident/model.js";
-import type { WalkMemory } from "../../core/playbook/record.js";
+import type { WalkMemory } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { unknownCatalogWords } from "../../core/sources/model.js";

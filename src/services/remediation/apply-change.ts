@@ -5,7 +5,7 @@
 
 import type { TableRef } from "../../core/evidence/model.js";
 import type { StepId } from "../../core/ids.js";
-import type { PreviousValues, WalkEvent } from "../../core/playbook/walk.js";
+import type { PreviousValues, WalkEvent } from "../../core/remediation/walk.js";
 import type { Change, PropertyChange } from "../../core/report/schema.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
@@ -177,11 +177,7 @@ async function applyTableProperties(
         coded,
       );
     }
-    return {
-      status: "not-applied",
-      code: coded.code,
-      detail: `Nothing was changed on ${name}: ${coded.message}`,
-    };
+    return notApplied(coded, `Nothing was changed on ${name}: ${coded.message}`);
   }
 }
 
@@ -211,12 +207,7 @@ async function applyConnectorConfig(
     return { status: "applied", previous, detail: `Set ${describe(changes)} on ${what}.` };
   } catch (error) {
     const coded = asCodedError(error);
-    if (refusedOutright(coded))
-      return {
-        status: "not-applied",
-        code: coded.code,
-        detail: `Nothing was changed on ${what}: ${coded.message}`,
-      };
+    if (refusedOutright(coded)) return notApplied(coded, `Nothing was changed on ${what}: ${coded.message}`);
     return reloadAndReport(changes, previous, readConfig, what, coded);
   }
 }
@@ -252,11 +243,7 @@ async function restartConnector(
   } catch (error) {
     const coded = asCodedError(error);
     if (refusedOutright(coded)) {
-      return {
-        status: "not-applied",
-        code: coded.code,
-        detail: `Connector ${connector} was not restarted: ${coded.message}`,
-      };
+      return notApplied(coded, `Connector ${connector} was not restarted: ${coded.message}`);
     }
     try {
       const after = (await connect.getConnectorEvidence(connector, cluster)).connector;
@@ -267,11 +254,10 @@ async function restartConnector(
           detail: `The restart call failed (${coded.message}) but ${connector} shows nothing failed now: ${summary(after)}.`,
         };
       }
-      return {
-        status: "not-applied",
-        code: coded.code,
-        detail: `The restart call failed (${coded.message}) and ${connector} still has failed parts: ${summary(after)}.`,
-      };
+      return notApplied(
+        coded,
+        `The restart call failed (${coded.message}) and ${connector} still has failed parts: ${summary(after)}.`,
+      );
     } catch (reloadError) {
       return unknown(`restart of ${connector}`, coded, reloadError);
     }
@@ -284,11 +270,10 @@ async function preRead<T>(read: () => Promise<T>, what: string): Promise<{ value
     return { value: await read() };
   } catch (error) {
     const coded = asCodedError(error);
-    return {
-      status: "not-applied",
-      code: coded.code,
-      detail: `Could not read ${what} before changing it, so nothing was sent: ${coded.message}`,
-    };
+    return notApplied(
+      coded,
+      `Could not read ${what} before changing it, so nothing was sent: ${coded.message}`,
+    );
   }
 }
 
@@ -365,11 +350,14 @@ async function reloadAndReport(
       detail: `The call failed (${cause.message}) but a reload shows ${describe(changes)} in place on ${what}.`,
     };
   }
-  return {
-    status: "not-applied",
-    code: cause.code,
-    detail: `The call failed (${cause.message}) and a reload shows ${what} unchanged; it was not retried.`,
-  };
+  return notApplied(
+    cause,
+    `The call failed (${cause.message}) and a reload shows ${what} unchanged; it was not retried.`,
+  );
+}
+
+function notApplied(cause: CodedError, detail: string): ApplyOutcome {
+  return { status: "not-applied", code: cause.code, detail };
 }
 
 function unknown(what: string, cause: CodedError, reloadError: unknown): ApplyOutcome {

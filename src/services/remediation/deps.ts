@@ -1,8 +1,14 @@
 // What guided remediation needs from the rest of the bot, as one injectable set of ports: tests
-// wire real Redis, the simulated lakehouse and the Slack stand-in through it.
+// wire real Redis, the simulated lakehouse and the Slack stand-in through it. Also what a walk is
+// decided against, read from it: the table's playbook and steps, who may approve (user groups
+// through the approver directory) and the follow-up pacing.
 
-import type { PlaybookSet } from "../../core/playbook/schema.js";
-import type { BotConfig } from "../../core/settings.js";
+import { type ApprovalPolicy, policyFor } from "../../core/approval/policy.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
+import type { Playbook, PlaybookSet, Step } from "../../core/remediation/schema.js";
+import type { FollowUpSettings, MachineContext } from "../../core/remediation/walk.js";
+import { type BotConfig, tableSettings } from "../../core/settings.js";
+import { CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";
 import type {
   ApproverDirectory,
@@ -65,4 +71,47 @@ export interface RemediationDeps {
   };
   /** Runs around the history write of a resolution (kill -9 drills crash a worker here). */
   onResolution?: (stage: "before-history" | "after-history") => Promise<void>;
+}
+
+/** Who may approve changes to a table, with user group members looked up in Slack. */
+export async function policyOf(deps: RemediationDeps, table: string): Promise<ApprovalPolicy> {
+  const approvers = tableSettings(deps.bot, table).approvers;
+  const members: Record<string, string[]> = {};
+  for (const id of approvers.filter((a) => a.startsWith("S")))
+    members[id] = await deps.approvers.groupMembers(id);
+  return policyFor(deps.bot, table, members);
+}
+
+export async function contextOf(deps: RemediationDeps, record: WalkRecord): Promise<MachineContext> {
+  return {
+    playbook: playbookFor(deps, record.walk.playbookId, record.walk.current?.stepId),
+    policy: await policyOf(deps, record.table),
+    followUp: followUpOf(deps, record.table),
+  };
+}
+
+export function followUpOf(deps: RemediationDeps, table: string): FollowUpSettings {
+  const settings = tableSettings(deps.bot, table).followUp;
+  const intervalSeconds =
+    deps.followUpIntervalMs === undefined ? settings.intervalSeconds : deps.followUpIntervalMs / 1000;
+  return { intervalSeconds, checks: deps.followUpChecks ?? settings.checks };
+}
+
+export function playbookFor(deps: RemediationDeps, playbookId: string, stepId?: string): Playbook {
+  const set = deps.playbooks.playbooks;
+  const found = set.find((p) => p.id === playbookId) ?? set.find((p) => p.steps.some((s) => s.id === stepId));
+  if (!found) {
+    throw new CodedError(ErrorCode.PlaybookInvalid, `No playbook ${playbookId} is loaded`, {
+      hint: "Check the playbooks directory the bot was started with (iceberg-bot playbooks lint).",
+    });
+  }
+  return found;
+}
+
+export function stepOf(
+  deps: RemediationDeps,
+  record: Pick<WalkRecord, "walk">,
+  stepId: string,
+): Step | undefined {
+  return playbookFor(deps, record.walk.playbookId, stepId).steps.find((s) => s.id === stepId);
 }

@@ -4,7 +4,7 @@
 
 import { buildTimeline, describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import type { Evidence } from "../../core/evidence/model.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
 import type { RecoveryCredit } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
 import type { RemediationDeps } from "./deps.js";

@@ -7,54 +7,29 @@
 
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
-import { decide, type RecordEvent } from "../../core/playbook/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/playbook/events/shared.js";
-import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/playbook/record.js";
-import { startWalk, type WalkEvent, type WalkState } from "../../core/playbook/walk.js";
+import { decide, type RecordEvent } from "../../core/remediation/decide.js";
+import { approvalsNeeded, nextTarget } from "../../core/remediation/events/shared.js";
+import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/remediation/record.js";
+import { startWalk, type WalkEvent, type WalkState } from "../../core/remediation/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
 import { asCodedError, type CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type { ApplyFormContent, RemediationJob } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
-import type { RemediationDeps } from "./deps.js";
-import { RemediationEffects } from "./effects.js";
-import { RemediationJobs } from "./jobs.js";
-import { Pipeline, type PipelineOptions } from "./pipeline.js";
-import { type Proposal, StepProposals } from "./proposals.js";
-import { RemediationSettings } from "./settings.js";
+import { contextOf, playbookFor, policyOf, type RemediationDeps, stepOf } from "./deps.js";
+import { ensurePending, ensureProposalPosted, execute, tell } from "./effects.js";
+import { runChangeJob } from "./jobs.js";
+import { noWalk, type Proposal, proposalOrNote, propose, type RunOptions, run } from "./pipeline.js";
 import { stepRisk } from "./views.js";
 
 export type { RemediationDeps } from "./deps.js";
 
-export type ButtonKind = "done" | "skip" | "stop" | "revert" | "next" | "item-done";
-
-const pick = (value: ActionValue): ActionValue => ({
-  incidentId: value.incidentId,
-  stepId: value.stepId,
-  proposalId: value.proposalId,
-});
+/** What a person did in Slack, recorded by the receiver as a job a worker carries out. */
+type PersonJob = Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>;
+export type ButtonKind = Extract<RemediationJob, { kind: "click" }>["button"];
 
 export class Remediation {
-  private readonly settings: RemediationSettings;
-  private readonly effects: RemediationEffects;
-  private readonly pipeline: Pipeline;
-  private readonly proposals: StepProposals;
-  private readonly jobs: RemediationJobs;
-
-  constructor(private readonly deps: RemediationDeps) {
-    this.settings = new RemediationSettings(deps);
-    this.effects = new RemediationEffects(deps, this.settings);
-    this.pipeline = new Pipeline(deps, this.settings, this.effects);
-    this.proposals = new StepProposals(deps, this.settings, this.pipeline, this.effects);
-    this.jobs = new RemediationJobs(deps, {
-      settings: this.settings,
-      pipeline: this.pipeline,
-      effects: this.effects,
-      proposals: this.proposals,
-    });
-  }
-
-  // --- entry points ------------------------------------------------------------------------
+  constructor(private readonly deps: RemediationDeps) {}
 
   /** After a diagnosis: put its next step to the thread, once per diagnosis. */
   async proposeFromReport(
@@ -68,13 +43,13 @@ export class Remediation {
     const next = report.nextStep;
     if (!next) return;
     const incident = await this.deps.store.require(incidentId);
-    const playbook = this.settings.playbookFor(next.playbook, next.id);
+    const playbook = playbookFor(this.deps, next.playbook, next.id);
     const now = this.deps.now();
     const existing = (await this.deps.walks.get(incidentId))?.value;
     if (existing && (existing.proposedForDiagnosis ?? 0) >= n) {
       // A retried diagnosis job: the proposal may not have reached Slack the first time.
       if (existing.walk.current)
-        await this.effects.ensureProposalPosted(existing, existing.walk.current.stepId);
+        await ensureProposalPosted(this.deps, existing, existing.walk.current.stepId);
       return;
     }
     // The diagnosis named the failing writer: the follow-ups judge its recovery, never a twin's.
@@ -86,7 +61,8 @@ export class Remediation {
     const proposal: Proposal | undefined =
       next.change.kind === "manual" || next.change.kind === "read-only-check"
         ? { change: next.change }
-        : await this.proposals.proposalOrNote(
+        : await proposalOrNote(
+            this.deps,
             {
               incidentId,
               table: incident.table,
@@ -98,7 +74,8 @@ export class Remediation {
             requestedBy,
           );
     if (!proposal) return;
-    const result = await this.pipeline.run(
+    const result = await run(
+      this.deps,
       incidentId,
       { type: "propose", stepId: next.id, ...proposal, ...(requestedBy ? { requestedBy } : {}) },
       {
@@ -125,7 +102,7 @@ export class Remediation {
     );
     // A retried diagnosis job: the proposal may not have reached Slack the first time.
     if (!result.changed && result.record?.walk.current) {
-      await this.effects.ensureProposalPosted(result.record, result.record.walk.current.stepId);
+      await ensureProposalPosted(this.deps, result.record, result.record.walk.current.stepId);
     }
     // Autopilot looks at every proposal made from a diagnosis (a retried job's too: it plans once).
     await this.deps.autopilot?.proposed(incidentId);
@@ -138,12 +115,12 @@ export class Remediation {
   async openApply(value: ActionValue, user: string, viewId: string): Promise<void> {
     const stored = await this.deps.walks.get(value.incidentId);
     if (!stored) {
-      if (!(await this.fillForm(viewId, { kind: "refused", notices: [{ kind: "no-walk" }] })))
-        await this.pipeline.noProposal(value, user);
+      if (!(await fillForm(this.deps, viewId, { kind: "refused", notices: [{ kind: "no-walk" }] })))
+        await noWalk(this.deps, value.incidentId, user);
       return;
     }
     const record = stored.value;
-    const ctx = await this.settings.context(record);
+    const ctx = await contextOf(this.deps, record);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
     const event: WalkEvent = {
       type: "approve",
@@ -157,65 +134,63 @@ export class Remediation {
     const refused = dry.effects.some(
       (e) => e.type === "audit" && (e.entry.outcome === "refused" || e.entry.outcome === "ignored"),
     );
-    const run = record.walk.current;
-    if (refused || !run || !step) {
+    const current = record.walk.current;
+    if (refused || !current || !step) {
       // Nothing changes, but the attempt is shown in the form (or told, when the form is gone) and audited.
       const told = dry.effects.filter((e) => e.type === "post-ephemeral" || e.type === "audit");
       const notices = told.flatMap((e) => (e.type === "post-ephemeral" ? [e.notice] : []));
-      const shown = await this.fillForm(viewId, {
+      const shown = await fillForm(this.deps, viewId, {
         kind: "refused",
         notices: notices.length > 0 ? notices : [{ kind: "no-open-proposal" }],
       });
-      await this.effects.execute(record, shown ? told.filter((e) => e.type === "audit") : told, {
+      await execute(this.deps, record, shown ? told.filter((e) => e.type === "audit") : told, {
         actor: user,
       });
       // "Already approved" may mean an apply whose job was lost with a process: queue it again.
-      await this.effects.ensurePending(record);
+      await ensurePending(this.deps, record);
       return;
     }
-    const filled = await this.fillForm(viewId, {
+    const filled = await fillForm(this.deps, viewId, {
       kind: "form",
       view: {
         incidentId: record.incidentId,
         proposalId: value.proposalId,
-        stepId: run.stepId,
+        stepId: current.stepId,
         table: record.table,
         title: step.title,
-        change: run.change,
+        change: current.change,
         risky: step.risky || step.confirmations.length > 0,
         risk: stepRisk(step),
         approval: {
-          index: run.approvals.length + 1,
+          index: current.approvals.length + 1,
           of: approvalsNeeded(step),
-          earlier: run.approvals.map((a) => ({ by: a.user, ...(a.reason ? { reason: a.reason } : {}) })),
+          earlier: current.approvals.map((a) => ({
+            by: a.user,
+            ...(a.reason ? { reason: a.reason } : {}),
+          })),
         },
       },
     });
     if (!filled) {
       this.deps.log.warn({ incidentId: record.incidentId }, "the apply form could not be filled in");
-      await this.effects.execute(
+      await execute(
+        this.deps,
         record,
         [{ type: "post-ephemeral", user, notice: { kind: "apply-form-failed" } }],
-        { actor: user },
+        {
+          actor: user,
+        },
       );
-    }
-  }
-
-  private async fillForm(viewId: string, content: ApplyFormContent): Promise<boolean> {
-    try {
-      return await this.deps.notifier.fillApplyForm(viewId, content);
-    } catch (error) {
-      this.deps.log.warn({ err: asCodedError(error).message }, "views.update failed for the apply form");
-      return false;
     }
   }
 
   /** The modal's submission is the approval. */
   async submitApproval(value: ActionValue, user: string, reason: string | undefined, confirmed: boolean) {
     const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return this.pipeline.noProposal(value, user);
-    const step = this.settings.step(stored.value.walk.playbookId, value.stepId);
-    await this.pipeline.run(
+    if (!stored) return noWalk(this.deps, value.incidentId, user);
+    const step = stepOf(this.deps, stored.value, value.stepId);
+    await run(
+      this.deps,
       value.incidentId,
       {
         type: "approve",
@@ -231,105 +206,43 @@ export class Remediation {
   /** A button on a proposal or a verification: one event, decided and delivered; then what it offers. */
   async press(kind: ButtonKind, value: ActionValue, user: string): Promise<void> {
     const { event, opts } = buttonEvent(kind, value, user);
-    const { effects } = await this.pipeline.run(value.incidentId, event, opts);
+    const { effects } = await run(this.deps, value.incidentId, event, opts);
     // A skip moves on at once, and so does an allowed Next step: propose that step as it is now.
     for (const effect of effects)
       if (effect.type === "offer-next-step" && effect.reason !== "ineffective")
-        await this.proposals.propose(value.incidentId, effect.nextStepId, user);
+        await propose(this.deps, value.incidentId, effect.nextStepId, user);
   }
 
   /**
-   * The receiver's part of a click or a form submission: record it as a job and return. What it
-   * causes (reads, the walk's decision, messages) happens in a worker, in runJob. `slackId` is
-   * Slack's id of the delivery, so a repeat adds the same job once.
+   * The receiver's part of a click, a form submission or a press on autopilot's announcement:
+   * record it as a job and return. What it causes (reads, the walk's decision, messages) happens
+   * in a worker, in runJob. The job's `slackId` is Slack's id of the delivery, so a repeat adds
+   * the same job once.
    */
-  async recordClick(kind: ButtonKind, value: ActionValue, user: string, slackId: string): Promise<void> {
-    await this.deps.jobs.enqueue({ kind: "click", button: kind, ...pick(value), user, slackId });
-  }
-
-  /** Apply pressed: recorded as a job that fills the placeholder form `viewId` the receiver opened. */
-  async recordApplyClick(value: ActionValue, user: string, slackId: string, viewId: string): Promise<void> {
-    await this.deps.jobs.enqueue({ kind: "apply-form", ...pick(value), user, slackId, viewId });
-  }
-
-  /** Hold or Apply now on autopilot's announcement: recorded as a job like any click. */
-  async recordAutopilotClick(
-    action: "hold" | "apply-now",
-    value: ActionValue,
-    user: string,
-    slackId: string,
-  ): Promise<void> {
-    await this.deps.jobs.enqueue({ kind: "autopilot", action, ...pick(value), user, slackId });
-  }
-
-  async recordApproval(
-    value: ActionValue,
-    user: string,
-    reason: string | undefined,
-    confirmed: boolean,
-    slackId: string,
-  ): Promise<void> {
-    await this.deps.jobs.enqueue({
-      kind: "approval",
-      ...pick(value),
-      user,
-      ...(reason ? { reason } : {}),
-      confirmed,
-      slackId,
-    });
+  async record(job: PersonJob | Extract<RemediationJob, { kind: "autopilot" }>): Promise<void> {
+    await this.deps.jobs.enqueue(job);
   }
 
   async runJob(job: RemediationJob): Promise<void> {
-    if (job.kind === "click" || job.kind === "approval" || job.kind === "apply-form") {
-      try {
-        if (job.kind === "apply-form") return await this.openApply(pick(job), job.user, job.viewId);
-        if (job.kind === "click") await this.press(job.button, pick(job), job.user);
-        else await this.submitApproval(pick(job), job.user, job.reason, job.confirmed);
-        // An autopilot announcement people overtook loses its Hold and Apply now.
-        return await this.deps.autopilot?.settle(job.incidentId);
-      } catch (error) {
-        if (!isCodedError(error, ErrorCode.StoredRecordInvalid)) throw error;
-        // Retrying cannot make the record readable: the person is told once, and the job ends.
-        return this.tellUnreadable(job, error);
-      }
-    }
     if (job.kind === "autopilot") return this.deps.autopilot?.run(job);
-    if (job.kind === "check" || job.kind === "revert") return this.jobs.runSettled(job);
-    await this.jobs.run(job);
-  }
-
-  /** Says to whoever pressed a button that the incident's stored walk is not one this release may use. */
-  private async tellUnreadable(
-    job: Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>,
-    error: CodedError,
-  ): Promise<void> {
-    const { log, store, notifier } = this.deps;
-    const newer = error.details?.newer === true;
-    log.error(
-      { incidentId: job.incidentId, err: error.message, hint: error.hint },
-      newer ? "a walk a newer release stored is left as it is" : "a stored walk cannot be read",
-    );
-    const notice = { kind: "record-unreadable" as const, incidentId: job.incidentId, newer };
-    if (
-      job.kind === "apply-form" &&
-      (await this.fillForm(job.viewId, { kind: "refused", notices: [notice] }))
-    )
-      return;
+    if (job.kind === "apply" || job.kind === "check" || job.kind === "revert")
+      return runChangeJob(this.deps, job);
     try {
-      const incident = await store.get(job.incidentId);
-      if (incident)
-        await notifier.say(
-          { incidentId: incident.id, channel: incident.channel },
-          { kind: "ephemeral", user: job.user, notice },
-        );
-    } catch (told) {
-      log.warn({ err: asCodedError(told).message }, "the person could not be told the walk is unreadable");
+      if (job.kind === "apply-form") return await this.openApply(job, job.user, job.viewId);
+      if (job.kind === "click") await this.press(job.button, job, job.user);
+      else await this.submitApproval(job, job.user, job.reason, job.confirmed);
+      // An autopilot announcement people overtook loses its Hold and Apply now.
+      return await this.deps.autopilot?.settle(job.incidentId);
+    } catch (error) {
+      if (!isCodedError(error, ErrorCode.StoredRecordInvalid)) throw error;
+      // Retrying cannot make the record readable: the person is told once, and the job ends.
+      return tellUnreadable(this.deps, job, error);
     }
   }
 
   /** Who may approve changes to a table, with user group members looked up in Slack. */
   policy(table: string): Promise<ApprovalPolicy> {
-    return this.settings.policy(table);
+    return policyOf(this.deps, table);
   }
 
   /**
@@ -339,7 +252,7 @@ export class Remediation {
    */
   async isOnCall(table: string, user: string): Promise<boolean> {
     try {
-      if (canApprove(await this.settings.policy(table), user).allowed) return true;
+      if (canApprove(await policyOf(this.deps, table), user).allowed) return true;
       const open = await this.deps.store.openIncidentFor(table);
       const walk = open ? (await this.deps.walks.get(open.id))?.value : undefined;
       return walk ? peopleOnWalk(walk).has(user) : false;
@@ -354,7 +267,8 @@ export class Remediation {
    * record), under the policy's actor, which BOT_CONFIG's `autopilot:` grants for this decision.
    */
   async approveUnderPolicy(value: ActionValue, actor: string, reason: string): Promise<void> {
-    await this.pipeline.run(
+    await run(
+      this.deps,
       value.incidentId,
       { type: "approve", stepId: value.stepId, user: actor, reason, confirmations: [] },
       { proposalId: value.proposalId, actor, grant: actor },
@@ -363,7 +277,8 @@ export class Remediation {
 
   /** The autopilot's revert of its own change: the Revert button's event, under the policy's actor. */
   async revertUnderPolicy(incidentId: string, stepId: StepId, actor: string): Promise<void> {
-    await this.pipeline.run(
+    await run(
+      this.deps,
       incidentId,
       { type: "revert-requested", stepId, user: actor },
       { actor, grant: actor },
@@ -378,15 +293,42 @@ export class Remediation {
     const record = (await this.deps.walks.get(incidentId))?.value;
     const last = record?.walk.history[record.walk.history.length - 1];
     if (!record || !last || record.walk.status !== "active" || record.walk.current) return undefined;
-    const next = nextTarget(record.walk, last.stepId, await this.settings.context(record));
+    const next = nextTarget(record.walk, last.stepId, await contextOf(this.deps, record));
     if (next.kind !== "step") return undefined;
-    await this.proposals.propose(incidentId, next.stepId);
+    await propose(this.deps, incidentId, next.stepId);
     return next.stepId;
   }
 
   /** Proposes a step of the stored walk, built afresh from the table as it is now. */
   proposeStep(incidentId: string, stepId: StepId, actor?: string): Promise<void> {
-    return this.proposals.propose(incidentId, stepId, actor);
+    return propose(this.deps, incidentId, stepId, actor);
+  }
+}
+
+async function fillForm(deps: RemediationDeps, viewId: string, content: ApplyFormContent): Promise<boolean> {
+  try {
+    return await deps.notifier.fillApplyForm(viewId, content);
+  } catch (error) {
+    deps.log.warn({ err: asCodedError(error).message }, "views.update failed for the apply form");
+    return false;
+  }
+}
+
+/** Says to whoever pressed a button that the incident's stored walk is not one this release may use. */
+async function tellUnreadable(deps: RemediationDeps, job: PersonJob, error: CodedError): Promise<void> {
+  const newer = error.details?.newer === true;
+  deps.log.error(
+    { incidentId: job.incidentId, err: error.message, hint: error.hint },
+    newer ? "a walk a newer release stored is left as it is" : "a stored walk cannot be read",
+  );
+  const notice = { kind: "record-unreadable" as const, incidentId: job.incidentId, newer };
+  if (job.kind === "apply-form" && (await fillForm(deps, job.viewId, { kind: "refused", notices: [notice] })))
+    return;
+  const failure = "the person could not be told the walk is unreadable";
+  try {
+    await tell(deps, job.incidentId, job.user, notice, failure);
+  } catch (told) {
+    deps.log.warn({ err: asCodedError(told).message }, failure);
   }
 }
 
@@ -395,7 +337,7 @@ function buttonEvent(
   kind: ButtonKind,
   value: ActionValue,
   user: string,
-): { event: RecordEvent; opts: PipelineOptions } {
+): { event: RecordEvent; opts: RunOptions } {
   const { stepId } = value;
   const onProposal = { proposalId: value.proposalId, actor: user };
   switch (kind) {

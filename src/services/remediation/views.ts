@@ -3,12 +3,10 @@
 // story (core/story) instead.
 
 import type { StepId } from "../../core/ids.js";
-import type { WalkRecord } from "../../core/playbook/record.js";
+import type { WalkRecord } from "../../core/remediation/record.js";
 
-export { proposalIdFor } from "../../core/playbook/record.js";
-
-import type { Step, VerifySignal } from "../../core/playbook/schema.js";
-import type { StepPhase, StepRun } from "../../core/playbook/walk.js";
+import type { Step, VerifySignal } from "../../core/remediation/schema.js";
+import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
 import { pendingItems } from "../../core/verification/open-items.js";
 import { changeTimeOf, madeByHand } from "../../core/verification/recovery.js";
@@ -28,7 +26,10 @@ const SIGNAL_WORDS: Record<VerifySignal, string> = {
 
 const LEADING_LEVEL = /^\s*(none|low|medium|high)\b[.;:,]?\s*/i;
 
-/** The risk as the proposal and the apply form state it. */
+/**
+ * The risk as the proposal and the apply form state it. The level is shown as a word already; a
+ * leading "Low." in the playbook text would repeat it.
+ */
 export function stepRisk(step: Step): { level: RiskLevel; detail: string } {
   return { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk };
 }
@@ -70,8 +71,7 @@ export function proposalView(
     },
     index: proposalIndex(record, proposalId),
     why: step.why,
-    // The level is shown as a word already; a leading "Low." in the playbook text would repeat it.
-    risk: { level: riskLevel(step), detail: step.risk.replace(LEADING_LEVEL, "") || step.risk },
+    risk: stepRisk(step),
     verification: {
       checks: run.checksTotal,
       intervalSeconds: run.intervalMs / 1000,

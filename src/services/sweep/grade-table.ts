@@ -3,7 +3,7 @@
 
 import { audit } from "../../core/audit/audit.js";
 import { diagnose } from "../../core/diagnosis/diagnose.js";
-import type { Playbook } from "../../core/playbook/schema.js";
+import type { Playbook } from "../../core/remediation/schema.js";
 import type { AuditReport, Report } from "../../core/report/schema.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { BotConfig } from "../../core/settings.js";

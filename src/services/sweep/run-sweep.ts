@@ -1,7 +1,7 @@
 // A whole sweep in one process (the `sweep` command): walk the catalog, grade every table with a
 // bounded number in flight, and rank them. The bot runs the same grading spread over workers.
 
-import type { Playbook } from "../../core/playbook/schema.js";
+import type { Playbook } from "../../core/remediation/schema.js";
 import type { BotConfig } from "../../core/settings.js";
 import { type BudgetLimits, type SkipReason, skipSummary } from "../../core/sweep/budget.js";
 import { budgetLimits, DEFAULT_SWEEP_CONFIG } from "../../core/sweep/config.js";

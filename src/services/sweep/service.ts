@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import type { TableRef } from "../../core/evidence/model.js";
-import type { Playbook } from "../../core/playbook/schema.js";
+import type { Playbook } from "../../core/remediation/schema.js";
 import type { BotConfig } from "../../core/settings.js";
 import {
   type BudgetLimit,

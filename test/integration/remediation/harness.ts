@@ -13,7 +13,7 @@ import { placeholderId, renderPlaceholder } from "../../../src/adapters/slack/pl
 import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../../src/adapters/store/audit-trail.js";
 import type { IncidentStore } from "../../../src/adapters/store/incident-store.js";
-import { WalkStore } from "../../../src/adapters/store/walk-store.js";
+import { WalkStore } from "../../../src/adapters/store/remediation-store.js";
 import type { Config } from "../../../src/config.js";
 import type { StepId } from "../../../src/core/ids.js";
 import type { Report } from "../../../src/core/report/schema.js";

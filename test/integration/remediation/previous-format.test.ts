@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { OUTBOX_FORMAT } from "../../../src/adapters/slack/outbox/outbox.js";
 import { INCIDENT_FORMAT } from "../../../src/adapters/store/incident-store.js";
 import { REPORT_FORMAT } from "../../../src/adapters/store/report-format.js";
-import { WALK_FORMAT } from "../../../src/core/playbook/record-format.js";
+import { WALK_FORMAT } from "../../../src/core/remediation/record-format.js";
 import { ReportSchema } from "../../../src/core/report/schema.js";
 import { REDIS_URL } from "../../support/redis.js";
 import { ALICE, CHANNEL, type ServiceHarness, startServiceHarness, until } from "./harness.js";

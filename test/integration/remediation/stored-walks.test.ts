@@ -4,7 +4,7 @@
 
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { WALK_FORMAT } from "../../../src/core/playbook/record-format.js";
+import { WALK_FORMAT } from "../../../src/core/remediation/record-format.js";
 import { REDIS_URL } from "../../support/redis.js";
 import { ALICE, BOB, CHANNEL, type ServiceHarness, startServiceHarness, until } from "./harness.js";
 

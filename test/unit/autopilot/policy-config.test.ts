@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { inspectConfig, loadConfig } from "../../../src/config.js";
 import { policyStepProblems } from "../../../src/core/autopilot/policy.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
 import { PLAYBOOKS } from "../../support/playbooks.js";
 
 const problemsOf = (yaml: string) => inspectConfig({ BOT_CONFIG: yaml }).problems;

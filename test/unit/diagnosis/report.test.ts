@@ -11,7 +11,7 @@ import { hotPartitionFilter, pickStepId } from "../../../src/core/diagnosis/next
 import { pickVerdict, VERDICT_PRIORITY } from "../../../src/core/diagnosis/verdict.js";
 import type { Snapshot } from "../../../src/core/evidence/model.js";
 import { type FindingId, STEP_IDS, TRIAGE_IDS } from "../../../src/core/ids.js";
-import { proposeChange } from "../../../src/core/playbook/change.js";
+import { proposeChange } from "../../../src/core/remediation/change.js";
 import { type PropertyChange, ReportSchema } from "../../../src/core/report/schema.js";
 import {
   BASE_LOCATION_MESSAGE,

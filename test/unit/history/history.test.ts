@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import * as yaml from "yaml";
+import { noteMessage } from "../../../src/adapters/slack/remediation-slack.js";
 import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
 import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
 import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
-import { noteMessage } from "../../../src/adapters/slack/walk-slack.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
 import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
 import { causeKey, historyOf, type IncidentHistory } from "../../../src/core/history/record.js";
 import type { StepId } from "../../../src/core/ids.js";
-import type { WalkRecord } from "../../../src/core/playbook/record.js";
-import type { StepRun } from "../../../src/core/playbook/walk.js";
+import type { WalkRecord } from "../../../src/core/remediation/record.js";
+import type { StepRun } from "../../../src/core/remediation/walk.js";
 import { parseBotConfigText } from "../../../src/core/settings.js";
 import { DigestBuilder } from "../../../src/core/sweep/digest.js";
 import { earlierIncidents, memoryOf, sayEarlier } from "../../../src/services/history/earlier.js";

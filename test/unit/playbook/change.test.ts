@@ -6,11 +6,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../../src/core/diagnosis/context.js";
 import { playbookChange } from "../../../src/core/diagnosis/next-step.js";
-import { proposeChange } from "../../../src/core/playbook/change.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
-import type { Playbook, Step } from "../../../src/core/playbook/schema.js";
-import { buildNextStep } from "../../../src/core/playbook/select.js";
 import { CONNECT_DEFAULTS, TABLE_DEFAULTS } from "../../../src/core/properties.js";
+import { proposeChange } from "../../../src/core/remediation/change.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
+import type { Playbook, Step } from "../../../src/core/remediation/schema.js";
+import { buildNextStep } from "../../../src/core/remediation/select.js";
 import { evidence, NOW, table } from "../../support/evidence-builders.js";
 import { PLAYBOOKS } from "../../support/playbooks.js";
 

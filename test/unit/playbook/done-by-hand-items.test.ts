@@ -5,17 +5,17 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { historyOf } from "../../../src/core/history/record.js";
-import { decide } from "../../../src/core/playbook/decide.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
-import type { WalkRecord } from "../../../src/core/playbook/record.js";
-import { readWalkRecord } from "../../../src/core/playbook/record-format.js";
-import type { Playbook } from "../../../src/core/playbook/schema.js";
+import { decide } from "../../../src/core/remediation/decide.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
+import type { WalkRecord } from "../../../src/core/remediation/record.js";
+import { readWalkRecord } from "../../../src/core/remediation/record-format.js";
+import type { Playbook } from "../../../src/core/remediation/schema.js";
 import {
   type Effect,
   type MachineContext,
   startWalk,
   type WalkEvent,
-} from "../../../src/core/playbook/walk.js";
+} from "../../../src/core/remediation/walk.js";
 import { storyOf } from "../../../src/core/story/story.js";
 import type { OpenItem } from "../../../src/core/verification/open-items.js";
 

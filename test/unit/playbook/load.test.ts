@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defaultPlaybooksDir, lintPlaybooks, loadPlaybooks } from "../../../src/adapters/playbooks/files.js";
 import { AUDIT_CHECK_IDS, type FindingId, STEP_IDS, type StepId } from "../../../src/core/ids.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
 import { CodedError, ErrorCode } from "../../../src/errors.js";
 
 const FIXTURES = "test/fixtures/playbooks";

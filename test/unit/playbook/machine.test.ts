@@ -3,16 +3,16 @@ import { describe, expect, it } from "vitest";
 import { renderNotice, renderProposalNote } from "../../../src/adapters/slack/render/walk-notice.js";
 import type { ApprovalPolicy } from "../../../src/core/approval/policy.js";
 import type { StepId } from "../../../src/core/ids.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
-import { transition } from "../../../src/core/playbook/machine.js";
-import type { Playbook } from "../../../src/core/playbook/schema.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
+import { transition } from "../../../src/core/remediation/machine.js";
+import type { Playbook } from "../../../src/core/remediation/schema.js";
 import {
   type Effect,
   type MachineContext,
   startWalk,
   type WalkEvent,
   type WalkState,
-} from "../../../src/core/playbook/walk.js";
+} from "../../../src/core/remediation/walk.js";
 import type { Change } from "../../../src/core/report/schema.js";
 
 const parsed = parsePlaybook(readFileSync("playbooks/commit-failures.yaml", "utf8"), "commit-failures.yaml");

@@ -1,8 +1,8 @@
 // The walk record's stored format: the previous format migrates, the current one validates, a
 // newer one (fields added) still reads after a rollback, and anything else is refused by name.
 import { describe, expect, it } from "vitest";
-import { peopleOnWalk, type WalkRecord } from "../../../src/core/playbook/record.js";
-import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../../src/core/playbook/record-format.js";
+import { peopleOnWalk, type WalkRecord } from "../../../src/core/remediation/record.js";
+import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../../src/core/remediation/record-format.js";
 
 const record = {
   incidentId: "inc-7",

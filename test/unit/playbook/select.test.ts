@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { FindingId } from "../../../src/core/ids.js";
-import { renderTemplate } from "../../../src/core/playbook/change.js";
-import { chooseStep } from "../../../src/core/playbook/choose.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
-import type { Playbook, Step } from "../../../src/core/playbook/schema.js";
-import { buildNextStep } from "../../../src/core/playbook/select.js";
+import { renderTemplate } from "../../../src/core/remediation/change.js";
+import { chooseStep } from "../../../src/core/remediation/choose.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
+import type { Playbook, Step } from "../../../src/core/remediation/schema.js";
+import { buildNextStep } from "../../../src/core/remediation/select.js";
 import { NextStepSchema } from "../../../src/core/report/schema.js";
 
 const playbook = parsePlaybook(readFileSync("playbooks/commit-failures.yaml", "utf8"), "x")

@@ -7,9 +7,9 @@ import { renderStatusCard } from "../../../src/adapters/slack/render/status-card
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
 import { cardViewOf, statusItemOf } from "../../../src/adapters/slack/render/story-view.js";
 import type { Incident } from "../../../src/core/incident/model.js";
-import type { WalkRecord } from "../../../src/core/playbook/record.js";
-import type { Playbook } from "../../../src/core/playbook/schema.js";
-import type { StepRun } from "../../../src/core/playbook/walk.js";
+import type { WalkRecord } from "../../../src/core/remediation/record.js";
+import type { Playbook } from "../../../src/core/remediation/schema.js";
+import type { StepRun } from "../../../src/core/remediation/walk.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { storyOf } from "../../../src/core/story/story.js";
 import { recoveredAfterWords } from "../../../src/core/words/recovery.js";

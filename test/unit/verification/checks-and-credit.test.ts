@@ -10,12 +10,12 @@ import { renderProposalNote } from "../../../src/adapters/slack/render/walk-noti
 import type { Evidence, Snapshot } from "../../../src/core/evidence/model.js";
 import { historyOf } from "../../../src/core/history/record.js";
 import type { StepId } from "../../../src/core/ids.js";
-import { decide } from "../../../src/core/playbook/decide.js";
-import { parsePlaybook } from "../../../src/core/playbook/load.js";
-import { transition } from "../../../src/core/playbook/machine.js";
-import type { WalkRecord } from "../../../src/core/playbook/record.js";
-import { readWalkRecord } from "../../../src/core/playbook/record-format.js";
-import type { Playbook } from "../../../src/core/playbook/schema.js";
+import { decide } from "../../../src/core/remediation/decide.js";
+import { parsePlaybook } from "../../../src/core/remediation/load.js";
+import { transition } from "../../../src/core/remediation/machine.js";
+import type { WalkRecord } from "../../../src/core/remediation/record.js";
+import { readWalkRecord } from "../../../src/core/remediation/record-format.js";
+import type { Playbook } from "../../../src/core/remediation/schema.js";
 import {
   type CheckResult,
   checkOutcome,
@@ -24,7 +24,7 @@ import {
   startWalk,
   type WalkEvent,
   type WalkState,
-} from "../../../src/core/playbook/walk.js";
+} from "../../../src/core/remediation/walk.js";
 import type { Change } from "../../../src/core/report/schema.js";
 import { storyOf } from "../../../src/core/story/story.js";
 import { evaluateRecovery, unreadableCheck } from "../../../src/core/verification/check.js";

@@ -6,7 +6,7 @@ import type { TimelineChart } from "../../../core/chart/timeline.js";
 import type { Postmortem } from "../../../core/history/postmortem.js";
 import type { Incident } from "../../../core/incident/model.js";
 import type { EphemeralReply } from "../../../core/jobs.js";
-import type { Notice } from "../../../core/playbook/walk.js";
+import type { Notice } from "../../../core/remediation/walk.js";
 import type { TimelineFile } from "../../../services/ports.js";
 import type { SlackMessage } from "../render/block-kit.js";
 import type { SlackViews } from "../views.js";

@@ -1,7 +1,7 @@
 // What an outbox entry shows in a thread or a channel, as views: the shape both the delivery
 // kinds (deliveries.ts) and the views that render them (../views.ts) read.
 
-import type { ProposalNote } from "../../../core/playbook/walk.js";
+import type { ProposalNote } from "../../../core/remediation/walk.js";
 import type { AuditReport } from "../../../core/report/schema.js";
 import type { Digest } from "../../../core/sweep/digest.js";
 import type { WalkNote } from "../../../services/ports.js";

@@ -4,7 +4,7 @@
 // incident's thread, a channel's top level or a person's answers. The one poster sends them in
 // each queue's order, each once (see poster.ts).
 
-import type { WalkRecord } from "../../../core/playbook/record.js";
+import type { WalkRecord } from "../../../core/remediation/record.js";
 import type {
   ApplyFormContent,
   RemediationNotifier,
@@ -14,7 +14,7 @@ import type {
   WalkThread,
 } from "../../../services/ports.js";
 import type { IncidentStore } from "../../store/incident-store.js";
-import type { OwedWithWalk } from "../../store/walk-store.js";
+import type { OwedWithWalk } from "../../store/remediation-store.js";
 import { channelQueueId, type OutboxDelivery, replyQueueId, type SlackOutbox } from "./outbox.js";
 
 /** The queue and the delivery a request stands for. */

@@ -1,7 +1,7 @@
 // One playbook step put to the people in the thread: what changes, why, the risk, how we will know
 // it worked, and the four buttons. Once someone decides, the buttons give way to who did what.
 
-import type { Notice } from "../../../core/playbook/walk.js";
+import type { Notice } from "../../../core/remediation/walk.js";
 import { formatInterval } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";

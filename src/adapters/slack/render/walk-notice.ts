@@ -1,7 +1,7 @@
 // The words of a walk's structured notices: ephemeral answers to a click and the line under an
 // edited proposal. The core says which case it is; every sentence and every mention is made here.
 
-import type { Notice, ProposalNote } from "../../../core/playbook/walk.js";
+import type { Notice, ProposalNote } from "../../../core/remediation/walk.js";
 import { utcTime } from "../../../core/words/clock.js";
 import { mention } from "./labels.js";
 import { escapeMrkdwn } from "./limits.js";

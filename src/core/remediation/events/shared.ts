@@ -262,7 +262,7 @@ export function audit(
 }
 
 /** The audit trail's action for an event: a request for the next step is the proposal it asks for. */
-export function auditAction(event: WalkEvent): AuditEntry["action"] {
+function auditAction(event: WalkEvent): AuditEntry["action"] {
   return event.type === "next-requested" ? "propose" : event.type;
 }
 

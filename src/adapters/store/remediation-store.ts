@@ -4,15 +4,13 @@
 // owes Slack are appended in the same script as the record is saved (walk and outbox keys share
 // one hash tag), so they are stored together or not at all.
 
-import type { Versioned, WalkRecord } from "../../core/playbook/record.js";
-import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../core/playbook/record-format.js";
+import type { Versioned, WalkRecord } from "../../core/remediation/record.js";
+import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../core/remediation/record-format.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { WalkMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
-
-export type { Versioned, WalkRecord } from "../../core/playbook/record.js";
 
 const MAX_ATTEMPTS = 25;
 

@@ -7,21 +7,23 @@ import type { Change } from "../report/schema.js";
 import type { CheckOutcome, Unseen } from "../verification/check.js";
 import type { Playbook } from "./schema.js";
 
-export type StepPhase =
-  | "proposed"
-  | "approved"
-  | "applying"
-  | "applied"
-  | "done-by-hand"
-  | "verifying"
-  | "recovered"
-  | "ineffective"
-  | "failed"
-  | "skipped"
-  | "superseded"
-  | "stopped"
-  | "reverting"
-  | "reverted";
+export const STEP_PHASES = [
+  "proposed",
+  "approved",
+  "applying",
+  "applied",
+  "done-by-hand",
+  "verifying",
+  "recovered",
+  "ineffective",
+  "failed",
+  "skipped",
+  "superseded",
+  "stopped",
+  "reverting",
+  "reverted",
+] as const;
+export type StepPhase = (typeof STEP_PHASES)[number];
 
 /** Phases in which a change is in flight for the table: nothing else may be approved. */
 export const IN_FLIGHT_PHASES: readonly StepPhase[] = [
@@ -113,7 +115,8 @@ export interface StepRun {
   endedAtMs?: number;
 }
 
-type WalkStatus = "active" | "resolved" | "stalled" | "stopped";
+export const WALK_STATUSES = ["active", "resolved", "stalled", "stopped"] as const;
+type WalkStatus = (typeof WALK_STATUSES)[number];
 
 export interface WalkState {
   /** namespace.table */
@@ -127,7 +130,8 @@ export interface WalkState {
   endedAtMs?: number;
 }
 
-type ApplyFailure = "conflict" | "unknown" | "error";
+export const APPLY_FAILURES = ["conflict", "unknown", "error"] as const;
+type ApplyFailure = (typeof APPLY_FAILURES)[number];
 
 export type WalkEvent =
   | { type: "propose"; stepId: StepId; change: Change; target?: ProposalTarget; requestedBy?: string }

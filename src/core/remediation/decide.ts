@@ -6,10 +6,10 @@
 import type { RecoveryCredit } from "../verification/check.js";
 import { itemsResolvedBy, mergeOpenItems, type OpenItem, pendingItems } from "../verification/open-items.js";
 import { changeTimeOf } from "../verification/recovery.js";
-import { auditAction } from "./events/shared.js";
+import { alreadyHandled } from "./events/shared.js";
 import { transition } from "./machine.js";
 import { proposalIdFor, type WalkRecord } from "./record.js";
-import type { Effect, MachineContext, WalkEvent, WalkState } from "./walk.js";
+import type { Effect, MachineContext, TransitionResult, WalkEvent, WalkState } from "./walk.js";
 
 export interface DecideContext extends MachineContext {
   /** The proposal the button belonged to; older proposals are refused as out of date. */
@@ -103,28 +103,11 @@ function staleProposal(
   event: RecordEvent,
   proposalId: string | undefined,
   now: number,
-): { state: WalkState; effects: Effect[] } | undefined {
+): TransitionResult | undefined {
   if (proposalId === undefined || !("stepId" in event) || !("user" in event)) return undefined;
   const live = proposalIdFor(record, event.stepId);
   if (live === undefined || live === proposalId) return undefined;
-  return {
-    state: record.walk,
-    effects: [
-      { type: "post-ephemeral", user: event.user, notice: { kind: "stale-proposal" } },
-      {
-        type: "audit",
-        entry: {
-          atMs: now,
-          table: record.table,
-          actor: event.user,
-          action: auditAction(event),
-          stepId: event.stepId,
-          outcome: "ignored",
-          detail: "ignored: stale-proposal",
-        },
-      },
-    ],
-  };
+  return alreadyHandled(record.walk, now, event, event.user, { kind: "stale-proposal" });
 }
 
 /** Records what the effects imply for the stored record: new proposal ids, apply and revert counters. */

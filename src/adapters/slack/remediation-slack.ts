@@ -71,12 +71,9 @@ export function noteMessage(note: WalkNote): SlackMessage {
 
 function noteWords(note: WalkNote): { text: string; words: string } {
   switch (note.kind) {
-    case "autopilot-planned": {
-      const words = plannedWords(note);
-      return { text: words, words: `:robot_face: ${escapeMrkdwn(words)}` };
-    }
+    case "autopilot-planned":
+      return withIcon(":robot_face:", plannedWords(note));
     case "autopilot-settled": {
-      const words = settledWords(note);
       const { fate } = note;
       const by =
         fate.kind === "applied-now"
@@ -85,20 +82,17 @@ function noteWords(note: WalkNote): { text: string; words: string } {
             ? ` Held by ${mention(fate.by)}.`
             : "";
       const icon = fate.kind === "applied" || fate.kind === "applied-now" ? ":robot_face:" : ":raised_hand:";
-      return { text: words, words: `${icon} ${escapeMrkdwn(words)}${by}` };
+      return withIcon(icon, settledWords(note), by);
     }
-    case "autopilot-refused": {
-      const words = leftToPeopleWords(note.stepId, note.refusal);
-      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)}` };
-    }
-    case "autopilot-declined": {
-      const words = declinedWords(note.reason);
-      return { text: words, words: `:raised_hand: ${escapeMrkdwn(words)}` };
-    }
-    case "autopilot-reverted": {
-      const words = note.ok ? revertedWords(note.stepId, note.next) : revertFailedWords(note.stepId);
-      return { text: words, words: `:leftwards_arrow_with_hook: ${escapeMrkdwn(words)}` };
-    }
+    case "autopilot-refused":
+      return withIcon(":raised_hand:", leftToPeopleWords(note.stepId, note.refusal));
+    case "autopilot-declined":
+      return withIcon(":raised_hand:", declinedWords(note.reason));
+    case "autopilot-reverted":
+      return withIcon(
+        ":leftwards_arrow_with_hook:",
+        note.ok ? revertedWords(note.stepId, note.next) : revertFailedWords(note.stepId),
+      );
     case "apply-failed":
       return {
         text: `${escapeMrkdwn(note.stepTitle)} was not applied`,
@@ -129,6 +123,11 @@ function noteWords(note: WalkNote): { text: string; words: string } {
     case "seen-before":
       return seenBeforeWords(note.earlier);
   }
+}
+
+/** Plain words for the notification; in the thread the same words, escaped, after an icon. */
+function withIcon(icon: string, words: string, after = ""): { text: string; words: string } {
+  return { text: words, words: `${icon} ${escapeMrkdwn(words)}${after}` };
 }
 
 /** Members of Slack user groups, cached for a minute; an unreadable group approves nobody. */

@@ -44,22 +44,7 @@ export function chooseStep(
   playbooks: readonly Playbook[],
   findings: readonly FindingLike[],
 ): ChosenStep | undefined {
-  const present = strongest(findings);
-  for (const playbook of playbooks) {
-    for (const step of playbook.steps) {
-      const limit = step.selectedAtSeverity ? SEVERITY_RANK[step.selectedAtSeverity] : 2;
-      const selecting = strongest(findings, step);
-      const hit = step.selectedBy.find((id) => (selecting.get(id) ?? 3) <= limit);
-      if (hit) return { playbook, step, selectedBy: hit, fallback: false };
-    }
-  }
-  for (const playbook of playbooks) {
-    for (const step of playbook.steps) {
-      const hit = step.otherwiseSelectedBy.find((id) => present.has(id));
-      if (hit) return { playbook, step, selectedBy: hit, fallback: true };
-    }
-  }
-  return undefined;
+  return selectableSteps(playbooks, findings)[0];
 }
 
 /**

@@ -8,29 +8,13 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import { STEP_IDS } from "../ids.js";
 import { ChangeSchema } from "../report/schema.js";
 import type { WalkRecord } from "./record.js";
+import { APPLY_FAILURES, STEP_PHASES, WALK_STATUSES } from "./walk.js";
 
 /** Format 2 adds `format` to the record; format 1 (no field) is what 0.1.0 wrote. */
 export const WALK_FORMAT = 2;
 
-const PHASES = [
-  "proposed",
-  "approved",
-  "applying",
-  "applied",
-  "done-by-hand",
-  "verifying",
-  "recovered",
-  "ineffective",
-  "failed",
-  "skipped",
-  "superseded",
-  "stopped",
-  "reverting",
-  "reverted",
-] as const;
-
 const StepId = z.enum(STEP_IDS);
-const Phase = z.enum(PHASES);
+const Phase = z.enum(STEP_PHASES);
 const Values = z.record(z.string(), z.string().nullable());
 
 const StepRunSchema = z.looseObject({
@@ -70,7 +54,7 @@ const StepRunSchema = z.looseObject({
     }),
   ),
   failure: z
-    .looseObject({ outcome: z.enum(["conflict", "unknown", "error"]), message: z.string(), atMs: z.number() })
+    .looseObject({ outcome: z.enum(APPLY_FAILURES), message: z.string(), atMs: z.number() })
     .optional(),
   beforeRevert: Phase.optional(),
   skippedBy: z.string().optional(),
@@ -86,7 +70,7 @@ const WalkRecordSchema = z.looseObject({
   walk: z.looseObject({
     table: z.string(),
     playbookId: z.string(),
-    status: z.enum(["active", "resolved", "stalled", "stopped"]),
+    status: z.enum(WALK_STATUSES),
     startedAtMs: z.number(),
     current: StepRunSchema.optional(),
     history: z.array(StepRunSchema),

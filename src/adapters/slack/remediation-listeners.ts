@@ -8,11 +8,17 @@ import type { BlockAction, ButtonAction } from "@slack/bolt";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import type { ButtonKind, Remediation } from "../../services/remediation/remediation.js";
+import type { ActionValue } from "../../services/view-models.js";
 import type { ListenerRouter } from "./listener-router.js";
 import { placeholderId, renderPlaceholder } from "./placeholder.js";
 import { NOT_RECORDED_TEXT, type Recorder, tellNotRecorded } from "./record.js";
 import { ACTION_IDS, APPLY_MODAL, decodeActionValue } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
+
+type Recorded = Parameters<Remediation["record"]>[0];
+
+/** A click as every job records it: the proposal its button names, who, and Slack's id of it. */
+type Click = ActionValue & { user: string; slackId: string };
 
 const BUTTONS: Array<[string, ButtonKind]> = [
   [ACTION_IDS.done, "done"],
@@ -23,12 +29,28 @@ const BUTTONS: Array<[string, ButtonKind]> = [
   [ACTION_IDS.itemDone, "item-done"],
 ];
 
+/** Every button: its action id, its name in logs, and the job that records a click on it. */
+const ACTIONS: Array<[actionId: string, what: string, job: (click: Click, triggerId: string) => Recorded]> = [
+  [
+    ACTION_IDS.apply,
+    "apply",
+    (click, triggerId) => ({ kind: "apply-form", ...click, viewId: placeholderId("apply", triggerId) }),
+  ],
+  [ACTION_IDS.autopilotHold, "hold", (click) => ({ kind: "autopilot", action: "hold", ...click })],
+  [ACTION_IDS.autopilotNow, "apply-now", (click) => ({ kind: "autopilot", action: "apply-now", ...click })],
+  ...BUTTONS.map(([actionId, button]): (typeof ACTIONS)[number] => [
+    actionId,
+    button,
+    (click) => ({ kind: "click", button, ...click }),
+  ]),
+];
+
 /** Slack's identity of one click: who, which button, when (the same ids the replay guard uses). */
 function clickId(user: string, action: ButtonAction): string {
   return `${user}|${action.action_id}@${action.block_id}@${action.action_ts}`;
 }
 
-export function registerPlaybookListeners(
+export function registerRemediationListeners(
   router: ListenerRouter,
   remediation: Remediation,
   log: LogLike,
@@ -38,69 +60,34 @@ export function registerPlaybookListeners(
   const failed = (what: string) => (error: unknown) =>
     log.error({ err: asCodedError(error).message, what }, "playbook action failed");
 
-  router.action<BlockAction<ButtonAction>>(ACTION_IDS.apply, async ({ ack, body, action, respond }) => {
-    await ack();
-    let value: ReturnType<typeof decodeActionValue>;
-    try {
-      value = decodeActionValue(action.value);
-    } catch (error) {
-      failed("apply")(error);
-      return;
-    }
-    const viewId = placeholderId("apply", body.trigger_id);
-    const recorded = await recorder.record("apply", () =>
-      remediation.recordApplyClick(value, body.user.id, clickId(body.user.id, action), viewId),
-    );
-    // Not recorded: no form at all (nothing would ever fill it), the person is told instead.
-    if (!recorded) {
-      await tellNotRecorded(respond, log);
-      return;
-    }
-    await openPlaceholder(
-      body.trigger_id,
-      renderPlaceholder(viewId, "Apply change", "Checking the step and who may approve it…"),
-    ).catch(failed("apply form"));
-  });
-
-  for (const [actionId, action] of [
-    [ACTION_IDS.autopilotHold, "hold"],
-    [ACTION_IDS.autopilotNow, "apply-now"],
-  ] as const) {
-    router.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action: button, respond }) => {
-      await ack();
-      let value: ReturnType<typeof decodeActionValue>;
-      try {
-        value = decodeActionValue(button.value);
-      } catch (error) {
-        failed(action)(error);
-        return;
-      }
-      const recorded = await recorder.record(action, () =>
-        remediation.recordAutopilotClick(action, value, body.user.id, clickId(body.user.id, button)),
-      );
-      if (!recorded) await tellNotRecorded(respond, log);
-    });
-  }
-
-  for (const [actionId, kind] of BUTTONS) {
+  for (const [actionId, what, job] of ACTIONS) {
     router.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
       await ack();
-      let value: ReturnType<typeof decodeActionValue>;
+      let value: ActionValue;
       try {
         value = decodeActionValue(action.value);
       } catch (error) {
-        failed(kind)(error);
+        failed(what)(error);
         return;
       }
-      const recorded = await recorder.record(kind, () =>
-        remediation.recordClick(kind, value, body.user.id, clickId(body.user.id, action)),
-      );
-      if (!recorded) await tellNotRecorded(respond, log);
+      const click = { ...value, user: body.user.id, slackId: clickId(body.user.id, action) };
+      const recorded = await recorder.record(what, () => remediation.record(job(click, body.trigger_id)));
+      // Not recorded: no form at all for Apply (nothing would ever fill it), the person is told instead.
+      if (!recorded) return tellNotRecorded(respond, log);
+      if (actionId !== ACTION_IDS.apply) return;
+      await openPlaceholder(
+        body.trigger_id,
+        renderPlaceholder(
+          placeholderId("apply", body.trigger_id),
+          "Apply change",
+          "Checking the step and who may approve it…",
+        ),
+      ).catch(failed("apply form"));
     });
   }
 
   router.view(APPLY_MODAL.callbackId, async ({ ack, body, view }) => {
-    let value: ReturnType<typeof decodeActionValue>;
+    let value: ActionValue;
     try {
       value = decodeActionValue(view.private_metadata);
     } catch (error) {
@@ -114,13 +101,14 @@ export function registerPlaybookListeners(
       values[APPLY_MODAL.confirmBlockId]?.[APPLY_MODAL.confirmActionId]?.selected_options ?? []
     ).some((o) => o.value === APPLY_MODAL.confirmValue);
     const recorded = await recorder.record("approval", () =>
-      remediation.recordApproval(
-        value,
-        body.user.id,
-        reason ?? undefined,
+      remediation.record({
+        kind: "approval",
+        ...value,
+        user: body.user.id,
+        ...(reason ? { reason } : {}),
         confirmed,
-        `${view.id}|${view.hash}`,
-      ),
+        slackId: `${view.id}|${view.hash}`,
+      }),
     );
     // Recorded: the form closes and the outcome arrives in the thread. Not recorded: the form
     // stays open with the reason under its first field, so the person can simply submit again.
