@@ -3,12 +3,8 @@
 
 import type { FindingId, StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
-import type { AuditReport, Change, NextStep, Report } from "../core/report/schema.js";
+import type { Change, NextStep } from "../core/report/schema.js";
 import type { CommitHealth, StoryDecision, UnseenSource } from "../core/story/model.js";
-
-// The status card shows the incident's own states; the core owns the list.
-export { INCIDENT_STATES, type IncidentState } from "../core/incident/model.js";
-export type { AuditReport, Report };
 
 /** The root message of an incident thread, edited in place as the incident moves. */
 export interface StatusCardView {
@@ -121,12 +117,6 @@ export interface ApplyModalView {
   risk?: { level: RiskLevel; detail: string };
   /** Which approval this form gives ("2 of 2") and the ones given before it, with their reasons. */
   approval?: { index: number; of: number; earlier: Array<{ by: string; reason?: string }> };
-}
-
-export interface RevertButtonView {
-  incidentId: string;
-  stepId: StepId;
-  proposalId: string;
 }
 
 /** The writer whose commits we wait for. */

@@ -4,13 +4,13 @@ import type { RecurringTable } from "../../core/history/fleet.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { UnreadableRecord } from "../../services/ports.js";
 import type { IncidentStore } from "../store/incident-store.js";
+import { renderAppHome } from "./render/app-home.js";
 import { context } from "./render/blocks.js";
-import { escapeMrkdwn } from "./render/index.js";
+import { escapeMrkdwn } from "./render/limits.js";
 import { recurringHomeBlocks } from "./render/recurring.js";
 import { cardViewOf } from "./render/story-view.js";
 import { sweepHomeBlocks } from "./render/sweep-digest.js";
 import { unreadableNote } from "./render/unreadable-note.js";
-import type { Renderers } from "./renderers.js";
 import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
@@ -20,7 +20,6 @@ const WEEK_MS = 7 * 86_400_000;
 export interface HomeDeps {
   client: Pick<SlackClient, "chat">;
   store: IncidentStore;
-  render: Renderers;
   now: number;
   /** The latest sweep's digest, shown under the incidents. */
   latestSweep?: () => Promise<Digest | undefined>;
@@ -40,7 +39,7 @@ export interface HomeDeps {
 }
 
 /** The App Home view of the current state (the outbox's poster publishes it). */
-export async function homeView(deps: HomeDeps): Promise<ReturnType<Renderers["appHome"]>> {
+export async function homeView(deps: HomeDeps): Promise<ReturnType<typeof renderAppHome>> {
   // Records passed over are named in the view, so the person sees the list has a gap.
   const unreadable: UnreadableRecord[] = [];
   const passedOver = (record: UnreadableRecord) => unreadable.push(record);
@@ -54,7 +53,7 @@ export async function homeView(deps: HomeDeps): Promise<ReturnType<Renderers["ap
     open.map((incident) => loadStory({ ...deps.story, store: deps.store }, incident)),
   );
   const closed = (await deps.closed?.(passedOver).catch(() => [])) ?? [];
-  const view = deps.render.appHome({
+  const view = renderAppHome({
     nowMs: deps.now,
     open: stories.map((story, index) => ({
       ...cardViewOf(story, deps.now),

@@ -14,19 +14,26 @@ import type { Notice } from "../../core/playbook/walk.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
+import type { HistoryEntry, HistoryIncident } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { type HomeDeps, homeView } from "./home.js";
 import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
+import type { renderAppHome } from "./render/app-home.js";
+import { renderAudit } from "./render/audit.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
-import { renderProposal, renderVerification } from "./render/index.js";
+import { renderDiagnosis } from "./render/diagnosis.js";
+import { renderUsageError } from "./render/errors.js";
+import { renderHistory } from "./render/history.js";
 import { escapeMrkdwn } from "./render/limits.js";
+import { renderProposal } from "./render/proposal.js";
+import { renderStatusCard } from "./render/status-card.js";
+import { renderStatusList } from "./render/status-list.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import { renderSweepDigest } from "./render/sweep-digest.js";
 import { withUnreadableNote } from "./render/unreadable-note.js";
-import type { HistoryEntry, HistoryIncident } from "./render/view-models.js";
+import { renderVerification } from "./render/verification.js";
 import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
-import type { Renderers } from "./renderers.js";
 import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
 import { noteMessage } from "./walk-slack.js";
@@ -35,7 +42,6 @@ import type { SlackClient } from "./web-client.js";
 export interface SlackViewsDeps {
   client: SlackClient;
   store: IncidentStore;
-  render: Renderers;
   now: () => number;
   /** Where the incident's story is read from besides the store (walks, playbooks, people). */
   story?: Omit<StorySources, "store">;
@@ -62,13 +68,13 @@ export class SlackViews {
   async card(incident: Incident): Promise<SlackMessage> {
     const delayed = await this.deps.delays?.get(incident.id);
     const view = cardViewOf(await this.story(incident), this.deps.now());
-    return this.deps.render.statusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
+    return renderStatusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
   }
 
   /** Diagnosis n of an incident, as its thread shows it. */
   async diagnosis(incidentId: string, n: number): Promise<SlackMessage> {
     const report = ReportSchema.parse(await this.deps.store.getReport(incidentId, n));
-    return this.deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
+    return renderDiagnosis(report, { evidenceRef: `${incidentId}|${n}` });
   }
 
   /** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */
@@ -90,15 +96,15 @@ export class SlackViews {
   commandResult(result: unknown): SlackMessage {
     const { type, report } = result as { type: "diagnosis" | "audit"; report: unknown };
     return type === "diagnosis"
-      ? this.deps.render.diagnosis(ReportSchema.parse(report))
-      : this.deps.render.audit(AuditReportSchema.parse(report));
+      ? renderDiagnosis(ReportSchema.parse(report))
+      : renderAudit(AuditReportSchema.parse(report));
   }
 
   /** A message of no incident: the sweep's digest, an audit in its thread, plain words. */
   channelMessage(message: ChannelMessage): SlackMessage {
     if (message.kind === "digest") return renderSweepDigest(message.digest);
     if (message.kind === "text") return { text: escapeMrkdwn(message.text), blocks: [] };
-    return this.deps.render.audit(message.report);
+    return renderAudit(message.report);
   }
 
   /** A message of a walk's thread, from the view it carries. */
@@ -126,12 +132,12 @@ export class SlackViews {
 
   /** An ephemeral answer, rendered from the state it reports on when it is sent. */
   async reply(reply: EphemeralReply): Promise<SlackMessage> {
-    const { store, render, client } = this.deps;
+    const { store, client } = this.deps;
     switch (reply.kind) {
       case "unknown-table":
       case "failed":
       case "rate-limited":
-        return render.usageError(reply);
+        return renderUsageError(reply);
       case "status": {
         const unreadable: UnreadableRecord[] = [];
         const incidents = await store.listOpen(undefined, (id, error) =>
@@ -141,7 +147,7 @@ export class SlackViews {
         const stories = await Promise.all(incidents.map((i) => this.story(i)));
         const now = this.deps.now();
         const items = stories.map((story, index) => statusItemOf(story, now, links[index]));
-        const list = render.statusList({ nowMs: now, incidents: items });
+        const list = renderStatusList({ nowMs: now, incidents: items });
         return withUnreadableNote(list, unreadable);
       }
       case "history": {
@@ -157,7 +163,7 @@ export class SlackViews {
         }));
         const unreadable: UnreadableRecord[] = [];
         const incidents = (await this.deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
-        const message = render.history({
+        const message = renderHistory({
           table: reply.table,
           entries,
           incidents: incidents.map(incidentLine),
@@ -185,7 +191,7 @@ export class SlackViews {
   }
 
   /** A user's App Home from the current state. */
-  home(): Promise<ReturnType<Renderers["appHome"]>> {
+  home(): Promise<ReturnType<typeof renderAppHome>> {
     const { history, recurringDays } = this.deps;
     const recurring: HomeDeps["recurring"] =
       history && recurringDays !== undefined

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { STEP_IDS } from "../../../core/ids.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
+import type { ActionValue } from "../../../services/view-models.js";
 import { LIMITS } from "./limits.js";
-import type { ActionValue } from "./view-models.js";
 
 export const ACTION_IDS = {
   apply: "playbook_apply",

@@ -1,9 +1,9 @@
 // The words and emoji people see for an incident's state, and how people are mentioned. Findings,
 // steps and sources are named by the core's words (src/core/words/labels.ts).
 
+import type { IncidentState } from "../../../core/incident/model.js";
 import type { CommitHealth } from "../../../core/story/model.js";
 import { escapeMrkdwn } from "./limits.js";
-import type { IncidentState } from "./view-models.js";
 
 export const STATE_LABELS: Record<IncidentState, string> = {
   open: "open",

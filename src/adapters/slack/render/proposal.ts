@@ -4,6 +4,12 @@
 import type { Notice } from "../../../core/playbook/walk.js";
 import { formatInterval } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
+import type {
+  ActionValue,
+  ApplyModalView,
+  ProposalDecision,
+  ProposalView,
+} from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
@@ -11,16 +17,7 @@ import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
 import { mention } from "./labels.js";
 import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
-import type {
-  ActionValue,
-  ApplyModalView,
-  ProposalDecision,
-  ProposalView,
-  RevertButtonView,
-} from "./view-models.js";
 import { renderNotice } from "./walk-notice.js";
-
-export type { ApplyModalView, ProposalView, RevertButtonView } from "./view-models.js";
 
 const RISK_EMOJI = {
   low: ":large_green_circle:",
@@ -249,7 +246,7 @@ export function renderApplyRefusal(notices: readonly Notice[]): ModalView {
   };
 }
 
-export function renderRevertButton(view: RevertButtonView): Button {
+export function renderRevertButton(view: ActionValue): Button {
   return {
     ...button("Revert", ACTION_IDS.revert, view),
     confirm: {

@@ -5,6 +5,7 @@ import { plural } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
+import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
@@ -12,9 +13,6 @@ import { context, header, section } from "./blocks.js";
 import { HEALTH_EMOJI, mention, STATE_LABELS } from "./labels.js";
 import { clipPlain, escapeMrkdwn, LIMITS } from "./limits.js";
 import { sourceName } from "./story-view.js";
-import type { StatusCardView } from "./view-models.js";
-
-export type { StatusCardView } from "./view-models.js";
 
 function headline(view: StatusCardView): string {
   return `${view.table} — ${ageWords(view)}`;

@@ -5,6 +5,7 @@ import type { StepId } from "../../../core/ids.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
+import type { VerificationView, WriterRef } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
@@ -13,9 +14,6 @@ import { formatSeconds, shortId } from "./format.js";
 import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import { unseenWords } from "./unseen.js";
-import type { VerificationView, WriterRef } from "./view-models.js";
-
-export type { VerificationView } from "./view-models.js";
 
 function writerName(writer: WriterRef): string {
   if (writer.kind === "connector") return `connector \`${escapeCode(writer.id)}\``;
