@@ -7,11 +7,11 @@ import { credentialSettingWords, stepWords } from "../../../core/words/labels.js
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
-import { ACTION_IDS, encodeActionValue } from "./action-value.js";
+import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
 import { HEALTH_EMOJI, mention, STATE_LABELS } from "./labels.js";
-import { clipPlain, escapeMrkdwn, LIMITS } from "./limits.js";
+import { escapeMrkdwn } from "./limits.js";
 import { sourceName } from "./story-view.js";
 
 function headline(view: StatusCardView): string {
@@ -148,7 +148,6 @@ function detailLines(view: StatusCardView): string[] {
   return lines;
 }
 
-/** Where the bot's own credential is set, per kind of source (docs/sources.md, Auth). */
 /** A source that refused the bot: the bot's access to fix, and no word about the writer. */
 function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
   return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
@@ -169,19 +168,16 @@ const DECISION_ACTION = {
 
 /** The decisions the thread offers, as the same buttons on the card. */
 function decisionButtons(view: StatusCardView) {
-  return (view.decisions ?? []).map((d) => ({
-    type: "button" as const,
-    text: {
-      type: "plain_text" as const,
-      text:
-        d.kind === "next"
-          ? clipPlain(`Next step: ${d.title ?? stepWords(d.action.stepId)}`, LIMITS.buttonText)
-          : DECISION_BUTTON_TEXT[d.kind],
-    },
-    action_id: DECISION_ACTION[d.kind],
-    value: encodeActionValue(d.action),
-    ...(d.kind === "apply" || d.kind === "next" ? { style: "primary" as const } : {}),
-  }));
+  return (view.decisions ?? []).map((d) =>
+    actionButton(
+      d.kind === "next"
+        ? `Next step: ${d.title ?? stepWords(d.action.stepId)}`
+        : DECISION_BUTTON_TEXT[d.kind],
+      DECISION_ACTION[d.kind],
+      d.action,
+      d.kind === "apply" || d.kind === "next" ? "primary" : undefined,
+    ),
+  );
 }
 
 /** Blocks of the card alone, reused by App Home. */
@@ -193,14 +189,7 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
     blocks.push({
       type: "actions",
       block_id: "open_items",
-      elements: [
-        {
-          type: "button",
-          text: { type: "plain_text", text: "Mark done" },
-          action_id: ACTION_IDS.itemDone,
-          value: encodeActionValue(view.itemAction),
-        },
-      ],
+      elements: [actionButton("Mark done", ACTION_IDS.itemDone, view.itemAction)],
     });
   }
   if (view.slackDelayedMs !== undefined)

@@ -7,11 +7,11 @@ import { stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import type { VerificationView, WriterRef } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
-import { ACTION_IDS, encodeActionValue } from "./action-value.js";
+import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { formatSeconds, shortId } from "./format.js";
-import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
+import { escapeCode, escapeMrkdwn } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import { unseenWords } from "./unseen.js";
 
@@ -57,18 +57,9 @@ function countsFromLine(view: VerificationView, nowMs: number): string | undefin
 }
 
 function nextButton(view: VerificationView, next: { stepId: StepId; title: string }): Button {
-  return {
-    type: "button",
-    text: { type: "plain_text", text: clipPlain(`Next step: ${next.title}`, LIMITS.buttonText) },
-    action_id: ACTION_IDS.next,
-    // stepId names the step to propose next; proposalId is the one that did not help.
-    value: encodeActionValue({
-      incidentId: view.incidentId,
-      stepId: next.stepId,
-      proposalId: view.proposalId,
-    }),
-    style: "primary",
-  };
+  // stepId names the step to propose next; proposalId is the one that did not help.
+  const value = { incidentId: view.incidentId, stepId: next.stepId, proposalId: view.proposalId };
+  return actionButton(`Next step: ${next.title}`, ACTION_IDS.next, value, "primary");
 }
 
 export function renderVerification(view: VerificationView): SlackMessage {
