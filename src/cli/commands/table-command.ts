@@ -114,8 +114,8 @@ export async function runTableCommand(
     loadingClients,
     import("../../services/audit-table.js"),
   ]);
-  const markdown = format === "markdown" ? import("../../adapters/render/audit/markdown.js") : undefined;
-  const text = format === "text" ? import("../../adapters/render/audit/text.js") : undefined;
+  const markdown = format === "markdown" ? import("../../adapters/render/audit.js") : undefined;
+  const text = format === "text" ? import("../../adapters/render/audit.js") : undefined;
   const { report } = await auditTable(portsOf(clients), request, now, { catalogName: sparkCatalog });
   print(
     markdown

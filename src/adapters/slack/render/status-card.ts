@@ -159,12 +159,6 @@ export function cardEmoji(view: Pick<StatusCardView, "health">): string {
 }
 
 const DECISION_BUTTON_TEXT = { apply: "Review and apply", done: "Done by hand", revert: "Revert" } as const;
-const DECISION_ACTION = {
-  apply: ACTION_IDS.apply,
-  done: ACTION_IDS.done,
-  revert: ACTION_IDS.revert,
-  next: ACTION_IDS.next,
-} as const;
 
 /** The decisions the thread offers, as the same buttons on the card. */
 function decisionButtons(view: StatusCardView) {
@@ -173,7 +167,7 @@ function decisionButtons(view: StatusCardView) {
       d.kind === "next"
         ? `Next step: ${d.title ?? stepWords(d.action.stepId)}`
         : DECISION_BUTTON_TEXT[d.kind],
-      DECISION_ACTION[d.kind],
+      ACTION_IDS[d.kind],
       d.action,
       d.kind === "apply" || d.kind === "next" ? "primary" : undefined,
     ),
