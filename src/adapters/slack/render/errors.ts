@@ -4,8 +4,7 @@
 import type { UsageErrorView } from "../../../services/view-models.js";
 import type { SlackMessage } from "./block-kit.js";
 import { section } from "./blocks.js";
-import { mention } from "./labels.js";
-import { escapeCode, escapeMrkdwn } from "./limits.js";
+import { escapeCode, escapeMrkdwn, mention } from "./limits.js";
 
 function usageText(view: UsageErrorView): string {
   switch (view.kind) {

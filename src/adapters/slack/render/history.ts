@@ -7,8 +7,7 @@ import type { HistoryEntry, HistoryIncident, HistoryView } from "../../../servic
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { mention } from "./labels.js";
-import { escapeCode, escapeMrkdwn, formatCount, packLines, truncateText } from "./limits.js";
+import { escapeCode, escapeMrkdwn, formatCount, mention, packLines, truncateText } from "./limits.js";
 
 const DEFAULT_MAX_ENTRIES = 30;
 const MAX_SECTIONS = 10;

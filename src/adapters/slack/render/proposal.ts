@@ -15,8 +15,7 @@ import { ACTION_IDS, APPLY_MODAL, actionButton, encodeActionValue } from "./acti
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { mention } from "./labels.js";
-import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
+import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS, mention } from "./limits.js";
 import { renderNotice } from "./walk-notice.js";
 
 const RISK_EMOJI = {

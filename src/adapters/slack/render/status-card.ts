@@ -1,7 +1,9 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
+import type { IncidentState } from "../../../core/incident/model.js";
 import { plural } from "../../../core/plural.js";
+import type { CommitHealth } from "../../../core/story/model.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
@@ -10,9 +12,31 @@ import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
-import { HEALTH_EMOJI, mention, STATE_LABELS } from "./labels.js";
-import { escapeMrkdwn } from "./limits.js";
+import { escapeMrkdwn, mention } from "./limits.js";
 import { sourceName } from "./story-view.js";
+
+// The words and emoji people see for an incident's state.
+const STATE_LABELS: Record<IncidentState, string> = {
+  open: "open",
+  diagnosing: "diagnosing",
+  "awaiting-approval": "waiting for approval",
+  applying: "applying",
+  verifying: "verifying",
+  resolved: "resolved",
+  stalled: "stalled",
+  stopped: "stopped",
+};
+
+/**
+ * The card's colour: the failing writer's commit health and nothing else (red failing, green
+ * flowing, blue idle by design, grey unknown). The workflow is said in words beside it.
+ */
+export const HEALTH_EMOJI: Record<CommitHealth, string> = {
+  failing: ":red_circle:",
+  flowing: ":large_green_circle:",
+  idle: ":large_blue_circle:",
+  unknown: ":white_circle:",
+};
 
 function headline(view: StatusCardView): string {
   return `${view.table} — ${ageWords(view)}`;

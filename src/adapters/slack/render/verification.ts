@@ -10,10 +10,19 @@ import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatSeconds, shortId } from "./format.js";
-import { escapeCode, escapeMrkdwn } from "./limits.js";
+import { escapeCode, escapeMrkdwn, formatCount } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
-import { unseenWords } from "./unseen.js";
+import { unseenWords } from "./walk-notice.js";
+
+/** "3,420 s": a metric's own seconds, as a count. */
+function formatSeconds(seconds: number): string {
+  return `${formatCount(Math.round(seconds))} s`;
+}
+
+/** Long hex ids are recognisable by their first characters: "4f2a…". */
+export function shortId(id: string, keep = 4): string {
+  return id.length <= keep + 2 ? id : `${id.slice(0, keep)}…`;
+}
 
 function writerName(writer: WriterRef): string {
   if (writer.kind === "connector") return `connector \`${escapeCode(writer.id)}\``;
