@@ -3,6 +3,7 @@
 
 import type { FindingId, StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
+import type { WalkRecord } from "../core/playbook/record.js";
 import type { Change, NextStep } from "../core/report/schema.js";
 import type { CommitHealth, StoryDecision, UnseenSource } from "../core/story/model.js";
 
@@ -119,13 +120,8 @@ export interface ApplyModalView {
   approval?: { index: number; of: number; earlier: Array<{ by: string; reason?: string }> };
 }
 
-/** The writer whose commits we wait for. */
-export interface WriterRef {
-  kind: "flink-job" | "connector";
-  id: string;
-  /** The Flink job's name: twins of one name are told apart by their short id. */
-  name?: string;
-}
+/** The writer whose commits we wait for; a Flink job's name tells twins apart with their short id. */
+export type WriterRef = Pick<NonNullable<WalkRecord["writer"]>, "kind" | "id" | "name">;
 
 export type VerificationOutcome =
   | {

@@ -60,7 +60,7 @@ export function ageWords(view: CardFacts): string {
       const open = pendingCount(view);
       // A writer that was committing all along did not resume: say what the thread says.
       const commits = view.resolution?.credit === "already-flowing" ? "commits flowing" : "commits resumed";
-      return open === 0 ? commits : `${commits}, ${itemsWord(open)} open`;
+      return open === 0 ? commits : `${commits}, ${plural(open, "item")} open`;
     }
     case "stopped":
       return `playbook stopped after ${age}`;
@@ -85,8 +85,6 @@ function pendingCount(view: Pick<StatusCardView, "openItems">): number {
   return (view.openItems ?? []).filter((i) => i.doneBy === undefined).length;
 }
 
-const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
-
 /**
  * "1 open item" beside the workflow while the incident is open (the resolved card says it in its
  * state instead): the card, App Home and `/iceberg status` count the same items at every step.
@@ -94,7 +92,7 @@ const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
 export function openItemsWords(view: Pick<StatusCardView, "state" | "openItems">): string | undefined {
   const open = pendingCount(view);
   if (open === 0 || view.state === "resolved") return undefined;
-  return `${open} open item${open === 1 ? "" : "s"}`;
+  return plural(open, "open item");
 }
 
 /** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
@@ -102,7 +100,7 @@ export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): s
   const open = view.state === "resolved" ? pendingCount(view) : 0;
   return open === 0
     ? STATE_LABELS[view.state]
-    : `${STATE_LABELS[view.state]} with ${open} open item${open === 1 ? "" : "s"}`;
+    : `${STATE_LABELS[view.state]} with ${plural(open, "open item")}`;
 }
 
 function statusLine(view: StatusCardView): string {
