@@ -12,7 +12,6 @@ import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
 import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
-import type { Renderers } from "../adapters/slack/renderers.js";
 import type { IncidentStore } from "../adapters/store/incident-store.js";
 import type { SweepStore } from "../adapters/store/sweep-store.js";
 import type { DiagnoseJob, SlackJob } from "../core/jobs.js";
@@ -71,7 +70,6 @@ export interface BotOptions {
   flinkDiscovery?: Pick<FlinkDiscoveryOptions, "connection" | "readFile" | "now">;
   diagnose?: DiagnoseFn;
   audit?: AuditFn;
-  render?: Renderers;
   log?: Logger;
   /** The clock incidents and walks read (default Date.now; the simulator drives its own). */
   now?: () => number;

@@ -48,7 +48,6 @@ export function receiverPart(
         redisReady() ? firstTime(scope, key, ttl) : Promise.reject(new Error("redis unavailable")),
       log,
     }),
-    render: shared.render,
     log,
     wallClock: shared.wallClock,
     remediation: shared.remediation,

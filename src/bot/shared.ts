@@ -21,11 +21,9 @@ import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../ad
 import { leftJobReporter, type WorkerSettings } from "../adapters/queue/worker.js";
 import { checkPrimary, confirmReplicated } from "../adapters/redis/connection.js";
 import { boltLogger } from "../adapters/slack/bolt-logger.js";
-import { defaultRenderers } from "../adapters/slack/default-renderers.js";
 import { SlackOutbox } from "../adapters/slack/outbox/outbox.js";
 import { OutboxNotifier, owedWithWalk, slackOutboxSender } from "../adapters/slack/outbox/say.js";
 import { applyFormFiller, SlackApproverDirectory } from "../adapters/slack/remediation-slack.js";
-import type { Renderers } from "../adapters/slack/renderers.js";
 import { createSlackClient, type SlackClient } from "../adapters/slack/web-client.js";
 import { AuditTrail } from "../adapters/store/audit-trail.js";
 import { AutopilotStore } from "../adapters/store/autopilot-store.js";
@@ -58,7 +56,6 @@ export interface Shared {
   now: () => number;
   /** Real time: delivery, leases and schedules run on it, whatever clock the incident reads. */
   wallClock: () => number;
-  render: Renderers;
   playbooks: PlaybookSet;
   connections: Connections;
   store: IncidentStore;
@@ -225,7 +222,6 @@ export async function assemble(config: Config, options: BotOptions, connections:
       pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
       jobLeft,
     },
-    render: options.render ?? defaultRenderers,
   };
   return { ...shared, ...wireRemediation(shared) } satisfies Shared;
 }

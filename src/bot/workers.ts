@@ -54,7 +54,7 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
     sourceTimeoutMs: shared.config.sourceTimeoutMs,
     remediation: shared.remediation,
   };
-  const views = { client: shared.client, store: shared.store, render: shared.render, now, log };
+  const views = { client: shared.client, store: shared.store, now, log };
   const counted = {
     ...settings,
     onCompleted: (queue: string) => metrics.jobOutcomes.inc({ queue, outcome: "completed" }),
@@ -127,7 +127,7 @@ const loadAudit: AuditFn = async (ports, request, clock) =>
 
 /** The one sender of the Slack outbox's entries. */
 export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster } {
-  const { options, store, render, now, log, metrics } = shared;
+  const { options, store, now, log, metrics } = shared;
   const delivery = options.slackDelivery ?? {};
   const hooks = options.outboxPoster ?? {};
   // One attempt per request: the poster retries with its own backoff and looks before re-posting.
@@ -145,7 +145,6 @@ export function outboxPosterPart(shared: Shared): Part & { poster: OutboxPoster 
     views: new SlackViews({
       client,
       store,
-      render,
       now,
       story,
       history: shared.incidents.history,

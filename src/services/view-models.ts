@@ -3,12 +3,9 @@
 
 import type { FindingId, StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
-import type { AuditReport, Change, NextStep, Report } from "../core/report/schema.js";
+import type { WalkRecord } from "../core/remediation/record.js";
+import type { Change, NextStep } from "../core/report/schema.js";
 import type { CommitHealth, StoryDecision, UnseenSource } from "../core/story/model.js";
-
-// The status card shows the incident's own states; the core owns the list.
-export { INCIDENT_STATES, type IncidentState } from "../core/incident/model.js";
-export type { AuditReport, Report };
 
 /** The root message of an incident thread, edited in place as the incident moves. */
 export interface StatusCardView {
@@ -123,19 +120,8 @@ export interface ApplyModalView {
   approval?: { index: number; of: number; earlier: Array<{ by: string; reason?: string }> };
 }
 
-export interface RevertButtonView {
-  incidentId: string;
-  stepId: StepId;
-  proposalId: string;
-}
-
-/** The writer whose commits we wait for. */
-export interface WriterRef {
-  kind: "flink-job" | "connector";
-  id: string;
-  /** The Flink job's name: twins of one name are told apart by their short id. */
-  name?: string;
-}
+/** The writer whose commits we wait for; a Flink job's name tells twins apart with their short id. */
+export type WriterRef = Pick<NonNullable<WalkRecord["writer"]>, "kind" | "id" | "name">;
 
 export type VerificationOutcome =
   | {

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
-import { defaultRenderers } from "../../src/adapters/slack/default-renderers.js";
 import { loadStory } from "../../src/adapters/slack/story-source.js";
 import { SlackViews } from "../../src/adapters/slack/views.js";
 import type { SlackClient } from "../../src/adapters/slack/web-client.js";
@@ -93,7 +92,7 @@ describe("the duplicate: one press of Done by hand", () => {
           const client = {
             chat: { getPermalink: async () => ({ ok: true, permalink: "https://slack.example/thread" }) },
           } as unknown as SlackClient;
-          const views = new SlackViews({ client, store, render: defaultRenderers, now: moment.now, story });
+          const views = new SlackViews({ client, store, now: moment.now, story });
           afterPress = {
             items: (await loadStory(story, incident)).openItems,
             card: shown(moment.readThread()[0]?.blocks),

@@ -13,9 +13,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadPlaybooks } from "../../src/adapters/playbooks/files.js";
 import { renderPostmortemMarkdown } from "../../src/adapters/render/postmortem-markdown.js";
-import { defaultRenderers } from "../../src/adapters/slack/default-renderers.js";
-import { HEALTH_EMOJI } from "../../src/adapters/slack/render/labels.js";
-import { renderStatusCard } from "../../src/adapters/slack/render/status-card.js";
+import { HEALTH_EMOJI, renderStatusCard } from "../../src/adapters/slack/render/status-card.js";
 import { cardViewOf, writerWords } from "../../src/adapters/slack/render/story-view.js";
 import { loadStory } from "../../src/adapters/slack/story-source.js";
 import { SlackViews } from "../../src/adapters/slack/views.js";
@@ -143,7 +141,7 @@ async function readSurfaces(
     const thread = structuredClone(readThread());
     const now = moment.now();
     // App Home and `/iceberg status` as the outbox's poster renders them.
-    const views = new SlackViews({ client, store, render: defaultRenderers, now: () => now, story });
+    const views = new SlackViews({ client, store, now: () => now, story });
     homeView = (await views.home()).blocks;
     const status = await views.reply({ kind: "status" });
     // The postmortem as the bot drafts it now, from the same stores.

@@ -26,7 +26,6 @@ import { registerRemediationListeners } from "./remediation-listeners.js";
 import { ACTION_IDS } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
-import type { Renderers } from "./renderers.js";
 import { type FetchFunction, respondVia } from "./response-url.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
 import type { ThreadPeople } from "./thread-people.js";
@@ -50,7 +49,6 @@ export interface BotAppOptions {
    * their repeats).
    */
   firstDelivery: (event: ReceiverEvent) => Promise<boolean>;
-  render: Renderers;
   log: Logger;
   /** Playbook buttons and the apply modal; without it they are only acknowledged. */
   remediation?: Remediation;
@@ -141,7 +139,7 @@ export function createBotApp(options: BotAppOptions): BotApp {
   // `/iceberg` goes from our verification straight to its handler (see `handle` above): Bolt's
   // listener pipeline would first build a client, say, respond and context and run every listener's
   // middleware, about a quarter of the receiver's CPU per command, and the command uses none of it.
-  const handleCommand = createCommandHandler({ inbox: options.inbox, render: options.render, record, log });
+  const handleCommand = createCommandHandler({ inbox: options.inbox, record, log });
   const answerCommand = (command: SlashCommand, ack: ReceiverEvent["ack"]) =>
     handleCommand({ command, ack, respond: respondVia(replyFetch, command.response_url) }).catch(
       (error: unknown) => log.error({ err: asCodedError(error).message }, "slack command failed"),

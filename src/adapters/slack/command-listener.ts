@@ -16,12 +16,12 @@ import { ackFor } from "../../services/commands.js";
 import type { LogLike } from "../../services/incident/deps.js";
 import { NOT_RECORDED_TEXT, type Recorder, tellNotRecorded, tellRecordedLate } from "./record.js";
 import type { SlackMessage } from "./render/block-kit.js";
-import type { Renderers } from "./renderers.js";
+import { renderDiagnosingAck, renderUsageError } from "./render/errors.js";
+import { renderHelp } from "./render/help.js";
 
 export interface CommandListenerDeps {
   /** Records a command once; false for a repeat delivery (then nothing more is done). */
   inbox: { push(command: InboxCommand): Promise<boolean> };
-  render: Pick<Renderers, "help" | "usageError" | "diagnosingAck">;
   record: Recorder;
   log: LogLike;
 }
@@ -48,8 +48,8 @@ export function createCommandHandler(deps: CommandListenerDeps): (request: Comma
   return async ({ command, ack, respond }) => {
     const parsed = parseCommandText(command.text ?? "");
     const reply = ackFor(parsed);
-    if (reply.kind === "help") return ack(ephemeral(deps.render.help()));
-    if (reply.kind === "usage-error") return ack(ephemeral(deps.render.usageError(reply.error)));
+    if (reply.kind === "help") return ack(ephemeral(renderHelp()));
+    if (reply.kind === "usage-error") return ack(ephemeral(renderUsageError(reply.error)));
     // A connection known to be down is a status check, not a round trip: say so in the ack.
     if (!deps.record.ready()) {
       deps.log.warn({ what: `command ${parsed.kind}` }, "redis unavailable, interaction not recorded");
@@ -57,7 +57,7 @@ export function createCommandHandler(deps: CommandListenerDeps): (request: Comma
     }
     await ack(
       parsed.kind === "diagnose"
-        ? ephemeral(deps.render.diagnosingAck(parsed.table))
+        ? ephemeral(renderDiagnosingAck(parsed.table))
         : { response_type: "ephemeral", text: reply.text },
     );
     let pushing: Promise<boolean> | undefined;

@@ -12,8 +12,7 @@ import { oneLine } from "../render/text-safety.js";
 import { slackWhen } from "../render/times.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
-import { mention } from "./render/labels.js";
-import { escapeCode, escapeMrkdwn } from "./render/limits.js";
+import { escapeCode, escapeMrkdwn, mention } from "./render/limits.js";
 import { findFileInThread, type ThreadTarget } from "./upload.js";
 import type { SlackClient } from "./web-client.js";
 

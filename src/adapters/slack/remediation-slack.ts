@@ -20,9 +20,9 @@ import { fillPlaceholder } from "./placeholder.js";
 import { ACTION_IDS, encodeActionValue } from "./render/action-value.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { section } from "./render/blocks.js";
-import { escapeMrkdwn, renderApplyModal, renderApplyRefusal } from "./render/index.js";
-import { mention } from "./render/labels.js";
-import { unseenWords } from "./render/unseen.js";
+import { escapeMrkdwn, mention } from "./render/limits.js";
+import { renderApplyModal, renderApplyRefusal } from "./render/proposal.js";
+import { unseenWords } from "./render/walk-notice.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */

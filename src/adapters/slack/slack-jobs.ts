@@ -8,17 +8,16 @@ import { type Report, ReportSchema } from "../../core/report/schema.js";
 import { storyOf } from "../../core/story/story.js";
 import type { CodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
+import type { StatusCardView, StatusListItem } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
+import { renderEvidenceModal } from "./render/diagnosis.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
-import type { StatusCardView, StatusListItem } from "./render/view-models.js";
-import type { Renderers } from "./renderers.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackJobDeps {
   client: SlackClient;
   store: Pick<IncidentStore, "getReport">;
-  render: Pick<Renderers, "evidenceModal">;
   onSlackError?: (method: string) => void;
   log?: Pick<LogLike, "warn">;
 }
@@ -36,7 +35,7 @@ export async function runSlackJob(deps: SlackJobDeps, job: SlackJob): Promise<vo
 async function fillEvidence(deps: SlackJobDeps, job: Extract<SlackJob, { kind: "evidence" }>) {
   const report = ReportSchema.safeParse(await deps.store.getReport(job.incidentId, job.n));
   const view = report.success
-    ? deps.render.evidenceModal(report.data)
+    ? renderEvidenceModal(report.data)
     : renderModalNote(
         "All evidence",
         "This report is no longer kept; run /iceberg diagnose for a fresh one.",

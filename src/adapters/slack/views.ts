@@ -14,28 +14,36 @@ import type { Notice } from "../../core/remediation/walk.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
+import type { HistoryEntry, HistoryIncident } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
-import { type HomeDeps, homeView } from "./home.js";
 import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
 import { noteMessage } from "./remediation-slack.js";
-import type { SlackMessage } from "./render/block-kit.js";
+import { renderAppHome } from "./render/app-home.js";
+import { renderAudit } from "./render/audit.js";
+import type { HomeView, SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
-import { renderProposal, renderVerification } from "./render/index.js";
+import { renderDiagnosis } from "./render/diagnosis.js";
+import { renderUsageError } from "./render/errors.js";
+import { renderHistory } from "./render/history.js";
 import { escapeMrkdwn } from "./render/limits.js";
+import { renderProposal } from "./render/proposal.js";
+import { recurringHomeBlocks } from "./render/recurring.js";
+import { renderStatusCard } from "./render/status-card.js";
+import { renderStatusList } from "./render/status-list.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
-import { renderSweepDigest } from "./render/sweep-digest.js";
-import { withUnreadableNote } from "./render/unreadable-note.js";
-import type { HistoryEntry, HistoryIncident } from "./render/view-models.js";
+import { renderSweepDigest, sweepHomeBlocks } from "./render/sweep-digest.js";
+import { unreadableNote, withUnreadableNote } from "./render/unreadable-note.js";
+import { renderVerification } from "./render/verification.js";
 import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
-import type { Renderers } from "./renderers.js";
 import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
 
+const WEEK_MS = 7 * 86_400_000;
+
 export interface SlackViewsDeps {
   client: SlackClient;
   store: IncidentStore;
-  render: Renderers;
   now: () => number;
   /** Where the incident's story is read from besides the store (walks, playbooks, people). */
   story?: Omit<StorySources, "store">;
@@ -62,13 +70,13 @@ export class SlackViews {
   async card(incident: Incident): Promise<SlackMessage> {
     const delayed = await this.deps.delays?.get(incident.id);
     const view = cardViewOf(await this.story(incident), this.deps.now());
-    return this.deps.render.statusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
+    return renderStatusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
   }
 
   /** Diagnosis n of an incident, as its thread shows it. */
   async diagnosis(incidentId: string, n: number): Promise<SlackMessage> {
     const report = ReportSchema.parse(await this.deps.store.getReport(incidentId, n));
-    return this.deps.render.diagnosis(report, { evidenceRef: `${incidentId}|${n}` });
+    return renderDiagnosis(report, { evidenceRef: `${incidentId}|${n}` });
   }
 
   /** Diagnosis n's commit timeline and the file it is shared as (undefined: none was drawn). */
@@ -90,15 +98,15 @@ export class SlackViews {
   commandResult(result: unknown): SlackMessage {
     const { type, report } = result as { type: "diagnosis" | "audit"; report: unknown };
     return type === "diagnosis"
-      ? this.deps.render.diagnosis(ReportSchema.parse(report))
-      : this.deps.render.audit(AuditReportSchema.parse(report));
+      ? renderDiagnosis(ReportSchema.parse(report))
+      : renderAudit(AuditReportSchema.parse(report));
   }
 
   /** A message of no incident: the sweep's digest, an audit in its thread, plain words. */
   channelMessage(message: ChannelMessage): SlackMessage {
     if (message.kind === "digest") return renderSweepDigest(message.digest);
     if (message.kind === "text") return { text: escapeMrkdwn(message.text), blocks: [] };
-    return this.deps.render.audit(message.report);
+    return renderAudit(message.report);
   }
 
   /** A message of a walk's thread, from the view it carries. */
@@ -126,12 +134,12 @@ export class SlackViews {
 
   /** An ephemeral answer, rendered from the state it reports on when it is sent. */
   async reply(reply: EphemeralReply): Promise<SlackMessage> {
-    const { store, render, client } = this.deps;
+    const { store, client } = this.deps;
     switch (reply.kind) {
       case "unknown-table":
       case "failed":
       case "rate-limited":
-        return render.usageError(reply);
+        return renderUsageError(reply);
       case "status": {
         const unreadable: UnreadableRecord[] = [];
         const incidents = await store.listOpen(undefined, (id, error) =>
@@ -141,7 +149,7 @@ export class SlackViews {
         const stories = await Promise.all(incidents.map((i) => this.story(i)));
         const now = this.deps.now();
         const items = stories.map((story, index) => statusItemOf(story, now, links[index]));
-        const list = render.statusList({ nowMs: now, incidents: items });
+        const list = renderStatusList({ nowMs: now, incidents: items });
         return withUnreadableNote(list, unreadable);
       }
       case "history": {
@@ -157,7 +165,7 @@ export class SlackViews {
         }));
         const unreadable: UnreadableRecord[] = [];
         const incidents = (await this.deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
-        const message = render.history({
+        const message = renderHistory({
           table: reply.table,
           entries,
           incidents: incidents.map(incidentLine),
@@ -184,23 +192,49 @@ export class SlackViews {
     return this.deps.postmortem?.(incidentId) ?? Promise.resolve(undefined);
   }
 
-  /** A user's App Home from the current state. */
-  home(): Promise<ReturnType<Renderers["appHome"]>> {
-    const { history, recurringDays } = this.deps;
-    const recurring: HomeDeps["recurring"] =
-      history && recurringDays !== undefined
-        ? {
-            tables: async (onUnreadable) => recurringTables(await history.all(undefined, onUnreadable)),
-            days: recurringDays,
-          }
-        : undefined;
-    return homeView({
-      ...this.deps,
-      now: this.deps.now(),
-      ...(this.deps.sweeps ? { latestSweep: () => this.deps.sweeps!.latest() } : {}),
-      ...(recurring ? { recurring } : {}),
-      ...(history ? { closed: (onUnreadable) => history.all(undefined, onUnreadable) } : {}),
+  /**
+   * A user's App Home from the current state: open incidents newest first with their status cards,
+   * then recently affected tables (the outbox's poster publishes it).
+   */
+  async home(): Promise<HomeView> {
+    const { store, client, history, recurringDays, sweeps } = this.deps;
+    const now = this.deps.now();
+    // Records passed over are named in the view, so the person sees the list has a gap.
+    const unreadable: UnreadableRecord[] = [];
+    const passedOver = (record: UnreadableRecord) => unreadable.push(record);
+    const open = await store.listOpen(undefined, (id, error) =>
+      passedOver({ kind: "incident", id, newer: isNewer(error) }),
+    );
+    const recent = await store.recentTables(now - WEEK_MS);
+    const links = await Promise.all(open.map((incident) => threadPermalink(client, incident)));
+    // The card as the thread shows it: the same story, so the same age, colour and step.
+    const stories = await Promise.all(open.map((incident) => this.story(incident)));
+    const closed = (await history?.all(undefined, passedOver).catch(() => [])) ?? [];
+    const view = renderAppHome({
+      nowMs: now,
+      open: stories.map((story, index) => ({
+        ...cardViewOf(story, now),
+        incidentId: story.incidentId,
+        permalink: links[index],
+      })),
+      recentTables: recent.map((r) => ({
+        table: r.table,
+        incidents: weekCount(r.table, now - WEEK_MS, open, closed),
+        lastOpenedAtMs: r.lastOpenedAt,
+      })),
     });
+    // Within the view's 100 blocks: the recurring tables take one, the sweep's section at most seven.
+    const extra = [];
+    // Tables that failed more than once within the retention window.
+    if (history && recurringDays !== undefined)
+      extra.push(...recurringHomeBlocks(recurringTables(closed), recurringDays));
+    if (sweeps) extra.push(...sweepHomeBlocks(await sweeps.latest().catch(() => undefined), now));
+    const autopilot = (await this.deps.autopilot?.().catch(() => [])) ?? [];
+    if (autopilot.length > 0) extra.push(context(escapeMrkdwn(autopilot.join("\n"))));
+    const note = unreadableNote(unreadable);
+    if (note) extra.unshift(context(note));
+    if (extra.length > 0) view.blocks = [...view.blocks.slice(0, 100 - extra.length), ...extra];
+    return view;
   }
 
   private story(incident: Incident) {
@@ -222,4 +256,20 @@ function incidentLine(h: IncidentHistory): HistoryIncident {
     ...(fixed?.recoveredAfterMs !== undefined ? { fixedAfterMs: fixed.recoveredAfterMs } : {}),
     didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
   };
+}
+
+/**
+ * A table's incidents opened in the week, counted once each: the open ones and the closed ones the
+ * history keeps, so "2 incidents" here is the count the recurring section states too.
+ */
+function weekCount(
+  table: string,
+  sinceMs: number,
+  open: ReadonlyArray<{ id: string; table: string; openedAt: number }>,
+  closed: ReadonlyArray<{ table: string; incidentId: string; openedAtMs: number }>,
+): number {
+  const ids = new Set<string>();
+  for (const i of open) if (i.table === table && i.openedAt >= sinceMs) ids.add(i.id);
+  for (const h of closed) if (h.table === table && h.openedAtMs >= sinceMs) ids.add(h.incidentId);
+  return Math.max(1, ids.size);
 }

@@ -94,8 +94,8 @@ export async function runTableCommand(
     ]);
     // Read while the sources answer, as is the renderer (JSON needs none).
     const playbooks = loadPlaybooks().then((set) => set.playbooks);
-    const markdown = format === "markdown" ? import("../../adapters/render/report-markdown.js") : undefined;
-    const text = format === "text" ? import("../../adapters/render/report-text.js") : undefined;
+    const markdown = format === "markdown" ? import("../../adapters/render/report.js") : undefined;
+    const text = format === "text" ? import("../../adapters/render/report.js") : undefined;
     const { report, evidence } = await diagnoseTable(portsOf(clients), request, now, {
       catalogName: sparkCatalog,
       playbooks,
@@ -114,8 +114,8 @@ export async function runTableCommand(
     loadingClients,
     import("../../services/audit-table.js"),
   ]);
-  const markdown = format === "markdown" ? import("../../adapters/render/audit/markdown.js") : undefined;
-  const text = format === "text" ? import("../../adapters/render/audit/text.js") : undefined;
+  const markdown = format === "markdown" ? import("../../adapters/render/audit.js") : undefined;
+  const text = format === "text" ? import("../../adapters/render/audit.js") : undefined;
   const { report } = await auditTable(portsOf(clients), request, now, { catalogName: sparkCatalog });
   print(
     markdown

@@ -3,7 +3,6 @@
 // and "2 incidents" in another on one screen). Real Redis stores, the views the poster sends.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultRenderers } from "../../../src/adapters/slack/default-renderers.js";
 import { SlackViews } from "../../../src/adapters/slack/views.js";
 import type { SlackClient } from "../../../src/adapters/slack/web-client.js";
 import { HistoryStore } from "../../../src/adapters/store/history-store.js";
@@ -55,7 +54,6 @@ describe("App Home's count of a table's incidents", () => {
     const views = new SlackViews({
       client,
       store,
-      render: defaultRenderers,
       now: () => NOW,
       history,
       recurringDays: 30,

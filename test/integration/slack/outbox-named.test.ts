@@ -3,7 +3,6 @@
 // and a newer version of a posted postmortem edits its canvas in place, the latest version only.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultRenderers } from "../../../src/adapters/slack/default-renderers.js";
 import { SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
 import { OutboxPoster } from "../../../src/adapters/slack/outbox/poster.js";
 import { publishPostmortem } from "../../../src/adapters/slack/postmortem-slack.js";
@@ -53,7 +52,7 @@ async function world(label: string) {
     outbox,
     slack,
     store,
-    views: new SlackViews({ client: slack, store, render: defaultRenderers, now: () => clock }),
+    views: new SlackViews({ client: slack, store, now: () => clock }),
     now: () => clock,
     log: {
       warn: (_: unknown, msg?: string) => logged.push({ level: "warn", msg: String(msg) }),

@@ -3,21 +3,17 @@
 
 import { webApi } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  renderAppHome,
-  renderApplyModal,
-  renderAudit,
-  renderDiagnosis,
-  renderHelp,
-  renderProposal,
-  renderStatusCard,
-  renderStatusList,
-  renderUsageError,
-  renderVerification,
-  type StatusCardView,
-  type VerificationView,
-} from "../../../src/adapters/slack/render/index.js";
+import { renderAppHome } from "../../../src/adapters/slack/render/app-home.js";
+import { renderAudit } from "../../../src/adapters/slack/render/audit.js";
+import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js";
+import { renderUsageError } from "../../../src/adapters/slack/render/errors.js";
+import { renderHelp } from "../../../src/adapters/slack/render/help.js";
+import { renderApplyModal, renderProposal } from "../../../src/adapters/slack/render/proposal.js";
+import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
+import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
+import { renderVerification } from "../../../src/adapters/slack/render/verification.js";
 import type { NextStep, Report } from "../../../src/core/report/schema.js";
+import type { StatusCardView, VerificationView } from "../../../src/services/view-models.js";
 import { type SlackStandIn, startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import { messageText, mrkdwnToPlain, transcript } from "../../../src/sim/slack/transcript.js";
 

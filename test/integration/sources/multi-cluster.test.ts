@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
-import { renderReportText } from "../../../src/adapters/render/report-text.js";
+import { renderReportText } from "../../../src/adapters/render/report.js";
 import { renderChange } from "../../../src/adapters/slack/render/change.js";
 import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js";
 import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";

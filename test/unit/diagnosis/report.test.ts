@@ -2,7 +2,7 @@
 // report as a whole (ReportSchema-valid, ordered, honest about unavailable sources).
 
 import { describe, expect, it } from "vitest";
-import { renderReportText } from "../../../src/adapters/render/report-text.js";
+import { renderReportText } from "../../../src/adapters/render/report.js";
 import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js";
 import { cardView } from "../../../src/adapters/slack/slack-jobs.js";
 import { buildContext } from "../../../src/core/diagnosis/context.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderAuditMarkdown } from "../../../src/adapters/render/audit/markdown.js";
-import { renderAuditText } from "../../../src/adapters/render/audit/text.js";
+import { renderAuditMarkdown, renderAuditText } from "../../../src/adapters/render/audit.js";
 import type { AuditReport } from "../../../src/core/report/schema.js";
 import { auditReport } from "./samples.js";
 

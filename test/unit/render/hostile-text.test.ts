@@ -3,16 +3,13 @@
 
 import { describe, expect, it } from "vitest";
 import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
-import {
-  renderDiagnosis,
-  renderEvidenceModal,
-  renderProposal,
-  renderStatusCard,
-} from "../../../src/adapters/slack/render/index.js";
+import { renderDiagnosis, renderEvidenceModal } from "../../../src/adapters/slack/render/diagnosis.js";
 import { escapeCode, escapeMrkdwn } from "../../../src/adapters/slack/render/limits.js";
 import { neutralizeMrkdwn, stripInvisible } from "../../../src/adapters/slack/render/neutralize.js";
-import type { ProposalView } from "../../../src/adapters/slack/render/view-models.js";
+import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
+import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import type { Report } from "../../../src/core/report/schema.js";
+import type { ProposalView } from "../../../src/services/view-models.js";
 import { conflictReport } from "./samples.js";
 
 const RLO = "\u202e";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderReportMarkdown } from "../../../src/adapters/render/report-markdown.js";
-import { renderReportText } from "../../../src/adapters/render/report-text.js";
+import { renderReportMarkdown, renderReportText } from "../../../src/adapters/render/report.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import { unansweredSources } from "../../../src/core/report/unanswered.js";
 import { compactionReport, conflictReport, connectReport, healthyReport, partialReport } from "./samples.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
-import { shortId } from "../../../src/adapters/slack/render/format.js";
 import {
   capBlocks,
   clipPlain,
@@ -10,6 +9,7 @@ import {
   packLines,
   truncateText,
 } from "../../../src/adapters/slack/render/limits.js";
+import { shortId } from "../../../src/adapters/slack/render/verification.js";
 
 const SUFFIX = /\n… \(([\d,]+) more characters\)$/;
 

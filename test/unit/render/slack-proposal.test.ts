@@ -13,8 +13,8 @@ import {
   renderRevertButton,
 } from "../../../src/adapters/slack/render/proposal.js";
 import { renderVerification } from "../../../src/adapters/slack/render/verification.js";
-import type { ProposalView, VerificationView } from "../../../src/adapters/slack/render/view-models.js";
 import { ErrorCode, isCodedError } from "../../../src/errors.js";
+import type { ProposalView, VerificationView } from "../../../src/services/view-models.js";
 import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
 
 const proposal: ProposalView = {

@@ -5,12 +5,12 @@ import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js
 import { renderDiagnosingAck, renderUsageError } from "../../../src/adapters/slack/render/errors.js";
 import { renderHelp } from "../../../src/adapters/slack/render/help.js";
 import { renderHistory } from "../../../src/adapters/slack/render/history.js";
-import { HEALTH_EMOJI } from "../../../src/adapters/slack/render/labels.js";
-import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
+import { HEALTH_EMOJI, renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
-import { INCIDENT_STATES, type StatusCardView } from "../../../src/adapters/slack/render/view-models.js";
 import { cardView, statusListItem } from "../../../src/adapters/slack/slack-jobs.js";
 import { parseCommandText } from "../../../src/core/incident/command-text.js";
+import { INCIDENT_STATES } from "../../../src/core/incident/model.js";
+import type { StatusCardView } from "../../../src/services/view-models.js";
 import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
 import { healthyReport } from "./samples.js";
 

@@ -4,8 +4,9 @@
 import { z } from "zod";
 import { STEP_IDS } from "../../../core/ids.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
-import { LIMITS } from "./limits.js";
-import type { ActionValue } from "./view-models.js";
+import type { ActionValue } from "../../../services/view-models.js";
+import type { Button } from "./block-kit.js";
+import { clipPlain, LIMITS } from "./limits.js";
 
 export const ACTION_IDS = {
   apply: "playbook_apply",
@@ -56,6 +57,22 @@ export function encodeActionValue(value: ActionValue): string {
     );
   }
   return encoded;
+}
+
+/** A button carrying a playbook action's value (the card's, the proposal's, the follow-up's). */
+export function actionButton(
+  text: string,
+  actionId: string,
+  value: ActionValue,
+  style?: "primary" | "danger",
+): Button {
+  return {
+    type: "button",
+    text: { type: "plain_text", text: clipPlain(text, LIMITS.buttonText) },
+    action_id: actionId,
+    value: encodeActionValue(value),
+    ...(style === undefined ? {} : { style }),
+  };
 }
 
 /** Reads a button value or modal private_metadata back; throws usage_invalid when it is not ours. */

@@ -1,15 +1,13 @@
 // The App Home tab: open incidents newest first, each as its status card with a link to the thread,
 // then the tables that had incidents in the last 7 days.
 
+import type { AppHomeIncident, AppHomeView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
 import { context, divider, header, section } from "./blocks.js";
 import { escapeCode, formatCount, LIMITS, packLines } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
 import { threadLink } from "./status-list.js";
-import type { AppHomeIncident, AppHomeView } from "./view-models.js";
-
-export type { AppHomeView } from "./view-models.js";
 
 const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -2,13 +2,13 @@
 // then the one statement that fixes each failing or warning check.
 
 import type { AuditCheck, AuditReport } from "../../../core/report/schema.js";
+import { auditCounts, sortedChecks } from "../../render/audit.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { codeBlock } from "./change.js";
 import { escapeCode, escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
 
-const STATUS_ORDER: Record<AuditCheck["status"], number> = { fail: 0, warn: 1, pass: 2 };
 const STATUS_EMOJI: Record<AuditCheck["status"], string> = {
   fail: ":x:",
   warn: ":warning:",
@@ -30,9 +30,9 @@ function checkLine(check: AuditCheck): string {
 }
 
 export function renderAudit(report: AuditReport): SlackMessage {
-  const checks = [...report.checks].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
-  const count = (s: AuditCheck["status"]) => checks.filter((c) => c.status === s).length;
-  const summary = `${count("fail")} fail · ${count("warn")} warn · ${count("pass")} pass`;
+  const checks = sortedChecks(report);
+  const count = auditCounts(report);
+  const summary = `${count.fail} fail · ${count.warn} warn · ${count.pass} pass`;
   const blocks: KnownBlock[] = [
     section(`:clipboard: *Audit of \`${escapeCode(report.table)}\`:* ${summary}`),
   ];

@@ -14,13 +14,11 @@ import {
   sourceWords,
   stepWords,
 } from "../../../core/words/labels.js";
+import type { DiagnosisOptions } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
-import type { DiagnosisOptions } from "./view-models.js";
-
-export type { DiagnosisOptions } from "./view-models.js";
 
 const DEFAULT_MAX_EVIDENCE = 3;
 /**

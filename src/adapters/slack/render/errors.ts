@@ -1,13 +1,10 @@
 // Ephemeral replies when a command cannot run: say what was wrong, offer the closest match, and
 // give an example that works. Whatever the person typed is escaped before it is echoed.
 
+import type { UsageErrorView } from "../../../services/view-models.js";
 import type { SlackMessage } from "./block-kit.js";
 import { section } from "./blocks.js";
-import { mention } from "./labels.js";
-import { escapeCode, escapeMrkdwn } from "./limits.js";
-import type { UsageErrorView } from "./view-models.js";
-
-export type { UsageErrorView } from "./view-models.js";
+import { escapeCode, escapeMrkdwn, mention } from "./limits.js";
 
 function usageText(view: UsageErrorView): string {
   switch (view.kind) {

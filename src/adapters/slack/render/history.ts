@@ -3,14 +3,11 @@
 
 import { formatDuration } from "../../../core/words/duration.js";
 import { findingWords, stepWords } from "../../../core/words/labels.js";
+import type { HistoryEntry, HistoryIncident, HistoryView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { mention } from "./labels.js";
-import { escapeCode, escapeMrkdwn, formatCount, packLines, truncateText } from "./limits.js";
-import type { HistoryEntry, HistoryIncident, HistoryView } from "./view-models.js";
-
-export type { HistoryView } from "./view-models.js";
+import { escapeCode, escapeMrkdwn, formatCount, mention, packLines, truncateText } from "./limits.js";
 
 const DEFAULT_MAX_ENTRIES = 30;
 const MAX_SECTIONS = 10;

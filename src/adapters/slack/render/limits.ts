@@ -141,5 +141,12 @@ export function packLines(
   return { texts, used };
 }
 
+/** A Slack user (U…/W…) or user group (S…) id as a mention; anything else as escaped text. */
+export function mention(id: string): string {
+  if (/^[UW][A-Z0-9]+$/.test(id)) return `<@${id}>`;
+  if (/^S[A-Z0-9]+$/.test(id)) return `<!subteam^${id}>`;
+  return escapeMrkdwn(id);
+}
+
 /** Counts are worded in one place (core/words/count.ts). */
 export { formatCount };

@@ -4,23 +4,19 @@
 import type { Notice } from "../../../core/remediation/walk.js";
 import { formatInterval } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
-import { slackWhen } from "../../render/times.js";
-import { ACTION_IDS, APPLY_MODAL, encodeActionValue } from "./action-value.js";
-import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
-import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { mention } from "./labels.js";
-import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 import type {
   ActionValue,
   ApplyModalView,
   ProposalDecision,
   ProposalView,
-  RevertButtonView,
-} from "./view-models.js";
+} from "../../../services/view-models.js";
+import { slackWhen } from "../../render/times.js";
+import { ACTION_IDS, APPLY_MODAL, actionButton, encodeActionValue } from "./action-value.js";
+import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
+import { context, section } from "./blocks.js";
+import { byHandStatement, codeBlock, renderChange } from "./change.js";
+import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS, mention } from "./limits.js";
 import { renderNotice } from "./walk-notice.js";
-
-export type { ApplyModalView, ProposalView, RevertButtonView } from "./view-models.js";
 
 const RISK_EMOJI = {
   low: ":large_green_circle:",
@@ -37,13 +33,25 @@ const DECISION_WORDS: Record<ProposalDecision["kind"], string> = {
   reverted: ":leftwards_arrow_with_hook: Reverted",
 };
 
-function button(text: string, actionId: string, value: ActionValue, style?: "primary" | "danger"): Button {
+/** A button that asks before it acts. */
+function confirmed(
+  button: Button,
+  title: string,
+  text: string,
+  yes: string,
+  no: string,
+  danger = false,
+): Button {
+  const plain = (t: string) => ({ type: "plain_text" as const, text: t });
   return {
-    type: "button",
-    text: { type: "plain_text", text: clipPlain(text, LIMITS.buttonText) },
-    action_id: actionId,
-    value: encodeActionValue(value),
-    ...(style === undefined ? {} : { style }),
+    ...button,
+    confirm: {
+      title: plain(title),
+      text: { type: "mrkdwn", text },
+      confirm: plain(yes),
+      deny: plain(no),
+      ...(danger ? { style: "danger" as const } : {}),
+    },
   };
 }
 
@@ -64,19 +72,14 @@ function canMarkDone(view: Pick<ProposalView, "step">): boolean {
 }
 
 function stopButton(value: ActionValue): Button {
-  return {
-    ...button("Stop", ACTION_IDS.stop, value, "danger"),
-    confirm: {
-      title: { type: "plain_text", text: "Stop the playbook?" },
-      text: {
-        type: "mrkdwn",
-        text: "No further steps will be proposed for this incident. The thread stays open for people to continue.",
-      },
-      confirm: { type: "plain_text", text: "Stop" },
-      deny: { type: "plain_text", text: "Keep going" },
-      style: "danger",
-    },
-  };
+  return confirmed(
+    actionButton("Stop", ACTION_IDS.stop, value, "danger"),
+    "Stop the playbook?",
+    "No further steps will be proposed for this incident. The thread stays open for people to continue.",
+    "Stop",
+    "Keep going",
+    true,
+  );
 }
 
 function stepHeading(view: ProposalView): string {
@@ -145,9 +148,9 @@ export function renderProposal(view: ProposalView): SlackMessage {
     } else blocks.push(context(`${words} by ${mention(d.by)} at ${slackWhen(d.atMs, d.atMs)}${reason}`));
   } else {
     const elements: Button[] = [];
-    if (canApply(view)) elements.push(button("Apply", ACTION_IDS.apply, value, "primary"));
-    if (canMarkDone(view)) elements.push(button("Done by hand", ACTION_IDS.done, value));
-    elements.push(button("Skip", ACTION_IDS.skip, value));
+    if (canApply(view)) elements.push(actionButton("Apply", ACTION_IDS.apply, value, "primary"));
+    if (canMarkDone(view)) elements.push(actionButton("Done by hand", ACTION_IDS.done, value));
+    elements.push(actionButton("Skip", ACTION_IDS.skip, value));
     elements.push(stopButton(value));
     blocks.push({ type: "actions", block_id: "playbook_actions", elements });
     if (readOnly) {
@@ -249,19 +252,14 @@ export function renderApplyRefusal(notices: readonly Notice[]): ModalView {
   };
 }
 
-export function renderRevertButton(view: RevertButtonView): Button {
-  return {
-    ...button("Revert", ACTION_IDS.revert, view),
-    confirm: {
-      title: { type: "plain_text", text: "Revert this change?" },
-      text: {
-        type: "mrkdwn",
-        text: "The values from before the change are put back; the revert is audited too.",
-      },
-      confirm: { type: "plain_text", text: "Revert" },
-      deny: { type: "plain_text", text: "Cancel" },
-    },
-  };
+export function renderRevertButton(view: ActionValue): Button {
+  return confirmed(
+    actionButton("Revert", ACTION_IDS.revert, view),
+    "Revert this change?",
+    "The values from before the change are put back; the revert is audited too.",
+    "Revert",
+    "Cancel",
+  );
 }
 
 /** "*Risk:* 🟢 low, a commit may take longer": the playbook's sentence continues the level's clause. */

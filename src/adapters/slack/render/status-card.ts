@@ -1,20 +1,42 @@
 // The root message of an incident thread. It is edited in place at every state change, so it alone
 // tells a late reader where things stand: what broke, why, and what happens now.
 
+import type { IncidentState } from "../../../core/incident/model.js";
 import { plural } from "../../../core/plural.js";
+import type { CommitHealth } from "../../../core/story/model.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
+import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
-import { ACTION_IDS, encodeActionValue } from "./action-value.js";
+import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
-import { HEALTH_EMOJI, mention, STATE_LABELS } from "./labels.js";
-import { clipPlain, escapeMrkdwn, LIMITS } from "./limits.js";
+import { escapeMrkdwn, mention } from "./limits.js";
 import { sourceName } from "./story-view.js";
-import type { StatusCardView } from "./view-models.js";
 
-export type { StatusCardView } from "./view-models.js";
+// The words and emoji people see for an incident's state.
+const STATE_LABELS: Record<IncidentState, string> = {
+  open: "open",
+  diagnosing: "diagnosing",
+  "awaiting-approval": "waiting for approval",
+  applying: "applying",
+  verifying: "verifying",
+  resolved: "resolved",
+  stalled: "stalled",
+  stopped: "stopped",
+};
+
+/**
+ * The card's colour: the failing writer's commit health and nothing else (red failing, green
+ * flowing, blue idle by design, grey unknown). The workflow is said in words beside it.
+ */
+export const HEALTH_EMOJI: Record<CommitHealth, string> = {
+  failing: ":red_circle:",
+  flowing: ":large_green_circle:",
+  idle: ":large_blue_circle:",
+  unknown: ":white_circle:",
+};
 
 function headline(view: StatusCardView): string {
   return `${view.table} — ${ageWords(view)}`;
@@ -38,7 +60,7 @@ export function ageWords(view: CardFacts): string {
       const open = pendingCount(view);
       // A writer that was committing all along did not resume: say what the thread says.
       const commits = view.resolution?.credit === "already-flowing" ? "commits flowing" : "commits resumed";
-      return open === 0 ? commits : `${commits}, ${itemsWord(open)} open`;
+      return open === 0 ? commits : `${commits}, ${plural(open, "item")} open`;
     }
     case "stopped":
       return `playbook stopped after ${age}`;
@@ -63,8 +85,6 @@ function pendingCount(view: Pick<StatusCardView, "openItems">): number {
   return (view.openItems ?? []).filter((i) => i.doneBy === undefined).length;
 }
 
-const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
-
 /**
  * "1 open item" beside the workflow while the incident is open (the resolved card says it in its
  * state instead): the card, App Home and `/iceberg status` count the same items at every step.
@@ -72,7 +92,7 @@ const itemsWord = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
 export function openItemsWords(view: Pick<StatusCardView, "state" | "openItems">): string | undefined {
   const open = pendingCount(view);
   if (open === 0 || view.state === "resolved") return undefined;
-  return `${open} open item${open === 1 ? "" : "s"}`;
+  return plural(open, "open item");
 }
 
 /** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
@@ -80,7 +100,7 @@ export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): s
   const open = view.state === "resolved" ? pendingCount(view) : 0;
   return open === 0
     ? STATE_LABELS[view.state]
-    : `${STATE_LABELS[view.state]} with ${open} open item${open === 1 ? "" : "s"}`;
+    : `${STATE_LABELS[view.state]} with ${plural(open, "open item")}`;
 }
 
 function statusLine(view: StatusCardView): string {
@@ -150,7 +170,6 @@ function detailLines(view: StatusCardView): string[] {
   return lines;
 }
 
-/** Where the bot's own credential is set, per kind of source (docs/sources.md, Auth). */
 /** A source that refused the bot: the bot's access to fix, and no word about the writer. */
 function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
   return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
@@ -162,28 +181,19 @@ export function cardEmoji(view: Pick<StatusCardView, "health">): string {
 }
 
 const DECISION_BUTTON_TEXT = { apply: "Review and apply", done: "Done by hand", revert: "Revert" } as const;
-const DECISION_ACTION = {
-  apply: ACTION_IDS.apply,
-  done: ACTION_IDS.done,
-  revert: ACTION_IDS.revert,
-  next: ACTION_IDS.next,
-} as const;
 
 /** The decisions the thread offers, as the same buttons on the card. */
 function decisionButtons(view: StatusCardView) {
-  return (view.decisions ?? []).map((d) => ({
-    type: "button" as const,
-    text: {
-      type: "plain_text" as const,
-      text:
-        d.kind === "next"
-          ? clipPlain(`Next step: ${d.title ?? stepWords(d.action.stepId)}`, LIMITS.buttonText)
-          : DECISION_BUTTON_TEXT[d.kind],
-    },
-    action_id: DECISION_ACTION[d.kind],
-    value: encodeActionValue(d.action),
-    ...(d.kind === "apply" || d.kind === "next" ? { style: "primary" as const } : {}),
-  }));
+  return (view.decisions ?? []).map((d) =>
+    actionButton(
+      d.kind === "next"
+        ? `Next step: ${d.title ?? stepWords(d.action.stepId)}`
+        : DECISION_BUTTON_TEXT[d.kind],
+      ACTION_IDS[d.kind],
+      d.action,
+      d.kind === "apply" || d.kind === "next" ? "primary" : undefined,
+    ),
+  );
 }
 
 /** Blocks of the card alone, reused by App Home. */
@@ -195,14 +205,7 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
     blocks.push({
       type: "actions",
       block_id: "open_items",
-      elements: [
-        {
-          type: "button",
-          text: { type: "plain_text", text: "Mark done" },
-          action_id: ACTION_IDS.itemDone,
-          value: encodeActionValue(view.itemAction),
-        },
-      ],
+      elements: [actionButton("Mark done", ACTION_IDS.itemDone, view.itemAction)],
     });
   }
   if (view.slackDelayedMs !== undefined)

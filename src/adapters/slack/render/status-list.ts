@@ -1,12 +1,10 @@
 // `/iceberg status`: every open incident on one line, newest first, with a link to its thread.
 
+import type { StatusListItem, StatusListView } from "../../../services/view-models.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
 import { ageWords, cardEmoji, openItemsWords, stateLabel } from "./status-card.js";
-import type { StatusListItem, StatusListView } from "./view-models.js";
-
-export type { StatusListView } from "./view-models.js";
 
 /** A link only for http(s) permalinks we were given; anything else is left out. */
 export function threadLink(permalink: string | undefined, label = "thread"): string {

@@ -3,7 +3,7 @@
 
 import type { IncidentStory, StoryStep, StoryWriter, UnseenSource } from "../../../core/story/model.js";
 import { sourceSaid, sourceWords, stepWords } from "../../../core/words/labels.js";
-import type { StatusCardView, StatusListItem } from "./view-models.js";
+import type { StatusCardView, StatusListItem } from "../../../services/view-models.js";
 
 /** A source as the card names it: "Flink REST API (eu-flink)". */
 export function sourceName(u: Pick<UnseenSource, "kind" | "source">): string {

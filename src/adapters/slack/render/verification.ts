@@ -5,17 +5,24 @@ import type { StepId } from "../../../core/ids.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
+import type { VerificationView, WriterRef } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
-import { ACTION_IDS, encodeActionValue } from "./action-value.js";
+import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { formatSeconds, shortId } from "./format.js";
-import { clipPlain, escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
+import { escapeCode, escapeMrkdwn, formatCount } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
-import { unseenWords } from "./unseen.js";
-import type { VerificationView, WriterRef } from "./view-models.js";
+import { unseenWords } from "./walk-notice.js";
 
-export type { VerificationView } from "./view-models.js";
+/** "3,420 s": a metric's own seconds, as a count. */
+function formatSeconds(seconds: number): string {
+  return `${formatCount(Math.round(seconds))} s`;
+}
+
+/** Long hex ids are recognisable by their first characters: "4f2a…". */
+export function shortId(id: string, keep = 4): string {
+  return id.length <= keep + 2 ? id : `${id.slice(0, keep)}…`;
+}
 
 function writerName(writer: WriterRef): string {
   if (writer.kind === "connector") return `connector \`${escapeCode(writer.id)}\``;
@@ -59,18 +66,9 @@ function countsFromLine(view: VerificationView, nowMs: number): string | undefin
 }
 
 function nextButton(view: VerificationView, next: { stepId: StepId; title: string }): Button {
-  return {
-    type: "button",
-    text: { type: "plain_text", text: clipPlain(`Next step: ${next.title}`, LIMITS.buttonText) },
-    action_id: ACTION_IDS.next,
-    // stepId names the step to propose next; proposalId is the one that did not help.
-    value: encodeActionValue({
-      incidentId: view.incidentId,
-      stepId: next.stepId,
-      proposalId: view.proposalId,
-    }),
-    style: "primary",
-  };
+  // stepId names the step to propose next; proposalId is the one that did not help.
+  const value = { incidentId: view.incidentId, stepId: next.stepId, proposalId: view.proposalId };
+  return actionButton(`Next step: ${next.title}`, ACTION_IDS.next, value, "primary");
 }
 
 export function renderVerification(view: VerificationView): SlackMessage {

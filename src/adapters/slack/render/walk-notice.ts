@@ -1,11 +1,11 @@
 // The words of a walk's structured notices: ephemeral answers to a click and the line under an
 // edited proposal. The core says which case it is; every sentence and every mention is made here.
 
+import type { SourceName } from "../../../core/ids.js";
 import type { Notice, ProposalNote } from "../../../core/remediation/walk.js";
 import { utcTime } from "../../../core/words/clock.js";
-import { mention } from "./labels.js";
-import { escapeMrkdwn } from "./limits.js";
-import { unseenWords } from "./unseen.js";
+import { SOURCE_WORDS, sourceSaid } from "../../../core/words/labels.js";
+import { escapeMrkdwn, mention } from "./limits.js";
 
 const clock = utcTime;
 
@@ -18,6 +18,16 @@ function whoCanApprove(userIds: readonly string[], groupIds: readonly string[]):
   const names = [...groupIds, ...userIds].map(mention);
   if (names.length <= 1) return names[0] ?? "an administrator to configure approvers";
   return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+/**
+ * What a check could not read, in words: "the table's snapshots (Iceberg REST catalog: 503 …)".
+ * The verification message, the could-not-check note and the thread's hand-back all say it so.
+ */
+export function unseenWords(unseen: { source: string; reason: string }): string {
+  const label = SOURCE_WORDS[unseen.source as SourceName] ?? unseen.source;
+  const what = unseen.source === "catalog" ? "the table's snapshots" : label;
+  return `${what} (${escapeMrkdwn(sourceSaid(label, unseen.reason))})`;
 }
 
 /** The ephemeral answer to a click, as mrkdwn. */
