@@ -4,7 +4,6 @@
 import type { SourceName } from "../../core/ids.js";
 import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import type { HttpMethod, HttpResponse } from "./http.js";
 import { describeUpstreamError } from "./upstream-error.js";
 
 const UNREACHABLE_CODES = new Set([
@@ -30,7 +29,7 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 /** A coded error for an HTTP status, with what the upstream said about it. */
 export function httpStatusError(
   source: SourceName,
-  response: Pick<HttpResponse, "status" | "body" | "path" | "method"> & { headers?: Record<string, string> },
+  response: { status: number; body: string; path: string; method: string; headers?: Record<string, string> },
   options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
 ): CodedError {
   const upstream = describeUpstreamError(response.body);
@@ -115,7 +114,7 @@ function statusHint(source: SourceName, status: number): string {
 export interface Where {
   source: SourceName;
   url: URL;
-  method: HttpMethod;
+  method: string;
   timeoutMs: number;
 }
 
