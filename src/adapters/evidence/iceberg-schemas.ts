@@ -66,6 +66,9 @@ const idOf = (value: string | number): string => (typeof value === "number" ? St
  */
 function readSnapshots(list: readonly unknown[], issues: Issue[]): Snapshot[] {
   const out: Snapshot[] = new Array(list.length);
+  // Catalogs list snapshots in commit order: sorting is only needed when they did not.
+  let ordered = true;
+  let lastMs = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < list.length && issues.length < 10; i++) {
     const s = list[i];
     if (!isObject(s)) {
@@ -91,6 +94,8 @@ function readSnapshots(list: readonly unknown[], issues: Issue[]): Snapshot[] {
     if (summary !== undefined && !isObject(summary))
       issues.push({ path: [i, "summary"], message: "expected an object of summary fields" });
     if (issues.length > before) continue;
+    if ((timestampMs as number) < lastMs) ordered = false;
+    lastMs = timestampMs as number;
     const strings = stringSummary((summary ?? {}) as Record<string, unknown>);
     out[i] = {
       snapshotId: idOf(id as string | number),
@@ -106,7 +111,7 @@ function readSnapshots(list: readonly unknown[], issues: Issue[]): Snapshot[] {
       schemaId: schemaId as number | undefined,
     };
   }
-  return oldestFirst(out);
+  return ordered ? out : out.sort((a, b) => a.timestampMs - b.timestampMs);
 }
 
 function readSnapshotLog(list: readonly unknown[], issues: Issue[]): SnapshotLogEntry[] {
@@ -231,15 +236,6 @@ export function toTableEvidence(
     partitionFields,
     sortOrderFieldCount: sortOrderFieldCount(metadata),
   };
-}
-
-/** Catalogs list snapshots in commit order: sorting is only needed when they did not. */
-function oldestFirst(snapshots: Snapshot[]): Snapshot[] {
-  for (let i = 1; i < snapshots.length; i++) {
-    if (snapshots[i]!.timestampMs < snapshots[i - 1]!.timestampMs)
-      return snapshots.sort((a, b) => a.timestampMs - b.timestampMs);
-  }
-  return snapshots;
 }
 
 /** Summary values are strings by the spec; the freshly parsed object is kept when they all are. */
