@@ -101,37 +101,43 @@ const EnvSchema = z.object({
  * The standard AWS variables SigV4-signed catalogs take their credentials from (in this order:
  * static keys, a web identity token file, container credentials). Read only when a catalog signs.
  */
-const AwsEnvSchema = z.object({
-  AWS_ACCESS_KEY_ID: optionalText,
-  AWS_SECRET_ACCESS_KEY: optionalText,
-  AWS_SESSION_TOKEN: optionalText,
-  AWS_REGION: optionalText,
-  AWS_DEFAULT_REGION: optionalText,
-  AWS_WEB_IDENTITY_TOKEN_FILE: optionalText,
-  AWS_ROLE_ARN: optionalText,
-  AWS_ROLE_SESSION_NAME: optionalText,
-  /** Where AssumeRoleWithWebIdentity is sent (default https://sts.<region>.amazonaws.com). */
-  AWS_ENDPOINT_URL_STS: optionalUrl,
-  AWS_CONTAINER_CREDENTIALS_FULL_URI: optionalUrl,
-  AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: optionalText,
-  AWS_CONTAINER_AUTHORIZATION_TOKEN: optionalText,
-  AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: optionalText,
-});
+const AwsEnvSchema = z
+  .object({
+    AWS_ACCESS_KEY_ID: optionalText,
+    AWS_SECRET_ACCESS_KEY: optionalText,
+    AWS_SESSION_TOKEN: optionalText,
+    AWS_REGION: optionalText,
+    AWS_DEFAULT_REGION: optionalText,
+    AWS_WEB_IDENTITY_TOKEN_FILE: optionalText,
+    AWS_ROLE_ARN: optionalText,
+    AWS_ROLE_SESSION_NAME: optionalText,
+    /** Where AssumeRoleWithWebIdentity is sent (default https://sts.<region>.amazonaws.com). */
+    AWS_ENDPOINT_URL_STS: optionalUrl,
+    AWS_CONTAINER_CREDENTIALS_FULL_URI: optionalUrl,
+    AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: optionalText,
+    AWS_CONTAINER_AUTHORIZATION_TOKEN: optionalText,
+    AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: optionalText,
+  })
+  .transform((e) => {
+    const out = {
+      accessKeyId: e.AWS_ACCESS_KEY_ID,
+      secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+      sessionToken: e.AWS_SESSION_TOKEN,
+      region: e.AWS_REGION ?? e.AWS_DEFAULT_REGION,
+      webIdentityTokenFile: e.AWS_WEB_IDENTITY_TOKEN_FILE,
+      roleArn: e.AWS_ROLE_ARN,
+      roleSessionName: e.AWS_ROLE_SESSION_NAME,
+      stsEndpoint: e.AWS_ENDPOINT_URL_STS,
+      containerFullUri: e.AWS_CONTAINER_CREDENTIALS_FULL_URI,
+      containerRelativeUri: e.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI,
+      containerAuthToken: e.AWS_CONTAINER_AUTHORIZATION_TOKEN,
+      containerAuthTokenFile: e.AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE,
+    };
+    for (const key of Object.keys(out) as (keyof typeof out)[]) if (out[key] === undefined) delete out[key];
+    return out as Partial<typeof out>;
+  });
 
-export interface AwsEnv {
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  sessionToken?: string;
-  region?: string;
-  webIdentityTokenFile?: string;
-  roleArn?: string;
-  roleSessionName?: string;
-  stsEndpoint?: string;
-  containerFullUri?: string;
-  containerRelativeUri?: string;
-  containerAuthToken?: string;
-  containerAuthTokenFile?: string;
-}
+export type AwsEnv = z.output<typeof AwsEnvSchema>;
 
 /** Every environment variable the bot reads (deployment manifests are checked against this). */
 export const ENV_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
@@ -256,14 +262,8 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
   let discoveredFlink: DiscoveredFlinkAccess[] | undefined;
   if (parsed.success) {
     const e = parsed.data;
+    const catalog = envCatalog(e);
     const sourceProblems: string[] = [];
-    const catalog = {
-      url: e.ICEBERG_CATALOG_URL,
-      token: e.ICEBERG_CATALOG_TOKEN,
-      credential: e.ICEBERG_CATALOG_CREDENTIAL,
-      oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
-      scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
-    };
     sources = resolveSources(
       bot.sources,
       {
@@ -317,14 +317,7 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
     },
     redisUrl: e.REDIS_URL,
     redis: parseRedisUrl(e.REDIS_URL),
-    catalog: {
-      url: e.ICEBERG_CATALOG_URL,
-      token: e.ICEBERG_CATALOG_TOKEN,
-      credential: e.ICEBERG_CATALOG_CREDENTIAL,
-      oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
-      scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
-      warehouse: e.ICEBERG_WAREHOUSE,
-    },
+    catalog: envCatalog(e),
     flinkUrl: e.FLINK_REST_URL,
     connectUrl: e.CONNECT_REST_URL,
     prometheusUrl: e.PROMETHEUS_URL,
@@ -334,7 +327,7 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
     kubernetesService: kubernetesService(platform.data),
     sources,
     ...(discoveredFlink ? { discoveredFlink } : {}),
-    aws: awsEnv(aws.success ? aws.data : {}),
+    aws: aws.success ? aws.data : {},
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
     incidentChannel: e.INCIDENT_CHANNEL,
@@ -342,6 +335,17 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
     logLevel: e.LOG_LEVEL,
   };
   return { problems, bot, autopilotLines, sources, config: deepFreeze(config) };
+}
+
+function envCatalog(e: z.infer<typeof EnvSchema>): Config["catalog"] {
+  return {
+    url: e.ICEBERG_CATALOG_URL,
+    token: e.ICEBERG_CATALOG_TOKEN,
+    credential: e.ICEBERG_CATALOG_CREDENTIAL,
+    oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
+    scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
+    warehouse: e.ICEBERG_WAREHOUSE,
+  };
 }
 
 function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string; port: number } | undefined {
@@ -368,37 +372,14 @@ function yamlPackage(): YamlApi {
 }
 
 /** Client credentials win over a fixed token when both are set: they can be renewed. */
-function envCatalogAuth(catalog: {
-  token?: string;
-  credential?: string;
-  oauthUri?: string;
-  scope: string;
-}): SourceSpecs["catalogs"][number]["auth"] {
+function envCatalogAuth(catalog: Config["catalog"]): SourceSpecs["catalogs"][number]["auth"] {
   const { credential, token, oauthUri, scope } = catalog;
   if (credential) return { kind: "oauth2", credential, tokenUrl: oauthUri, scope };
   if (token) return { kind: "bearer", token };
   return { kind: "none" };
 }
 
-function awsEnv(e: Partial<z.infer<typeof AwsEnvSchema>>): AwsEnv {
-  const out: AwsEnv = {
-    accessKeyId: e.AWS_ACCESS_KEY_ID,
-    secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
-    sessionToken: e.AWS_SESSION_TOKEN,
-    region: e.AWS_REGION ?? e.AWS_DEFAULT_REGION,
-    webIdentityTokenFile: e.AWS_WEB_IDENTITY_TOKEN_FILE,
-    roleArn: e.AWS_ROLE_ARN,
-    roleSessionName: e.AWS_ROLE_SESSION_NAME,
-    stsEndpoint: e.AWS_ENDPOINT_URL_STS,
-    containerFullUri: e.AWS_CONTAINER_CREDENTIALS_FULL_URI,
-    containerRelativeUri: e.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI,
-    containerAuthToken: e.AWS_CONTAINER_AUTHORIZATION_TOKEN,
-    containerAuthTokenFile: e.AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE,
-  };
-  for (const key of Object.keys(out) as (keyof AwsEnv)[]) if (out[key] === undefined) delete out[key];
-  return out;
-}
-
+/** The settings that are secrets themselves: redacted when printed, scrubbed from free text. */
 const SECRET_PATHS = [
   ["slack", "botToken"],
   ["slack", "signingSecret"],
@@ -453,11 +434,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
 /** Every secret value in the config, for scrubbing free text (error messages, upstream bodies). */
 export function secretValues(config: Config): string[] {
   const values = [
-    config.slack.botToken,
-    config.slack.signingSecret,
-    config.slack.appToken,
-    config.catalog.token,
-    config.catalog.credential,
+    ...SECRET_PATHS.map(([group, key]) => (config[group] as Record<string, string | undefined>)[key]),
     config.catalog.credential?.split(":").slice(1).join(":"),
     ...config.alertWebhookTokens,
     ...topologySecrets(config.redis),

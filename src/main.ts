@@ -10,7 +10,7 @@
 //   receiver      the one HTTP server: Slack, the alert webhooks, health and metrics (src/bot/receiver.ts)
 
 import type { Logger } from "pino";
-import { isQuiet } from "./adapters/http/backlogs.js";
+import { isQuiet } from "./adapters/http/metrics/backlogs.js";
 import { createLogger } from "./adapters/log.js";
 import { openConnections } from "./bot/connections.js";
 import {

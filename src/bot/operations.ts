@@ -5,7 +5,7 @@
 
 import { serveEdge } from "../adapters/http/edge.js";
 import { type HealthMonitor, SLACK_TOKEN_ERRORS, startHealthMonitor } from "../adapters/http/health.js";
-import { within } from "../adapters/http/metrics.js";
+import { within } from "../adapters/http/metrics/registry.js";
 import { healthRoutes } from "../adapters/http/routes.js";
 import { type RetentionRunner, startRetention } from "../adapters/store/retention.js";
 import type { Part } from "./part.js";

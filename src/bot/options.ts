@@ -135,7 +135,7 @@ export interface Bot {
   remediation: Remediation;
   sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
   /**
-   * True when the bot owes nothing now (adapters/http/backlogs.ts, isQuiet) and no request's
+   * True when the bot owes nothing now (adapters/http/metrics/backlogs.ts, isQuiet) and no request's
    * listeners are still at work in this process's receiver.
    */
   quiet(): Promise<boolean>;

@@ -5,13 +5,13 @@
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
 import { createSourceWatch, type SourceWatch } from "../adapters/evidence/source-watch.js";
-import { registerAutopilotMetrics } from "../adapters/http/autopilot-metrics.js";
-import { readBacklogs } from "../adapters/http/backlogs.js";
 import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
-import { registerHistoryMetrics } from "../adapters/http/history-metrics.js";
-import { type BotMetrics, createMetrics } from "../adapters/http/metrics.js";
+import { registerAutopilotMetrics } from "../adapters/http/metrics/autopilot.js";
+import { readBacklogs } from "../adapters/http/metrics/backlogs.js";
+import { registerHistoryMetrics } from "../adapters/http/metrics/history.js";
+import { type BotMetrics, createMetrics } from "../adapters/http/metrics/registry.js";
+import { registerSweepMetrics } from "../adapters/http/metrics/sweep.js";
 import { REPLAY_MEMORY_SECONDS } from "../adapters/http/replay-guard.js";
-import { registerSweepMetrics } from "../adapters/http/sweep-metrics.js";
 import { WEBHOOK_KINDS } from "../adapters/http/webhook.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import { type CommandInbox, createCommandInbox } from "../adapters/queue/command-inbox.js";
@@ -121,7 +121,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
   const wallClock = options.wallClock ?? Date.now;
   const { redis } = connections;
   const store = new IncidentStore(redis, { namespace: options.namespace, wallClock });
-  const queueSet = createQueueSet(options, connections);
+  const { byName, ...queueSet } = createQueueSet(options, connections);
   // Slash commands recorded by a receiver, waiting for a worker to queue them; recorded once the
   // replicas REDIS_URL asks for hold them, as an alert is.
   const confirmDurable = () => confirmReplicated(redis, config.redis, store.keys.sequence());
@@ -142,13 +142,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
     backlogs: () =>
       readBacklogs({
         redis,
-        queues: {
-          diagnose: queueSet.queues.diagnose,
-          slack: queueSet.queues.slack,
-          remediation: queueSet.remediationQueue.queue,
-          sweep: queueSet.sweepQueues.control,
-          "sweep-catalog": queueSet.sweepQueues.catalog,
-        },
+        queues: byName,
         inboxKey: store.keys.inbox(),
         intakeKey: store.keys.intakePromises(),
         slackOutbox: outbox,
@@ -294,15 +288,14 @@ function createQueueSet(options: BotOptions, connections: Connections) {
     names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
     backoffMs: options.backoffMs,
   });
-  for (const [name, queue] of [
-    ["diagnose", queues.diagnose],
-    ["slack", queues.slack],
-    ["remediation", remediationQueue.queue],
-    ["sweep", sweepQueues.control],
-    ["sweep-catalog", sweepQueues.catalog],
-  ] as const) {
-    connections.errors.watch(queue, `queue ${name}`);
-  }
+  const byName = {
+    diagnose: queues.diagnose,
+    slack: queues.slack,
+    remediation: remediationQueue.queue,
+    sweep: sweepQueues.control,
+    "sweep-catalog": sweepQueues.catalog,
+  };
+  for (const [name, queue] of Object.entries(byName)) connections.errors.watch(queue, `queue ${name}`);
   const queuesPart: Part = {
     name: "queues",
     async stop() {
@@ -311,7 +304,7 @@ function createQueueSet(options: BotOptions, connections: Connections) {
       await remediationQueue.close();
     },
   };
-  return { queues, remediationQueue, sweepQueues, queuesPart };
+  return { queues, remediationQueue, sweepQueues, queuesPart, byName };
 }
 
 function remediationQueueName(options: BotOptions): string | undefined {

@@ -2,28 +2,10 @@
 // stays the one place that parses settings. Flags are checked first to name the flag, not the
 // variable, in the error.
 
-import { type Config, type ConfigInspection, type Env, inspectConfig, loadConfig } from "../config.js";
+import { type Config, type Env, loadConfig } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
 import { usageError } from "./args.js";
-
-export interface ConfigFlags {
-  catalogUrl?: string;
-  warehouse?: string;
-  flinkUrl?: string;
-  connectUrl?: string;
-  prometheusUrl?: string;
-  /** Path of a BOT_CONFIG YAML file. */
-  configFile?: string;
-  timeoutMs?: string;
-}
-
-const URL_FLAGS = [
-  ["catalogUrl", "--catalog-url", "ICEBERG_CATALOG_URL"],
-  ["flinkUrl", "--flink-url", "FLINK_REST_URL"],
-  ["connectUrl", "--connect-url", "CONNECT_REST_URL"],
-  ["prometheusUrl", "--prometheus-url", "PROMETHEUS_URL"],
-] as const;
 
 /** The flags every command that reads evidence takes: sources, BOT_CONFIG file, deadline. */
 export const SOURCE_FLAGS = {
@@ -37,18 +19,15 @@ export const SOURCE_FLAGS = {
   "spark-catalog": { type: "string" },
 } as const;
 
-/** The parsed SOURCE_FLAGS as the overlay reads them. */
-export function sourceFlagValues(values: { [K in keyof typeof SOURCE_FLAGS]?: string }): ConfigFlags {
-  return {
-    catalogUrl: values["catalog-url"],
-    warehouse: values.warehouse,
-    flinkUrl: values["flink-url"],
-    connectUrl: values["connect-url"],
-    prometheusUrl: values["prometheus-url"],
-    configFile: values.config,
-    timeoutMs: values["timeout-ms"],
-  };
-}
+/** The flags as parseArgs hands them over; `config` is the path of a BOT_CONFIG YAML file. */
+export type ConfigFlags = { [K in keyof typeof SOURCE_FLAGS]?: string };
+
+const URL_FLAGS = [
+  ["catalog-url", "ICEBERG_CATALOG_URL"],
+  ["flink-url", "FLINK_REST_URL"],
+  ["connect-url", "CONNECT_REST_URL"],
+  ["prometheus-url", "PROMETHEUS_URL"],
+] as const;
 
 const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
 
@@ -59,15 +38,15 @@ export function buildEnvOverlay(
   readFile: (path: string) => string,
 ): Env {
   const overlay: Env = { ...env };
-  for (const [key, flag, variable] of URL_FLAGS) {
-    const value = flags[key];
+  for (const [flag, variable] of URL_FLAGS) {
+    const value = flags[flag];
     if (value === undefined) continue;
-    if (!isHttpUrl(value)) throw usageError(command, `${flag} must be an http:// or https:// URL.`);
+    if (!isHttpUrl(value)) throw usageError(command, `--${flag} must be an http:// or https:// URL.`);
     overlay[variable] = value;
   }
   if (flags.warehouse !== undefined) overlay.ICEBERG_WAREHOUSE = flags.warehouse;
-  if (flags.timeoutMs !== undefined) {
-    const ms = Number(flags.timeoutMs);
+  if (flags["timeout-ms"] !== undefined) {
+    const ms = Number(flags["timeout-ms"]);
     if (!Number.isInteger(ms) || ms < TIMEOUT_RANGE.min || ms > TIMEOUT_RANGE.max) {
       throw usageError(
         command,
@@ -76,7 +55,7 @@ export function buildEnvOverlay(
     }
     overlay.SOURCE_TIMEOUT_MS = String(ms);
   }
-  if (flags.configFile !== undefined) overlay.BOT_CONFIG = readConfigFile(flags.configFile, readFile);
+  if (flags.config !== undefined) overlay.BOT_CONFIG = readConfigFile(flags.config, readFile);
   return overlay;
 }
 
@@ -88,16 +67,6 @@ export function loadCliConfig(
   readFile: (path: string) => string,
 ): Readonly<Config> {
   return loadConfig(buildEnvOverlay(command, env, flags, readFile), { readFile });
-}
-
-/** inspectConfig over the overlay: every problem, without throwing (`config check`, the roles). */
-export function inspectCliConfig(
-  command: string,
-  env: Env,
-  flags: ConfigFlags,
-  readFile: (path: string) => string,
-): ConfigInspection {
-  return inspectConfig(buildEnvOverlay(command, env, flags, readFile), { readFile });
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): string {

@@ -106,14 +106,9 @@ ${mode === "off-hours" ? `      hours: "${hh(3)}:00-${hh(4)}:00"\n` : ""}`;
 
 /** "budget-spent": the fleet's one autonomous change this hour, made on another table. */
 async function spendFleetBudget(ctx: DemoContext): Promise<void> {
-  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const atMs = ctx.lakehouse!.clock.now() - 10 * 60_000;
-    await new AutopilotStore(redis, ctx.namespace).recordChange("demo.elsewhere", "earlier|p1", atMs);
-  } finally {
-    redis.disconnect();
-  }
+  const { bot, namespace } = ctx.sim!;
+  const atMs = ctx.lakehouse!.clock.now() - 10 * 60_000;
+  await new AutopilotStore(bot.redis, namespace).recordChange("demo.elsewhere", "earlier|p1", atMs);
   progress(
     ctx,
     "autopilot already made the fleet's one change this hour, on another table (fleetPerHour: 1)",
@@ -142,10 +137,7 @@ interface DemoContext {
   redisUrl: string;
   lakehouse?: Lakehouse;
   standIn?: SlackStandIn;
-  bot?: Bot;
-  webhookToken: string;
-  signingSecret: string;
-  namespace: string;
+  sim?: SimBot;
   rootTs?: string;
   playbooks: PlaybookSet;
   step: number;
@@ -162,62 +154,40 @@ async function startWorld(ctx: DemoContext): Promise<void> {
     ctx,
     "start the simulated lakehouse (catalog, Flink, Kafka Connect, Prometheus) and the Slack stand-in",
   );
-  ctx.lakehouse = await startLakehouse({ scenario: ctx.options.scenario ?? "competing-appends" });
-  ctx.cleanups.push(() => ctx.lakehouse!.close());
-  ctx.standIn = await startSlackStandIn();
-  ctx.cleanups.push(() => ctx.standIn!.close());
+  const lakehouse = await startLakehouse({ scenario: ctx.options.scenario ?? "competing-appends" });
+  ctx.lakehouse = lakehouse;
+  ctx.cleanups.push(() => lakehouse.close());
+  const standIn = await startSlackStandIn();
+  ctx.standIn = standIn;
+  ctx.cleanups.push(() => standIn.close());
 
   progress(ctx, "start the bot (HTTP mode) and its workers");
-  const { lakehouse, standIn } = ctx;
   const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
-  // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
-  const platform = lakehouse!.env();
-  const sources = platform.BOT_CONFIG
-    ? platform
-    : {
-        ICEBERG_CATALOG_URL: lakehouse!.urls.catalog,
-        FLINK_REST_URL: lakehouse!.urls.flink,
-        CONNECT_REST_URL: lakehouse!.urls.connect,
-        PROMETHEUS_URL: lakehouse!.urls.prometheus,
-      };
-  const config = loadConfig({
-    SLACK_BOT_TOKEN: "xoxb-stand-in",
-    SLACK_SIGNING_SECRET: ctx.signingSecret,
-    SLACK_API_URL: standIn!.apiUrl,
-    REDIS_URL: ctx.redisUrl,
-    ...sources,
-    ALERT_WEBHOOK_TOKEN: ctx.webhookToken,
-    INCIDENT_CHANNEL: DEMO_CHANNEL,
-    BOT_CONFIG: `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform.BOT_CONFIG ?? ""}\n${ctx.options.autopilot ? autopilotConfig(ctx.options.autopilot, ctx.playbooks, lakehouse!.clock.now()) : ""}`,
-    PORT: "0",
-    LOG_LEVEL: ctx.options.env.LOG_LEVEL ?? "silent",
-  });
   const followUpMs = ctx.options.followUpIntervalMs ?? DEMO_FOLLOW_UP_MS;
-  ctx.bot = await startBot(config, {
-    namespace: ctx.namespace,
-    queuePrefix: `{${ctx.namespace}}`,
-    now: () => lakehouse!.clock.now(),
-    remediation: { followUpIntervalMs: followUpMs },
+  const autopilot = ctx.options.autopilot;
+  const sim = await startSimBot({
+    name: "demo",
+    lakehouse,
+    standIn,
+    redisUrl: ctx.redisUrl,
+    env: ctx.options.env,
+    channel: DEMO_CHANNEL,
+    botConfig: (platform) =>
+      `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform}\n${autopilot ? autopilotConfig(autopilot, ctx.playbooks, lakehouse.clock.now()) : ""}`,
+    now: () => lakehouse.clock.now(),
+    followUpIntervalMs: followUpMs,
   });
+  ctx.sim = sim;
   say(
     ctx,
     `    follow-up checks every ${followUpMs / 1000} s here, up to 6 of them (a real install checks every few minutes: followUp.intervalSeconds in BOT_CONFIG)`,
   );
-  const bot = ctx.bot;
-  ctx.cleanups.push(async () => {
-    await bot.queues.obliterate().catch(() => {});
-    await deleteNamespace(ctx.redisUrl, ctx.namespace);
-    await bot.stop();
-  });
+  ctx.cleanups.push(() => sim.stop());
 }
 
 async function fireAlert(ctx: DemoContext): Promise<void> {
   progress(ctx, `fire an Alertmanager alert (IcebergCommitStalled) for ${ctx.scenarioTable}`);
-  const response = await fetch(`http://127.0.0.1:${ctx.bot!.port}/webhooks/alertmanager`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${ctx.webhookToken}` },
-    body: alertBody(ctx.scenarioTable, ctx.writerJobName, ctx.lakehouse!.clock.now()),
-  });
+  const response = await ctx.sim!.fireAlert(ctx.scenarioTable, ctx.writerJobName);
   if (response.status !== 202)
     throw new Error(`the webhook answered ${response.status}: ${await response.text()}`);
 }
@@ -246,8 +216,8 @@ async function awaitDiagnosis(ctx: DemoContext): Promise<string> {
 
 function person(ctx: DemoContext, user: string): SlackPerson {
   return {
-    botUrl: `http://127.0.0.1:${ctx.bot!.port}/slack/events`,
-    signingSecret: ctx.signingSecret,
+    botUrl: ctx.sim!.slackUrl,
+    signingSecret: ctx.sim!.signingSecret,
     standIn: ctx.standIn!,
     channel: DEMO_CHANNEL,
     user,
@@ -272,20 +242,13 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
   );
   await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
   // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
-  await until(
-    ctx,
-    () =>
-      ctx
-        .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-        .some((m) => JSON.stringify(m.blocks).includes("Audit of")),
-    "the audit",
-  );
+  await until(ctx, () => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
 /** True when the walk ended because its last check could not read the table (the card says so). */
 function couldNotCheck(ctx: DemoContext): boolean {
-  const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const root = thread(ctx)[0];
   return root !== undefined && /the bot could not check the table/.test(messageMrkdwn(root));
 }
 
@@ -297,7 +260,7 @@ type Decision =
 /** What the thread asks for now, or undefined while the bot is still at work. */
 function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undefined {
   const standIn = ctx.standIn!;
-  const root = standIn.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const root = thread(ctx)[0];
   const state = /\((resolved|stalled|stopped)\)\s*$/.exec(root?.text ?? "")?.[1];
   if (state) return { kind: state as "resolved" | "stalled" | "stopped" };
   if (root && /\(resolved with \d+ open items?\)\s*$/.test(root.text ?? "")) {
@@ -383,9 +346,7 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     () => /Applied (by|at)|Nothing was changed|It is not known/.test(latestStepText(ctx)),
     "the change to be applied",
   );
-  const writes = ctx
-    .lakehouse!.requests.slice(requestsBefore)
-    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+  const writes = writesSince(ctx, requestsBefore);
   if (
     /Nothing was changed|It is not known/.test(latestStepText(ctx)) &&
     !/Applied (by|at)/.test(latestStepText(ctx))
@@ -406,9 +367,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   // The announcement follows its proposal in the same job.
   await settled(ctx);
   // Edited once it applied: its words say so then, without Hold.
-  const announcement = ctx
-    .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-    .findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
+  const announcement = thread(ctx).findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
   if (!announcement) {
     progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
     return false;
@@ -417,11 +376,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   if (mode === "hold") {
     progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
     await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
-    await until(
-      ctx,
-      () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).some((m) => /^Held:/.test(m.text ?? "")),
-      "the hold",
-    );
+    await until(ctx, () => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
     return false;
   }
   progress(
@@ -429,9 +384,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
     "nobody presses Hold; when the hold-off ends autopilot approves the step as policy:demo-low-risk",
   );
   await until(ctx, () => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
-  const writes = ctx
-    .lakehouse!.requests.slice(requestsBefore)
-    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+  const writes = writesSince(ctx, requestsBefore);
   progress(
     ctx,
     `the bot makes the change through the same path as a person's approval: ${describeWrites(writes)}`,
@@ -441,24 +394,20 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
 
 /** Why autopilot did not take the step, as it recorded it. */
 async function autopilotRefusal(ctx: DemoContext): Promise<string> {
-  const redis = new Redis(ctx.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    const key = (await redis.keys(`{${ctx.namespace}}:autopilot:refused:*`))[0];
-    const refusal = key ? (JSON.parse((await redis.get(key)) ?? "{}") as Refusal) : undefined;
-    return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
-  } finally {
-    redis.disconnect();
-  }
+  const { bot, namespace } = ctx.sim!;
+  const key = (await bot.redis.keys(`{${namespace}}:autopilot:refused:*`))[0];
+  const refusal = key ? (JSON.parse((await bot.redis.get(key)) ?? "{}") as Refusal) : undefined;
+  return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
 }
 
-const settled = (ctx: DemoContext) =>
-  until(ctx, async () => (await ctx.bot!.quiet()) && (await ctx.bot!.quiet()), "the bot to settle");
+/** Until the bot has done all it has to do for now (its queues and outbox empty). */
+const settled = (ctx: DemoContext, what = "the bot to settle") =>
+  until(ctx, async () => (await ctx.sim!.bot.quiet()) && (await ctx.sim!.bot.quiet()), what);
 
 const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
 
 function autopilotReverted(ctx: DemoContext): boolean {
-  return ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!).some((m) => /^Autopilot reverted/.test(m.text ?? ""));
+  return thread(ctx).some((m) => /^Autopilot reverted/.test(m.text ?? ""));
 }
 
 /** A step the bot cannot make: print what a person would do, play it in the simulator, press Done. */
@@ -534,9 +483,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         }
         const checked = /\*Checked:\*/.test(messageMrkdwn(decision.message));
         const check = checked
-          ? ctx
-              .standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)
-              .findLast((m) => /checks this itself/.test(messageMrkdwn(m)))
+          ? thread(ctx).findLast((m) => /checks this itself/.test(messageMrkdwn(m)))
           : undefined;
         if (check) announceCheck(check);
         progress(
@@ -580,23 +527,22 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
 /** The world as it stands once the bot is idle, for a test to read (nothing without onMoment). */
 async function moment(ctx: DemoContext, label: string): Promise<void> {
   if (!ctx.options.onMoment) return;
-  const settle = () =>
-    until(ctx, async () => (await ctx.bot!.quiet()) && (await ctx.bot!.quiet()), "the bot to settle");
+  const settle = () => settled(ctx);
   await settle();
   await ctx.options.onMoment({
     label,
     ...worldEnd(ctx),
-    readThread: () => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    readThread: () => thread(ctx),
     settle,
   });
 }
 
 function worldEnd(ctx: DemoContext): DemoEnd {
   return {
-    thread: ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!),
+    thread: thread(ctx),
     lakehouse: ctx.lakehouse!,
     redisUrl: ctx.redisUrl,
-    namespace: ctx.namespace,
+    namespace: ctx.sim!.namespace,
     now: () => ctx.lakehouse!.clock.now(),
     canvases: ctx.standIn!.canvases(),
   };
@@ -618,9 +564,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     scenarioTable: scenario.table,
     writerJobName: scenario.flink?.jobs[0]?.name,
     redisUrl: options.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-    webhookToken: randomBytes(16).toString("hex"),
-    signingSecret: randomBytes(16).toString("hex"),
-    namespace: `iceberg-bot-demo-${randomBytes(4).toString("hex")}`,
     playbooks: await loadPlaybooks(),
     step: 0,
     cleanups: [],
@@ -641,7 +584,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (/Next step:\*? (none|no playbook step)/.test(diagnosis)) await showAudit(ctx, diagnosis);
     else await walkPlaybook(ctx);
     // The last edits and the picture after recovery land before the thread is printed.
-    await until(ctx, async () => (await ctx.bot!.quiet()) && (await ctx.bot!.quiet()), "the bot to finish");
+    await settled(ctx, "the bot to finish");
     progress(ctx, "print the thread");
     const paths = writePictures(ctx);
     say(ctx, "");
@@ -715,9 +658,15 @@ function messageMrkdwn(message: StoredMessage): string {
   return parts.join("\n");
 }
 
+/** The incident's thread, its root first. */
+const thread = (ctx: DemoContext) => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!);
+
+/** The lakehouse requests since `before` that change something (reads and token fetches left out). */
+const writesSince = (ctx: DemoContext, before: number) =>
+  ctx.lakehouse!.requests.slice(before).filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
+
 function latestStepText(ctx: DemoContext): string {
-  const thread = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!);
-  const step = [...thread].reverse().find((m) => /Step \d+/.test(messageMrkdwn(m)));
+  const step = [...thread(ctx)].reverse().find((m) => /Step \d+/.test(messageMrkdwn(m)));
   return step ? messageMrkdwn(step) : "";
 }
 
@@ -746,7 +695,7 @@ function byHandLines(message: StoredMessage): string[] {
 
 /** The approval reason a person would write: what the diagnosis found, and what this step does. */
 function approvalReason(ctx: DemoContext, title: string): string {
-  const root = ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!)[0];
+  const root = thread(ctx)[0];
   const cause = /\*Cause:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const verdict = /\*Verdict:\*\s*([^\n]+)/.exec(root ? messageMrkdwn(root) : "")?.[1];
   const finding = mrkdwnToPlain(cause ?? verdict ?? `the diagnosis of ${ctx.scenarioTable}`);
@@ -801,6 +750,85 @@ export async function ensureRedis(
   } catch {
     return undefined;
   }
+}
+
+/** A bot (HTTP mode, with its workers) against a simulated lakehouse and the Slack stand-in. */
+export interface SimBot {
+  bot: Bot;
+  /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
+  namespace: string;
+  signingSecret: string;
+  /** Where Slack's signed requests go. */
+  slackUrl: string;
+  /** An Alertmanager alert for `table` into the bot's webhook. */
+  fireAlert(table: string, jobName: string | undefined): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the bot for `demo` and `dev` in a namespace of its own. `botConfig` writes BOT_CONFIG
+ * around the lakehouse's own (a many-cluster scenario brings its sources there instead of the
+ * four URLs).
+ */
+export async function startSimBot(world: {
+  name: string;
+  lakehouse: Lakehouse;
+  standIn: SlackStandIn;
+  redisUrl: string;
+  env: Env;
+  channel: string;
+  botConfig: (platform: string) => string;
+  now: () => number;
+  followUpIntervalMs: number;
+}): Promise<SimBot> {
+  const { lakehouse, redisUrl } = world;
+  const signingSecret = randomBytes(16).toString("hex");
+  const webhookToken = randomBytes(16).toString("hex");
+  const namespace = `iceberg-bot-${world.name}-${randomBytes(4).toString("hex")}`;
+  const platform = lakehouse.env();
+  const sources = platform.BOT_CONFIG
+    ? platform
+    : {
+        ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
+        FLINK_REST_URL: lakehouse.urls.flink,
+        CONNECT_REST_URL: lakehouse.urls.connect,
+        PROMETHEUS_URL: lakehouse.urls.prometheus,
+      };
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: "xoxb-stand-in",
+    SLACK_SIGNING_SECRET: signingSecret,
+    SLACK_API_URL: world.standIn.apiUrl,
+    REDIS_URL: redisUrl,
+    ...sources,
+    ALERT_WEBHOOK_TOKEN: webhookToken,
+    INCIDENT_CHANNEL: world.channel,
+    BOT_CONFIG: world.botConfig(platform.BOT_CONFIG ?? ""),
+    PORT: "0",
+    LOG_LEVEL: world.env.LOG_LEVEL ?? "silent",
+  });
+  const bot = await startBot(config, {
+    namespace,
+    queuePrefix: `{${namespace}}`,
+    now: world.now,
+    remediation: { followUpIntervalMs: world.followUpIntervalMs },
+  });
+  return {
+    bot,
+    namespace,
+    signingSecret,
+    slackUrl: `http://127.0.0.1:${bot.port}/slack/events`,
+    fireAlert: (table, jobName) =>
+      fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
+        body: alertBody(table, jobName, world.now()),
+      }),
+    async stop() {
+      await bot.queues.obliterate().catch(() => {});
+      await bot.stop().catch(() => {});
+      await deleteNamespace(redisUrl, namespace).catch(() => {});
+    },
+  };
 }
 
 export async function deleteNamespace(url: string, namespace: string): Promise<void> {

@@ -7,15 +7,14 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readBody, send } from "../adapters/http/edge.js";
-import { type Env, loadConfig } from "../config.js";
-import { type Bot, startBot } from "../main.js";
+import type { Env } from "../config.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { listScenarios, loadScenario } from "../sim/scenarios.js";
 import { postSigned } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import type { StoredFile } from "../sim/slack/types.js";
-import { alertBody, deleteNamespace, ensureRedis } from "./demo.js";
+import { ensureRedis, type SimBot, startSimBot } from "./demo.js";
 import { createDevGuard, DEV_TOKEN_PARAM, type DevGuard, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
 
@@ -82,14 +81,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   // One running clock for every scenario played: the world moves with the wall clock.
   const clock: SimClock = createSimClock(undefined, { running: true });
   const standIn = await startSlackStandIn();
-  const signingSecret = randomBytes(16).toString("hex");
-  const webhookToken = randomBytes(16).toString("hex");
 
   interface Running {
     scenario: string;
     lakehouse: Lakehouse;
-    bot: Bot;
-    namespace: string;
+    sim: SimBot;
   }
   let running: Running | undefined;
   const modals: Modal[] = [];
@@ -115,11 +111,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   async function stopRunning(): Promise<void> {
     if (!running) return;
-    const { bot, lakehouse, namespace } = running;
+    const { sim, lakehouse } = running;
     running = undefined;
-    await bot.queues.obliterate().catch(() => {});
-    await bot.stop().catch(() => {});
-    await deleteNamespace(redisUrl, namespace).catch(() => {});
+    await sim.stop();
     await lakehouse.close();
   }
 
@@ -128,37 +122,19 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     if (running?.scenario === scenario) return running;
     await stopRunning();
     const lakehouse = await startLakehouse({ scenario, clock });
-    // A many-cluster scenario brings its own sources (BOT_CONFIG) instead of the four URLs.
-    const platform = lakehouse.env();
-    const sources = platform.BOT_CONFIG
-      ? platform
-      : {
-          ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-          FLINK_REST_URL: lakehouse.urls.flink,
-          CONNECT_REST_URL: lakehouse.urls.connect,
-          PROMETHEUS_URL: lakehouse.urls.prometheus,
-        };
-    const namespace = `iceberg-bot-dev-${randomBytes(4).toString("hex")}`;
     try {
-      const config = loadConfig({
-        SLACK_BOT_TOKEN: "xoxb-stand-in",
-        SLACK_SIGNING_SECRET: signingSecret,
-        SLACK_API_URL: standIn.apiUrl,
-        REDIS_URL: redisUrl,
-        ...sources,
-        ALERT_WEBHOOK_TOKEN: webhookToken,
-        INCIDENT_CHANNEL: DEV_CHANNEL,
-        BOT_CONFIG: `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n${platform.BOT_CONFIG ?? ""}`,
-        PORT: "0",
-        LOG_LEVEL: options.env.LOG_LEVEL ?? "silent",
-      });
-      const bot = await startBot(config, {
-        namespace,
-        queuePrefix: `{${namespace}}`,
+      const sim = await startSimBot({
+        name: "dev",
+        lakehouse,
+        standIn,
+        redisUrl,
+        env: options.env,
+        channel: DEV_CHANNEL,
+        botConfig: (platform) => `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n${platform}`,
         now: () => clock.now(),
-        remediation: { followUpIntervalMs: options.followUpIntervalMs ?? 10_000 },
+        followUpIntervalMs: options.followUpIntervalMs ?? 10_000,
       });
-      running = { scenario, lakehouse, bot, namespace };
+      running = { scenario, lakehouse, sim };
       return running;
     } catch (error) {
       await lakehouse.close();
@@ -166,7 +142,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
   }
 
-  const botUrl = () => `http://127.0.0.1:${running?.bot.port}/slack/events`;
   const userOf = (id: string) => ({
     id,
     username: id.toLowerCase(),
@@ -174,7 +149,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     team_id: "T0DEV",
   });
   const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const formType = "application/x-www-form-urlencoded";
+  /** A signed request into the bot, as Slack sends it. */
+  const postToBot = (body: string) =>
+    postSigned(
+      running?.sim.slackUrl ?? "",
+      running?.sim.signingSecret ?? "",
+      body,
+      "application/x-www-form-urlencoded",
+    );
 
   function state(): Json {
     claimViews();
@@ -198,13 +180,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   async function fireAlert(body: Json): Promise<Json> {
     const name = String(body.scenario ?? "");
     if (!listScenarios().includes(name)) return { ok: false, error: `unknown scenario ${name}` };
-    const { bot } = await play(name);
+    const { sim } = await play(name);
     const scenario = loadScenario(name);
-    const response = await fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
-      body: alertBody(scenario.table, scenario.flink?.jobs[0]?.name, clock.now()),
-    });
+    const response = await sim.fireAlert(scenario.table, scenario.flink?.jobs[0]?.name);
     return { ok: response.status === 202, status: response.status, table: scenario.table };
   }
 
@@ -215,7 +193,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const message = standIn.messages(DEV_CHANNEL).find((m) => m.ts === body.ts);
     if (!message) return { ok: false, error: "no such message" };
     const before = standIn.views.opened.length;
-    const triggerId = `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`;
+    const triggerId = newTriggerId();
     triggers.set(triggerId, user);
     const payload = {
       type: "block_actions",
@@ -239,7 +217,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         },
       ],
     };
-    const answer = await postSigned(botUrl(), signingSecret, form(payload), formType);
+    const answer = await postToBot(form(payload));
     // The bot opens its modal after the ack; give it a moment so the page can show it at once.
     for (let i = 0; i < 40 && standIn.views.opened.length === before; i++) await sleep(50);
     claimViews();
@@ -257,10 +235,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       user: userOf(modal.user),
       api_app_id: "A0DEV",
       token: "legacy-verification-token",
-      trigger_id: `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`,
+      trigger_id: newTriggerId(),
       view: { ...view, type: "modal", state: { values: body.values ?? {} } },
     };
-    const answer = await postSigned(botUrl(), signingSecret, form(payload), formType);
+    const answer = await postToBot(form(payload));
     const ack = parseJson(answer.body);
     if (ack?.response_action === "errors") {
       modal.errors = ack.errors as Record<string, string>;
@@ -296,9 +274,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       text: match[2] ?? "",
       api_app_id: "A0DEV",
       response_url: standIn.responseUrl(),
-      trigger_id: `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`,
+      trigger_id: newTriggerId(),
     });
-    const answer = await postSigned(botUrl(), signingSecret, params.toString(), formType);
+    const answer = await postToBot(params.toString());
     const ack = parseJson(answer.body);
     if (ack && (typeof ack.text === "string" || Array.isArray(ack.blocks))) {
       ephemerals.push({
@@ -473,5 +451,7 @@ function parseJson(text: string): Json | undefined {
     return undefined;
   }
 }
+
+const newTriggerId = () => `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

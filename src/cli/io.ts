@@ -40,3 +40,11 @@ export function useColor(io: CliIo): boolean {
 export function writeLine(stream: CliStream, text = ""): void {
   stream.write(text.endsWith("\n") ? text : `${text}\n`);
 }
+
+/** Until `io.signal` aborts (Ctrl-C), or forever without one. */
+export function untilAborted(io: CliIo): Promise<void> {
+  const { signal } = io;
+  if (!signal) return new Promise<void>(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

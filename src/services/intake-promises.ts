@@ -2,7 +2,7 @@
 // incident it opened, a card edit), recorded by the intake script itself, atomically with the
 // incident, since BullMQ's add cannot join that script. The receiver keeps them right after its
 // answer; the promise keeper keeps what a dead receiver left (every few seconds, in a worker).
-// Not a BullMQ queue for that reason; the store side is adapters/store/intake-promises.ts.
+// Not a BullMQ queue for that reason; the store side is adapters/store/incident-store.ts.
 
 import type { IncidentDeps } from "./incident/deps.js";
 import type { IntakePromise } from "./ports.js";

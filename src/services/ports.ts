@@ -187,6 +187,14 @@ export interface OpenResult {
   created: boolean;
 }
 
+/** The incident's plain fields a use case sets. */
+export type IncidentFields = Partial<
+  Pick<
+    Incident,
+    "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
+  >
+>;
+
 export interface IncidentStorePort {
   openOrJoin(table: string, channel: string, now: number): Promise<OpenResult>;
   intake(alerts: readonly IntakeAlert[], now: number, repeatTtlSeconds: number): Promise<IntakeResult[]>;
@@ -196,17 +204,7 @@ export interface IncidentStorePort {
   require(id: string): Promise<Incident>;
   openIncidentFor(table: string): Promise<Incident | undefined>;
   openTables(tables: readonly string[]): Promise<Set<string>>;
-  update(
-    id: string,
-    fields: Partial<
-      Pick<
-        Incident,
-        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
-      >
-    >,
-    now: number,
-    bumpCard?: boolean,
-  ): Promise<number>;
+  update(id: string, fields: IncidentFields, now: number, bumpCard?: boolean): Promise<number>;
   nextDiagnosis(id: string): Promise<number>;
   close(incident: Incident, state: "resolved" | "stopped", now: number): Promise<number>;
   saveReport(id: string, n: number, report: unknown): Promise<void>;

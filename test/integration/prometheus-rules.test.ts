@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { createMetrics } from "../../src/adapters/http/metrics.js";
-import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
+import { createMetrics } from "../../src/adapters/http/metrics/registry.js";
+import { registerSweepMetrics } from "../../src/adapters/http/metrics/sweep.js";
 
 const run = promisify(execFile);
 const RULES = "deploy/prometheus/iceberg-commit-alerts.yml";

@@ -3,7 +3,7 @@
 
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import { batchedAdd } from "../../src/adapters/queue/batched-add.js";
+import { batchedAdd } from "../../src/adapters/queue/queues.js";
 import { REDIS_URL, type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 let scope: TestRedisScope | undefined;

@@ -5,7 +5,7 @@
 
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
+import { registerSweepMetrics } from "../../src/adapters/http/metrics/sweep.js";
 import { SweepStore } from "../../src/adapters/store/sweep-store.js";
 import { DigestBuilder } from "../../src/core/sweep/digest.js";
 import type { TableOutcome } from "../../src/core/sweep/health.js";

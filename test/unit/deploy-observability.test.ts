@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { DEFAULT_BODY_LIMIT } from "../../src/adapters/http/edge.js";
-import { createMetrics } from "../../src/adapters/http/metrics.js";
-import { registerSweepMetrics } from "../../src/adapters/http/sweep-metrics.js";
+import { createMetrics } from "../../src/adapters/http/metrics/registry.js";
+import { registerSweepMetrics } from "../../src/adapters/http/metrics/sweep.js";
 import { WEBHOOK_DEADLINE_MS } from "../../src/adapters/http/webhook.js";
 import { alertmanagerBody } from "../../src/sim/alertmanager.js";
 

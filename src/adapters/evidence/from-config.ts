@@ -5,6 +5,7 @@
 import type { Dispatcher } from "undici";
 import type { Config } from "../../config.js";
 import type {
+  CatalogAuthSpec,
   CatalogSourceSpec,
   FlinkSourceProvider,
   HttpAuth,
@@ -13,7 +14,6 @@ import type {
 } from "../../core/sources/model.js";
 import type { ConnectPort, EvidencePorts, FlinkPort } from "../../services/ports.js";
 import { currentSecret } from "../../util/secret-file.js";
-import type { CatalogAuth } from "./catalog/auth.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
@@ -51,30 +51,18 @@ const DEFAULT_CONCURRENT_JOBMANAGERS = 8;
 
 export function createEvidencePorts(config: Config, overrides: EvidencePortOverrides = {}): EvidencePorts {
   const timeoutMs = overrides.timeoutMs ?? config.sourceTimeoutMs;
-  const tlsAgents = new Map<string, Agent>();
-  /** The source's own TLS pool, else the kind's dispatcher, else the shared one. */
-  const dispatcherFor = (kind: SourceKind, name: string, tls: TlsMaterial | undefined) => {
-    if (tls && (tls.cert || tls.ca)) {
-      const key = `${kind}/${name}`;
-      let agent = tlsAgents.get(key);
-      if (!agent) {
-        agent = new Agent({
-          keepAliveTimeout: 10_000,
-          connect: { cert: tls.cert, key: tls.key, ca: tls.ca },
-        });
-        tlsAgents.set(key, agent);
-      }
-      return agent;
-    }
-    return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
-  };
-  const common = (kind: SourceKind, spec: HttpSourceSpec) => ({
+  const { tlsAgents, dispatcherFor } = sourceDispatchers(overrides);
+  /** How every source is called: its pool, deadline, size cap and watch. */
+  const reach = (kind: SourceKind, spec: { name: string; url: string; tls?: TlsMaterial }) => ({
     url: spec.url,
     dispatcher: dispatcherFor(kind, spec.name, spec.tls),
     timeoutMs,
     maxBytes: overrides.maxBytes,
-    ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
     ...(overrides.watch ? { observe: overrides.watch.observer(kind, spec.name) } : {}),
+  });
+  const common = (kind: SourceKind, spec: HttpSourceSpec) => ({
+    ...reach(kind, spec),
+    ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
   });
 
   const ports: EvidencePorts = {};
@@ -83,16 +71,12 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   if (sources.catalogs.length > 0) {
     const catalogPort = (spec: CatalogSourceSpec) =>
       createCatalogClient({
-        url: spec.url,
+        ...reach("catalog", spec),
         warehouse: spec.warehouse,
         prefix: spec.prefix,
         auth: spec.auth,
-        dispatcher: dispatcherFor("catalog", spec.name, spec.tls),
-        timeoutMs,
-        maxBytes: overrides.maxBytes,
         now: overrides.now,
         aws: config.aws,
-        ...(overrides.watch ? { observe: overrides.watch.observer("catalog", spec.name) } : {}),
       });
     const only = sources.catalogs[0];
     if (sources.catalogs.length === 1 && only?.origin === "env") {
@@ -156,6 +140,27 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   return ports;
 }
 
+/** The source's own TLS pool (kept per kind and name), else the kind's dispatcher, else the shared one. */
+function sourceDispatchers(overrides: EvidencePortOverrides) {
+  const tlsAgents = new Map<string, Agent>();
+  const dispatcherFor = (kind: SourceKind, name: string, tls: TlsMaterial | undefined) => {
+    if (tls && (tls.cert || tls.ca)) {
+      const key = `${kind}/${name}`;
+      let agent = tlsAgents.get(key);
+      if (!agent) {
+        agent = new Agent({
+          keepAliveTimeout: 10_000,
+          connect: { cert: tls.cert, key: tls.key, ca: tls.ca },
+        });
+        tlsAgents.set(key, agent);
+      }
+      return agent;
+    }
+    return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
+  };
+  return { tlsAgents, dispatcherFor };
+}
+
 /** The source's auth header; asked for on each request when its secret is a file that may be rotated. */
 function authHeaders(auth: HttpAuth): SourceHeaders {
   const header = (): Record<string, string> => {
@@ -174,7 +179,7 @@ function authHeaders(auth: HttpAuth): SourceHeaders {
 }
 
 /** The default catalog's auth (the single-URL variables' one, or the first named default). */
-export function catalogAuth(config: Config): CatalogAuth {
+export function catalogAuth(config: Config): CatalogAuthSpec {
   const fallback = config.sources.catalogs.find((c) => c.isDefault) ?? config.sources.catalogs[0];
   return fallback?.auth ?? { kind: "none" };
 }

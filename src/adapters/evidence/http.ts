@@ -1,16 +1,23 @@
 // One way to call an evidence source over HTTP: undici with an injected dispatcher, a hard
 // deadline, a response size cap, and coded errors that tell unreachable, slow, failing, garbled
-// and oversized answers apart. Tokens travel in headers and never reach an error.
+// and oversized answers apart. Tokens travel in headers and never reach an error (messages show a
+// URL's origin, which never carries user:password).
 
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import type { SourceName } from "../../core/ids.js";
 import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import {
+  classifyTransportError,
+  httpStatusError,
+  statusMessage,
+  tooLarge,
+  type Where,
+} from "./http-errors.js";
 import { parseJsonText, parseWithSchema } from "./parse.js";
 import { outcomeOfError, outcomeOfStatus, type SourceObserver } from "./source-watch.js";
 import { Agent, request } from "./undici-lean.js";
-import { describeUpstreamError } from "./upstream-error.js";
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -97,26 +104,6 @@ export interface HttpResponse {
   method: HttpMethod;
 }
 
-const UNREACHABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ECONNRESET",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE",
-  "ECONNABORTED",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-]);
-const TIMEOUT_CODES = new Set([
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ETIMEDOUT",
-]);
-const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INVALID_CHUNK_SIZE"]);
-
 /** Sends one request and reads the whole body; any HTTP status is returned, not thrown. */
 export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Promise<HttpResponse> {
   const url = typeof req.url === "string" ? new URL(req.url) : req.url;
@@ -192,7 +179,7 @@ function refuseUserInfo(url: URL, source: SourceName, method: HttpMethod): void 
   if (!url.username && !url.password) return;
   throw new CodedError(
     ErrorCode.ConfigInvalid,
-    `${SOURCE_WORDS[source]} URL ${sourceOrigin(url)} carries credentials (user:password@); the request was not sent`,
+    `${SOURCE_WORDS[source]} URL ${url.origin} carries credentials (user:password@); the request was not sent`,
     {
       hint: "Remove the credentials from the URL and give them in the source's auth setting (passwordEnv, tokenEnv or their File forms).",
       details: { source, path: url.pathname, method },
@@ -220,184 +207,24 @@ export async function sendJson<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   const headers = { accept: "application/json", ...req.headers };
   const response = await send(options, { ...req, headers }, accept);
-  const ctx = { source: options.source, what: `${response.method} ${response.path}` };
-  return parseWithSchema(schema, parseJsonText(response.body, ctx), ctx);
+  return parseBody(schema, response.body, options.source, `${response.method} ${response.path}`);
+}
+
+/** Parses a JSON body and checks it with a schema; a problem names the source and the call. */
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: string,
+  source: SourceName,
+  what: string,
+): z.output<S> {
+  const ctx = { source, what };
+  return parseWithSchema(schema, parseJsonText(body, ctx), ctx);
 }
 
 /** GETs an API path under a source's base URL and checks the JSON answer with a schema. */
 export function jsonGetter(options: HttpSourceOptions, base: string) {
   return <S extends z.ZodType>(path: string, schema: S, query?: UrlQuery): Promise<z.output<S>> =>
     sendJson(options, { url: buildUrl(base, path, query) }, schema);
-}
-
-function sourceOrigin(url: URL): string {
-  // origin never carries user:password, so it is safe to show.
-  return url.origin;
-}
-
-/** A coded error for an HTTP status, with what the upstream said about it. */
-export function httpStatusError(
-  source: SourceName,
-  response: Pick<HttpResponse, "status" | "body" | "path" | "method"> & { headers?: Record<string, string> },
-  options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
-): CodedError {
-  const upstream = describeUpstreamError(response.body);
-  const status = response.status;
-  const auth = status === 401 || status === 403 || status === 419;
-  const code = options.code ?? (auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus);
-  const retryAfterMs = retryAfterOf(response.headers);
-  return new CodedError(
-    code,
-    statusMessage(
-      SOURCE_WORDS[source],
-      status,
-      `${response.method} ${response.path}`,
-      upstream.message,
-      retryAfterMs,
-    ),
-    {
-      hint: options.hint ?? statusHint(source, status),
-      retryable: options.retryable ?? (status >= 500 || status === 429 || status === 408),
-      details: {
-        source,
-        path: response.path,
-        method: response.method,
-        status,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        ...(upstream.type ? { upstreamType: upstream.type } : {}),
-        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
-      },
-    },
-  );
-}
-
-/**
- * What a status means for the bot: a 429 is the source asking it to slow down, and a 401/403 is
- * the source refusing the bot's own credentials (not the source being down or the table broken).
- */
-export function statusMessage(
-  label: string,
-  status: number,
-  at: string,
-  said: string | undefined,
-  retryAfterMs?: number,
-): string {
-  const tail = said ? `: ${said}` : "";
-  if (status === 429) {
-    const wait = retryAfterMs === undefined ? "" : `; retrying after ${Math.ceil(retryAfterMs / 1000)} s`;
-    return `${label} rate limited the bot (HTTP 429 to ${at})${wait}${tail}`;
-  }
-  if (status === 401 || status === 419)
-    return `${label} refused the bot's own credentials (HTTP ${status} to ${at})${tail}`;
-  if (status === 403)
-    return `${label} denied the bot's own credentials permission (HTTP 403 to ${at})${tail}`;
-  return `${label} answered HTTP ${status} to ${at}${tail}`;
-}
-
-/** Retry-After in milliseconds (seconds or an HTTP date), capped at an hour; absent when missing or bad. */
-function retryAfterOf(headers: Record<string, string> | undefined, nowMs = Date.now()): number | undefined {
-  const raw = headers?.["retry-after"]?.trim();
-  if (!raw) return undefined;
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(raw)) ms = Number(raw) * 1000;
-  else {
-    const at = Date.parse(raw);
-    if (!Number.isFinite(at)) return undefined;
-    ms = Math.max(0, at - nowMs);
-  }
-  return Math.min(ms, 3_600_000);
-}
-
-function statusHint(source: SourceName, status: number): string {
-  if (status === 401 || status === 419)
-    return `Check the credentials configured for the ${SOURCE_WORDS[source]}.`;
-  if (status === 403) return `The credentials for the ${SOURCE_WORDS[source]} lack permission for this call.`;
-  if (status === 429)
-    return `The ${SOURCE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
-  if (status === 404) return "Check the name or id; it does not exist on that server.";
-  if (status >= 500)
-    return `The ${SOURCE_WORDS[source]} failed on its side; look at its logs, then try again.`;
-  return `Check the request against the ${SOURCE_WORDS[source]} documentation.`;
-}
-
-interface Where {
-  source: SourceName;
-  url: URL;
-  method: HttpMethod;
-  timeoutMs: number;
-}
-
-function details(where: Where, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { source: where.source, path: where.url.pathname, method: where.method, ...extra };
-}
-
-function tooLarge(where: Where, maxBytes: number): CodedError {
-  return new CodedError(
-    ErrorCode.SourceTooLarge,
-    `${SOURCE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
-    {
-      hint: "The response is far larger than expected; check that the URL points at the right API.",
-      details: details(where, { maxBytes }),
-    },
-  );
-}
-
-function classifyTransportError(
-  error: unknown,
-  where: Where,
-  phase: "headers" | "body",
-  deadlinePassed: boolean,
-): CodedError {
-  const label = SOURCE_WORDS[where.source];
-  const codes = errorCodes(error);
-  const at = `${where.method} ${where.url.pathname}`;
-  if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {
-    return new CodedError(
-      ErrorCode.SourceTimeout,
-      `${label} at ${sourceOrigin(where.url)} did not answer ${at} within ${where.timeoutMs} ms`,
-      {
-        hint: "The server is slow or stuck; check its health, or raise SOURCE_TIMEOUT_MS.",
-        retryable: true,
-        details: details(where, { timeoutMs: where.timeoutMs, phase }),
-        cause: error,
-      },
-    );
-  }
-  if (
-    phase === "body" &&
-    (codes.some((c) => UNREACHABLE_CODES.has(c) || CUT_SHORT_CODES.has(c)) || codes.length === 0)
-  ) {
-    return new CodedError(ErrorCode.SourceMalformed, `${label} cut the response to ${at} short`, {
-      hint: "The connection dropped mid-answer; a proxy or the server may be restarting. Try again.",
-      retryable: true,
-      details: details(where, { reason: "truncated", errorCode: codes[0] }),
-      cause: error,
-    });
-  }
-  const reason = codes[0] ?? (error instanceof Error ? error.message : String(error));
-  return new CodedError(
-    ErrorCode.SourceUnreachable,
-    `${label} at ${sourceOrigin(where.url)} is unreachable (${reason}) for ${at}`,
-    {
-      hint: "Check the URL in the configuration and that the service is up and reachable from the bot.",
-      retryable: true,
-      details: details(where, { errorCode: reason }),
-      cause: error,
-    },
-  );
-}
-
-/** Error codes along the cause chain, including each member of an AggregateError. */
-function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
-  if (!error || typeof error !== "object" || seen.has(error)) return [];
-  seen.add(error);
-  const found: string[] = [];
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") found.push(code);
-  if (error instanceof AggregateError)
-    for (const inner of error.errors) found.push(...errorCodes(inner, seen));
-  found.push(...errorCodes((error as { cause?: unknown }).cause, seen));
-  return found;
 }
 
 /** Drops a body we will not read; the abort it causes is expected, so it must not surface. */

@@ -4,7 +4,7 @@
 // bot still works without a source (the report says what it could not read), so it stays ready.
 
 import { CodedError, ErrorCode } from "../../errors.js";
-import type { BotMetrics, SourceOutcome } from "../http/metrics.js";
+import type { BotMetrics, SourceOutcome } from "../http/metrics/registry.js";
 
 /** One request's outcome, reported by adapters/evidence/http.ts for a source's requests. */
 export type SourceObserver = (outcome: SourceOutcome, reason?: string) => void;

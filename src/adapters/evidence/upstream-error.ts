@@ -1,5 +1,8 @@
 // Each upstream API shapes its error body differently; this pulls out the part a person can act on.
 
+import { CodedError } from "../../errors.js";
+import { scrubAllForms } from "../../util/secret-forms.js";
+
 export interface UpstreamError {
   message?: string;
   type?: string;
@@ -69,4 +72,22 @@ function stringOr(value: unknown): string | undefined {
 
 function clip(text: string): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}
+
+/**
+ * An upstream that echoes our token or secret back must not get it into a message: the secrets
+ * (as typed or encoded) are taken out of the message and hint. The cause still holds the raw text,
+ * so it stays behind.
+ */
+export function scrubCodedError(error: CodedError, secrets: readonly string[]): CodedError {
+  const usable = secrets.filter((s) => s.length >= 4);
+  if (usable.length === 0) return error;
+  const message = scrubAllForms(error.message, usable);
+  const hint = error.hint === undefined ? undefined : scrubAllForms(error.hint, usable);
+  if (message === error.message && hint === error.hint) return error;
+  return new CodedError(error.code, message, {
+    ...(hint === undefined ? {} : { hint }),
+    details: error.details,
+    retryable: error.retryable,
+  });
 }

@@ -6,7 +6,7 @@
 
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
-import type { HealthCheck } from "./metrics.js";
+import type { HealthCheck } from "./metrics/registry.js";
 
 /** Slack's answers meaning the token itself is refused (revoked, rotated, app uninstalled). */
 export const SLACK_TOKEN_ERRORS: ReadonlySet<string> = new Set([

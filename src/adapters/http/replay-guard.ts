@@ -5,6 +5,8 @@
 // dropped. The receiver's signature check refuses requests dated more than five minutes either
 // side of our clock (slack/receiver/verify.ts).
 
+import type { FirstTime } from "../redis/batched-first-time.js";
+
 /** How long an interaction id is remembered: beyond the signature window and Slack's event retries. */
 export const REPLAY_MEMORY_SECONDS = 3600;
 
@@ -62,7 +64,7 @@ export function replayKey(body: unknown): ReplayKey | undefined {
 
 export interface ReplayGuardDeps {
   /** True the first time (scope, key) is seen within ttlSeconds (a Redis SET NX EX). */
-  firstTime(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
+  firstTime: FirstTime;
   log: {
     info(fields: Record<string, unknown>, message: string): void;
     warn(fields: Record<string, unknown>, message: string): void;

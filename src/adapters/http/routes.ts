@@ -5,7 +5,7 @@ import { AggregatorRegistry, type Registry } from "prom-client";
 import type { FailingSource } from "../evidence/source-watch.js";
 import { send } from "./edge.js";
 import type { HealthState } from "./health.js";
-import { type HealthCheck, SCRAPE_READ_MS, within } from "./metrics.js";
+import { type HealthCheck, SCRAPE_READ_MS, within } from "./metrics/registry.js";
 
 export interface HealthRoutesOptions {
   /**

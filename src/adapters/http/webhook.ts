@@ -21,24 +21,6 @@ export const WEBHOOK_DEADLINE_MS = 5_000;
 export const WEBHOOK_KINDS = ["alertmanager", "grafana"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
-interface WebhookOptions {
-  kind: WebhookKind;
-  /**
-   * The tokens a sender may present: one, or the new and the old while senders move to the new
-   * one. When none is set every request is refused: an open endpoint would let anyone open incidents.
-   */
-  tokens?: readonly string[];
-  bodyLimitBytes?: number;
-  accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
-  onError?: (error: unknown) => void;
-  /** Every refused request, for the rejected-webhooks metric. */
-  onReject?: (reason: RejectReason) => void;
-  /** Alerts the sender left out of a notification (Alertmanager's truncatedAlerts). */
-  onTruncated?: (count: number) => void;
-  /** How long `accept` may take before the answer is 503 (default WEBHOOK_DEADLINE_MS). */
-  deadlineMs?: number;
-}
-
 /** Why a request is refused; the rejected-webhooks metric shows each from the start. */
 export const WEBHOOK_REJECT_REASONS = [
   "unauthorized",
@@ -121,7 +103,21 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-function createWebhookHandler(options: WebhookOptions) {
+export interface AlertWebhookOptions {
+  /**
+   * The tokens a sender may present: one, or the new and the old while senders move to the new
+   * one. When none is set every request is refused: an open endpoint would let anyone open incidents.
+   */
+  tokens?: readonly string[];
+  bodyLimitBytes?: number;
+  accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
+  metrics: { alertsReceived: Counter<"source" | "outcome">; webhookRejected: Counter<"source" | "reason"> };
+  log: Pick<Logger, "error" | "warn">;
+}
+
+/** One sender's route: every request answered, what it took and refused counted. */
+function webhookHandler(kind: WebhookKind, options: AlertWebhookOptions) {
+  const { metrics, log } = options;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   return (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
@@ -142,22 +138,30 @@ function createWebhookHandler(options: WebhookOptions) {
         } catch {
           throw new WebhookRejection(400, "Body is not valid JSON.", "invalid_json");
         }
-        const alerts = parseWebhookBody(options.kind, parsed);
+        const alerts = parseWebhookBody(kind, parsed);
         // Alertmanager's max_alerts: the alerts it left out are counted so the operator sees them.
         const truncated = (parsed as { truncatedAlerts?: unknown }).truncatedAlerts;
-        if (typeof truncated === "number" && truncated > 0) options.onTruncated?.(truncated);
-        const outcome = await withDeadline(options.accept(alerts), options.deadlineMs ?? WEBHOOK_DEADLINE_MS);
-        reply(res, 202, { ok: true, ...outcome });
+        if (typeof truncated === "number" && truncated > 0) {
+          metrics.alertsReceived.inc({ source: kind, outcome: "truncated_by_sender" }, truncated);
+          log.warn({ route: kind, truncatedAlerts: truncated }, "the sender left alerts out (max_alerts)");
+        }
+        // Counted once stored, even after the deadline answered the sender.
+        const stored = options.accept(alerts).then(({ accepted, ignored }) => {
+          metrics.alertsReceived.inc({ source: kind, outcome: "accepted" }, accepted);
+          metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, ignored);
+          return { accepted, ignored };
+        });
+        reply(res, 202, { ok: true, ...(await withDeadline(stored, WEBHOOK_DEADLINE_MS)) });
       } catch (error) {
         if (error instanceof WebhookRejection) {
-          options.onReject?.(error.reason);
+          metrics.webhookRejected.inc({ source: kind, reason: error.reason });
           // The rest of an oversized body is not read; closing the connection stops the sender.
           if (error.status === 413) res.setHeader("connection", "close");
           reply(res, error.status, { ok: false, error: error.message });
           return;
         }
-        options.onReject?.("unavailable");
-        options.onError?.(error);
+        metrics.webhookRejected.inc({ source: kind, reason: "unavailable" });
+        log.error({ err: error, route: kind }, "alert intake failed");
         reply(res, 503, {
           ok: false,
           error: "The bot could not record the alerts; the sender should retry.",
@@ -167,37 +171,11 @@ function createWebhookHandler(options: WebhookOptions) {
   };
 }
 
-export interface AlertWebhookOptions {
-  /** Accepted tokens (the new and the old one during a rotation). */
-  tokens?: readonly string[];
-  bodyLimitBytes?: number;
-  accept: (alerts: AlertEvent[]) => Promise<{ accepted: number; ignored: number }>;
-  metrics: { alertsReceived: Counter<"source" | "outcome">; webhookRejected: Counter<"source" | "reason"> };
-  log: Pick<Logger, "error" | "warn">;
-}
-
 /** POST /webhooks/alertmanager and /webhooks/grafana. */
 export function alertWebhookRoutes(options: AlertWebhookOptions): Route[] {
-  const { metrics, log } = options;
   return WEBHOOK_KINDS.map((kind) => ({
     path: `/webhooks/${kind}`,
     method: "POST",
-    handler: createWebhookHandler({
-      kind,
-      tokens: options.tokens,
-      bodyLimitBytes: options.bodyLimitBytes,
-      accept: async (alerts) => {
-        const outcome = await options.accept(alerts);
-        metrics.alertsReceived.inc({ source: kind, outcome: "accepted" }, outcome.accepted);
-        metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, outcome.ignored);
-        return { accepted: outcome.accepted, ignored: outcome.ignored };
-      },
-      onError: (error) => log.error({ err: error, route: kind }, "alert intake failed"),
-      onReject: (reason) => metrics.webhookRejected.inc({ source: kind, reason }),
-      onTruncated: (count) => {
-        metrics.alertsReceived.inc({ source: kind, outcome: "truncated_by_sender" }, count);
-        log.warn({ route: kind, truncatedAlerts: count }, "the sender left alerts out (max_alerts)");
-      },
-    }),
+    handler: webhookHandler(kind, options),
   }));
 }

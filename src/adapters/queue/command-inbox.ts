@@ -12,13 +12,10 @@ import { type InboxCommand, InboxCommandSchema } from "../../core/jobs.js";
 import { batchCalls } from "../redis/batch-calls.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
+import type { Keys } from "../store/keys.js";
 
-export interface InboxKeys {
-  /** The stream the commands wait in. */
-  inbox(): string;
-  /** Where a delivery's trigger id is remembered, so a repeat is recognised. */
-  seen(scope: string, key: string): string;
-}
+/** The stream the commands wait in, and where a delivery's trigger id is remembered. */
+type InboxKeys = Pick<Keys, "inbox" | "seen">;
 
 export interface CommandInbox {
   /** Records the command once: resolves true when appended, false for a repeat delivery. */

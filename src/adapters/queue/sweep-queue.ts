@@ -157,7 +157,10 @@ export function createSweepQueues(options: SweepQueueOptions): SweepQueues {
   };
 }
 
-/** BullMQ's limiter counts jobs per duration: below one per second the duration grows instead. */
+/**
+ * `perSecond` as a budget per window, for BullMQ's limiter and the shared rate windows: below one
+ * per second the window grows so that it still allows one.
+ */
 export function catalogLimiter(perSecond: number): { max: number; duration: number } {
   return perSecond >= 1
     ? { max: Math.floor(perSecond), duration: 1000 }

@@ -9,8 +9,6 @@ import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import type { Keys } from "./keys.js";
 
-export type { AuditRow } from "../../services/ports.js";
-
 const MAX_ENTRIES = 10_000;
 
 /** The words the history shows for each machine event. */

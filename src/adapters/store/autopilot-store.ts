@@ -36,15 +36,13 @@ export class AutopilotStore implements AutopilotStorePort {
     await this.redis.set(`${this.p}:switch`, state);
   }
 
-  async savePlan(plan: AutopilotPlan): Promise<boolean> {
-    const set = await this.redis.set(
-      `${this.p}:plan:${plan.incidentId}`,
-      JSON.stringify(plan),
-      "EX",
-      INCIDENT_TTL_SECONDS,
-      "NX",
-    );
-    return set === "OK";
+  /** Sets a per-incident key unless it is set: true for the one writer that set it. */
+  private async once(key: string, value: string): Promise<boolean> {
+    return (await this.redis.set(key, value, "EX", INCIDENT_TTL_SECONDS, "NX")) === "OK";
+  }
+
+  savePlan(plan: AutopilotPlan): Promise<boolean> {
+    return this.once(`${this.p}:plan:${plan.incidentId}`, JSON.stringify(plan));
   }
 
   async plan(incidentId: string): Promise<AutopilotPlan | undefined> {
@@ -53,9 +51,7 @@ export class AutopilotStore implements AutopilotStorePort {
   }
 
   async claim(incidentId: string, claim: PlanClaim): Promise<PlanClaim> {
-    const key = `${this.p}:claim:${incidentId}`;
-    const set = await this.redis.set(key, JSON.stringify(claim), "EX", INCIDENT_TTL_SECONDS, "NX");
-    if (set === "OK") return claim;
+    if (await this.once(`${this.p}:claim:${incidentId}`, JSON.stringify(claim))) return claim;
     return (await this.claimOf(incidentId)) ?? claim;
   }
 
@@ -64,9 +60,8 @@ export class AutopilotStore implements AutopilotStorePort {
     return raw ? (JSON.parse(raw) as PlanClaim) : undefined;
   }
 
-  async handBack(incidentId: string): Promise<boolean> {
-    const set = await this.redis.set(`${this.p}:back:${incidentId}`, "1", "EX", INCIDENT_TTL_SECONDS, "NX");
-    return set === "OK";
+  handBack(incidentId: string): Promise<boolean> {
+    return this.once(`${this.p}:back:${incidentId}`, "1");
   }
 
   async handedBack(incidentId: string): Promise<boolean> {
@@ -102,14 +97,7 @@ export class AutopilotStore implements AutopilotStorePort {
   }
 
   async judgeShadow(incidentId: string, stepId: StepId, matched: boolean, fixed: boolean): Promise<void> {
-    const first = await this.redis.set(
-      `${this.p}:judged:${incidentId}`,
-      "1",
-      "EX",
-      INCIDENT_TTL_SECONDS,
-      "NX",
-    );
-    if (first !== "OK") return;
+    if (!(await this.once(`${this.p}:judged:${incidentId}`, "1"))) return;
     const key = `${this.p}:shadow`;
     const tx = this.redis.multi().hincrby(key, `${stepId}|would`, 1);
     if (matched) tx.hincrby(key, `${stepId}|matched`, 1);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type {
+  IncidentFields,
   IncidentStorePort,
   IntakeAlert,
   IntakePromise,
@@ -14,11 +15,8 @@ import type {
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
-import { duePromises, promisesKept } from "./intake-promises.js";
 import { createKeys, type Keys } from "./keys.js";
-import { readStoredPart, writeStoredPart } from "./report-format.js";
-
-export type { IntakeAlert, IntakePromise, IntakeResult, OpenResult } from "../../services/ports.js";
+import { readStoredPart, storedRecordInvalid, writeStoredPart } from "./report-format.js";
 
 /**
  * Stored format of the incident hash: 2 adds the `format` field; format 1 (no field, 0.1.0) has
@@ -146,14 +144,31 @@ export class IncidentStore implements IncidentStorePort {
     });
   }
 
-  /** Intake promises recorded more than `olderThanMs` ago (wall clock): work whose enqueue may have been lost. */
-  duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
-    return duePromises(this.redis, this.keys.intakePromises(), this.wallClock() - olderThanMs, limit);
+  /**
+   * Intake promises recorded more than `olderThanMs` ago (wall clock), oldest first: work whose
+   * enqueue may have been lost. The intake script writes them to a sorted set scored by when they
+   * were made (services/intake-promises.ts says what they are).
+   */
+  async duePromises(olderThanMs: number, limit = 100): Promise<IntakePromise[]> {
+    const madeBy = this.wallClock() - olderThanMs;
+    const members = await this.redis.zrangebyscore(
+      this.keys.intakePromises(),
+      "-inf",
+      madeBy,
+      "LIMIT",
+      0,
+      limit,
+    );
+    return members.flatMap((member) => {
+      const entry = intakePromise(member);
+      return entry ? [entry] : [];
+    });
   }
 
   /** Clears promises whose work is queued. */
-  promisesKept(entries: readonly IntakePromise[]): Promise<void> {
-    return promisesKept(this.redis, this.keys.intakePromises(), entries);
+  async promisesKept(entries: readonly IntakePromise[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.zrem(this.keys.intakePromises(), ...entries.map((e) => e.member));
   }
 
   async get(id: string): Promise<Incident | undefined> {
@@ -162,7 +177,7 @@ export class IncidentStore implements IncidentStorePort {
     const result = IncidentHashSchema.safeParse(hash);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw incidentUnreadable(id, `${issue?.path.join(".")}: ${issue?.message}`, false);
+      throw incidentUnreadable(id, `${issue?.path.join(".")}: ${issue?.message}`);
     }
     const { walk, format, ...rest } = result.data;
     // A newer release's incident is not acted on: field writes here would mix two formats in it.
@@ -224,17 +239,7 @@ export class IncidentStore implements IncidentStorePort {
   }
 
   /** Sets plain fields; `bumpCard` marks a change the status card must show. Returns the card version. */
-  async update(
-    id: string,
-    fields: Partial<
-      Pick<
-        Incident,
-        "state" | "rootTs" | "verdict" | "lastAlertName" | "alertResolvedAt" | "walk" | "tableUnknown"
-      >
-    >,
-    now: number,
-    bumpCard = false,
-  ): Promise<number> {
+  async update(id: string, fields: IncidentFields, now: number, bumpCard = false): Promise<number> {
     const key = this.keys.incident(id);
     const flat: Record<string, string> = { updatedAt: String(now) };
     for (const [name, value] of Object.entries(fields)) {
@@ -313,6 +318,14 @@ export class IncidentStore implements IncidentStorePort {
   }
 }
 
+/** A member the intake script wrote ("open|<incident>" or "card|<incident>|<card version>"), as the promise it stands for. */
+function intakePromise(member: string): IntakePromise | undefined {
+  const [kind, incidentId, version] = member.split("|");
+  if (kind === "open" && incidentId) return { kind, incidentId, member };
+  if (kind === "card" && incidentId && version) return { kind, incidentId, version: Number(version), member };
+  return undefined;
+}
+
 function fromFlat(flat: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
@@ -320,11 +333,5 @@ function fromFlat(flat: string[]): Record<string, string> {
   return out;
 }
 
-function incidentUnreadable(id: string, why: string, newer: boolean): CodedError {
-  return new CodedError(ErrorCode.StoredRecordInvalid, `The stored incident ${id} cannot be read: ${why}`, {
-    hint: newer
-      ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."
-      : "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
-    details: { incidentId: id, ...(newer ? { newer: true } : {}) },
-  });
-}
+const incidentUnreadable = (id: string, why: string, newer = false) =>
+  storedRecordInvalid(`The stored incident ${id} cannot be read: ${why}`, newer, { incidentId: id });

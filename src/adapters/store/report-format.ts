@@ -9,6 +9,27 @@ import { CodedError, ErrorCode } from "../../errors.js";
 /** Format 2 wraps the value: `{"format":2,"report":…}` or `{"format":2,"chart":…}`. */
 export const REPORT_FORMAT = 2;
 
+/** What to do about a record this release cannot read: written by a newer release, or by none. */
+const UNREADABLE_HINTS = {
+  newer:
+    "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back).",
+  other:
+    "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
+};
+
+/** The coded error of a stored record this release cannot read; `details` says `newer: true` when it is. */
+export function storedRecordInvalid(
+  message: string,
+  newer: boolean,
+  details: Record<string, unknown>,
+  hints = UNREADABLE_HINTS,
+): CodedError {
+  return new CodedError(ErrorCode.StoredRecordInvalid, message, {
+    hint: newer ? hints.newer : hints.other,
+    details: { ...details, ...(newer ? { newer: true } : {}) },
+  });
+}
+
 export type StoredPart = "report" | "chart";
 
 export function writeStoredPart(part: StoredPart, value: unknown): string {
@@ -18,16 +39,10 @@ export function writeStoredPart(part: StoredPart, value: unknown): string {
 /** The value a stored field holds, migrated from format 1; a coded error naming the key and field otherwise. */
 export function readStoredPart(raw: string, part: StoredPart, key: string, field: string): unknown {
   const fail = (why: string, newer = false): never => {
-    throw new CodedError(
-      ErrorCode.StoredRecordInvalid,
-      `The stored ${part} ${field} of ${key} cannot be read: ${why}`,
-      {
-        hint: newer
-          ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."
-          : "It was written by an iceberg-bot this release cannot read (docs/operations.md, Upgrading and rolling back).",
-        details: { key, field, ...(newer ? { newer: true } : {}) },
-      },
-    );
+    throw storedRecordInvalid(`The stored ${part} ${field} of ${key} cannot be read: ${why}`, newer, {
+      key,
+      field,
+    });
   };
   let parsed: unknown;
   try {

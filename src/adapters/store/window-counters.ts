@@ -6,6 +6,7 @@
 
 import { type CommandRateLimits, commandWindow, decideCommandRate } from "../../core/command-rate.js";
 import type { CommandRatePort } from "../../services/ports.js";
+import { catalogLimiter } from "../queue/sweep-queue.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
@@ -41,9 +42,7 @@ export function rateWindow(
 ): () => Promise<void> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  // Below one request per second the window widens so that it still allows one.
-  const windowMs = perSecond >= 1 ? 1000 : Math.ceil(1000 / perSecond);
-  const max = perSecond >= 1 ? Math.floor(perSecond) : 1;
+  const { max, duration: windowMs } = catalogLimiter(perSecond);
   const prefix = `{${options.namespace ?? DEFAULT_NAMESPACE}}:sweep:rate:${source}`;
   return async () => {
     for (;;) {

@@ -1,11 +1,10 @@
 // `start`, `serve`, `worker` and `demo` only wire the command line to the bot's entry points. They
 // are imported when used, so `--help` stays fast and a build without them fails with a clear error.
 
-import type { Config } from "../../config.js";
+import { type Config, inspectConfig } from "../../config.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs } from "../args.js";
-import type { ConfigFlags } from "../config-overlay.js";
-import { buildEnvOverlay, inspectCliConfig } from "../config-overlay.js";
+import { buildEnvOverlay, type ConfigFlags } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf } from "../io.js";
 import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
@@ -23,8 +22,7 @@ export async function runBotCommand(
 ): Promise<ExitCodeValue> {
   const { values, positionals } = parseCommandArgs(command, args, BOT_OPTIONS);
   expectPositionals(command, positionals, [], 0);
-  const flags: ConfigFlags = { configFile: values.config };
-  const config = loadRoleConfig(command, io, flags);
+  const config = loadRoleConfig(command, io, values);
   onConfig?.(config);
   const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
   const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
@@ -57,7 +55,7 @@ function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Rea
 /** Every problem a role would start with, in one pass: the config's own, then what the role needs. */
 export function inspectRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags) {
   const env = buildEnvOverlay(command, io.env, flags, readFileOf(io));
-  const inspection = inspectCliConfig(command, io.env, flags, readFileOf(io));
+  const inspection = inspectConfig(env, { readFile: readFileOf(io) });
   const problems = [...inspection.problems];
   const known = new Set(problems.map((p) => p.split(":")[0]));
   const { flink, connect, prometheus, catalogs } = inspection.bot.sources;

@@ -41,7 +41,7 @@ export async function runConfigCommand(args: readonly string[], io: CliIo): Prom
       `--probe-timeout-ms must be a whole number of milliseconds from ${PROBE_RANGE.min} to ${PROBE_RANGE.max}.`,
     );
 
-  const inspection = inspectRoleConfig(role, io, { configFile: values.config });
+  const inspection = inspectRoleConfig(role, io, values);
   const problems = [...inspection.problems, ...(await autopilotStepProblems(inspection))];
   for (const problem of problems) writeLine(io.stdout, `error: ${problem}`);
   const warnings = values.offline ? [] : await probeSources(inspection.sources, timeoutMs);

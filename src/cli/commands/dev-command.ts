@@ -1,12 +1,10 @@
 // `dev`: the simulated lakehouse, the Slack stand-in, the bot and its workers, and the page to
 // click through them, until Ctrl-C.
 
-import { closestMatch } from "../../core/incident/closest-match.js";
-import { CodedError, ErrorCode } from "../../errors.js";
-import { listScenarios } from "../../sim/scenarios.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, writeLine } from "../io.js";
+import { type CliIo, untilAborted, writeLine } from "../io.js";
+import { expectScenario } from "./sim-command.js";
 
 export const DEV_OPTIONS = {
   port: { type: "string" },
@@ -23,15 +21,7 @@ export async function runDevCommand(args: readonly string[], io: CliIo): Promise
     throw usageError("dev", "--port must be a port number from 0 to 65535.");
   }
   const scenario = values.scenario ?? "competing-appends";
-  const known = listScenarios();
-  if (!known.includes(scenario)) {
-    const guess = closestMatch(scenario, known);
-    throw new CodedError(ErrorCode.UsageInvalid, `Unknown scenario "${scenario.slice(0, 80)}".`, {
-      hint: guess
-        ? `Did you mean ${guess}? \`iceberg-bot sim --list\` shows them all.`
-        : "`iceberg-bot sim --list` shows the built-in scenarios.",
-    });
-  }
+  expectScenario(scenario);
   const { startDev } = await import("../dev.js");
   const dev = await startDev({
     env: io.env,
@@ -51,7 +41,7 @@ export async function runDevCommand(args: readonly string[], io: CliIo): Promise
       "Press Ctrl-C to stop.",
     ])
       writeLine(io.stdout, line);
-    await untilAborted(io.signal);
+    await untilAborted(io);
     writeLine(io.stderr, "Stopping.");
   } catch (error) {
     await dev.close();
@@ -73,9 +63,3 @@ export async function runDevCommand(args: readonly string[], io: CliIo): Promise
 
 /** As `start`'s shutdown deadline (src/main.ts). */
 const STOP_DEADLINE_MS = 15_000;
-
-function untilAborted(signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return new Promise<void>(() => {});
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}

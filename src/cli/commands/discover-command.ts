@@ -26,7 +26,7 @@ export async function runDiscoverCommand(
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw usageError("discover", "--format must be text or json.");
   const readFile = readFileOf(io);
-  const config = loadCliConfig("discover", io.env, { configFile: values.config }, readFile);
+  const config = loadCliConfig("discover", io.env, values, readFile);
   onConfig(config);
   const settings = config.bot.kubernetes;
   if (!settings) {

@@ -10,7 +10,7 @@ import { listScenarios, loadScenario } from "../../sim/scenarios.js";
 import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../../sim/slack/stand-in.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, writeLine } from "../io.js";
+import { type CliIo, untilAborted, writeLine } from "../io.js";
 
 const DEFAULT_SCENARIO = "competing-appends";
 
@@ -102,7 +102,7 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
       "Press Ctrl-C to stop.",
     ];
     for (const line of lines) writeLine(io.stdout, line);
-    await untilAborted(io.signal);
+    await untilAborted(io);
     writeLine(io.stderr, "Stopping the simulated lakehouse.");
   } finally {
     await standIn?.close();
@@ -143,19 +143,21 @@ function wrap(text: string, width: number): string[] {
 
 function resolveScenario(name: string): Scenario {
   const looksLikePath = /[\\/]/.test(name) || /\.ya?ml$/.test(name);
-  if (!looksLikePath) {
-    const known = listScenarios();
-    if (!known.includes(name)) {
-      const guess = closestMatch(name, known);
-      throw new CodedError(ErrorCode.UsageInvalid, `Unknown scenario "${name.slice(0, 80)}".`, {
-        hint: guess
-          ? `Did you mean ${guess}? \`iceberg-bot sim --list\` shows them all.`
-          : "`iceberg-bot sim --list` shows the built-in scenarios; a path to a .yaml file works too.",
-      });
-    }
-  }
+  if (!looksLikePath) expectScenario(name, "; a path to a .yaml file works too");
   if (looksLikePath && !existsSync(name)) throw usageError("sim", `Scenario file ${name} does not exist.`);
   return loadScenario(name);
+}
+
+/** A built-in scenario's name, or a usage error with the nearest one (`otherwise` ends the hint). */
+export function expectScenario(name: string, otherwise = ""): void {
+  const known = listScenarios();
+  if (known.includes(name)) return;
+  const guess = closestMatch(name, known);
+  throw new CodedError(ErrorCode.UsageInvalid, `Unknown scenario "${name.slice(0, 80)}".`, {
+    hint: guess
+      ? `Did you mean ${guess}? \`iceberg-bot sim --list\` shows them all.`
+      : `\`iceberg-bot sim --list\` shows the built-in scenarios${otherwise}.`,
+  });
 }
 
 function parsePortBase(
@@ -167,10 +169,4 @@ function parsePortBase(
     throw usageError("sim", "--port-base must be a port number from 1024 to 65531.");
   }
   return { catalog: base, flink: base + 1, connect: base + 2, prometheus: base + 3 };
-}
-
-function untilAborted(signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return new Promise<void>(() => {});
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }

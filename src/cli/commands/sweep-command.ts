@@ -5,7 +5,7 @@ import { renderSweepMarkdown, renderSweepText } from "../../adapters/render/swee
 import { type Config, scrubSecrets, secretValues } from "../../config.js";
 import { parseTableName } from "../../core/table-name.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig, SOURCE_FLAGS, sourceFlagValues } from "../config-overlay.js";
+import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf, useColor } from "../io.js";
 
@@ -45,7 +45,7 @@ export async function runSweepCommand(
   if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
     throw usageError("sweep", "--spark-catalog must be a catalog name (letters, digits and _).");
   }
-  const config = loadCliConfig("sweep", io.env, sourceFlagValues(values), readFileOf(io));
+  const config = loadCliConfig("sweep", io.env, values, readFileOf(io));
   onConfig?.(config);
   const { createEvidencePorts } = await import("../../adapters/evidence/from-config.js");
   const { runSweep } = await import("../../services/sweep/run-sweep.js");

@@ -8,7 +8,7 @@ import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig, SOURCE_FLAGS, sourceFlagValues } from "../config-overlay.js";
+import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, readFileOf, useColor, writeFileOf, writeLine } from "../io.js";
 
@@ -63,7 +63,7 @@ export async function runTableCommand(
   guardTableArgument(table);
 
   const readFile = readFileOf(io);
-  const config = loadCliConfig(command, io.env, sourceFlagValues(values), readFile);
+  const config = loadCliConfig(command, io.env, values, readFile);
   context.onConfig?.(config);
   requireSomeSource(command, config);
 

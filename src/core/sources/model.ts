@@ -107,8 +107,13 @@ type Mapped = Pick<CatalogSourceSpec, "tables" | "namespaces" | "isDefault">;
 
 /** The catalog BOT_CONFIG maps the name to (`tables`, then the longest `namespaces` prefix), if any. */
 function mappedCatalog<C extends Mapped>(catalogs: readonly C[], name: string): C | undefined {
-  const byTable = catalogs.find((c) => c.tables.some((t) => t.toLowerCase() === name));
-  if (byTable) return byTable;
+  return (
+    catalogs.find((c) => c.tables.some((t) => t.toLowerCase() === name)) ?? longestNamespace(catalogs, name)
+  );
+}
+
+/** The catalog with the longest mapped namespace that `name` lies under (a lower-cased dotted name). */
+function longestNamespace<C extends Mapped>(catalogs: readonly C[], name: string): C | undefined {
   let best: { catalog: C; depth: number } | undefined;
   for (const catalog of catalogs) {
     for (const ns of catalog.namespaces) {
@@ -182,20 +187,11 @@ export function unknownCatalogWords(prefix: string, catalogs: readonly string[])
 }
 
 /** The catalog a namespace lives in (for listings), by the same rules. */
-export function catalogForNamespace<C extends Pick<CatalogSourceSpec, "tables" | "namespaces" | "isDefault">>(
+export function catalogForNamespace<C extends Mapped>(
   catalogs: readonly C[],
   namespace: readonly string[],
 ): C | undefined {
-  const name = namespace.join(".").toLowerCase();
-  let best: { catalog: C; depth: number } | undefined;
-  for (const catalog of catalogs) {
-    for (const ns of catalog.namespaces) {
-      const prefix = ns.toLowerCase();
-      if (name === prefix || name.startsWith(`${prefix}.`)) {
-        const depth = prefix.split(".").length;
-        if (!best || depth > best.depth) best = { catalog, depth };
-      }
-    }
-  }
-  return best?.catalog ?? catalogs.find((c) => c.isDefault) ?? catalogs[0];
+  // The trailing dot makes a mapped namespace match itself as well as what lies under it.
+  const name = `${namespace.join(".").toLowerCase()}.`;
+  return longestNamespace(catalogs, name) ?? catalogs.find((c) => c.isDefault) ?? catalogs[0];
 }

@@ -100,7 +100,7 @@ export interface AutopilotDeps {
   catalogOf?: (table: string) => string | undefined;
   now: Clock;
   log: LogLike;
-  /** Counts each decision (adapters/http/metrics.ts). */
+  /** Counts each decision (adapters/http/metrics/autopilot.ts). */
   onDecision?: (outcome: "act" | "refuse", reason: string, shadow: boolean) => void;
   /** The audit trail: switching autopilot is audited under the pseudo-table `autopilot`. */
   audit?: AuditPort;

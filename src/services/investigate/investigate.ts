@@ -7,25 +7,23 @@ import type {
   Evidence,
   FlinkEvidence,
   FlinkJobEvidence,
-  MetricPoint,
-  PrometheusEvidence,
   SourceGap,
   SourceStatus,
   TableEvidence,
   TableRef,
 } from "../../core/evidence/model.js";
-import type { SourceName } from "../../core/ids.js";
+import { SOURCE_NAMES, type SourceName } from "../../core/ids.js";
 import { unknownCatalogWords } from "../../core/sources/model.js";
 import { formatTableName, parseTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
-import type { ConnectPort, EvidencePorts, FlinkPort, PrometheusPort } from "../ports.js";
+import type { ConnectPort, EvidencePorts, FlinkPort } from "../ports.js";
 import { withDeadline } from "./deadline.js";
+import { addHistories, finishPrometheus, gatherPrometheus } from "./prometheus.js";
 import { loadResolvedTable, tableRefWithoutCatalog } from "./resolve.js";
 import {
   candidateWriterJobs,
   jobWritesTable,
   matchingConnectors,
-  namesTable,
   pickFlinkWriter,
   recentFlinkWriters,
 } from "./writers.js";
@@ -50,26 +48,6 @@ const DEFAULT_INVESTIGATE_TIMEOUT_MS = 15_000;
  */
 const LISTING_SHARE = 0.6;
 
-const COMMITTER_SERIES = {
-  lastCommitDurationMs:
-    "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_lastCommitDurationMs",
-  elapsedSecondsSinceLastSuccessfulCommit:
-    "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_elapsedSecondsSinceLastSuccessfulCommit",
-  // A counter (exported as a gauge): turned into files per commit below.
-  committedDataFilesCount:
-    "flink_taskmanager_job_task_operator_IcebergFilesCommitter_table_committedDataFilesCount",
-} as const;
-/** Job scope (the Prometheus reporter's jobmanager_job logical scope), labelled job_id and job_name. */
-const CHECKPOINT_DURATION = "flink_jobmanager_job_lastCheckpointDuration";
-/**
- * The sink task's consumer lag as the Prometheus JMX exporter names Kafka's
- * consumer-fetch-manager-metrics records-lag-max; Connect's sink consumers are
- * client_id="connector-consumer-<connector>-<task>".
- */
-const SINK_LAG = "kafka_consumer_consumer_fetch_manager_metrics_records_lag_max";
-const HISTORY_MS = 3 * 60 * 60 * 1000;
-const HISTORY_STEP_SECONDS = 300;
-
 /** Errors about the table itself: no source can help, so they reach the person as they are. */
 const TABLE_ERRORS = new Set<ErrorCode>([
   ErrorCode.TableNotFound,
@@ -83,12 +61,9 @@ export async function investigate(
   now: () => number,
 ): Promise<Evidence> {
   const timeoutMs = request.timeoutMs ?? DEFAULT_INVESTIGATE_TIMEOUT_MS;
-  const sources: Record<SourceName, SourceStatus> = {
-    catalog: { status: "not-configured" },
-    flink: { status: "not-configured" },
-    connect: { status: "not-configured" },
-    prometheus: { status: "not-configured" },
-  };
+  const sources = Object.fromEntries(
+    SOURCE_NAMES.map((name) => [name, { status: "not-configured" }]),
+  ) as Record<SourceName, SourceStatus>;
 
   // Every source starts at once. Only what truly needs the catalog waits for it: the resolved
   // name (for the sanitised and catalog-qualified forms) and, when no Flink job is configured,
@@ -112,11 +87,9 @@ export async function investigate(
 
   // Named sources of a kind that did not answer while others did (a Flink cluster of several).
   const flinkGaps: SourceGap[] = [];
-  const listWithinMs = Math.round(timeoutMs * LISTING_SHARE);
   const connectGaps: SourceGap[] = [];
-  const flinkPort = ports.flink;
-  const connectPort = ports.connect;
-  const prometheusPort = ports.prometheus;
+  const listWithinMs = Math.round(timeoutMs * LISTING_SHARE);
+  const { flink: flinkPort, connect: connectPort, prometheus: prometheusPort } = ports;
   const flinkTask = flinkPort
     ? timed("flink", timeoutMs, now, () =>
         gatherFlink(flinkPort, guessedRef, resolved, request.flinkJob, flinkGaps, listWithinMs),
@@ -270,25 +243,11 @@ async function gatherFlink(
       () => undefined, // a job that vanished or cannot be read is no candidate
     ),
   );
-  let writer: FlinkJobEvidence | undefined;
-  if (jobId) {
-    try {
-      writer = await read(jobId, configuredJob && sameTable ? undefined : writerSource);
-    } catch (error) {
-      if (configuredJob && error instanceof CodedError && error.details?.status === 404) {
-        throw new CodedError(
-          ErrorCode.SourceHttpStatus,
-          `Flink does not know the configured writer job ${jobId}`,
-          {
-            hint: `Check the flinkJob set for ${formatTableName(table)} in BOT_CONFIG; the job may have been redeployed under a new id.`,
-            details: { ...error.details, jobId },
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    }
-  }
+  const writer = jobId
+    ? await read(jobId, configuredJob && sameTable ? undefined : writerSource).catch((error: unknown) => {
+        throw configuredJob ? unknownConfiguredJob(error, jobId, table) : error;
+      })
+    : undefined;
   const snapshotIds = new Set(fromSnapshots);
   const found = (await Promise.all(probes)).filter(
     (job): job is FlinkJobEvidence =>
@@ -303,6 +262,20 @@ async function gatherFlink(
     writerSource: configuredJob ? "configured" : "discovered",
     ...(writers.length > 1 ? { writers } : {}),
   };
+}
+
+/** A configured writer job Flink answers 404 for: the configuration names a job that is gone. */
+function unknownConfiguredJob(error: unknown, jobId: string, table: TableRef): unknown {
+  if (!(error instanceof CodedError) || error.details?.status !== 404) return error;
+  return new CodedError(
+    ErrorCode.SourceHttpStatus,
+    `Flink does not know the configured writer job ${jobId}`,
+    {
+      hint: `Check the flinkJob set for ${formatTableName(table)} in BOT_CONFIG; the job may have been redeployed under a new id.`,
+      details: { ...error.details, jobId },
+      cause: error,
+    },
+  );
 }
 
 async function gatherConnect(
@@ -336,97 +309,6 @@ async function gatherConnect(
   const [primary] = found;
   if (!primary) return undefined;
   return found.length > 1 ? { ...primary, others: found.slice(1) } : primary;
-}
-
-/**
- * Asks for each committer metric by name and keeps the series whose `table` label is ours;
- * the label holds the sink's table name with dots turned into underscores.
- */
-async function gatherPrometheus(
-  prometheus: PrometheusPort,
-  table: TableRef,
-  endMs: number,
-  configuredJob: string | undefined,
-): Promise<GatheredPrometheus> {
-  const series: Record<string, MetricPoint[]> = {};
-  const range = (metric: string) =>
-    prometheus.queryRange(metric, endMs - HISTORY_MS, endMs, HISTORY_STEP_SECONDS);
-  const [checkpointDurations, sinkLag] = await Promise.all([
-    range(CHECKPOINT_DURATION),
-    range(SINK_LAG),
-    ...Object.entries(COMMITTER_SERIES).map(async ([name, metric]) => {
-      const ours = ownSeries(await range(metric), table);
-      if (ours.length === 0) return;
-      const merged = mergeMax(ours.map((s) => s.points));
-      if (name === "committedDataFilesCount") series.committedDataFilesPerCommit = perCommit(merged);
-      else series[name] = merged;
-    }),
-  ]);
-  return { series, checkpointDurations: checkpointDurations ?? [], sinkLag: sinkLag ?? [], configuredJob };
-}
-
-type LabelledSeries = { labels: Record<string, string>; points: MetricPoint[] };
-
-interface GatheredPrometheus extends PrometheusEvidence {
-  /** Job-scope series for every job; the writer's is picked once Flink named it. */
-  checkpointDurations: LabelledSeries[];
-  /** Consumer lag of every client; the sink connector's tasks are picked once Connect named it. */
-  sinkLag: LabelledSeries[];
-  configuredJob?: string;
-}
-
-/** The writer's own series among those read for every job and consumer. */
-function finishPrometheus(gathered: GatheredPrometheus, evidence: Evidence): PrometheusEvidence {
-  const series = { ...gathered.series };
-  const jobId = evidence.flink?.writer?.job.jobId ?? gathered.configuredJob;
-  const checkpoints = gathered.checkpointDurations.filter((s) => jobId && s.labels.job_id === jobId);
-  if (checkpoints.length > 0) series.lastCheckpointDuration = mergeMax(checkpoints.map((s) => s.points));
-  const connector = evidence.connect?.connector.name;
-  const lag = gathered.sinkLag.filter(
-    (s) => connector && s.labels.client_id?.startsWith(`connector-consumer-${connector}-`),
-  );
-  if (lag.length > 0) series.connectSinkLag = mergeMax(lag.map((s) => s.points));
-  return { series };
-}
-
-/**
- * Files per commit from the committed-files counter: each rise between two samples is what the
- * commits in that step added (one commit per step at the usual checkpoint cadence). A fall is a
- * restarted counter and is skipped; flat steps had no commit.
- */
-function perCommit(counter: readonly MetricPoint[]): MetricPoint[] {
-  const out: MetricPoint[] = [];
-  for (let i = 1; i < counter.length; i++) {
-    const added = counter[i]!.value - counter[i - 1]!.value;
-    if (added > 0) out.push({ atMs: counter[i]!.atMs, value: added });
-  }
-  return out;
-}
-
-function ownSeries<T extends { labels: Record<string, string> }>(found: readonly T[], table: TableRef): T[] {
-  const labelled = found.filter((s) => s.labels.table !== undefined && namesTable(s.labels.table, table));
-  const tables = new Set(labelled.map((s) => s.labels.table));
-  // Two different tables that both end with our name cannot be told apart: keep neither.
-  return tables.size === 1 ? labelled : [];
-}
-
-/** Several series for one table (one per subtask): the largest value at each instant. */
-function mergeMax(seriesList: readonly MetricPoint[][]): MetricPoint[] {
-  const byTime = new Map<number, number>();
-  for (const points of seriesList) {
-    for (const p of points)
-      byTime.set(p.atMs, Math.max(byTime.get(p.atMs) ?? Number.NEGATIVE_INFINITY, p.value));
-  }
-  return [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([atMs, value]) => ({ atMs, value }));
-}
-
-function addHistories(flink: FlinkEvidence | undefined, prometheus: PrometheusEvidence): void {
-  const committer = flink?.writer?.committer;
-  if (!committer) return;
-  const durations = prometheus.series.lastCommitDurationMs;
-  const elapsed = prometheus.series.elapsedSecondsSinceLastSuccessfulCommit;
-  if (durations) committer.lastCommitDurationHistory = durations;
-  if (elapsed) committer.elapsedSecondsHistory = elapsed;
 }
 
 function noEvidence(table: TableRef, sources: Record<SourceName, SourceStatus>): CodedError {

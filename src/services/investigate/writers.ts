@@ -100,9 +100,14 @@ const MAX_CONNECTORS = 8;
 
 /**
  * Every connector that may write the table: those listing it in iceberg.tables first, then those
- * routing tables per record (candidates).
+ * routing tables per record (candidates); the first is the one to diagnose.
  */
 export function matchingConnectors(connectors: readonly ConnectorInfo[], table: TableRef): ConnectorMatch[] {
+  const match = (source: ConnectorMatch["source"]) => (c: ConnectorInfo) => ({
+    name: c.name,
+    source,
+    ...(c.cluster !== undefined ? { cluster: c.cluster } : {}),
+  });
   const listing = connectors
     .filter((c) =>
       (c.config["iceberg.tables"] ?? "")
@@ -110,37 +115,13 @@ export function matchingConnectors(connectors: readonly ConnectorInfo[], table: 
         .filter((t) => t.trim() !== "")
         .some((t) => namesTable(t, table)),
     )
-    .map((c): ConnectorMatch => ({ name: c.name, source: "discovered", ...clusterOf(c) }));
+    .map(match("discovered"));
   const dynamic = connectors
     .filter(
       (c) =>
         c.config["iceberg.tables.dynamic-enabled"]?.trim().toLowerCase() === "true" &&
         (c.config["iceberg.tables.route-field"] ?? "").trim() !== "",
     )
-    .map((c): ConnectorMatch => ({ name: c.name, source: "candidate", ...clusterOf(c) }));
+    .map(match("candidate"));
   return [...listing, ...dynamic].slice(0, MAX_CONNECTORS);
-}
-
-function clusterOf(c: ConnectorInfo): { cluster?: string } {
-  return c.cluster !== undefined ? { cluster: c.cluster } : {};
-}
-
-/** The connector listing the table in iceberg.tables, else one that routes tables per record. */
-export function pickConnector(
-  connectors: readonly ConnectorInfo[],
-  table: TableRef,
-): ConnectorMatch | undefined {
-  const listing = connectors.find((c) =>
-    (c.config["iceberg.tables"] ?? "")
-      .split(",")
-      .filter((t) => t.trim() !== "")
-      .some((t) => namesTable(t, table)),
-  );
-  if (listing) return { name: listing.name, source: "discovered" };
-  const dynamic = connectors.find(
-    (c) =>
-      c.config["iceberg.tables.dynamic-enabled"]?.trim().toLowerCase() === "true" &&
-      (c.config["iceberg.tables.route-field"] ?? "").trim() !== "",
-  );
-  return dynamic ? { name: dynamic.name, source: "candidate" } : undefined;
 }

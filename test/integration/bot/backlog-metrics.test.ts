@@ -4,7 +4,7 @@
 
 import { Queue } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import { readBacklogs } from "../../../src/adapters/http/backlogs.js";
+import { readBacklogs } from "../../../src/adapters/http/metrics/backlogs.js";
 import { homeQueueId, SlackOutbox } from "../../../src/adapters/slack/outbox/outbox.js";
 import { alertBody } from "../../../src/cli/demo.js";
 import { loadConfig } from "../../../src/config.js";

@@ -9,7 +9,7 @@ import { Writable } from "node:stream";
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { JOB_OUTCOMES } from "../../../src/adapters/http/metrics.js";
+import { JOB_OUTCOMES } from "../../../src/adapters/http/metrics/registry.js";
 import { createLogger } from "../../../src/adapters/log.js";
 import { LEAVE_FOR_NEWER_MS } from "../../../src/adapters/queue/worker.js";
 import { packageVersion } from "../../../src/util/package-root.js";

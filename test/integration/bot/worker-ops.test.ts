@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { SCRAPE_READ_MS } from "../../../src/adapters/http/metrics.js";
+import { SCRAPE_READ_MS } from "../../../src/adapters/http/metrics/registry.js";
 import { READY_TIMEOUT_MS } from "../../../src/adapters/http/routes.js";
 import { createKeys } from "../../../src/adapters/store/keys.js";
 import { type PrivateRedis, startPrivateRedis } from "../../../src/sim/servers/redis-server.js";

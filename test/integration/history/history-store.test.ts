@@ -3,7 +3,7 @@
 
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerHistoryMetrics } from "../../../src/adapters/http/history-metrics.js";
+import { registerHistoryMetrics } from "../../../src/adapters/http/metrics/history.js";
 import { FLEET_REFRESH_MS, HistoryStore } from "../../../src/adapters/store/history-store.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
 import { closedIncident } from "../../support/history-records.js";

@@ -5,7 +5,6 @@ import {
   jobWritesTable,
   matchingConnectors,
   namesTable,
-  pickConnector,
   pickFlinkWriter,
   recentFlinkWriters,
 } from "../../../src/services/investigate/writers.js";
@@ -56,9 +55,12 @@ describe("writer discovery", () => {
       config: { "iceberg.tables.dynamic-enabled": "true", "iceberg.tables.route-field": "db_table" },
     };
     const other = { name: "o", type: "sink", config: { "iceberg.tables": "db.clicks" } };
-    expect(pickConnector([other, dynamic, staticSink], table)).toEqual({ name: "s", source: "discovered" });
-    expect(pickConnector([other, dynamic], table)).toEqual({ name: "d", source: "candidate" });
-    expect(pickConnector([other], table)).toBe(undefined);
+    expect(matchingConnectors([other, dynamic, staticSink], table)[0]).toEqual({
+      name: "s",
+      source: "discovered",
+    });
+    expect(matchingConnectors([other, dynamic], table)[0]).toEqual({ name: "d", source: "candidate" });
+    expect(matchingConnectors([other], table)[0]).toBe(undefined);
   });
 });
 

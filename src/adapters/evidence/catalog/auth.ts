@@ -10,9 +10,6 @@ import { OAuthTokenSchema } from "../iceberg-schemas.js";
 import { createAwsCredentialProvider } from "./aws-credentials.js";
 import type { RequestSigner, SignableRequest } from "./sigv4.js";
 
-/** none, bearer, OAuth2 client credentials, or AWS SigV4 (see core/sources/model.ts). */
-export type CatalogAuth = CatalogAuthSpec;
-
 export interface TokenProvider {
   /** The auth headers for one request; SigV4 signs the request itself, so it is given. */
   headers(request?: SignableRequest): Promise<Record<string, string>>;
@@ -25,7 +22,7 @@ export interface TokenProvider {
 const DEFAULT_TTL_SECONDS = 3600;
 
 export function createTokenProvider(
-  auth: CatalogAuth,
+  auth: CatalogAuthSpec,
   catalogUrl: string,
   http: HttpSourceOptions,
   now: () => number = Date.now,
@@ -57,7 +54,16 @@ export function createTokenProvider(
       secrets: () => [auth.token, token()],
     };
   }
+  return oauth2Provider(auth, catalogUrl, http, now);
+}
 
+/** OAuth2 client credentials: a token cached until shortly before it expires, one exchange at a time. */
+function oauth2Provider(
+  auth: Extract<CatalogAuthSpec, { kind: "oauth2" }>,
+  catalogUrl: string,
+  http: HttpSourceOptions,
+  now: () => number,
+): TokenProvider {
   const split = auth.credential.indexOf(":");
   if (split <= 0 || split === auth.credential.length - 1) {
     throw new CodedError(
@@ -81,7 +87,7 @@ export function createTokenProvider(
       grant_type: "client_credentials",
       client_id: clientId,
       client_secret: clientSecret(),
-      scope: auth.kind === "oauth2" && auth.scope ? auth.scope : "catalog",
+      scope: auth.scope || "catalog",
     });
     let body: { access_token: string; expires_in?: number };
     try {
@@ -96,24 +102,7 @@ export function createTokenProvider(
         OAuthTokenSchema,
       );
     } catch (error) {
-      if (
-        error instanceof CodedError &&
-        (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed)
-      ) {
-        const status = error.details?.status;
-        if (status === 400 || status === 401 || status === 403) {
-          throw new CodedError(
-            ErrorCode.AuthFailed,
-            `The catalog token endpoint refused client ${clientId}: ${error.message}`,
-            {
-              hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
-              details: { ...error.details, clientId },
-              cause: error,
-            },
-          );
-        }
-      }
-      throw error;
+      throw refusedClient(error, clientId);
     }
     const ttlMs = (body.expires_in ?? DEFAULT_TTL_SECONDS) * 1000;
     // Renew a little early so a request never leaves with a token about to lapse.
@@ -139,4 +128,22 @@ export function createTokenProvider(
     },
     secrets: () => [firstSecret, clientSecret(), ...(cached ? [cached.token] : [])],
   };
+}
+
+/** A 400/401/403 from the token endpoint: the client id, secret or scope is wrong. */
+function refusedClient(error: unknown, clientId: string): unknown {
+  const refused =
+    error instanceof CodedError &&
+    (error.code === ErrorCode.SourceHttpStatus || error.code === ErrorCode.AuthFailed) &&
+    [400, 401, 403].includes(error.details?.status as number);
+  if (!refused) return error;
+  return new CodedError(
+    ErrorCode.AuthFailed,
+    `The catalog token endpoint refused client ${clientId}: ${error.message}`,
+    {
+      hint: "Check ICEBERG_CATALOG_CREDENTIAL (client id and secret) and ICEBERG_CATALOG_SCOPE.",
+      details: { ...error.details, clientId },
+      cause: error,
+    },
+  );
 }

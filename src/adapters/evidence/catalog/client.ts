@@ -3,26 +3,29 @@
 // request layer, check every answer with zod, and turn its errors into coded ones.
 
 import { IcebergError, IcebergRestCatalog } from "iceberg-js";
-import { type AwsEnv, scrubSecrets } from "../../../config.js";
+import type { AwsEnv } from "../../../config.js";
 import type { TableEvidence, TableRef } from "../../../core/evidence/model.js";
+import type { CatalogAuthSpec } from "../../../core/sources/model.js";
 import { formatTableName } from "../../../core/table-name.js";
 import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
-import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp, statusMessage } from "../http.js";
+import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp } from "../http.js";
+import { statusMessage } from "../http-errors.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
-import { parseJsonText, parseWithSchema } from "../parse.js";
-import { type CatalogAuth, createTokenProvider } from "./auth.js";
+import { parseWithSchema } from "../parse.js";
+import { scrubCodedError } from "../upstream-error.js";
+import { createTokenProvider } from "./auth.js";
 import { createCatalogFetch } from "./fetch.js";
-import { allPages, getCatalogText, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
+import { allPages, getCatalogJson, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
 /** The catalog's own auth travels in `auth`, never in plain headers. */
 export interface CatalogClientOptions extends Omit<SourceClientOptions, "headers"> {
   /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
   url: string;
   warehouse?: string;
-  auth?: CatalogAuth;
+  auth?: CatalogAuthSpec;
   /** Clock for token expiry; wall time by default. */
   now?: () => number;
   /** The path prefix to use when the catalog's /v1/config gives none. */
@@ -54,62 +57,37 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   );
   const fetchFn = createCatalogFetch(http, tokens);
 
-  let ready: Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> | undefined;
-
-  async function connect(): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
-    const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
-    const { body, what } = await getCatalogText(fetchFn, url);
-    const ctx = { source: "catalog" as const, what };
-    const raw = parseWithSchema(CatalogConfigSchema, parseJsonText(body, ctx), ctx);
-    const config: CatalogConfig = {
-      prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
-      warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
-      defaults: raw.defaults,
-      overrides: raw.overrides,
-    };
-    const catalog = new IcebergRestCatalog({
-      baseUrl: options.url,
-      catalogName: config.prefix,
-      // Our fetch adds the token itself so it can renew it after a 401.
-      auth: { type: "none" },
-      fetch: fetchFn as typeof fetch,
-    });
-    return { config, catalog };
-  }
+  let ready: ReturnType<typeof connect> | undefined;
 
   /** Config is read once; a failed read is forgotten so the next call tries again. */
   function init() {
-    ready ??= connect().catch((error: unknown) => {
+    ready ??= connect(options, fetchFn).catch((error: unknown) => {
       ready = undefined;
-      throw scrub(toCodedError(error, "read /v1/config"), tokens.secrets());
+      throw scrubCodedError(toCodedError(error, "read /v1/config"), tokens.secrets());
     });
     return ready;
   }
 
-  async function call<T>(operation: string, run: (catalog: IcebergRestCatalog) => Promise<T>): Promise<T> {
-    const { catalog } = await init();
+  /** Runs one catalog operation once config is read, its errors coded and scrubbed of secrets. */
+  async function call<T>(
+    operation: string,
+    run: (ready: { catalog: IcebergRestCatalog; target: PageTarget }) => Promise<T>,
+  ): Promise<T> {
+    const { config, catalog } = await init();
     try {
-      return await run(catalog);
+      return await run({ catalog, target: { baseUrl: options.url, prefix: config.prefix, fetch: fetchFn } });
     } catch (error) {
-      throw scrub(toCodedError(error, operation), tokens.secrets());
+      throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
     }
   }
 
-  async function listing<T>(operation: string, run: (target: PageTarget) => Promise<T>): Promise<T> {
-    const { config } = await init();
-    try {
-      return await run({ baseUrl: options.url, prefix: config.prefix, fetch: fetchFn });
-    } catch (error) {
-      throw scrub(toCodedError(error, operation), tokens.secrets());
-    }
-  }
-
+  const namespacesWhat = (parent: string[] | undefined) =>
+    parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
+  const tablesWhat = (namespace: string[]) => `list tables in ${namespace.join(".")}`;
   const namespacesListPage = (parent: string[] | undefined, pageToken?: string) =>
-    listing(parent ? `list namespaces under ${parent.join(".")}` : "list namespaces", (target) =>
-      namespacesPage(target, parent, pageToken),
-    );
+    call(namespacesWhat(parent), ({ target }) => namespacesPage(target, parent, pageToken));
   const tablesListPage = (namespace: string[], pageToken?: string) =>
-    listing(`list tables in ${namespace.join(".")}`, (target) => tablesPage(target, namespace, pageToken));
+    call(tablesWhat(namespace), ({ target }) => tablesPage(target, namespace, pageToken));
 
   return {
     url: displayUrl(options.url),
@@ -119,14 +97,9 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     },
 
     // Listings page through next-page-token ourselves (see pages.ts).
-    async listNamespaces(parent) {
-      const what = parent ? `list namespaces under ${parent.join(".")}` : "list namespaces";
-      return allPages(what, (token) => namespacesListPage(parent, token));
-    },
-
-    async listTables(namespace) {
-      return allPages(`list tables in ${namespace.join(".")}`, (token) => tablesListPage(namespace, token));
-    },
+    listNamespaces: (parent) =>
+      allPages(namespacesWhat(parent), (token) => namespacesListPage(parent, token)),
+    listTables: (namespace) => allPages(tablesWhat(namespace), (token) => tablesListPage(namespace, token)),
 
     listNamespacesPage: namespacesListPage,
     listTablesPage: tablesListPage,
@@ -134,7 +107,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     async loadTable(ref) {
       const operation = `load table ${formatTableName(ref)}`;
       return withCallScope(async () =>
-        toEvidence(ref, await call(operation, (c) => c.loadTable(ref)), operation),
+        toEvidence(ref, await call(operation, ({ catalog }) => catalog.loadTable(ref)), operation),
       );
     },
 
@@ -144,8 +117,8 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
       const operation = `commit properties to ${name}`;
       try {
         return await withCallScope(async () => {
-          const result = await call(operation, (c) =>
-            c.updateTable(ref, request as unknown as UpdateTableRequest),
+          const result = await call(operation, ({ catalog }) =>
+            catalog.updateTable(ref, request as unknown as UpdateTableRequest),
           );
           return toEvidence(
             ref,
@@ -160,21 +133,6 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   };
 }
 
-/** An upstream that echoes our token or secret back must not get it into a message. */
-function scrub(error: CodedError, secrets: readonly string[]): CodedError {
-  const usable = secrets.filter((s) => s.length >= 4);
-  // Echoed as typed or encoded (a form-encoded body, a Basic header, a JSON-quoted value).
-  const message = scrubSecrets(error.message, usable);
-  const hint = error.hint === undefined ? undefined : scrubSecrets(error.hint, usable);
-  if (message === error.message && hint === error.hint) return error;
-  return new CodedError(error.code, message, {
-    hint,
-    details: error.details,
-    retryable: error.retryable,
-    // The cause still holds the raw text, so it stays behind.
-  });
-}
-
 /** The URL without any user:password part, for messages. */
 function displayUrl(url: string): string {
   try {
@@ -185,6 +143,29 @@ function displayUrl(url: string): string {
   } catch {
     return "(invalid catalog URL)";
   }
+}
+
+/** Reads /v1/config (the prefix and warehouse) and sets iceberg-js up on our fetch. */
+async function connect(
+  options: CatalogClientOptions,
+  fetchFn: ReturnType<typeof createCatalogFetch>,
+): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
+  const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
+  const raw = await getCatalogJson(fetchFn, url, CatalogConfigSchema);
+  const config: CatalogConfig = {
+    prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
+    warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
+    defaults: raw.defaults,
+    overrides: raw.overrides,
+  };
+  const catalog = new IcebergRestCatalog({
+    baseUrl: options.url,
+    catalogName: config.prefix,
+    // Our fetch adds the token itself so it can renew it after a 401.
+    auth: { type: "none" },
+    fetch: fetchFn as typeof fetch,
+  });
+  return { config, catalog };
 }
 
 function commitRequest(ref: TableRef, commit: PropertyCommit): CommitTableRequest {

@@ -4,12 +4,13 @@
 // `next-page-token` is sent back until it is null or absent, and a catalog that does not paginate
 // answers everything at once.
 
+import type { z } from "zod";
 import type { TableRef } from "../../../core/evidence/model.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { ListPage } from "../../../services/ports.js";
-import { buildUrl, httpStatusError } from "../http.js";
+import { buildUrl, parseBody } from "../http.js";
+import { httpStatusError } from "../http-errors.js";
 import { ListNamespacesSchema, ListTablesSchema } from "../iceberg-schemas.js";
-import { parseJsonText, parseWithSchema } from "../parse.js";
 import type { FetchLike } from "./fetch.js";
 
 /** The REST spec's default namespace separator, url-encoded as %1F. */
@@ -27,12 +28,12 @@ function prefixed(target: PageTarget, path: string): string {
   return target.prefix ? `v1/${encodeURIComponent(target.prefix)}/${path}` : `v1/${path}`;
 }
 
-async function getPage(target: PageTarget, path: string, query: Record<string, string | undefined>) {
-  return getCatalogText(target.fetch, buildUrl(target.baseUrl, prefixed(target, path), query));
-}
-
-/** One GET of the catalog: its body as text, or the coded error its HTTP status calls for. */
-export async function getCatalogText(fetchFn: FetchLike, url: URL): Promise<{ body: string; what: string }> {
+/** One GET of the catalog: its JSON body checked with the schema, or the coded error its HTTP status calls for. */
+export async function getCatalogJson<S extends z.ZodType>(
+  fetchFn: FetchLike,
+  url: URL,
+  schema: S,
+): Promise<z.output<S>> {
   const response = await fetchFn(url);
   const body = await response.text();
   if (!response.ok) {
@@ -44,7 +45,7 @@ export async function getCatalogText(fetchFn: FetchLike, url: URL): Promise<{ bo
       headers: Object.fromEntries(response.headers),
     });
   }
-  return { body, what: `GET ${url.pathname}` };
+  return parseBody(schema, body, "catalog", `GET ${url.pathname}`);
 }
 
 export async function namespacesPage(
@@ -52,12 +53,9 @@ export async function namespacesPage(
   parent: readonly string[] | undefined,
   pageToken = "",
 ): Promise<ListPage<string[]>> {
-  const { body, what } = await getPage(target, "namespaces", {
-    parent: parent && parent.length > 0 ? parent.join(SEPARATOR) : undefined,
-    pageToken,
-  });
-  const ctx = { source: "catalog" as const, what };
-  const parsed = parseWithSchema(ListNamespacesSchema, parseJsonText(body, ctx), ctx);
+  const query = { parent: parent && parent.length > 0 ? parent.join(SEPARATOR) : undefined, pageToken };
+  const url = buildUrl(target.baseUrl, prefixed(target, "namespaces"), query);
+  const parsed = await getCatalogJson(target.fetch, url, ListNamespacesSchema);
   return { items: parsed.namespaces, nextPageToken: parsed["next-page-token"] ?? undefined };
 }
 
@@ -67,9 +65,8 @@ export async function tablesPage(
   pageToken = "",
 ): Promise<ListPage<TableRef>> {
   const path = `namespaces/${encodeURIComponent(namespace.join(SEPARATOR))}/tables`;
-  const { body, what } = await getPage(target, path, { pageToken });
-  const ctx = { source: "catalog" as const, what };
-  const parsed = parseWithSchema(ListTablesSchema, parseJsonText(body, ctx), ctx);
+  const url = buildUrl(target.baseUrl, prefixed(target, path), { pageToken });
+  const parsed = await getCatalogJson(target.fetch, url, ListTablesSchema);
   return {
     items: parsed.identifiers.map((id): TableRef => ({ namespace: id.namespace, name: id.name })),
     nextPageToken: parsed["next-page-token"] ?? undefined,

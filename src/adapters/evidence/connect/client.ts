@@ -8,12 +8,12 @@ import {
   buildUrl,
   type HttpRequest,
   jsonGetter,
+  parseBody,
   type SourceClientOptions,
   send,
   sendJson,
   sourceHttp,
 } from "../http.js";
-import { parseJsonText, parseWithSchema } from "../parse.js";
 import {
   ConnectorConfigSchema,
   ConnectorInfoSchema,
@@ -29,27 +29,6 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
   const http = sourceHttp("connect", options);
   const get = jsonGetter(http, options.url);
   const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
-
-  /** Runs a call and turns a 409 into a retryable coded error. */
-  async function guarded<T>(name: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (isCodedError(error) && error.details?.status === 409) {
-        throw new CodedError(
-          ErrorCode.SourceRetryable,
-          `Kafka Connect is rebalancing and refused the change to ${name} for now (HTTP 409)`,
-          {
-            hint: "Wait for the rebalance to finish (a few seconds to a minute), then try again.",
-            retryable: true,
-            details: { ...error.details },
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    }
-  }
 
   return {
     async listConnectors() {
@@ -68,7 +47,7 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
       const [status, config, sinkVersion] = await Promise.all([
         get(connectorPath(name, "/status"), ConnectorStateInfoSchema),
         get(connectorPath(name, "/config"), ConnectorConfigSchema),
-        icebergSinkVersion(),
+        icebergSinkVersion(get),
       ]);
       return { connector: toConnectorStatus(status), config, sinkVersion };
     },
@@ -80,8 +59,7 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
       });
       const response = await guarded(name, () => send(http, { method: "POST", url }, [202, 204]));
       if (response.status === 204) return { httpStatus: 204 } satisfies RestartOutcome;
-      const ctx = { source: "connect" as const, what: `POST ${response.path}` };
-      const body = parseWithSchema(ConnectorStateInfoSchema, parseJsonText(response.body, ctx), ctx);
+      const body = parseBody(ConnectorStateInfoSchema, response.body, "connect", `POST ${response.path}`);
       return { httpStatus: 202, status: toConnectorStatus(body) } satisfies RestartOutcome;
     },
 
@@ -96,15 +74,36 @@ export function createConnectClient(options: SourceClientOptions): ConnectPort {
       return info.config;
     },
   };
+}
 
-  /** The plugin list is only a detail: when it cannot be read the version stays unknown. */
-  async function icebergSinkVersion(): Promise<string | undefined> {
-    try {
-      const plugins = await get("connector-plugins", ConnectorPluginsSchema);
-      return plugins.find((p) => p.class === ICEBERG_SINK_CLASS)?.version;
-    } catch (error) {
-      if (isCodedError(error) && error.code === ErrorCode.SourceHttpStatus) return undefined;
-      throw error;
+/** Runs a call and turns a 409 into a retryable coded error. */
+async function guarded<T>(name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isCodedError(error) && error.details?.status === 409) {
+      throw new CodedError(
+        ErrorCode.SourceRetryable,
+        `Kafka Connect is rebalancing and refused the change to ${name} for now (HTTP 409)`,
+        {
+          hint: "Wait for the rebalance to finish (a few seconds to a minute), then try again.",
+          retryable: true,
+          details: { ...error.details },
+          cause: error,
+        },
+      );
     }
+    throw error;
+  }
+}
+
+/** The plugin list is only a detail: when it cannot be read the version stays unknown. */
+async function icebergSinkVersion(get: ReturnType<typeof jsonGetter>): Promise<string | undefined> {
+  try {
+    const plugins = await get("connector-plugins", ConnectorPluginsSchema);
+    return plugins.find((p) => p.class === ICEBERG_SINK_CLASS)?.version;
+  } catch (error) {
+    if (isCodedError(error) && error.code === ErrorCode.SourceHttpStatus) return undefined;
+    throw error;
   }
 }

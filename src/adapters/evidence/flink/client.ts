@@ -2,6 +2,7 @@
 // committer's metrics (found by listing metric ids, never by guessing operator names), and
 // back pressure on the sink side of the job.
 
+import type { z } from "zod";
 import type {
   CommitterMetrics,
   FlinkBackpressure,
@@ -42,176 +43,166 @@ const SOURCE_VERTEX = /^Source:/;
 
 export function createFlinkClient(options: SourceClientOptions): FlinkPort {
   const get = jsonGetter(sourceHttp("flink", options), options.url);
+  return {
+    listJobs: async () => (await get("jobs/overview", JobsOverviewSchema)).jobs.map(toJobSummary),
+    getJobEvidence: (jobId, table) => jobEvidence(get, jobId, table),
+  };
+}
 
-  async function listJobs(): Promise<FlinkJobSummary[]> {
-    const overview = await get("jobs/overview", JobsOverviewSchema);
-    return overview.jobs.map((job) => ({
-      jobId: job.jid,
-      name: job.name,
-      state: job.state,
-      startTimeMs: job["start-time"],
-    }));
+type JsonGet = ReturnType<typeof jsonGetter>;
+
+const vertexPath = (jobPath: string, vertexId: string, rest: string) =>
+  `${jobPath}/vertices/${encodeURIComponent(vertexId)}/${rest}`;
+
+async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promise<FlinkJobEvidence> {
+  if (!JOB_ID.test(jobId)) {
+    throw new CodedError(ErrorCode.UsageInvalid, "A Flink job id is 32 hexadecimal characters", {
+      hint: "Copy the job id from the Flink UI or GET /jobs/overview.",
+      details: { length: jobId.length },
+    });
   }
-
-  async function committerMetrics(
-    jobPath: string,
-    vertices: readonly FlinkVertex[],
-    table: TableRef,
-  ): Promise<CommitterMetrics | undefined> {
-    const filtered = sanitizeForMetric(formatTableName(table));
-    const listIds = async (some: readonly FlinkVertex[]) => {
-      const listed = await Promise.all(
-        some.map(async (vertex) => {
-          const ids = await get(
-            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/metrics`,
-            MetricIdsSchema,
-          );
-          return ids
-            .map((m) => parseCommitterMetricId(m.id, vertex.vertexId))
-            .filter((m): m is CommitterMetricId => m !== undefined);
-        }),
-      );
-      return listed.flat().filter((c) => pickMetricTable([c], filtered).length > 0);
-    };
-    // Metric lists are long on wide jobs: look at the sink side first, the rest only if needed.
-    const sinkSide = vertices.filter((v) => SINK_VERTEX.test(v.name));
-    let candidates = await listIds(sinkSide);
-    if (candidates.length === 0) candidates = await listIds(vertices.filter((v) => !sinkSide.includes(v)));
-    const tables = pickMetricTable(candidates, filtered);
-    if (tables.length === 0) return undefined;
-    if (tables.length > 1) {
-      throw new CodedError(
-        ErrorCode.TableAmbiguous,
-        `The Flink job commits to several tables whose metric names end with ${filtered}: ${tables.join(", ")}`,
-        {
-          hint: "Flink metric names drop the dots, so these cannot be told apart; configure the writer job per table or check the sink's table names.",
-          details: { source: "flink", metricTables: tables },
-        },
-      );
-    }
-    const chosen = candidates.filter((c) => c.metricTable === tables[0]);
-    // One committer vertex: if the table shows up on several, read the first one.
-    const vertexId = chosen[0]?.vertexId;
-    const onVertex = chosen.filter((c) => c.vertexId === vertexId);
-    const values = await get(
-      `${jobPath}/vertices/${encodeURIComponent(vertexId ?? "")}/metrics`,
-      MetricValuesSchema,
-      {
-        get: onVertex.map((c) => c.id).join(","),
-      },
-    );
-    return foldCommitterMetrics(onVertex, new Map(values.map((v) => [v.id, Number(v.value)])));
-  }
-
-  async function backpressure(
-    jobPath: string,
-    vertices: readonly FlinkVertex[],
-  ): Promise<FlinkBackpressure[]> {
-    const read = await Promise.all(
-      vertices.map(async (vertex) => {
-        try {
-          const info = await get(
-            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/backpressure`,
-            BackPressureSchema,
-          );
-          const ratios = info.subtasks.map((s) => s.ratio ?? 0);
-          return {
-            vertexId: vertex.vertexId,
-            vertexName: vertex.name,
-            level: info.backpressureLevel ?? "ok",
-            maxRatio: ratios.length > 0 ? Math.max(...ratios) : 0,
-          } satisfies FlinkBackpressure;
-        } catch {
-          // Back pressure is sampled on demand and often not ready yet; it is a hint, not a must.
-          return undefined;
+  const jobPath = `jobs/${jobId}`;
+  // Only the metric and back-pressure reads need the vertex ids; the rest start at once.
+  const early = Promise.all([
+    unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
+    unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
+    get(`${jobPath}/exceptions`, JobExceptionsSchema),
+  ]);
+  early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const details = await get(jobPath, JobDetailsSchema);
+  const vertices: FlinkVertex[] = details.vertices.map((v) => ({
+    vertexId: v.id,
+    name: v.name,
+    parallelism: v.parallelism,
+    status: v.status,
+  }));
+  const [[checkpoints, checkpointConfig, exceptions], committer, pressure, rate] = await Promise.all([
+    early,
+    committerMetrics(get, jobPath, vertices, table),
+    backpressure(
+      get,
+      jobPath,
+      vertices.filter((v) => SINK_VERTEX.test(v.name)),
+    ),
+    sourceRate(get, jobPath, vertices),
+  ]);
+  return {
+    job: toJobSummary(details),
+    vertices,
+    checkpoints: checkpoints ? toCheckpoints(checkpoints) : undefined,
+    checkpointConfig: checkpointConfig
+      ? {
+          intervalMs: checkpointConfig.interval,
+          timeoutMs: checkpointConfig.timeout,
+          mode: checkpointConfig.mode,
         }
+      : undefined,
+    exceptions: toExceptions(exceptions),
+    committer,
+    backpressure: pressure,
+    ...(rate !== undefined ? { sourceRecordsPerSecond: rate } : {}),
+  };
+}
+
+async function committerMetrics(
+  get: JsonGet,
+  jobPath: string,
+  vertices: readonly FlinkVertex[],
+  table: TableRef,
+): Promise<CommitterMetrics | undefined> {
+  const filtered = sanitizeForMetric(formatTableName(table));
+  const listIds = async (some: readonly FlinkVertex[]) => {
+    const listed = await Promise.all(
+      some.map(async (vertex) => {
+        const ids = await get(vertexPath(jobPath, vertex.vertexId, "metrics"), MetricIdsSchema);
+        return ids
+          .map((m) => parseCommitterMetricId(m.id, vertex.vertexId))
+          .filter((m): m is CommitterMetricId => m !== undefined);
       }),
     );
-    return read.filter((b): b is FlinkBackpressure => b !== undefined);
-  }
-
-  /**
-   * Records per second the job's sources emit now (summed over their subtasks): 0 says the input
-   * is idle, so a writer with empty commits switched off is quiet by design. A hint, never a must.
-   */
-  async function sourceRate(jobPath: string, vertices: readonly FlinkVertex[]): Promise<number | undefined> {
-    const sources = vertices.filter((v) => SOURCE_VERTEX.test(v.name));
-    if (sources.length === 0) return undefined;
-    try {
-      const sums = await Promise.all(
-        sources.map(async (vertex) => {
-          const values = await get(
-            `${jobPath}/vertices/${encodeURIComponent(vertex.vertexId)}/subtasks/metrics`,
-            AggregatedMetricsSchema,
-            { get: "numRecordsOutPerSecond", agg: "sum" },
-          );
-          return values.find((m) => m.id === "numRecordsOutPerSecond")?.sum;
-        }),
-      );
-      if (sums.some((s) => s === undefined)) return undefined;
-      return sums.reduce((a: number, b) => a + (b ?? 0), 0);
-    } catch {
-      return undefined;
-    }
-  }
-
-  return {
-    listJobs,
-
-    async getJobEvidence(jobId, table) {
-      if (!JOB_ID.test(jobId)) {
-        throw new CodedError(ErrorCode.UsageInvalid, "A Flink job id is 32 hexadecimal characters", {
-          hint: "Copy the job id from the Flink UI or GET /jobs/overview.",
-          details: { length: jobId.length },
-        });
-      }
-      const jobPath = `jobs/${jobId}`;
-      // Only the metric and back-pressure reads need the vertex ids; the rest start at once.
-      const early = Promise.all([
-        unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
-        unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
-        get(`${jobPath}/exceptions`, JobExceptionsSchema),
-      ]);
-      early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-      const details = await get(jobPath, JobDetailsSchema);
-      const vertices: FlinkVertex[] = details.vertices.map((v) => ({
-        vertexId: v.id,
-        name: v.name,
-        parallelism: v.parallelism,
-        status: v.status,
-      }));
-      const [[checkpoints, checkpointConfig, exceptions], committer, pressure, rate] = await Promise.all([
-        early,
-        committerMetrics(jobPath, vertices, table),
-        backpressure(
-          jobPath,
-          vertices.filter((v) => SINK_VERTEX.test(v.name)),
-        ),
-        sourceRate(jobPath, vertices),
-      ]);
-      return {
-        job: {
-          jobId: details.jid,
-          name: details.name,
-          state: details.state,
-          startTimeMs: details["start-time"],
-        },
-        vertices,
-        checkpoints: checkpoints ? toCheckpoints(checkpoints) : undefined,
-        checkpointConfig: checkpointConfig
-          ? {
-              intervalMs: checkpointConfig.interval,
-              timeoutMs: checkpointConfig.timeout,
-              mode: checkpointConfig.mode,
-            }
-          : undefined,
-        exceptions: toExceptions(exceptions),
-        committer,
-        backpressure: pressure,
-        ...(rate !== undefined ? { sourceRecordsPerSecond: rate } : {}),
-      } satisfies FlinkJobEvidence;
-    },
+    return listed.flat().filter((c) => pickMetricTable([c], filtered).length > 0);
   };
+  // Metric lists are long on wide jobs: look at the sink side first, the rest only if needed.
+  const sinkSide = vertices.filter((v) => SINK_VERTEX.test(v.name));
+  let candidates = await listIds(sinkSide);
+  if (candidates.length === 0) candidates = await listIds(vertices.filter((v) => !sinkSide.includes(v)));
+  const tables = pickMetricTable(candidates, filtered);
+  if (tables.length === 0) return undefined;
+  if (tables.length > 1) {
+    throw new CodedError(
+      ErrorCode.TableAmbiguous,
+      `The Flink job commits to several tables whose metric names end with ${filtered}: ${tables.join(", ")}`,
+      {
+        hint: "Flink metric names drop the dots, so these cannot be told apart; configure the writer job per table or check the sink's table names.",
+        details: { source: "flink", metricTables: tables },
+      },
+    );
+  }
+  const chosen = candidates.filter((c) => c.metricTable === tables[0]);
+  // One committer vertex: if the table shows up on several, read the first one.
+  const vertexId = chosen[0]?.vertexId;
+  const onVertex = chosen.filter((c) => c.vertexId === vertexId);
+  const values = await get(vertexPath(jobPath, vertexId ?? "", "metrics"), MetricValuesSchema, {
+    get: onVertex.map((c) => c.id).join(","),
+  });
+  return foldCommitterMetrics(onVertex, new Map(values.map((v) => [v.id, Number(v.value)])));
+}
+
+async function backpressure(
+  get: JsonGet,
+  jobPath: string,
+  vertices: readonly FlinkVertex[],
+): Promise<FlinkBackpressure[]> {
+  const read = await Promise.all(
+    vertices.map(async (vertex) => {
+      try {
+        const info = await get(vertexPath(jobPath, vertex.vertexId, "backpressure"), BackPressureSchema);
+        const ratios = info.subtasks.map((s) => s.ratio ?? 0);
+        return {
+          vertexId: vertex.vertexId,
+          vertexName: vertex.name,
+          level: info.backpressureLevel ?? "ok",
+          maxRatio: ratios.length > 0 ? Math.max(...ratios) : 0,
+        } satisfies FlinkBackpressure;
+      } catch {
+        // Back pressure is sampled on demand and often not ready yet; it is a hint, not a must.
+        return undefined;
+      }
+    }),
+  );
+  return read.filter((b): b is FlinkBackpressure => b !== undefined);
+}
+
+/**
+ * Records per second the job's sources emit now (summed over their subtasks): 0 says the input
+ * is idle, so a writer with empty commits switched off is quiet by design. A hint, never a must.
+ */
+async function sourceRate(
+  get: JsonGet,
+  jobPath: string,
+  vertices: readonly FlinkVertex[],
+): Promise<number | undefined> {
+  const sources = vertices.filter((v) => SOURCE_VERTEX.test(v.name));
+  if (sources.length === 0) return undefined;
+  try {
+    const sums = await Promise.all(
+      sources.map(async (vertex) => {
+        const values = await get(
+          vertexPath(jobPath, vertex.vertexId, "subtasks/metrics"),
+          AggregatedMetricsSchema,
+          {
+            get: "numRecordsOutPerSecond",
+            agg: "sum",
+          },
+        );
+        return values.find((m) => m.id === "numRecordsOutPerSecond")?.sum;
+      }),
+    );
+    if (sums.some((s) => s === undefined)) return undefined;
+    return sums.reduce((a: number, b) => a + (b ?? 0), 0);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A 404 here means the feature is off for this job (e.g. no checkpointing), not a failure. */
@@ -235,15 +226,16 @@ function toCheckpointSummary(stats: CheckpointStats): FlinkCheckpointSummary {
   };
 }
 
-function toCheckpoints(raw: {
-  counts: { restored: number; total: number; in_progress: number; completed: number; failed: number };
-  latest?: {
-    completed?: CheckpointStats | null;
-    failed?: CheckpointStats | null;
-    restored?: { id: number; restore_timestamp?: number | null; is_savepoint?: boolean | null } | null;
-  } | null;
-  history: CheckpointStats[];
-}): FlinkCheckpoints {
+function toJobSummary(job: {
+  jid: string;
+  name: string;
+  state: FlinkJobSummary["state"];
+  "start-time": number;
+}): FlinkJobSummary {
+  return { jobId: job.jid, name: job.name, state: job.state, startTimeMs: job["start-time"] };
+}
+
+function toCheckpoints(raw: z.output<typeof CheckpointingStatisticsSchema>): FlinkCheckpoints {
   const completed = raw.latest?.completed;
   const failed = raw.latest?.failed;
   const restored = raw.latest?.restored;

@@ -6,7 +6,6 @@
 import type { Dispatcher } from "undici";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
-import { scrubAllForms } from "../../../util/secret-forms.js";
 import { Agent, request } from "../undici-lean.js";
 import type { KubernetesConnection } from "./credentials.js";
 
@@ -193,18 +192,6 @@ export class KubernetesClient {
     }
   }
 
-  /** The API server's words may echo the bearer token: never pass it on in any form. */
-  private scrubbed(text: string | undefined): string | undefined {
-    if (text === undefined) return undefined;
-    let token = "";
-    try {
-      token = this.connection.token?.() ?? "";
-    } catch {
-      return text;
-    }
-    return token.length >= 4 ? scrubAllForms(text, [token]) : text;
-  }
-
   private transportError(call: Call, error: unknown, deadlinePassed: boolean): CodedError {
     const where = `${this.connection.server.origin} (${describe(call)})`;
     const code = (error as { code?: string }).code ?? "";
@@ -238,7 +225,8 @@ export class KubernetesClient {
   }
 
   private statusError(call: Call, status: number, body: unknown): CodedError {
-    const said = this.scrubbed(statusMessageOf(body));
+    // The API server's words may echo the bearer token: discovery scrubs every error it keeps.
+    const said = statusMessageOf(body);
     const tail = said ? `: ${said}` : "";
     const details = { ...detailsOf(call), status };
     const who = this.connection.identity;

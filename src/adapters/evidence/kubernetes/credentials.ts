@@ -96,14 +96,19 @@ function serviceAccountOf(token: string): string | undefined {
 const MOUNT_HINT =
   "Mount the service account token in the worker pods (deploy/kubernetes/flink-discovery/worker-token.patch.yaml, docs/kubernetes.md), or set kubernetes.kubeconfig in BOT_CONFIG.";
 
-function readOrFail(read: ReadText, path: string, what: string): string {
+const KUBECONFIG_HINT = "Check kubernetes.kubeconfig in BOT_CONFIG and that the file is mounted in the pod.";
+
+/** Reads a file the connection needs; the message names the file and why, never its content. */
+function readOrFail(read: ReadText, path: string, what: string, hint = MOUNT_HINT): string {
   try {
     return read(path);
   } catch (error) {
+    const why = refusalOf(error);
     throw notConfigured(
-      refusal(what, error) ??
-        `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      MOUNT_HINT,
+      why
+        ? `${what}: ${why}`
+        : `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      hint,
       error,
     );
   }
@@ -148,7 +153,7 @@ export interface KubeconfigOptions {
 /** A kubeconfig file's context: relative file paths in it are relative to the file, as kubectl reads them. */
 export function kubeconfigConnection(path: string, options: KubeconfigOptions = {}): KubernetesConnection {
   const read = options.readFile ?? readText;
-  const text = readOrFailConfig(read, path, "the kubeconfig");
+  const text = readOrFail(read, path, "the kubeconfig", KUBECONFIG_HINT);
   let raw: unknown;
   try {
     raw = parse(text);
@@ -182,7 +187,8 @@ export function kubeconfigConnection(path: string, options: KubeconfigOptions = 
   const resolve = (file: string) => (isAbsolute(file) ? file : join(dirname(path), file));
   const fileOrData = (file: string | undefined, data: string | undefined, what: string) => {
     if (data !== undefined) return Buffer.from(data, "base64").toString("utf8");
-    if (file !== undefined) return readOrFailConfig(read, resolve(file), `${what} named in ${path}`);
+    if (file !== undefined)
+      return readOrFail(read, resolve(file), `${what} named in ${path}`, KUBECONFIG_HINT);
     return undefined;
   };
 
@@ -210,7 +216,7 @@ export function kubeconfigConnection(path: string, options: KubeconfigOptions = 
     token = () => fixed;
   } else if (user.tokenFile !== undefined) {
     const tokenPath = resolve(user.tokenFile);
-    token = () => readOrFailConfig(read, tokenPath, `the token file named in ${path}`).trim();
+    token = () => readOrFail(read, tokenPath, `the token file named in ${path}`, KUBECONFIG_HINT).trim();
     token();
   }
   return {
@@ -224,29 +230,11 @@ export function kubeconfigConnection(path: string, options: KubeconfigOptions = 
   };
 }
 
-function readOrFailConfig(read: ReadText, path: string, what: string): string {
-  try {
-    return read(path);
-  } catch (error) {
-    throw notConfigured(
-      refusal(what, error) ??
-        `cannot read ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      "Check kubernetes.kubeconfig in BOT_CONFIG and that the file is mounted in the pod.",
-      error,
-    );
-  }
-}
-
 function badKubeconfig(path: string, what: string): CodedError {
   return notConfigured(
     `the kubeconfig ${path} ${what}`,
     "Fix the kubeconfig, or point kubernetes.kubeconfig in BOT_CONFIG at another one.",
   );
-}
-
-function refusal(what: string, error: unknown): string | undefined {
-  const why = refusalOf(error);
-  return why ? `${what}: ${why}` : undefined;
 }
 
 function notConfigured(message: string, hint: string, cause?: unknown): CodedError {

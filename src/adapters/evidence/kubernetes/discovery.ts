@@ -11,8 +11,10 @@ import type {
   FlinkSourceSpec,
   KnownFlinkJob,
 } from "../../../core/sources/model.js";
-import { asCodedError, CodedError } from "../../../errors.js";
+import { asCodedError, type CodedError } from "../../../errors.js";
+import { mapLimit } from "../../../util/map-limit.js";
 import { scrubAllForms } from "../../../util/secret-forms.js";
+import { scrubCodedError } from "../upstream-error.js";
 import { KubernetesClient, type ListResult } from "./client.js";
 import {
   type InClusterOptions,
@@ -231,17 +233,6 @@ export class FlinkDiscovery {
     }
   }
 
-  private scrubbedError(error: CodedError): CodedError {
-    const message = this.scrub(error.message);
-    const hint = error.hint === undefined ? undefined : this.scrub(error.hint);
-    if (message === error.message && hint === error.hint) return error;
-    return new CodedError(error.code, message, {
-      ...(hint === undefined ? {} : { hint }),
-      retryable: error.retryable,
-      details: error.details,
-    });
-  }
-
   private scrubJob(job: ScrubbableJob): void {
     for (const key of ["error", "jobName", "state", "lifecycleState"] as const) {
       const value = job[key];
@@ -286,7 +277,7 @@ export class FlinkDiscovery {
     } catch (error) {
       unbuilt = error;
     }
-    await forEachAtMost(CONCURRENT_NAMESPACES, settings.namespaces, async (namespace) => {
+    await mapLimit(settings.namespaces, CONCURRENT_NAMESPACES, async (namespace) => {
       try {
         if (!client) throw unbuilt;
         const settled = await Promise.allSettled([
@@ -299,32 +290,9 @@ export class FlinkDiscovery {
           (r) => (r as PromiseFulfilledResult<ListResult>).value,
         ) as [ListResult, ListResult];
         requests += deployments.requests + sessionJobs.requests;
-        const parse = <S extends z.ZodType>(schema: S, kind: string, items: unknown[]): z.output<S>[] =>
-          items.flatMap((item) => {
-            const result = schema.safeParse(item);
-            // An item claiming another namespace than the one listed would take that one's credentials.
-            const claimed = result.success
-              ? (result.data as { metadata: { namespace: string } }).metadata.namespace
-              : undefined;
-            if (result.success && (namespace === ALL_NAMESPACES || claimed === namespace))
-              return [result.data];
-            if (result.success) {
-              skipped.push({
-                resource: `${kind}/${nameOf(item)}`,
-                reason: `listed in namespace ${namespace} but names namespace ${claimed}`,
-              });
-              return [];
-            }
-            const issue = result.error.issues[0];
-            skipped.push({
-              resource: `${kind}/${nameOf(item)}`,
-              reason: `${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
-            });
-            return [];
-          });
         const listed = toFlinkSources(
-          parse(FlinkDeploymentResource, "FlinkDeployment", deployments.items),
-          parse(FlinkSessionJobResource, "FlinkSessionJob", sessionJobs.items),
+          parseListed(FlinkDeploymentResource, "FlinkDeployment", namespace, deployments.items, skipped),
+          parseListed(FlinkSessionJobResource, "FlinkSessionJob", namespace, sessionJobs.items, skipped),
           { restUrlTemplate: settings.restUrlTemplate, tlsFor },
         );
         skipped.push(...listed.refused);
@@ -335,7 +303,7 @@ export class FlinkDiscovery {
     });
     // Read once the listing is done, so a token rotated meanwhile is scrubbed in its newest form.
     this.secrets = this.readSecrets();
-    for (const e of errors) e.error = this.scrubbedError(e.error);
+    for (const e of errors) e.error = scrubCodedError(e.error, this.secrets);
     for (const s of skipped) {
       s.resource = this.scrub(s.resource);
       s.reason = this.scrub(s.reason);
@@ -370,16 +338,29 @@ export type ScrubbableJob = { error?: string; jobName?: string; state?: string; 
 /** Namespaces listed at once: many namespaces must not become a burst on the API server. */
 const CONCURRENT_NAMESPACES = 4;
 
-async function forEachAtMost<T>(
-  limit: number,
-  items: readonly T[],
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await run(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+/** The items that match the CRD's shape; the others go to `skipped` with why. */
+function parseListed<S extends z.ZodType>(
+  schema: S,
+  kind: string,
+  namespace: string,
+  items: unknown[],
+  skipped: DiscoverySnapshot["skipped"],
+): z.output<S>[] {
+  return items.flatMap((item) => {
+    const result = schema.safeParse(item);
+    const skip = (reason: string) => {
+      skipped.push({ resource: `${kind}/${nameOf(item)}`, reason });
+      return [];
+    };
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      return skip(`${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+    }
+    // An item claiming another namespace than the one listed would take that one's credentials.
+    const claimed = (result.data as { metadata: { namespace: string } }).metadata.namespace;
+    if (namespace === ALL_NAMESPACES || claimed === namespace) return [result.data];
+    return skip(`listed in namespace ${namespace} but names namespace ${claimed}`);
+  });
 }
 
 function nameOf(item: unknown): string {

@@ -26,6 +26,7 @@ import type {
   Named,
   PrometheusPort,
 } from "../../../services/ports.js";
+import { mapLimit } from "../../../util/map-limit.js";
 
 /**
  * Tags results with the source name only when names mean something to the reader: a source
@@ -51,19 +52,12 @@ async function fromEvery<P, T>(
     bound?.withinMs === undefined || sources.length < 2
       ? listOne(source)
       : withDeadline(bound.kind, bound.withinMs, () => listOne(source));
-  const settled: PromiseSettledResult<T[]>[] = new Array(sources.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < sources.length) {
-      const i = next++;
-      try {
-        settled[i] = { status: "fulfilled", value: await run(sources[i] as Named<P>) };
-      } catch (reason) {
-        settled[i] = { status: "rejected", reason };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, sources.length) }, worker));
+  const settled = await mapLimit(sources, limit, (source) =>
+    run(source).then(
+      (value): PromiseSettledResult<T[]> => ({ status: "fulfilled", value }),
+      (reason): PromiseSettledResult<T[]> => ({ status: "rejected", reason }),
+    ),
+  );
   const ok = settled.filter((s): s is PromiseFulfilledResult<T[]> => s.status === "fulfilled");
   if (ok.length === 0 && settled.length > 0) throw (settled[0] as PromiseRejectedResult).reason;
   const listing: Listing<T> = ok.flatMap((s) => s.value);

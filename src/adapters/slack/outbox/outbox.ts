@@ -12,10 +12,10 @@
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),
 // {ns}:outbox:try (hash entry id -> attempts and whether the last outcome is unknown).
 
-import { CodedError, ErrorCode } from "../../../errors.js";
 import type { RedisClient } from "../../redis/connection.js";
 import { runScript } from "../../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "../../store/keys.js";
+import { storedRecordInvalid } from "../../store/report-format.js";
 import { isDeliveryKind, type OutboxDelivery } from "./deliveries.js";
 
 export type { ChannelMessage, OutboxDelivery } from "./deliveries.js";
@@ -48,6 +48,13 @@ export interface Attempt {
  */
 export const OUTBOX_FORMAT = 3;
 
+const OUTBOX_HINTS = {
+  newer:
+    "It was written by a newer iceberg-bot: upgrade this one to that release, whose poster sends it (docs/operations.md, Upgrading and rolling back).",
+  other:
+    "It is not an entry any iceberg-bot writes; it is dropped and counted (docs/operations.md, Upgrading and rolling back).",
+};
+
 /**
  * An entry as stored, read as this release uses it: migrated from format 1, checked whatever its
  * format (a newer one is read when its envelope and delivery kind are ones this release knows).
@@ -56,16 +63,8 @@ export const OUTBOX_FORMAT = 3;
  */
 function readOutboxEntry(raw: string, queueKey: string): SlackOutboxEntry {
   const fail = (why: string, newer: boolean): never => {
-    throw new CodedError(
-      ErrorCode.StoredRecordInvalid,
-      `The Slack outbox entry at the head of ${queueKey} cannot be read: ${why}`,
-      {
-        hint: newer
-          ? "It was written by a newer iceberg-bot: upgrade this one to that release, whose poster sends it (docs/operations.md, Upgrading and rolling back)."
-          : "It is not an entry any iceberg-bot writes; it is dropped and counted (docs/operations.md, Upgrading and rolling back).",
-        details: { key: queueKey, newer },
-      },
-    );
+    const message = `The Slack outbox entry at the head of ${queueKey} cannot be read: ${why}`;
+    throw storedRecordInvalid(message, newer, { key: queueKey, newer }, OUTBOX_HINTS);
   };
   let parsed: unknown;
   try {

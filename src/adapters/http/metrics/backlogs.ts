@@ -5,8 +5,8 @@
 // next run, a retry's backoff) is not owed: counting it would age an idle bot's backlog.
 
 import type { Queue } from "bullmq";
-import type { RedisClient } from "../redis/connection.js";
-import type { Backlog } from "./metrics.js";
+import type { RedisClient } from "../../redis/connection.js";
+import type { Backlog } from "./registry.js";
 
 export interface BacklogSources {
   redis: RedisClient;

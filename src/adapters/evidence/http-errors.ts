@@ -1,0 +1,193 @@
+// The coded errors of a source's HTTP call: what a status means (rate limited, refused credentials,
+// failing), and which transport failure it was (unreachable, slow, cut short, oversized).
+
+import type { SourceName } from "../../core/ids.js";
+import { SOURCE_WORDS } from "../../core/words/labels.js";
+import { CodedError, ErrorCode } from "../../errors.js";
+import type { HttpMethod, HttpResponse } from "./http.js";
+import { describeUpstreamError } from "./upstream-error.js";
+
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ETIMEDOUT",
+]);
+const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INVALID_CHUNK_SIZE"]);
+
+/** A coded error for an HTTP status, with what the upstream said about it. */
+export function httpStatusError(
+  source: SourceName,
+  response: Pick<HttpResponse, "status" | "body" | "path" | "method"> & { headers?: Record<string, string> },
+  options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
+): CodedError {
+  const upstream = describeUpstreamError(response.body);
+  const status = response.status;
+  const auth = status === 401 || status === 403 || status === 419;
+  const code = options.code ?? (auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus);
+  const retryAfterMs = retryAfterOf(response.headers);
+  return new CodedError(
+    code,
+    statusMessage(
+      SOURCE_WORDS[source],
+      status,
+      `${response.method} ${response.path}`,
+      upstream.message,
+      retryAfterMs,
+    ),
+    {
+      hint: options.hint ?? statusHint(source, status),
+      retryable: options.retryable ?? (status >= 500 || status === 429 || status === 408),
+      details: {
+        source,
+        path: response.path,
+        method: response.method,
+        status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(upstream.type ? { upstreamType: upstream.type } : {}),
+        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
+      },
+    },
+  );
+}
+
+/**
+ * What a status means for the bot: a 429 is the source asking it to slow down, and a 401/403 is
+ * the source refusing the bot's own credentials (not the source being down or the table broken).
+ */
+export function statusMessage(
+  label: string,
+  status: number,
+  at: string,
+  said: string | undefined,
+  retryAfterMs?: number,
+): string {
+  const tail = said ? `: ${said}` : "";
+  if (status === 429) {
+    const wait = retryAfterMs === undefined ? "" : `; retrying after ${Math.ceil(retryAfterMs / 1000)} s`;
+    return `${label} rate limited the bot (HTTP 429 to ${at})${wait}${tail}`;
+  }
+  if (status === 401 || status === 419)
+    return `${label} refused the bot's own credentials (HTTP ${status} to ${at})${tail}`;
+  if (status === 403)
+    return `${label} denied the bot's own credentials permission (HTTP 403 to ${at})${tail}`;
+  return `${label} answered HTTP ${status} to ${at}${tail}`;
+}
+
+/** Retry-After in milliseconds (seconds or an HTTP date), capped at an hour; absent when missing or bad. */
+function retryAfterOf(headers: Record<string, string> | undefined, nowMs = Date.now()): number | undefined {
+  const raw = headers?.["retry-after"]?.trim();
+  if (!raw) return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(raw)) ms = Number(raw) * 1000;
+  else {
+    const at = Date.parse(raw);
+    if (!Number.isFinite(at)) return undefined;
+    ms = Math.max(0, at - nowMs);
+  }
+  return Math.min(ms, 3_600_000);
+}
+
+function statusHint(source: SourceName, status: number): string {
+  if (status === 401 || status === 419)
+    return `Check the credentials configured for the ${SOURCE_WORDS[source]}.`;
+  if (status === 403) return `The credentials for the ${SOURCE_WORDS[source]} lack permission for this call.`;
+  if (status === 429)
+    return `The ${SOURCE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
+  if (status === 404) return "Check the name or id; it does not exist on that server.";
+  if (status >= 500)
+    return `The ${SOURCE_WORDS[source]} failed on its side; look at its logs, then try again.`;
+  return `Check the request against the ${SOURCE_WORDS[source]} documentation.`;
+}
+
+export interface Where {
+  source: SourceName;
+  url: URL;
+  method: HttpMethod;
+  timeoutMs: number;
+}
+
+function details(where: Where, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { source: where.source, path: where.url.pathname, method: where.method, ...extra };
+}
+
+export function tooLarge(where: Where, maxBytes: number): CodedError {
+  return new CodedError(
+    ErrorCode.SourceTooLarge,
+    `${SOURCE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
+    {
+      hint: "The response is far larger than expected; check that the URL points at the right API.",
+      details: details(where, { maxBytes }),
+    },
+  );
+}
+
+export function classifyTransportError(
+  error: unknown,
+  where: Where,
+  phase: "headers" | "body",
+  deadlinePassed: boolean,
+): CodedError {
+  const label = SOURCE_WORDS[where.source];
+  const codes = errorCodes(error);
+  const at = `${where.method} ${where.url.pathname}`;
+  if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {
+    return new CodedError(
+      ErrorCode.SourceTimeout,
+      `${label} at ${where.url.origin} did not answer ${at} within ${where.timeoutMs} ms`,
+      {
+        hint: "The server is slow or stuck; check its health, or raise SOURCE_TIMEOUT_MS.",
+        retryable: true,
+        details: details(where, { timeoutMs: where.timeoutMs, phase }),
+        cause: error,
+      },
+    );
+  }
+  if (
+    phase === "body" &&
+    (codes.some((c) => UNREACHABLE_CODES.has(c) || CUT_SHORT_CODES.has(c)) || codes.length === 0)
+  ) {
+    return new CodedError(ErrorCode.SourceMalformed, `${label} cut the response to ${at} short`, {
+      hint: "The connection dropped mid-answer; a proxy or the server may be restarting. Try again.",
+      retryable: true,
+      details: details(where, { reason: "truncated", errorCode: codes[0] }),
+      cause: error,
+    });
+  }
+  const reason = codes[0] ?? (error instanceof Error ? error.message : String(error));
+  return new CodedError(
+    ErrorCode.SourceUnreachable,
+    `${label} at ${where.url.origin} is unreachable (${reason}) for ${at}`,
+    {
+      hint: "Check the URL in the configuration and that the service is up and reachable from the bot.",
+      retryable: true,
+      details: details(where, { errorCode: reason }),
+      cause: error,
+    },
+  );
+}
+
+/** Error codes along the cause chain, including each member of an AggregateError. */
+function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
+  if (!error || typeof error !== "object" || seen.has(error)) return [];
+  seen.add(error);
+  const found: string[] = [];
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") found.push(code);
+  if (error instanceof AggregateError)
+    for (const inner of error.errors) found.push(...errorCodes(inner, seen));
+  found.push(...errorCodes((error as { cause?: unknown }).cause, seen));
+  return found;
+}
