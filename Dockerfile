@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle-cli.mjs ./scripts/
 RUN npm run build
 
 FROM node:20-bookworm-slim

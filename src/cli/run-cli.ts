@@ -80,6 +80,9 @@ async function dispatch(
   switch (command) {
     case "diagnose":
     case "audit": {
+      // Its own step, so that the setting precedes every schema even where the build puts the
+      // schemas in modules that the command's module would otherwise load first.
+      await import("./commands/zod-without-jit.js");
       const { runTableCommand } = await import("./commands/table-command.js");
       return runTableCommand(command, args, io, { onConfig });
     }

@@ -114,34 +114,23 @@ export interface MetricSources {
   failingChecks?: () => ReadonlySet<HealthCheck>;
 }
 
-export type BotMetrics = ReturnType<typeof createMetrics>;
+/** Sets the queue gauge from the depth read at scrape time, "queue.state" -> jobs. */
+function showQueueDepth(queueDepth: () => Promise<Record<string, number>>) {
+  return async (g: Gauge<"queue" | "state">) => {
+    g.reset();
+    const depth = await within(SCRAPE_READ_MS, queueDepth, {} as Record<string, number>);
+    for (const [key, value] of Object.entries(depth)) {
+      const at = key.lastIndexOf(".");
+      g.set({ queue: key.slice(0, at), state: key.slice(at + 1) }, value);
+    }
+  };
+}
 
-export function createMetrics(sources: MetricSources = {}) {
-  const { queueDepth, backlogs, failingChecks, version } = sources;
-  const registry = new Registry();
-  // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
-  collectDefaultMetrics({ register: registry });
-  // Gauges named like counters (promtool and Prometheus's naming rules refuse them); the same
-  // counts are in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
-  for (const name of [
-    "nodejs_active_handles_total",
-    "nodejs_active_requests_total",
-    "nodejs_active_resources_total",
-  ])
-    registry.removeSingleMetric(name);
+/** The metrics the bot's parts count into, in the order /metrics shows them. */
+function countedMetrics(registry: Registry, queueDepth: MetricSources["queueDepth"]) {
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
-  // Which release answers: during a rolling update or after a rollback, count by version.
-  gauge(registry, {
-    name: "iceberg_bot_build_info",
-    help: "Always 1, labelled with the release (package.json version, as `iceberg-bot --version` prints it) and the Node.js version.",
-    labelNames: ["version", "node"],
-    // `start` merges its worker process's series: one process tree, one release.
-    aggregator: "max",
-  }).set({ version: version ?? "unknown", node: process.versions.node }, 1);
-  // The metrics the bot's parts count into, in the order /metrics shows them.
-  const metrics = {
-    registry,
+  return {
     jobOutcomes: counter(
       "iceberg_bot_jobs_total",
       "Jobs taken by a worker, by queue and outcome (completed, failed, left: of a shape or on a record a newer release wrote, moved back to delayed for it).",
@@ -176,15 +165,7 @@ export function createMetrics(sources: MetricSources = {}) {
         help: "Jobs in each queue by state (waiting, active, delayed, failed).",
         labelNames: ["queue", "state"],
       },
-      queueDepth &&
-        (async (g) => {
-          g.reset();
-          const depth = await within(SCRAPE_READ_MS, queueDepth, {} as Record<string, number>);
-          for (const [key, value] of Object.entries(depth)) {
-            const at = key.lastIndexOf(".");
-            g.set({ queue: key.slice(0, at), state: key.slice(at + 1) }, value);
-          }
-        }),
+      queueDepth && showQueueDepth(queueDepth),
     ),
     /** Messages owed to Slack that were given up on, by reason. */
     slackDropped: counter(
@@ -219,27 +200,54 @@ export function createMetrics(sources: MetricSources = {}) {
       "Times `start` restarted its worker process after it died or stopped answering.",
     ),
   };
+}
+
+/** Shows the known label values at 0 (see KnownLabels); safe to call again with more. */
+function know(metrics: ReturnType<typeof countedMetrics>, knownSources: Set<string>, labels: KnownLabels) {
+  for (const queue of labels.queues ?? [])
+    for (const outcome of JOB_OUTCOMES) metrics.jobOutcomes.inc({ queue, outcome }, 0);
+  for (const kind of labels.diagnosisKinds ?? []) metrics.diagnosisSeconds.zero({ kind });
+  for (const source of labels.webhookSources ?? []) {
+    for (const outcome of ["accepted", "ignored", "truncated_by_sender"])
+      metrics.alertsReceived.inc({ source, outcome }, 0);
+    for (const reason of WEBHOOK_REJECT_REASONS) metrics.webhookRejected.inc({ source, reason }, 0);
+  }
+  for (const { kind, source } of labels.sources ?? []) {
+    const key = `${kind}\u0000${source}`;
+    if (knownSources.has(key)) continue;
+    knownSources.add(key);
+    for (const outcome of SOURCE_OUTCOMES) metrics.sourceRequests.inc({ kind, source, outcome }, 0);
+    metrics.sourceFailing.set({ kind, source }, 0);
+  }
+}
+
+export type BotMetrics = ReturnType<typeof createMetrics>;
+
+export function createMetrics(sources: MetricSources = {}) {
+  const { queueDepth, backlogs, failingChecks, version } = sources;
+  const registry = new Registry();
+  // Process and Node.js runtime metrics (memory, CPU, event loop lag, GC, handles).
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool and Prometheus's naming rules refuse them); the same
+  // counts are in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+  for (const name of [
+    "nodejs_active_handles_total",
+    "nodejs_active_requests_total",
+    "nodejs_active_resources_total",
+  ])
+    registry.removeSingleMetric(name);
+  // Which release answers: during a rolling update or after a rollback, count by version.
+  gauge(registry, {
+    name: "iceberg_bot_build_info",
+    help: "Always 1, labelled with the release (package.json version, as `iceberg-bot --version` prints it) and the Node.js version.",
+    labelNames: ["version", "node"],
+    // `start` merges its worker process's series: one process tree, one release.
+    aggregator: "max",
+  }).set({ version: version ?? "unknown", node: process.versions.node }, 1);
+  const metrics = countedMetrics(registry, queueDepth);
   // Every reason shows from the start (0), so a rate over them has data before the first drop.
   for (const reason of ["expired", "rejected", "invalid"]) metrics.slackDropped.inc({ reason }, 0);
   const knownSources = new Set<string>();
-  /** Shows the known label values at 0 (see KnownLabels); safe to call again with more. */
-  const know = (labels: KnownLabels) => {
-    for (const queue of labels.queues ?? [])
-      for (const outcome of JOB_OUTCOMES) metrics.jobOutcomes.inc({ queue, outcome }, 0);
-    for (const kind of labels.diagnosisKinds ?? []) metrics.diagnosisSeconds.zero({ kind });
-    for (const source of labels.webhookSources ?? []) {
-      for (const outcome of ["accepted", "ignored", "truncated_by_sender"])
-        metrics.alertsReceived.inc({ source, outcome }, 0);
-      for (const reason of WEBHOOK_REJECT_REASONS) metrics.webhookRejected.inc({ source, reason }, 0);
-    }
-    for (const { kind, source } of labels.sources ?? []) {
-      const key = `${kind}\u0000${source}`;
-      if (knownSources.has(key)) continue;
-      knownSources.add(key);
-      for (const outcome of SOURCE_OUTCOMES) metrics.sourceRequests.inc({ kind, source, outcome }, 0);
-      metrics.sourceFailing.set({ kind, source }, 0);
-    }
-  };
   // One read of the backlogs serves both gauges of a scrape.
   const readBacklogs = backlogs && perScrape(backlogs, [] as Backlog[]);
   const backlogGauge = (name: string, help: string, value: (b: Backlog) => number) =>
@@ -275,5 +283,5 @@ export function createMetrics(sources: MetricSources = {}) {
         for (const check of HEALTH_CHECKS) g.set({ check }, failing.has(check) ? 1 : 0);
       }),
   );
-  return { ...metrics, know };
+  return { registry, ...metrics, know: (labels: KnownLabels) => know(metrics, knownSources, labels) };
 }
