@@ -22,6 +22,7 @@ const JOB = "4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b";
 
 interface Measurement {
   elapsedMs: number;
+  cpuMs: number;
   maxRssBytes: number;
   detail: string;
 }
@@ -146,6 +147,8 @@ export async function run(): Promise<Record<string, number | string>> {
       result[`${label}: time ratio per round`] = ours
         .map((m, i) => (m.elapsedMs / floor[i]!.elapsedMs).toFixed(2))
         .join(" ");
+      // CPU time as a second view: on a loaded machine it moves far less than wall time.
+      result[`${label}: cpu ratio`] = median(ours.map((m) => m.cpuMs)) / median(floor.map((m) => m.cpuMs));
       result[`${label}: floor peak (MiB over baseline)`] = floorMem / 2 ** 20;
       result[`${label}: diagnosis peak (MiB over baseline)`] = oursMem / 2 ** 20;
       result[`${label}: memory ratio`] = oursMem / floorMem;

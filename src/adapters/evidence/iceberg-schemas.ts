@@ -48,86 +48,111 @@ export const OAuthTokenSchema = z.object({
   expires_in: z.number().positive().optional(),
 });
 
-/** A snapshot as the catalog sent it, checked in place by checkSnapshots. */
-interface RawSnapshot {
-  "snapshot-id": string | number;
-  "parent-snapshot-id"?: string | number | null;
-  "sequence-number"?: number;
-  "timestamp-ms": number;
-  summary?: Record<string, unknown>;
-  "schema-id"?: number;
-}
-
-interface RawSnapshotLogEntry {
-  "snapshot-id": string | number;
-  "timestamp-ms": number;
-}
-
 type Issue = { path: (string | number)[]; message: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const isInt = (v: unknown) => typeof v === "number" && Number.isInteger(v);
-const isSnapshotId = (v: unknown) =>
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+const isSnapshotId = (v: unknown): v is string | number =>
   (typeof v === "string" && /^-?\d+$/.test(v)) || (typeof v === "number" && Number.isInteger(v));
 
+/** Snapshot ids as read: quoted digits kept as they are, short (exact) numbers written out. */
+const idOf = (value: string | number): string => (typeof value === "number" ? String(value) : value);
+
 /**
- * Tables with long histories carry 100,000 snapshots and more: they are checked where they lie,
- * without the per-snapshot copy a schema object would make, and with zod-style issue paths
- * (snapshots.5.timestamp-ms) so an error still names the field.
+ * Tables with long histories carry 100,000 snapshots and more: each one is checked and translated
+ * in the same visit, without the per-item schema run and copy of a zod array, and with zod-style
+ * issue paths (snapshots.5.timestamp-ms) so an error still names the field.
  */
-function checkSnapshots(list: readonly unknown[], issues: Issue[]): void {
+function readSnapshots(list: readonly unknown[], issues: Issue[]): Snapshot[] {
+  const out: Snapshot[] = new Array(list.length);
+  // Catalogs list snapshots in commit order: sorting is only needed when they did not.
+  let ordered = true;
+  let lastMs = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < list.length && issues.length < 10; i++) {
     const s = list[i];
     if (!isObject(s)) {
       issues.push({ path: [i], message: "expected an object" });
       continue;
     }
-    if (!isSnapshotId(s["snapshot-id"]))
-      issues.push({ path: [i, "snapshot-id"], message: "expected a snapshot id" });
+    const id = s["snapshot-id"];
     const parent = s["parent-snapshot-id"];
+    const timestampMs = s["timestamp-ms"];
+    const sequenceNumber = s["sequence-number"];
+    const schemaId = s["schema-id"];
+    const summary = s.summary;
+    const before = issues.length;
+    if (!isSnapshotId(id)) issues.push({ path: [i, "snapshot-id"], message: "expected a snapshot id" });
     if (parent !== undefined && parent !== null && !isSnapshotId(parent))
       issues.push({ path: [i, "parent-snapshot-id"], message: "expected a snapshot id" });
-    if (!isInt(s["timestamp-ms"])) issues.push({ path: [i, "timestamp-ms"], message: "expected an integer" });
-    for (const key of ["sequence-number", "schema-id"] as const) {
-      if (s[key] !== undefined && !isInt(s[key]))
-        issues.push({ path: [i, key], message: "expected an integer" });
-    }
-    // Required from v2 on; v1 writers may omit it. Its entries are read once, by toSnapshot.
-    if (s.summary !== undefined && !isObject(s.summary))
+    if (!isInt(timestampMs)) issues.push({ path: [i, "timestamp-ms"], message: "expected an integer" });
+    if (sequenceNumber !== undefined && !isInt(sequenceNumber))
+      issues.push({ path: [i, "sequence-number"], message: "expected an integer" });
+    if (schemaId !== undefined && !isInt(schemaId))
+      issues.push({ path: [i, "schema-id"], message: "expected an integer" });
+    // Required from v2 on; v1 writers may omit it.
+    if (summary !== undefined && !isObject(summary))
       issues.push({ path: [i, "summary"], message: "expected an object of summary fields" });
+    if (issues.length > before) continue;
+    if ((timestampMs as number) < lastMs) ordered = false;
+    lastMs = timestampMs as number;
+    const strings = stringSummary((summary ?? {}) as Record<string, unknown>);
+    out[i] = {
+      snapshotId: idOf(id as string | number),
+      parentSnapshotId:
+        parent === null || parent === undefined
+          ? undefined
+          : snapshotIdOrNone(idOf(parent as string | number)),
+      sequenceNumber: sequenceNumber as number | undefined,
+      timestampMs: timestampMs as number,
+      // v1 snapshots may lack a summary; "unknown" keeps rules from guessing an operation.
+      operation: strings.operation ?? "unknown",
+      summary: strings,
+      schemaId: schemaId as number | undefined,
+    };
   }
+  return ordered ? out : out.sort((a, b) => a.timestampMs - b.timestampMs);
 }
 
-function checkSnapshotLog(list: readonly unknown[], issues: Issue[]): void {
+function readSnapshotLog(list: readonly unknown[], issues: Issue[]): SnapshotLogEntry[] {
+  const out: SnapshotLogEntry[] = new Array(list.length);
   for (let i = 0; i < list.length && issues.length < 10; i++) {
     const e = list[i];
-    if (!isObject(e)) issues.push({ path: [i], message: "expected an object" });
-    else {
-      if (!isSnapshotId(e["snapshot-id"]))
-        issues.push({ path: [i, "snapshot-id"], message: "expected a snapshot id" });
-      if (!isInt(e["timestamp-ms"]))
-        issues.push({ path: [i, "timestamp-ms"], message: "expected an integer" });
+    if (!isObject(e)) {
+      issues.push({ path: [i], message: "expected an object" });
+      continue;
     }
+    const id = e["snapshot-id"];
+    const timestampMs = e["timestamp-ms"];
+    const before = issues.length;
+    if (!isSnapshotId(id)) issues.push({ path: [i, "snapshot-id"], message: "expected a snapshot id" });
+    if (!isInt(timestampMs)) issues.push({ path: [i, "timestamp-ms"], message: "expected an integer" });
+    if (issues.length === before)
+      out[i] = { snapshotId: idOf(id as string | number), timestampMs: timestampMs as number };
   }
+  return out;
 }
 
-/** An array whose items are checked by `check` in place (the items are not copied). */
-function checkedArray<T>(check: (list: readonly unknown[], issues: Issue[]) => void) {
+/**
+ * A list read by `read` into evidence as it is checked; absent means empty. Its issues are
+ * reported under the list's own key, as a zod array's would be.
+ */
+function readList<T>(read: (list: readonly unknown[], issues: Issue[]) => T[]) {
   return z
-    .array(z.custom<T>())
-    .superRefine((list, ctx) => {
+    .unknown()
+    .optional()
+    .transform((value, ctx): T[] => {
+      if (value === undefined) return [];
+      if (!Array.isArray(value)) {
+        ctx.addIssue({ code: "custom", message: "Invalid input: expected array" });
+        return z.NEVER;
+      }
       const issues: Issue[] = [];
-      check(list, issues);
+      const out = read(value, issues);
       for (const issue of issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-    })
-    .default([]);
+      return issues.length > 0 ? z.NEVER : out;
+    });
 }
-
-type IdOf = (value: string | number) => string;
-
-/** Snapshot ids as read: quoted digits kept as they are, short (exact) numbers written out. */
-const idOf: IdOf = (value) => (typeof value === "number" ? String(value) : value);
 
 const MetadataLogSchema = z.object({ "metadata-file": z.string(), "timestamp-ms": z.number().int() });
 
@@ -156,8 +181,8 @@ export const TableMetadataSchema = z.object({
   "last-updated-ms": z.number().int(),
   properties: StringMapSchema.default({}),
   "current-snapshot-id": SnapshotIdSchema.nullish(),
-  snapshots: checkedArray<RawSnapshot>(checkSnapshots),
-  "snapshot-log": checkedArray<RawSnapshotLogEntry>(checkSnapshotLog),
+  snapshots: readList(readSnapshots),
+  "snapshot-log": readList(readSnapshotLog),
   "metadata-log": z.array(MetadataLogSchema).default([]),
   refs: z.record(z.string(), RefSchema).optional(),
   "current-schema-id": z.number().int().optional(),
@@ -198,13 +223,8 @@ export function toTableEvidence(
     metadataLocation: metadataLocation ?? metadata["metadata-location"],
     lastUpdatedMs: metadata["last-updated-ms"],
     currentSnapshotId,
-    snapshots: oldestFirst(metadata.snapshots.map((raw) => toSnapshot(raw, idOf))),
-    snapshotLog: metadata["snapshot-log"].map(
-      (e): SnapshotLogEntry => ({
-        snapshotId: idOf(e["snapshot-id"]),
-        timestampMs: e["timestamp-ms"],
-      }),
-    ),
+    snapshots: metadata.snapshots,
+    snapshotLog: metadata["snapshot-log"],
     metadataLog: metadata["metadata-log"].map(
       (e): MetadataLogEntry => ({ metadataFile: e["metadata-file"], timestampMs: e["timestamp-ms"] }),
     ),
@@ -215,30 +235,6 @@ export function toTableEvidence(
     partitionFieldCount: partitionFields.length,
     partitionFields,
     sortOrderFieldCount: sortOrderFieldCount(metadata),
-  };
-}
-
-/** Catalogs list snapshots in commit order: sorting is only needed when they did not. */
-function oldestFirst(snapshots: Snapshot[]): Snapshot[] {
-  for (let i = 1; i < snapshots.length; i++) {
-    if (snapshots[i]!.timestampMs < snapshots[i - 1]!.timestampMs)
-      return snapshots.sort((a, b) => a.timestampMs - b.timestampMs);
-  }
-  return snapshots;
-}
-
-function toSnapshot(raw: RawSnapshot, idOf: IdOf): Snapshot {
-  const summary = stringSummary(raw.summary ?? {});
-  const parent = raw["parent-snapshot-id"];
-  return {
-    snapshotId: idOf(raw["snapshot-id"]),
-    parentSnapshotId: snapshotIdOrNone(parent === null || parent === undefined ? parent : idOf(parent)),
-    sequenceNumber: raw["sequence-number"],
-    timestampMs: raw["timestamp-ms"],
-    // v1 snapshots may lack a summary; "unknown" keeps rules from guessing an operation.
-    operation: summary.operation ?? "unknown",
-    summary,
-    schemaId: raw["schema-id"],
   };
 }
 
