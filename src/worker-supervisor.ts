@@ -8,27 +8,25 @@ import { getPriority, setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FailingSource } from "./adapters/evidence/source-watch.js";
-import type { BotOptions } from "./bot/options.js";
+import type { BackoffSettings } from "./adapters/slack/outbox/poster.js";
 import type { Config } from "./config.js";
 import type { LogLike } from "./services/incident/deps.js";
 
 /** What a worker child needs: plain data only, sent over IPC (functions cannot cross). */
-export type WorkerChildOptions = Pick<
-  BotOptions,
-  | "namespace"
-  | "queuePrefix"
-  | "queueNames"
-  | "lockDurationMs"
-  | "stalledIntervalMs"
-  | "backoffMs"
-  | "concurrency"
-  | "playbooksDir"
-  | "slackDelivery"
-  | "health"
-> & {
+export interface WorkerChildOptions {
+  namespace?: string;
+  queuePrefix?: string;
+  queueNames?: { diagnose?: string; slack?: string };
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  backoffMs?: number;
+  concurrency?: { diagnose?: number; slack?: number };
+  playbooksDir?: string;
+  slackDelivery?: { timeoutMs?: number; backoff?: Partial<BackoffSettings>; leaseMs?: number };
+  health?: { checkEveryMs?: number; authEveryMs?: number };
   /** How often the child tells its parent it is alive (default HEARTBEAT_EVERY_MS). */
   heartbeatEveryMs?: number;
-};
+}
 
 /** The child's heartbeat: often enough that a stopped child shows in /readyz within seconds. */
 export const HEARTBEAT_EVERY_MS = 1_000;
