@@ -75,16 +75,18 @@ describe("alert intake", () => {
     const { store, queues, deps, outbox } = wire();
     await redis!.ping();
     const ourPort = (redis as unknown as { stream: { localPort: number } }).stream.localPort;
-    monitor = new Redis(REDIS_URL);
     const seen: string[] = [];
-    const feed = await monitor.monitor();
-    // On a busy server MONITOR's OK and another client's first command can arrive in one read;
-    // ioredis then takes that line for a reply and emits "Command queue state error" (an
-    // ioredis race, not ours). Lines of other clients are all it can cost: ours start after this.
+    // ioredis marks a connection as monitoring only after MONITOR's OK has been handled, so on a
+    // busy server another client's line that arrives in the same read is taken for a reply and
+    // emitted as "Command queue state error" (an ioredis race). Only other clients' lines are
+    // lost that way, before ours start; any other error on the feed fails the test.
     const feedErrors: Error[] = [];
-    feed.on("error", (error: Error) => {
+    monitor = new Redis(REDIS_URL, { monitor: true });
+    monitor.on("error", (error: Error) => {
       if (!error.message.startsWith("Command queue state error")) feedErrors.push(error);
     });
+    await new Promise<void>((resolve) => monitor!.once("monitoring", () => resolve()));
+    const feed = monitor;
     feed.on("monitor", (_time: string, args: string[], source: string) => {
       if (source.endsWith(`:${ourPort}`)) seen.push(String(args[0]).toLowerCase());
     });
