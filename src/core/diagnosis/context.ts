@@ -389,15 +389,3 @@ function buildWindow(
     lookback: rangeAfter(snapshots, lookbackStartMs, endMs),
   };
 }
-
-/** Calls `visit` for each snapshot in `range` not committed by the writer. */
-export function forEachOther(
-  ctx: DiagnosisContext,
-  range: IndexRange,
-  visit: (s: Snapshot, index: number) => void,
-): void {
-  for (let i = range.from; i < range.to; i++) {
-    const s = ctx.snapshots[i]!;
-    if (!ctx.isWriter(s)) visit(s, i);
-  }
-}
