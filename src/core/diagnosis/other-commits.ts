@@ -37,13 +37,22 @@ export function otherCommits(
   range: IndexRange,
   matches: (s: Snapshot) => boolean,
 ): OtherCommits {
+  return commitsIn(ctx.snapshots, range, (s) => !ctx.isWriter(s) && matches(s));
+}
+
+/** The snapshots in `range` that match, whoever committed them. */
+export function commitsIn(
+  snapshots: readonly Snapshot[],
+  range: IndexRange,
+  matches: (s: Snapshot) => boolean,
+): OtherCommits {
   const oldest: Snapshot[] = [];
   const newest: Snapshot[] = [];
   let count = 0;
   const who = new Map<string, OtherCommitter>();
   for (let i = range.from; i < range.to; i++) {
-    const s = ctx.snapshots[i]!;
-    if (ctx.isWriter(s) || !matches(s)) continue;
+    const s = snapshots[i]!;
+    if (!matches(s)) continue;
     count++;
     if (oldest.length < MAX_LISTED) oldest.push(s);
     newest.push(s);
