@@ -20,8 +20,15 @@ import type { TriageId } from "../ids.js";
 import type { EvidenceItem, Finding, Report } from "../report/schema.js";
 import type { DiagnosisContext } from "./context.js";
 import { staleAfter } from "./context.js";
-import { describeWriter, elapsedMetric, failureItem, quoteOf, writerLastCommit } from "./evidence-items.js";
-import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
+import {
+  compact,
+  describeWriter,
+  elapsedMetric,
+  failureItem,
+  quoteOf,
+  writerLastCommit,
+} from "./evidence-items.js";
+import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
 import { FALLBACK_INTERVAL_MS, sourceOk } from "./writer.js";
 
 const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
@@ -84,20 +91,13 @@ function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
   if (sourceOk(evidence, "flink") && evidence.flink) {
     const jobs = evidence.flink.writers ?? (evidence.flink.writer ? [evidence.flink.writer] : []);
     for (const job of jobs) {
-      const last = newestOf(snapshots, job.job.jobId);
-      for (const exception of job.exceptions) {
-        const failure = classifyFlinkException(exception);
-        if (!failure) continue;
-        if (failure.kind === "state-unknown" || last === undefined || exception.timestampMs > last) {
-          out.push(failure);
-        }
-      }
+      out.push(...flinkFailuresSince(job, newestOf(snapshots, job.job.jobId)));
     }
   }
   if (sourceOk(evidence, "connect") && evidence.connect) {
     for (const c of [evidence.connect, ...(evidence.connect.others ?? [])]) out.push(...connectFailures(c));
   }
-  return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
+  return newestFirst(out);
 }
 
 function catalogItem(ctx: DiagnosisContext): EvidenceItem {
@@ -120,11 +120,7 @@ function catalogItem(ctx: DiagnosisContext): EvidenceItem {
 }
 
 function stalenessEvidence(ctx: DiagnosisContext): EvidenceItem[] {
-  const items: EvidenceItem[] = [];
-  const last = writerLastCommit(ctx);
-  if (last) items.push(last);
-  const elapsed = elapsedMetric(ctx);
-  if (elapsed) items.push(elapsed);
+  const items = compact([writerLastCommit(ctx), elapsedMetric(ctx)]);
   if (ctx.table && !ctx.writerNewest) {
     items.push({
       source: "catalog",
@@ -306,7 +302,6 @@ export function reportViolations(report: Report, evidence: Evidence): string[] {
   }
   const facts = new Set<string>();
   for (const f of report.findings) {
-    if (f.evidence.length === 0) problems.push(`finding ${f.id} has no evidence`);
     for (const item of f.evidence) {
       const key = factKey(item);
       if (facts.has(key)) problems.push(`fact listed twice: ${item.detail}`);
