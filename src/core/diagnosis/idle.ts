@@ -82,15 +82,11 @@ function anyWriterIn(input: IdleInput, fromMs: number, toMs: number): Snapshot |
   return undefined;
 }
 
-function oldestWriter(input: IdleInput): Snapshot | undefined {
-  return input.snapshots.find(input.isWriter);
-}
-
 function quietHours(input: IdleInput): IdleReading | null {
   const last = input.writerNewest.timestampMs;
   const quietFor = input.now - last;
   if (quietFor >= DAY_MS) return null;
-  const oldest = oldestWriter(input);
+  const oldest = input.snapshots.find(input.isWriter);
   if (!oldest) return null;
   // A commit or two of jitter around the start of the quiet hours does not break the pattern.
   const slack = 2 * input.intervalMs;

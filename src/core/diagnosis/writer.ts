@@ -3,7 +3,6 @@
 import { committerOf, configuredGroups, type WriterRef } from "../attribution/attribute.js";
 import type { Evidence, Snapshot } from "../evidence/model.js";
 import { effectiveConnectNumber } from "../properties.js";
-import { findNewestIndex } from "./snapshots.js";
 
 /** How far back discovery looks for a streaming writer's summary keys. */
 const DISCOVERY_DEPTH = 2_000;
@@ -87,11 +86,4 @@ export function expectedInterval(
     if (cadence !== null && cadence > 0) return { ms: cadence, source: "snapshot-cadence" };
   }
   return { ms: FALLBACK_INTERVAL_MS, source: "fallback" };
-}
-
-export function newestWriterIndex(
-  snapshots: readonly Snapshot[],
-  isWriter: (s: Snapshot) => boolean,
-): number {
-  return findNewestIndex(snapshots, isWriter);
 }

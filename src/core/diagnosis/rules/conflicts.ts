@@ -21,13 +21,13 @@ function conflictRule(
       const failures = ctx.failures.filter((f) => f.kind === kind);
       const newest = failures[0];
       if (!newest) return null;
-      const found = finding(
+      return finding(
         id,
         "critical",
         summary(failures.length, ctx),
         compact([failureItem(newest, failures.length), writerLastCommit(ctx)]),
+        { quote: quoteOf(ctx.failures, newest) },
       );
-      return found ? { ...found, quote: quoteOf(ctx.failures, newest) } : null;
     },
   };
 }
