@@ -76,7 +76,6 @@ export interface DiagnosisContext {
   /** Present only when Connect answered. */
   connect?: ConnectEvidence;
   writer: WriterRef | null;
-  writerSource: "flink" | "connect" | "snapshots" | null;
   isWriter: (snapshot: Snapshot) => boolean;
   intervalMs: number;
   intervalSource: IntervalSource;
@@ -203,8 +202,7 @@ export function buildContext(
     for (const j of [...(evidence.flink?.jobs ?? []), ...flinkWriters.map((w) => w.job)].reverse())
       if (j.source && !jobSources.has(j.jobId)) jobSources.set(j.jobId, j.source);
   }
-  const identified = identifyWriter(evidence);
-  const writer = identified?.writer ?? null;
+  const writer = identifyWriter(evidence);
   const lineage = writer?.kind === "flink" ? writerLineage(writer.jobId, evidence, flinkOk) : undefined;
   // The writer's identity across a job-id change: a job restored from a savepoint gets a new id but
   // keeps its committer's operator id (RUNBOOK §4).
@@ -285,7 +283,6 @@ export function buildContext(
     jobSources,
     ...(connect ? { connect } : {}),
     writer,
-    writerSource: identified?.source ?? null,
     isWriter,
     intervalMs: interval.ms,
     intervalSource: interval.source,

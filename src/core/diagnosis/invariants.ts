@@ -196,7 +196,6 @@ export function settleReport(
     const failure = visibleCommitFailures(ctx.evidence)[0];
     if (failure) {
       settled = VERDICT_FOR[failure.kind];
-      out = out.filter((f) => f.id !== "healthy");
       out.unshift({
         id: settled,
         severity: "critical",
@@ -217,8 +216,6 @@ export function settleReport(
       // leads to no step on it (RUNBOOK §3, the bot's own access).
       stepless = true;
       settled = "commit-failing";
-      out = out.filter((f) => f.id !== "healthy");
-      const elapsed = elapsedMetric(ctx);
       out.unshift({
         id: "commit-failing",
         severity: "critical",
@@ -226,7 +223,7 @@ export function settleReport(
           catalogAccess(ctx.evidence.sources.catalog) === "credential"
             ? `The catalog refused the bot's credential, so ${describeWriter(ctx)}'s commits cannot be confirmed and no other source shows them landing`
             : `The catalog did not answer, so ${describeWriter(ctx)}'s commits cannot be confirmed; the writer commits through the same catalog`,
-        evidence: [catalogItem(ctx), ...(elapsed ? [elapsed] : [])],
+        evidence: compact([catalogItem(ctx), elapsedMetric(ctx)]),
       });
     }
   }

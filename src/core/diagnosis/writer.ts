@@ -18,29 +18,21 @@ export function sourceOk(evidence: Evidence, source: keyof Evidence["sources"]):
 }
 
 /** The configured or discovered writer: Flink job first, then the Connect connector, then snapshot summaries. */
-export function identifyWriter(
-  evidence: Evidence,
-): { writer: WriterRef; source: "flink" | "connect" | "snapshots" } | null {
+export function identifyWriter(evidence: Evidence): WriterRef | null {
   const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
-  if (job) return { writer: { kind: "flink", jobId: job.job.jobId }, source: "flink" };
+  if (job) return { kind: "flink", jobId: job.job.jobId };
   const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
   if (connect) {
     const groups = configuredGroups(connect.config);
-    const writer: WriterRef = {
-      kind: "connect",
-      connector: connect.connector.name,
-      ...(groups.length ? { groups } : {}),
-    };
-    return { writer, source: "connect" };
+    return { kind: "connect", connector: connect.connector.name, ...(groups.length ? { groups } : {}) };
   }
   const snapshots = sourceOk(evidence, "catalog") ? (evidence.catalog?.snapshots ?? []) : [];
   const floor = Math.max(0, snapshots.length - DISCOVERY_DEPTH);
   for (let i = snapshots.length - 1; i >= floor; i--) {
     const id = committerOf(snapshots[i]!);
-    if (id.kind === "flink") return { writer: { kind: "flink", jobId: id.jobId }, source: "snapshots" };
+    if (id.kind === "flink") return { kind: "flink", jobId: id.jobId };
     // Either generation of the Connect sink names its connector by a task id or a default group.
-    if (id.kind === "connect" && id.connector)
-      return { writer: { kind: "connect", connector: id.connector }, source: "snapshots" };
+    if (id.kind === "connect" && id.connector) return { kind: "connect", connector: id.connector };
   }
   return null;
 }
