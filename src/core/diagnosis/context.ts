@@ -32,17 +32,8 @@ import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } 
 import { type ExpiryEvidence, expiryEvidence, type IdleReading, readIdle } from "./idle.js";
 import { type InsideJobReading, readCommittersInsideJob } from "./inside-job.js";
 import { findNewestIndex, type IndexRange, rangeAfter } from "./snapshots.js";
-import { expectedInterval, type IntervalSource, identifyWriter, sourceOk } from "./writer.js";
+import { expectedInterval, type IntervalSource, identifyWriter, sourceOk, staleAfter } from "./writer.js";
 
-/** A writer is stale once it missed this many expected commits... */
-const STALE_INTERVALS = 3;
-/** ...and never before this long: a writer that checkpoints every few seconds is not failing because one commit is late. */
-const STALE_FLOOR_MS = 5 * 60_000;
-
-/** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
-export function staleAfter(intervalMs: number): number {
-  return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
-}
 const LOOKBACK_INTERVALS = 6;
 
 interface DiagnosisWindow {

@@ -18,6 +18,7 @@ import type {
 import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import { iso, lowerBound, upperBound } from "./snapshots.js";
+import { staleAfter } from "./writer.js";
 
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;
@@ -63,7 +64,7 @@ function writerRunning(input: IdleInput): boolean {
     if (failed && (!completed || failed.triggerTimestampMs > completed.triggerTimestampMs)) return false;
     if (completed) {
       const at = completed.latestAckTimestampMs ?? completed.triggerTimestampMs;
-      if (input.now - at > Math.max(3 * input.intervalMs, 5 * 60_000)) return false;
+      if (input.now - at > staleAfter(input.intervalMs)) return false;
     }
   }
   if (input.connect) {
@@ -146,8 +147,8 @@ function inputIdle(input: IdleInput): IdleReading | null {
     if (rate !== 0) return null;
     const every = emptyCommitsEvery(input);
     const idleInterval = every * input.intervalMs;
-    // Still three (idle) intervals, never under five minutes, before silence counts as failure.
-    if (quietFor > Math.max(3 * idleInterval, 5 * 60_000)) return null;
+    // Silence counts as failure only once it is stale against the idle interval.
+    if (quietFor > staleAfter(idleInterval)) return null;
     const raw = input.evidence.catalog?.properties[EMPTY_COMMITS_KEY];
     const off = every * input.intervalMs >= DAY_MS;
     return {

@@ -19,7 +19,6 @@ import type { Evidence, Snapshot, SourceStatus } from "../evidence/model.js";
 import type { TriageId } from "../ids.js";
 import type { EvidenceItem, Finding, Report } from "../report/schema.js";
 import type { DiagnosisContext } from "./context.js";
-import { staleAfter } from "./context.js";
 import {
   compact,
   describeWriter,
@@ -29,7 +28,7 @@ import {
   writerLastCommit,
 } from "./evidence-items.js";
 import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
-import { FALLBACK_INTERVAL_MS, sourceOk } from "./writer.js";
+import { FALLBACK_INTERVAL_MS, sourceOk, staleAfter } from "./writer.js";
 
 const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
   "state-unknown": "commit-state-unknown",

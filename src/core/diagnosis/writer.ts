@@ -11,6 +11,16 @@ const CADENCE_SAMPLES = 12;
 /** Used only when neither config nor history says how often the writer commits (Flink's common 5 min). */
 export const FALLBACK_INTERVAL_MS = 300_000;
 
+/** A writer is stale once it missed this many expected commits... */
+const STALE_INTERVALS = 3;
+/** ...and never before this long: a writer that checkpoints every few seconds is not failing because one commit is late. */
+const STALE_FLOOR_MS = 5 * 60_000;
+
+/** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
+export function staleAfter(intervalMs: number): number {
+  return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
+}
+
 export type IntervalSource = "checkpoint-config" | "connect-config" | "snapshot-cadence" | "fallback";
 
 export function sourceOk(evidence: Evidence, source: keyof Evidence["sources"]): boolean {
