@@ -14,12 +14,6 @@ export interface CheckpointHealth {
   evidence: EvidenceItem[];
 }
 
-const RUNNING = "RUNNING";
-
-export function jobRunning(ctx: DiagnosisContext): boolean {
-  return ctx.job?.job.state === RUNNING;
-}
-
 /** Reads the writer's checkpoints; null when Flink did not answer or has no checkpoint data. */
 export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null {
   const checkpoints = ctx.job?.checkpoints;
@@ -55,7 +49,12 @@ export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null
       data: { jobId, checkpointIds: recent.map((c) => c.id) },
     });
   }
-  if (!failing && jobRunning(ctx) && completedMs !== undefined && ctx.now - completedMs > ctx.staleAfterMs) {
+  if (
+    !failing &&
+    ctx.job.job.state === "RUNNING" &&
+    completedMs !== undefined &&
+    ctx.now - completedMs > ctx.staleAfterMs
+  ) {
     failing = true;
     evidence.push({
       source: "flink",

@@ -134,23 +134,17 @@ function quietHours(input: IdleInput): IdleReading | null {
   };
 }
 
-function emptyCommitsEvery(input: IdleInput): number {
-  const raw = input.evidence.catalog?.properties[EMPTY_COMMITS_KEY];
-  const n = raw === undefined ? Number.NaN : Number(raw);
-  return Number.isFinite(n) && n > 0 ? n : EMPTY_COMMITS_DEFAULT;
-}
-
 function inputIdle(input: IdleInput): IdleReading | null {
   const quietFor = input.now - input.writerNewest.timestampMs;
   if (input.job) {
-    const rate = input.job.sourceRecordsPerSecond;
-    if (rate !== 0) return null;
-    const every = emptyCommitsEvery(input);
+    if (input.job.sourceRecordsPerSecond !== 0) return null;
+    const raw = input.evidence.catalog?.properties[EMPTY_COMMITS_KEY];
+    const n = raw === undefined ? Number.NaN : Number(raw);
+    const every = Number.isFinite(n) && n > 0 ? n : EMPTY_COMMITS_DEFAULT;
     const idleInterval = every * input.intervalMs;
     // Silence counts as failure only once it is stale against the idle interval.
     if (quietFor > staleAfter(idleInterval)) return null;
-    const raw = input.evidence.catalog?.properties[EMPTY_COMMITS_KEY];
-    const off = every * input.intervalMs >= DAY_MS;
+    const off = idleInterval >= DAY_MS;
     return {
       reason: "input-idle",
       ...(off ? {} : { expectedBackMs: input.writerNewest.timestampMs + idleInterval }),
