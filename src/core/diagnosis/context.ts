@@ -187,10 +187,10 @@ export function buildContext(
   const jobNames = new Map<string, string>();
   const jobSources = new Map<string, string>();
   if (flinkOk) {
-    for (const j of evidence.flink?.jobs ?? []) jobNames.set(j.jobId, j.name);
-    for (const w of flinkWriters) jobNames.set(w.job.jobId, w.job.name);
+    const listed = [...(evidence.flink?.jobs ?? []), ...flinkWriters.map((w) => w.job)];
+    for (const j of listed) jobNames.set(j.jobId, j.name);
     // The writers read win: a job id listed by two clusters is named by the one read.
-    for (const j of [...(evidence.flink?.jobs ?? []), ...flinkWriters.map((w) => w.job)].reverse())
+    for (const j of listed.reverse())
       if (j.source && !jobSources.has(j.jobId)) jobSources.set(j.jobId, j.source);
   }
   const writer = identifyWriter(evidence);

@@ -126,7 +126,6 @@ function perFlinkWriter(evidence: Evidence): Evidence[] {
     );
     return { ...w, exceptions };
   });
-  if (merged.length === 1) return [{ ...evidence, flink: { ...evidence.flink, writer: merged[0]! } }];
   return merged.map((writer) => ({ ...evidence, flink: { ...evidence.flink!, writer } }));
 }
 
