@@ -4,6 +4,7 @@ import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import type { DiagnosisContext } from "./context.js";
 import { iso } from "./snapshots.js";
+import { latestCheckpointFailed } from "./writer.js";
 
 export interface CheckpointHealth {
   /** Checkpoints fail, time out or stopped completing. */
@@ -27,7 +28,7 @@ export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null
   const jobId = ctx.job.job.jobId;
   let failing = false;
 
-  if (failed && (completed === undefined || failed.triggerTimestampMs > completed.triggerTimestampMs)) {
+  if (failed && latestCheckpointFailed(checkpoints)) {
     failing = true;
     evidence.push({
       source: "flink",

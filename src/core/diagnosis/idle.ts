@@ -18,7 +18,7 @@ import type {
 import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import { iso, lowerBound, upperBound } from "./snapshots.js";
-import { staleAfter } from "./writer.js";
+import { latestCheckpointFailed, staleAfter } from "./writer.js";
 
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;
@@ -58,10 +58,8 @@ interface IdleInput {
 function writerRunning(input: IdleInput): boolean {
   if (input.job) {
     if (input.job.job.state !== "RUNNING") return false;
-    const cp = input.job.checkpoints;
-    const failed = cp?.latestFailed;
-    const completed = cp?.latestCompleted;
-    if (failed && (!completed || failed.triggerTimestampMs > completed.triggerTimestampMs)) return false;
+    if (latestCheckpointFailed(input.job.checkpoints)) return false;
+    const completed = input.job.checkpoints?.latestCompleted;
     if (completed) {
       const at = completed.latestAckTimestampMs ?? completed.triggerTimestampMs;
       if (input.now - at > staleAfter(input.intervalMs)) return false;

@@ -28,7 +28,7 @@ import {
   writerLastCommit,
 } from "./evidence-items.js";
 import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
-import { FALLBACK_INTERVAL_MS, sourceOk, staleAfter } from "./writer.js";
+import { FALLBACK_INTERVAL_MS, latestCheckpointFailed, sourceOk, staleAfter } from "./writer.js";
 
 const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
   "state-unknown": "commit-state-unknown",
@@ -63,12 +63,7 @@ function flinkShowsCommitting(evidence: Evidence): boolean {
   const w = evidence.flink?.writer;
   const elapsed = w?.committer?.elapsedSecondsSinceLastSuccessfulCommit;
   if (!w || elapsed === undefined || w.job.state !== "RUNNING") return false;
-  const cp = w.checkpoints;
-  if (
-    cp?.latestFailed &&
-    (!cp.latestCompleted || cp.latestFailed.triggerTimestampMs > cp.latestCompleted.triggerTimestampMs)
-  )
-    return false;
+  if (latestCheckpointFailed(w.checkpoints)) return false;
   return elapsed * 1000 <= staleAfter(w.checkpointConfig?.intervalMs ?? FALLBACK_INTERVAL_MS);
 }
 

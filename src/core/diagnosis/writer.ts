@@ -1,7 +1,8 @@
-// Which writer is being diagnosed, how often it should commit, and how long it has been quiet.
+// Which writer is being diagnosed, how often it should commit, when its silence is stale, and
+// whether its checkpoints still complete.
 
 import { committerOf, configuredGroups, type WriterRef } from "../attribution/attribute.js";
-import type { Evidence, Snapshot } from "../evidence/model.js";
+import type { Evidence, FlinkCheckpoints, Snapshot } from "../evidence/model.js";
 import { effectiveConnectNumber } from "../properties.js";
 
 /** How far back discovery looks for a streaming writer's summary keys. */
@@ -19,6 +20,13 @@ const STALE_FLOOR_MS = 5 * 60_000;
 /** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
 export function staleAfter(intervalMs: number): number {
   return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
+}
+
+/** The job's latest checkpoint failed and none completed after it. */
+export function latestCheckpointFailed(cp: FlinkCheckpoints | undefined): boolean {
+  const failed = cp?.latestFailed;
+  const completed = cp?.latestCompleted;
+  return failed !== undefined && (!completed || failed.triggerTimestampMs > completed.triggerTimestampMs);
 }
 
 export type IntervalSource = "checkpoint-config" | "connect-config" | "snapshot-cadence" | "fallback";
