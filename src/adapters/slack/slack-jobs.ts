@@ -8,7 +8,7 @@ import { type Report, ReportSchema } from "../../core/report/schema.js";
 import { storyOf } from "../../core/story/story.js";
 import type { CodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { StatusCardView, StatusListItem } from "../../services/view-models.js";
+import type { OpenIncidentView, StatusCardView } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import { renderEvidenceModal } from "./render/diagnosis.js";
@@ -57,7 +57,7 @@ export function statusListItem(
   report: Report | undefined,
   now: number,
   permalink: string | undefined,
-): StatusListItem {
+): OpenIncidentView {
   return statusItemOf(storyOf({ incident, ...(report ? { report } : {}) }), now, permalink);
 }
 

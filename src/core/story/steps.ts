@@ -136,7 +136,6 @@ function storyStep(
       ? { check: { index: Math.max(1, run.checksDone), total: run.checksTotal } }
       : {}),
     checks: run.checks.map(checkOf),
-    ...(decisions[0] ? { decision: decisions[0] } : {}),
     decisions,
     ...(readOnly ? { readOnly: true } : {}),
     ...(endedBy ? { endedBy } : {}),

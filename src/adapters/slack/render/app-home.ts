@@ -1,7 +1,7 @@
 // The App Home tab: open incidents newest first, each as its status card with a link to the thread,
 // then the tables that had incidents in the last 7 days.
 
-import type { AppHomeIncident, AppHomeView } from "../../../services/view-models.js";
+import type { AppHomeView, OpenIncidentView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
 import { context, divider, header, section } from "./blocks.js";
@@ -11,7 +11,7 @@ import { threadLink } from "./status-list.js";
 
 const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
-function incidentBlocks(incident: AppHomeIncident, nowMs: number): KnownBlock[] {
+function incidentBlocks(incident: OpenIncidentView, nowMs: number): KnownBlock[] {
   const blocks = statusCardBlocks({ ...incident, nowMs });
   const link = threadLink(incident.permalink, "Open the thread");
   if (link !== "") blocks.push(context(link));

@@ -5,7 +5,7 @@ import type { IncidentState } from "../../../core/incident/model.js";
 import { plural } from "../../../core/plural.js";
 import type { CommitHealth } from "../../../core/story/model.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
+import { credentialSettingWords, sourceWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
@@ -13,7 +13,6 @@ import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
 import { escapeMrkdwn, mention } from "./limits.js";
-import { sourceName } from "./story-view.js";
 
 // The words and emoji people see for an incident's state.
 const STATE_LABELS: Record<IncidentState, string> = {
@@ -103,11 +102,14 @@ export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): s
     : `${STATE_LABELS[view.state]} with ${plural(open, "open item")}`;
 }
 
+/** "step 2 of 3", or "step 2" while the playbook's length is not known. */
+export function stepPosition(step: NonNullable<StatusCardView["step"]>): string {
+  return `step ${step.index}${step.total === undefined ? "" : ` of ${step.total}`}`;
+}
+
 function statusLine(view: StatusCardView): string {
   const parts = [stateLabel(view)];
-  if (view.step !== undefined) {
-    parts.push(`step ${view.step.index}${view.step.total === undefined ? "" : ` of ${view.step.total}`}`);
-  }
+  if (view.step !== undefined) parts.push(stepPosition(view.step));
   if (view.check !== undefined && view.state === "verifying") {
     parts.push(`check ${view.check.index} of ${view.check.total}`);
   }
@@ -172,7 +174,7 @@ function detailLines(view: StatusCardView): string[] {
 
 /** A source that refused the bot: the bot's access to fix, and no word about the writer. */
 function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
-  return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
+  return `*Bot's access:* the ${escapeMrkdwn(sourceWords(refused.kind, refused.source))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
 }
 
 /** The colour is the writer's commit health alone: red only while commits fail, whatever the workflow. */

@@ -1,10 +1,10 @@
 // `/iceberg status`: every open incident on one line, newest first, with a link to its thread.
 
-import type { StatusListItem, StatusListView } from "../../../services/view-models.js";
+import type { OpenIncidentView, StatusListView } from "../../../services/view-models.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
 import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
-import { ageWords, cardEmoji, openItemsWords, stateLabel } from "./status-card.js";
+import { ageWords, cardEmoji, openItemsWords, stateLabel, stepPosition } from "./status-card.js";
 
 /** A link only for http(s) permalinks we were given; anything else is left out. */
 export function threadLink(permalink: string | undefined, label = "thread"): string {
@@ -13,13 +13,10 @@ export function threadLink(permalink: string | undefined, label = "thread"): str
 }
 
 /** One incident as its card says it: the same colour, state and age (see ageWords). */
-function line(item: StatusListItem, nowMs: number): string {
+function line(item: OpenIncidentView, nowMs: number): string {
   const view = { ...item, nowMs };
   const parts = [`${cardEmoji(view)} *${escapeMrkdwn(item.table)}* — ${ageWords(view)}`, stateLabel(view)];
-  if (item.step !== undefined) {
-    const position = `step ${item.step.index}${item.step.total === undefined ? "" : ` of ${item.step.total}`}`;
-    parts.push(`${position}: ${escapeMrkdwn(item.step.title)}`);
-  }
+  if (item.step !== undefined) parts.push(`${stepPosition(item.step)}: ${escapeMrkdwn(item.step.title)}`);
   const items = openItemsWords(item);
   if (items !== undefined) parts.push(items);
   const link = threadLink(item.permalink);

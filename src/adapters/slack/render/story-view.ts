@@ -1,14 +1,9 @@
 // The status card's view of the incident's story: the story's facts, put in the card's words. The
 // card, App Home and `/iceberg status` all read this one projection, so they cannot disagree.
 
-import type { IncidentStory, StoryStep, StoryWriter, UnseenSource } from "../../../core/story/model.js";
+import type { IncidentStory, StoryStep, StoryWriter } from "../../../core/story/model.js";
 import { sourceSaid, sourceWords, stepWords } from "../../../core/words/labels.js";
-import type { StatusCardView, StatusListItem } from "../../../services/view-models.js";
-
-/** A source as the card names it: "Flink REST API (eu-flink)". */
-export function sourceName(u: Pick<UnseenSource, "kind" | "source">): string {
-  return sourceWords(u.kind, u.source);
-}
+import type { OpenIncidentView, StatusCardView } from "../../../services/view-models.js";
 
 /** The failing writer as people name it: "Flink job events-ingest (c7e1…) on eu-flink". */
 export function writerWords(w: StoryWriter): string {
@@ -100,7 +95,9 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
     ...(story.cause ? { causeLine: story.cause.summary } : {}),
     ...(now !== undefined ? { nowLine: now } : {}),
     ...(story.health === "failing" && story.writer ? { failingWriter: writerWords(story.writer) } : {}),
-    ...(down.length > 0 ? { downSources: down.map((u) => sourceSaid(sourceName(u), u.reason)) } : {}),
+    ...(down.length > 0
+      ? { downSources: down.map((u) => sourceSaid(sourceWords(u.kind, u.source), u.reason)) }
+      : {}),
     ...(refused.length > 0 ? { refusedBot: refused } : {}),
     ...(story.owner ? { owner: story.owner } : {}),
     openedAtMs: story.openedAtMs,
@@ -131,44 +128,14 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
         }
       : {}),
     // Open items count from the moment they are found, not only once the writer recovered.
-    ...(story.openItems.length > 0
-      ? {
-          openItems: story.openItems.map(({ text, statement, doneBy, doneAtMs }) => ({
-            text,
-            ...(statement ? { statement } : {}),
-            ...(doneBy ? { doneBy } : {}),
-            ...(doneAtMs !== undefined ? { doneAtMs } : {}),
-          })),
-        }
-      : {}),
+    ...(story.openItems.length > 0 ? { openItems: story.openItems } : {}),
     ...(itemAction ? { itemAction } : {}),
-    ...(decisions.length > 0
-      ? {
-          decisions: decisions.map((d) => ({
-            kind: d.kind,
-            action: d.action,
-            ...(d.title ? { title: d.title } : {}),
-          })),
-        }
-      : {}),
+    ...(decisions.length > 0 ? { decisions } : {}),
     ...(open && !story.owner ? { claimAction: { incidentId: story.incidentId } } : {}),
   };
 }
 
-/** An incident's line in `/iceberg status`: the card's own view, cut to a line. */
-export function statusItemOf(story: IncidentStory, nowMs: number, permalink?: string): StatusListItem {
-  const card = cardViewOf(story, nowMs);
-  return {
-    incidentId: story.incidentId,
-    table: story.table,
-    state: card.state,
-    health: card.health,
-    openedAtMs: story.openedAtMs,
-    ...(card.stalledSinceMs !== undefined ? { stalledSinceMs: card.stalledSinceMs } : {}),
-    ...(card.commitsFlowing ? { commitsFlowing: card.commitsFlowing } : {}),
-    ...(card.openItems ? { openItems: card.openItems } : {}),
-    ...(card.step ? { step: card.step } : {}),
-    ...(card.owner ? { owner: card.owner } : {}),
-    ...(permalink !== undefined ? { permalink } : {}),
-  };
+/** An open incident as `/iceberg status` and App Home list it: the card's own view, with its link. */
+export function statusItemOf(story: IncidentStory, nowMs: number, permalink?: string): OpenIncidentView {
+  return { ...cardViewOf(story, nowMs), incidentId: story.incidentId, permalink };
 }
