@@ -6,9 +6,9 @@
 
 import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/history/postmortem.js";
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
+import { groupDigits, plural } from "../../core/plural.js";
 import type { Change } from "../../core/report/schema.js";
 import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
-import { formatCount } from "../../core/words/count.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { recoveredAfterWords } from "../../core/words/recovery.js";
@@ -177,11 +177,11 @@ function impactLines(pm: Postmortem, when: (ms: number) => string): string[] {
 function missedLine(missed: Postmortem["impact"]["missed"]): string {
   if (!missed)
     return "Commits missed: unknown (the evidence does not say how often the writer commits). Records missed: unknown.";
-  const commits = `${formatCount(missed.commits)} commit${missed.commits === 1 ? "" : "s"}`;
+  const commits = plural(missed.commits, "commit");
   const records =
     missed.records === undefined
       ? "Records missed: unknown (the snapshots do not say how many records a commit adds)."
-      : `Records missed: about ${formatCount(missed.records)} (as many per commit as its last commit added).`;
+      : `Records missed: about ${groupDigits(missed.records)} (as many per commit as its last commit added).`;
   return `Commits missed: ${commits} (it commits every ${formatDuration(missed.everyMs)}). ${missed.commits === 0 ? "" : records}`.trim();
 }
 

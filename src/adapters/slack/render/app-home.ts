@@ -1,11 +1,12 @@
 // The App Home tab: open incidents newest first, each as its status card with a link to the thread,
 // then the tables that had incidents in the last 7 days.
 
+import { groupDigits, plural } from "../../../core/plural.js";
 import type { AppHomeView, OpenIncidentView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
-import { context, divider, header, section } from "./blocks.js";
-import { escapeCode, formatCount, LIMITS, packLines } from "./limits.js";
+import { context, divider, header, packedSections, section } from "./blocks.js";
+import { escapeCode, LIMITS } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
 import { threadLink } from "./status-list.js";
 
@@ -27,19 +28,15 @@ function recentBlocks(view: AppHomeView): KnownBlock[] {
   if (recent.length === 0) return [...blocks, section("None.")];
   const lines = recent.map(
     (t) =>
-      `\`${escapeCode(t.table)}\`: ${formatCount(t.incidents)} incident${t.incidents === 1 ? "" : "s"}, last opened ${slackWhen(t.lastOpenedAtMs, view.nowMs)}`,
+      `\`${escapeCode(t.table)}\`: ${plural(t.incidents, "incident")}, last opened ${slackWhen(t.lastOpenedAtMs, view.nowMs)}`,
   );
-  const packed = packLines(lines, { maxSections: 3 });
-  blocks.push(...packed.texts.map((t) => section(t)));
-  if (packed.used < lines.length)
-    blocks.push(context(`… and ${formatCount(lines.length - packed.used)} more tables`));
-  return blocks;
+  return [...blocks, ...packedSections(lines, { maxSections: 3, more: "more tables" })];
 }
 
 export function renderAppHome(view: AppHomeView): HomeView {
   const open = [...view.open].sort((a, b) => b.openedAtMs - a.openedAtMs);
   const tail = recentBlocks(view);
-  const blocks: KnownBlock[] = [header(`Open incidents (${formatCount(open.length)})`)];
+  const blocks: KnownBlock[] = [header(`Open incidents (${groupDigits(open.length)})`)];
   if (open.length === 0) blocks.push(section(":white_check_mark: No open incidents."), divider());
   // Keep room for the recent tables and one "… and N more" line.
   const budget = LIMITS.viewBlocks - tail.length - 1;
@@ -53,7 +50,7 @@ export function renderAppHome(view: AppHomeView): HomeView {
   if (shown < open.length) {
     blocks.push(
       context(
-        `… and ${formatCount(open.length - shown)} more open incidents; \`/iceberg status\` lists them all`,
+        `… and ${groupDigits(open.length - shown)} more open incidents; \`/iceberg status\` lists them all`,
       ),
     );
   }

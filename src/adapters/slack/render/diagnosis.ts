@@ -4,6 +4,7 @@
 // behind "Show all evidence"; the change itself (the diff) is shown once, in the proposal.
 
 import { SOURCE_NAMES } from "../../../core/ids.js";
+import { groupDigits } from "../../../core/plural.js";
 import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
 import { causeFinding as cardCause } from "../../../core/story/evidence.js";
@@ -17,8 +18,8 @@ import {
 import type { DiagnosisOptions } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
-import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
+import { context, packedSections, section } from "./blocks.js";
+import { capBlocks, escapeMrkdwn, escapeOutside } from "./limits.js";
 
 const DEFAULT_MAX_EVIDENCE = 3;
 /**
@@ -129,13 +130,10 @@ export function renderEvidenceModal(report: Report): ModalView {
     }
   }
   // A modal holds 100 blocks; the last one says how much did not fit, if anything.
-  const packed = packLines(lines, { maxSections: 98 });
   const blocks: KnownBlock[] = [
     context(`${escapeMrkdwn(report.table)} · report ${slackWhen(nowMs)}`),
-    ...packed.texts.map((text) => section(text)),
+    ...packedSections(lines, { maxSections: 98, more: "more lines" }),
   ];
-  if (packed.used < lines.length)
-    blocks.push(context(`… and ${formatCount(lines.length - packed.used)} more lines`));
   return {
     type: "modal",
     title: { type: "plain_text", text: "All evidence" },
@@ -165,7 +163,7 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   // The full evidence (ids, exception lines, every finding) is one click away, never in the way.
   if (total > 0 && opts.evidenceRef !== undefined) evidence.push(showAllButton(opts.evidenceRef));
   else if (total > lines.length)
-    evidence.push(context(`${formatCount(total)} pieces of evidence in the report`));
+    evidence.push(context(`${groupDigits(total)} pieces of evidence in the report`));
 
   const blocks = capBlocks([...head, ...evidence, ...tail]);
   const text = `${escapeMrkdwn(report.table)}: ${findingWords(report.verdict)}${

@@ -2,13 +2,14 @@
 // entries are kept and the top line says how many earlier ones were left out.
 
 import type { IncidentHistory } from "../../../core/history/record.js";
+import { groupDigits } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { findingWords, stepWords } from "../../../core/words/labels.js";
 import type { HistoryEntry, HistoryView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { escapeCode, escapeMrkdwn, formatCount, mention, packLines, truncateText } from "./limits.js";
+import { escapeCode, escapeMrkdwn, mention, packLines, truncateText } from "./limits.js";
 
 const DEFAULT_MAX_ENTRIES = 30;
 const MAX_SECTIONS = 10;
@@ -48,7 +49,7 @@ function incidentBlocks(incidents: readonly IncidentHistory[]): KnownBlock[] {
   const shown = newest.slice(0, MAX_INCIDENTS).map((i) => truncateText(incidentLine(i), MAX_LINE));
   const blocks: KnownBlock[] = [section(`*Past incidents, newest first*\n${shown.join("\n")}`)];
   if (newest.length > shown.length)
-    blocks.push(context(`… and ${formatCount(newest.length - shown.length)} older incidents`));
+    blocks.push(context(`… and ${groupDigits(newest.length - shown.length)} older incidents`));
   return blocks;
 }
 
@@ -78,7 +79,7 @@ export function renderHistory(view: HistoryView): SlackMessage {
     packed = packLines(lines.slice(first), { maxSections: MAX_SECTIONS });
   }
   const blocks: KnownBlock[] = [section(`*History of \`${table}\`*`), ...past];
-  if (first > 0) blocks.push(context(`… and ${formatCount(first)} earlier entries`));
+  if (first > 0) blocks.push(context(`… and ${groupDigits(first)} earlier entries`));
   blocks.push(...packed.texts.map((t) => section(t)));
   return { text: `History of ${escapeMrkdwn(view.table)}: ${sorted.length} entries`, blocks };
 }

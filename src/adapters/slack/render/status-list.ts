@@ -1,9 +1,10 @@
 // `/iceberg status`: every open incident on one line, newest first, with a link to its thread.
 
+import { groupDigits, plural } from "../../../core/plural.js";
 import type { OpenIncidentView, StatusListView } from "../../../services/view-models.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
-import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
+import { packedSections, section } from "./blocks.js";
+import { escapeMrkdwn, LIMITS } from "./limits.js";
 import { ageWords, cardEmoji, openItemsWords, stateLabel, stepPosition } from "./status-card.js";
 
 /** A link only for http(s) permalinks we were given; anything else is left out. */
@@ -32,13 +33,12 @@ export function renderStatusList(view: StatusListView): SlackMessage {
     };
   }
   const incidents = [...view.incidents].sort((a, b) => b.openedAtMs - a.openedAtMs);
-  const blocks: KnownBlock[] = [section(`*Open incidents (${formatCount(incidents.length)})*`)];
-  const packed = packLines(
-    incidents.map((i) => line(i, view.nowMs)),
-    { maxSections: LIMITS.messageBlocks - 2 },
-  );
-  blocks.push(...packed.texts.map((t) => section(t)));
-  if (packed.used < incidents.length)
-    blocks.push(context(`… and ${formatCount(incidents.length - packed.used)} more`));
-  return { text: `${incidents.length} open incident${incidents.length === 1 ? "" : "s"}`, blocks };
+  const blocks: KnownBlock[] = [
+    section(`*Open incidents (${groupDigits(incidents.length)})*`),
+    ...packedSections(
+      incidents.map((i) => line(i, view.nowMs)),
+      { maxSections: LIMITS.messageBlocks - 2 },
+    ),
+  ];
+  return { text: plural(incidents.length, "open incident"), blocks };
 }

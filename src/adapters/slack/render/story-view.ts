@@ -1,6 +1,7 @@
 // The status card's view of the incident's story: the story's facts, put in the card's words. The
 // card, App Home and `/iceberg status` all read this one projection, so they cannot disagree.
 
+import { plural } from "../../../core/plural.js";
 import type { IncidentStory, StoryStep, StoryWriter } from "../../../core/story/model.js";
 import { sourceSaid, sourceWords, stepWords } from "../../../core/words/labels.js";
 import type { OpenIncidentView, StatusCardView } from "../../../services/view-models.js";
@@ -39,7 +40,7 @@ function nowLine(story: IncidentStory): string | undefined {
     return `${line ? `${line}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
   const firing = story.alerts.firing;
   if (firing !== undefined && firing > 0)
-    return `${line ? `${line}; ` : ""}${firing} alert${firing === 1 ? "" : "s"} firing`;
+    return `${line ? `${line}; ` : ""}${plural(firing, "alert")} firing`;
   return line;
 }
 

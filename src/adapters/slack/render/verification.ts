@@ -2,6 +2,7 @@
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
 import type { StepId } from "../../../core/ids.js";
+import { groupDigits } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
@@ -10,13 +11,13 @@ import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { escapeCode, escapeMrkdwn, formatCount } from "./limits.js";
+import { escapeCode, escapeMrkdwn } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import { unseenWords } from "./walk-notice.js";
 
 /** "3,420 s": a metric's own seconds, as a count. */
 function formatSeconds(seconds: number): string {
-  return `${formatCount(Math.round(seconds))} s`;
+  return `${groupDigits(Math.round(seconds))} s`;
 }
 
 /** Long hex ids are recognisable by their first characters: "4f2a…". */
