@@ -118,7 +118,7 @@ export interface ApplyModalView {
   /** When true the modal adds a required checkbox confirming the change is correct for the table. */
   risky: boolean;
   /** The step's risk, as the proposal states it. */
-  risk?: { level: RiskLevel; detail: string };
+  risk?: ProposalView["risk"];
   /** Which approval this form gives ("2 of 2") and the ones given before it, with their reasons. */
   approval?: { index: number; of: number; earlier: Array<{ by: string; reason?: string }> };
 }

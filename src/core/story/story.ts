@@ -33,7 +33,7 @@ export function storyOf(input: StoryInput): IncidentStory {
   const recovery = recoveryOf(walk);
   const walked = walkStory(walk, playbook);
   const lastCheck = walked.step?.checks[walked.step.checks.length - 1];
-  const health = healthOf({ report, unseen, recovery, ...(lastCheck ? { lastCheck } : {}) });
+  const health = healthOf(report, unseen, recovery, lastCheck);
   const verdict = report?.findings.find((f) => f.id === report.verdict);
   const cause = causeFinding(report);
   const writer = writerOf(report, walk);

@@ -5,7 +5,7 @@ import type { IncidentState } from "../../../core/incident/model.js";
 import { plural } from "../../../core/plural.js";
 import type { CommitHealth } from "../../../core/story/model.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { credentialSettingWords, sourceWords, stepWords } from "../../../core/words/labels.js";
+import { CREDENTIAL_SETTING_WORDS, sourceWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
@@ -174,7 +174,7 @@ function detailLines(view: StatusCardView): string[] {
 
 /** A source that refused the bot: the bot's access to fix, and no word about the writer. */
 function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
-  return `*Bot's access:* the ${escapeMrkdwn(sourceWords(refused.kind, refused.source))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
+  return `*Bot's access:* the ${escapeMrkdwn(sourceWords(refused.kind, refused.source))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${CREDENTIAL_SETTING_WORDS[refused.kind]}. Until then the bot cannot see the writer's commits.`;
 }
 
 /** The colour is the writer's commit health alone: red only while commits fail, whatever the workflow. */
