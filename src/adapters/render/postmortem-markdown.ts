@@ -224,14 +224,8 @@ export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMark
     "",
   );
   out.push("## Cause", "");
-  if (pm.cause.triage)
-    out.push(
-      `- **${mdText(findingWords(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${outside(pm.cause.triage.summary)}`,
-    );
-  if (pm.cause.rootCause)
-    out.push(
-      `- **${mdText(findingWords(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${outside(pm.cause.rootCause.summary)}`,
-    );
+  for (const f of [pm.cause.triage, pm.cause.rootCause])
+    if (f) out.push(`- **${mdText(findingWords(f.id))}** (${mdCode(f.id)}): ${outside(f.summary)}`);
   if (!pm.cause.triage && !pm.cause.rootCause)
     out.push(`- Verdict: ${mdText(verdictLabel(pm.cause.verdict))}`);
   if (pm.cause.evidence.length > 0) {

@@ -56,23 +56,15 @@ function checkList(t: TableHealth): string {
 function tableBlocks(t: TableHealth, rank: number, sweepId: string): KnownBlock[] {
   const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}/100`, checkList(t)];
   if (t.fix) lines.push(`fix: \`${escapeCode(t.fix)}\``);
-  const buttons: Button[] = [
-    {
-      type: "button",
-      action_id: SWEEP_ACTIONS.audit,
-      text: { type: "plain_text", text: "Audit in thread" },
-      value: encodeSweepValue(t.table, sweepId),
-    },
-  ];
-  if (t.nextStep) {
-    buttons.push({
-      type: "button",
-      action_id: SWEEP_ACTIONS.fix,
-      style: "primary",
-      text: { type: "plain_text", text: "Start the fix" },
-      value: encodeSweepValue(t.table, sweepId),
-    });
-  }
+  const value = encodeSweepValue(t.table, sweepId);
+  const button = (text: string, action_id: string): Button => ({
+    type: "button",
+    action_id,
+    text: { type: "plain_text", text },
+    value,
+  });
+  const buttons = [button("Audit in thread", SWEEP_ACTIONS.audit)];
+  if (t.nextStep) buttons.push({ ...button("Start the fix", SWEEP_ACTIONS.fix), style: "primary" });
   return [section(truncateText(lines.join("\n"))), { type: "actions", elements: buttons }];
 }
 
