@@ -79,60 +79,49 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
   const open = !resolved && story.workflow !== "stopped";
   const step = story.step;
   const flowing = story.health === "flowing" || story.health === "idle";
-  const down = story.unseen.filter((u) => !u.refusedBot);
-  const refused = story.unseen.filter((u) => u.refusedBot);
   const fixedStep = story.steps.find((s) => s.stepId === (story.recovery?.stepId ?? step?.stepId));
-  const decisions = open && step ? step.decisions : [];
-  const now = nowLine(story);
-  const itemAction =
-    resolved && story.openItems.length > 0 && step?.proposalId
-      ? { incidentId: story.incidentId, stepId: step.stepId, proposalId: step.proposalId }
-      : undefined;
+  const ended = step?.state === "no-recovery" || step?.state === "could-not-check";
   return {
     table: story.table,
     state: story.workflow,
     health: story.health,
-    ...(story.verdict ? { verdictLine: story.verdict.summary } : {}),
-    ...(story.cause ? { causeLine: story.cause.summary } : {}),
-    ...(now !== undefined ? { nowLine: now } : {}),
-    ...(story.health === "failing" && story.writer ? { failingWriter: writerWords(story.writer) } : {}),
-    ...(down.length > 0
-      ? { downSources: down.map((u) => sourceSaid(sourceWords(u.kind, u.source), u.reason)) }
-      : {}),
-    ...(refused.length > 0 ? { refusedBot: refused } : {}),
-    ...(story.owner ? { owner: story.owner } : {}),
+    verdictLine: story.verdict?.summary,
+    causeLine: story.cause?.summary,
+    nowLine: nowLine(story),
+    failingWriter: story.health === "failing" && story.writer ? writerWords(story.writer) : undefined,
+    downSources: story.unseen
+      .filter((u) => !u.refusedBot)
+      .map((u) => sourceSaid(sourceWords(u.kind, u.source), u.reason)),
+    refusedBot: story.unseen.filter((u) => u.refusedBot),
+    owner: story.owner,
     openedAtMs: story.openedAtMs,
-    ...(!flowing && story.lastGoodCommitMs !== undefined ? { stalledSinceMs: story.lastGoodCommitMs } : {}),
-    ...(flowing && open
-      ? {
-          commitsFlowing: {
-            ...(story.lastGoodCommitMs !== undefined ? { lastCommitMs: story.lastGoodCommitMs } : {}),
-            ...(story.health === "idle" ? { quietByDesign: true } : {}),
-          },
-        }
-      : {}),
+    stalledSinceMs: flowing ? undefined : story.lastGoodCommitMs,
+    commitsFlowing:
+      flowing && open
+        ? { lastCommitMs: story.lastGoodCommitMs, quietByDesign: story.health === "idle" }
+        : undefined,
     nowMs,
-    ...(step ? { step: { index: step.index, title: titleOf(step) } } : {}),
-    ...(step?.check && story.workflow === "verifying" ? { check: step.check } : {}),
-    ...(step && (step.state === "no-recovery" || step.state === "could-not-check")
-      ? { noRecoveryAfterChecks: step.checks.length }
-      : {}),
-    ...(step?.state === "could-not-check" ? { couldNotCheck: true } : {}),
-    ...(resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
-      ? {
-          resolution: {
+    step: step ? { index: step.index, title: titleOf(step) } : undefined,
+    check: story.workflow === "verifying" ? step?.check : undefined,
+    noRecoveryAfterChecks: ended ? step.checks.length : undefined,
+    couldNotCheck: step?.state === "could-not-check",
+    resolution:
+      resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
+        ? {
             fixedBy: titleOf(fixedStep),
             recoveredAfterMs: story.recovery.afterChangeMs,
-            ...(story.recovery.credit === "already-flowing" ? { credit: story.recovery.credit } : {}),
-            ...(fixedStep.byHand ? { byHand: true } : {}),
-          },
-        }
-      : {}),
+            credit: story.recovery.credit,
+            byHand: fixedStep.byHand,
+          }
+        : undefined,
     // Open items count from the moment they are found, not only once the writer recovered.
-    ...(story.openItems.length > 0 ? { openItems: story.openItems } : {}),
-    ...(itemAction ? { itemAction } : {}),
-    ...(decisions.length > 0 ? { decisions } : {}),
-    ...(open && !story.owner ? { claimAction: { incidentId: story.incidentId } } : {}),
+    openItems: story.openItems,
+    itemAction:
+      resolved && story.openItems.length > 0 && step?.proposalId
+        ? { incidentId: story.incidentId, stepId: step.stepId, proposalId: step.proposalId }
+        : undefined,
+    decisions: open && step ? step.decisions : [],
+    claimAction: open && !story.owner ? { incidentId: story.incidentId } : undefined,
   };
 }
 
