@@ -18,13 +18,9 @@ type RecordedCheck = CheckRecord & {
 };
 
 function checkOf(check: RecordedCheck): StoryCheck {
-  return {
-    index: check.index,
-    atMs: check.atMs,
-    outcome: check.outcome ?? (check.recovered ? "recovered" : "not-yet"),
-    detail: check.detail,
-    ...(check.unseen?.length ? { unseen: check.unseen } : {}),
-  };
+  const { index, atMs, detail, unseen } = check;
+  const outcome = check.outcome ?? (check.recovered ? "recovered" : "not-yet");
+  return { index, atMs, outcome, detail, unseen: unseen?.length ? unseen : undefined };
 }
 
 /** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */

@@ -16,7 +16,7 @@ import {
   stepWords,
 } from "../../../core/words/labels.js";
 import type { DiagnosisOptions } from "../../../services/view-models.js";
-import { slackTimes, slackWhen } from "../../render/times.js";
+import { reportMs, slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { context, packedSections, section } from "./blocks.js";
 import { capBlocks, escapeMrkdwn, escapeOutside } from "./limits.js";
@@ -28,13 +28,12 @@ const DEFAULT_MAX_EVIDENCE = 3;
  */
 const EVIDENCE_CHARS = 320;
 
-const now = (report: Report) => Date.parse(report.generatedAt);
-
 function verdictText(report: Report): string {
   const emoji = report.verdict === "healthy" ? ":white_check_mark:" : ":mag:";
   const label = findingWords(report.verdict);
   const finding = report.findings.find((f) => f.id === report.verdict);
-  const summary = finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), now(report))}`;
+  const summary =
+    finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), reportMs(report))}`;
   const catalog = report.sources.catalog;
   const refused = catalog.httpStatus === 401 || catalog.httpStatus === 403;
   const unreachable =
@@ -121,7 +120,7 @@ function showAllButton(ref: string): KnownBlock {
 
 /** Every finding and every piece of evidence, for the modal behind "Show all evidence". */
 export function renderEvidenceModal(report: Report): ModalView {
-  const nowMs = now(report);
+  const nowMs = reportMs(report);
   const lines: string[] = [];
   for (const finding of report.findings) {
     lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingWords(finding.id)})`);
@@ -149,14 +148,14 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   const sources = sourcesText(report);
   if (sources !== undefined) tail.push(section(sources));
   const notConfigured = SOURCE_NAMES.filter((n) => report.sources[n].status === "not-configured");
-  const footer = [`report ${slackWhen(now(report))}`];
+  const footer = [`report ${slackWhen(reportMs(report))}`];
   if (notConfigured.length > 0)
     footer.push(`not configured: ${notConfigured.map((n) => SOURCE_WORDS[n]).join(", ")}`);
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
   // The card's cause counts as one of the lines: it is right above.
-  const lines = plainLines(report, Math.max(0, maxEvidence - (cardCause(report) ? 1 : 0)), now(report));
+  const lines = plainLines(report, Math.max(0, maxEvidence - (cardCause(report) ? 1 : 0)), reportMs(report));
   const evidence: KnownBlock[] = [];
   if (lines.length > 0) evidence.push(section(lines.join("\n")));
   if (total === 0) evidence.push(section("*Evidence:* none was found."));

@@ -177,11 +177,6 @@ function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number])
   return `*Bot's access:* the ${escapeMrkdwn(sourceWords(refused.kind, refused.source))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${CREDENTIAL_SETTING_WORDS[refused.kind]}. Until then the bot cannot see the writer's commits.`;
 }
 
-/** The colour is the writer's commit health alone: red only while commits fail, whatever the workflow. */
-export function cardEmoji(view: Pick<StatusCardView, "health">): string {
-  return HEALTH_EMOJI[view.health];
-}
-
 const DECISION_BUTTON_TEXT = { apply: "Review and apply", done: "Done by hand", revert: "Revert" } as const;
 
 /** The decisions the thread offers, as the same buttons on the card. */
@@ -200,7 +195,7 @@ function decisionButtons(view: StatusCardView) {
 
 /** Blocks of the card alone, reused by App Home. */
 export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
-  const blocks: KnownBlock[] = [header(`${cardEmoji(view)} ${headline(view)}`)];
+  const blocks: KnownBlock[] = [header(`${HEALTH_EMOJI[view.health]} ${headline(view)}`)];
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
   if (view.state === "resolved" && pendingCount(view) > 0 && view.itemAction) {
@@ -237,6 +232,6 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
 }
 
 export function renderStatusCard(view: StatusCardView): SlackMessage {
-  const text = `${cardEmoji(view)} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
+  const text = `${HEALTH_EMOJI[view.health]} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
   return { text, blocks: statusCardBlocks(view) };
 }

@@ -5,7 +5,7 @@ import type { OpenIncidentView, StatusListView } from "../../../services/view-mo
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { packedSections, section } from "./blocks.js";
 import { escapeMrkdwn, LIMITS } from "./limits.js";
-import { ageWords, cardEmoji, openItemsWords, stateLabel, stepPosition } from "./status-card.js";
+import { ageWords, HEALTH_EMOJI, openItemsWords, stateLabel, stepPosition } from "./status-card.js";
 
 /** A link only for http(s) permalinks we were given; anything else is left out. */
 export function threadLink(permalink: string | undefined, label = "thread"): string {
@@ -16,7 +16,10 @@ export function threadLink(permalink: string | undefined, label = "thread"): str
 /** One incident as its card says it: the same colour, state and age (see ageWords). */
 function line(item: OpenIncidentView, nowMs: number): string {
   const view = { ...item, nowMs };
-  const parts = [`${cardEmoji(view)} *${escapeMrkdwn(item.table)}* — ${ageWords(view)}`, stateLabel(view)];
+  const parts = [
+    `${HEALTH_EMOJI[item.health]} *${escapeMrkdwn(item.table)}* — ${ageWords(view)}`,
+    stateLabel(view),
+  ];
   if (item.step !== undefined) parts.push(`${stepPosition(item.step)}: ${escapeMrkdwn(item.step.title)}`);
   const items = openItemsWords(item);
   if (items !== undefined) parts.push(items);
