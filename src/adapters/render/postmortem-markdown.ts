@@ -9,6 +9,7 @@ import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
 import { groupDigits, plural } from "../../core/plural.js";
 import type { Change } from "../../core/report/schema.js";
 import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
+import { pendingItems } from "../../core/verification/open-items.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { recoveredAfterWords } from "../../core/words/recovery.js";
@@ -51,7 +52,7 @@ function writerWords(writer: StoryWriter | undefined, text: (s: string) => strin
 
 /** "1 item remains open", "2 items remain open", "Nothing remains open". */
 function openWords(items: readonly StoryOpenItem[]): string {
-  const n = items.filter((i) => i.doneBy === undefined).length;
+  const n = pendingItems(items).length;
   if (n === 0) return "Nothing remains open.";
   return n === 1 ? "1 item remains open." : `${n} items remain open.`;
 }

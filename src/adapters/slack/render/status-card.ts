@@ -4,6 +4,7 @@
 import type { IncidentState } from "../../../core/incident/model.js";
 import { plural } from "../../../core/plural.js";
 import type { CommitHealth } from "../../../core/story/model.js";
+import { pendingItems } from "../../../core/verification/open-items.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { CREDENTIAL_SETTING_WORDS, sourceWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
@@ -56,7 +57,7 @@ export function ageWords(view: CardFacts): string {
   const age = formatDuration(view.nowMs - view.openedAtMs);
   switch (view.state) {
     case "resolved": {
-      const open = pendingCount(view);
+      const open = pendingItems(view.openItems).length;
       // A writer that was committing all along did not resume: say what the thread says.
       const commits = view.resolution?.credit === "already-flowing" ? "commits flowing" : "commits resumed";
       return open === 0 ? commits : `${commits}, ${plural(open, "item")} open`;
@@ -79,24 +80,19 @@ export function ageWords(view: CardFacts): string {
   }
 }
 
-/** Items nobody has marked done, in any state: they count from the moment they are found. */
-function pendingCount(view: Pick<StatusCardView, "openItems">): number {
-  return (view.openItems ?? []).filter((i) => i.doneBy === undefined).length;
-}
-
 /**
  * "1 open item" beside the workflow while the incident is open (the resolved card says it in its
  * state instead): the card, App Home and `/iceberg status` count the same items at every step.
  */
 export function openItemsWords(view: Pick<StatusCardView, "state" | "openItems">): string | undefined {
-  const open = pendingCount(view);
+  const open = pendingItems(view.openItems).length;
   if (open === 0 || view.state === "resolved") return undefined;
   return plural(open, "open item");
 }
 
 /** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
 export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): string {
-  const open = view.state === "resolved" ? pendingCount(view) : 0;
+  const open = view.state === "resolved" ? pendingItems(view.openItems).length : 0;
   return open === 0
     ? STATE_LABELS[view.state]
     : `${STATE_LABELS[view.state]} with ${plural(open, "open item")}`;
@@ -198,7 +194,7 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
   const blocks: KnownBlock[] = [header(`${HEALTH_EMOJI[view.health]} ${headline(view)}`)];
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
-  if (view.state === "resolved" && pendingCount(view) > 0 && view.itemAction) {
+  if (view.state === "resolved" && pendingItems(view.openItems).length > 0 && view.itemAction) {
     blocks.push({
       type: "actions",
       block_id: "open_items",

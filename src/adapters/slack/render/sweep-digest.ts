@@ -33,13 +33,16 @@ export function decodeSweepValue(raw: string | undefined): { table: string; swee
   }
 }
 
-function headline(d: Digest): string {
-  return `Sweep: ${groupDigits(d.tables)} tables, ${groupDigits(d.failingTables)} with failing checks, ${groupDigits(d.unhealthyNow)} failing now`;
+/** "12 tables, 3 with failing checks, 1 failing now": the sweep's, or one catalog's. */
+function countsWords(c: Pick<Digest, "tables" | "failingTables" | "unhealthyNow">): string {
+  return `${groupDigits(c.tables)} tables, ${groupDigits(c.failingTables)} with failing checks, ${groupDigits(c.unhealthyNow)} failing now`;
 }
+
+const headline = (d: Digest) => `Sweep: ${countsWords(d)}`;
 
 function catalogLine(c: NonNullable<Digest["byCatalog"]>[number]): string {
   const errors = c.errors > 0 ? `, ${groupDigits(c.errors)} not read` : "";
-  return `*Catalog \`${escapeCode(c.catalog)}\`:* ${groupDigits(c.tables)} tables, ${groupDigits(c.failingTables)} with failing checks, ${groupDigits(c.unhealthyNow)} failing now${errors}`;
+  return `*Catalog \`${escapeCode(c.catalog)}\`:* ${countsWords(c)}${errors}`;
 }
 
 function checkList(t: TableHealth): string {
