@@ -18,7 +18,7 @@ import type { HistoryEntry } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
 import { noteMessage } from "./remediation-slack.js";
-import { renderAppHome } from "./render/app-home.js";
+import { RECENT_WINDOW_MS, renderAppHome } from "./render/app-home.js";
 import { renderAudit } from "./render/audit.js";
 import type { HomeView, SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
@@ -38,8 +38,6 @@ import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
-
-const WEEK_MS = 7 * 86_400_000;
 
 export interface SlackViewsDeps {
   client: SlackClient;
@@ -193,14 +191,14 @@ export class SlackViews {
     const unreadable: UnreadableRecord[] = [];
     const passedOver = (record: UnreadableRecord) => unreadable.push(record);
     const { open, items } = await this.openIncidents(now, passedOver);
-    const recent = await store.recentTables(now - WEEK_MS);
+    const recent = await store.recentTables(now - RECENT_WINDOW_MS);
     const closed = (await history?.all(undefined, passedOver).catch(() => [])) ?? [];
     const view = renderAppHome({
       nowMs: now,
       open: items,
       recentTables: recent.map((r) => ({
         table: r.table,
-        incidents: weekCount(r.table, now - WEEK_MS, open, closed),
+        incidents: weekCount(r.table, now - RECENT_WINDOW_MS, open, closed),
         lastOpenedAtMs: r.lastOpenedAt,
       })),
     });

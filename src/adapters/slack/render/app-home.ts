@@ -10,7 +10,8 @@ import { escapeCode, LIMITS } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
 import { threadLink } from "./status-list.js";
 
-const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+/** The week App Home counts a table's recent incidents in. */
+export const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 function incidentBlocks(incident: OpenIncidentView, nowMs: number): KnownBlock[] {
   const blocks = statusCardBlocks({ ...incident, nowMs });
