@@ -6,6 +6,11 @@ import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { describeUpstreamError } from "./upstream-error.js";
 
+/** Who a request goes to: an evidence source, or the Kubernetes API that discovery lists. */
+export type Callee = SourceName | "kubernetes";
+
+export const CALLEE_WORDS: Record<Callee, string> = { ...SOURCE_WORDS, kubernetes: "Kubernetes API" };
+
 const UNREACHABLE_CODES = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -28,7 +33,7 @@ const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INV
 
 /** A coded error for an HTTP status, with what the upstream said about it. */
 export function httpStatusError(
-  source: SourceName,
+  source: Callee,
   response: { status: number; body: string; path: string; method: string; headers?: Record<string, string> },
   options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
 ): CodedError {
@@ -40,7 +45,7 @@ export function httpStatusError(
   return new CodedError(
     code,
     statusMessage(
-      SOURCE_WORDS[source],
+      CALLEE_WORDS[source],
       status,
       `${response.method} ${response.path}`,
       upstream.message,
@@ -99,22 +104,24 @@ function retryAfterOf(headers: Record<string, string> | undefined, nowMs = Date.
   return Math.min(ms, 3_600_000);
 }
 
-function statusHint(source: SourceName, status: number): string {
+function statusHint(source: Callee, status: number): string {
   if (status === 401 || status === 419)
-    return `Check the credentials configured for the ${SOURCE_WORDS[source]}.`;
-  if (status === 403) return `The credentials for the ${SOURCE_WORDS[source]} lack permission for this call.`;
+    return `Check the credentials configured for the ${CALLEE_WORDS[source]}.`;
+  if (status === 403) return `The credentials for the ${CALLEE_WORDS[source]} lack permission for this call.`;
   if (status === 429)
-    return `The ${SOURCE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
+    return `The ${CALLEE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
   if (status === 404) return "Check the name or id; it does not exist on that server.";
   if (status >= 500)
-    return `The ${SOURCE_WORDS[source]} failed on its side; look at its logs, then try again.`;
-  return `Check the request against the ${SOURCE_WORDS[source]} documentation.`;
+    return `The ${CALLEE_WORDS[source]} failed on its side; look at its logs, then try again.`;
+  return `Check the request against the ${CALLEE_WORDS[source]} documentation.`;
 }
 
 export interface Where {
-  source: SourceName;
+  source: Callee;
   url: URL;
   method: string;
+  /** The call as messages name it: "GET /jobs/overview", or what the caller says it is. */
+  what: string;
   timeoutMs: number;
 }
 
@@ -125,7 +132,7 @@ function details(where: Where, extra: Record<string, unknown> = {}): Record<stri
 export function tooLarge(where: Where, maxBytes: number): CodedError {
   return new CodedError(
     ErrorCode.SourceTooLarge,
-    `${SOURCE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
+    `${CALLEE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.what}; reading stopped`,
     {
       hint: "The response is far larger than expected; check that the URL points at the right API.",
       details: details(where, { maxBytes }),
@@ -139,9 +146,9 @@ export function classifyTransportError(
   phase: "headers" | "body",
   deadlinePassed: boolean,
 ): CodedError {
-  const label = SOURCE_WORDS[where.source];
+  const label = CALLEE_WORDS[where.source];
   const codes = errorCodes(error);
-  const at = `${where.method} ${where.url.pathname}`;
+  const at = where.what;
   if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {
     return new CodedError(
       ErrorCode.SourceTimeout,
@@ -166,12 +173,20 @@ export function classifyTransportError(
     });
   }
   const reason = codes[0] ?? (error instanceof Error ? error.message : String(error));
+  // A certificate the bot does not trust stays untrusted however often it is tried.
+  const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|SSL/i.test(
+    `${codes.join(" ")} ${error instanceof Error ? error.message : ""}`,
+  );
   return new CodedError(
     ErrorCode.SourceUnreachable,
-    `${label} at ${where.url.origin} is unreachable (${reason}) for ${at}`,
+    tls
+      ? `${label} at ${where.url.origin} (${at}): its certificate is not trusted (${reason})`
+      : `${label} is unreachable at ${where.url.origin} (${at}) (${reason})`,
     {
-      hint: "Check the URL in the configuration and that the service is up and reachable from the bot.",
-      retryable: true,
+      hint: tls
+        ? "Check the CA that signs the server's certificate: the source's tls.caFile, or for Kubernetes the service account's ca.crt or the kubeconfig's certificate-authority."
+        : "Check the URL in the configuration (for Kubernetes: KUBERNETES_SERVICE_HOST or the kubeconfig's server) and that the service is up and reachable from the bot.",
+      retryable: !tls,
       details: details(where, { errorCode: reason }),
       cause: error,
     },

@@ -5,10 +5,10 @@
 
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import type { SourceName } from "../../core/ids.js";
-import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import {
+  CALLEE_WORDS,
+  type Callee,
   classifyTransportError,
   httpStatusError,
   statusMessage,
@@ -40,7 +40,7 @@ export async function closeSharedDispatcher(): Promise<void> {
 }
 
 export interface HttpSourceOptions {
-  source: SourceName;
+  source: Callee;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
@@ -60,10 +60,7 @@ export interface SourceClientOptions extends Omit<HttpSourceOptions, "source"> {
 }
 
 /** The request settings for one source, taken from what its client was given. */
-export function sourceHttp(
-  source: SourceName,
-  options: Omit<HttpSourceOptions, "source">,
-): HttpSourceOptions {
+export function sourceHttp(source: Callee, options: Omit<HttpSourceOptions, "source">): HttpSourceOptions {
   const { dispatcher, observe, timeoutMs, maxBytes, headers } = options;
   return { source, dispatcher, observe, timeoutMs, maxBytes, headers };
 }
@@ -79,6 +76,8 @@ export interface HttpRequest {
   body?: string;
   /** Overrides the source's timeout for this one request. */
   timeoutMs?: number;
+  /** The call as messages name it; "<method> <path>" when absent. */
+  what?: string;
   /** Edits the body's bytes in place before they are decoded (see BodyRewrite). */
   rewrite?: BodyRewrite;
 }
@@ -113,7 +112,8 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
   refuseUserInfo(url, options.source, method);
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const where: Where = { source: options.source, url, method, timeoutMs };
+  const what = req.what ?? `${method} ${url.pathname}`;
+  const where: Where = { source: options.source, url, method, what, timeoutMs };
 
   // undici's own timeouts only watch gaps between bytes; this deadline bounds the whole exchange.
   const controller = new AbortController();
@@ -147,7 +147,7 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
     const status = response.statusCode;
     options.observe?.(
       outcomeOfStatus(status),
-      statusMessage(SOURCE_WORDS[options.source], status, `${method} ${url.pathname}`, undefined),
+      statusMessage(CALLEE_WORDS[options.source], status, what, undefined),
     );
     const body = collected.text();
     return {
@@ -175,11 +175,11 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
  * from elsewhere (a discovered JobManager) must not turn into Basic auth sent wherever it points.
  * The message names neither the user nor the password.
  */
-function refuseUserInfo(url: URL, source: SourceName, method: HttpMethod): void {
+function refuseUserInfo(url: URL, source: Callee, method: HttpMethod): void {
   if (!url.username && !url.password) return;
   throw new CodedError(
     ErrorCode.ConfigInvalid,
-    `${SOURCE_WORDS[source]} URL ${url.origin} carries credentials (user:password@); the request was not sent`,
+    `${CALLEE_WORDS[source]} URL ${url.origin} carries credentials (user:password@); the request was not sent`,
     {
       hint: "Remove the credentials from the URL and give them in the source's auth setting (passwordEnv, tokenEnv or their File forms).",
       details: { source, path: url.pathname, method },
@@ -214,7 +214,7 @@ export async function sendJson<S extends z.ZodType>(
 export function parseBody<S extends z.ZodType>(
   schema: S,
   body: string,
-  source: SourceName,
+  source: Callee,
   what: string,
 ): z.output<S> {
   const ctx = { source, what };
