@@ -4,7 +4,8 @@
 import type { SourceName } from "../../core/ids.js";
 import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { describeUpstreamError } from "./upstream-error.js";
+import { outcomeOfStatus } from "./source-watch.js";
+import { describeUpstreamError, type UpstreamError } from "./upstream-error.js";
 
 /** Who a request goes to: an evidence source, or the Kubernetes API that discovery lists. */
 export type Callee = SourceName | "kubernetes";
@@ -31,40 +32,57 @@ const TIMEOUT_CODES = new Set([
 ]);
 const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INVALID_CHUNK_SIZE"]);
 
-/** A coded error for an HTTP status, with what the upstream said about it. */
+/** A status answer as a coded error needs it: the call as messages name it, and what the upstream said. */
+export interface StatusAnswer {
+  status: number;
+  what: string;
+  said: UpstreamError;
+  retryAfterMs?: number;
+  /** Where the call went (path and method, or the caller's own terms). */
+  details: Record<string, unknown>;
+}
+
+/** A coded error for an HTTP status: refused credentials, a failure worth retrying, or neither. */
+export function statusError(
+  source: Callee,
+  answer: StatusAnswer,
+  hint = statusHint(source, answer.status),
+  cause?: unknown,
+): CodedError {
+  const { status, said, retryAfterMs } = answer;
+  const outcome = outcomeOfStatus(status);
+  return new CodedError(
+    outcome === "refused" ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
+    statusMessage(CALLEE_WORDS[source], status, answer.what, said.message, retryAfterMs),
+    {
+      hint,
+      retryable: outcome === "error",
+      details: {
+        source,
+        ...answer.details,
+        status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(said.type ? { upstreamType: said.type } : {}),
+        ...(said.code !== undefined ? { upstreamCode: said.code } : {}),
+      },
+      cause,
+    },
+  );
+}
+
+/** A coded error for an HTTP response's status, with what the upstream said about it. */
 export function httpStatusError(
   source: Callee,
   response: { status: number; body: string; path: string; method: string; headers?: Record<string, string> },
-  options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
 ): CodedError {
-  const upstream = describeUpstreamError(response.body);
-  const status = response.status;
-  const auth = status === 401 || status === 403 || status === 419;
-  const code = options.code ?? (auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus);
-  const retryAfterMs = retryAfterOf(response.headers);
-  return new CodedError(
-    code,
-    statusMessage(
-      CALLEE_WORDS[source],
-      status,
-      `${response.method} ${response.path}`,
-      upstream.message,
-      retryAfterMs,
-    ),
-    {
-      hint: options.hint ?? statusHint(source, status),
-      retryable: options.retryable ?? (status >= 500 || status === 429 || status === 408),
-      details: {
-        source,
-        path: response.path,
-        method: response.method,
-        status,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        ...(upstream.type ? { upstreamType: upstream.type } : {}),
-        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
-      },
-    },
-  );
+  const { status, path, method } = response;
+  return statusError(source, {
+    status,
+    what: `${method} ${path}`,
+    said: describeUpstreamError(response.body),
+    retryAfterMs: retryAfterOf(response.headers),
+    details: { path, method },
+  });
 }
 
 /**

@@ -59,12 +59,6 @@ export interface SourceClientOptions extends Omit<HttpSourceOptions, "source"> {
   url: string;
 }
 
-/** The request settings for one source, taken from what its client was given. */
-export function sourceHttp(source: Callee, options: Omit<HttpSourceOptions, "source">): HttpSourceOptions {
-  const { dispatcher, observe, timeoutMs, maxBytes, headers } = options;
-  return { source, dispatcher, observe, timeoutMs, maxBytes, headers };
-}
-
 export type SourceHeaders = Record<string, string> | (() => Record<string, string>);
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -222,9 +216,9 @@ export function parseBody<S extends z.ZodType>(
 }
 
 /** GETs an API path under a source's base URL and checks the JSON answer with a schema. */
-export function jsonGetter(options: HttpSourceOptions, base: string) {
+export function jsonGetter(options: HttpSourceOptions & { url: string }) {
   return <S extends z.ZodType>(path: string, schema: S, query?: UrlQuery): Promise<z.output<S>> =>
-    sendJson(options, { url: buildUrl(base, path, query) }, schema);
+    sendJson(options, { url: buildUrl(options.url, path, query) }, schema);
 }
 
 /** Drops a body we will not read; the abort it causes is expected, so it must not surface. */

@@ -11,8 +11,8 @@ import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
-import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp } from "../http.js";
-import { statusMessage } from "../http-errors.js";
+import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions } from "../http.js";
+import { statusError } from "../http-errors.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { parseWithSchema } from "../parse.js";
 import { scrubCodedError } from "../upstream-error.js";
@@ -47,7 +47,7 @@ interface CommitTableRequest {
 type UpdateTableRequest = Parameters<IcebergRestCatalog["updateTable"]>[1];
 
 export function createCatalogClient(options: CatalogClientOptions): CatalogPort {
-  const http = sourceHttp("catalog", { ...options, maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES });
+  const http = { ...options, source: "catalog" as const, maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES };
   const tokens = createTokenProvider(
     options.auth ?? { kind: "none" },
     options.url,
@@ -199,25 +199,10 @@ function toEvidence(ref: TableRef, metadata: unknown, operation: string): TableE
 function toCodedError(error: unknown, operation: string): CodedError {
   if (error instanceof CodedError) return error;
   if (error instanceof IcebergError) {
-    const status = error.status;
-    const auth = status === 401 || status === 403 || status === 419;
-    return new CodedError(
-      auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
-      statusMessage(SOURCE_WORDS.catalog, status, operation, error.message),
-      {
-        hint: catalogHint(status, error.icebergType),
-        retryable: status >= 500 || status === 429,
-        details: {
-          source: "catalog",
-          operation,
-          status,
-          ...(error.icebergType ? { upstreamType: error.icebergType } : {}),
-          ...(error.icebergCode !== undefined ? { upstreamCode: error.icebergCode } : {}),
-          ...(error.isCommitStateUnknown ? { commitStateUnknown: true } : {}),
-        },
-        cause: error,
-      },
-    );
+    const said = { message: error.message, type: error.icebergType, code: error.icebergCode };
+    const details = { operation, ...(error.isCommitStateUnknown ? { commitStateUnknown: true } : {}) };
+    const hint = catalogHint(error.status, error.icebergType);
+    return statusError("catalog", { status: error.status, what: operation, said, details }, hint, error);
   }
   // iceberg-js parses bodies and reads fields without checking them: a SyntaxError means a body
   // that is not JSON (cut short, an HTML page), a TypeError an unexpected shape.

@@ -16,7 +16,7 @@ import type {
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
-import { jsonGetter, type SourceClientOptions, sourceHttp } from "../http.js";
+import { jsonGetter, type SourceClientOptions } from "../http.js";
 import { toExceptions } from "./exceptions.js";
 import {
   type CommitterMetricId,
@@ -42,7 +42,7 @@ const SINK_VERTEX = /sink|committer|writer/i;
 const SOURCE_VERTEX = /^Source:/;
 
 export function createFlinkClient(options: SourceClientOptions): FlinkPort {
-  const get = jsonGetter(sourceHttp("flink", options), options.url);
+  const get = jsonGetter({ ...options, source: "flink" });
   return {
     listJobs: async () => (await get("jobs/overview", JobsOverviewSchema)).jobs.map(toJobSummary),
     getJobEvidence: (jobId, table) => jobEvidence(get, jobId, table),

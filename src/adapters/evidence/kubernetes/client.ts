@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import { buildUrl, type HttpResponse, type HttpSourceOptions, parseBody, sendRaw } from "../http.js";
-import { statusMessage } from "../http-errors.js";
+import { statusError } from "../http-errors.js";
 import { Agent } from "../undici-lean.js";
 import { describeUpstreamError } from "../upstream-error.js";
 import type { KubernetesConnection } from "./credentials.js";
@@ -202,17 +202,12 @@ export class KubernetesClient {
         },
       );
     }
-    return new CodedError(
-      ErrorCode.SourceHttpStatus,
-      statusMessage("Kubernetes API", status, describe(call), said),
-      {
-        hint:
-          status >= 500
-            ? "The API server failed on its side; it is tried again at the next refresh."
-            : "Check the API server's logs for this request.",
-        retryable: status >= 500 || status === 429,
-        details,
-      },
+    return statusError(
+      "kubernetes",
+      { status, what: describe(call), said: { message: said }, details: detailsOf(call) },
+      status >= 500
+        ? "The API server failed on its side; it is tried again at the next refresh."
+        : "Check the API server's logs for this request.",
     );
   }
 }
