@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
+import { scrubAllForms } from "../../../util/secret-forms.js";
 import { buildUrl, type HttpResponse, type HttpSourceOptions, parseBody, sendRaw } from "../http.js";
 import { statusError } from "../http-errors.js";
 import { Agent } from "../undici-lean.js";
@@ -69,11 +70,6 @@ export class KubernetesClient {
       source: "kubernetes",
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: MAX_BYTES,
-      // Read for every request: a projected service-account token rotates.
-      headers: (): Record<string, string> => {
-        const token = connection.token?.();
-        return token ? { authorization: `Bearer ${token}` } : {};
-      },
       dispatcher: new Agent({
         keepAliveTimeout: 10_000,
         connect: {
@@ -154,17 +150,23 @@ export class KubernetesClient {
     await this.http.dispatcher.close();
   }
 
-  private call(call: Call, query: Record<string, string | undefined>): Promise<HttpResponse> {
+  private async call(call: Call, query: Record<string, string | undefined>): Promise<HttpResponse> {
     const scope =
       call.namespace === ALL_NAMESPACES ? "" : `/namespaces/${encodeURIComponent(call.namespace)}`;
     const name = call.name === undefined ? "" : `/${encodeURIComponent(call.name)}`;
     const path = `apis/${FLINK_GROUP}/${FLINK_VERSION}${scope}/${call.resource}${name}`;
     const url = buildUrl(this.connection.server.href, path, query);
-    return sendRaw(this.http, { url, headers: { accept: "application/json" }, what: describe(call) });
+    // Read for every request: a projected service-account token rotates.
+    const token = this.connection.token?.();
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const answer = await sendRaw(this.http, { url, headers, what: describe(call) });
+    // The API server's words may echo the token or the client key: nothing reads them before they go.
+    const secrets = [token ?? "", this.connection.key ?? ""].filter((s) => s.length >= 4);
+    return { ...answer, body: scrubAllForms(answer.body, secrets) };
   }
 
   private statusError(call: Call, { status, body }: HttpResponse): CodedError {
-    // The API server's words may echo the bearer token: discovery scrubs every error it keeps.
     const said = describeUpstreamError(body).message;
     const tail = said ? `: ${said}` : "";
     const details = { ...detailsOf(call), status };
