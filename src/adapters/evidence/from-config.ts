@@ -18,7 +18,7 @@ import { currentSecret } from "../../util/secret-file.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
-import type { SourceHeaders } from "./http.js";
+import { type SourceHeaders, tlsPool } from "./http.js";
 import { createPrometheusClient } from "./prometheus-client.js";
 import type { SourceWatch } from "./source-watch.js";
 import {
@@ -27,7 +27,7 @@ import {
   createCompositeFlink,
   createCompositePrometheus,
 } from "./sources/registry.js";
-import { Agent } from "./undici-lean.js";
+import type { Agent } from "./undici-lean.js";
 
 type SourceSpec = { name: string; url: string; tls?: TlsMaterial };
 
@@ -140,8 +140,7 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
 
 /** A source's own pool, for mutual TLS or a private CA. */
 function tlsAgent(tls: TlsMaterial | undefined): Agent | undefined {
-  if (!tls || !(tls.cert || tls.ca)) return undefined;
-  return new Agent({ keepAliveTimeout: 10_000, connect: { cert: tls.cert, key: tls.key, ca: tls.ca } });
+  return tls && (tls.cert || tls.ca) ? tlsPool(tls) : undefined;
 }
 
 /** The source's auth header; asked for on each request when its secret is a file that may be rotated. */

@@ -39,6 +39,18 @@ export async function closeSharedDispatcher(): Promise<void> {
   await agent?.close();
 }
 
+/**
+ * A pool of a source's own: its CA and client certificate, or no verification at all (a
+ * kubeconfig's insecure-skip-tls-verify).
+ */
+export function tlsPool(tls: { ca?: string; cert?: string; key?: string; insecureSkipTlsVerify?: boolean }) {
+  const { ca, cert, key, insecureSkipTlsVerify } = tls;
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connect: { ca, cert, key, rejectUnauthorized: insecureSkipTlsVerify !== true },
+  });
+}
+
 export interface HttpSourceOptions {
   source: Callee;
   dispatcher?: Dispatcher;

@@ -30,6 +30,7 @@ import {
   CheckpointConfigSchema,
   CheckpointingStatisticsSchema,
   type CheckpointStats,
+  type Job,
   JobDetailsSchema,
   JobExceptionsSchema,
   JobsOverviewSchema,
@@ -226,12 +227,7 @@ function toCheckpointSummary(stats: CheckpointStats): FlinkCheckpointSummary {
   };
 }
 
-function toJobSummary(job: {
-  jid: string;
-  name: string;
-  state: FlinkJobSummary["state"];
-  "start-time": number;
-}): FlinkJobSummary {
+function toJobSummary(job: Job): FlinkJobSummary {
   return { jobId: job.jid, name: job.name, state: job.state, startTimeMs: job["start-time"] };
 }
 

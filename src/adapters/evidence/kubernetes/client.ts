@@ -8,9 +8,9 @@ import { z } from "zod";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import { scrubAllForms } from "../../../util/secret-forms.js";
-import { buildUrl, type HttpResponse, type HttpSourceOptions, parseBody, sendRaw } from "../http.js";
+import { buildUrl, type HttpResponse, type HttpSourceOptions, parseBody, sendRaw, tlsPool } from "../http.js";
 import { statusError } from "../http-errors.js";
-import { Agent } from "../undici-lean.js";
+import type { Agent } from "../undici-lean.js";
 import { describeUpstreamError } from "../upstream-error.js";
 import type { KubernetesConnection } from "./credentials.js";
 
@@ -70,15 +70,7 @@ export class KubernetesClient {
       source: "kubernetes",
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: MAX_BYTES,
-      dispatcher: new Agent({
-        keepAliveTimeout: 10_000,
-        connect: {
-          ca: connection.ca,
-          cert: connection.cert,
-          key: connection.key,
-          rejectUnauthorized: connection.insecureSkipTlsVerify !== true,
-        },
-      }),
+      dispatcher: tlsPool(connection),
     };
   }
 
