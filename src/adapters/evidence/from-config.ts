@@ -18,7 +18,7 @@ import { currentSecret } from "../../util/secret-file.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
-import { type SourceHeaders, tlsPool } from "./http.js";
+import { type SourceHeaders, tlsAgent } from "./http.js";
 import { createPrometheusClient } from "./prometheus-client.js";
 import type { SourceWatch } from "./source-watch.js";
 import {
@@ -136,11 +136,6 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   if (servers.length === 1) ports.prometheus = servers[0]?.port;
   else if (servers.length > 1) ports.prometheus = createCompositePrometheus(servers);
   return ports;
-}
-
-/** A source's own pool, for mutual TLS or a private CA. */
-function tlsAgent(tls: TlsMaterial | undefined): Agent | undefined {
-  return tls && (tls.cert || tls.ca) ? tlsPool(tls) : undefined;
 }
 
 /** The source's auth header; asked for on each request when its secret is a file that may be rotated. */

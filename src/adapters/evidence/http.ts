@@ -5,6 +5,7 @@
 
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import type { TlsMaterial } from "../../core/sources/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import {
   CALLEE_WORDS,
@@ -49,6 +50,11 @@ export function tlsPool(tls: { ca?: string; cert?: string; key?: string; insecur
     keepAliveTimeout: 10_000,
     connect: { ca, cert, key, rejectUnauthorized: insecureSkipTlsVerify !== true },
   });
+}
+
+/** A source's own pool when it needs one, for mutual TLS or a private CA. */
+export function tlsAgent(tls: TlsMaterial | undefined): Agent | undefined {
+  return tls && (tls.cert || tls.ca) ? tlsPool(tls) : undefined;
 }
 
 export interface HttpSourceOptions {

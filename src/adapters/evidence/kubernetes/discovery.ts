@@ -9,7 +9,6 @@ import type {
   DiscoveredFlinkAccess,
   FlinkSourceProvider,
   FlinkSourceSpec,
-  KnownFlinkJob,
 } from "../../../core/sources/model.js";
 import { asCodedError, type CodedError } from "../../../errors.js";
 import { mapLimit } from "../../../util/map-limit.js";
@@ -29,22 +28,16 @@ import {
 } from "./flink-resources.js";
 
 /**
- * A discovered JobManager as a Flink source: its REST URL (the operator's REST Service inside the
- * cluster, or restUrlTemplate), read with the auth and TLS of the first `kubernetes.flinkAccess`
- * rule for its namespace and labels (none when no rule matches), with the jobs its resources'
- * status names.
+ * Flink sources from a listing, for the investigation's list of Flink sources: each JobManager's
+ * REST URL (the operator's REST Service inside the cluster, or restUrlTemplate), read with the
+ * auth and TLS of the first `kubernetes.flinkAccess` rule for its namespace and labels (none when
+ * no rule matches), with the jobs its resources' status names.
  */
-export type DiscoveredFlinkSourceSpec = FlinkSourceSpec & {
-  origin: "discovered";
-  jobs: KnownFlinkJob[];
-};
-
-/** Flink sources from a listing, for the investigation's list of Flink sources. */
 export function toSourceSpecs(
   sources: readonly DiscoveredFlinkSource[],
   rules: readonly DiscoveredFlinkAccess[] = [],
-): DiscoveredFlinkSourceSpec[] {
-  return sources.flatMap((s): DiscoveredFlinkSourceSpec[] => {
+): FlinkSourceSpec[] {
+  return sources.flatMap((s): FlinkSourceSpec[] => {
     const access = accessRuleFor(rules, s.namespace, s.labels);
     // Never a credential or client certificate over http (the URL was made https for a TLS rule).
     if (access?.tls && !s.restUrl.startsWith("https://")) return [];
