@@ -17,7 +17,7 @@ import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../ic
 import { parseWithSchema } from "../parse.js";
 import { scrubCodedError } from "../upstream-error.js";
 import { createTokenProvider } from "./auth.js";
-import { createCatalogFetch } from "./fetch.js";
+import { type CatalogSend, createCatalogFetch, createCatalogSend } from "./fetch.js";
 import { allPages, getCatalogJson, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
 /** The catalog's own auth travels in `auth`, never in plain headers. */
@@ -55,13 +55,13 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     options.now,
     options.aws,
   );
-  const fetchFn = createCatalogFetch(http, tokens);
+  const send = createCatalogSend(http, tokens);
 
   let ready: ReturnType<typeof connect> | undefined;
 
   /** Config is read once; a failed read is forgotten so the next call tries again. */
   function init() {
-    ready ??= connect(options, fetchFn).catch((error: unknown) => {
+    ready ??= connect(options, send).catch((error: unknown) => {
       ready = undefined;
       throw scrubCodedError(toCodedError(error, "read /v1/config"), tokens.secrets());
     });
@@ -75,7 +75,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   ): Promise<T> {
     const { config, catalog } = await init();
     try {
-      return await run({ catalog, target: { baseUrl: options.url, prefix: config.prefix, fetch: fetchFn } });
+      return await run({ catalog, target: { baseUrl: options.url, prefix: config.prefix, send } });
     } catch (error) {
       throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
     }
@@ -148,10 +148,10 @@ function displayUrl(url: string): string {
 /** Reads /v1/config (the prefix and warehouse) and sets iceberg-js up on our fetch. */
 async function connect(
   options: CatalogClientOptions,
-  fetchFn: ReturnType<typeof createCatalogFetch>,
+  send: CatalogSend,
 ): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
   const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
-  const raw = await getCatalogJson(fetchFn, url, CatalogConfigSchema);
+  const raw = await getCatalogJson(send, url, CatalogConfigSchema);
   const config: CatalogConfig = {
     prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
     warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
@@ -163,7 +163,7 @@ async function connect(
     catalogName: config.prefix,
     // Our fetch adds the token itself so it can renew it after a 401.
     auth: { type: "none" },
-    fetch: fetchFn as typeof fetch,
+    fetch: createCatalogFetch(send) as typeof fetch,
   });
   return { config, catalog };
 }
