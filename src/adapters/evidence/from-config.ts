@@ -88,37 +88,17 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
     }
   }
 
-  // Discovered sources are rebuilt on every listing: one client (and TLS pool) per name and URL,
-  // let go once the source is no longer listed (deployments come and go for good).
-  const flinkClients = new Map<string, { port: FlinkPort; tlsPool?: Agent }>();
-  const clientKey = (spec: HttpSourceSpec) => `${spec.name}\u0000${spec.url}`;
-  const flinkPort = (spec: HttpSourceSpec) => {
-    const key = clientKey(spec);
-    let client = flinkClients.get(key);
-    if (!client) {
-      const tlsPool = tlsAgent(spec.tls);
-      client = { port: createFlinkClient(common("flink", spec, tlsPool)), tlsPool };
-      flinkClients.set(key, client);
-    }
-    return client.port;
-  };
-  const retainFlink = (live: readonly HttpSourceSpec[]) => {
-    const keys = new Set(live.map(clientKey));
-    for (const [key, { tlsPool }] of flinkClients) {
-      if (keys.has(key)) continue;
-      flinkClients.delete(key);
-      void tlsPool?.close().catch(() => {});
-    }
-    const tlsPools = [...flinkClients.values()].filter((c) => c.tlsPool).length;
-    overrides.onFlinkClients?.({ clients: flinkClients.size, tlsPools });
-  };
+  const flink = flinkClients(
+    (spec, tlsPool) => createFlinkClient(common("flink", spec, tlsPool)),
+    overrides.onFlinkClients,
+  );
   const providers = overrides.flinkProviders ?? [];
   if (lone(sources.flink) && providers.length === 0)
-    ports.flink = flinkPort(sources.flink[0] as HttpSourceSpec);
+    ports.flink = flink.portFor(sources.flink[0] as HttpSourceSpec);
   else if (sources.flink.length > 0 || providers.length > 0)
-    ports.flink = createCompositeFlink(sources.flink, providers, flinkPort, {
+    ports.flink = createCompositeFlink(sources.flink, providers, flink.portFor, {
       concurrency: config.bot.kubernetes?.maxConcurrentJobManagers ?? DEFAULT_CONCURRENT_JOBMANAGERS,
-      retain: retainFlink,
+      retain: flink.retain,
     });
 
   const connects = sources.connect.map((spec) => ({
@@ -136,6 +116,39 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   if (servers.length === 1) ports.prometheus = servers[0]?.port;
   else if (servers.length > 1) ports.prometheus = createCompositePrometheus(servers);
   return ports;
+}
+
+/**
+ * Discovered sources are rebuilt on every listing: one Flink client (and TLS pool) per name and
+ * URL, let go once the source is no longer listed (deployments come and go for good).
+ */
+function flinkClients(
+  build: (spec: HttpSourceSpec, tlsPool: Agent | undefined) => FlinkPort,
+  onKept: EvidencePortOverrides["onFlinkClients"],
+) {
+  const clients = new Map<string, { port: FlinkPort; tlsPool?: Agent }>();
+  const keyOf = (spec: HttpSourceSpec) => `${spec.name}\u0000${spec.url}`;
+  return {
+    portFor(spec: HttpSourceSpec): FlinkPort {
+      let client = clients.get(keyOf(spec));
+      if (!client) {
+        const tlsPool = tlsAgent(spec.tls);
+        client = { port: build(spec, tlsPool), tlsPool };
+        clients.set(keyOf(spec), client);
+      }
+      return client.port;
+    },
+    retain(live: readonly HttpSourceSpec[]): void {
+      const keys = new Set(live.map(keyOf));
+      for (const [key, { tlsPool }] of clients) {
+        if (keys.has(key)) continue;
+        clients.delete(key);
+        void tlsPool?.close().catch(() => {});
+      }
+      const tlsPools = [...clients.values()].filter((c) => c.tlsPool).length;
+      onKept?.({ clients: clients.size, tlsPools });
+    },
+  };
 }
 
 /** The source's auth header; asked for on each request when its secret is a file that may be rotated. */
