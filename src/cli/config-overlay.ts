@@ -6,6 +6,7 @@ import { type Config, type Env, loadConfig } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
 import { usageError } from "./args.js";
+import { type CommandCall, readFileOf } from "./io.js";
 
 /** The flags every command that reads evidence takes: sources, BOT_CONFIG file, deadline. */
 export const SOURCE_FLAGS = {
@@ -60,13 +61,18 @@ export function buildEnvOverlay(
 }
 
 /** loadConfig over the overlay; BOT_CONFIG naming a file is read with the injected reader. */
-export function loadCliConfig(
-  command: string,
-  env: Env,
-  flags: ConfigFlags,
-  readFile: (path: string) => string,
-): Readonly<Config> {
-  return loadConfig(buildEnvOverlay(command, env, flags, readFile), { readFile });
+export function loadCliConfig(call: CommandCall, flags: ConfigFlags): Readonly<Config> {
+  const readFile = readFileOf(call.io);
+  const config = loadConfig(buildEnvOverlay(call.command, call.io.env, flags, readFile), { readFile });
+  call.onConfig(config);
+  return config;
+}
+
+/** The Spark catalog name the statements to copy use, when --spark-catalog gives one. */
+export function sparkCatalogFlag(command: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value))
+    throw usageError(command, "--spark-catalog must be a catalog name (letters, digits and _).");
+  return value;
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): string {

@@ -3,27 +3,22 @@
 
 import { type Config, inspectConfig } from "../../config.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs } from "../args.js";
+import { parseCall } from "../args.js";
 import { buildEnvOverlay, type ConfigFlags } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf } from "../io.js";
+import { type CliIo, type CommandCall, readFileOf } from "../io.js";
 import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
 import { explainStartupError } from "../startup-errors.js";
 
 export type BotCommand = "start" | "serve" | "worker";
 
-export const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+export const BOT_OPTIONS = { config: { type: "string" } } as const;
 
-export async function runBotCommand(
-  command: BotCommand,
-  args: readonly string[],
-  io: CliIo,
-  onConfig?: (config: Readonly<Config>) => void,
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs(command, args, BOT_OPTIONS);
-  expectPositionals(command, positionals, [], 0);
-  const config = loadRoleConfig(command, io, values);
-  onConfig?.(config);
+export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const command = call.command as BotCommand;
+  const { values } = parseCall(call, BOT_OPTIONS);
+  const config = loadRoleConfig(command, call.io, values);
+  call.onConfig(config);
   const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
   const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
   try {
@@ -66,15 +61,12 @@ export function inspectRoleConfig(command: BotCommand, io: CliIo, flags: ConfigF
   return { ...inspection, problems };
 }
 
-export const DEMO_OPTIONS = {
-  help: { type: "boolean", short: "h" },
-  /** on | hold | shadow (docs/autopilot.md). */
-  autopilot: { type: "string" },
-} as const;
+/** --autopilot: on | hold | shadow | off-hours | budget-spent (docs/autopilot.md). */
+export const DEMO_OPTIONS = { autopilot: { type: "string" } } as const;
 
-export async function runDemoCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { positionals, values } = parseCommandArgs("demo", args, DEMO_OPTIONS);
-  const [scenario] = expectPositionals("demo", positionals, ["scenario"], 0);
+export async function runDemoCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { positionals, values } = parseCall(call, DEMO_OPTIONS, ["scenario"], 0);
+  const [scenario] = positionals;
   const { runDemo, DEMO_AUTOPILOT } = await loadPiece("the demo", () => import("../demo.js"));
   const autopilot = values.autopilot as string | undefined;
   if (autopilot !== undefined && !(DEMO_AUTOPILOT as readonly string[]).includes(autopilot))
@@ -83,8 +75,8 @@ export async function runDemoCommand(args: readonly string[], io: CliIo): Promis
     });
   return toExitCode(
     await runDemo({
-      stdout: io.stdout,
-      env: io.env,
+      stdout: call.io.stdout,
+      env: call.io.env,
       ...(scenario ? { scenario } : {}),
       ...(autopilot ? { autopilot: autopilot as (typeof DEMO_AUTOPILOT)[number] } : {}),
     }),

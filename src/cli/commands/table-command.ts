@@ -7,15 +7,12 @@ import type { Evidence } from "../../core/evidence/model.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
+import { oneOf, parseCall, usageError } from "../args.js";
+import { loadCliConfig, SOURCE_FLAGS, sparkCatalogFlag } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf, useColor, writeFileOf, writeLine } from "../io.js";
-
-export type TableCommand = "diagnose" | "audit";
+import { type CliIo, type CommandCall, useColor, writeFileOf, writeLine } from "../io.js";
 
 const FORMATS = ["text", "json", "markdown"] as const;
-type Format = (typeof FORMATS)[number];
 
 export const OPTIONS = {
   format: { type: "string" },
@@ -23,23 +20,13 @@ export const OPTIONS = {
   ...SOURCE_FLAGS,
   "flink-job": { type: "string" },
   connector: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export interface TableCommandContext {
-  /** Set once the config is loaded, so the top level can scrub its secrets from errors. */
-  onConfig?: (config: Readonly<Config>) => void;
-}
-
-export async function runTableCommand(
-  command: TableCommand,
-  args: readonly string[],
-  io: CliIo,
-  context: TableCommandContext = {},
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs(command, args, OPTIONS);
-  const [table = ""] = expectPositionals(command, positionals, ["table"], 1);
-  const format = parseFormat(command, values.format);
+export async function runTableCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { command, io } = call;
+  const { values, positionals } = parseCall(call, OPTIONS, ["table"]);
+  const [table = ""] = positionals;
+  const format = oneOf(command, "--format", values.format, FORMATS);
   const flinkJob = values["flink-job"];
   if (flinkJob !== undefined && !/^[0-9a-f]{32}$/.test(flinkJob)) {
     throw usageError(command, "--flink-job must be a Flink job id: 32 lowercase hexadecimal characters.");
@@ -48,10 +35,7 @@ export async function runTableCommand(
   if (connector !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(connector)) {
     throw usageError(command, "--connector must be a connector name (letters, digits, '.', '_' or '-').");
   }
-  const sparkCatalog = values["spark-catalog"];
-  if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
-    throw usageError(command, "--spark-catalog must be a catalog name (letters, digits and _).");
-  }
+  const sparkCatalog = sparkCatalogFlag(command, values["spark-catalog"]);
   const chartPath = values.chart;
   if (chartPath !== undefined && (command !== "diagnose" || chartPath.trim() === "")) {
     throw usageError(
@@ -62,9 +46,7 @@ export async function runTableCommand(
   // Refuse hostile names before any client exists, so nothing is ever sent for them.
   guardTableArgument(table);
 
-  const readFile = readFileOf(io);
-  const config = loadCliConfig(command, io.env, values, readFile);
-  context.onConfig?.(config);
+  const config = loadCliConfig(call, values);
   requireSomeSource(command, config);
 
   const settings = tableSettings(config.bot, table.trim());
@@ -153,15 +135,6 @@ async function writeChart(
   }
 }
 
-function parseFormat(command: string, value: string | undefined): Format {
-  if (value === undefined) return "text";
-  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
-  throw usageError(
-    command,
-    `--format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(value.slice(0, 40))}).`,
-  );
-}
-
 /**
  * Accepts the forms investigate() resolves (db.events, catalog.db.events, iceberg_db_events) and
  * nothing else: every level uses the table-name alphabet.
@@ -176,7 +149,7 @@ function guardTableArgument(input: string): void {
   if (!/^[A-Za-z0-9_-]+$/.test(trimmed)) parseTableName(`_.${trimmed}`);
 }
 
-function requireSomeSource(command: TableCommand, config: Readonly<Config>): void {
+function requireSomeSource(command: string, config: Readonly<Config>): void {
   if (command === "audit" && !config.catalog.url) {
     throw new CodedError(
       ErrorCode.ConfigInvalid,
