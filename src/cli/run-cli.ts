@@ -8,7 +8,7 @@ import type { Config, Env } from "../config.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { packageVersion } from "../util/package-root.js";
-import { scrubAllForms } from "../util/secret-forms.js";
+import { credentialSecret, scrubAllForms, urlPassword } from "../util/secret-forms.js";
 import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
 import { type CliIo, type CommandCall, writeLine } from "./io.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
@@ -167,9 +167,8 @@ function envSecrets(env: Env): string[] {
     const value = token.trim();
     if (value.length >= 4) out.push(value);
   }
-  const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
-  const secretPart = credential?.split(":").slice(1).join(":");
-  if (secretPart && secretPart.length >= 4) out.push(secretPart);
+  const secretPart = credentialSecret(env.ICEBERG_CATALOG_CREDENTIAL?.trim() ?? "");
+  if (secretPart.length >= 4) out.push(secretPart);
   for (const url of [
     env.REDIS_URL,
     env.ICEBERG_CATALOG_URL,
@@ -177,17 +176,8 @@ function envSecrets(env: Env): string[] {
     env.CONNECT_REST_URL,
     env.PROMETHEUS_URL,
   ]) {
-    const password = passwordOf(url);
+    const password = urlPassword(url);
     if (password && password.length >= 4) out.push(password);
   }
   return out;
-}
-
-function passwordOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
 }

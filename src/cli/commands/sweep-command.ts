@@ -2,8 +2,9 @@
 // core, ranked worst first by the health score (docs/sweep.md).
 
 import { renderSweepMarkdown, renderSweepText } from "../../adapters/render/sweep-text.js";
-import { scrubSecrets, secretValues } from "../../config.js";
+import { secretValues } from "../../config.js";
 import { parseTableName } from "../../core/table-name.js";
+import { scrubAllForms } from "../../util/secret-forms.js";
 import { oneOf, parseCall, usageError } from "../args.js";
 import { loadCliConfig, SOURCE_FLAGS, sparkCatalogFlag } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -52,7 +53,7 @@ export async function runSweepCommand(call: CommandCall): Promise<ExitCodeValue>
       : format === "markdown"
         ? renderSweepMarkdown(report)
         : renderSweepText(report, { color: useColor(io) });
-  io.stdout.write(scrubSecrets(text, secretValues(config)));
+  io.stdout.write(scrubAllForms(text, secretValues(config)));
   return report.failingTables > 0 || report.errors.length > 0 || report.skipped
     ? ExitCode.NeedsAction
     : ExitCode.Ok;

@@ -2,11 +2,12 @@
 
 import "./zod-without-jit.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
-import { type Config, scrubSecrets, secretValues } from "../../config.js";
+import { type Config, secretValues } from "../../config.js";
 import type { Evidence } from "../../core/evidence/model.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import { scrubAllForms } from "../../util/secret-forms.js";
 import { oneOf, parseCall, usageError } from "../args.js";
 import { loadCliConfig, SOURCE_FLAGS, sparkCatalogFlag } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
@@ -66,7 +67,7 @@ export async function runTableCommand(call: CommandCall): Promise<ExitCodeValue>
   const color = useColor(io);
 
   // Upstream text ends up in reports; a secret echoed by a misbehaving server must not reach stdout.
-  const print = (text: string) => io.stdout.write(scrubSecrets(text, secretValues(config)));
+  const print = (text: string) => io.stdout.write(scrubAllForms(text, secretValues(config)));
 
   if (command === "diagnose") {
     const [clients, { diagnoseTable }, { loadPlaybooks }] = await Promise.all([
