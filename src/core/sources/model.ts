@@ -18,8 +18,7 @@ export type HttpAuth =
 
 /** How a catalog is authenticated. */
 export type CatalogAuthSpec =
-  | { kind: "none" }
-  | { kind: "bearer"; token: string; tokenFile?: string }
+  | Exclude<HttpAuth, { kind: "basic" }>
   /**
    * credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens.
    * `clientSecretFile`: where the secret was read from, followed when it changes.
@@ -64,9 +63,6 @@ export interface FlinkSourceSpec extends HttpSourceSpec {
   jobs?: KnownFlinkJob[];
 }
 
-type ConnectClusterSpec = HttpSourceSpec;
-type PrometheusSourceSpec = HttpSourceSpec;
-
 export interface CatalogSourceSpec {
   name: string;
   url: string;
@@ -89,9 +85,9 @@ export interface CatalogSourceSpec {
 /** Every source the configuration declares. */
 export interface SourceSpecs {
   flink: FlinkSourceSpec[];
-  connect: ConnectClusterSpec[];
+  connect: HttpSourceSpec[];
   catalogs: CatalogSourceSpec[];
-  prometheus: PrometheusSourceSpec[];
+  prometheus: HttpSourceSpec[];
 }
 
 /** Flink sources that come and go (the operator's deployments); asked again on each refresh. */
