@@ -153,31 +153,21 @@ const SECRET_VARIABLES = [
   "ICEBERG_CATALOG_TOKEN",
   "ICEBERG_CATALOG_CREDENTIAL",
   "ALERT_WEBHOOK_TOKEN",
-] as const;
+];
+const URL_VARIABLES = [
+  "REDIS_URL",
+  "ICEBERG_CATALOG_URL",
+  "FLINK_REST_URL",
+  "CONNECT_REST_URL",
+  "PROMETHEUS_URL",
+];
 
 /** Secrets known before (or without) a valid config, so even config errors are scrubbed. */
 function envSecrets(env: Env): string[] {
-  const out: string[] = [];
-  for (const name of SECRET_VARIABLES) {
-    const value = env[name]?.trim();
-    if (value && value.length >= 4) out.push(value);
-  }
+  const values = SECRET_VARIABLES.map((name) => env[name]?.trim() ?? "");
   // Two webhook tokens during a rotation: each one alone is a secret too.
-  for (const token of env.ALERT_WEBHOOK_TOKEN?.split(",") ?? []) {
-    const value = token.trim();
-    if (value.length >= 4) out.push(value);
-  }
-  const secretPart = credentialSecret(env.ICEBERG_CATALOG_CREDENTIAL?.trim() ?? "");
-  if (secretPart.length >= 4) out.push(secretPart);
-  for (const url of [
-    env.REDIS_URL,
-    env.ICEBERG_CATALOG_URL,
-    env.FLINK_REST_URL,
-    env.CONNECT_REST_URL,
-    env.PROMETHEUS_URL,
-  ]) {
-    const password = urlPassword(url);
-    if (password && password.length >= 4) out.push(password);
-  }
-  return out;
+  values.push(...(env.ALERT_WEBHOOK_TOKEN?.split(",").map((token) => token.trim()) ?? []));
+  values.push(credentialSecret(env.ICEBERG_CATALOG_CREDENTIAL?.trim() ?? ""));
+  for (const name of URL_VARIABLES) values.push(urlPassword(env[name]) ?? "");
+  return values.filter((value) => value.length >= 4);
 }

@@ -77,19 +77,20 @@ export async function runTableCommand(call: CommandCall): Promise<ExitCodeValue>
     ]);
     // Read while the sources answer, as is the renderer (JSON needs none).
     const playbooks = loadPlaybooks().then((set) => set.playbooks);
-    const markdown = format === "markdown" ? import("../../adapters/render/report.js") : undefined;
-    const text = format === "text" ? import("../../adapters/render/report.js") : undefined;
+    const rendering = format === "json" ? undefined : import("../../adapters/render/report.js");
     const { report, evidence } = await diagnoseTable(portsOf(clients), request, now, {
       catalogName: sparkCatalog,
       playbooks,
     });
     const chart = chartPath ? await writeChart(io, chartPath, evidence, now()) : undefined;
+    const drawn = chart ? { chart } : {};
+    const render = await rendering;
     print(
-      markdown
-        ? (await markdown).renderReportMarkdown(report, chart ? { chart } : {})
-        : text
-          ? (await text).renderReportText(report, { color, ...(chart ? { chart } : {}) })
-          : `${JSON.stringify(report, null, 2)}\n`,
+      !render
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : format === "markdown"
+          ? render.renderReportMarkdown(report, drawn)
+          : render.renderReportText(report, { color, ...drawn }),
     );
     return report.verdict === "healthy" ? ExitCode.Ok : ExitCode.NeedsAction;
   }
@@ -97,15 +98,15 @@ export async function runTableCommand(call: CommandCall): Promise<ExitCodeValue>
     loadingClients,
     import("../../services/audit-table.js"),
   ]);
-  const markdown = format === "markdown" ? import("../../adapters/render/audit.js") : undefined;
-  const text = format === "text" ? import("../../adapters/render/audit.js") : undefined;
+  const rendering = format === "json" ? undefined : import("../../adapters/render/audit.js");
   const { report } = await auditTable(portsOf(clients), request, now, { catalogName: sparkCatalog });
+  const render = await rendering;
   print(
-    markdown
-      ? (await markdown).renderAuditMarkdown(report)
-      : text
-        ? (await text).renderAuditText(report, { color })
-        : `${JSON.stringify(report, null, 2)}\n`,
+    !render
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : format === "markdown"
+        ? render.renderAuditMarkdown(report)
+        : render.renderAuditText(report, { color }),
   );
   return report.checks.some((check) => check.status === "fail") ? ExitCode.NeedsAction : ExitCode.Ok;
 }

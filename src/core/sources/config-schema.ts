@@ -134,12 +134,16 @@ const CatalogSourceSchema = z.strictObject({
   name: SourceName,
   url: HttpUrl,
   warehouse: z.string().min(1).optional(),
+  /** The catalog's path prefix, when the catalog's /v1/config does not give it. */
   prefix: z.string().min(1).optional(),
   auth: CatalogAuthSchema.optional(),
   tls: TlsSchema.optional(),
+  /** Tables (`namespace.table`) that live in this catalog. */
   tables: z.array(z.string().regex(/^[^.\s]+(\.[^.\s]+)+$/, "namespace.table")).default([]),
+  /** Namespaces (and everything under them) that live in this catalog. */
   namespaces: z.array(z.string().min(1)).default([]),
   default: z.boolean().default(false),
+  /** Swept by the table-health sweep. */
   sweep: z.boolean().default(true),
 });
 

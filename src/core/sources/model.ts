@@ -5,6 +5,9 @@
 
 import type { TableRef } from "../evidence/model.js";
 import { formatTableName } from "../table-name.js";
+import type { SourcesConfig } from "./config-schema.js";
+
+type CatalogSourceConfig = SourcesConfig["catalogs"][number];
 
 /** Where a source was declared: a single-URL environment variable, BOT_CONFIG, or discovery. */
 type SourceOrigin = "env" | "config" | "discovered";
@@ -63,22 +66,16 @@ export interface FlinkSourceSpec extends HttpSourceSpec {
   jobs?: KnownFlinkJob[];
 }
 
-export interface CatalogSourceSpec {
-  name: string;
-  url: string;
-  warehouse?: string;
-  /** The catalog's path prefix, when the catalog's /v1/config does not give it. */
-  prefix?: string;
+/** A catalog as BOT_CONFIG declares it, with its secrets and TLS files read. */
+export interface CatalogSourceSpec
+  extends Pick<
+    CatalogSourceConfig,
+    "name" | "url" | "warehouse" | "prefix" | "tables" | "namespaces" | "sweep"
+  > {
   auth: CatalogAuthSpec;
   tls?: TlsMaterial;
-  /** Tables (`namespace.table`) that live in this catalog. */
-  tables: string[];
-  /** Namespaces (and everything under them) that live in this catalog. */
-  namespaces: string[];
   /** Tables mapped nowhere else live here. */
   isDefault: boolean;
-  /** Swept by the table-health sweep (default true). */
-  sweep: boolean;
   origin: SourceOrigin;
 }
 
