@@ -90,10 +90,5 @@ function readConfigFile(path: string, readFile: (path: string) => string): strin
 }
 
 function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
+  return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 }

@@ -9,12 +9,9 @@ const SourceName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "a name of letters, digits, '.', '_' or '-' (up to 63)");
 /** True when a URL carries user:password@ (or user@): a credential where no secret may be. */
 function hasUserInfo(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.username !== "" || parsed.password !== "";
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(url)) return false;
+  const { username, password } = new URL(url);
+  return username !== "" || password !== "";
 }
 
 /** A source URL: http(s), and never with credentials in it (they would be logged, and go wherever it points). */
