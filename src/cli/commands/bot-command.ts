@@ -1,7 +1,7 @@
 // `start`, `serve`, `worker` and `demo` only wire the command line to the bot's entry points. They
 // are imported when used, so `--help` stays fast and a build without them fails with a clear error.
 
-import { type Config, inspectConfig } from "../../config.js";
+import { inspectConfig } from "../../config.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { parseCall } from "../args.js";
 import { buildEnvOverlay, type ConfigFlags } from "../config-overlay.js";
@@ -17,24 +17,9 @@ export const BOT_OPTIONS = { config: { type: "string" } } as const;
 export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
   const command = call.command as BotCommand;
   const { values } = parseCall(call, BOT_OPTIONS);
-  const config = loadRoleConfig(command, call.io, values);
-  call.onConfig(config);
-  const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
-  const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
-  try {
-    return toExitCode(await run(config));
-  } catch (error) {
-    throw explainStartupError(error, config.port);
-  }
-}
-
-/**
- * The config, checked for everything this role needs; every problem is listed at once, format
- * problems and missing role settings together (exit 2).
- */
-function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Readonly<Config> {
-  const { config, problems } = inspectRoleConfig(command, io, flags);
-  if (problems.length > 0 || !config) {
+  // Every problem at once, the config's own and what the role needs together (exit 2).
+  const { config, problems } = inspectRoleConfig(command, call.io, values);
+  if (problems.length > 0 || !config)
     throw new CodedError(
       ErrorCode.ConfigInvalid,
       `Cannot start \`${command}\`, the configuration has problems:\n  - ${problems.join("\n  - ")}`,
@@ -43,8 +28,14 @@ function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Rea
         details: { problems },
       },
     );
+  call.onConfig(config);
+  const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
+  const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
+  try {
+    return toExitCode(await run(config));
+  } catch (error) {
+    throw explainStartupError(error, config.port);
   }
-  return config;
 }
 
 /** Every problem a role would start with, in one pass: the config's own, then what the role needs. */
