@@ -4,11 +4,13 @@
 // evidence source is asked once with a short timeout, and one that does not answer is a warning
 // (it may be down for now). Exit 2 when there is an error, 0 otherwise.
 
-import { Agent } from "undici";
+import { sendRaw, tlsAgent } from "../../adapters/evidence/http.js";
 import { loadPlaybooks } from "../../adapters/playbooks/files.js";
 import { type ConfigInspection, redactUrl } from "../../config.js";
 import { policyStepLines } from "../../core/autopilot/policy.js";
+import type { SourceName } from "../../core/ids.js";
 import type { HttpSourceSpec, SourceSpecs } from "../../core/sources/model.js";
+import { asCodedError, ErrorCode } from "../../errors.js";
 import { parseCall, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CommandCall, writeLine } from "../io.js";
@@ -70,6 +72,9 @@ async function autopilotStepProblems(inspection: ConfigInspection): Promise<stri
   }
 }
 
+/** The probe only needs to see an answer start. */
+const PROBE_MAX_BYTES = 1024 * 1024;
+
 /**
  * One GET per source, all at once, each within `timeoutMs`: any HTTP answer (even 401) means the
  * source is there; only no answer is a warning, with the network's reason (never a secret).
@@ -77,36 +82,29 @@ async function autopilotStepProblems(inspection: ConfigInspection): Promise<stri
 async function probeSources(sources: SourceSpecs, timeoutMs: number): Promise<string[]> {
   const { catalogs, flink, connect, prometheus } = sources;
   const all = Object.entries({ catalog: catalogs, flink, connect, prometheus }).flatMap(([kind, list]) =>
-    list.map((source) => probe(kind, source, timeoutMs)),
+    list.map((source) => probe(kind as SourceName, source, timeoutMs)),
   );
   return (await Promise.all(all)).filter((a): a is string => a !== undefined);
 }
 
 async function probe(
-  kind: string,
+  kind: SourceName,
   source: Pick<HttpSourceSpec, "name" | "url" | "tls">,
   timeoutMs: number,
 ): Promise<string | undefined> {
-  const tls = source.tls;
-  const dispatcher =
-    tls && (tls.ca || tls.cert)
-      ? new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } })
-      : undefined;
+  const dispatcher = tlsAgent(source.tls);
   const where = `${kind} source ${source.name} (${redactUrl(source.url)})`;
   try {
-    const response = await fetch(source.url, {
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "manual",
-      ...(dispatcher ? { dispatcher } : {}),
-    } as RequestInit);
-    await response.body?.cancel();
+    await sendRaw({ source: kind, dispatcher, timeoutMs, maxBytes: PROBE_MAX_BYTES }, { url: source.url });
     return undefined;
   } catch (error) {
-    const timedOut = (error as Error).name === "TimeoutError";
-    const code = ((error as { cause?: { code?: unknown } }).cause?.code ?? "") as string;
-    return timedOut
-      ? `${where}: no answer within ${timeoutMs} ms; the bot would go on without it`
-      : `${where}: unreachable${code ? ` (${code})` : ""}; the bot would go on without it`;
+    const coded = asCodedError(error);
+    if (coded.code === ErrorCode.SourceTimeout && coded.details?.phase === "headers")
+      return `${where}: no answer within ${timeoutMs} ms; the bot would go on without it`;
+    if (coded.code === ErrorCode.SourceUnreachable)
+      return `${where}: unreachable (${coded.details?.errorCode}); the bot would go on without it`;
+    // Anything else came after an answer began (a body too large, slow or cut short): the source is there.
+    return undefined;
   } finally {
     await dispatcher?.close().catch(() => {});
   }
