@@ -41,6 +41,9 @@ const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
 /** The new token and the old one, both accepted until every sender has the new one. */
 const MAX_WEBHOOK_TOKENS = 2;
 
+/** What SOURCE_TIMEOUT_MS (and --timeout-ms) may be, in milliseconds. */
+export const SOURCE_TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
+
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
 /** Where a single-URL source's credentials go instead of its URL: a named source with auth. */
@@ -96,7 +99,9 @@ const EnvVariables = z.object({
   /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
   METRICS_PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(9464)),
   INCIDENT_CHANNEL: optionalText,
-  SOURCE_TIMEOUT_MS: emptyAsUnset(z.coerce.number().int().min(100).max(120_000).default(5000)),
+  SOURCE_TIMEOUT_MS: emptyAsUnset(
+    z.coerce.number().int().min(SOURCE_TIMEOUT_RANGE.min).max(SOURCE_TIMEOUT_RANGE.max).default(5000),
+  ),
   LOG_LEVEL: emptyAsUnset(
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),

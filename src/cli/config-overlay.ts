@@ -2,7 +2,7 @@
 // stays the one place that parses settings. Flags are checked first to name the flag, not the
 // variable, in the error.
 
-import { type Config, type Env, loadConfig } from "../config.js";
+import { type Config, type Env, loadConfig, SOURCE_TIMEOUT_RANGE } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
 import { usageError } from "./args.js";
@@ -30,8 +30,6 @@ const URL_FLAGS = [
   ["prometheus-url", "PROMETHEUS_URL"],
 ] as const;
 
-const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
-
 export function buildEnvOverlay(
   command: string,
   env: Env,
@@ -48,10 +46,10 @@ export function buildEnvOverlay(
   if (flags.warehouse !== undefined) overlay.ICEBERG_WAREHOUSE = flags.warehouse;
   if (flags["timeout-ms"] !== undefined) {
     const ms = Number(flags["timeout-ms"]);
-    if (!Number.isInteger(ms) || ms < TIMEOUT_RANGE.min || ms > TIMEOUT_RANGE.max) {
+    if (!Number.isInteger(ms) || ms < SOURCE_TIMEOUT_RANGE.min || ms > SOURCE_TIMEOUT_RANGE.max) {
       throw usageError(
         command,
-        `--timeout-ms must be a whole number of milliseconds from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}.`,
+        `--timeout-ms must be a whole number of milliseconds from ${SOURCE_TIMEOUT_RANGE.min} to ${SOURCE_TIMEOUT_RANGE.max}.`,
       );
     }
     overlay.SOURCE_TIMEOUT_MS = String(ms);
