@@ -30,7 +30,7 @@ import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { deferredAlertsStore } from "../adapters/store/deferred-alerts.js";
 import { HistoryStore } from "../adapters/store/history-store.js";
 import { IncidentStore } from "../adapters/store/incident-store.js";
-import { WalkStore } from "../adapters/store/remediation-store.js";
+import { RemediationStore } from "../adapters/store/remediation-store.js";
 import { SweepStore } from "../adapters/store/sweep-store.js";
 import { type Config, secretValues } from "../config.js";
 import { policyStepLines } from "../core/autopilot/policy.js";
@@ -319,7 +319,7 @@ function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   const { config, options, connections, store, outbox, wallClock, now, log } = shared;
   const { diagnosisWaitMs: _orderWait, ...seams } = options.remediation ?? {};
   // A decision and the messages it owes Slack are saved in one atomic step.
-  const walks = new WalkStore(connections.redis, options.namespace, owedWithWalk(outbox, wallClock));
+  const walks = new RemediationStore(connections.redis, options.namespace, owedWithWalk(outbox, wallClock));
   const notifier = new OutboxNotifier(outbox, wallClock, applyFormFiller(shared.client));
   const audit = new AuditTrail(connections.redis, store.keys, config.bot.retention.auditDays);
   let autopilot: Autopilot | undefined;

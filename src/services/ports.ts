@@ -19,7 +19,7 @@ import type { IncidentHistory } from "../core/history/record.js";
 import type { StepId } from "../core/ids.js";
 import type { AlertEvent, Incident, TimelineEntry } from "../core/incident/model.js";
 import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
-import type { Versioned, WalkRecord } from "../core/remediation/record.js";
+import type { RemediationRecord, Versioned } from "../core/remediation/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/remediation/walk.js";
 import type { CatalogPick } from "../core/sources/model.js";
 import type { AutopilotFate } from "../core/words/autopilot.js";
@@ -255,15 +255,15 @@ export interface RemediationScheduler {
 // --- remediation -----------------------------------------------------------------------------
 
 /** One message of a walk as data: what the notifier is asked to say, so it can be stored with the walk. */
-export type WalkMessage =
+export type RemediationMessage =
   | { kind: "post-proposal"; name: string; view: ProposalView }
   /** A commit timeline shared in the thread, once under its name. */
   | { kind: "chart"; name: string; chart: TimelineChart; file: TimelineFile }
   | { kind: "update-proposal"; name: string; view: ProposalView; note: ProposalNote; withButtons: boolean }
   | { kind: "upsert-verification"; name: string; view: VerificationView }
-  | { kind: "note"; name: string; note: WalkNote }
+  | { kind: "note"; name: string; note: RemediationNote }
   /** An edit of a note posted under `name` (skipped when it was never posted). */
-  | { kind: "update-note"; name: string; note: WalkNote }
+  | { kind: "update-note"; name: string; note: RemediationNote }
   | { kind: "ephemeral"; user: string; notice: Notice }
   /** The status card, edited from the saved walk in the same delivery as the thread's messages. */
   | { kind: "card" }
@@ -273,8 +273,8 @@ export type WalkMessage =
    */
   | { kind: "postmortem"; name: string };
 
-export interface WalkStorePort {
-  get(incidentId: string): Promise<Versioned<WalkRecord> | undefined>;
+export interface RemediationStorePort {
+  get(incidentId: string): Promise<Versioned<RemediationRecord> | undefined>;
   /**
    * Runs a pure `change` on the current record and saves its result atomically (compare-and-set).
    * A store with an outbox saves the change's `messages` in the same atomic step
@@ -284,9 +284,14 @@ export interface WalkStorePort {
   mutate<R>(
     incidentId: string,
     change: (
-      current: WalkRecord | undefined,
-    ) => { record: WalkRecord; result: R; messages?: WalkMessage[] } | undefined,
-  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean; messagesRecorded?: boolean }>;
+      current: RemediationRecord | undefined,
+    ) => { record: RemediationRecord; result: R; messages?: RemediationMessage[] } | undefined,
+  ): Promise<{
+    record: RemediationRecord | undefined;
+    result?: R;
+    changed: boolean;
+    messagesRecorded?: boolean;
+  }>;
 }
 
 /** One row of a table's audit trail, as /iceberg history lists it. */
@@ -313,7 +318,7 @@ export interface ApproverDirectory {
 }
 
 /** A thread note the bot writes about the walk (the notifier owns the words). */
-export type WalkNote =
+export type RemediationNote =
   | { kind: "apply-failed"; stepTitle: string; detail: string }
   | { kind: "proposal-failed"; stepTitle: string; reason: string; table: string }
   | { kind: "walk-stopped"; table: string; by: string }
@@ -351,7 +356,7 @@ export type WalkNote =
   | { kind: "autopilot-reverted"; stepId: StepId; next?: StepId; ok: boolean };
 
 /** Thread target of a walk's messages. */
-export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedForDiagnosis">;
+export type RemediationThread = Pick<RemediationRecord, "incidentId" | "channel" | "proposedForDiagnosis">;
 
 /**
  * Everything remediation says in Slack. Messages are named per incident ("proposal-p2",
@@ -359,7 +364,7 @@ export type WalkThread = Pick<WalkRecord, "incidentId" | "channel" | "proposedFo
  */
 export interface RemediationNotifier {
   /** Says one of the walk's messages in its thread (the status card excepted: the walk edits it). */
-  say(thread: WalkThread, message: Exclude<WalkMessage, { kind: "card" }>): Promise<void>;
+  say(thread: RemediationThread, message: Exclude<RemediationMessage, { kind: "card" }>): Promise<void>;
   /**
    * Fills the placeholder form the receiver opened for an Apply click (`viewId`, its external id)
    * with the form or with why it cannot be approved. False when that view is gone or was never

@@ -4,7 +4,7 @@
 import type { IncidentHistory } from "../core/history/record.js";
 import type { StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
-import type { WalkRecord } from "../core/remediation/record.js";
+import type { RemediationRecord } from "../core/remediation/record.js";
 import type { Change, NextStep } from "../core/report/schema.js";
 import type {
   CommitHealth,
@@ -124,7 +124,7 @@ export interface ApplyModalView {
 }
 
 /** The writer whose commits we wait for; a Flink job's name tells twins apart with their short id. */
-export type WriterRef = Pick<NonNullable<WalkRecord["writer"]>, "kind" | "id" | "name">;
+export type WriterRef = Pick<NonNullable<RemediationRecord["writer"]>, "kind" | "id" | "name">;
 
 export type VerificationOutcome =
   | {

@@ -15,7 +15,7 @@ import type { SlackClient } from "../../src/adapters/slack/web-client.js";
 import { HistoryStore } from "../../src/adapters/store/history-store.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { PeopleStore } from "../../src/adapters/store/people-store.js";
-import { WalkStore } from "../../src/adapters/store/remediation-store.js";
+import { RemediationStore } from "../../src/adapters/store/remediation-store.js";
 import { DEMO_APPROVER, type DemoEnd, runDemo } from "../../src/cli/demo.js";
 import type { IncidentHistory } from "../../src/core/history/record.js";
 import type { StoryOpenItem } from "../../src/core/story/model.js";
@@ -83,7 +83,7 @@ describe("the duplicate: one press of Done by hand", () => {
           const store = new IncidentStore(redis, { namespace: moment.namespace });
           const story = {
             store,
-            walks: new WalkStore(redis, moment.namespace),
+            walks: new RemediationStore(redis, moment.namespace),
             playbooks,
             people: new PeopleStore(redis, store.keys),
           };

@@ -21,7 +21,7 @@ import type { SlackClient } from "../../src/adapters/slack/web-client.js";
 import { HistoryStore } from "../../src/adapters/store/history-store.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
 import { PeopleStore } from "../../src/adapters/store/people-store.js";
-import { WalkStore } from "../../src/adapters/store/remediation-store.js";
+import { RemediationStore } from "../../src/adapters/store/remediation-store.js";
 import { type DemoMoment, runDemo } from "../../src/cli/demo.js";
 import type { IncidentHistory } from "../../src/core/history/record.js";
 import type { PlaybookSet } from "../../src/core/remediation/schema.js";
@@ -121,7 +121,7 @@ async function readSurfaces(
   const history = new HistoryStore(redis, { namespace: moment.namespace, resolvedDays: 30, now: moment.now });
   const story = {
     store,
-    walks: new WalkStore(redis, moment.namespace),
+    walks: new RemediationStore(redis, moment.namespace),
     playbooks,
     people: new PeopleStore(redis, store.keys),
   };

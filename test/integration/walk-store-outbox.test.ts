@@ -4,16 +4,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
 import { owedWithWalk } from "../../src/adapters/slack/outbox/say.js";
-import { WalkStore } from "../../src/adapters/store/remediation-store.js";
-import type { WalkRecord } from "../../src/core/remediation/record.js";
+import { RemediationStore } from "../../src/adapters/store/remediation-store.js";
+import type { RemediationRecord } from "../../src/core/remediation/record.js";
 import { startWalk } from "../../src/core/remediation/walk.js";
-import type { WalkMessage } from "../../src/services/ports.js";
+import type { RemediationMessage } from "../../src/services/ports.js";
 import { type TestRedisScope, testRedisScope } from "../support/redis.js";
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
 const INCIDENT = "inc-1";
 
-function record(proposals = 0): WalkRecord {
+function record(proposals = 0): RemediationRecord {
   return {
     incidentId: INCIDENT,
     table: "db.events",
@@ -29,7 +29,7 @@ function record(proposals = 0): WalkRecord {
   };
 }
 
-const refusal: WalkMessage = {
+const refusal: RemediationMessage = {
   kind: "ephemeral",
   user: "U0MALLORY",
   notice: {
@@ -40,7 +40,7 @@ const refusal: WalkMessage = {
     approverGroupIds: [],
   },
 };
-const stopped: WalkMessage = {
+const stopped: RemediationMessage = {
   kind: "note",
   name: "walk-ended-1",
   note: { kind: "walk-stopped", table: "db.events", by: "U0ALICE" },
@@ -56,7 +56,7 @@ describe("walk store with an outbox", () => {
   function stores() {
     scope = testRedisScope("walk-outbox");
     const outbox = new SlackOutbox(scope.redis, scope.namespace);
-    const walks = new WalkStore(
+    const walks = new RemediationStore(
       scope.redis,
       scope.namespace,
       owedWithWalk(outbox, () => T0),
@@ -120,7 +120,7 @@ describe("walk store with an outbox", () => {
       calls += 1;
       if (calls === 1) void redis.hincrby(walks.key(INCIDENT), "version", 1);
       return {
-        record: { ...(current as WalkRecord), proposals: record(1).proposals },
+        record: { ...(current as RemediationRecord), proposals: record(1).proposals },
         result: calls,
         messages: [refusal],
       };
@@ -132,7 +132,7 @@ describe("walk store with an outbox", () => {
 
   it("without an outbox the store leaves the messages to the notifier", async () => {
     scope = testRedisScope("walk-no-outbox");
-    const walks = new WalkStore(scope.redis, scope.namespace);
+    const walks = new RemediationStore(scope.redis, scope.namespace);
     const saved = await walks.mutate(INCIDENT, () => ({ record: record(0), result: 1, messages: [refusal] }));
     expect(saved).toMatchObject({ changed: true, messagesRecorded: false });
   });

@@ -14,7 +14,7 @@ import {
 import { utcDay } from "../../core/words/clock.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { stepWords } from "../../core/words/labels.js";
-import type { ApplyFormContent, Clock, WalkNote } from "../../services/ports.js";
+import type { ApplyFormContent, Clock, RemediationNote } from "../../services/ports.js";
 import { slackDay } from "../render/times.js";
 import { fillPlaceholder } from "./placeholder.js";
 import { ACTION_IDS, encodeActionValue } from "./render/action-value.js";
@@ -38,7 +38,7 @@ export function applyFormFiller(
 }
 
 /** A thread note, rendered; autopilot's announcement carries its Hold and Apply now buttons. */
-export function noteMessage(note: WalkNote): SlackMessage {
+export function noteMessage(note: RemediationNote): SlackMessage {
   const { text, words } = noteWords(note);
   if (note.kind !== "autopilot-planned") return { text, blocks: [section(words)] };
   const value = encodeActionValue(note.action);
@@ -69,7 +69,7 @@ export function noteMessage(note: WalkNote): SlackMessage {
   };
 }
 
-function noteWords(note: WalkNote): { text: string; words: string } {
+function noteWords(note: RemediationNote): { text: string; words: string } {
   switch (note.kind) {
     case "autopilot-planned":
       return withIcon(":robot_face:", plannedWords(note));
@@ -159,7 +159,7 @@ export class SlackApproverDirectory {
 }
 
 /** "Seen on 12 Nov: raise commit retries fixed it in 6 min", and what did not help or was lost since. */
-function seenBeforeWords(earlier: Extract<WalkNote, { kind: "seen-before" }>["earlier"]): {
+function seenBeforeWords(earlier: Extract<RemediationNote, { kind: "seen-before" }>["earlier"]): {
   text: string;
   words: string;
 } {

@@ -3,7 +3,7 @@
 // thread and who said "I'm on it". The card, App Home and `/iceberg status` are rendered from it.
 
 import type { Incident } from "../../core/incident/model.js";
-import type { Versioned, WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord, Versioned } from "../../core/remediation/record.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
 import type { IncidentStory } from "../../core/story/model.js";
 import { type StoryTellers, tellStory } from "../../services/story.js";
@@ -11,7 +11,7 @@ import { type StoryTellers, tellStory } from "../../services/story.js";
 export interface StorySources extends StoryTellers {
   store: { getReport(id: string, n: number): Promise<unknown> };
   /** The walk records (absent: a story without the playbook walk). */
-  walks?: { get(incidentId: string): Promise<Versioned<WalkRecord> | undefined> };
+  walks?: { get(incidentId: string): Promise<Versioned<RemediationRecord> | undefined> };
 }
 
 /** The newest report of an incident that still parses. */

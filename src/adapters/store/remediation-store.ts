@@ -4,10 +4,10 @@
 // owes Slack are appended in the same script as the record is saved (walk and outbox keys share
 // one hash tag), so they are stored together or not at all.
 
-import type { Versioned, WalkRecord } from "../../core/remediation/record.js";
-import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../core/remediation/record-format.js";
+import type { RemediationRecord, Versioned } from "../../core/remediation/record.js";
+import { assertWritable, readRemediationRecord, WALK_FORMAT } from "../../core/remediation/record-format.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import type { WalkMessage } from "../../services/ports.js";
+import type { RemediationMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
@@ -21,10 +21,10 @@ const MAX_ATTEMPTS = 25;
 export interface OwedWithWalk {
   now: () => number;
   appendKeys(incidentId: string): [seq: string, queue: string, due: string];
-  entryJson(record: WalkRecord, message: WalkMessage, atMs: number): string;
+  entryJson(record: RemediationRecord, message: RemediationMessage, atMs: number): string;
 }
 
-export class WalkStore {
+export class RemediationStore {
   private readonly prefix: string;
 
   constructor(
@@ -40,7 +40,7 @@ export class WalkStore {
     return `${this.prefix}:walk:${incidentId}`;
   }
 
-  async get(incidentId: string): Promise<Versioned<WalkRecord> | undefined> {
+  async get(incidentId: string): Promise<Versioned<RemediationRecord> | undefined> {
     const [version, data] = await this.redis.hmget(this.key(incidentId), "version", "data");
     if (version === null || version === undefined || data === null || data === undefined) return undefined;
     let raw: unknown;
@@ -50,7 +50,7 @@ export class WalkStore {
       raw = undefined;
     }
     // Every read is validated, and a record of the previous format migrated (record-format.ts).
-    return { version: Number(version), value: readWalkRecord(raw, incidentId) };
+    return { version: Number(version), value: readRemediationRecord(raw, incidentId) };
   }
 
   /**
@@ -61,9 +61,14 @@ export class WalkStore {
   async mutate<R>(
     incidentId: string,
     change: (
-      current: WalkRecord | undefined,
-    ) => { record: WalkRecord; result: R; messages?: WalkMessage[] } | undefined,
-  ): Promise<{ record: WalkRecord | undefined; result?: R; changed: boolean; messagesRecorded?: boolean }> {
+      current: RemediationRecord | undefined,
+    ) => { record: RemediationRecord; result: R; messages?: RemediationMessage[] } | undefined,
+  ): Promise<{
+    record: RemediationRecord | undefined;
+    result?: R;
+    changed: boolean;
+    messagesRecorded?: boolean;
+  }> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(incidentId);
       // A walk a newer release stored is never acted on here: writing it back would drop what it added.
@@ -94,8 +99,8 @@ export class WalkStore {
     incidentId: string,
     version: string,
     data: string,
-    record: WalkRecord,
-    messages: readonly WalkMessage[],
+    record: RemediationRecord,
+    messages: readonly RemediationMessage[],
   ): Promise<unknown> {
     const owed = this.withOutbox as OwedWithWalk;
     const at = owed.now();

@@ -34,7 +34,7 @@ export async function runHistoryCommand(call: CommandCall): Promise<ExitCodeValu
   const { createRedisClient } = await import("../../adapters/redis/connection.js");
   const { HistoryStore } = await import("../../adapters/store/history-store.js");
   const { IncidentStore } = await import("../../adapters/store/incident-store.js");
-  const { WalkStore } = await import("../../adapters/store/remediation-store.js");
+  const { RemediationStore } = await import("../../adapters/store/remediation-store.js");
   const namespace = values["redis-namespace"];
   const redis = createRedisClient(config.redis, "commands");
   redis.on("error", () => {});
@@ -61,7 +61,7 @@ export async function runHistoryCommand(call: CommandCall): Promise<ExitCodeValu
       return ExitCode.Ok;
     }
     const store = new IncidentStore(redis, namespace ? { namespace } : {});
-    const walks = new WalkStore(redis, namespace);
+    const walks = new RemediationStore(redis, namespace);
     const { draftPostmortem } = await import("../../services/history/postmortem.js");
     const draft = await draftPostmortem({ history, store, walks }, String(subject));
     if (!draft)

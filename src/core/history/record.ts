@@ -5,7 +5,7 @@
 // (history-store.ts).
 
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
-import type { WalkRecord } from "../remediation/record.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import { checkOutcome, type StepRun } from "../remediation/walk.js";
 import type { Report } from "../report/schema.js";
 import type { StoryRemark } from "../story/model.js";
@@ -166,7 +166,7 @@ export interface HistoryInput {
   };
   state: "resolved" | "stopped";
   closedAtMs: number;
-  walk?: WalkRecord;
+  walk?: RemediationRecord;
   /** The first diagnosis of the incident, and when it was made. */
   report?: Pick<Report, "verdict" | "findings" | "writer">;
   diagnosedAtMs?: number;

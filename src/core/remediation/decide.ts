@@ -8,14 +8,14 @@ import { itemsResolvedBy, mergeOpenItems, type OpenItem, pendingItems } from "..
 import { changeTimeOf } from "../verification/recovery.js";
 import { alreadyHandled } from "./events/shared.js";
 import { transition } from "./machine.js";
-import { proposalIdFor, type WalkRecord } from "./record.js";
-import type { Effect, MachineContext, TransitionResult, WalkEvent, WalkState } from "./walk.js";
+import { proposalIdFor, type RemediationRecord } from "./record.js";
+import type { Effect, MachineContext, RemediationEvent, TransitionResult, WalkState } from "./walk.js";
 
 export interface DecideContext extends MachineContext {
   /** The proposal the button belonged to; older proposals are refused as out of date. */
   proposalId?: string;
   /** The writer a follow-up check identified. */
-  writer?: WalkRecord["writer"];
+  writer?: RemediationRecord["writer"];
   /** When the writer's first snapshot after the change landed, if a check saw one. */
   recoveredAtMs?: number;
   /** Whether the change earned that snapshot (core/verification/check.ts); "fixed" when absent. */
@@ -30,14 +30,19 @@ interface ItemDoneEvent {
   user: string;
 }
 
-export type RecordEvent = WalkEvent | ItemDoneEvent;
+export type RecordEvent = RemediationEvent | ItemDoneEvent;
 
 export interface Decision {
-  record: WalkRecord;
+  record: RemediationRecord;
   effects: Effect[];
 }
 
-export function decide(record: WalkRecord, event: RecordEvent, now: number, ctx: DecideContext): Decision {
+export function decide(
+  record: RemediationRecord,
+  event: RecordEvent,
+  now: number,
+  ctx: DecideContext,
+): Decision {
   if (event.type === "item-done") return markItemsDone(record, event, now, pendingItems(record.openItems));
   const result =
     staleProposal(record, event, ctx.proposalId, now) ?? transition(record.walk, event, now, ctx);
@@ -77,7 +82,7 @@ function markedByHand(effects: readonly Effect[]): boolean {
 
 /** Marks `pending` (items still open) done by `user`; with none left, a press changes nothing. */
 function markItemsDone(
-  record: WalkRecord,
+  record: RemediationRecord,
   event: { user: string },
   now: number,
   pending: readonly OpenItem[],
@@ -99,7 +104,7 @@ function markItemsDone(
 
 /** Buttons of an older proposal of the same step are refused, so an old message cannot approve. */
 function staleProposal(
-  record: WalkRecord,
+  record: RemediationRecord,
   event: RecordEvent,
   proposalId: string | undefined,
   now: number,
@@ -112,12 +117,12 @@ function staleProposal(
 
 /** Records what the effects imply for the stored record: new proposal ids, apply and revert counters. */
 function bookkeep(
-  record: WalkRecord,
+  record: RemediationRecord,
   walk: WalkState,
   effects: readonly Effect[],
   now: number,
-  writer: WalkRecord["writer"] | undefined,
-): WalkRecord {
+  writer: RemediationRecord["writer"] | undefined,
+): RemediationRecord {
   const proposals = [...record.proposals];
   let { applySeq, revertSeq } = record;
   for (const effect of effects) {

@@ -12,11 +12,11 @@ import { onReverted, onRevertRequested } from "./events/revert.js";
 import { alreadyHandled, type Handler, ignored } from "./events/shared.js";
 import { onSkip } from "./events/skip.js";
 import { onStop } from "./events/stop.js";
-import type { MachineContext, TransitionResult, WalkEvent, WalkState } from "./walk.js";
+import type { MachineContext, RemediationEvent, TransitionResult, WalkState } from "./walk.js";
 
 export function transition(
   state: WalkState,
-  event: WalkEvent,
+  event: RemediationEvent,
   now: number,
   ctx: MachineContext,
 ): TransitionResult {
@@ -24,7 +24,7 @@ export function transition(
     return walkOver(state, event, now);
   }
   // Each entry takes only its own event type, which TypeScript cannot pair with the union here.
-  const handler = HANDLERS[event.type] as Handler<WalkEvent["type"]>;
+  const handler = HANDLERS[event.type] as Handler<RemediationEvent["type"]>;
   return handler(state, event, now, ctx);
 }
 
@@ -32,7 +32,7 @@ export function transition(
  * Events still meaningful after the walk ended (undoing a change, finishing one in flight), and a
  * request for the next step, which says itself why an ended walk offers none.
  */
-const AFTER_END = new Set<WalkEvent["type"]>([
+const AFTER_END = new Set<RemediationEvent["type"]>([
   "revert-requested",
   "reverted",
   "apply-succeeded",
@@ -40,7 +40,7 @@ const AFTER_END = new Set<WalkEvent["type"]>([
   "next-requested",
 ]);
 
-const HANDLERS: { [T in WalkEvent["type"]]: Handler<T> } = {
+const HANDLERS: { [T in RemediationEvent["type"]]: Handler<T> } = {
   propose: onPropose,
   approve: onApprove,
   "apply-started": onApplyStarted,
@@ -55,7 +55,7 @@ const HANDLERS: { [T in WalkEvent["type"]]: Handler<T> } = {
   "next-requested": onNextRequested,
 };
 
-function walkOver(state: WalkState, event: WalkEvent, now: number): TransitionResult {
+function walkOver(state: WalkState, event: RemediationEvent, now: number): TransitionResult {
   const user = "user" in event ? event.user : undefined;
   if (!user) return ignored(state, now, event, "bot", `the walk is ${state.status}`);
   return alreadyHandled(state, now, event, user, {

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { STEP_IDS } from "../ids.js";
 import { ChangeSchema } from "../report/schema.js";
-import type { WalkRecord } from "./record.js";
+import type { RemediationRecord } from "./record.js";
 import { APPLY_FAILURES, STEP_PHASES, WALK_STATUSES } from "./walk.js";
 
 /** Format 2 adds `format` to the record; format 1 (no field) is what 0.1.0 wrote. */
@@ -62,7 +62,7 @@ const StepRunSchema = z.looseObject({
 });
 
 // Loose objects: a record written by the next release (fields added) still reads after a rollback.
-const WalkRecordSchema = z.looseObject({
+const RemediationRecordSchema = z.looseObject({
   format: z.literal(WALK_FORMAT),
   incidentId: z.string().min(1),
   table: z.string().min(1),
@@ -126,9 +126,9 @@ function fromFormat1(raw: Record<string, unknown>): Record<string, unknown> {
  * A stored walk record as this release uses it: migrated from the previous format when it is
  * one, validated whatever its format. Throws a coded error naming the incident otherwise.
  */
-export function readWalkRecord(raw: unknown, incidentId: string): WalkRecord {
+export function readRemediationRecord(raw: unknown, incidentId: string): RemediationRecord {
   const fail = (why: string): never => {
-    throw walkRefused(`The stored walk of ${incidentId} cannot be read: ${why}`, incidentId, newer);
+    throw recordRefused(`The stored walk of ${incidentId} cannot be read: ${why}`, incidentId, newer);
   };
   let newer = false;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return fail("not an object");
@@ -140,29 +140,29 @@ export function readWalkRecord(raw: unknown, incidentId: string): WalkRecord {
     return fail(`format ${format} is older than the previous one (${WALK_FORMAT - 1})`);
   // A newer format is read when it validates as ours (fields added); its own number is kept.
   const current = format === WALK_FORMAT - 1 ? fromFormat1(record) : { ...record, format: WALK_FORMAT };
-  const parsed = WalkRecordSchema.safeParse(current);
+  const parsed = RemediationRecordSchema.safeParse(current);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return fail(`${issue?.path.join(".") || "record"}: ${issue?.message ?? "invalid"}`);
   }
-  return { ...(parsed.data as unknown as WalkRecord), format: Math.max(format, WALK_FORMAT) };
+  return { ...(parsed.data as unknown as RemediationRecord), format: Math.max(format, WALK_FORMAT) };
 }
 
 /**
  * Whether this release may write a walk back: never one a newer release stored, which would lose
  * what that release added under an older format number. Throws the coded error that says so.
  */
-export function assertWritable(record: WalkRecord): void {
+export function assertWritable(record: RemediationRecord): void {
   const format = record.format ?? WALK_FORMAT;
   if (format > WALK_FORMAT)
-    throw walkRefused(
+    throw recordRefused(
       `The stored walk of ${record.incidentId} is of format ${format}, newer than this release's ${WALK_FORMAT}: it is left as it is`,
       record.incidentId,
       true,
     );
 }
 
-function walkRefused(message: string, incidentId: string, newer: boolean): CodedError {
+function recordRefused(message: string, incidentId: string, newer: boolean): CodedError {
   return new CodedError(ErrorCode.StoredRecordInvalid, message, {
     hint: newer
       ? "It was written by a newer iceberg-bot: upgrade this one to that release (docs/operations.md, Upgrading and rolling back)."

@@ -14,7 +14,7 @@ interface ProposalRef {
   atMs: number;
 }
 
-export interface WalkRecord {
+export interface RemediationRecord {
   /** Stored format (record-format.ts); absent in what 0.1.0 wrote. */
   format?: number;
   incidentId: string;
@@ -53,13 +53,13 @@ export interface WalkRecord {
    */
   recovery?: Recovery;
   /** What the table's earlier incident with the same cause says about the steps (core/history). */
-  memory?: WalkMemory;
+  memory?: RemediationMemory;
   /** What the diagnosis leaves for a person (a duplicate to remove), and who marked it done. */
   openItems?: OpenItem[];
 }
 
 /** An earlier incident's lesson, kept with the walk so each proposal can be marked by it. */
-export interface WalkMemory {
+export interface RemediationMemory {
   earlierIncidentId: string;
   fixedBy?: StepId;
   didNotHelp: StepId[];
@@ -71,7 +71,7 @@ export interface Versioned<T> {
 }
 
 /** The proposal id of the live proposal for a step (the newest one). */
-export function proposalIdFor(record: WalkRecord, stepId: string): string | undefined {
+export function proposalIdFor(record: RemediationRecord, stepId: string): string | undefined {
   for (let i = record.proposals.length - 1; i >= 0; i--) {
     const p = record.proposals[i];
     if (p?.stepId === stepId) return p.id;
@@ -83,7 +83,7 @@ export function proposalIdFor(record: WalkRecord, stepId: string): string | unde
  * The people working an incident's walk: whoever asked for, approved, applied or skipped one of
  * its steps. They own it while it is open, so a table limit others filled never turns them away.
  */
-export function peopleOnWalk(record: WalkRecord): Set<string> {
+export function peopleOnWalk(record: RemediationRecord): Set<string> {
   const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
   const people = new Set<string>();
   for (const run of runs) {

@@ -133,7 +133,7 @@ export interface WalkState {
 export const APPLY_FAILURES = ["conflict", "unknown", "error"] as const;
 type ApplyFailure = (typeof APPLY_FAILURES)[number];
 
-export type WalkEvent =
+export type RemediationEvent =
   | { type: "propose"; stepId: StepId; change: Change; target?: ProposalTarget; requestedBy?: string }
   | { type: "approve"; stepId: StepId; user: string; reason?: string; confirmations?: string[] }
   | { type: "apply-started"; stepId: StepId }
@@ -154,7 +154,7 @@ export interface AuditEntry {
   /** A Slack user id, or "bot". */
   actor: string;
   /** A request for the next step is audited as the proposal it asks for. */
-  action: Exclude<WalkEvent["type"], "next-requested"> | "item-done";
+  action: Exclude<RemediationEvent["type"], "next-requested"> | "item-done";
   stepId?: StepId;
   outcome: "ok" | "refused" | "ignored" | "failed";
   detail: string;

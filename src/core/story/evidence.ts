@@ -3,7 +3,7 @@
 // own credential or stayed silent). Facts only; the renderers own the words.
 
 import { ROOT_CAUSE_IDS, SOURCE_NAMES } from "../ids.js";
-import type { WalkRecord } from "../remediation/record.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import type { Finding, Report } from "../report/schema.js";
 import { unansweredSources } from "../report/unanswered.js";
 import type { IncidentStory, StoryWriter, UnseenSource } from "./model.js";
@@ -34,7 +34,10 @@ export function unseenOf(report: Report | undefined): UnseenSource[] {
 }
 
 /** The writer the story is about: the report's, or the one the walk watches. */
-export function writerOf(report: Report | undefined, walk: WalkRecord | undefined): StoryWriter | undefined {
+export function writerOf(
+  report: Report | undefined,
+  walk: RemediationRecord | undefined,
+): StoryWriter | undefined {
   const w = report?.writer ?? walk?.writer;
   if (!w) return undefined;
   return {

@@ -1,12 +1,15 @@
 // What is left for a person: the items the diagnosis raised (core/verification/open-items.ts owns
 // which), with who marked each done as the walk record keeps it.
 
-import type { WalkRecord } from "../remediation/record.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import type { Report } from "../report/schema.js";
 import { mergeOpenItems, openItemsOf } from "../verification/open-items.js";
 import type { StoryOpenItem } from "./model.js";
 
-export function storyOpenItems(report: Report | undefined, record: WalkRecord | undefined): StoryOpenItem[] {
+export function storyOpenItems(
+  report: Report | undefined,
+  record: RemediationRecord | undefined,
+): StoryOpenItem[] {
   const raised = report ? openItemsOf(report) : [];
   // Records written before items had a kind hold to-dos only.
   return mergeOpenItems(record?.openItems, raised).map(({ resolvedBy: _, ...item }) => ({

@@ -1,7 +1,7 @@
 // Who is handling the incident: the person who said "I'm on it", else the first person who
 // approved, did a step by hand or skipped one.
 
-import type { WalkRecord } from "../remediation/record.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import type { IncidentStory } from "./model.js";
 
 export interface Claim {
@@ -9,7 +9,10 @@ export interface Claim {
   atMs: number;
 }
 
-export function ownerOf(claim: Claim | undefined, record: WalkRecord | undefined): IncidentStory["owner"] {
+export function ownerOf(
+  claim: Claim | undefined,
+  record: RemediationRecord | undefined,
+): IncidentStory["owner"] {
   if (claim) return { user: claim.user, sinceMs: claim.atMs, how: "claimed" };
   if (!record) return undefined;
   const acts: Claim[] = [];

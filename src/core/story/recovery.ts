@@ -1,11 +1,11 @@
 // How the incident ended for the writer: its first commit after the change, and the one measure
 // of "recovered after" (change → first commit, core/verification/recovery.ts) every surface states.
 
-import type { WalkRecord } from "../remediation/record.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import { changeTimeOf, recoveryAfterMs } from "../verification/recovery.js";
 import type { StoryRecovery } from "./model.js";
 
-export function recoveryOf(record: WalkRecord | undefined): StoryRecovery | undefined {
+export function recoveryOf(record: RemediationRecord | undefined): StoryRecovery | undefined {
   if (!record) return undefined;
   const recorded = record.recovery;
   if (recorded) return { ...recorded, afterChangeMs: recoveryAfterMs(recorded) };

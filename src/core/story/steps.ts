@@ -5,7 +5,7 @@
 import type { StepId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
 import { nextTarget } from "../remediation/events/shared.js";
-import { proposalIdFor, type WalkRecord } from "../remediation/record.js";
+import { proposalIdFor, type RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
 import type { CheckRecord, MachineContext, StepRun } from "../remediation/walk.js";
 import { madeByHand } from "../verification/recovery.js";
@@ -24,7 +24,7 @@ function checkOf(check: RecordedCheck): StoryCheck {
 }
 
 /** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
-function stepIndex(record: WalkRecord, stepId: StepId): number {
+function stepIndex(record: RemediationRecord, stepId: StepId): number {
   const distinct: StepId[] = [];
   for (const p of record.proposals) if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
   const at = distinct.indexOf(stepId);
@@ -75,7 +75,7 @@ function revertable(run: StepRun): boolean {
 }
 
 function decisionsOf(
-  record: WalkRecord,
+  record: RemediationRecord,
   run: StepRun,
   live: boolean,
   playbook: Playbook | undefined,
@@ -103,7 +103,7 @@ function decisionsOf(
 }
 
 function storyStep(
-  record: WalkRecord,
+  record: RemediationRecord,
   run: StepRun,
   live: boolean,
   playbook: Playbook | undefined,
@@ -140,7 +140,7 @@ export interface WalkStory {
 }
 
 /** Every step of the walk, oldest first, the one in play (or the last) marked as the step. */
-export function walkStory(record: WalkRecord | undefined, playbook: Playbook | undefined): WalkStory {
+export function walkStory(record: RemediationRecord | undefined, playbook: Playbook | undefined): WalkStory {
   if (!record) return { steps: [] };
   const walk = record.walk;
   const waiting = walk.status === "active" && walk.current === undefined;
@@ -154,7 +154,7 @@ export function walkStory(record: WalkRecord | undefined, playbook: Playbook | u
   return { steps, ...(step ? { step } : {}), ...workflowOf(record, step) };
 }
 
-function workflowOf(record: WalkRecord, step: StoryStep | undefined): Pick<WalkStory, "workflow"> {
+function workflowOf(record: RemediationRecord, step: StoryStep | undefined): Pick<WalkStory, "workflow"> {
   switch (record.walk.status) {
     case "resolved":
       return { workflow: "resolved" };

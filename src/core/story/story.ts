@@ -3,7 +3,7 @@
 // renders. Pure: no clock, no I/O; the same input always tells the same story.
 
 import type { Incident } from "../incident/model.js";
-import type { WalkRecord } from "../remediation/record.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
 import type { Report } from "../report/schema.js";
 import { cadenceOf, causeFinding, firstFailureMs, lastGoodCommitMs, unseenOf, writerOf } from "./evidence.js";
@@ -20,7 +20,7 @@ export interface StoryInput {
   report?: Report;
   /** The incident's first report (what the history matches incidents on). */
   firstReport?: Report;
-  walk?: WalkRecord;
+  walk?: RemediationRecord;
   /** The walk's playbook: which step the bot applies itself and which comes next. */
   playbook?: Playbook;
   remarks?: readonly StoryRemark[];

@@ -16,7 +16,7 @@ import {
 } from "../../core/autopilot/decide.js";
 import type { AutopilotConfig } from "../../core/autopilot/policy.js";
 import type { RemediationJob } from "../../core/jobs.js";
-import { proposalIdFor, type WalkRecord } from "../../core/remediation/record.js";
+import { proposalIdFor, type RemediationRecord } from "../../core/remediation/record.js";
 import type { PlaybookSet } from "../../core/remediation/schema.js";
 import type { Notice, StepRun } from "../../core/remediation/walk.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
@@ -39,8 +39,8 @@ import type {
   IncidentStorePort,
   RemediationNotifier,
   RemediationScheduler,
+  RemediationStorePort,
   SlackOutboxPort,
-  WalkStorePort,
 } from "../ports.js";
 import type { ActionValue } from "../view-models.js";
 import type { AutopilotPlan, AutopilotStorePort } from "./ports.js";
@@ -54,7 +54,7 @@ const appliedFate = (by: string | undefined): AutopilotFate =>
   by ? { kind: "applied-now", by } : { kind: "applied" };
 
 /** Whether the announced proposal still waits for approval (nobody approved or took it). */
-function waiting(record: WalkRecord, value: ActionValue): boolean {
+function waiting(record: RemediationRecord, value: ActionValue): boolean {
   const run = record.walk.current;
   return (
     run?.stepId === value.stepId &&
@@ -64,7 +64,7 @@ function waiting(record: WalkRecord, value: ActionValue): boolean {
 }
 
 /** What a late Hold is answered with: who approved the step, or that no proposal is open. */
-function whatHappened(record: WalkRecord, value: ActionValue): Notice {
+function whatHappened(record: RemediationRecord, value: ActionValue): Notice {
   const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
   const run = runs.findLast((r) => r.stepId === value.stepId);
   const approvers = run?.approvals.map((a) => a.user) ?? [];
@@ -89,7 +89,7 @@ export interface AutopilotDeps {
   /** "file:line" of each policy line in BOT_CONFIG, by name, for the announcement. */
   policyLines?: Readonly<Record<string, string>>;
   store: AutopilotStorePort;
-  walks: Pick<WalkStorePort, "get">;
+  walks: Pick<RemediationStorePort, "get">;
   incidents: Pick<IncidentStorePort, "get" | "getReport">;
   jobs: RemediationScheduler;
   notifier: RemediationNotifier;
@@ -295,7 +295,7 @@ export class Autopilot {
 
   /** The announcement edited to say how it ended, its Hold and Apply now gone (idempotent: one name). */
   private async settleAnnouncement(
-    record: WalkRecord,
+    record: RemediationRecord,
     plan: AutopilotPlan,
     fate: AutopilotFate,
   ): Promise<void> {
@@ -317,7 +317,7 @@ export class Autopilot {
    * People approved (or did by hand, skipped, stopped) the announced step before autopilot: the
    * announcement says so once. A plan autopilot itself approved keeps the edit its firing made.
    */
-  private async peopleFirst(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
+  private async peopleFirst(record: RemediationRecord, plan: AutopilotPlan): Promise<void> {
     if (plan.shadow || (await this.deps.store.claimOf(plan.incidentId))) return;
     if (!(await this.deps.store.handBack(plan.incidentId))) return;
     await this.settleAnnouncement(record, plan, { kind: "handed-back", reason: peopleFirstWords() });
@@ -384,7 +384,7 @@ export class Autopilot {
     if (reverted) await this.countRevert(record, plan);
   }
 
-  private async countRevert(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
+  private async countRevert(record: RemediationRecord, plan: AutopilotPlan): Promise<void> {
     const { count, windowMinutes } = this.deps.config.stopAfterReverts;
     const within = await this.deps.store.recordRevert(
       `${plan.incidentId}|${plan.proposalId}`,
@@ -403,7 +403,7 @@ export class Autopilot {
   }
 
   /** Once the walk ended: did people apply the same step first, and did it fix the incident? */
-  private async judgeShadow(plan: AutopilotPlan, record: WalkRecord): Promise<void> {
+  private async judgeShadow(plan: AutopilotPlan, record: RemediationRecord): Promise<void> {
     if (record.walk.status === "active") return;
     const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
     const acted = runs.find(
@@ -424,7 +424,7 @@ export class Autopilot {
    * order: the edit the fired job makes must follow the announcement in the thread's outbox, or a
    * short hold-off could edit a message not yet posted and the announcement would keep its buttons.
    */
-  private async announce(record: WalkRecord, plan: AutopilotPlan): Promise<void> {
+  private async announce(record: RemediationRecord, plan: AutopilotPlan): Promise<void> {
     const delayMs = Math.max(0, plan.applyAtMs - this.deps.now());
     const action = { incidentId: plan.incidentId, stepId: plan.stepId, proposalId: plan.proposalId };
     const line = this.deps.policyLines?.[plan.policy];
@@ -444,7 +444,7 @@ export class Autopilot {
   }
 
   private async decide(
-    record: WalkRecord,
+    record: RemediationRecord,
     run: StepRun,
     options: { ignoreHandedBack?: boolean } = {},
   ): Promise<AutopilotDecision | undefined> {

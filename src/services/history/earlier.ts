@@ -6,7 +6,7 @@
 import type { Evidence } from "../../core/evidence/model.js";
 import { type EarlierMatch, lostChanges, matchEarlier } from "../../core/history/match.js";
 import type { IncidentHistory } from "../../core/history/record.js";
-import type { WalkMemory } from "../../core/remediation/record.js";
+import type { RemediationMemory } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
 import type { BotConfig } from "../../core/settings.js";
 import { asCodedError } from "../../errors.js";
@@ -74,7 +74,7 @@ export async function sayEarlier(
 }
 
 /** The lesson the walk keeps, so each proposal can say whether it helped last time. */
-export function memoryOf(match: EarlierMatch | undefined): WalkMemory | undefined {
+export function memoryOf(match: EarlierMatch | undefined): RemediationMemory | undefined {
   if (!match) return undefined;
   return {
     earlierIncidentId: match.incidentId,

@@ -5,15 +5,15 @@
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import { buildPostmortem, type Postmortem, type PostmortemPicture } from "../../core/history/postmortem.js";
-import type { WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
-import type { HistoryPort, IncidentStorePort, WalkStorePort } from "../ports.js";
+import type { HistoryPort, IncidentStorePort, RemediationStorePort } from "../ports.js";
 import { type StoryTellers, tellStory } from "../story.js";
 
 export interface PostmortemDeps extends StoryTellers {
   history?: Pick<HistoryPort, "get">;
   store: Pick<IncidentStorePort, "get" | "getReport" | "getChart">;
-  walks: Pick<WalkStorePort, "get">;
+  walks: Pick<RemediationStorePort, "get">;
 }
 
 export interface PostmortemDraft {
@@ -70,6 +70,6 @@ export async function draftPostmortem(
   };
 }
 
-function lastProposal(walk: WalkRecord | undefined): string | undefined {
+function lastProposal(walk: RemediationRecord | undefined): string | undefined {
   return walk?.proposals[walk.proposals.length - 1]?.id;
 }

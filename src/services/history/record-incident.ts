@@ -3,7 +3,7 @@
 // closed and a missing history record is only logged.
 
 import { historyOf, type IncidentHistory } from "../../core/history/record.js";
-import type { WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";
@@ -18,7 +18,7 @@ export interface HistoryDeps {
 /** Builds and saves the closed incident's history record; returns it (undefined when not kept). */
 export async function recordIncidentHistory(
   deps: HistoryDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   state: "resolved" | "stopped",
   closedAtMs: number,
 ): Promise<IncidentHistory | undefined> {

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { buildTimeline } from "../../core/chart/timeline.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { stateAfterDiagnosis } from "../../core/incident/model.js";
-import type { WalkMemory } from "../../core/remediation/record.js";
+import type { RemediationMemory } from "../../core/remediation/record.js";
 import type { Report } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
 import { unknownCatalogWords } from "../../core/sources/model.js";
@@ -31,7 +31,7 @@ export interface DiagnosisDeps extends IncidentDeps {
       n: number,
       report: Report,
       requestedBy?: string,
-      memory?: WalkMemory,
+      memory?: RemediationMemory,
     ): Promise<void>;
   };
   /** The table's earlier incidents: what fixed the same failure is said and proposed first. */

@@ -24,7 +24,7 @@ const WALK_CONCURRENCY = 8;
 export const WALK_CACHE_MS = 60_000;
 
 /** The last walk of each catalog (the port object the process holds), shared while it is fresh. */
-const walks = new WeakMap<CatalogPort, { atMs: number; walk: Promise<CatalogWalk> }>();
+const walks = new WeakMap<CatalogPort, { atMs: number; walk: Promise<CatalogListing> }>();
 
 /** Validates a name without dots (the metric form); hostile input is refused like parseTableName does. */
 function parseMetricForm(input: string): string {
@@ -66,7 +66,7 @@ export async function resolveTable(
     }
   }
 
-  const walk = await cachedWalk(catalog, now);
+  const walk = await cachedListing(catalog, now);
   const matches = walk.tables.filter((ref) => {
     const candidate = sanitizeForMetric(formatTableName(ref));
     return candidate === metricForm || metricForm.endsWith(`_${candidate}`);
@@ -151,14 +151,14 @@ async function tableExists(catalog: CatalogPort, ref: TableRef): Promise<boolean
   return tables.some((t) => t.name === ref.name);
 }
 
-interface CatalogWalk {
+interface CatalogListing {
   tables: TableRef[];
   namespaces: string[][];
   truncated: boolean;
 }
 
 /** The catalog's walk, shared with every look-up in the next WALK_CACHE_MS; a failed one is not kept. */
-function cachedWalk(catalog: CatalogPort, now: (() => number) | undefined): Promise<CatalogWalk> {
+function cachedListing(catalog: CatalogPort, now: (() => number) | undefined): Promise<CatalogListing> {
   if (!now) return listAllTables(catalog);
   const at = now();
   const last = walks.get(catalog);
@@ -172,7 +172,7 @@ function cachedWalk(catalog: CatalogPort, now: (() => number) | undefined): Prom
 }
 
 /** Lists namespaces breadth first (nested ones too) and the tables in each. */
-async function listAllTables(catalog: CatalogPort): Promise<CatalogWalk> {
+async function listAllTables(catalog: CatalogPort): Promise<CatalogListing> {
   const seen = new Map<string, string[]>();
   let level = await catalog.listNamespaces();
   let truncated = false;
@@ -206,7 +206,12 @@ async function childNamespaces(catalog: CatalogPort, parent: string[]): Promise<
   }
 }
 
-function notFound(catalog: CatalogPort, input: string, walk: CatalogWalk, suggestions: string[]): CodedError {
+function notFound(
+  catalog: CatalogPort,
+  input: string,
+  walk: CatalogListing,
+  suggestions: string[],
+): CodedError {
   const { truncated } = walk;
   const names = walk.namespaces.map((ns) => ns.join(".")).sort();
   const shown =

@@ -5,7 +5,7 @@
 
 import type { TableRef } from "../../core/evidence/model.js";
 import type { StepId } from "../../core/ids.js";
-import type { PreviousValues, WalkEvent } from "../../core/remediation/walk.js";
+import type { PreviousValues, RemediationEvent } from "../../core/remediation/walk.js";
 import type { Change, PropertyChange } from "../../core/report/schema.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
@@ -115,7 +115,7 @@ function inverseChange(change: Change, previous: PreviousValues): Change {
 }
 
 /** The walk event that records an outcome (what the apply worker feeds back to the machine). */
-export function outcomeEvent(stepId: StepId, outcome: ApplyOutcome): WalkEvent {
+export function outcomeEvent(stepId: StepId, outcome: ApplyOutcome): RemediationEvent {
   switch (outcome.status) {
     case "applied":
     case "already-applied":

@@ -4,7 +4,7 @@
 // through the approver directory) and the follow-up pacing.
 
 import { type ApprovalPolicy, policyFor } from "../../core/approval/policy.js";
-import type { WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { Playbook, PlaybookSet, Step } from "../../core/remediation/schema.js";
 import type { FollowUpSettings, MachineContext } from "../../core/remediation/walk.js";
 import { type BotConfig, tableSettings } from "../../core/settings.js";
@@ -20,12 +20,12 @@ import type {
   RemediationJob,
   RemediationNotifier,
   RemediationScheduler,
+  RemediationStorePort,
   SlackOutboxPort,
-  WalkStorePort,
 } from "../ports.js";
 
 export interface RemediationDeps {
-  walks: WalkStorePort;
+  walks: RemediationStorePort;
   audit: AuditPort;
   store: Pick<
     IncidentStorePort,
@@ -82,7 +82,7 @@ export async function policyOf(deps: RemediationDeps, table: string): Promise<Ap
   return policyFor(deps.bot, table, members);
 }
 
-export async function contextOf(deps: RemediationDeps, record: WalkRecord): Promise<MachineContext> {
+export async function contextOf(deps: RemediationDeps, record: RemediationRecord): Promise<MachineContext> {
   return {
     playbook: playbookFor(deps, record.walk.playbookId, record.walk.current?.stepId),
     policy: await policyOf(deps, record.table),
@@ -110,7 +110,7 @@ export function playbookFor(deps: RemediationDeps, playbookId: string, stepId?: 
 
 export function stepOf(
   deps: RemediationDeps,
-  record: Pick<WalkRecord, "walk">,
+  record: Pick<RemediationRecord, "walk">,
   stepId: string,
 ): Step | undefined {
   return playbookFor(deps, record.walk.playbookId, stepId).steps.find((s) => s.id === stepId);

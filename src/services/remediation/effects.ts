@@ -5,14 +5,14 @@
 
 import type { StepId } from "../../core/ids.js";
 import { isRevertable } from "../../core/remediation/events/shared.js";
-import { proposalIdFor, type WalkRecord } from "../../core/remediation/record.js";
+import { proposalIdFor, type RemediationRecord } from "../../core/remediation/record.js";
 import type { Effect, Notice, StepRun } from "../../core/remediation/walk.js";
 import { walkStory } from "../../core/story/steps.js";
 import type { CheckOutcome, RecoveryResult } from "../../core/verification/check.js";
 import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
 import { asCodedError } from "../../errors.js";
 import { recordIncidentHistory } from "../history/record-incident.js";
-import type { WalkMessage } from "../ports.js";
+import type { RemediationMessage } from "../ports.js";
 import type { VerificationOutcome } from "../view-models.js";
 import { policyOf, type RemediationDeps, stepOf } from "./deps.js";
 import { decisionFor, proposalView, verificationView } from "./views.js";
@@ -39,7 +39,7 @@ const MESSAGE_EFFECTS = new Set<Effect["type"]>(["post-proposal", "update-propos
 
 export async function execute(
   deps: RemediationDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   effects: readonly Effect[],
   extra: ExecuteExtra = {},
 ): Promise<void> {
@@ -67,18 +67,18 @@ export async function execute(
  */
 export function messages(
   deps: RemediationDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   effects: readonly Effect[],
   extra: ExecuteExtra,
   approvers: readonly string[],
-): WalkMessage[] {
+): RemediationMessage[] {
   return effects.flatMap((effect) => messagesOf(deps, record, effect, effects, extra, approvers));
 }
 
 /** Posts the live proposal of a step if it is not in the thread yet (idempotent). */
 export async function ensureProposalPosted(
   deps: RemediationDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   stepId: StepId,
 ): Promise<void> {
   const { approvers } = await policyOf(deps, record.table);
@@ -108,7 +108,7 @@ export async function tell(
 }
 
 /** The table's approvers when a proposal is shown; undefined (no proposal message) when unreadable. */
-async function approversFor(deps: RemediationDeps, record: WalkRecord, effects: readonly Effect[]) {
+async function approversFor(deps: RemediationDeps, record: RemediationRecord, effects: readonly Effect[]) {
   if (!effects.some((e) => e.type === "post-proposal" || e.type === "update-proposal")) return [];
   try {
     return (await policyOf(deps, record.table)).approvers;
@@ -119,19 +119,23 @@ async function approversFor(deps: RemediationDeps, record: WalkRecord, effects: 
 }
 
 /** Hands one message to the notifier; the card is edited from the saved walk. */
-async function deliver(deps: RemediationDeps, record: WalkRecord, message: WalkMessage): Promise<void> {
+async function deliver(
+  deps: RemediationDeps,
+  record: RemediationRecord,
+  message: RemediationMessage,
+): Promise<void> {
   if (message.kind === "card") return syncCard(deps, record, { queued: false });
   return deps.notifier.say(record, message);
 }
 
 function messagesOf(
   deps: RemediationDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   effect: Effect,
   all: readonly Effect[],
   extra: ExecuteExtra,
   approvers: readonly string[] | undefined,
-): WalkMessage[] {
+): RemediationMessage[] {
   switch (effect.type) {
     case "post-proposal": {
       const built = builtProposal(deps, record, effect.stepId, approvers);
@@ -143,7 +147,7 @@ function messagesOf(
       const decision = decisionFor(built.run, effect.phase, extra.actor, deps.now());
       // A superseded or decided proposal must not offer buttons any more.
       const withButtons = !decision && effect.phase !== "superseded";
-      const edit: WalkMessage = {
+      const edit: RemediationMessage = {
         kind: "update-proposal",
         name: `proposal-${built.proposalId}`,
         view: decision ? { ...built.view, decision } : built.view,
@@ -195,7 +199,7 @@ function messagesOf(
  * Re-adds the job the walk is waiting for (deduplicated by job id). A worker that died after
  * recording a step but before queueing its follow-up leaves the walk waiting; this picks it up.
  */
-export async function ensurePending(deps: RemediationDeps, record: WalkRecord): Promise<void> {
+export async function ensurePending(deps: RemediationDeps, record: RemediationRecord): Promise<void> {
   const run = record.walk.current;
   const owed: Effect[] = [];
   if (run && proposalIdFor(record, run.stepId)) {
@@ -212,7 +216,7 @@ export async function ensurePending(deps: RemediationDeps, record: WalkRecord): 
   for (const effect of owed) await perform(deps, record, effect);
 }
 
-async function perform(deps: RemediationDeps, record: WalkRecord, effect: Effect): Promise<void> {
+async function perform(deps: RemediationDeps, record: RemediationRecord, effect: Effect): Promise<void> {
   const { incidentId } = record;
   switch (effect.type) {
     case "apply-change": {
@@ -286,7 +290,7 @@ async function perform(deps: RemediationDeps, record: WalkRecord, effect: Effect
  * What resolving does after the record is saved: the incident closed, its history record
  * written. Idempotent, so a check job retried after a crash finishes it (jobs.ts).
  */
-export async function finishResolution(deps: RemediationDeps, record: WalkRecord): Promise<void> {
+export async function finishResolution(deps: RemediationDeps, record: RemediationRecord): Promise<void> {
   const incident = await deps.store.require(record.incidentId);
   if (incident.state !== "resolved") await deps.store.close(incident, "resolved", deps.now());
   await deps.onResolution?.("before-history");
@@ -294,14 +298,14 @@ export async function finishResolution(deps: RemediationDeps, record: WalkRecord
   await deps.onResolution?.("after-history");
 }
 
-function runFor(record: WalkRecord, stepId: StepId): StepRun | undefined {
+function runFor(record: RemediationRecord, stepId: StepId): StepRun | undefined {
   if (record.walk.current?.stepId === stepId) return record.walk.current;
   return record.walk.history.findLast((r) => r.stepId === stepId);
 }
 
 function builtProposal(
   deps: RemediationDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   stepId: StepId,
   approvers: readonly string[] | undefined,
 ) {
@@ -315,11 +319,11 @@ function builtProposal(
 
 function verificationMessage(
   deps: RemediationDeps,
-  record: WalkRecord,
+  record: RemediationRecord,
   effect: Extract<Effect, { type: "update-verification" }>,
   all: readonly Effect[],
   recovery: RecoveryResult | undefined,
-): WalkMessage[] {
+): RemediationMessage[] {
   const proposalId = proposalIdFor(record, effect.stepId);
   const run = runFor(record, effect.stepId);
   const step = stepOf(deps, record, effect.stepId);
@@ -362,7 +366,11 @@ function verificationMessage(
  * when the outbox does not already carry the edit. The card itself is rendered from the saved
  * walk record (core/story), so it says what the thread says.
  */
-async function syncCard(deps: RemediationDeps, record: WalkRecord, opts: { queued: boolean }): Promise<void> {
+async function syncCard(
+  deps: RemediationDeps,
+  record: RemediationRecord,
+  opts: { queued: boolean },
+): Promise<void> {
   const workflow = walkStory(record, undefined).workflow;
   const { store, slack, now } = deps;
   const incident = await store.get(record.incidentId);

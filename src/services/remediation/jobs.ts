@@ -2,7 +2,7 @@
 // one feeds its outcome back to the walk as a machine event.
 
 import type { Evidence } from "../../core/evidence/model.js";
-import { proposalIdFor, type WalkRecord } from "../../core/remediation/record.js";
+import { proposalIdFor, type RemediationRecord } from "../../core/remediation/record.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import {
@@ -145,7 +145,7 @@ async function runRevert(deps: RemediationDeps, job: QueuedJob<"revert">): Promi
 }
 
 /** Whether this check is the one that recovered the step and resolved the walk. */
-function resolvedBy(record: WalkRecord, job: QueuedJob<"check">): boolean {
+function resolvedBy(record: RemediationRecord, job: QueuedJob<"check">): boolean {
   if (record.walk.status !== "resolved") return false;
   const run = record.walk.history.findLast((r) => r.phase === "recovered");
   return (
@@ -155,7 +155,7 @@ function resolvedBy(record: WalkRecord, job: QueuedJob<"check">): boolean {
   );
 }
 
-function watchedWriter(writer: NonNullable<WalkRecord["writer"]>): WriterIdentity {
+function watchedWriter(writer: NonNullable<RemediationRecord["writer"]>): WriterIdentity {
   if (writer.kind === "connector") return { kind: "connect", connector: writer.id };
   return {
     kind: "flink",

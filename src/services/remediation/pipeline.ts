@@ -9,7 +9,7 @@
 import type { StepId } from "../../core/ids.js";
 import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/remediation/change.js";
 import { decide, type RecordEvent } from "../../core/remediation/decide.js";
-import type { WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { Effect, ProposalTarget } from "../../core/remediation/walk.js";
 import type { Change } from "../../core/report/schema.js";
 import { tableSettings } from "../../core/settings.js";
@@ -24,10 +24,10 @@ export interface RunOptions extends ExecuteExtra {
   /** The proposal the button belonged to; older proposals are refused as out of date. */
   proposalId?: string;
   /** Builds or resets the record before the event (first proposal of an incident). */
-  init?: (current: WalkRecord | undefined) => WalkRecord | undefined;
-  writer?: WalkRecord["writer"];
+  init?: (current: RemediationRecord | undefined) => RemediationRecord | undefined;
+  writer?: RemediationRecord["writer"];
   /** What the diagnosis leaves for a person to do once the writer recovers. */
-  openItems?: WalkRecord["openItems"];
+  openItems?: RemediationRecord["openItems"];
   /** The table, when no walk is stored yet. */
   table?: string;
   /** The autopilot policy actor this decision is made under (services/autopilot). */
@@ -35,7 +35,7 @@ export interface RunOptions extends ExecuteExtra {
 }
 
 export interface RunResult {
-  record?: WalkRecord;
+  record?: RemediationRecord;
   changed: boolean;
   /** What the decision asked for (empty when nothing was saved). */
   effects: readonly Effect[];
@@ -84,7 +84,7 @@ export async function run(
     };
   });
   if (!outcome.changed || !outcome.record) {
-    if (!outcome.record && "user" in event) await noWalk(deps, incidentId, event.user);
+    if (!outcome.record && "user" in event) await noRemediation(deps, incidentId, event.user);
     return { changed: false, effects: [], ...(outcome.record ? { record: outcome.record } : {}) };
   }
   // 4. Perform: carry out what the saved decision asked for.
@@ -99,13 +99,13 @@ export async function run(
 }
 
 /** Tells the person who pressed a button that the incident has no walk. */
-export function noWalk(deps: RemediationDeps, incidentId: string, user: string): Promise<void> {
+export function noRemediation(deps: RemediationDeps, incidentId: string, user: string): Promise<void> {
   return tell(deps, incidentId, user, { kind: "no-walk" }, "ephemeral failed");
 }
 
 /** Whether a change of the walk changes what the card says (steps, checks, recovery, open items). */
-function storyMoved(before: WalkRecord | undefined, after: WalkRecord): boolean {
-  const facts = (r: WalkRecord | undefined) =>
+function storyMoved(before: RemediationRecord | undefined, after: RemediationRecord): boolean {
+  const facts = (r: RemediationRecord | undefined) =>
     r === undefined
       ? ""
       : JSON.stringify([walkStory(r, undefined), r.walk.status, recoveryOf(r), r.openItems ?? []]);
@@ -139,7 +139,7 @@ export async function propose(
 /** The proposal, or undefined after telling the thread why none could be made. */
 export async function proposalOrNote(
   deps: RemediationDeps,
-  record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk" | "writer">,
+  record: Pick<RemediationRecord, "incidentId" | "table" | "channel" | "walk" | "writer">,
   stepId: StepId,
   actor?: string,
 ): Promise<Proposal | undefined> {
@@ -154,7 +154,7 @@ export async function proposalOrNote(
 /** The change a step proposes for the table as it is now, and the target it was made against. */
 async function buildProposal(
   deps: RemediationDeps,
-  record: Pick<WalkRecord, "table" | "walk" | "writer">,
+  record: Pick<RemediationRecord, "table" | "walk" | "writer">,
   stepId: StepId,
 ): Promise<Proposal> {
   const playbook = playbookFor(deps, record.walk.playbookId, stepId);
@@ -207,7 +207,7 @@ async function buildProposal(
 /** A step that could not be proposed: said in the thread and audited, never proposed blind. */
 async function noteProposalFailed(
   deps: RemediationDeps,
-  record: Pick<WalkRecord, "incidentId" | "table" | "channel" | "walk">,
+  record: Pick<RemediationRecord, "incidentId" | "table" | "channel" | "walk">,
   stepId: StepId,
   reason: string,
   actor?: string,

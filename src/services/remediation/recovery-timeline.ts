@@ -4,7 +4,7 @@
 
 import { buildTimeline, describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import type { Evidence } from "../../core/evidence/model.js";
-import type { WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { RecoveryCredit } from "../../core/verification/check.js";
 import { asCodedError } from "../../errors.js";
 import type { RemediationDeps } from "./deps.js";
@@ -18,14 +18,14 @@ export interface RecoveryPicture {
   /** "already-flowing": the writer committed before the change; the mark must not say it recovered. */
   credit?: RecoveryCredit;
   /** The writer the follow-ups judged, when the record does not name it yet. */
-  writer?: WalkRecord["writer"];
+  writer?: RemediationRecord["writer"];
 }
 
 const MAX_CHANGE_LABEL = 36;
 
 export async function recoveryTimeline(
   deps: Pick<RemediationDeps, "recoveryChart" | "notifier" | "store" | "now" | "log">,
-  record: WalkRecord,
+  record: RemediationRecord,
   picture: RecoveryPicture,
 ): Promise<void> {
   if (!deps.recoveryChart) return;

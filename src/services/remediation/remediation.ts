@@ -9,8 +9,12 @@ import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/remediation/decide.js";
 import { approvalsNeeded, nextTarget } from "../../core/remediation/events/shared.js";
-import { peopleOnWalk, type WalkMemory, type WalkRecord } from "../../core/remediation/record.js";
-import { startWalk, type WalkEvent, type WalkState } from "../../core/remediation/walk.js";
+import {
+  peopleOnWalk,
+  type RemediationMemory,
+  type RemediationRecord,
+} from "../../core/remediation/record.js";
+import { type RemediationEvent, startWalk, type WalkState } from "../../core/remediation/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
 import { asCodedError, type CodedError, ErrorCode, isCodedError } from "../../errors.js";
@@ -19,7 +23,7 @@ import type { ActionValue } from "../view-models.js";
 import { contextOf, playbookFor, policyOf, type RemediationDeps, stepOf } from "./deps.js";
 import { ensurePending, ensureProposalPosted, execute, tell } from "./effects.js";
 import { runChangeJob } from "./jobs.js";
-import { noWalk, type Proposal, proposalOrNote, propose, type RunOptions, run } from "./pipeline.js";
+import { noRemediation, type Proposal, proposalOrNote, propose, type RunOptions, run } from "./pipeline.js";
 import { stepRisk } from "./views.js";
 
 export type { RemediationDeps } from "./deps.js";
@@ -38,7 +42,7 @@ export class Remediation {
     report: Report,
     requestedBy?: string,
     /** What the table's earlier incident with the same cause says about the steps. */
-    memory?: WalkMemory,
+    memory?: RemediationMemory,
   ): Promise<void> {
     const next = report.nextStep;
     if (!next) return;
@@ -53,7 +57,7 @@ export class Remediation {
       return;
     }
     // The diagnosis named the failing writer: the follow-ups judge its recovery, never a twin's.
-    const writer: WalkRecord["writer"] =
+    const writer: RemediationRecord["writer"] =
       next.change.kind === "connector-config" || next.change.kind === "connector-restart"
         ? { kind: "connector", id: next.change.connector }
         : (failingWriter(report) ?? existing?.writer);
@@ -84,7 +88,7 @@ export class Remediation {
         openItems: openItemsOf(report),
         init: (current) => {
           if (current && (current.proposedForDiagnosis ?? 0) >= n) return undefined;
-          const base: WalkRecord = current ?? {
+          const base: RemediationRecord = current ?? {
             incidentId,
             table: incident.table,
             channel: incident.channel,
@@ -116,13 +120,13 @@ export class Remediation {
     const stored = await this.deps.walks.get(value.incidentId);
     if (!stored) {
       if (!(await fillForm(this.deps, viewId, { kind: "refused", notices: [{ kind: "no-walk" }] })))
-        await noWalk(this.deps, value.incidentId, user);
+        await noRemediation(this.deps, value.incidentId, user);
       return;
     }
     const record = stored.value;
     const ctx = await contextOf(this.deps, record);
     const step = ctx.playbook.steps.find((s) => s.id === value.stepId);
-    const event: WalkEvent = {
+    const event: RemediationEvent = {
       type: "approve",
       stepId: value.stepId,
       user,
@@ -187,7 +191,7 @@ export class Remediation {
   /** The modal's submission is the approval. */
   async submitApproval(value: ActionValue, user: string, reason: string | undefined, confirmed: boolean) {
     const stored = await this.deps.walks.get(value.incidentId);
-    if (!stored) return noWalk(this.deps, value.incidentId, user);
+    if (!stored) return noRemediation(this.deps, value.incidentId, user);
     const step = stepOf(this.deps, stored.value, value.stepId);
     await run(
       this.deps,
@@ -357,7 +361,7 @@ function buttonEvent(
 }
 
 /** The writer a report names as failing, as the walk record keeps it. */
-function failingWriter(report: Report): WalkRecord["writer"] {
+function failingWriter(report: Report): RemediationRecord["writer"] {
   const w = report.writer;
   if (!w) return undefined;
   if (w.kind === "connect") return { kind: "connector", id: w.id };

@@ -3,7 +3,7 @@
 // story (core/story) instead.
 
 import type { StepId } from "../../core/ids.js";
-import type { WalkRecord } from "../../core/remediation/record.js";
+import type { RemediationRecord } from "../../core/remediation/record.js";
 
 import type { Step, VerifySignal } from "../../core/remediation/schema.js";
 import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
@@ -42,7 +42,7 @@ function riskLevel(step: Step): RiskLevel {
 }
 
 /** Position of a proposal in the walk (1-based), shown as "step N". */
-function proposalIndex(record: WalkRecord, proposalId: string): number {
+function proposalIndex(record: RemediationRecord, proposalId: string): number {
   const distinct: string[] = [];
   for (const p of record.proposals) {
     if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
@@ -52,7 +52,7 @@ function proposalIndex(record: WalkRecord, proposalId: string): number {
 }
 
 export function proposalView(
-  record: WalkRecord,
+  record: RemediationRecord,
   run: StepRun,
   step: Step,
   proposalId: string,
@@ -84,7 +84,7 @@ export function proposalView(
 }
 
 /** What the step did in the table's earlier incident with the same cause (core/history). */
-function earlierOutcome(record: WalkRecord, stepId: StepId): Pick<ProposalView, "earlier"> {
+function earlierOutcome(record: RemediationRecord, stepId: StepId): Pick<ProposalView, "earlier"> {
   const memory = record.memory;
   if (!memory) return {};
   const incidentId = memory.earlierIncidentId;
@@ -142,7 +142,7 @@ export function decisionFor(
 }
 
 export function verificationView(
-  record: WalkRecord,
+  record: RemediationRecord,
   run: StepRun,
   step: Step,
   proposalId: string,

@@ -10,7 +10,7 @@ import { ErrorCode, isCodedError } from "../../errors.js";
 import type { CatalogPort, ListPage } from "../ports.js";
 import type { CatalogMeter } from "./catalog-budget.js";
 
-export interface WalkOptions {
+export interface ListingOptions {
   /** Only this namespace and the ones below it (levels, e.g. ["analytics", "web"]). */
   under?: string[];
   limits?: BudgetLimits;
@@ -20,9 +20,9 @@ export interface WalkOptions {
   skipped?: Partial<Record<SkipReason, number>>;
 }
 
-export async function* walkCatalog(
+export async function* listCatalog(
   catalog: CatalogPort,
-  options: WalkOptions = {},
+  options: ListingOptions = {},
 ): AsyncGenerator<TableRef> {
   const limits = options.limits ?? DEFAULT_BUDGET;
   const skipped = options.skipped ?? {};

@@ -10,7 +10,7 @@ import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { EvidencePorts } from "../ports.js";
 import { createCatalogMeter, meteredCatalog } from "./catalog-budget.js";
-import { walkCatalog } from "./catalog-walk.js";
+import { listCatalog } from "./catalog-walk.js";
 import { gradeTable } from "./grade-table.js";
 import { type SweepReport, sweepReport } from "./report.js";
 import { sweptCatalogs } from "./service.js";
@@ -86,7 +86,7 @@ export async function runSweep(
   const limit = Math.max(1, options.concurrency ?? 4);
   const running = new Set<Promise<void>>();
   for (const source of walks) {
-    const walk = walkCatalog(meteredCatalog(source.port, meter), {
+    const walk = listCatalog(meteredCatalog(source.port, meter), {
       under: options.under,
       limits,
       meter,

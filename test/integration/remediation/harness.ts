@@ -13,7 +13,7 @@ import { placeholderId, renderPlaceholder } from "../../../src/adapters/slack/pl
 import { createSlackClient } from "../../../src/adapters/slack/web-client.js";
 import { AuditTrail } from "../../../src/adapters/store/audit-trail.js";
 import type { IncidentStore } from "../../../src/adapters/store/incident-store.js";
-import { WalkStore } from "../../../src/adapters/store/remediation-store.js";
+import { RemediationStore } from "../../../src/adapters/store/remediation-store.js";
 import type { Config } from "../../../src/config.js";
 import type { StepId } from "../../../src/core/ids.js";
 import type { Report } from "../../../src/core/report/schema.js";
@@ -46,7 +46,7 @@ export interface ServiceHarness {
   standIn: SlackStandIn;
   remediation: Remediation;
   store: IncidentStore;
-  walks: WalkStore;
+  walks: RemediationStore;
   audit: AuditTrail;
   queue: RemediationQueue;
   config: Config;
@@ -153,7 +153,7 @@ export async function startServiceHarness(label: string, options: ServiceHarness
   });
   const { store, remediation } = bot;
   const outbox = new SlackOutbox(bot.redis, scope.namespace);
-  const walks = new WalkStore(bot.redis, scope.namespace);
+  const walks = new RemediationStore(bot.redis, scope.namespace);
   const audit = new AuditTrail(bot.redis, store.keys);
   const playbooks = await loadPlaybooks();
   const ports = createEvidencePorts(config);

@@ -8,7 +8,7 @@ import { recurringTables } from "../../../src/core/history/fleet.js";
 import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
 import { causeKey, historyOf, type IncidentHistory } from "../../../src/core/history/record.js";
 import type { StepId } from "../../../src/core/ids.js";
-import type { WalkRecord } from "../../../src/core/remediation/record.js";
+import type { RemediationRecord } from "../../../src/core/remediation/record.js";
 import type { StepRun } from "../../../src/core/remediation/walk.js";
 import { parseBotConfigText } from "../../../src/core/settings.js";
 import { DigestBuilder } from "../../../src/core/sweep/digest.js";
@@ -35,7 +35,7 @@ function run(stepId: StepId, phase: StepRun["phase"], extra: Partial<StepRun> = 
   };
 }
 
-function record(runs: StepRun[], recoveredAtMs?: number): WalkRecord {
+function record(runs: StepRun[], recoveredAtMs?: number): RemediationRecord {
   return {
     incidentId: "inc-1",
     table: "db.events",

@@ -7,14 +7,14 @@ import { describe, expect, it } from "vitest";
 import { historyOf } from "../../../src/core/history/record.js";
 import { decide } from "../../../src/core/remediation/decide.js";
 import { parsePlaybook } from "../../../src/core/remediation/load.js";
-import type { WalkRecord } from "../../../src/core/remediation/record.js";
-import { readWalkRecord } from "../../../src/core/remediation/record-format.js";
+import type { RemediationRecord } from "../../../src/core/remediation/record.js";
+import { readRemediationRecord } from "../../../src/core/remediation/record-format.js";
 import type { Playbook } from "../../../src/core/remediation/schema.js";
 import {
   type Effect,
   type MachineContext,
+  type RemediationEvent,
   startWalk,
-  type WalkEvent,
 } from "../../../src/core/remediation/walk.js";
 import { storyOf } from "../../../src/core/story/story.js";
 import type { OpenItem } from "../../../src/core/verification/open-items.js";
@@ -47,7 +47,7 @@ const confirm: OpenItem = {
 };
 
 function walkWith(items: OpenItem[]) {
-  let record: WalkRecord = {
+  let record: RemediationRecord = {
     format: 2,
     incidentId: "inc-dup",
     table: "db.events",
@@ -59,7 +59,7 @@ function walkWith(items: OpenItem[]) {
     openItems: items,
   };
   const effects: Effect[] = [];
-  const step = (event: WalkEvent, now: number) => {
+  const step = (event: RemediationEvent, now: number) => {
     const decision = decide(record, event, now, ctx);
     record = decision.record;
     effects.push(...decision.effects);
@@ -88,7 +88,9 @@ describe("done by hand on the step that is an open item's work", () => {
       }),
     );
     // The stored form keeps which step resolves an item.
-    expect(readWalkRecord(JSON.parse(JSON.stringify(w.record())), "inc-dup").openItems?.[0]).toMatchObject({
+    expect(
+      readRemediationRecord(JSON.parse(JSON.stringify(w.record())), "inc-dup").openItems?.[0],
+    ).toMatchObject({
       resolvedBy: "remove-duplicate-commit",
       doneBy: ALICE,
     });

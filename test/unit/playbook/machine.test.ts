@@ -9,8 +9,8 @@ import type { Playbook } from "../../../src/core/remediation/schema.js";
 import {
   type Effect,
   type MachineContext,
+  type RemediationEvent,
   startWalk,
-  type WalkEvent,
   type WalkState,
 } from "../../../src/core/remediation/walk.js";
 import type { Change } from "../../../src/core/report/schema.js";
@@ -57,7 +57,7 @@ interface Run {
 }
 
 /** Folds events (each at its own time) into a walk, keeping every effect. */
-function play(events: [WalkEvent, number][], from?: WalkState, context: MachineContext = ctx): Run {
+function play(events: [RemediationEvent, number][], from?: WalkState, context: MachineContext = ctx): Run {
   let state = from ?? startWalk("db.events", playbook.id, T0);
   const effects: Effect[] = [];
   let last: Effect[] = [];
@@ -73,19 +73,19 @@ function play(events: [WalkEvent, number][], from?: WalkState, context: MachineC
 const of = <T extends Effect["type"]>(effects: Effect[], type: T) =>
   effects.filter((e): e is Extract<Effect, { type: T }> => e.type === type);
 
-const propose = (stepId: StepId, change: Change, requestedBy?: string): WalkEvent => ({
+const propose = (stepId: StepId, change: Change, requestedBy?: string): RemediationEvent => ({
   type: "propose",
   stepId,
   change,
   requestedBy,
 });
-const approve = (stepId: StepId, user: string, confirmations: string[] = []): WalkEvent => ({
+const approve = (stepId: StepId, user: string, confirmations: string[] = []): RemediationEvent => ({
   type: "approve",
   stepId,
   user,
   confirmations,
 });
-const check = (stepId: StepId, checkIndex: number, recovered: boolean): WalkEvent => ({
+const check = (stepId: StepId, checkIndex: number, recovered: boolean): RemediationEvent => ({
   type: "check",
   stepId,
   checkIndex,
@@ -155,7 +155,7 @@ describe("playbook state machine: the happy path", () => {
 });
 
 describe("playbook state machine: idempotency and abuse", () => {
-  const cases: { name: string; events: [WalkEvent, number][]; phase: string; ephemeral?: RegExp }[] = [
+  const cases: { name: string; events: [RemediationEvent, number][]; phase: string; ephemeral?: RegExp }[] = [
     {
       name: "a double click applies once",
       events: [
@@ -285,7 +285,7 @@ describe("playbook state machine: idempotency and abuse", () => {
 });
 
 describe("playbook state machine: risky steps", () => {
-  const risky = (events: [WalkEvent, number][]) =>
+  const risky = (events: [RemediationEvent, number][]) =>
     play([[propose("review-isolation-level", isolation, ALICE), T0], ...events]);
 
   it("proposes with two approvals and the correctness confirmation", () => {
@@ -438,7 +438,7 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
 
   it("reverts an ineffective change with its previous values, once", () => {
     const ineffective = play(
-      [1, 2, 3].map((i): [WalkEvent, number] => [
+      [1, 2, 3].map((i): [RemediationEvent, number] => [
         check("raise-commit-retries", i, false),
         T0 + (2 + i) * MIN,
       ]),
@@ -465,7 +465,7 @@ describe("playbook state machine: skip, stop, ineffective, revert", () => {
 
   it("refuses a revert while the next change is being verified", () => {
     const ineffective = play(
-      [1, 2, 3].map((i): [WalkEvent, number] => [
+      [1, 2, 3].map((i): [RemediationEvent, number] => [
         check("raise-commit-retries", i, false),
         T0 + (2 + i) * MIN,
       ]),
@@ -494,7 +494,7 @@ describe("playbook state machine: the Next step button", () => {
       ],
       appliedRetries().state,
     ).state;
-  const next = (stepId: StepId, user: string): WalkEvent => ({ type: "next-requested", stepId, user });
+  const next = (stepId: StepId, user: string): RemediationEvent => ({ type: "next-requested", stepId, user });
 
   it("offers the step the playbook names next to an approver, changing nothing yet", () => {
     const from = ineffective();

@@ -1,8 +1,12 @@
 // The walk record's stored format: the previous format migrates, the current one validates, a
 // newer one (fields added) still reads after a rollback, and anything else is refused by name.
 import { describe, expect, it } from "vitest";
-import { peopleOnWalk, type WalkRecord } from "../../../src/core/remediation/record.js";
-import { assertWritable, readWalkRecord, WALK_FORMAT } from "../../../src/core/remediation/record-format.js";
+import { peopleOnWalk, type RemediationRecord } from "../../../src/core/remediation/record.js";
+import {
+  assertWritable,
+  readRemediationRecord,
+  WALK_FORMAT,
+} from "../../../src/core/remediation/record-format.js";
 
 const record = {
   incidentId: "inc-7",
@@ -14,37 +18,43 @@ const record = {
   revertSeq: 0,
 };
 
-describe("readWalkRecord", () => {
+describe("readRemediationRecord", () => {
   it("migrates the previous format (no format field) to the current one", () => {
-    expect(readWalkRecord(record, "inc-7")).toEqual({ ...record, format: WALK_FORMAT });
+    expect(readRemediationRecord(record, "inc-7")).toEqual({ ...record, format: WALK_FORMAT });
   });
 
   it("reads a newer format whose fields it knows, keeping what it does not", () => {
     const newer = { ...record, format: WALK_FORMAT + 1, addedLater: { x: 1 } };
-    expect(readWalkRecord(newer, "inc-7")).toMatchObject({ addedLater: { x: 1 }, format: WALK_FORMAT + 1 });
+    expect(readRemediationRecord(newer, "inc-7")).toMatchObject({
+      addedLater: { x: 1 },
+      format: WALK_FORMAT + 1,
+    });
   });
 
   it("refuses an invalid record or an unknown old format, naming the incident and the field", () => {
-    expect(() => readWalkRecord({ ...record, walk: { ...record.walk, status: "half" } }, "inc-7")).toThrow(
-      /walk of inc-7 cannot be read: walk\.status/,
-    );
-    expect(() => readWalkRecord({ ...record, format: 0 }, "inc-7")).toThrow(/format 0/);
-    expect(() => readWalkRecord("text", "inc-7")).toThrow(/not an object/);
+    expect(() =>
+      readRemediationRecord({ ...record, walk: { ...record.walk, status: "half" } }, "inc-7"),
+    ).toThrow(/walk of inc-7 cannot be read: walk\.status/);
+    expect(() => readRemediationRecord({ ...record, format: 0 }, "inc-7")).toThrow(/format 0/);
+    expect(() => readRemediationRecord("text", "inc-7")).toThrow(/not an object/);
   });
 });
 
 describe("nested fields and newer formats", () => {
   it("refuses damaged memory or open items, naming the field", () => {
     expect(() =>
-      readWalkRecord({ ...record, memory: { earlierIncidentId: "inc-1", didNotHelp: [null] } }, "inc-7"),
+      readRemediationRecord(
+        { ...record, memory: { earlierIncidentId: "inc-1", didNotHelp: [null] } },
+        "inc-7",
+      ),
     ).toThrow(/memory\.didNotHelp\.0/);
-    expect(() => readWalkRecord({ ...record, openItems: [{ id: "x" }] }, "inc-7")).toThrow(
+    expect(() => readRemediationRecord({ ...record, openItems: [{ id: "x" }] }, "inc-7")).toThrow(
       /openItems\.0\.text/,
     );
   });
 
   it("never lets a newer format be written back, and says to upgrade", () => {
-    const newer = readWalkRecord({ ...record, format: 99 }, "inc-7");
+    const newer = readRemediationRecord({ ...record, format: 99 }, "inc-7");
     expect(() => assertWritable(newer)).toThrow(/format 99, newer than this release's 2/);
     try {
       assertWritable(newer);
@@ -54,7 +64,7 @@ describe("nested fields and newer formats", () => {
         hint: expect.stringContaining("upgrade"),
       });
     }
-    expect(() => assertWritable(readWalkRecord(record, "inc-7"))).not.toThrow();
+    expect(() => assertWritable(readRemediationRecord(record, "inc-7"))).not.toThrow();
   });
 });
 
@@ -72,7 +82,7 @@ describe("peopleOnWalk", () => {
       checks: [],
       ...over,
     });
-    const walk = readWalkRecord(
+    const walk = readRemediationRecord(
       {
         ...record,
         walk: {
@@ -82,7 +92,7 @@ describe("peopleOnWalk", () => {
         },
       },
       "inc-7",
-    ) as WalkRecord;
+    ) as RemediationRecord;
     expect([...peopleOnWalk(walk)].sort()).toEqual(["U0APPLY", "U0ASK", "U0OK", "U0SKIP"]);
   });
 });

@@ -7,7 +7,7 @@ import { renderStatusCard } from "../../../src/adapters/slack/render/status-card
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
 import { cardViewOf, statusItemOf } from "../../../src/adapters/slack/render/story-view.js";
 import type { Incident } from "../../../src/core/incident/model.js";
-import type { WalkRecord } from "../../../src/core/remediation/record.js";
+import type { RemediationRecord } from "../../../src/core/remediation/record.js";
 import type { Playbook } from "../../../src/core/remediation/schema.js";
 import type { StepRun } from "../../../src/core/remediation/walk.js";
 import type { Report } from "../../../src/core/report/schema.js";
@@ -78,9 +78,9 @@ function run(over: Partial<StepRun> & Pick<StepRun, "stepId" | "phase">): StepRu
 }
 
 function record(
-  walk: Partial<WalkRecord["walk"]>,
+  walk: Partial<RemediationRecord["walk"]>,
   proposals = [{ id: "p1", stepId: "raise-commit-retries" as const, atMs: NOW - 30 * MIN }],
-): WalkRecord {
+): RemediationRecord {
   return {
     incidentId: "inc-1",
     table: "db.events",

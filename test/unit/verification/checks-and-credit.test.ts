@@ -13,16 +13,16 @@ import type { StepId } from "../../../src/core/ids.js";
 import { decide } from "../../../src/core/remediation/decide.js";
 import { parsePlaybook } from "../../../src/core/remediation/load.js";
 import { transition } from "../../../src/core/remediation/machine.js";
-import type { WalkRecord } from "../../../src/core/remediation/record.js";
-import { readWalkRecord } from "../../../src/core/remediation/record-format.js";
+import type { RemediationRecord } from "../../../src/core/remediation/record.js";
+import { readRemediationRecord } from "../../../src/core/remediation/record-format.js";
 import type { Playbook } from "../../../src/core/remediation/schema.js";
 import {
   type CheckResult,
   checkOutcome,
   type Effect,
   type MachineContext,
+  type RemediationEvent,
   startWalk,
-  type WalkEvent,
   type WalkState,
 } from "../../../src/core/remediation/walk.js";
 import type { Change } from "../../../src/core/report/schema.js";
@@ -47,7 +47,7 @@ const CATALOG_DOWN = "Iceberg REST catalog answered HTTP 503 to GET /v1/config";
 const readOnly: Change = { kind: "read-only-check", statement: "SELECT 1", language: "sql", checklist: [] };
 const restart: Change = { kind: "manual", checklist: ["restart it"] };
 
-function play(events: [WalkEvent, number][], from?: WalkState) {
+function play(events: [RemediationEvent, number][], from?: WalkState) {
   let state = from ?? startWalk("db.events", playbook.id, T0);
   const effects: Effect[] = [];
   for (const [event, now] of events) {
@@ -58,7 +58,7 @@ function play(events: [WalkEvent, number][], from?: WalkState) {
   return { state, effects };
 }
 
-const check = (stepId: StepId, checkIndex: number, result: CheckResult): WalkEvent => ({
+const check = (stepId: StepId, checkIndex: number, result: CheckResult): RemediationEvent => ({
   type: "check",
   stepId,
   checkIndex,
@@ -132,7 +132,7 @@ function evidence(snapshots: Snapshot[] | "down"): Evidence {
 const flink = { kind: "flink", jobId: JOB, name: "events-ingest" } as const;
 
 /** The card as it shows a resolved walk: the story of the walk, in the card's words. */
-function resolvedCard(record: WalkRecord) {
+function resolvedCard(record: RemediationRecord) {
   const incident = {
     id: record.incidentId,
     table: record.table,
@@ -274,7 +274,7 @@ describe("credit only where it is due", () => {
   });
 
   it("the walk record keeps the recovery and its credit; the card and history do not credit the step", () => {
-    const base: WalkRecord = {
+    const base: RemediationRecord = {
       format: 2,
       incidentId: "inc-1",
       table: "db.events",
@@ -285,7 +285,7 @@ describe("credit only where it is due", () => {
       revertSeq: 0,
     };
     let record = base;
-    const step = (event: WalkEvent, now: number, extra: Record<string, unknown> = {}) => {
+    const step = (event: RemediationEvent, now: number, extra: Record<string, unknown> = {}) => {
       record = decide(record, event, now, { ...ctx, ...extra }).record;
     };
     step({ type: "propose", stepId: "idempotent-restart", change: restart }, T0);
@@ -306,7 +306,7 @@ describe("credit only where it is due", () => {
     });
     expect(record.recoveredAtMs).toBe(T0 + 4 * MIN);
     // The stored form reads it back.
-    expect(readWalkRecord(JSON.parse(JSON.stringify(record)), "inc-1").recovery?.credit).toBe(
+    expect(readRemediationRecord(JSON.parse(JSON.stringify(record)), "inc-1").recovery?.credit).toBe(
       "already-flowing",
     );
     const card = resolvedCard(record);
@@ -322,7 +322,7 @@ describe("credit only where it is due", () => {
   });
 
   it("recovery minutes are one measure on the card and in the history", () => {
-    let record: WalkRecord = {
+    let record: RemediationRecord = {
       format: 2,
       incidentId: "inc-2",
       table: "db.events",
@@ -332,7 +332,7 @@ describe("credit only where it is due", () => {
       applySeq: 0,
       revertSeq: 0,
     };
-    const step = (event: WalkEvent, now: number, extra: Record<string, unknown> = {}) => {
+    const step = (event: RemediationEvent, now: number, extra: Record<string, unknown> = {}) => {
       record = decide(record, event, now, { ...ctx, ...extra }).record;
     };
     step({ type: "propose", stepId: "idempotent-restart", change: restart }, T0);

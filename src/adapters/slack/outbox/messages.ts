@@ -4,14 +4,14 @@
 import type { ProposalNote } from "../../../core/remediation/walk.js";
 import type { AuditReport } from "../../../core/report/schema.js";
 import type { Digest } from "../../../core/sweep/digest.js";
-import type { WalkNote } from "../../../services/ports.js";
+import type { RemediationNote } from "../../../services/ports.js";
 import type { ProposalView, VerificationView } from "../../../services/view-models.js";
 
 /** A walk's thread message, as the view it shows. */
 export type OutboxMessage =
   | { kind: "proposal"; view: ProposalView; note?: ProposalNote; withButtons?: boolean }
   | { kind: "verification"; view: VerificationView }
-  | { kind: "note"; note: WalkNote }
+  | { kind: "note"; note: RemediationNote }
   /** Plain text that may quote upstream words: shown as typed, never as markup. */
   | { kind: "text"; text: string };
 

@@ -4,14 +4,14 @@
 // incident's thread, a channel's top level or a person's answers. The one poster sends them in
 // each queue's order, each once (see poster.ts).
 
-import type { WalkRecord } from "../../../core/remediation/record.js";
+import type { RemediationRecord } from "../../../core/remediation/record.js";
 import type {
   ApplyFormContent,
+  RemediationMessage,
   RemediationNotifier,
+  RemediationThread,
   SlackMessageRequest,
   SlackOutboxPort,
-  WalkMessage,
-  WalkThread,
 } from "../../../services/ports.js";
 import type { IncidentStore } from "../../store/incident-store.js";
 import type { OwedWithWalk } from "../../store/remediation-store.js";
@@ -121,7 +121,7 @@ export class OutboxNotifier implements RemediationNotifier {
     private readonly fillForm: (viewId: string, content: ApplyFormContent) => Promise<boolean>,
   ) {}
 
-  async say(thread: WalkThread, message: WalkMessage): Promise<void> {
+  async say(thread: RemediationThread, message: RemediationMessage): Promise<void> {
     await this.outbox.append(thread.incidentId, thread.channel, this.now(), deliveryFor(thread, message));
   }
 
@@ -136,13 +136,13 @@ export function owedWithWalk(outbox: SlackOutbox, now: () => number): OwedWithWa
   return {
     now,
     appendKeys: (incidentId) => outbox.appendKeys(incidentId),
-    entryJson: (record: WalkRecord, message: WalkMessage, atMs: number) =>
+    entryJson: (record: RemediationRecord, message: RemediationMessage, atMs: number) =>
       outbox.entryJson(record.incidentId, record.channel, atMs, deliveryFor(record, message)),
   };
 }
 
 /** The outbox entry of one walk message: the same whether the notifier or the walk store records it. */
-function deliveryFor(thread: WalkThread, message: WalkMessage): OutboxDelivery {
+function deliveryFor(thread: RemediationThread, message: RemediationMessage): OutboxDelivery {
   switch (message.kind) {
     case "post-proposal": {
       // A proposal waits (bounded) for the diagnosis message it answers.

@@ -12,16 +12,16 @@ import {
   type MachineContext,
   type Notice,
   type ProposalNote,
+  type RemediationEvent,
   type StepRun,
   type TransitionResult,
-  type WalkEvent,
   type WalkState,
 } from "../walk.js";
 
 const DEFAULT_FOLLOW_UP: FollowUpSettings = { intervalSeconds: 300, checks: 6 };
 
-export type EventOf<T extends WalkEvent["type"]> = Extract<WalkEvent, { type: T }>;
-export type Handler<T extends WalkEvent["type"]> = (
+export type EventOf<T extends RemediationEvent["type"]> = Extract<RemediationEvent, { type: T }>;
+export type Handler<T extends RemediationEvent["type"]> = (
   state: WalkState,
   event: EventOf<T>,
   now: number,
@@ -160,7 +160,7 @@ export function openProposal(
 /** The refusal for a user outside the table's approvers, or undefined when they may decide. */
 export function notPermitted(
   state: WalkState,
-  event: WalkEvent & { user: string },
+  event: RemediationEvent & { user: string },
   now: number,
   ctx: MachineContext,
 ): TransitionResult | undefined {
@@ -179,7 +179,7 @@ function staleButton(
   state: WalkState,
   stepId: StepId,
   user: string,
-  event: WalkEvent,
+  event: RemediationEvent,
   now: number,
 ): TransitionResult | undefined {
   const cur = state.current;
@@ -193,14 +193,14 @@ function staleButton(
   return undefined;
 }
 
-function noCurrent(state: WalkState, event: WalkEvent, now: number, user: string): TransitionResult {
+function noCurrent(state: WalkState, event: RemediationEvent, now: number, user: string): TransitionResult {
   return alreadyHandled(state, now, event, user, { kind: "no-open-proposal" });
 }
 
 export function refuse(
   state: WalkState,
   now: number,
-  event: WalkEvent,
+  event: RemediationEvent,
   user: string,
   notice: Notice,
   outcome: AuditEntry["outcome"] = "refused",
@@ -215,7 +215,7 @@ export function refuse(
 export function alreadyHandled(
   state: WalkState,
   now: number,
-  event: WalkEvent,
+  event: RemediationEvent,
   user: string,
   notice: Notice,
 ): TransitionResult {
@@ -225,7 +225,7 @@ export function alreadyHandled(
 export function ignored(
   state: WalkState,
   now: number,
-  event: WalkEvent,
+  event: RemediationEvent,
   actor: string,
   detail: string,
 ): TransitionResult {
@@ -244,7 +244,7 @@ export function audit(
   state: WalkState,
   now: number,
   actor: string,
-  event: WalkEvent,
+  event: RemediationEvent,
   outcome: AuditEntry["outcome"],
   detail: string,
 ): Effect {
@@ -262,7 +262,7 @@ export function audit(
 }
 
 /** The audit trail's action for an event: a request for the next step is the proposal it asks for. */
-function auditAction(event: WalkEvent): AuditEntry["action"] {
+function auditAction(event: RemediationEvent): AuditEntry["action"] {
   return event.type === "next-requested" ? "propose" : event.type;
 }
 
