@@ -8,9 +8,10 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve as resolvePath } from "node:path";
+import { basename, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
+import type { RedisClient } from "../adapters/redis/connection.js";
 import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { type Env, loadConfig } from "../config.js";
 import type { Refusal } from "../core/autopilot/decide.js";
@@ -369,7 +370,8 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   // Edited once it applied: its words say so then, without Hold.
   const announcement = thread(ctx).findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
   if (!announcement) {
-    progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
+    const why = await recordedRefusal(ctx.sim!.bot.redis, ctx.sim!.namespace);
+    progress(ctx, `autopilot leaves this step to people: ${why ?? "no policy line allows it"}`);
     return false;
   }
   progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announcement.text ?? "")}`);
@@ -392,12 +394,11 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   return true;
 }
 
-/** Why autopilot did not take the step, as it recorded it. */
-async function autopilotRefusal(ctx: DemoContext): Promise<string> {
-  const { bot, namespace } = ctx.sim!;
-  const key = (await bot.redis.keys(`{${namespace}}:autopilot:refused:*`))[0];
-  const refusal = key ? (JSON.parse((await bot.redis.get(key)) ?? "{}") as Refusal) : undefined;
-  return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
+/** Why autopilot did not act, as it recorded it; undefined when it recorded no refusal. */
+export async function recordedRefusal(redis: RedisClient, namespace: string): Promise<string | undefined> {
+  const key = (await redis.keys(`{${namespace}}:autopilot:refused:*`))[0];
+  const refusal = key ? (JSON.parse((await redis.get(key)) ?? "{}") as Refusal) : undefined;
+  return refusal?.kind ? refusalWords(refusal) : undefined;
 }
 
 /** Until the bot has done all it has to do for now (its queues and outbox empty). */
@@ -569,12 +570,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     cleanups: [],
   };
   try {
-    const redis = await findRedis(ctx);
+    // REDIS_URL when it answers; otherwise a private, non-persistent redis-server.
+    const redis = await ensureRedis(ctx.redisUrl, options.env, (line) => say(ctx, line));
     if (!redis) {
       say(ctx, `No Redis answers at ${ctx.redisUrl}, and redis-server is not on PATH.`);
       say(ctx, "Start one with `docker compose up -d redis` (or set REDIS_URL), then run the demo again.");
       return 2;
     }
+    ctx.redisUrl = redis.url;
+    if (redis.stop) ctx.cleanups.push(redis.stop);
     say(ctx, `Demo: scenario ${scenario.name}, table ${scenario.table}`);
     await startWorld(ctx);
     if (ctx.options.autopilot === "budget-spent") await spendFleetBudget(ctx);
@@ -586,15 +590,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // The last edits and the picture after recovery land before the thread is printed.
     await settled(ctx, "the bot to finish");
     progress(ctx, "print the thread");
-    const paths = writePictures(ctx);
+    const { pictures, postmortem } = writeThreadFiles(ctx);
     say(ctx, "");
-    say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => paths.get(f.id) }));
-    const written = [...paths.values()];
+    say(
+      ctx,
+      transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => pictures.get(f.id) }),
+    );
+    const written = [...pictures.values()];
     if (written.length > 0) {
       say(ctx, `Commit timeline ${written.length === 1 ? "picture" : "pictures"} of this thread:`);
       for (const path of written) say(ctx, `  ${path}`);
     }
-    const postmortem = writePostmortem(ctx, written[0] ? dirname(written[0]) : undefined);
     if (postmortem) say(ctx, `The postmortem draft (the canvas the bot made):\n  ${postmortem}`);
     say(ctx, "");
     await moment(ctx, "end");
@@ -612,30 +618,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
-/** Writes every picture the bot shared in the thread; returns file id -> path. */
-function writePictures(ctx: DemoContext): Map<string, string> {
-  const paths = new Map<string, string>();
+/** Writes every picture the bot shared in the thread (file id -> path) and its postmortem canvas. */
+function writeThreadFiles(ctx: DemoContext): { pictures: Map<string, string>; postmortem?: string } {
+  const pictures = new Map<string, string>();
   const files = ctx.standIn!.files().filter((f) => f.bytes !== undefined && f.shares.length > 0);
-  if (files.length === 0) return paths;
+  const canvas = ctx.standIn!.canvases().at(-1);
+  if (files.length === 0 && !canvas) return { pictures };
   const dir = ctx.options.outDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
   mkdirSync(dir, { recursive: true });
   for (const file of files) {
     const path = resolvePath(dir, basename(file.name));
     writeFileSync(path, file.bytes!);
-    paths.set(file.id, path);
+    pictures.set(file.id, path);
   }
-  return paths;
-}
-
-/** Writes the postmortem canvas beside the pictures; returns its path (none without a canvas). */
-function writePostmortem(ctx: DemoContext, picturesDir: string | undefined): string | undefined {
-  const canvas = ctx.standIn!.canvases().at(-1);
-  if (!canvas) return undefined;
-  const dir = ctx.options.outDir ?? picturesDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
-  mkdirSync(dir, { recursive: true });
-  const path = resolvePath(dir, `${ctx.scenarioTable}-postmortem.md`);
-  writeFileSync(path, canvas.markdown);
-  return path;
+  if (!canvas) return { pictures };
+  const postmortem = resolvePath(dir, `${ctx.scenarioTable}-postmortem.md`);
+  writeFileSync(postmortem, canvas.markdown);
+  return { pictures, postmortem };
 }
 
 // --- reading the thread ------------------------------------------------------------------------
@@ -718,15 +717,6 @@ function describeWrites(writes: readonly { service: string; method: string; path
       return `${w.method} ${w.path} on ${w.service}`;
     })
     .join("; ");
-}
-
-/** Uses REDIS_URL when it answers; otherwise starts a private, non-persistent redis-server. */
-async function findRedis(ctx: DemoContext): Promise<boolean> {
-  const found = await ensureRedis(ctx.redisUrl, ctx.options.env, (line) => say(ctx, line));
-  if (!found) return false;
-  ctx.redisUrl = found.url;
-  if (found.stop) ctx.cleanups.push(found.stop);
-  return true;
 }
 
 /**

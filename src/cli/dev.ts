@@ -17,7 +17,7 @@ import {
   slashCommandBody,
   viewSubmissionBody,
 } from "../sim/slack/person.js";
-import { startSlackStandIn } from "../sim/slack/stand-in.js";
+import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../sim/slack/stand-in.js";
 import type { StoredFile } from "../sim/slack/types.js";
 import { ensureRedis, type SimBot, startSimBot } from "./demo.js";
 import { createDevGuard, DEV_TOKEN_PARAM, type DevGuard, exposedWarning } from "./dev-guard.js";
@@ -62,13 +62,6 @@ interface Modal {
   errors?: Record<string, string>;
 }
 
-interface LocalEphemeral {
-  ts: string;
-  user: string;
-  text: string;
-  blocks: unknown[];
-}
-
 type Json = Record<string, unknown>;
 
 export async function startDev(options: DevOptions): Promise<DevServer> {
@@ -94,8 +87,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   }
   let running: Running | undefined;
   const modals: Modal[] = [];
-  const ephemerals: LocalEphemeral[] = [];
-  let ephemeralSeq = 0;
   /** trigger_id handed out with each click -> the person who clicked. */
   const triggers = new Map<string, string>();
 
@@ -170,7 +161,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       messages: standIn.messages(DEV_CHANNEL),
       // The alt text of each shared picture, which Slack reads out in place of the image.
       fileAlt: Object.fromEntries(standIn.files().flatMap((f) => (f.altText ? [[f.id, f.altText]] : []))),
-      ephemerals,
       modals: modals.map((m) => ({ ...m, view: standIn.views.opened[m.index] })),
     };
   }
@@ -249,12 +239,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const person = personOf(user, sim);
     const answer = await postForm(person, slashCommandBody(person, match[1]!, match[2]!, newTriggerId()));
     const ack = parseJson(answer.body);
+    // Slack shows the ack's reply to that user only: the stand-in keeps it as such a message.
     if (ack && (typeof ack.text === "string" || Array.isArray(ack.blocks))) {
-      ephemerals.push({
-        ts: `${Math.floor(Date.now() / 1000)}.${String(++ephemeralSeq).padStart(6, "0")}`,
-        user,
-        text: String(ack.text ?? ""),
-        blocks: Array.isArray(ack.blocks) ? ack.blocks : [],
+      await fetch(`${standIn.apiUrl}chat.postEphemeral`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${DEFAULT_STAND_IN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ channel: DEV_CHANNEL, user, text: ack.text, blocks: ack.blocks }),
       });
     }
     return { ok: answer.status === 200, status: answer.status };

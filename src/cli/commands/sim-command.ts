@@ -2,6 +2,7 @@
 // another terminal (the bot, `diagnose`, curl) can talk to it.
 
 import { existsSync } from "node:fs";
+import { wrapWords } from "../../core/chart/timeline-spec.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { utcTime } from "../../core/words/clock.js";
 import { CodedError, ErrorCode } from "../../errors.js";
@@ -65,7 +66,7 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
     );
     const lines = [
       `Simulated lakehouse: scenario ${scenario.name}`,
-      ...wrap(scenario.description.trim(), 96).map((line) => `  ${line}`),
+      ...wrapWords(scenario.description.trim(), 96).map((line) => `  ${line}`),
       "",
       `Scenario times count from now (${startedAt}); the world then moves on with the wall clock:`,
       "writers that work keep committing, broken ones stay broken until a change fixes them.",
@@ -123,22 +124,8 @@ function printScenarioList(io: CliIo): void {
     }
     if (i > 0) writeLine(io.stdout, "");
     writeLine(io.stdout, name);
-    for (const line of wrap(description, 96)) writeLine(io.stdout, `  ${line}`);
+    for (const line of wrapWords(description, 96)) writeLine(io.stdout, `  ${line}`);
   }
-}
-
-/** Greedy word wrap; a word longer than the width stays whole on its own line. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
 }
 
 function resolveScenario(name: string): Scenario {
