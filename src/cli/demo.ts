@@ -37,8 +37,6 @@ export interface DemoOptions {
   scenario?: string;
   stdout: { write(chunk: string): unknown };
   env: Env;
-  /** How long to wait for each thing the bot does (default 30 s). */
-  timeoutMs?: number;
   /** Real time between follow-up checks (default 500 ms; tests go faster). */
   followUpIntervalMs?: number;
   /**
@@ -198,31 +196,17 @@ async function awaitDiagnosis(ctx: DemoContext): Promise<string> {
   progress(ctx, "the bot opens an incident thread and diagnoses the table from the lakehouse's evidence");
   const standIn = ctx.standIn!;
   let diagnosis: string | undefined;
-  await until(
-    ctx,
-    () => {
-      const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
-      if (!root) return false;
-      ctx.rootTs = root.ts;
-      diagnosis = standIn
-        .thread(DEMO_CHANNEL, root.ts)
-        .map(messageMrkdwn)
-        .find((text) => text.includes("Next step"));
-      return diagnosis !== undefined;
-    },
-    "the diagnosis",
-  );
+  await until(() => {
+    const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
+    if (!root) return false;
+    ctx.rootTs = root.ts;
+    diagnosis = standIn
+      .thread(DEMO_CHANNEL, root.ts)
+      .map(messageMrkdwn)
+      .find((text) => text.includes("Next step"));
+    return diagnosis !== undefined;
+  }, "the diagnosis");
   return diagnosis ?? "";
-}
-
-function person(ctx: DemoContext, user: string): SlackPerson {
-  return {
-    botUrl: ctx.sim!.slackUrl,
-    signingSecret: ctx.sim!.signingSecret,
-    standIn: ctx.standIn!,
-    channel: DEMO_CHANNEL,
-    user,
-  };
 }
 
 /** Nothing to change: the demo asks for the audit instead, the way a person would. */
@@ -241,9 +225,9 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
     ctx,
     `<@${DEMO_APPROVER}> types \`/iceberg audit ${ctx.scenarioTable}\` (a signed slash command into Bolt)`,
   );
-  await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
+  await sendSlashCommand(ctx.sim!.person(DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
   // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
-  await until(ctx, () => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
+  await until(() => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
@@ -279,12 +263,10 @@ function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undef
     if (!found || found.message.ts === ctx.rootTs) return undefined;
     return !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
   };
-  const next = open("next");
-  if (next) return { kind: "next", message: next.message };
-  const apply = open("apply");
-  if (apply) return { kind: "apply", message: apply.message };
-  const done = open("done");
-  if (done) return { kind: "done", message: done.message };
+  for (const kind of ["next", "apply", "done"] as const) {
+    const found = open(kind);
+    if (found) return { kind, message: found.message };
+  }
   // A read-only check needs nobody: the bot starts checking the moment it proposes it, so its
   // proposal offers only Skip and Stop.
   const skip = open("skip");
@@ -307,7 +289,7 @@ function readOnlyStep(ctx: DemoContext, value: string | undefined): boolean {
 
 async function nextDecision(ctx: DemoContext, handled: Set<string>): Promise<Decision> {
   let decision: Decision | undefined;
-  await until(ctx, () => (decision = decisionPoint(ctx, handled)), "the bot's next move");
+  await until(() => (decision = decisionPoint(ctx, handled)), "the bot's next move");
   return decision!;
 }
 
@@ -324,9 +306,8 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     ctx,
     `<@${DEMO_APPROVER}> presses Apply and submits the approval form (signed requests into Bolt)`,
   );
-  await approveStep(person(ctx, DEMO_APPROVER), ctx.rootTs!, approvalReason(ctx, title), true);
+  await approveStep(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, approvalReason(ctx, title), true);
   await until(
-    ctx,
     () => latestStepText(ctx).match(/\(1 of 2\)|Applying|Applied|Nothing was changed|It is not known/),
     "the approval",
   );
@@ -336,14 +317,13 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
       `the step is risky and needs a second person: <@${DEMO_SECOND_APPROVER}> approves it too, ticking the confirmation`,
     );
     await approveStep(
-      person(ctx, DEMO_SECOND_APPROVER),
+      ctx.sim!.person(DEMO_SECOND_APPROVER),
       ctx.rootTs!,
       `Second approval: checked that "${title}" is safe for ${ctx.scenarioTable} before it is applied`,
       true,
     );
   }
   await until(
-    ctx,
     () => /Applied (by|at)|Nothing was changed|It is not known/.test(latestStepText(ctx)),
     "the change to be applied",
   );
@@ -377,15 +357,15 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announcement.text ?? "")}`);
   if (mode === "hold") {
     progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
-    await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
-    await until(ctx, () => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
+    await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
+    await until(() => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
     return false;
   }
   progress(
     ctx,
     "nobody presses Hold; when the hold-off ends autopilot approves the step as policy:demo-low-risk",
   );
-  await until(ctx, () => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
+  await until(() => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
   const writes = writesSince(ctx, requestsBefore);
   progress(
     ctx,
@@ -403,7 +383,7 @@ export async function recordedRefusal(redis: RedisClient, namespace: string): Pr
 
 /** Until the bot has done all it has to do for now (its queues and outbox empty). */
 const settled = (ctx: DemoContext, what = "the bot to settle") =>
-  until(ctx, async () => (await ctx.sim!.bot.quiet()) && (await ctx.sim!.bot.quiet()), what);
+  until(async () => (await ctx.sim!.bot.quiet()) && (await ctx.sim!.bot.quiet()), what);
 
 const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
 
@@ -423,8 +403,8 @@ async function doByHand(ctx: DemoContext, message: StoredMessage): Promise<void>
       : `the simulator has no failing writer to fix on ${ctx.scenarioTable}`,
   );
   progress(ctx, `<@${DEMO_APPROVER}> presses Done by hand`);
-  await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_done");
-  await until(ctx, () => /Done by hand by/.test(latestStepText(ctx)), "the step to be marked done");
+  await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "playbook_done");
+  await until(() => /Done by hand by/.test(latestStepText(ctx)), "the step to be marked done");
 }
 
 async function followUp(ctx: DemoContext): Promise<void> {
@@ -469,7 +449,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
           `the writer commits again, but the report left something to do: the card says "resolved with 1 open item" (${decision.text})`,
         );
         progress(ctx, `<@${DEMO_APPROVER}> does it and presses Mark done on the card`);
-        await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
+        await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
         break;
       case "next": {
         markHandled(ctx, handled, "next");
@@ -493,7 +473,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
             ? `the check has answered (it changes nothing, so there is nothing to recover from); <@${DEMO_APPROVER}> asks for the next step`
             : `the step did not help; <@${DEMO_APPROVER}> asks for the next step the playbook offers`,
         );
-        await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_next");
+        await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "playbook_next");
         break;
       }
       case "checking":
@@ -549,9 +529,9 @@ function worldEnd(ctx: DemoContext): DemoEnd {
   };
 }
 
-/** Polls `probe` until it holds, within the demo's time budget. */
-async function until(ctx: DemoContext, probe: () => unknown, what: string): Promise<void> {
-  const deadline = Date.now() + (ctx.options.timeoutMs ?? 30_000);
+/** Polls `probe` until it holds, within the demo's time budget (30 s for each thing the bot does). */
+async function until(probe: () => unknown, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
@@ -747,9 +727,8 @@ export interface SimBot {
   bot: Bot;
   /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
   namespace: string;
-  signingSecret: string;
-  /** Where Slack's signed requests go. */
-  slackUrl: string;
+  /** `user` in the channel, whose signed requests go into the bot as Slack's would. */
+  person(user: string): SlackPerson;
   /** An Alertmanager alert for `table` into the bot's webhook. */
   fireAlert(table: string, jobName: string | undefined): Promise<Response>;
   stop(): Promise<void>;
@@ -805,8 +784,13 @@ export async function startSimBot(world: {
   return {
     bot,
     namespace,
-    signingSecret,
-    slackUrl: `http://127.0.0.1:${bot.port}/slack/events`,
+    person: (user) => ({
+      botUrl: `http://127.0.0.1:${bot.port}/slack/events`,
+      signingSecret,
+      standIn: world.standIn,
+      channel: world.channel,
+      user,
+    }),
     fireAlert: (table, jobName) =>
       fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
         method: "POST",

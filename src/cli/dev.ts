@@ -13,7 +13,6 @@ import {
   buttonClickBody,
   newTriggerId,
   postForm,
-  type SlackPerson,
   slashCommandBody,
   viewSubmissionBody,
 } from "../sim/slack/person.js";
@@ -138,15 +137,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
   }
 
-  /** `user` on the page, as the Slack person whose signed requests go into the running bot. */
-  const personOf = (user: string, sim: SimBot): SlackPerson => ({
-    botUrl: sim.slackUrl,
-    signingSecret: sim.signingSecret,
-    standIn,
-    channel: DEV_CHANNEL,
-    user,
-  });
-
   function state(): Json {
     claimViews();
     return {
@@ -189,12 +179,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       value: body.value as string,
       text: { text: String(body.text ?? actionId) },
     };
-    const click = buttonClickBody(
-      personOf(user, running.sim),
-      { message, button, blockId: String(body.blockId) },
-      { triggerId, actionTs: `${Date.now() / 1000}` },
+    const person = running.sim.person(user);
+    const found = { message, button, blockId: String(body.blockId) };
+    const answer = await postForm(
+      person,
+      buttonClickBody(person, found, { triggerId, actionTs: `${Date.now() / 1000}` }),
     );
-    const answer = await postForm(personOf(user, running.sim), click);
     // The bot opens its modal after the ack; give it a moment so the page can show it at once.
     for (let i = 0; i < 40 && standIn.views.opened.length === before; i++) await sleep(50);
     claimViews();
@@ -206,7 +196,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const modal = modals.find((m) => m.index === body.index && !m.closed);
     if (!running || !modal) return { ok: false, error: "no open modal" };
     const view = standIn.views.opened[modal.index] as Json;
-    const person = personOf(modal.user, running.sim);
+    const person = running.sim.person(modal.user);
     const answer = await postForm(
       person,
       viewSubmissionBody(person, view, body.values ?? {}, newTriggerId()),
@@ -228,15 +218,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   /** A slash command typed on the page; the ack's ephemeral reply shows for that user only. */
   async function command(body: Json): Promise<Json> {
-    const { sim } =
-      running ??
-      (await play(
-        listScenarios().includes(options.scenario ?? "") ? options.scenario! : "competing-appends",
-      ));
+    const { sim } = running ?? (await play(options.scenario ?? "competing-appends"));
     const user = String(body.user);
     const match = /^(\/\S+)\s*([\s\S]*)$/.exec(String(body.text ?? "").trim());
     if (!match) return { ok: false, error: "type a command such as /iceberg help" };
-    const person = personOf(user, sim);
+    const person = sim.person(user);
     const answer = await postForm(person, slashCommandBody(person, match[1]!, match[2]!, newTriggerId()));
     const ack = parseJson(answer.body);
     // Slack shows the ack's reply to that user only: the stand-in keeps it as such a message.
