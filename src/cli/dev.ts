@@ -8,6 +8,7 @@ import { type Route, readBody, send, serveEdge } from "../adapters/http/edge.js"
 import type { Env } from "../config.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
+import type { Scenario } from "../sim/scenario/schema.js";
 import { listScenarios, loadScenario } from "../sim/scenarios.js";
 import {
   buttonClickBody,
@@ -80,7 +81,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const standIn = await startSlackStandIn();
 
   interface Running {
-    scenario: string;
+    scenario: Scenario;
     lakehouse: Lakehouse;
     sim: SimBot;
   }
@@ -112,10 +113,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     await lakehouse.close();
   }
 
-  /** Plays `scenario`: a fresh lakehouse and bot (earlier threads stay on the page). */
-  async function play(scenario: string): Promise<Running> {
-    if (running?.scenario === scenario) return running;
+  /** Plays scenario `name`: a fresh lakehouse and bot (earlier threads stay on the page). */
+  async function play(name: string): Promise<Running> {
+    if (running?.scenario.name === name) return running;
     await stopRunning();
+    const scenario = loadScenario(name);
     const lakehouse = await startLakehouse({ scenario, clock });
     try {
       const sim = await startSimBot({
@@ -140,14 +142,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   function state(): Json {
     claimViews();
     return {
-      channel: DEV_CHANNEL,
-      scenario: running?.scenario,
+      scenario: running?.scenario.name,
       // The table the scenario is about: the command box suggests commands on it.
-      table: running ? loadScenario(running.scenario).table : undefined,
+      table: running?.scenario.table,
       scenarios: listScenarios(),
       users: DEV_USERS,
       nowMs: clock.now(),
-      urls: running?.lakehouse.urls,
       messages: standIn.messages(DEV_CHANNEL),
       // The alt text of each shared picture, which Slack reads out in place of the image.
       fileAlt: Object.fromEntries(standIn.files().flatMap((f) => (f.altText ? [[f.id, f.altText]] : []))),
@@ -158,8 +158,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   async function fireAlert(body: Json): Promise<Json> {
     const name = String(body.scenario ?? "");
     if (!listScenarios().includes(name)) return { ok: false, error: `unknown scenario ${name}` };
-    const { sim } = await play(name);
-    const scenario = loadScenario(name);
+    const { sim, scenario } = await play(name);
     const response = await sim.fireAlert(scenario.table, scenario.flink?.jobs[0]?.name);
     return { ok: response.status === 202, status: response.status, table: scenario.table };
   }
@@ -263,7 +262,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   function fixByHand(): Json {
     if (!running) return { ok: false, error: "fire an alert first" };
-    const table = loadScenario(running.scenario).table;
+    const { table } = running.scenario;
     return { ok: true, fixed: running.lakehouse.fixByHand(table), table };
   }
 
