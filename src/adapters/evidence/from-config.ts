@@ -4,6 +4,7 @@
 
 import type { Dispatcher } from "undici";
 import type { Config } from "../../config.js";
+import type { SourceName } from "../../core/ids.js";
 import type {
   CatalogAuthSpec,
   CatalogSourceSpec,
@@ -17,7 +18,7 @@ import { currentSecret } from "../../util/secret-file.js";
 import { createCatalogClient } from "./catalog/client.js";
 import { createConnectClient } from "./connect/client.js";
 import { createFlinkClient } from "./flink/client.js";
-import type { SourceHeaders } from "./http.js";
+import { type SourceHeaders, tlsAgent } from "./http.js";
 import { createPrometheusClient } from "./prometheus-client.js";
 import type { SourceWatch } from "./source-watch.js";
 import {
@@ -26,21 +27,21 @@ import {
   createCompositeFlink,
   createCompositePrometheus,
 } from "./sources/registry.js";
-import { Agent } from "./undici-lean.js";
+import type { Agent } from "./undici-lean.js";
 
-type SourceKind = "catalog" | "flink" | "connect" | "prometheus";
+type SourceSpec = { name: string; url: string; tls?: TlsMaterial };
 
 export interface EvidencePortOverrides {
   dispatcher?: Dispatcher;
   /** A dispatcher for one source only (the sweep's rate-limited Flink and Connect). */
-  dispatchers?: Partial<Record<SourceKind, Dispatcher>>;
+  dispatchers?: Partial<Record<SourceName, Dispatcher>>;
   timeoutMs?: number;
   maxBytes?: number;
   /** Clock for OAuth token expiry (wall time by default). */
   now?: () => number;
   /** Flink sources found at run time (the Flink Kubernetes Operator's deployments). */
   flinkProviders?: readonly FlinkSourceProvider[];
-  /** Told how many Flink clients and TLS pools are kept after each Flink listing. */
+  /** Told how many Flink clients, and TLS pools among them, are kept after each Flink listing. */
   onFlinkClients?: (kept: { clients: number; tlsPools: number }) => void;
   /** Watches every request of every source (metrics, logs, readiness detail). */
   watch?: SourceWatch;
@@ -51,19 +52,20 @@ const DEFAULT_CONCURRENT_JOBMANAGERS = 8;
 
 export function createEvidencePorts(config: Config, overrides: EvidencePortOverrides = {}): EvidencePorts {
   const timeoutMs = overrides.timeoutMs ?? config.sourceTimeoutMs;
-  const { tlsAgents, dispatcherFor } = sourceDispatchers(overrides);
   /** How every source is called: its pool, deadline, size cap and watch. */
-  const reach = (kind: SourceKind, spec: { name: string; url: string; tls?: TlsMaterial }) => ({
+  const reach = (kind: SourceName, spec: SourceSpec, tlsPool = tlsAgent(spec.tls)) => ({
     url: spec.url,
-    dispatcher: dispatcherFor(kind, spec.name, spec.tls),
+    dispatcher: tlsPool ?? overrides.dispatchers?.[kind] ?? overrides.dispatcher,
     timeoutMs,
     maxBytes: overrides.maxBytes,
     ...(overrides.watch ? { observe: overrides.watch.observer(kind, spec.name) } : {}),
   });
-  const common = (kind: SourceKind, spec: HttpSourceSpec) => ({
-    ...reach(kind, spec),
+  const common = (kind: SourceName, spec: HttpSourceSpec, tlsPool?: Agent) => ({
+    ...reach(kind, spec, tlsPool),
     ...(spec.auth.kind !== "none" ? { headers: authHeaders(spec.auth) } : {}),
   });
+  /** A lone source from the single-URL variables is the port itself, untagged by name. */
+  const lone = (specs: readonly { origin: string }[]) => specs.length === 1 && specs[0]?.origin === "env";
 
   const ports: EvidencePorts = {};
   const { sources } = config;
@@ -78,57 +80,33 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
         now: overrides.now,
         aws: config.aws,
       });
-    const only = sources.catalogs[0];
-    if (sources.catalogs.length === 1 && only?.origin === "env") {
-      ports.catalog = catalogPort(only);
-    } else {
+    if (lone(sources.catalogs)) ports.catalog = catalogPort(sources.catalogs[0] as CatalogSourceSpec);
+    else {
       const { directory, routed } = createCatalogDirectory(sources.catalogs, catalogPort);
       ports.catalog = routed;
       ports.catalogs = directory;
     }
   }
 
-  const flinkClients = new Map<string, FlinkPort>();
-  const clientKey = (spec: HttpSourceSpec) => `${spec.name}\u0000${spec.url}`;
-  const flinkPort = (spec: HttpSourceSpec) => {
-    // Discovered sources are rebuilt on every listing: keep one client per name and URL.
-    const key = clientKey(spec);
-    let port = flinkClients.get(key);
-    if (!port) {
-      port = createFlinkClient(common("flink", spec));
-      flinkClients.set(key, port);
-    }
-    return port;
-  };
-  /** Clients and TLS pools of sources no longer listed go (deployments come and go for good). */
-  const retainFlink = (live: readonly HttpSourceSpec[]) => {
-    const keys = new Set(live.map(clientKey));
-    for (const key of flinkClients.keys()) if (!keys.has(key)) flinkClients.delete(key);
-    const names = new Set(live.map((s) => `flink/${s.name}`));
-    for (const [key, agent] of tlsAgents) {
-      if (!key.startsWith("flink/") || names.has(key)) continue;
-      tlsAgents.delete(key);
-      void agent.close().catch(() => {});
-    }
-  };
+  const flink = flinkClients(
+    (spec, tlsPool) => createFlinkClient(common("flink", spec, tlsPool)),
+    overrides.onFlinkClients,
+  );
   const providers = overrides.flinkProviders ?? [];
-  const single = sources.flink.length === 1 && sources.flink[0]?.origin === "env" && providers.length === 0;
-  if (single) ports.flink = flinkPort(sources.flink[0] as HttpSourceSpec);
+  if (lone(sources.flink) && providers.length === 0)
+    ports.flink = flink.portFor(sources.flink[0] as HttpSourceSpec);
   else if (sources.flink.length > 0 || providers.length > 0)
-    ports.flink = createCompositeFlink(sources.flink, providers, flinkPort, {
+    ports.flink = createCompositeFlink(sources.flink, providers, flink.portFor, {
       concurrency: config.bot.kubernetes?.maxConcurrentJobManagers ?? DEFAULT_CONCURRENT_JOBMANAGERS,
-      retain: (live) => {
-        retainFlink(live);
-        overrides.onFlinkClients?.({ clients: flinkClients.size, tlsPools: tlsAgents.size });
-      },
+      retain: flink.retain,
     });
 
   const connects = sources.connect.map((spec) => ({
     name: spec.name,
     port: createConnectClient(common("connect", spec)) as ConnectPort,
   }));
-  if (connects.length === 1 && sources.connect[0]?.origin === "env") ports.connect = connects[0]?.port;
-  else if (connects.length > 0) ports.connect = createCompositeConnect(connects, true);
+  if (lone(sources.connect)) ports.connect = connects[0]?.port;
+  else if (connects.length > 0) ports.connect = createCompositeConnect(connects);
 
   // Several Prometheus servers: every series from each (the labels tell tables and jobs apart).
   const servers = sources.prometheus.map((spec) => ({
@@ -140,25 +118,37 @@ export function createEvidencePorts(config: Config, overrides: EvidencePortOverr
   return ports;
 }
 
-/** The source's own TLS pool (kept per kind and name), else the kind's dispatcher, else the shared one. */
-function sourceDispatchers(overrides: EvidencePortOverrides) {
-  const tlsAgents = new Map<string, Agent>();
-  const dispatcherFor = (kind: SourceKind, name: string, tls: TlsMaterial | undefined) => {
-    if (tls && (tls.cert || tls.ca)) {
-      const key = `${kind}/${name}`;
-      let agent = tlsAgents.get(key);
-      if (!agent) {
-        agent = new Agent({
-          keepAliveTimeout: 10_000,
-          connect: { cert: tls.cert, key: tls.key, ca: tls.ca },
-        });
-        tlsAgents.set(key, agent);
+/**
+ * Discovered sources are rebuilt on every listing: one Flink client (and TLS pool) per name and
+ * URL, let go once the source is no longer listed (deployments come and go for good).
+ */
+function flinkClients(
+  build: (spec: HttpSourceSpec, tlsPool: Agent | undefined) => FlinkPort,
+  onKept: EvidencePortOverrides["onFlinkClients"],
+) {
+  const clients = new Map<string, { port: FlinkPort; tlsPool?: Agent }>();
+  const keyOf = (spec: HttpSourceSpec) => `${spec.name}\u0000${spec.url}`;
+  return {
+    portFor(spec: HttpSourceSpec): FlinkPort {
+      let client = clients.get(keyOf(spec));
+      if (!client) {
+        const tlsPool = tlsAgent(spec.tls);
+        client = { port: build(spec, tlsPool), tlsPool };
+        clients.set(keyOf(spec), client);
       }
-      return agent;
-    }
-    return overrides.dispatchers?.[kind] ?? overrides.dispatcher;
+      return client.port;
+    },
+    retain(live: readonly HttpSourceSpec[]): void {
+      const keys = new Set(live.map(keyOf));
+      for (const [key, { tlsPool }] of clients) {
+        if (keys.has(key)) continue;
+        clients.delete(key);
+        void tlsPool?.close().catch(() => {});
+      }
+      const tlsPools = [...clients.values()].filter((c) => c.tlsPool).length;
+      onKept?.({ clients: clients.size, tlsPools });
+    },
   };
-  return { tlsAgents, dispatcherFor };
 }
 
 /** The source's auth header; asked for on each request when its secret is a file that may be rotated. */

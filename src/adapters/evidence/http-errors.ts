@@ -4,7 +4,13 @@
 import type { SourceName } from "../../core/ids.js";
 import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { describeUpstreamError } from "./upstream-error.js";
+import { outcomeOfStatus } from "./source-watch.js";
+import { describeUpstreamError, type UpstreamError } from "./upstream-error.js";
+
+/** Who a request goes to: an evidence source, or the Kubernetes API that discovery lists. */
+export type Callee = SourceName | "kubernetes";
+
+export const CALLEE_WORDS: Record<Callee, string> = { ...SOURCE_WORDS, kubernetes: "Kubernetes API" };
 
 const UNREACHABLE_CODES = new Set([
   "ECONNREFUSED",
@@ -26,40 +32,57 @@ const TIMEOUT_CODES = new Set([
 ]);
 const CUT_SHORT_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "HPE_INVALID_CHUNK_SIZE"]);
 
-/** A coded error for an HTTP status, with what the upstream said about it. */
-export function httpStatusError(
-  source: SourceName,
-  response: { status: number; body: string; path: string; method: string; headers?: Record<string, string> },
-  options: { retryable?: boolean; code?: ErrorCode; hint?: string } = {},
+/** A status answer as a coded error needs it: the call as messages name it, and what the upstream said. */
+export interface StatusAnswer {
+  status: number;
+  what: string;
+  said: UpstreamError;
+  retryAfterMs?: number;
+  /** Where the call went (path and method, or the caller's own terms). */
+  details: Record<string, unknown>;
+}
+
+/** A coded error for an HTTP status: refused credentials, a failure worth retrying, or neither. */
+export function statusError(
+  source: Callee,
+  answer: StatusAnswer,
+  hint = statusHint(source, answer.status),
+  cause?: unknown,
 ): CodedError {
-  const upstream = describeUpstreamError(response.body);
-  const status = response.status;
-  const auth = status === 401 || status === 403 || status === 419;
-  const code = options.code ?? (auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus);
-  const retryAfterMs = retryAfterOf(response.headers);
+  const { status, said, retryAfterMs } = answer;
+  const outcome = outcomeOfStatus(status);
   return new CodedError(
-    code,
-    statusMessage(
-      SOURCE_WORDS[source],
-      status,
-      `${response.method} ${response.path}`,
-      upstream.message,
-      retryAfterMs,
-    ),
+    outcome === "refused" ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
+    statusMessage(CALLEE_WORDS[source], status, answer.what, said.message, retryAfterMs),
     {
-      hint: options.hint ?? statusHint(source, status),
-      retryable: options.retryable ?? (status >= 500 || status === 429 || status === 408),
+      hint,
+      retryable: outcome === "error",
       details: {
         source,
-        path: response.path,
-        method: response.method,
+        ...answer.details,
         status,
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        ...(upstream.type ? { upstreamType: upstream.type } : {}),
-        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
+        ...(said.type ? { upstreamType: said.type } : {}),
+        ...(said.code !== undefined ? { upstreamCode: said.code } : {}),
       },
+      cause,
     },
   );
+}
+
+/** A coded error for an HTTP response's status, with what the upstream said about it. */
+export function httpStatusError(
+  source: Callee,
+  response: { status: number; body: string; path: string; method: string; headers?: Record<string, string> },
+): CodedError {
+  const { status, path, method } = response;
+  return statusError(source, {
+    status,
+    what: `${method} ${path}`,
+    said: describeUpstreamError(response.body),
+    retryAfterMs: retryAfterOf(response.headers),
+    details: { path, method },
+  });
 }
 
 /**
@@ -99,22 +122,24 @@ function retryAfterOf(headers: Record<string, string> | undefined, nowMs = Date.
   return Math.min(ms, 3_600_000);
 }
 
-function statusHint(source: SourceName, status: number): string {
+function statusHint(source: Callee, status: number): string {
   if (status === 401 || status === 419)
-    return `Check the credentials configured for the ${SOURCE_WORDS[source]}.`;
-  if (status === 403) return `The credentials for the ${SOURCE_WORDS[source]} lack permission for this call.`;
+    return `Check the credentials configured for the ${CALLEE_WORDS[source]}.`;
+  if (status === 403) return `The credentials for the ${CALLEE_WORDS[source]} lack permission for this call.`;
   if (status === 429)
-    return `The ${SOURCE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
+    return `The ${CALLEE_WORDS[source]} asks the bot to slow down; the bot waits as asked. If it keeps happening, lower sweep.ratePerSecond in BOT_CONFIG.`;
   if (status === 404) return "Check the name or id; it does not exist on that server.";
   if (status >= 500)
-    return `The ${SOURCE_WORDS[source]} failed on its side; look at its logs, then try again.`;
-  return `Check the request against the ${SOURCE_WORDS[source]} documentation.`;
+    return `The ${CALLEE_WORDS[source]} failed on its side; look at its logs, then try again.`;
+  return `Check the request against the ${CALLEE_WORDS[source]} documentation.`;
 }
 
 export interface Where {
-  source: SourceName;
+  source: Callee;
   url: URL;
   method: string;
+  /** The call as messages name it: "GET /jobs/overview", or what the caller says it is. */
+  what: string;
   timeoutMs: number;
 }
 
@@ -125,7 +150,7 @@ function details(where: Where, extra: Record<string, unknown> = {}): Record<stri
 export function tooLarge(where: Where, maxBytes: number): CodedError {
   return new CodedError(
     ErrorCode.SourceTooLarge,
-    `${SOURCE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.method} ${where.url.pathname}; reading stopped`,
+    `${CALLEE_WORDS[where.source]} sent more than ${maxBytes} bytes for ${where.what}; reading stopped`,
     {
       hint: "The response is far larger than expected; check that the URL points at the right API.",
       details: details(where, { maxBytes }),
@@ -139,9 +164,9 @@ export function classifyTransportError(
   phase: "headers" | "body",
   deadlinePassed: boolean,
 ): CodedError {
-  const label = SOURCE_WORDS[where.source];
+  const label = CALLEE_WORDS[where.source];
   const codes = errorCodes(error);
-  const at = `${where.method} ${where.url.pathname}`;
+  const at = where.what;
   if (deadlinePassed || codes.some((c) => TIMEOUT_CODES.has(c))) {
     return new CodedError(
       ErrorCode.SourceTimeout,
@@ -166,12 +191,20 @@ export function classifyTransportError(
     });
   }
   const reason = codes[0] ?? (error instanceof Error ? error.message : String(error));
+  // A certificate the bot does not trust stays untrusted however often it is tried.
+  const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|SSL/i.test(
+    `${codes.join(" ")} ${error instanceof Error ? error.message : ""}`,
+  );
   return new CodedError(
     ErrorCode.SourceUnreachable,
-    `${label} at ${where.url.origin} is unreachable (${reason}) for ${at}`,
+    tls
+      ? `${label} at ${where.url.origin} (${at}): its certificate is not trusted (${reason})`
+      : `${label} is unreachable at ${where.url.origin} (${at}) (${reason})`,
     {
-      hint: "Check the URL in the configuration and that the service is up and reachable from the bot.",
-      retryable: true,
+      hint: tls
+        ? "Check the CA that signs the server's certificate: the source's tls.caFile, or for Kubernetes the service account's ca.crt or the kubeconfig's certificate-authority."
+        : "Check the URL in the configuration (for Kubernetes: KUBERNETES_SERVICE_HOST or the kubeconfig's server) and that the service is up and reachable from the bot.",
+      retryable: !tls,
       details: details(where, { errorCode: reason }),
       cause: error,
     },

@@ -5,10 +5,11 @@
 
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import type { SourceName } from "../../core/ids.js";
-import { SOURCE_WORDS } from "../../core/words/labels.js";
+import type { TlsMaterial } from "../../core/sources/model.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import {
+  CALLEE_WORDS,
+  type Callee,
   classifyTransportError,
   httpStatusError,
   statusMessage,
@@ -39,8 +40,25 @@ export async function closeSharedDispatcher(): Promise<void> {
   await agent?.close();
 }
 
+/**
+ * A pool of a source's own: its CA and client certificate, or no verification at all (a
+ * kubeconfig's insecure-skip-tls-verify).
+ */
+export function tlsPool(tls: { ca?: string; cert?: string; key?: string; insecureSkipTlsVerify?: boolean }) {
+  const { ca, cert, key, insecureSkipTlsVerify } = tls;
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connect: { ca, cert, key, rejectUnauthorized: insecureSkipTlsVerify !== true },
+  });
+}
+
+/** A source's own pool when it needs one, for mutual TLS or a private CA. */
+export function tlsAgent(tls: TlsMaterial | undefined): Agent | undefined {
+  return tls && (tls.cert || tls.ca) ? tlsPool(tls) : undefined;
+}
+
 export interface HttpSourceOptions {
-  source: SourceName;
+  source: Callee;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   maxBytes?: number;
@@ -59,15 +77,6 @@ export interface SourceClientOptions extends Omit<HttpSourceOptions, "source"> {
   url: string;
 }
 
-/** The request settings for one source, taken from what its client was given. */
-export function sourceHttp(
-  source: SourceName,
-  options: Omit<HttpSourceOptions, "source">,
-): HttpSourceOptions {
-  const { dispatcher, observe, timeoutMs, maxBytes, headers } = options;
-  return { source, dispatcher, observe, timeoutMs, maxBytes, headers };
-}
-
 export type SourceHeaders = Record<string, string> | (() => Record<string, string>);
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -79,6 +88,8 @@ export interface HttpRequest {
   body?: string;
   /** Overrides the source's timeout for this one request. */
   timeoutMs?: number;
+  /** The call as messages name it; "<method> <path>" when absent. */
+  what?: string;
   /** Edits the body's bytes in place before they are decoded (see BodyRewrite). */
   rewrite?: BodyRewrite;
 }
@@ -113,7 +124,8 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
   refuseUserInfo(url, options.source, method);
   const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const where: Where = { source: options.source, url, method, timeoutMs };
+  const what = req.what ?? `${method} ${url.pathname}`;
+  const where: Where = { source: options.source, url, method, what, timeoutMs };
 
   // undici's own timeouts only watch gaps between bytes; this deadline bounds the whole exchange.
   const controller = new AbortController();
@@ -147,7 +159,7 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
     const status = response.statusCode;
     options.observe?.(
       outcomeOfStatus(status),
-      statusMessage(SOURCE_WORDS[options.source], status, `${method} ${url.pathname}`, undefined),
+      statusMessage(CALLEE_WORDS[options.source], status, what, undefined),
     );
     const body = collected.text();
     return {
@@ -175,11 +187,11 @@ export async function sendRaw(options: HttpSourceOptions, req: HttpRequest): Pro
  * from elsewhere (a discovered JobManager) must not turn into Basic auth sent wherever it points.
  * The message names neither the user nor the password.
  */
-function refuseUserInfo(url: URL, source: SourceName, method: HttpMethod): void {
+function refuseUserInfo(url: URL, source: Callee, method: HttpMethod): void {
   if (!url.username && !url.password) return;
   throw new CodedError(
     ErrorCode.ConfigInvalid,
-    `${SOURCE_WORDS[source]} URL ${url.origin} carries credentials (user:password@); the request was not sent`,
+    `${CALLEE_WORDS[source]} URL ${url.origin} carries credentials (user:password@); the request was not sent`,
     {
       hint: "Remove the credentials from the URL and give them in the source's auth setting (passwordEnv, tokenEnv or their File forms).",
       details: { source, path: url.pathname, method },
@@ -214,7 +226,7 @@ export async function sendJson<S extends z.ZodType>(
 export function parseBody<S extends z.ZodType>(
   schema: S,
   body: string,
-  source: SourceName,
+  source: Callee,
   what: string,
 ): z.output<S> {
   const ctx = { source, what };
@@ -222,9 +234,9 @@ export function parseBody<S extends z.ZodType>(
 }
 
 /** GETs an API path under a source's base URL and checks the JSON answer with a schema. */
-export function jsonGetter(options: HttpSourceOptions, base: string) {
+export function jsonGetter(options: HttpSourceOptions & { url: string }) {
   return <S extends z.ZodType>(path: string, schema: S, query?: UrlQuery): Promise<z.output<S>> =>
-    sendJson(options, { url: buildUrl(base, path, query) }, schema);
+    sendJson(options, { url: buildUrl(options.url, path, query) }, schema);
 }
 
 /** Drops a body we will not read; the abort it causes is expected, so it must not surface. */

@@ -2,12 +2,11 @@
 // name the field, so a person can see which upstream answer was wrong.
 
 import type { z } from "zod";
-import type { SourceName } from "../../core/ids.js";
-import { SOURCE_WORDS } from "../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import { CALLEE_WORDS, type Callee } from "./http-errors.js";
 
 export interface BodyContext {
-  source: SourceName;
+  source: Callee;
   /** Method and pathname, e.g. "GET /jobs/overview". */
   what: string;
 }
@@ -54,7 +53,7 @@ function throwMalformed(
 ): never {
   throw new CodedError(
     ErrorCode.SourceMalformed,
-    `${SOURCE_WORDS[ctx.source]} sent ${what} for ${ctx.what}`,
+    `${CALLEE_WORDS[ctx.source]} sent ${what} for ${ctx.what}`,
     {
       hint: "Check that the URL points at the right API and that its version is supported.",
       details: { source: ctx.source, request: ctx.what, ...extra },

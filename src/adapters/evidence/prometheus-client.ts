@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
-import { jsonGetter, type SourceClientOptions, sourceHttp } from "./http.js";
+import { jsonGetter, type SourceClientOptions } from "./http.js";
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
 
@@ -25,7 +25,7 @@ const MatrixSchema = z.object({
 });
 
 export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
-  const get = jsonGetter(sourceHttp("prometheus", options), options.url);
+  const get = jsonGetter({ ...options, source: "prometheus" });
 
   return {
     async query(promql, atMs) {

@@ -4,11 +4,13 @@
 // evidence source is asked once with a short timeout, and one that does not answer is a warning
 // (it may be down for now). Exit 2 when there is an error, 0 otherwise.
 
-import { Agent } from "undici";
+import { sendRaw, tlsAgent } from "../../adapters/evidence/http.js";
 import { loadPlaybooks } from "../../adapters/playbooks/files.js";
 import { type ConfigInspection, redactUrl } from "../../config.js";
 import { policyStepLines } from "../../core/autopilot/policy.js";
+import type { SourceName } from "../../core/ids.js";
 import type { TlsMaterial } from "../../core/sources/model.js";
+import { asCodedError, ErrorCode } from "../../errors.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, writeLine } from "../io.js";
@@ -77,8 +79,11 @@ interface Listed {
 }
 
 interface Probed extends Listed {
-  kind: string;
+  kind: SourceName;
 }
+
+/** The probe only needs to see an answer start. */
+const PROBE_MAX_BYTES = 1024 * 1024;
 
 /**
  * One GET per source, all at once, each within `timeoutMs`: any HTTP answer (even 401) means the
@@ -94,36 +99,32 @@ async function probeSources(
   timeoutMs: number,
 ): Promise<string[]> {
   const all: Probed[] = [
-    ...sources.catalogs.map((s) => ({ ...s, kind: "catalog" })),
-    ...sources.flink.map((s) => ({ ...s, kind: "flink" })),
-    ...sources.connect.map((s) => ({ ...s, kind: "connect" })),
-    ...sources.prometheus.map((s) => ({ ...s, kind: "prometheus" })),
+    ...sources.catalogs.map((s) => ({ ...s, kind: "catalog" as const })),
+    ...sources.flink.map((s) => ({ ...s, kind: "flink" as const })),
+    ...sources.connect.map((s) => ({ ...s, kind: "connect" as const })),
+    ...sources.prometheus.map((s) => ({ ...s, kind: "prometheus" as const })),
   ];
   const answers = await Promise.all(all.map((source) => probe(source, timeoutMs)));
   return answers.filter((a): a is string => a !== undefined);
 }
 
 async function probe(source: Probed, timeoutMs: number): Promise<string | undefined> {
-  const tls = source.tls;
-  const dispatcher =
-    tls && (tls.ca || tls.cert)
-      ? new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } })
-      : undefined;
+  const dispatcher = tlsAgent(source.tls);
   const where = `${source.kind} source ${source.name} (${redactUrl(source.url)})`;
   try {
-    const response = await fetch(source.url, {
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "manual",
-      ...(dispatcher ? { dispatcher } : {}),
-    } as RequestInit);
-    await response.body?.cancel();
+    await sendRaw(
+      { source: source.kind, dispatcher, timeoutMs, maxBytes: PROBE_MAX_BYTES },
+      { url: source.url },
+    );
     return undefined;
   } catch (error) {
-    const timedOut = (error as Error).name === "TimeoutError";
-    const code = ((error as { cause?: { code?: unknown } }).cause?.code ?? "") as string;
-    return timedOut
-      ? `${where}: no answer within ${timeoutMs} ms; the bot would go on without it`
-      : `${where}: unreachable${code ? ` (${code})` : ""}; the bot would go on without it`;
+    const coded = asCodedError(error);
+    if (coded.code === ErrorCode.SourceTimeout && coded.details?.phase === "headers")
+      return `${where}: no answer within ${timeoutMs} ms; the bot would go on without it`;
+    if (coded.code === ErrorCode.SourceUnreachable)
+      return `${where}: unreachable (${coded.details?.errorCode}); the bot would go on without it`;
+    // Anything else came after an answer began (a body too large, slow or cut short): the source is there.
+    return undefined;
   } finally {
     await dispatcher?.close().catch(() => {});
   }

@@ -53,7 +53,7 @@ export interface DiscoveredFlinkAccess {
 }
 
 /** A job a discovery source already knows about (its status), before any REST call. */
-export interface KnownFlinkJob {
+interface KnownFlinkJob {
   jobId?: string;
   name?: string;
   state?: string;

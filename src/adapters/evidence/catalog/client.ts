@@ -11,13 +11,13 @@ import { SOURCE_WORDS } from "../../../core/words/labels.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { CatalogConfig, CatalogPort, PropertyCommit } from "../../../services/ports.js";
 import { metadataLocationOfCall, withCallScope } from "../call-scope.js";
-import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions, sourceHttp } from "../http.js";
-import { statusMessage } from "../http-errors.js";
+import { buildUrl, CATALOG_MAX_BYTES, type SourceClientOptions } from "../http.js";
+import { statusError } from "../http-errors.js";
 import { CatalogConfigSchema, TableMetadataSchema, toTableEvidence } from "../iceberg-schemas.js";
 import { parseWithSchema } from "../parse.js";
 import { scrubCodedError } from "../upstream-error.js";
 import { createTokenProvider } from "./auth.js";
-import { createCatalogFetch } from "./fetch.js";
+import { type CatalogSend, createCatalogFetch, createCatalogSend } from "./fetch.js";
 import { allPages, getCatalogJson, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
 /** The catalog's own auth travels in `auth`, never in plain headers. */
@@ -47,7 +47,7 @@ interface CommitTableRequest {
 type UpdateTableRequest = Parameters<IcebergRestCatalog["updateTable"]>[1];
 
 export function createCatalogClient(options: CatalogClientOptions): CatalogPort {
-  const http = sourceHttp("catalog", { ...options, maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES });
+  const http = { ...options, source: "catalog" as const, maxBytes: options.maxBytes ?? CATALOG_MAX_BYTES };
   const tokens = createTokenProvider(
     options.auth ?? { kind: "none" },
     options.url,
@@ -55,13 +55,13 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
     options.now,
     options.aws,
   );
-  const fetchFn = createCatalogFetch(http, tokens);
+  const send = createCatalogSend(http, tokens);
 
   let ready: ReturnType<typeof connect> | undefined;
 
   /** Config is read once; a failed read is forgotten so the next call tries again. */
   function init() {
-    ready ??= connect(options, fetchFn).catch((error: unknown) => {
+    ready ??= connect(options, send).catch((error: unknown) => {
       ready = undefined;
       throw scrubCodedError(toCodedError(error, "read /v1/config"), tokens.secrets());
     });
@@ -75,7 +75,7 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogPort 
   ): Promise<T> {
     const { config, catalog } = await init();
     try {
-      return await run({ catalog, target: { baseUrl: options.url, prefix: config.prefix, fetch: fetchFn } });
+      return await run({ catalog, target: { baseUrl: options.url, prefix: config.prefix, send } });
     } catch (error) {
       throw scrubCodedError(toCodedError(error, operation), tokens.secrets());
     }
@@ -148,10 +148,10 @@ function displayUrl(url: string): string {
 /** Reads /v1/config (the prefix and warehouse) and sets iceberg-js up on our fetch. */
 async function connect(
   options: CatalogClientOptions,
-  fetchFn: ReturnType<typeof createCatalogFetch>,
+  send: CatalogSend,
 ): Promise<{ config: CatalogConfig; catalog: IcebergRestCatalog }> {
   const url = buildUrl(options.url, "v1/config", { warehouse: options.warehouse });
-  const raw = await getCatalogJson(fetchFn, url, CatalogConfigSchema);
+  const raw = await getCatalogJson(send, url, CatalogConfigSchema);
   const config: CatalogConfig = {
     prefix: raw.overrides.prefix ?? raw.defaults.prefix ?? options.prefix,
     warehouse: raw.overrides.warehouse ?? options.warehouse ?? raw.defaults.warehouse,
@@ -163,7 +163,7 @@ async function connect(
     catalogName: config.prefix,
     // Our fetch adds the token itself so it can renew it after a 401.
     auth: { type: "none" },
-    fetch: fetchFn as typeof fetch,
+    fetch: createCatalogFetch(send) as typeof fetch,
   });
   return { config, catalog };
 }
@@ -199,25 +199,10 @@ function toEvidence(ref: TableRef, metadata: unknown, operation: string): TableE
 function toCodedError(error: unknown, operation: string): CodedError {
   if (error instanceof CodedError) return error;
   if (error instanceof IcebergError) {
-    const status = error.status;
-    const auth = status === 401 || status === 403 || status === 419;
-    return new CodedError(
-      auth ? ErrorCode.AuthFailed : ErrorCode.SourceHttpStatus,
-      statusMessage(SOURCE_WORDS.catalog, status, operation, error.message),
-      {
-        hint: catalogHint(status, error.icebergType),
-        retryable: status >= 500 || status === 429,
-        details: {
-          source: "catalog",
-          operation,
-          status,
-          ...(error.icebergType ? { upstreamType: error.icebergType } : {}),
-          ...(error.icebergCode !== undefined ? { upstreamCode: error.icebergCode } : {}),
-          ...(error.isCommitStateUnknown ? { commitStateUnknown: true } : {}),
-        },
-        cause: error,
-      },
-    );
+    const said = { message: error.message, type: error.icebergType, code: error.icebergCode };
+    const details = { operation, ...(error.isCommitStateUnknown ? { commitStateUnknown: true } : {}) };
+    const hint = catalogHint(error.status, error.icebergType);
+    return statusError("catalog", { status: error.status, what: operation, said, details }, hint, error);
   }
   // iceberg-js parses bodies and reads fields without checking them: a SyntaxError means a body
   // that is not JSON (cut short, an HTML page), a TypeError an unexpected shape.

@@ -1,33 +1,39 @@
-// The fetch that iceberg-js is given: every catalog call goes through our undici request layer
-// (timeout, size cap, coded transport errors), carries the current token, retries once with a
-// fresh token after a 401/419, and hands over bodies whose 64-bit snapshot ids have been quoted.
+// How the catalog is called: every request goes through our undici request layer (timeout, size
+// cap, coded transport errors), carries the current token, retries once with a fresh token after
+// a 401/419, and has its 64-bit snapshot ids quoted; iceberg-js is given a fetch over it.
 
 import { recordMetadataLocation } from "../call-scope.js";
 import { type HttpMethod, type HttpResponse, type HttpSourceOptions, sendRaw } from "../http.js";
 import { protectSnapshotIds, quoteSnapshotIdBytes } from "../snapshot-ids.js";
 import type { TokenProvider } from "./auth.js";
+import type { SignableRequest } from "./sigv4.js";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-export function createCatalogFetch(http: HttpSourceOptions, tokens: TokenProvider): FetchLike {
+/** One catalog request, carrying the current token; sent again with a fresh one after a 401/419. */
+export type CatalogSend = (req: SignableRequest & { method: HttpMethod }) => Promise<HttpResponse>;
+
+export function createCatalogSend(http: HttpSourceOptions, tokens: TokenProvider): CatalogSend {
+  return async (req) => {
+    const attempt = async () =>
+      sendRaw(http, {
+        ...req,
+        headers: { ...req.headers, ...(await tokens.headers(req)) },
+        rewrite: quoteSnapshotIdBytes,
+      });
+    const response = await attempt();
+    if ((response.status === 401 || response.status === 419) && tokens.invalidate()) return attempt();
+    return response;
+  };
+}
+
+export function createCatalogFetch(send: CatalogSend): FetchLike {
   return async (input, init) => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
     const method = (init?.method ?? "GET").toUpperCase() as HttpMethod;
     const headers = { accept: "application/json", ...headerRecord(init?.headers) };
     const body = typeof init?.body === "string" ? init.body : undefined;
-
-    const attempt = async () =>
-      sendRaw(http, {
-        method,
-        url,
-        body,
-        headers: { ...headers, ...(await tokens.headers({ method, url, headers, body })) },
-        rewrite: quoteSnapshotIdBytes,
-      });
-    let response = await attempt();
-    if ((response.status === 401 || response.status === 419) && tokens.invalidate())
-      response = await attempt();
-    return toFetchResponse(response);
+    return toFetchResponse(await send({ method, url, headers, body }));
   };
 }
 

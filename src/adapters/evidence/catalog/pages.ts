@@ -11,7 +11,7 @@ import type { ListPage } from "../../../services/ports.js";
 import { buildUrl, parseBody } from "../http.js";
 import { httpStatusError } from "../http-errors.js";
 import { ListNamespacesSchema, ListTablesSchema } from "../iceberg-schemas.js";
-import type { FetchLike } from "./fetch.js";
+import type { CatalogSend } from "./fetch.js";
 
 /** The REST spec's default namespace separator, url-encoded as %1F. */
 const SEPARATOR = "\u001f";
@@ -21,7 +21,7 @@ const MAX_PAGES = 100_000;
 export interface PageTarget {
   baseUrl: string;
   prefix?: string;
-  fetch: FetchLike;
+  send: CatalogSend;
 }
 
 function prefixed(target: PageTarget, path: string): string {
@@ -30,22 +30,13 @@ function prefixed(target: PageTarget, path: string): string {
 
 /** One GET of the catalog: its JSON body checked with the schema, or the coded error its HTTP status calls for. */
 export async function getCatalogJson<S extends z.ZodType>(
-  fetchFn: FetchLike,
+  send: CatalogSend,
   url: URL,
   schema: S,
 ): Promise<z.output<S>> {
-  const response = await fetchFn(url);
-  const body = await response.text();
-  if (!response.ok) {
-    throw httpStatusError("catalog", {
-      status: response.status,
-      body,
-      path: url.pathname,
-      method: "GET",
-      headers: Object.fromEntries(response.headers),
-    });
-  }
-  return parseBody(schema, body, "catalog", `GET ${url.pathname}`);
+  const response = await send({ method: "GET", url, headers: { accept: "application/json" } });
+  if (response.status < 200 || response.status > 299) throw httpStatusError("catalog", response);
+  return parseBody(schema, response.body, "catalog", `GET ${url.pathname}`);
 }
 
 export async function namespacesPage(
@@ -55,7 +46,7 @@ export async function namespacesPage(
 ): Promise<ListPage<string[]>> {
   const query = { parent: parent && parent.length > 0 ? parent.join(SEPARATOR) : undefined, pageToken };
   const url = buildUrl(target.baseUrl, prefixed(target, "namespaces"), query);
-  const parsed = await getCatalogJson(target.fetch, url, ListNamespacesSchema);
+  const parsed = await getCatalogJson(target.send, url, ListNamespacesSchema);
   return { items: parsed.namespaces, nextPageToken: parsed["next-page-token"] ?? undefined };
 }
 
@@ -66,7 +57,7 @@ export async function tablesPage(
 ): Promise<ListPage<TableRef>> {
   const path = `namespaces/${encodeURIComponent(namespace.join(SEPARATOR))}/tables`;
   const url = buildUrl(target.baseUrl, prefixed(target, path), { pageToken });
-  const parsed = await getCatalogJson(target.fetch, url, ListTablesSchema);
+  const parsed = await getCatalogJson(target.send, url, ListTablesSchema);
   return {
     items: parsed.identifiers.map((id): TableRef => ({ namespace: id.namespace, name: id.name })),
     nextPageToken: parsed["next-page-token"] ?? undefined,

@@ -12,7 +12,6 @@ import {
   type SourceClientOptions,
   send,
   sendJson,
-  sourceHttp,
 } from "../http.js";
 import {
   ConnectorConfigSchema,
@@ -26,8 +25,8 @@ import {
 const ICEBERG_SINK_CLASS = "org.apache.iceberg.connect.IcebergSinkConnector";
 
 export function createConnectClient(options: SourceClientOptions): ConnectPort {
-  const http = sourceHttp("connect", options);
-  const get = jsonGetter(http, options.url);
+  const http = { ...options, source: "connect" as const };
+  const get = jsonGetter(http);
   const connectorPath = (name: string, rest = "") => `connectors/${encodeURIComponent(name)}${rest}`;
 
   return {

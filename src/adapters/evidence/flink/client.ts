@@ -16,7 +16,7 @@ import type {
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
 import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
-import { jsonGetter, type SourceClientOptions, sourceHttp } from "../http.js";
+import { jsonGetter, type SourceClientOptions } from "../http.js";
 import { toExceptions } from "./exceptions.js";
 import {
   type CommitterMetricId,
@@ -30,6 +30,7 @@ import {
   CheckpointConfigSchema,
   CheckpointingStatisticsSchema,
   type CheckpointStats,
+  type Job,
   JobDetailsSchema,
   JobExceptionsSchema,
   JobsOverviewSchema,
@@ -42,7 +43,7 @@ const SINK_VERTEX = /sink|committer|writer/i;
 const SOURCE_VERTEX = /^Source:/;
 
 export function createFlinkClient(options: SourceClientOptions): FlinkPort {
-  const get = jsonGetter(sourceHttp("flink", options), options.url);
+  const get = jsonGetter({ ...options, source: "flink" });
   return {
     listJobs: async () => (await get("jobs/overview", JobsOverviewSchema)).jobs.map(toJobSummary),
     getJobEvidence: (jobId, table) => jobEvidence(get, jobId, table),
@@ -226,12 +227,7 @@ function toCheckpointSummary(stats: CheckpointStats): FlinkCheckpointSummary {
   };
 }
 
-function toJobSummary(job: {
-  jid: string;
-  name: string;
-  state: FlinkJobSummary["state"];
-  "start-time": number;
-}): FlinkJobSummary {
+function toJobSummary(job: Job): FlinkJobSummary {
   return { jobId: job.jid, name: job.name, state: job.state, startTimeMs: job["start-time"] };
 }
 

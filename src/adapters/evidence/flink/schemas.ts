@@ -3,22 +3,18 @@
 
 import { z } from "zod";
 
-export const JobsOverviewSchema = z.object({
-  jobs: z.array(
-    z.object({
-      jid: z.string(),
-      name: z.string(),
-      state: z.string(),
-      "start-time": z.number().int(),
-    }),
-  ),
-});
-
-export const JobDetailsSchema = z.object({
+const JobSchema = z.object({
   jid: z.string(),
   name: z.string(),
   state: z.string(),
   "start-time": z.number().int(),
+});
+
+export type Job = z.infer<typeof JobSchema>;
+
+export const JobsOverviewSchema = z.object({ jobs: z.array(JobSchema) });
+
+export const JobDetailsSchema = JobSchema.extend({
   vertices: z.array(
     z.object({
       id: z.string(),

@@ -1,12 +1,17 @@
 // A small Kubernetes API client: get and list (with `limit`/`continue` pagination) of the Flink
-// Kubernetes Operator's custom resources, nothing else. undici with the connection's CA and client
-// certificate, a hard deadline per request, a size cap, and coded errors: a 403 names the verb,
-// resource and namespace the RBAC lacks and the manifest that grants it.
+// Kubernetes Operator's custom resources, nothing else. Requests go through the evidence sources'
+// request routine (deadline, size cap, coded transport errors) with the connection's CA and client
+// certificate; a 403 names the verb, resource and namespace the RBAC lacks and the manifest that
+// grants it.
 
-import type { Dispatcher } from "undici";
+import { z } from "zod";
 import { ALL_NAMESPACES } from "../../../core/kubernetes-settings.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
-import { Agent, request } from "../undici-lean.js";
+import { scrubAllForms } from "../../../util/secret-forms.js";
+import { buildUrl, type HttpResponse, type HttpSourceOptions, parseBody, sendRaw, tlsPool } from "../http.js";
+import { statusError } from "../http-errors.js";
+import type { Agent } from "../undici-lean.js";
+import { describeUpstreamError } from "../upstream-error.js";
 import type { KubernetesConnection } from "./credentials.js";
 
 const FLINK_GROUP = "flink.apache.org";
@@ -23,6 +28,11 @@ export const MAX_LIST_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_ITEMS = 5000;
 /** Bounds a server whose continue tokens never end. */
 const MAX_PAGES = 1000;
+
+const ListSchema = z.object({
+  items: z.array(z.unknown()),
+  metadata: z.object({ continue: z.string().optional() }).optional(),
+});
 
 export interface KubernetesClientOptions {
   timeoutMs?: number;
@@ -46,8 +56,7 @@ interface Call {
 }
 
 export class KubernetesClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly timeoutMs: number;
+  private readonly http: HttpSourceOptions & { dispatcher: Agent };
   private readonly pageSize: number;
   private readonly maxItems: number;
 
@@ -55,18 +64,14 @@ export class KubernetesClient {
     private readonly connection: KubernetesConnection,
     options: KubernetesClientOptions = {},
   ) {
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.pageSize = options.pageSize ?? 100;
     this.maxItems = options.maxItems ?? DEFAULT_MAX_ITEMS;
-    this.dispatcher = new Agent({
-      keepAliveTimeout: 10_000,
-      connect: {
-        ca: connection.ca,
-        cert: connection.cert,
-        key: connection.key,
-        rejectUnauthorized: connection.insecureSkipTlsVerify !== true,
-      },
-    });
+    this.http = {
+      source: "kubernetes",
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxBytes: MAX_BYTES,
+      dispatcher: tlsPool(connection),
+    };
   }
 
   /** Every item of a resource in a namespace (or every namespace), page by page. */
@@ -88,10 +93,8 @@ export class KubernetesClient {
           },
         );
       }
-      const query = new URLSearchParams({ limit: String(this.pageSize) });
-      if (token) query.set("continue", token);
       requests++;
-      const answer = await this.call(call, query);
+      const answer = await this.call(call, { limit: String(this.pageSize), continue: token });
       if (answer.status === 410 && token && !restarted) {
         // The continue token expired (etcd compacted): start a fresh, consistent list once.
         restarted = true;
@@ -101,10 +104,9 @@ export class KubernetesClient {
         page = -1;
         continue;
       }
-      if (answer.status !== 200) throw this.statusError(call, answer.status, answer.body);
-      const list = answer.body as { items?: unknown; metadata?: { continue?: unknown } } | undefined;
-      if (!list || !Array.isArray(list.items)) throw malformed(call, "a list without items");
-      bytes += answer.bytes;
+      if (answer.status !== 200) throw this.statusError(call, answer);
+      const list = parseBody(ListSchema, answer.body, "kubernetes", describe(call));
+      bytes += Buffer.byteLength(answer.body);
       if (items.length + list.items.length > this.maxItems || bytes > MAX_LIST_BYTES) {
         const what =
           bytes > MAX_LIST_BYTES
@@ -121,7 +123,7 @@ export class KubernetesClient {
       }
       items.push(...list.items);
       const next = list.metadata?.continue;
-      if (typeof next !== "string" || next === "") return { items, requests };
+      if (!next) return { items, requests };
       token = next;
     }
   }
@@ -130,103 +132,34 @@ export class KubernetesClient {
   async get(resource: FlinkResourcePlural, namespace: string, name: string): Promise<unknown | undefined> {
     if (namespace === ALL_NAMESPACES) throw new TypeError("get needs a namespace: resources are namespaced");
     const call: Call = { verb: "get", resource, namespace, name };
-    const answer = await this.call(call, new URLSearchParams());
+    const answer = await this.call(call, {});
     if (answer.status === 404) return undefined;
-    if (answer.status !== 200) throw this.statusError(call, answer.status, answer.body);
-    return answer.body;
+    if (answer.status !== 200) throw this.statusError(call, answer);
+    return parseBody(z.unknown(), answer.body, "kubernetes", describe(call));
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.http.dispatcher.close();
   }
 
-  private async call(
-    call: Call,
-    query: URLSearchParams,
-  ): Promise<{ status: number; body: unknown; bytes: number }> {
+  private async call(call: Call, query: Record<string, string | undefined>): Promise<HttpResponse> {
     const scope =
       call.namespace === ALL_NAMESPACES ? "" : `/namespaces/${encodeURIComponent(call.namespace)}`;
     const name = call.name === undefined ? "" : `/${encodeURIComponent(call.name)}`;
-    const base = this.connection.server.href.replace(/\/$/, "");
-    const qs = query.toString();
-    const url = `${base}/apis/${FLINK_GROUP}/${FLINK_VERSION}${scope}/${call.resource}${name}${qs ? `?${qs}` : ""}`;
-    const headers: Record<string, string> = { accept: "application/json" };
+    const path = `apis/${FLINK_GROUP}/${FLINK_VERSION}${scope}/${call.resource}${name}`;
+    const url = buildUrl(this.connection.server.href, path, query);
+    // Read for every request: a projected service-account token rotates.
     const token = this.connection.token?.();
+    const headers: Record<string, string> = { accept: "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
-
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    try {
-      const response = await request(new URL(url), {
-        method: "GET",
-        headers,
-        dispatcher: this.dispatcher,
-        signal: controller.signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      let size = 0;
-      const chunks: Buffer[] = [];
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_BYTES) {
-          response.body.destroy();
-          throw malformed(call, `more than ${MAX_BYTES} bytes`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      const text = Buffer.concat(chunks).toString("utf8");
-      let body: unknown;
-      try {
-        body = text === "" ? undefined : JSON.parse(text);
-      } catch {
-        if (response.statusCode === 200) throw malformed(call, "a body that is not JSON");
-        body = undefined;
-      }
-      return { status: response.statusCode, body, bytes: size };
-    } catch (error) {
-      if (error instanceof CodedError) throw error;
-      throw this.transportError(call, error, controller.signal.aborted);
-    } finally {
-      clearTimeout(timer);
-    }
+    const answer = await sendRaw(this.http, { url, headers, what: describe(call) });
+    // The API server's words may echo the token or the client key: nothing reads them before they go.
+    const secrets = [token ?? "", this.connection.key ?? ""].filter((s) => s.length >= 4);
+    return { ...answer, body: scrubAllForms(answer.body, secrets) };
   }
 
-  private transportError(call: Call, error: unknown, deadlinePassed: boolean): CodedError {
-    const where = `${this.connection.server.origin} (${describe(call)})`;
-    const code = (error as { code?: string }).code ?? "";
-    if (deadlinePassed || /TIMEOUT/.test(code)) {
-      return new CodedError(
-        ErrorCode.SourceTimeout,
-        `Kubernetes API did not answer within ${this.timeoutMs} ms at ${where}`,
-        {
-          hint: "Check that the API server is reachable from the bot (network policies, egress).",
-          retryable: true,
-          details: detailsOf(call),
-          cause: error,
-        },
-      );
-    }
-    const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|SSL/i.test(`${code} ${(error as Error).message}`);
-    return new CodedError(
-      ErrorCode.SourceUnreachable,
-      tls
-        ? `Kubernetes API at ${where}: its certificate is not trusted (${code || "TLS error"})`
-        : `Kubernetes API is unreachable at ${where}${code ? ` (${code})` : ""}`,
-      {
-        hint: tls
-          ? "Check the cluster CA: the service account's ca.crt, or certificate-authority in the kubeconfig."
-          : "Check the API server address (KUBERNETES_SERVICE_HOST or the kubeconfig's server) and the network between.",
-        retryable: !tls,
-        details: detailsOf(call),
-        cause: error,
-      },
-    );
-  }
-
-  private statusError(call: Call, status: number, body: unknown): CodedError {
-    // The API server's words may echo the bearer token: discovery scrubs every error it keeps.
-    const said = statusMessageOf(body);
+  private statusError(call: Call, { status, body }: HttpResponse): CodedError {
+    const said = describeUpstreamError(body).message;
     const tail = said ? `: ${said}` : "";
     const details = { ...detailsOf(call), status };
     const who = this.connection.identity;
@@ -263,17 +196,12 @@ export class KubernetesClient {
         },
       );
     }
-    return new CodedError(
-      ErrorCode.SourceHttpStatus,
-      `Kubernetes API answered HTTP ${status} to ${describe(call)}${tail}`,
-      {
-        hint:
-          status >= 500
-            ? "The API server failed on its side; it is tried again at the next refresh."
-            : "Check the API server's logs for this request.",
-        retryable: status >= 500 || status === 429,
-        details,
-      },
+    return statusError(
+      "kubernetes",
+      { status, what: describe(call), said: { message: said }, details: detailsOf(call) },
+      status >= 500
+        ? "The API server failed on its side; it is tried again at the next refresh."
+        : "Check the API server's logs for this request.",
     );
   }
 }
@@ -292,19 +220,4 @@ function detailsOf(call: Call): Record<string, unknown> {
     namespace: call.namespace,
     ...(call.name ? { name: call.name } : {}),
   };
-}
-
-/** The `message` of a Kubernetes Status object, cut to a readable length. */
-function statusMessageOf(body: unknown): string | undefined {
-  if (!body || typeof body !== "object") return undefined;
-  const { kind, message } = body as { kind?: unknown; message?: unknown };
-  if (kind !== "Status" || typeof message !== "string") return undefined;
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
-}
-
-function malformed(call: Call, what: string): CodedError {
-  return new CodedError(ErrorCode.SourceMalformed, `Kubernetes API sent ${what} for ${describe(call)}`, {
-    hint: "Check that the server is a Kubernetes API server.",
-    details: detailsOf(call),
-  });
 }

@@ -30,8 +30,6 @@ export interface KubernetesConnection {
 
 export type ReadText = (path: string) => string;
 
-const readText: ReadText = (path) => readSmallFile(path);
-
 export interface InClusterOptions {
   /** KUBERNETES_SERVICE_HOST and _PORT, as src/config.ts read them. */
   service?: { host: string; port: number };
@@ -43,7 +41,7 @@ export interface InClusterOptions {
 /** The pod's own service account: fails with what is missing when not running in a pod. */
 export function inClusterConnection(options: InClusterOptions): KubernetesConnection {
   const dir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
-  const read = options.readFile ?? readText;
+  const read = options.readFile ?? readSmallFile;
   if (!options.service) {
     throw notConfigured(
       "KUBERNETES_SERVICE_HOST is not set, so the bot is not running in a Kubernetes pod",
@@ -152,7 +150,7 @@ export interface KubeconfigOptions {
 
 /** A kubeconfig file's context: relative file paths in it are relative to the file, as kubectl reads them. */
 export function kubeconfigConnection(path: string, options: KubeconfigOptions = {}): KubernetesConnection {
-  const read = options.readFile ?? readText;
+  const read = options.readFile ?? readSmallFile;
   const text = readOrFail(read, path, "the kubeconfig", KUBECONFIG_HINT);
   let raw: unknown;
   try {

@@ -9,12 +9,9 @@ import type {
   DiscoveredFlinkAccess,
   FlinkSourceProvider,
   FlinkSourceSpec,
-  KnownFlinkJob,
 } from "../../../core/sources/model.js";
 import { asCodedError, type CodedError } from "../../../errors.js";
 import { mapLimit } from "../../../util/map-limit.js";
-import { scrubAllForms } from "../../../util/secret-forms.js";
-import { scrubCodedError } from "../upstream-error.js";
 import { KubernetesClient, type ListResult } from "./client.js";
 import {
   type InClusterOptions,
@@ -31,22 +28,16 @@ import {
 } from "./flink-resources.js";
 
 /**
- * A discovered JobManager as a Flink source: its REST URL (the operator's REST Service inside the
- * cluster, or restUrlTemplate), read with the auth and TLS of the first `kubernetes.flinkAccess`
- * rule for its namespace and labels (none when no rule matches), with the jobs its resources'
- * status names.
+ * Flink sources from a listing, for the investigation's list of Flink sources: each JobManager's
+ * REST URL (the operator's REST Service inside the cluster, or restUrlTemplate), read with the
+ * auth and TLS of the first `kubernetes.flinkAccess` rule for its namespace and labels (none when
+ * no rule matches), with the jobs its resources' status names.
  */
-export type DiscoveredFlinkSourceSpec = FlinkSourceSpec & {
-  origin: "discovered";
-  jobs: KnownFlinkJob[];
-};
-
-/** Flink sources from a listing, for the investigation's list of Flink sources. */
 export function toSourceSpecs(
   sources: readonly DiscoveredFlinkSource[],
   rules: readonly DiscoveredFlinkAccess[] = [],
-): DiscoveredFlinkSourceSpec[] {
-  return sources.flatMap((s): DiscoveredFlinkSourceSpec[] => {
+): FlinkSourceSpec[] {
+  return sources.flatMap((s): FlinkSourceSpec[] => {
     const access = accessRuleFor(rules, s.namespace, s.labels);
     // Never a credential or client certificate over http (the URL was made https for a TLS rule).
     if (access?.tls && !s.restUrl.startsWith("https://")) return [];
@@ -107,20 +98,9 @@ export interface FlinkDiscoveryOptions {
   onRefresh?: (snapshot: DiscoverySnapshot) => void;
 }
 
-/** The connection the settings describe: a kubeconfig file, else the pod's service account. */
-function connectionFor(
-  settings: KubernetesSettings,
-  inCluster: InClusterOptions = {},
-  readFile?: ReadText,
-): KubernetesConnection {
-  if (settings.kubeconfig)
-    return kubeconfigConnection(settings.kubeconfig, { context: settings.context, readFile });
-  return inClusterConnection({ ...inCluster, readFile: inCluster.readFile ?? readFile });
-}
-
 export class FlinkDiscovery {
   /** Built at the first listing: a process that never lists never reads the credentials. */
-  private built: { client: KubernetesClient; connection: KubernetesConnection } | undefined;
+  private built: KubernetesClient | undefined;
   private readonly now: () => number;
   private readonly byNamespace = new Map<string, DiscoveredFlinkSource[]>();
   private last: DiscoverySnapshot | undefined;
@@ -135,38 +115,17 @@ export class FlinkDiscovery {
     this.now = options.now ?? Date.now;
   }
 
-  private client(): { client: KubernetesClient; connection: KubernetesConnection } {
-    if (!this.built) {
-      const { options } = this;
-      const connection =
-        options.connection ?? connectionFor(options.settings, options.inCluster, options.readFile);
-      const client = new KubernetesClient(connection, {
-        timeoutMs: options.timeoutMs,
-        pageSize: options.settings.pageSize,
-        maxItems: options.settings.maxItems,
-      });
-      this.built = { client, connection };
-    }
+  private client(): KubernetesClient {
+    const { connection, settings, inCluster = {}, readFile } = this.options;
+    this.built ??= new KubernetesClient(
+      connection ??
+        // A kubeconfig file when the settings name one, else the pod's service account.
+        (settings.kubeconfig
+          ? kubeconfigConnection(settings.kubeconfig, { context: settings.context, readFile })
+          : inClusterConnection({ ...inCluster, readFile: inCluster.readFile ?? readFile })),
+      { timeoutMs: this.options.timeoutMs, pageSize: settings.pageSize, maxItems: settings.maxItems },
+    );
     return this.built;
-  }
-
-  /** The Kubernetes credentials as of this listing: any text from the API server is scrubbed of them. */
-  private secrets: string[] = [];
-
-  private readSecrets(): string[] {
-    const connection = this.built?.connection;
-    if (!connection) return [];
-    let token = "";
-    try {
-      token = connection.token?.() ?? "";
-    } catch {
-      // An unreadable token was not sent either.
-    }
-    return [token, connection.key ?? ""].filter((s) => s.length >= 4);
-  }
-
-  private scrub(text: string): string {
-    return this.secrets.length === 0 ? text : scrubAllForms(text, this.secrets);
   }
 
   /** The sources as of the last listing (empty before the first). */
@@ -202,7 +161,7 @@ export class FlinkDiscovery {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
-    await this.built?.client.close();
+    await this.built?.close();
   }
 
   /** One listing now (joins one already under way). Never throws: errors are in the snapshot. */
@@ -230,13 +189,6 @@ export class FlinkDiscovery {
         );
         this.timer.unref();
       }
-    }
-  }
-
-  private scrubJob(job: ScrubbableJob): void {
-    for (const key of ["error", "jobName", "state", "lifecycleState"] as const) {
-      const value = job[key];
-      if (value !== undefined) job[key] = this.scrub(value);
     }
   }
 
@@ -270,16 +222,12 @@ export class FlinkDiscovery {
     const { settings } = this.options;
     const tlsFor = (namespace: string, labels: Record<string, string> | undefined) =>
       accessRuleFor(settings.flinkAccess, namespace, labels)?.tls !== undefined;
-    let client: KubernetesClient | undefined;
-    let unbuilt: unknown;
-    try {
-      client = this.client().client;
-    } catch (error) {
-      unbuilt = error;
-    }
+    // Credentials that cannot be read fail every namespace alike.
+    const built = new Promise<KubernetesClient>((resolve) => resolve(this.client()));
+    built.catch(() => {});
     await mapLimit(settings.namespaces, CONCURRENT_NAMESPACES, async (namespace) => {
       try {
-        if (!client) throw unbuilt;
+        const client = await built;
         const settled = await Promise.allSettled([
           client.list("flinkdeployments", namespace),
           client.list("flinksessionjobs", namespace),
@@ -301,15 +249,6 @@ export class FlinkDiscovery {
         errors.push({ namespace, error: asCodedError(error) });
       }
     });
-    // Read once the listing is done, so a token rotated meanwhile is scrubbed in its newest form.
-    this.secrets = this.readSecrets();
-    for (const e of errors) e.error = scrubCodedError(e.error, this.secrets);
-    for (const s of skipped) {
-      s.resource = this.scrub(s.resource);
-      s.reason = this.scrub(s.reason);
-    }
-    for (const list of this.byNamespace.values())
-      for (const source of list) for (const job of source.jobs) this.scrubJob(job);
     const sources = [...this.byNamespace.values()].flat().sort((a, b) => a.name.localeCompare(b.name));
     const snapshot: DiscoverySnapshot = { sources, errors, skipped, at: this.now(), requests };
     const changes = diffSources(this.last?.sources ?? [], sources);
@@ -331,9 +270,6 @@ export class FlinkDiscovery {
     return snapshot;
   }
 }
-
-/** The operator's words about a job can carry whatever the API server put there. */
-export type ScrubbableJob = { error?: string; jobName?: string; state?: string; lifecycleState?: string };
 
 /** Namespaces listed at once: many namespaces must not become a burst on the API server. */
 const CONCURRENT_NAMESPACES = 4;

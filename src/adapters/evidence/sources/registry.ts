@@ -144,10 +144,7 @@ function withSource<T extends { job: FlinkJobSummary }>(evidence: T, source: str
   return tag ? { ...evidence, job: { ...evidence.job, source } } : evidence;
 }
 
-export function createCompositeConnect(
-  clusters: readonly Named<ConnectPort>[],
-  tagNames: boolean,
-): ConnectPort {
+export function createCompositeConnect(clusters: readonly Named<ConnectPort>[]): ConnectPort {
   const byName = (cluster: string | undefined) => {
     if (cluster === undefined) return undefined;
     const found = clusters.find((c) => c.name === cluster);
@@ -166,7 +163,7 @@ export function createCompositeConnect(
     if (!located.has(name)) await list();
     return byName(located.get(name)) ?? (clusters[0] as Named<ConnectPort>);
   };
-  const tagged = <T extends object>(value: T, cluster: string) => (tagNames ? { ...value, cluster } : value);
+  const tagged = <T extends object>(value: T, cluster: string) => ({ ...value, cluster });
 
   async function list(withinMs?: number): Promise<Listing<ConnectorInfo>> {
     const next = new Map<string, string>();
