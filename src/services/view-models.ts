@@ -1,11 +1,18 @@
 // View models: what the services hand to the notifier and the renderers. They carry plain facts
 // (ids, times as epoch milliseconds, the report) and no Slack formatting; the renderers own every word.
 
-import type { FindingId, StepId } from "../core/ids.js";
+import type { IncidentHistory } from "../core/history/record.js";
+import type { StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
 import type { WalkRecord } from "../core/remediation/record.js";
 import type { Change, NextStep } from "../core/report/schema.js";
-import type { CommitHealth, StoryDecision, UnseenSource } from "../core/story/model.js";
+import type {
+  CommitHealth,
+  IncidentStory,
+  StoryDecision,
+  StoryOpenItem,
+  UnseenSource,
+} from "../core/story/model.js";
 
 /** The root message of an incident thread, edited in place as the incident moves. */
 export interface StatusCardView {
@@ -26,7 +33,7 @@ export interface StatusCardView {
   /** Sources that refused the bot's own credential: the bot's access, never the writer's failure. */
   refusedBot?: UnseenSource[];
   /** Who is handling the incident, and since when. */
-  owner?: { user: string; sinceMs: number; how: "claimed" | "acted" };
+  owner?: IncidentStory["owner"];
   openedAtMs: number;
   /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
   stalledSinceMs?: number;
@@ -52,23 +59,19 @@ export interface StatusCardView {
     byHand?: boolean;
   };
   /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
-  openItems?: Array<{ text: string; statement?: string; doneBy?: string; doneAtMs?: number }>;
+  openItems?: Array<Pick<StoryOpenItem, "text" | "statement" | "doneBy" | "doneAtMs">>;
   /** The "Mark done" button's value, while an item is open. */
   itemAction?: ActionValue;
   /** The longest any message of this thread waited to reach Slack, when it was too long. */
   slackDelayedMs?: number;
   /** The decisions waiting on a person, offered on the card as the thread's own buttons. */
-  decisions?: Array<{ kind: StoryDecision["kind"]; action: ActionValue; title?: string }>;
+  decisions?: StoryDecision[];
   /** Whether the card offers "I'm on it" (nobody handles the incident yet). */
   claimAction?: { incidentId: string };
 }
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
-export interface ActionValue {
-  incidentId: string;
-  stepId: StepId;
-  proposalId: string;
-}
+export type ActionValue = StoryDecision["action"];
 
 export type RiskLevel = "low" | "medium" | "high";
 
@@ -115,7 +118,7 @@ export interface ApplyModalView {
   /** When true the modal adds a required checkbox confirming the change is correct for the table. */
   risky: boolean;
   /** The step's risk, as the proposal states it. */
-  risk?: { level: RiskLevel; detail: string };
+  risk?: ProposalView["risk"];
   /** Which approval this form gives ("2 of 2") and the ones given before it, with their reasons. */
   approval?: { index: number; of: number; earlier: Array<{ by: string; reason?: string }> };
 }
@@ -181,20 +184,14 @@ export interface DiagnosisOptions {
   evidenceRef?: string;
 }
 
-export interface StatusListItem
-  extends Partial<Pick<StatusCardView, "stalledSinceMs" | "commitsFlowing" | "openItems" | "owner">> {
-  incidentId: string;
-  table: string;
-  state: IncidentState;
-  health: CommitHealth;
-  openedAtMs: number;
-  step?: { index: number; total?: number; title: string };
-  /** chat.getPermalink of the thread root. */
-  permalink?: string;
-}
+/**
+ * An open incident as `/iceberg status` and App Home list it: its card, with the thread's link
+ * (chat.getPermalink of its root); the list gives the time.
+ */
+export type OpenIncidentView = Omit<StatusCardView, "nowMs"> & { incidentId: string; permalink?: string };
 
 export interface StatusListView {
-  incidents: StatusListItem[];
+  incidents: OpenIncidentView[];
   nowMs: number;
 }
 
@@ -209,36 +206,18 @@ export interface HistoryEntry {
   detail?: string;
 }
 
-/** A closed incident of the table (core/history), as /iceberg history lists it. */
-export interface HistoryIncident {
-  incidentId: string;
-  openedAtMs: number;
-  closedAtMs: number;
-  state: "resolved" | "stopped";
-  triage?: FindingId;
-  rootCause?: FindingId;
-  fixedBy?: StepId;
-  fixedAfterMs?: number;
-  didNotHelp: StepId[];
-}
-
 export interface HistoryView {
   table: string;
   entries: HistoryEntry[];
-  /** Past incidents within the retention window, newest first. */
-  incidents?: HistoryIncident[];
+  /** Past incidents within the retention window. */
+  incidents?: IncidentHistory[];
   /** Entries shown before "… and N more" (default 30). */
   maxEntries?: number;
 }
 
-export interface AppHomeIncident extends StatusCardView {
-  incidentId: string;
-  permalink?: string;
-}
-
 export interface AppHomeView {
   /** Open incidents; rendered newest first whatever the order given. */
-  open: AppHomeIncident[];
+  open: OpenIncidentView[];
   /** Tables with incidents recently; entries older than 7 days before nowMs are left out. */
   recentTables: Array<{ table: string; incidents: number; lastOpenedAtMs: number }>;
   nowMs: number;

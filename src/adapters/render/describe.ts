@@ -5,10 +5,9 @@ import { SOURCE_NAMES } from "../../core/ids.js";
 import { shownValue } from "../../core/properties.js";
 import type { Change, PropertyChange, Report } from "../../core/report/schema.js";
 import { unansweredSources as unansweredOf } from "../../core/report/unanswered.js";
-import { findingWords, SOURCE_WORDS } from "../../core/words/labels.js";
+import { findingWords, SOURCE_WORDS, sourceWords } from "../../core/words/labels.js";
 import { oneLine } from "./text-safety.js";
 
-/** A property value as a person reads it; null means Iceberg's (or Connect's) default applies. */
 /** A commit timeline picture written beside a report. */
 export interface ChartFile {
   path: string;
@@ -18,6 +17,7 @@ export interface ChartFile {
   altText: string;
 }
 
+/** A property value as a person reads it; null means Iceberg's (or Connect's) default applies. */
 export function formatPropertyValue(value: string | null): string {
   return value === null ? "unset" : oneLine(value, 120);
 }
@@ -115,7 +115,7 @@ export function moreLine(hidden: number): string {
  */
 export function unansweredSources(report: Report): { label: string; reason: string }[] {
   return unansweredOf(report.sources).map((u) => ({
-    label: u.source === undefined ? SOURCE_WORDS[u.kind] : `${SOURCE_WORDS[u.kind]} (${u.source})`,
+    label: sourceWords(u.kind, u.source),
     reason: oneLine(u.reason, 200),
   }));
 }

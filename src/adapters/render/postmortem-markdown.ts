@@ -6,9 +6,10 @@
 
 import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/history/postmortem.js";
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
+import { groupDigits, plural } from "../../core/plural.js";
 import type { Change } from "../../core/report/schema.js";
 import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
-import { formatCount } from "../../core/words/count.js";
+import { pendingItems } from "../../core/verification/open-items.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { recoveredAfterWords } from "../../core/words/recovery.js";
@@ -51,7 +52,7 @@ function writerWords(writer: StoryWriter | undefined, text: (s: string) => strin
 
 /** "1 item remains open", "2 items remain open", "Nothing remains open". */
 function openWords(items: readonly StoryOpenItem[]): string {
-  const n = items.filter((i) => i.doneBy === undefined).length;
+  const n = pendingItems(items).length;
   if (n === 0) return "Nothing remains open.";
   return n === 1 ? "1 item remains open." : `${n} items remain open.`;
 }
@@ -177,11 +178,11 @@ function impactLines(pm: Postmortem, when: (ms: number) => string): string[] {
 function missedLine(missed: Postmortem["impact"]["missed"]): string {
   if (!missed)
     return "Commits missed: unknown (the evidence does not say how often the writer commits). Records missed: unknown.";
-  const commits = `${formatCount(missed.commits)} commit${missed.commits === 1 ? "" : "s"}`;
+  const commits = plural(missed.commits, "commit");
   const records =
     missed.records === undefined
       ? "Records missed: unknown (the snapshots do not say how many records a commit adds)."
-      : `Records missed: about ${formatCount(missed.records)} (as many per commit as its last commit added).`;
+      : `Records missed: about ${groupDigits(missed.records)} (as many per commit as its last commit added).`;
   return `Commits missed: ${commits} (it commits every ${formatDuration(missed.everyMs)}). ${missed.commits === 0 ? "" : records}`.trim();
 }
 
@@ -224,14 +225,8 @@ export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMark
     "",
   );
   out.push("## Cause", "");
-  if (pm.cause.triage)
-    out.push(
-      `- **${mdText(findingWords(pm.cause.triage.id))}** (${mdCode(pm.cause.triage.id)}): ${outside(pm.cause.triage.summary)}`,
-    );
-  if (pm.cause.rootCause)
-    out.push(
-      `- **${mdText(findingWords(pm.cause.rootCause.id))}** (${mdCode(pm.cause.rootCause.id)}): ${outside(pm.cause.rootCause.summary)}`,
-    );
+  for (const f of [pm.cause.triage, pm.cause.rootCause])
+    if (f) out.push(`- **${mdText(findingWords(f.id))}** (${mdCode(f.id)}): ${outside(f.summary)}`);
   if (!pm.cause.triage && !pm.cause.rootCause)
     out.push(`- Verdict: ${mdText(verdictLabel(pm.cause.verdict))}`);
   if (pm.cause.evidence.length > 0) {

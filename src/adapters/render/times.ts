@@ -7,14 +7,11 @@ import { formatDuration } from "../../core/words/duration.js";
 
 const ISO_STAMP = /\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z\b/g;
 
-/** "20:30 UTC" on the same UTC day as `nowMs`, else "2026-11-29 20:30 UTC". */
-const utcClock = utcWhen;
-
 /** "20:30 UTC, 5 min ago" (or "in 5 min" for a time after `nowMs`). */
 export function plainWhen(ms: number, nowMs: number): string {
   const delta = nowMs - ms;
-  if (Math.abs(delta) < 30_000) return `${utcClock(ms, nowMs)}, just now`;
-  return `${utcClock(ms, nowMs)}, ${delta >= 0 ? `${formatDuration(delta)} ago` : `in ${formatDuration(-delta)}`}`;
+  if (Math.abs(delta) < 30_000) return `${utcWhen(ms, nowMs)}, just now`;
+  return `${utcWhen(ms, nowMs)}, ${delta >= 0 ? `${formatDuration(delta)} ago` : `in ${formatDuration(-delta)}`}`;
 }
 
 /**
@@ -26,7 +23,7 @@ export function slackWhen(ms: number, nowMs?: number): string {
   const seconds = Math.floor(ms / 1000);
   const sameDay = nowMs !== undefined && utcDay(ms) === utcDay(nowMs);
   const format = sameDay ? "{time}" : "{date_short_pretty} {time}";
-  return `<!date^${seconds}^${format}|${utcClock(ms, nowMs ?? Number.NaN)}>`;
+  return `<!date^${seconds}^${format}|${utcWhen(ms, nowMs ?? Number.NaN)}>`;
 }
 
 /**
@@ -38,7 +35,7 @@ export function slackTimes(mrkdwn: string, nowMs?: number): string {
     .split(/(```[\s\S]*?```|`[^`\n]*`)/)
     .map((part, i) =>
       i % 2 === 1
-        ? part.replace(ISO_STAMP, (stamp) => utcClock(Date.parse(stamp), nowMs ?? Number.NaN))
+        ? part.replace(ISO_STAMP, (stamp) => utcWhen(Date.parse(stamp), nowMs ?? Number.NaN))
         : part.replace(ISO_STAMP, (stamp) => slackWhen(Date.parse(stamp), nowMs)),
     )
     .join("");

@@ -1,18 +1,15 @@
 // The one Slack job left on BullMQ: filling the "Show all evidence" modal the receiver opened (a
-// view, the named exception to "everything goes through the outbox"). Also an incident's card and
-// status line from its hash alone, and the link to its thread (what the outbox sends: views.ts).
+// view, the named exception to "everything goes through the outbox"). Also the link to an
+// incident's thread (what the outbox sends: views.ts).
 
 import type { Incident } from "../../core/incident/model.js";
 import type { SlackJob } from "../../core/jobs.js";
-import { type Report, ReportSchema } from "../../core/report/schema.js";
-import { storyOf } from "../../core/story/story.js";
+import { ReportSchema } from "../../core/report/schema.js";
 import type { CodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { StatusCardView, StatusListItem } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import { fillPlaceholder, renderModalNote } from "./placeholder.js";
 import { renderEvidenceModal } from "./render/diagnosis.js";
-import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import type { SlackClient } from "./web-client.js";
 
 export interface SlackJobDeps {
@@ -44,21 +41,6 @@ async function fillEvidence(deps: SlackJobDeps, job: Extract<SlackJob, { kind: "
     deps.onSlackError?.("views.update");
     deps.log?.warn({ incidentId: job.incidentId, n: job.n }, "the evidence modal could not be filled in");
   }
-}
-
-/** The card's view of an incident from its incident hash and newest report alone (no walk). */
-export function cardView(incident: Incident, report: Report | undefined, now: number): StatusCardView {
-  return cardViewOf(storyOf({ incident, ...(report ? { report } : {}) }), now);
-}
-
-/** An incident's line in `/iceberg status` from its hash and newest report alone (no walk). */
-export function statusListItem(
-  incident: Incident,
-  report: Report | undefined,
-  now: number,
-  permalink: string | undefined,
-): StatusListItem {
-  return statusItemOf(storyOf({ incident, ...(report ? { report } : {}) }), now, permalink);
 }
 
 /** Link to the incident's thread; best effort, a list without links beats no list. */

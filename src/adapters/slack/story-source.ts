@@ -4,22 +4,14 @@
 
 import type { Incident } from "../../core/incident/model.js";
 import type { Versioned, WalkRecord } from "../../core/remediation/record.js";
-import type { PlaybookSet } from "../../core/remediation/schema.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
-import type { IncidentStory, StoryRemark } from "../../core/story/model.js";
-import type { Claim } from "../../core/story/owner.js";
-import { storyOf } from "../../core/story/story.js";
+import type { IncidentStory } from "../../core/story/model.js";
+import { type StoryTellers, tellStory } from "../../services/story.js";
 
-export interface StorySources {
+export interface StorySources extends StoryTellers {
   store: { getReport(id: string, n: number): Promise<unknown> };
   /** The walk records (absent: a story without the playbook walk). */
   walks?: { get(incidentId: string): Promise<Versioned<WalkRecord> | undefined> };
-  playbooks?: Pick<PlaybookSet, "playbooks">;
-  /** What people said in the thread and who claimed the incident. */
-  people?: {
-    remarks(incidentId: string): Promise<StoryRemark[]>;
-    claim(incidentId: string): Promise<Claim | undefined>;
-  };
 }
 
 /** The newest report of an incident that still parses. */
@@ -41,24 +33,10 @@ async function firstReport(deps: Pick<StorySources, "store">, incident: Incident
 }
 
 export async function loadStory(deps: StorySources, incident: Incident): Promise<IncidentStory> {
-  const [report, first, walk, remarks, claim] = await Promise.all([
+  const [report, first, walk] = await Promise.all([
     latestReport(deps, incident),
     firstReport(deps, incident),
     deps.walks?.get(incident.id).catch(() => undefined),
-    deps.people?.remarks(incident.id).catch(() => []),
-    deps.people?.claim(incident.id).catch(() => undefined),
   ]);
-  const record = walk?.value;
-  const playbook = record
-    ? deps.playbooks?.playbooks.find((p) => p.id === record.walk.playbookId)
-    : undefined;
-  return storyOf({
-    incident,
-    ...(report ? { report } : {}),
-    ...(first ? { firstReport: first } : {}),
-    ...(record ? { walk: record } : {}),
-    ...(playbook ? { playbook } : {}),
-    ...(remarks?.length ? { remarks } : {}),
-    ...(claim ? { claim } : {}),
-  });
+  return tellStory(deps, { incident, report, firstReport: first, walk: walk?.value });
 }

@@ -14,11 +14,11 @@ import type { Notice } from "../../core/remediation/walk.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
-import type { HistoryEntry, HistoryIncident } from "../../services/view-models.js";
+import type { HistoryEntry } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
 import { noteMessage } from "./remediation-slack.js";
-import { renderAppHome } from "./render/app-home.js";
+import { RECENT_WINDOW_MS, renderAppHome } from "./render/app-home.js";
 import { renderAudit } from "./render/audit.js";
 import type { HomeView, SlackMessage } from "./render/block-kit.js";
 import { context } from "./render/blocks.js";
@@ -38,8 +38,6 @@ import { renderNotice, renderProposalNote } from "./render/walk-notice.js";
 import { isNewer, threadPermalink } from "./slack-jobs.js";
 import { loadStory, type StorySources } from "./story-source.js";
 import type { SlackClient } from "./web-client.js";
-
-const WEEK_MS = 7 * 86_400_000;
 
 export interface SlackViewsDeps {
   client: SlackClient;
@@ -142,15 +140,9 @@ export class SlackViews {
         return renderUsageError(reply);
       case "status": {
         const unreadable: UnreadableRecord[] = [];
-        const incidents = await store.listOpen(undefined, (id, error) =>
-          unreadable.push({ kind: "incident", id, newer: isNewer(error) }),
-        );
-        const links = await Promise.all(incidents.map((i) => threadPermalink(client, i)));
-        const stories = await Promise.all(incidents.map((i) => this.story(i)));
         const now = this.deps.now();
-        const items = stories.map((story, index) => statusItemOf(story, now, links[index]));
-        const list = renderStatusList({ nowMs: now, incidents: items });
-        return withUnreadableNote(list, unreadable);
+        const { items } = await this.openIncidents(now, (r) => unreadable.push(r));
+        return withUnreadableNote(renderStatusList({ nowMs: now, incidents: items }), unreadable);
       }
       case "history": {
         const rows = await store.audit(reply.table);
@@ -165,11 +157,7 @@ export class SlackViews {
         }));
         const unreadable: UnreadableRecord[] = [];
         const incidents = (await this.deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
-        const message = renderHistory({
-          table: reply.table,
-          entries,
-          incidents: incidents.map(incidentLine),
-        });
+        const message = renderHistory({ table: reply.table, entries, incidents });
         return withUnreadableNote(message, unreadable);
       }
       case "text":
@@ -197,29 +185,20 @@ export class SlackViews {
    * then recently affected tables (the outbox's poster publishes it).
    */
   async home(): Promise<HomeView> {
-    const { store, client, history, recurringDays, sweeps } = this.deps;
+    const { store, history, recurringDays, sweeps } = this.deps;
     const now = this.deps.now();
     // Records passed over are named in the view, so the person sees the list has a gap.
     const unreadable: UnreadableRecord[] = [];
     const passedOver = (record: UnreadableRecord) => unreadable.push(record);
-    const open = await store.listOpen(undefined, (id, error) =>
-      passedOver({ kind: "incident", id, newer: isNewer(error) }),
-    );
-    const recent = await store.recentTables(now - WEEK_MS);
-    const links = await Promise.all(open.map((incident) => threadPermalink(client, incident)));
-    // The card as the thread shows it: the same story, so the same age, colour and step.
-    const stories = await Promise.all(open.map((incident) => this.story(incident)));
+    const { open, items } = await this.openIncidents(now, passedOver);
+    const recent = await store.recentTables(now - RECENT_WINDOW_MS);
     const closed = (await history?.all(undefined, passedOver).catch(() => [])) ?? [];
     const view = renderAppHome({
       nowMs: now,
-      open: stories.map((story, index) => ({
-        ...cardViewOf(story, now),
-        incidentId: story.incidentId,
-        permalink: links[index],
-      })),
+      open: items,
       recentTables: recent.map((r) => ({
         table: r.table,
-        incidents: weekCount(r.table, now - WEEK_MS, open, closed),
+        incidents: weekCount(r.table, now - RECENT_WINDOW_MS, open, closed),
         lastOpenedAtMs: r.lastOpenedAt,
       })),
     });
@@ -237,25 +216,23 @@ export class SlackViews {
     return view;
   }
 
+  /** Open incidents as their cards show them: the same story, so the same age, colour and step. */
+  private async openIncidents(now: number, passedOver: (record: UnreadableRecord) => void) {
+    const open = await this.deps.store.listOpen(undefined, (id, error) =>
+      passedOver({ kind: "incident", id, newer: isNewer(error) }),
+    );
+    const items = await Promise.all(
+      open.map(async (incident) => {
+        const link = await threadPermalink(this.deps.client, incident);
+        return statusItemOf(await this.story(incident), now, link);
+      }),
+    );
+    return { open, items };
+  }
+
   private story(incident: Incident) {
     return loadStory({ ...this.deps.story, store: this.deps.store }, incident);
   }
-}
-
-/** One past incident as /iceberg history lists it: when, what, and the step that fixed it. */
-function incidentLine(h: IncidentHistory): HistoryIncident {
-  const fixed = h.steps.find((s) => s.outcome === "fixed");
-  return {
-    incidentId: h.incidentId,
-    openedAtMs: h.openedAtMs,
-    closedAtMs: h.closedAtMs,
-    state: h.state,
-    ...(h.triage ? { triage: h.triage } : {}),
-    ...(h.rootCause ? { rootCause: h.rootCause } : {}),
-    ...(fixed ? { fixedBy: fixed.stepId } : {}),
-    ...(fixed?.recoveredAfterMs !== undefined ? { fixedAfterMs: fixed.recoveredAfterMs } : {}),
-    didNotHelp: h.steps.filter((s) => s.outcome === "did-not-help").map((s) => s.stepId),
-  };
 }
 
 /**

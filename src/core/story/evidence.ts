@@ -35,21 +35,13 @@ export function unseenOf(report: Report | undefined): UnseenSource[] {
 
 /** The writer the story is about: the report's, or the one the walk watches. */
 export function writerOf(report: Report | undefined, walk: WalkRecord | undefined): StoryWriter | undefined {
-  const w = report?.writer;
-  if (w)
-    return {
-      kind: w.kind,
-      id: w.id,
-      ...(w.name ? { name: w.name } : {}),
-      ...(w.cluster ? { cluster: w.cluster } : {}),
-    };
-  const watched = walk?.writer;
-  if (!watched) return undefined;
+  const w = report?.writer ?? walk?.writer;
+  if (!w) return undefined;
   return {
-    kind: watched.kind === "connector" ? "connect" : "flink",
-    id: watched.id,
-    ...(watched.name ? { name: watched.name } : {}),
-    ...(watched.cluster ? { cluster: watched.cluster } : {}),
+    kind: w.kind === "connect" || w.kind === "connector" ? "connect" : "flink",
+    id: w.id,
+    ...(w.name ? { name: w.name } : {}),
+    ...(w.cluster ? { cluster: w.cluster } : {}),
   };
 }
 

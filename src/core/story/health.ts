@@ -8,16 +8,13 @@ import type { Report } from "../report/schema.js";
 import { verdictSeen } from "./evidence.js";
 import type { CommitHealth, StoryCheck, StoryRecovery, UnseenSource } from "./model.js";
 
-export interface HealthInput {
-  report: Report | undefined;
-  unseen: readonly UnseenSource[];
-  recovery: StoryRecovery | undefined;
+export function healthOf(
+  report: Report | undefined,
+  unseen: readonly UnseenSource[],
+  recovery: StoryRecovery | undefined,
   /** The newest follow-up check of the step in play, when there was one. */
-  lastCheck?: StoryCheck;
-}
-
-export function healthOf(input: HealthInput): CommitHealth {
-  const { report, unseen, recovery, lastCheck } = input;
+  lastCheck: StoryCheck | undefined,
+): CommitHealth {
   if (recovery || lastCheck?.outcome === "recovered") return "flowing";
   // The newest look at the writer's commits could not read them: nothing is known now.
   if (lastCheck?.outcome === "could-not-check") return "unknown";

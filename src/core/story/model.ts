@@ -96,8 +96,6 @@ export interface StoryStep {
   /** While verifying: which check the thread is on. */
   check?: { index: number; total: number };
   checks: StoryCheck[];
-  /** The decision a person can take now, while the step waits (the first of decisions). */
-  decision?: StoryDecision;
   /** Every button a person can press now for this step, in the order the thread offers them. */
   decisions: StoryDecision[];
   /** A read-only check: it only looks, so it ends "checked", never "no recovery". */

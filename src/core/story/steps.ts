@@ -18,13 +18,9 @@ type RecordedCheck = CheckRecord & {
 };
 
 function checkOf(check: RecordedCheck): StoryCheck {
-  return {
-    index: check.index,
-    atMs: check.atMs,
-    outcome: check.outcome ?? (check.recovered ? "recovered" : "not-yet"),
-    detail: check.detail,
-    ...(check.unseen?.length ? { unseen: check.unseen } : {}),
-  };
+  const { index, atMs, detail, unseen } = check;
+  const outcome = check.outcome ?? (check.recovered ? "recovered" : "not-yet");
+  return { index, atMs, outcome, detail, unseen: unseen?.length ? unseen : undefined };
 }
 
 /** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
@@ -114,33 +110,25 @@ function storyStep(
 ): StoryStep {
   const readOnly = run.change.kind === "read-only-check";
   const state = stateOf(run, readOnly);
-  const decisions = decisionsOf(record, run, live, playbook);
-  const byHand = madeByHand(run);
-  const endedBy = run.phase === "skipped" ? run.skippedBy : undefined;
-  const proposalId = proposalIdFor(record, run.stepId);
-  const title = playbook?.steps.find((s) => s.id === run.stepId)?.title;
   return {
     stepId: run.stepId,
-    ...(proposalId ? { proposalId } : {}),
-    ...(title ? { title } : {}),
+    proposalId: proposalIdFor(record, run.stepId),
+    title: playbook?.steps.find((s) => s.id === run.stepId)?.title,
     index: stepIndex(record, run.stepId),
     state,
     change: run.change,
     proposedAtMs: run.proposedAtMs,
     approvedBy: run.approvals.map((a) => a.user),
-    ...(run.appliedAtMs !== undefined ? { changeAtMs: run.appliedAtMs } : {}),
-    ...(run.appliedBy !== undefined ? { changeBy: run.appliedBy } : {}),
-    ...(byHand ? { byHand: true } : {}),
+    changeAtMs: run.appliedAtMs,
+    changeBy: run.appliedBy,
+    byHand: madeByHand(run) || undefined,
     // A read-only check counts its checks too: the thread says "check n of m" for it as well.
-    ...(state === "verifying"
-      ? { check: { index: Math.max(1, run.checksDone), total: run.checksTotal } }
-      : {}),
+    check: state === "verifying" ? { index: Math.max(1, run.checksDone), total: run.checksTotal } : undefined,
     checks: run.checks.map(checkOf),
-    ...(decisions[0] ? { decision: decisions[0] } : {}),
-    decisions,
-    ...(readOnly ? { readOnly: true } : {}),
-    ...(endedBy ? { endedBy } : {}),
-    ...(run.endedAtMs !== undefined ? { endedAtMs: run.endedAtMs } : {}),
+    decisions: decisionsOf(record, run, live, playbook),
+    readOnly: readOnly || undefined,
+    endedBy: run.phase === "skipped" ? run.skippedBy : undefined,
+    endedAtMs: run.endedAtMs,
   };
 }
 

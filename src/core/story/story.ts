@@ -33,14 +33,9 @@ export function storyOf(input: StoryInput): IncidentStory {
   const recovery = recoveryOf(walk);
   const walked = walkStory(walk, playbook);
   const lastCheck = walked.step?.checks[walked.step.checks.length - 1];
-  const health = healthOf({ report, unseen, recovery, ...(lastCheck ? { lastCheck } : {}) });
+  const health = healthOf(report, unseen, recovery, lastCheck);
   const verdict = report?.findings.find((f) => f.id === report.verdict);
   const cause = causeFinding(report);
-  const writer = writerOf(report, walk);
-  const lastGood = lastGoodCommitMs(report);
-  const firstFailure = firstFailureMs(report);
-  const cadence = cadenceOf(input.firstReport ?? report);
-  const owner = ownerOf(input.claim, walk);
   const closed = incident.state === "resolved" || incident.state === "stopped";
   // A new diagnosis runs before the walk moves on: say so; otherwise the walk says where things are.
   const workflow =
@@ -49,33 +44,31 @@ export function storyOf(input: StoryInput): IncidentStory {
     incidentId: incident.id,
     table: incident.table,
     channel: incident.channel,
-    ...(incident.rootTs ? { rootTs: incident.rootTs } : {}),
+    rootTs: incident.rootTs,
     workflow,
     openedAtMs: incident.openedAt,
-    ...(incident.resolvedAt !== undefined ? { closedAtMs: incident.resolvedAt } : {}),
+    closedAtMs: incident.resolvedAt,
     health,
-    ...(writer ? { writer } : {}),
-    ...(lastGood !== undefined ? { lastGoodCommitMs: lastGood } : {}),
-    ...(firstFailure !== undefined ? { firstFailureMs: firstFailure } : {}),
-    ...(cadence ? { cadence } : {}),
+    writer: writerOf(report, walk),
+    lastGoodCommitMs: lastGoodCommitMs(report),
+    firstFailureMs: firstFailureMs(report),
+    cadence: cadenceOf(input.firstReport ?? report),
     unseen,
-    ...(report ? { verdict: { id: report.verdict, summary: verdict?.summary ?? report.verdict } } : {}),
-    ...(cause ? { cause: { id: cause.id, summary: cause.summary } } : {}),
+    verdict: report ? { id: report.verdict, summary: verdict?.summary ?? report.verdict } : undefined,
+    cause: cause ? { id: cause.id, summary: cause.summary } : undefined,
     evidence: [...(verdict?.evidence ?? []), ...(cause?.evidence ?? [])].map((e) => e.detail),
-    ...(walked.step ? { step: walked.step } : {}),
+    step: walked.step,
     steps: walked.steps,
-    ...(recovery ? { recovery } : {}),
+    recovery,
     openItems: storyOpenItems(report ?? input.firstReport, walk),
-    ...(owner ? { owner } : {}),
+    owner: ownerOf(input.claim, walk),
     remarks: [...(input.remarks ?? [])].sort((a, b) => a.atMs - b.atMs),
     alerts: {
       received: incident.alertCount,
-      ...(incident.firingAlerts !== undefined ? { firing: incident.firingAlerts } : {}),
-      ...(incident.alertResolvedAt !== undefined ? { clearedAtMs: incident.alertResolvedAt } : {}),
+      firing: incident.firingAlerts,
+      clearedAtMs: incident.alertResolvedAt,
     },
-    ...(incident.tableUnknown ? { tableUnknown: true } : {}),
-    ...(report?.nextStep
-      ? { nextStep: { stepId: report.nextStep.id, summary: report.nextStep.summary } }
-      : {}),
+    tableUnknown: incident.tableUnknown || undefined,
+    nextStep: report?.nextStep ? { stepId: report.nextStep.id, summary: report.nextStep.summary } : undefined,
   };
 }

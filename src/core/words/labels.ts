@@ -65,17 +65,13 @@ export const WRITER_KIND_WORDS: Record<WriterKind, string> = {
 };
 
 /** Where the bot's own credential for a source kind is set: what to fix when the source refuses it. */
-const CREDENTIAL_SETTING_WORDS: Record<SourceName, string> = {
+export const CREDENTIAL_SETTING_WORDS: Record<SourceName, string> = {
   catalog:
     "ICEBERG_CATALOG_TOKEN (or ICEBERG_CATALOG_CREDENTIAL), or the catalog's auth in BOT_CONFIG sources.catalogs",
   flink: "the Flink source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
   connect: "the Kafka Connect source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
   prometheus: "the Prometheus source's auth in BOT_CONFIG sources (tokenEnv or passwordEnv)",
 };
-
-export function credentialSettingWords(kind: SourceName): string {
-  return CREDENTIAL_SETTING_WORDS[kind];
-}
 
 export function findingWords(id: FindingId): string {
   return FINDING_WORDS[id];

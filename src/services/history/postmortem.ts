@@ -5,25 +5,15 @@
 
 import { describeTimeline, isTimelineChart, type TimelineChart } from "../../core/chart/timeline.js";
 import { buildPostmortem, type Postmortem, type PostmortemPicture } from "../../core/history/postmortem.js";
-import type { Incident } from "../../core/incident/model.js";
 import type { WalkRecord } from "../../core/remediation/record.js";
-import type { Playbook } from "../../core/remediation/schema.js";
 import type { Report } from "../../core/report/schema.js";
-import type { IncidentStory, StoryRemark } from "../../core/story/model.js";
-import type { Claim } from "../../core/story/owner.js";
-import { storyOf } from "../../core/story/story.js";
 import type { HistoryPort, IncidentStorePort, WalkStorePort } from "../ports.js";
+import { type StoryTellers, tellStory } from "../story.js";
 
-export interface PostmortemDeps {
+export interface PostmortemDeps extends StoryTellers {
   history?: Pick<HistoryPort, "get">;
   store: Pick<IncidentStorePort, "get" | "getReport" | "getChart">;
   walks: Pick<WalkStorePort, "get">;
-  playbooks?: { playbooks: readonly Playbook[] };
-  /** What people wrote in the thread and who claimed the incident (absent: neither is told). */
-  people?: {
-    remarks(incidentId: string): Promise<StoryRemark[]>;
-    claim(incidentId: string): Promise<Claim | undefined>;
-  };
 }
 
 export interface PostmortemDraft {
@@ -72,34 +62,12 @@ export async function draftPostmortem(
   }
   return {
     postmortem: buildPostmortem({
-      story: await postmortemStory(deps, incident, report, walk),
+      story: await tellStory(deps, { incident, report, firstReport: report, walk }),
       history,
       pictures,
     }),
     charts,
   };
-}
-
-/** The incident's one story (core/story), as the card and the history tell it. */
-async function postmortemStory(
-  deps: PostmortemDeps,
-  incident: Incident,
-  report: Report | undefined,
-  walk: WalkRecord | undefined,
-): Promise<IncidentStory> {
-  const [remarks, claim] = await Promise.all([
-    deps.people?.remarks(incident.id).catch(() => []),
-    deps.people?.claim(incident.id).catch(() => undefined),
-  ]);
-  const playbook = walk ? deps.playbooks?.playbooks.find((p) => p.id === walk.walk.playbookId) : undefined;
-  return storyOf({
-    incident,
-    ...(report ? { report, firstReport: report } : {}),
-    ...(walk ? { walk } : {}),
-    ...(playbook ? { playbook } : {}),
-    ...(remarks?.length ? { remarks } : {}),
-    ...(claim ? { claim } : {}),
-  });
 }
 
 function lastProposal(walk: WalkRecord | undefined): string | undefined {

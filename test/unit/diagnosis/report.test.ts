@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { renderReportText } from "../../../src/adapters/render/report.js";
 import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js";
-import { cardView } from "../../../src/adapters/slack/slack-jobs.js";
+import { cardViewOf } from "../../../src/adapters/slack/render/story-view.js";
 import { buildContext } from "../../../src/core/diagnosis/context.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
 import { hotPartitionFilter, pickStepId } from "../../../src/core/diagnosis/next-step.js";
@@ -13,6 +13,7 @@ import type { Snapshot } from "../../../src/core/evidence/model.js";
 import { type FindingId, STEP_IDS, TRIAGE_IDS } from "../../../src/core/ids.js";
 import { proposeChange } from "../../../src/core/remediation/change.js";
 import { type PropertyChange, ReportSchema } from "../../../src/core/report/schema.js";
+import { storyOf } from "../../../src/core/story/story.js";
 import {
   BASE_LOCATION_MESSAGE,
   COMMIT_FAILED,
@@ -352,19 +353,21 @@ describe("diagnose", () => {
     expect(report.findings.map((f) => f.id)).toContain("multiple-flink-jobs");
     expect(report.nextStep?.id).toBe("one-committer-per-table");
     expect(report.nextStep?.summary).toContain(JOB2);
-    const card = cardView(
-      {
-        id: "i1",
-        table: "db.events",
-        state: "awaiting-approval",
-        channel: "C1",
-        openedAt: NOW - 5 * MIN,
-        updatedAt: NOW,
-        alertCount: 1,
-        diagnoses: 1,
-        cardVersion: 1,
-      },
-      report,
+    const card = cardViewOf(
+      storyOf({
+        incident: {
+          id: "i1",
+          table: "db.events",
+          state: "awaiting-approval",
+          channel: "C1",
+          openedAt: NOW - 5 * MIN,
+          updatedAt: NOW,
+          alertCount: 1,
+          diagnoses: 1,
+          cardVersion: 1,
+        },
+        report,
+      }),
       NOW,
     );
     const lastOfFailing = Math.max(

@@ -5,11 +5,11 @@ import {
   clipPlain,
   escapeCode,
   escapeMrkdwn,
-  formatCount,
   packLines,
   truncateText,
 } from "../../../src/adapters/slack/render/limits.js";
 import { shortId } from "../../../src/adapters/slack/render/verification.js";
+import { groupDigits } from "../../../src/core/plural.js";
 
 const SUFFIX = /\n… \(([\d,]+) more characters\)$/;
 
@@ -97,9 +97,9 @@ describe("capBlocks and packLines", () => {
 
 describe("formatting", () => {
   it("groups digits without depending on the locale", () => {
-    expect(formatCount(3420)).toBe("3,420");
-    expect(formatCount(1234567.5)).toBe("1,234,567.5");
-    expect(formatCount(999)).toBe("999");
+    expect(groupDigits(3420)).toBe("3,420");
+    expect(groupDigits(1234567.5)).toBe("1,234,567.5");
+    expect(groupDigits(999)).toBe("999");
   });
 
   it("shortens long ids and clips plain text", () => {

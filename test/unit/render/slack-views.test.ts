@@ -7,12 +7,18 @@ import { renderHelp } from "../../../src/adapters/slack/render/help.js";
 import { renderHistory } from "../../../src/adapters/slack/render/history.js";
 import { HEALTH_EMOJI, renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
-import { cardView, statusListItem } from "../../../src/adapters/slack/slack-jobs.js";
+import { cardViewOf, statusItemOf } from "../../../src/adapters/slack/render/story-view.js";
 import { parseCommandText } from "../../../src/core/incident/command-text.js";
-import { INCIDENT_STATES } from "../../../src/core/incident/model.js";
+import { INCIDENT_STATES, type Incident } from "../../../src/core/incident/model.js";
+import type { Report } from "../../../src/core/report/schema.js";
+import { storyOf } from "../../../src/core/story/story.js";
 import type { StatusCardView } from "../../../src/services/view-models.js";
 import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
 import { healthyReport } from "./samples.js";
+
+/** The card's view of an incident from its hash and newest report alone (no walk). */
+const cardView = (incident: Incident, report: Report | undefined, now: number) =>
+  cardViewOf(storyOf({ incident, report }), now);
 
 const NOW = Date.parse("2026-11-29T10:07:00Z");
 const MIN = 60_000;
@@ -249,7 +255,7 @@ describe("every surface agrees", () => {
       });
       expect(home.blocks).toContainEqual(cardHeader);
       const list = allText(
-        renderStatusList({ nowMs: NOW, incidents: [statusListItem(incident, report, NOW, undefined)] })
+        renderStatusList({ nowMs: NOW, incidents: [statusItemOf(storyOf({ incident, report }), NOW)] })
           .blocks,
       );
       expect(list).toContain(`${emoji} *db.events* — ${age} · open`);

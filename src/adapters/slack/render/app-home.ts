@@ -1,17 +1,19 @@
 // The App Home tab: open incidents newest first, each as its status card with a link to the thread,
 // then the tables that had incidents in the last 7 days.
 
-import type { AppHomeIncident, AppHomeView } from "../../../services/view-models.js";
+import { groupDigits, plural } from "../../../core/plural.js";
+import type { AppHomeView, OpenIncidentView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
-import { context, divider, header, section } from "./blocks.js";
-import { escapeCode, formatCount, LIMITS, packLines } from "./limits.js";
+import { context, divider, header, packedSections, section } from "./blocks.js";
+import { escapeCode, LIMITS } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
 import { threadLink } from "./status-list.js";
 
-const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+/** The week App Home counts a table's recent incidents in. */
+export const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
-function incidentBlocks(incident: AppHomeIncident, nowMs: number): KnownBlock[] {
+function incidentBlocks(incident: OpenIncidentView, nowMs: number): KnownBlock[] {
   const blocks = statusCardBlocks({ ...incident, nowMs });
   const link = threadLink(incident.permalink, "Open the thread");
   if (link !== "") blocks.push(context(link));
@@ -27,19 +29,15 @@ function recentBlocks(view: AppHomeView): KnownBlock[] {
   if (recent.length === 0) return [...blocks, section("None.")];
   const lines = recent.map(
     (t) =>
-      `\`${escapeCode(t.table)}\`: ${formatCount(t.incidents)} incident${t.incidents === 1 ? "" : "s"}, last opened ${slackWhen(t.lastOpenedAtMs, view.nowMs)}`,
+      `\`${escapeCode(t.table)}\`: ${plural(t.incidents, "incident")}, last opened ${slackWhen(t.lastOpenedAtMs, view.nowMs)}`,
   );
-  const packed = packLines(lines, { maxSections: 3 });
-  blocks.push(...packed.texts.map((t) => section(t)));
-  if (packed.used < lines.length)
-    blocks.push(context(`… and ${formatCount(lines.length - packed.used)} more tables`));
-  return blocks;
+  return [...blocks, ...packedSections(lines, { maxSections: 3, more: "more tables" })];
 }
 
 export function renderAppHome(view: AppHomeView): HomeView {
   const open = [...view.open].sort((a, b) => b.openedAtMs - a.openedAtMs);
   const tail = recentBlocks(view);
-  const blocks: KnownBlock[] = [header(`Open incidents (${formatCount(open.length)})`)];
+  const blocks: KnownBlock[] = [header(`Open incidents (${groupDigits(open.length)})`)];
   if (open.length === 0) blocks.push(section(":white_check_mark: No open incidents."), divider());
   // Keep room for the recent tables and one "… and N more" line.
   const budget = LIMITS.viewBlocks - tail.length - 1;
@@ -53,7 +51,7 @@ export function renderAppHome(view: AppHomeView): HomeView {
   if (shown < open.length) {
     blocks.push(
       context(
-        `… and ${formatCount(open.length - shown)} more open incidents; \`/iceberg status\` lists them all`,
+        `… and ${groupDigits(open.length - shown)} more open incidents; \`/iceberg status\` lists them all`,
       ),
     );
   }

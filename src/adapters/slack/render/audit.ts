@@ -5,9 +5,9 @@ import type { AuditCheck, AuditReport } from "../../../core/report/schema.js";
 import { auditCounts, sortedChecks } from "../../render/audit.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
+import { context, packedSections, section } from "./blocks.js";
 import { codeBlock } from "./change.js";
-import { escapeCode, escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
+import { escapeCode, escapeMrkdwn, LIMITS } from "./limits.js";
 
 const STATUS_EMOJI: Record<AuditCheck["status"], string> = {
   fail: ":x:",
@@ -37,22 +37,14 @@ export function renderAudit(report: AuditReport): SlackMessage {
     section(`:clipboard: *Audit of \`${escapeCode(report.table)}\`:* ${summary}`),
   ];
 
-  const table = packLines(checks.map(checkLine), { maxSections: 3 });
-  blocks.push(...table.texts.map((t) => section(t)));
-  if (table.used < checks.length)
-    blocks.push(context(`… and ${formatCount(checks.length - table.used)} more checks`));
+  blocks.push(...packedSections(checks.map(checkLine), { maxSections: 3, more: "more checks" }));
 
   const fixes = checks
     .filter((c) => c.status !== "pass" && c.fix !== undefined && c.fix !== "")
     .map((c) => `*${c.id}*\n${codeBlock(c.fix ?? "")}`);
   if (fixes.length > 0) {
     const room = LIMITS.messageBlocks - blocks.length - 3;
-    const packed = packLines(fixes, { maxSections: room });
-    packed.texts.forEach((t, i) => {
-      blocks.push(section(i === 0 ? `*Fixes*\n${t}` : t));
-    });
-    if (packed.used < fixes.length)
-      blocks.push(context(`… and ${formatCount(fixes.length - packed.used)} more fixes`));
+    blocks.push(...packedSections(fixes, { maxSections: room, more: "more fixes", heading: "*Fixes*" }));
   }
   blocks.push(context(`audited ${slackWhen(Date.parse(report.generatedAt))}`));
   return { text: `Audit of ${escapeMrkdwn(report.table)}: ${summary}`, blocks };

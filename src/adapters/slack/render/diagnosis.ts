@@ -4,6 +4,7 @@
 // behind "Show all evidence"; the change itself (the diff) is shown once, in the proposal.
 
 import { SOURCE_NAMES } from "../../../core/ids.js";
+import { groupDigits } from "../../../core/plural.js";
 import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
 import { causeFinding as cardCause } from "../../../core/story/evidence.js";
@@ -15,10 +16,10 @@ import {
   stepWords,
 } from "../../../core/words/labels.js";
 import type { DiagnosisOptions } from "../../../services/view-models.js";
-import { slackTimes, slackWhen } from "../../render/times.js";
+import { reportMs, slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
-import { capBlocks, escapeMrkdwn, escapeOutside, formatCount, packLines } from "./limits.js";
+import { context, packedSections, section } from "./blocks.js";
+import { capBlocks, escapeMrkdwn, escapeOutside } from "./limits.js";
 
 const DEFAULT_MAX_EVIDENCE = 3;
 /**
@@ -27,13 +28,12 @@ const DEFAULT_MAX_EVIDENCE = 3;
  */
 const EVIDENCE_CHARS = 320;
 
-const now = (report: Report) => Date.parse(report.generatedAt);
-
 function verdictText(report: Report): string {
   const emoji = report.verdict === "healthy" ? ":white_check_mark:" : ":mag:";
   const label = findingWords(report.verdict);
   const finding = report.findings.find((f) => f.id === report.verdict);
-  const summary = finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), now(report))}`;
+  const summary =
+    finding === undefined ? "" : `\n${slackTimes(escapeMrkdwn(finding.summary), reportMs(report))}`;
   const catalog = report.sources.catalog;
   const refused = catalog.httpStatus === 401 || catalog.httpStatus === 403;
   const unreachable =
@@ -120,7 +120,7 @@ function showAllButton(ref: string): KnownBlock {
 
 /** Every finding and every piece of evidence, for the modal behind "Show all evidence". */
 export function renderEvidenceModal(report: Report): ModalView {
-  const nowMs = now(report);
+  const nowMs = reportMs(report);
   const lines: string[] = [];
   for (const finding of report.findings) {
     lines.push(`*${slackTimes(escapeMrkdwn(finding.summary), nowMs)}* (${findingWords(finding.id)})`);
@@ -129,13 +129,10 @@ export function renderEvidenceModal(report: Report): ModalView {
     }
   }
   // A modal holds 100 blocks; the last one says how much did not fit, if anything.
-  const packed = packLines(lines, { maxSections: 98 });
   const blocks: KnownBlock[] = [
     context(`${escapeMrkdwn(report.table)} · report ${slackWhen(nowMs)}`),
-    ...packed.texts.map((text) => section(text)),
+    ...packedSections(lines, { maxSections: 98, more: "more lines" }),
   ];
-  if (packed.used < lines.length)
-    blocks.push(context(`… and ${formatCount(lines.length - packed.used)} more lines`));
   return {
     type: "modal",
     title: { type: "plain_text", text: "All evidence" },
@@ -151,21 +148,21 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   const sources = sourcesText(report);
   if (sources !== undefined) tail.push(section(sources));
   const notConfigured = SOURCE_NAMES.filter((n) => report.sources[n].status === "not-configured");
-  const footer = [`report ${slackWhen(now(report))}`];
+  const footer = [`report ${slackWhen(reportMs(report))}`];
   if (notConfigured.length > 0)
     footer.push(`not configured: ${notConfigured.map((n) => SOURCE_WORDS[n]).join(", ")}`);
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
   // The card's cause counts as one of the lines: it is right above.
-  const lines = plainLines(report, Math.max(0, maxEvidence - (cardCause(report) ? 1 : 0)), now(report));
+  const lines = plainLines(report, Math.max(0, maxEvidence - (cardCause(report) ? 1 : 0)), reportMs(report));
   const evidence: KnownBlock[] = [];
   if (lines.length > 0) evidence.push(section(lines.join("\n")));
   if (total === 0) evidence.push(section("*Evidence:* none was found."));
   // The full evidence (ids, exception lines, every finding) is one click away, never in the way.
   if (total > 0 && opts.evidenceRef !== undefined) evidence.push(showAllButton(opts.evidenceRef));
   else if (total > lines.length)
-    evidence.push(context(`${formatCount(total)} pieces of evidence in the report`));
+    evidence.push(context(`${groupDigits(total)} pieces of evidence in the report`));
 
   const blocks = capBlocks([...head, ...evidence, ...tail]);
   const text = `${escapeMrkdwn(report.table)}: ${findingWords(report.verdict)}${

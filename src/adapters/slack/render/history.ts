@@ -1,13 +1,15 @@
 // `/iceberg history <table>`: the audit trail, oldest first; when it is long the most recent
 // entries are kept and the top line says how many earlier ones were left out.
 
+import type { IncidentHistory } from "../../../core/history/record.js";
+import { groupDigits } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { findingWords, stepWords } from "../../../core/words/labels.js";
-import type { HistoryEntry, HistoryIncident, HistoryView } from "../../../services/view-models.js";
+import type { HistoryEntry, HistoryView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { escapeCode, escapeMrkdwn, formatCount, mention, packLines, truncateText } from "./limits.js";
+import { escapeCode, escapeMrkdwn, mention, packLines, truncateText } from "./limits.js";
 
 const DEFAULT_MAX_ENTRIES = 30;
 const MAX_SECTIONS = 10;
@@ -26,28 +28,28 @@ function entryLine(entry: HistoryEntry): string {
 const MAX_INCIDENTS = 10;
 
 /** "• Nov 12 commit conflict (competing appends): fixed by *raise commit retries* in 6 min". */
-function incidentLine(i: HistoryIncident): string {
+function incidentLine(i: IncidentHistory): string {
   const what = i.triage
     ? `${findingWords(i.triage)}${i.rootCause ? ` (${findingWords(i.rootCause)})` : ""}`
     : "incident";
-  const outcome = i.fixedBy
-    ? `fixed by *${stepWords(i.fixedBy)}*${i.fixedAfterMs !== undefined ? ` in ${formatDuration(i.fixedAfterMs)}` : ""}`
+  const fixed = i.steps.find((s) => s.outcome === "fixed");
+  const outcome = fixed
+    ? `fixed by *${stepWords(fixed.stepId)}*${fixed.recoveredAfterMs !== undefined ? ` in ${formatDuration(fixed.recoveredAfterMs)}` : ""}`
     : i.state === "stopped"
       ? "stopped without a fix"
       : "resolved without a step";
-  const notHelped =
-    i.didNotHelp.length > 0 ? `; did not help: ${i.didNotHelp.map((id) => stepWords(id)).join(", ")}` : "";
-  return `• ${slackWhen(i.openedAtMs)} ${escapeMrkdwn(what)}: ${outcome}${notHelped}`;
+  const notHelped = i.steps.filter((s) => s.outcome === "did-not-help").map((s) => stepWords(s.stepId));
+  return `• ${slackWhen(i.openedAtMs)} ${escapeMrkdwn(what)}: ${outcome}${notHelped.length > 0 ? `; did not help: ${notHelped.join(", ")}` : ""}`;
 }
 
 /** Past incidents, newest first, each with the step that fixed it. */
-function incidentBlocks(incidents: readonly HistoryIncident[]): KnownBlock[] {
+function incidentBlocks(incidents: readonly IncidentHistory[]): KnownBlock[] {
   if (incidents.length === 0) return [];
   const newest = [...incidents].sort((a, b) => b.openedAtMs - a.openedAtMs);
   const shown = newest.slice(0, MAX_INCIDENTS).map((i) => truncateText(incidentLine(i), MAX_LINE));
   const blocks: KnownBlock[] = [section(`*Past incidents, newest first*\n${shown.join("\n")}`)];
   if (newest.length > shown.length)
-    blocks.push(context(`… and ${formatCount(newest.length - shown.length)} older incidents`));
+    blocks.push(context(`… and ${groupDigits(newest.length - shown.length)} older incidents`));
   return blocks;
 }
 
@@ -77,7 +79,7 @@ export function renderHistory(view: HistoryView): SlackMessage {
     packed = packLines(lines.slice(first), { maxSections: MAX_SECTIONS });
   }
   const blocks: KnownBlock[] = [section(`*History of \`${table}\`*`), ...past];
-  if (first > 0) blocks.push(context(`… and ${formatCount(first)} earlier entries`));
+  if (first > 0) blocks.push(context(`… and ${groupDigits(first)} earlier entries`));
   blocks.push(...packed.texts.map((t) => section(t)));
   return { text: `History of ${escapeMrkdwn(view.table)}: ${sorted.length} entries`, blocks };
 }

@@ -3,7 +3,7 @@
 // escapeMrkdwn (or escapeCode inside code) so it can neither mention anyone, link, nor change the
 // formatting; see neutralize.ts.
 
-import { formatCount } from "../../../core/words/count.js";
+import { groupDigits } from "../../../core/plural.js";
 import type { KnownBlock } from "./block-kit.js";
 import { hideAddresses, neutralizeCode, neutralizeMrkdwn, stripInvisible } from "./neutralize.js";
 
@@ -61,12 +61,12 @@ export function truncateText(text: string, max: number = LIMITS.sectionText): st
   while (budget > 0) {
     const cut = safeCut(text, budget);
     const open = (cut.match(/```/g) ?? []).length % 2 === 1;
-    const suffix = `${open ? "\n```" : ""}\n… (${formatCount(text.length - cut.length)} more characters)`;
+    const suffix = `${open ? "\n```" : ""}\n… (${groupDigits(text.length - cut.length)} more characters)`;
     const over = cut.length + suffix.length - max;
     if (over <= 0) return cut + suffix;
     budget -= over;
   }
-  return `… (${formatCount(text.length)} more characters)`.slice(0, max);
+  return `… (${groupDigits(text.length)} more characters)`.slice(0, max);
 }
 
 function safeCut(text: string, keep: number, entities = true): string {
@@ -94,7 +94,7 @@ export function clipPlain(text: string, max: number): string {
 
 /** A final context block saying how much was left out. */
 function moreBlock(count: number, what = "more"): KnownBlock {
-  return { type: "context", elements: [{ type: "mrkdwn", text: `… and ${formatCount(count)} ${what}` }] };
+  return { type: "context", elements: [{ type: "mrkdwn", text: `… and ${groupDigits(count)} ${what}` }] };
 }
 
 /** Keeps at most max blocks; when it must drop some, the last kept block says how many. */
@@ -147,6 +147,3 @@ export function mention(id: string): string {
   if (/^S[A-Z0-9]+$/.test(id)) return `<!subteam^${id}>`;
   return escapeMrkdwn(id);
 }
-
-/** Counts are worded in one place (core/words/count.ts). */
-export { formatCount };

@@ -4,8 +4,9 @@
 import type { IncidentState } from "../../../core/incident/model.js";
 import { plural } from "../../../core/plural.js";
 import type { CommitHealth } from "../../../core/story/model.js";
+import { pendingItems } from "../../../core/verification/open-items.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { credentialSettingWords, stepWords } from "../../../core/words/labels.js";
+import { CREDENTIAL_SETTING_WORDS, sourceWords, stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
 import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
@@ -13,7 +14,6 @@ import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, header, section } from "./blocks.js";
 import { escapeMrkdwn, mention } from "./limits.js";
-import { sourceName } from "./story-view.js";
 
 // The words and emoji people see for an incident's state.
 const STATE_LABELS: Record<IncidentState, string> = {
@@ -57,7 +57,7 @@ export function ageWords(view: CardFacts): string {
   const age = formatDuration(view.nowMs - view.openedAtMs);
   switch (view.state) {
     case "resolved": {
-      const open = pendingCount(view);
+      const open = pendingItems(view.openItems).length;
       // A writer that was committing all along did not resume: say what the thread says.
       const commits = view.resolution?.credit === "already-flowing" ? "commits flowing" : "commits resumed";
       return open === 0 ? commits : `${commits}, ${plural(open, "item")} open`;
@@ -80,34 +80,32 @@ export function ageWords(view: CardFacts): string {
   }
 }
 
-/** Items nobody has marked done, in any state: they count from the moment they are found. */
-function pendingCount(view: Pick<StatusCardView, "openItems">): number {
-  return (view.openItems ?? []).filter((i) => i.doneBy === undefined).length;
-}
-
 /**
  * "1 open item" beside the workflow while the incident is open (the resolved card says it in its
  * state instead): the card, App Home and `/iceberg status` count the same items at every step.
  */
 export function openItemsWords(view: Pick<StatusCardView, "state" | "openItems">): string | undefined {
-  const open = pendingCount(view);
+  const open = pendingItems(view.openItems).length;
   if (open === 0 || view.state === "resolved") return undefined;
   return plural(open, "open item");
 }
 
 /** "resolved", or "resolved with 1 open item" while the report leaves something for a person. */
 export function stateLabel(view: Pick<StatusCardView, "state" | "openItems">): string {
-  const open = view.state === "resolved" ? pendingCount(view) : 0;
+  const open = view.state === "resolved" ? pendingItems(view.openItems).length : 0;
   return open === 0
     ? STATE_LABELS[view.state]
     : `${STATE_LABELS[view.state]} with ${plural(open, "open item")}`;
 }
 
+/** "step 2 of 3", or "step 2" while the playbook's length is not known. */
+export function stepPosition(step: NonNullable<StatusCardView["step"]>): string {
+  return `step ${step.index}${step.total === undefined ? "" : ` of ${step.total}`}`;
+}
+
 function statusLine(view: StatusCardView): string {
   const parts = [stateLabel(view)];
-  if (view.step !== undefined) {
-    parts.push(`step ${view.step.index}${view.step.total === undefined ? "" : ` of ${view.step.total}`}`);
-  }
+  if (view.step !== undefined) parts.push(stepPosition(view.step));
   if (view.check !== undefined && view.state === "verifying") {
     parts.push(`check ${view.check.index} of ${view.check.total}`);
   }
@@ -172,12 +170,7 @@ function detailLines(view: StatusCardView): string[] {
 
 /** A source that refused the bot: the bot's access to fix, and no word about the writer. */
 function refusedLine(refused: NonNullable<StatusCardView["refusedBot"]>[number]): string {
-  return `*Bot's access:* the ${escapeMrkdwn(sourceName(refused))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${credentialSettingWords(refused.kind)}. Until then the bot cannot see the writer's commits.`;
-}
-
-/** The colour is the writer's commit health alone: red only while commits fail, whatever the workflow. */
-export function cardEmoji(view: Pick<StatusCardView, "health">): string {
-  return HEALTH_EMOJI[view.health];
+  return `*Bot's access:* the ${escapeMrkdwn(sourceWords(refused.kind, refused.source))} refused the bot's credential (${escapeMrkdwn(refused.reason)}); renew it in ${CREDENTIAL_SETTING_WORDS[refused.kind]}. Until then the bot cannot see the writer's commits.`;
 }
 
 const DECISION_BUTTON_TEXT = { apply: "Review and apply", done: "Done by hand", revert: "Revert" } as const;
@@ -198,10 +191,10 @@ function decisionButtons(view: StatusCardView) {
 
 /** Blocks of the card alone, reused by App Home. */
 export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
-  const blocks: KnownBlock[] = [header(`${cardEmoji(view)} ${headline(view)}`)];
+  const blocks: KnownBlock[] = [header(`${HEALTH_EMOJI[view.health]} ${headline(view)}`)];
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
-  if (view.state === "resolved" && pendingCount(view) > 0 && view.itemAction) {
+  if (view.state === "resolved" && pendingItems(view.openItems).length > 0 && view.itemAction) {
     blocks.push({
       type: "actions",
       block_id: "open_items",
@@ -235,6 +228,6 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
 }
 
 export function renderStatusCard(view: StatusCardView): SlackMessage {
-  const text = `${cardEmoji(view)} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
+  const text = `${HEALTH_EMOJI[view.health]} ${escapeMrkdwn(headline(view))} (${stateLabel(view)})`;
   return { text, blocks: statusCardBlocks(view) };
 }

@@ -1,10 +1,11 @@
 // `/iceberg status`: every open incident on one line, newest first, with a link to its thread.
 
-import type { StatusListItem, StatusListView } from "../../../services/view-models.js";
+import { groupDigits, plural } from "../../../core/plural.js";
+import type { OpenIncidentView, StatusListView } from "../../../services/view-models.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
-import { escapeMrkdwn, formatCount, LIMITS, packLines } from "./limits.js";
-import { ageWords, cardEmoji, openItemsWords, stateLabel } from "./status-card.js";
+import { packedSections, section } from "./blocks.js";
+import { escapeMrkdwn, LIMITS } from "./limits.js";
+import { ageWords, HEALTH_EMOJI, openItemsWords, stateLabel, stepPosition } from "./status-card.js";
 
 /** A link only for http(s) permalinks we were given; anything else is left out. */
 export function threadLink(permalink: string | undefined, label = "thread"): string {
@@ -13,13 +14,13 @@ export function threadLink(permalink: string | undefined, label = "thread"): str
 }
 
 /** One incident as its card says it: the same colour, state and age (see ageWords). */
-function line(item: StatusListItem, nowMs: number): string {
+function line(item: OpenIncidentView, nowMs: number): string {
   const view = { ...item, nowMs };
-  const parts = [`${cardEmoji(view)} *${escapeMrkdwn(item.table)}* — ${ageWords(view)}`, stateLabel(view)];
-  if (item.step !== undefined) {
-    const position = `step ${item.step.index}${item.step.total === undefined ? "" : ` of ${item.step.total}`}`;
-    parts.push(`${position}: ${escapeMrkdwn(item.step.title)}`);
-  }
+  const parts = [
+    `${HEALTH_EMOJI[item.health]} *${escapeMrkdwn(item.table)}* — ${ageWords(view)}`,
+    stateLabel(view),
+  ];
+  if (item.step !== undefined) parts.push(`${stepPosition(item.step)}: ${escapeMrkdwn(item.step.title)}`);
   const items = openItemsWords(item);
   if (items !== undefined) parts.push(items);
   const link = threadLink(item.permalink);
@@ -35,13 +36,12 @@ export function renderStatusList(view: StatusListView): SlackMessage {
     };
   }
   const incidents = [...view.incidents].sort((a, b) => b.openedAtMs - a.openedAtMs);
-  const blocks: KnownBlock[] = [section(`*Open incidents (${formatCount(incidents.length)})*`)];
-  const packed = packLines(
-    incidents.map((i) => line(i, view.nowMs)),
-    { maxSections: LIMITS.messageBlocks - 2 },
-  );
-  blocks.push(...packed.texts.map((t) => section(t)));
-  if (packed.used < incidents.length)
-    blocks.push(context(`… and ${formatCount(incidents.length - packed.used)} more`));
-  return { text: `${incidents.length} open incident${incidents.length === 1 ? "" : "s"}`, blocks };
+  const blocks: KnownBlock[] = [
+    section(`*Open incidents (${groupDigits(incidents.length)})*`),
+    ...packedSections(
+      incidents.map((i) => line(i, view.nowMs)),
+      { maxSections: LIMITS.messageBlocks - 2 },
+    ),
+  ];
+  return { text: plural(incidents.length, "open incident"), blocks };
 }

@@ -1,14 +1,10 @@
 // The status card's view of the incident's story: the story's facts, put in the card's words. The
 // card, App Home and `/iceberg status` all read this one projection, so they cannot disagree.
 
-import type { IncidentStory, StoryStep, StoryWriter, UnseenSource } from "../../../core/story/model.js";
+import { plural } from "../../../core/plural.js";
+import type { IncidentStory, StoryStep, StoryWriter } from "../../../core/story/model.js";
 import { sourceSaid, sourceWords, stepWords } from "../../../core/words/labels.js";
-import type { StatusCardView, StatusListItem } from "../../../services/view-models.js";
-
-/** A source as the card names it: "Flink REST API (eu-flink)". */
-export function sourceName(u: Pick<UnseenSource, "kind" | "source">): string {
-  return sourceWords(u.kind, u.source);
-}
+import type { OpenIncidentView, StatusCardView } from "../../../services/view-models.js";
 
 /** The failing writer as people name it: "Flink job events-ingest (c7e1…) on eu-flink". */
 export function writerWords(w: StoryWriter): string {
@@ -44,7 +40,7 @@ function nowLine(story: IncidentStory): string | undefined {
     return `${line ? `${line}; ` : ""}the alert cleared, waiting for the writer's commits to resume`;
   const firing = story.alerts.firing;
   if (firing !== undefined && firing > 0)
-    return `${line ? `${line}; ` : ""}${firing} alert${firing === 1 ? "" : "s"} firing`;
+    return `${line ? `${line}; ` : ""}${plural(firing, "alert")} firing`;
   return line;
 }
 
@@ -83,92 +79,53 @@ export function cardViewOf(story: IncidentStory, nowMs: number): StatusCardView 
   const open = !resolved && story.workflow !== "stopped";
   const step = story.step;
   const flowing = story.health === "flowing" || story.health === "idle";
-  const down = story.unseen.filter((u) => !u.refusedBot);
-  const refused = story.unseen.filter((u) => u.refusedBot);
   const fixedStep = story.steps.find((s) => s.stepId === (story.recovery?.stepId ?? step?.stepId));
-  const decisions = open && step ? step.decisions : [];
-  const now = nowLine(story);
-  const itemAction =
-    resolved && story.openItems.length > 0 && step?.proposalId
-      ? { incidentId: story.incidentId, stepId: step.stepId, proposalId: step.proposalId }
-      : undefined;
+  const ended = step?.state === "no-recovery" || step?.state === "could-not-check";
   return {
     table: story.table,
     state: story.workflow,
     health: story.health,
-    ...(story.verdict ? { verdictLine: story.verdict.summary } : {}),
-    ...(story.cause ? { causeLine: story.cause.summary } : {}),
-    ...(now !== undefined ? { nowLine: now } : {}),
-    ...(story.health === "failing" && story.writer ? { failingWriter: writerWords(story.writer) } : {}),
-    ...(down.length > 0 ? { downSources: down.map((u) => sourceSaid(sourceName(u), u.reason)) } : {}),
-    ...(refused.length > 0 ? { refusedBot: refused } : {}),
-    ...(story.owner ? { owner: story.owner } : {}),
+    verdictLine: story.verdict?.summary,
+    causeLine: story.cause?.summary,
+    nowLine: nowLine(story),
+    failingWriter: story.health === "failing" && story.writer ? writerWords(story.writer) : undefined,
+    downSources: story.unseen
+      .filter((u) => !u.refusedBot)
+      .map((u) => sourceSaid(sourceWords(u.kind, u.source), u.reason)),
+    refusedBot: story.unseen.filter((u) => u.refusedBot),
+    owner: story.owner,
     openedAtMs: story.openedAtMs,
-    ...(!flowing && story.lastGoodCommitMs !== undefined ? { stalledSinceMs: story.lastGoodCommitMs } : {}),
-    ...(flowing && open
-      ? {
-          commitsFlowing: {
-            ...(story.lastGoodCommitMs !== undefined ? { lastCommitMs: story.lastGoodCommitMs } : {}),
-            ...(story.health === "idle" ? { quietByDesign: true } : {}),
-          },
-        }
-      : {}),
+    stalledSinceMs: flowing ? undefined : story.lastGoodCommitMs,
+    commitsFlowing:
+      flowing && open
+        ? { lastCommitMs: story.lastGoodCommitMs, quietByDesign: story.health === "idle" }
+        : undefined,
     nowMs,
-    ...(step ? { step: { index: step.index, title: titleOf(step) } } : {}),
-    ...(step?.check && story.workflow === "verifying" ? { check: step.check } : {}),
-    ...(step && (step.state === "no-recovery" || step.state === "could-not-check")
-      ? { noRecoveryAfterChecks: step.checks.length }
-      : {}),
-    ...(step?.state === "could-not-check" ? { couldNotCheck: true } : {}),
-    ...(resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
-      ? {
-          resolution: {
+    step: step ? { index: step.index, title: titleOf(step) } : undefined,
+    check: story.workflow === "verifying" ? step?.check : undefined,
+    noRecoveryAfterChecks: ended ? step.checks.length : undefined,
+    couldNotCheck: step?.state === "could-not-check",
+    resolution:
+      resolved && story.recovery?.afterChangeMs !== undefined && fixedStep
+        ? {
             fixedBy: titleOf(fixedStep),
             recoveredAfterMs: story.recovery.afterChangeMs,
-            ...(story.recovery.credit === "already-flowing" ? { credit: story.recovery.credit } : {}),
-            ...(fixedStep.byHand ? { byHand: true } : {}),
-          },
-        }
-      : {}),
+            credit: story.recovery.credit,
+            byHand: fixedStep.byHand,
+          }
+        : undefined,
     // Open items count from the moment they are found, not only once the writer recovered.
-    ...(story.openItems.length > 0
-      ? {
-          openItems: story.openItems.map(({ text, statement, doneBy, doneAtMs }) => ({
-            text,
-            ...(statement ? { statement } : {}),
-            ...(doneBy ? { doneBy } : {}),
-            ...(doneAtMs !== undefined ? { doneAtMs } : {}),
-          })),
-        }
-      : {}),
-    ...(itemAction ? { itemAction } : {}),
-    ...(decisions.length > 0
-      ? {
-          decisions: decisions.map((d) => ({
-            kind: d.kind,
-            action: d.action,
-            ...(d.title ? { title: d.title } : {}),
-          })),
-        }
-      : {}),
-    ...(open && !story.owner ? { claimAction: { incidentId: story.incidentId } } : {}),
+    openItems: story.openItems,
+    itemAction:
+      resolved && story.openItems.length > 0 && step?.proposalId
+        ? { incidentId: story.incidentId, stepId: step.stepId, proposalId: step.proposalId }
+        : undefined,
+    decisions: open && step ? step.decisions : [],
+    claimAction: open && !story.owner ? { incidentId: story.incidentId } : undefined,
   };
 }
 
-/** An incident's line in `/iceberg status`: the card's own view, cut to a line. */
-export function statusItemOf(story: IncidentStory, nowMs: number, permalink?: string): StatusListItem {
-  const card = cardViewOf(story, nowMs);
-  return {
-    incidentId: story.incidentId,
-    table: story.table,
-    state: card.state,
-    health: card.health,
-    openedAtMs: story.openedAtMs,
-    ...(card.stalledSinceMs !== undefined ? { stalledSinceMs: card.stalledSinceMs } : {}),
-    ...(card.commitsFlowing ? { commitsFlowing: card.commitsFlowing } : {}),
-    ...(card.openItems ? { openItems: card.openItems } : {}),
-    ...(card.step ? { step: card.step } : {}),
-    ...(card.owner ? { owner: card.owner } : {}),
-    ...(permalink !== undefined ? { permalink } : {}),
-  };
+/** An open incident as `/iceberg status` and App Home list it: the card's own view, with its link. */
+export function statusItemOf(story: IncidentStory, nowMs: number, permalink?: string): OpenIncidentView {
+  return { ...cardViewOf(story, nowMs), incidentId: story.incidentId, permalink };
 }

@@ -4,6 +4,7 @@
 // Also the short summary of the latest sweep shown on App Home.
 
 import { AUDIT_CHECK_IDS } from "../../../core/ids.js";
+import { groupDigits } from "../../../core/plural.js";
 import { SKIP_REASON_TEXT } from "../../../core/sweep/budget.js";
 import type { Digest } from "../../../core/sweep/digest.js";
 import { failingChecks, type TableHealth } from "../../../core/sweep/health.js";
@@ -11,7 +12,7 @@ import { formatDuration } from "../../../core/words/duration.js";
 import { slackWhen } from "../../render/times.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, divider, header, section } from "./blocks.js";
-import { escapeCode, escapeMrkdwn, formatCount, LIMITS, truncateText } from "./limits.js";
+import { escapeCode, escapeMrkdwn, LIMITS, truncateText } from "./limits.js";
 import { recurringText } from "./recurring.js";
 import { threadLink } from "./status-list.js";
 
@@ -32,13 +33,16 @@ export function decodeSweepValue(raw: string | undefined): { table: string; swee
   }
 }
 
-function headline(d: Digest): string {
-  return `Sweep: ${formatCount(d.tables)} tables, ${formatCount(d.failingTables)} with failing checks, ${formatCount(d.unhealthyNow)} failing now`;
+/** "12 tables, 3 with failing checks, 1 failing now": the sweep's, or one catalog's. */
+function countsWords(c: Pick<Digest, "tables" | "failingTables" | "unhealthyNow">): string {
+  return `${groupDigits(c.tables)} tables, ${groupDigits(c.failingTables)} with failing checks, ${groupDigits(c.unhealthyNow)} failing now`;
 }
 
+const headline = (d: Digest) => `Sweep: ${countsWords(d)}`;
+
 function catalogLine(c: NonNullable<Digest["byCatalog"]>[number]): string {
-  const errors = c.errors > 0 ? `, ${formatCount(c.errors)} not read` : "";
-  return `*Catalog \`${escapeCode(c.catalog)}\`:* ${formatCount(c.tables)} tables, ${formatCount(c.failingTables)} with failing checks, ${formatCount(c.unhealthyNow)} failing now${errors}`;
+  const errors = c.errors > 0 ? `, ${groupDigits(c.errors)} not read` : "";
+  return `*Catalog \`${escapeCode(c.catalog)}\`:* ${countsWords(c)}${errors}`;
 }
 
 function checkList(t: TableHealth): string {
@@ -55,23 +59,15 @@ function checkList(t: TableHealth): string {
 function tableBlocks(t: TableHealth, rank: number, sweepId: string): KnownBlock[] {
   const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}/100`, checkList(t)];
   if (t.fix) lines.push(`fix: \`${escapeCode(t.fix)}\``);
-  const buttons: Button[] = [
-    {
-      type: "button",
-      action_id: SWEEP_ACTIONS.audit,
-      text: { type: "plain_text", text: "Audit in thread" },
-      value: encodeSweepValue(t.table, sweepId),
-    },
-  ];
-  if (t.nextStep) {
-    buttons.push({
-      type: "button",
-      action_id: SWEEP_ACTIONS.fix,
-      style: "primary",
-      text: { type: "plain_text", text: "Start the fix" },
-      value: encodeSweepValue(t.table, sweepId),
-    });
-  }
+  const value = encodeSweepValue(t.table, sweepId);
+  const button = (text: string, action_id: string): Button => ({
+    type: "button",
+    action_id,
+    text: { type: "plain_text", text },
+    value,
+  });
+  const buttons = [button("Audit in thread", SWEEP_ACTIONS.audit)];
+  if (t.nextStep) buttons.push({ ...button("Start the fix", SWEEP_ACTIONS.fix), style: "primary" });
   return [section(truncateText(lines.join("\n"))), { type: "actions", elements: buttons }];
 }
 
@@ -81,13 +77,13 @@ function changesText(d: Digest): string {
   const c = d.changes;
   const list = (items: { table: string; check: string }[], total: number) => {
     const shown = items.slice(0, 5).map((x) => `\`${escapeCode(x.table)}\` ${x.check}`);
-    return `${shown.join(", ")}${total > shown.length ? `, … and ${formatCount(total - shown.length)} more` : ""}`;
+    return `${shown.join(", ")}${total > shown.length ? `, … and ${groupDigits(total - shown.length)} more` : ""}`;
   };
   const parts = [
     c.newFailuresTotal > 0
-      ? `${formatCount(c.newFailuresTotal)} new failing checks (${list(c.newFailures, c.newFailuresTotal)})`
+      ? `${groupDigits(c.newFailuresTotal)} new failing checks (${list(c.newFailures, c.newFailuresTotal)})`
       : "no new failing checks",
-    c.fixedTotal > 0 ? `${formatCount(c.fixedTotal)} fixed (${list(c.fixed, c.fixedTotal)})` : "none fixed",
+    c.fixedTotal > 0 ? `${groupDigits(c.fixedTotal)} fixed (${list(c.fixed, c.fixedTotal)})` : "none fixed",
   ];
   return `*Since the last sweep:* ${parts.join("; ")}.`;
 }
@@ -96,7 +92,7 @@ function countsText(d: Digest): string {
   const items = AUDIT_CHECK_IDS.filter((id) => d.countsByCheck[id].fail + d.countsByCheck[id].warn > 0).map(
     (id) => {
       const c = d.countsByCheck[id];
-      return `\`${id}\` ${formatCount(c.fail)} fail${c.warn > 0 ? `, ${formatCount(c.warn)} warn` : ""}`;
+      return `\`${id}\` ${groupDigits(c.fail)} fail${c.warn > 0 ? `, ${groupDigits(c.warn)} warn` : ""}`;
     },
   );
   return `*By check:* ${items.length > 0 ? items.join(" · ") : "every check passes on every table."}`;
@@ -106,7 +102,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
   const blocks: KnownBlock[] = [
     header(headline(d).slice(0, LIMITS.headerText)),
     context(
-      `Sweep \`${escapeCode(d.sweepId)}\` · took ${formatDuration(Math.max(0, d.finishedAtMs - d.startedAtMs))}${d.errorsTotal > 0 ? ` · ${formatCount(d.errorsTotal)} tables could not be read` : ""} · score 100 = nothing to fix`,
+      `Sweep \`${escapeCode(d.sweepId)}\` · took ${formatDuration(Math.max(0, d.finishedAtMs - d.startedAtMs))}${d.errorsTotal > 0 ? ` · ${groupDigits(d.errorsTotal)} tables could not be read` : ""} · score 100 = nothing to fix`,
     ),
   ];
   if (d.inIncident.length > 0) {
@@ -144,7 +140,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
     blocks.push(
       context(
         truncateText(
-          `Not read: ${shown.join("; ")}${d.errorsTotal > shown.length ? ` … and ${formatCount(d.errorsTotal - shown.length)} more` : ""}`,
+          `Not read: ${shown.join("; ")}${d.errorsTotal > shown.length ? ` … and ${groupDigits(d.errorsTotal - shown.length)} more` : ""}`,
           LIMITS.fieldText,
         ),
       ),
@@ -152,7 +148,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
   }
   if (d.skipped && d.skipped.length > 0) {
     const lines = d.skipped.map(
-      (s) => `• ${formatCount(s.count)} × ${escapeMrkdwn(SKIP_REASON_TEXT[s.reason])}`,
+      (s) => `• ${groupDigits(s.count)} × ${escapeMrkdwn(SKIP_REASON_TEXT[s.reason])}`,
     );
     // Last block kept even when the message is cut: a partial digest must say it is partial.
     const partial = section(truncateText(`*Partial sweep.* Left out:\n${lines.join("\n")}`));

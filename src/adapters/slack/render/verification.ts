@@ -2,6 +2,7 @@
 // outcome. Recovered means the writer's own snapshots resumed, not that an alert went quiet.
 
 import type { StepId } from "../../../core/ids.js";
+import { groupDigits } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { stepWords } from "../../../core/words/labels.js";
 import { recoveredAfterWords } from "../../../core/words/recovery.js";
@@ -10,14 +11,9 @@ import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
 import { context, section } from "./blocks.js";
-import { escapeCode, escapeMrkdwn, formatCount } from "./limits.js";
+import { escapeCode, escapeMrkdwn } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import { unseenWords } from "./walk-notice.js";
-
-/** "3,420 s": a metric's own seconds, as a count. */
-function formatSeconds(seconds: number): string {
-  return `${formatCount(Math.round(seconds))} s`;
-}
 
 /** Long hex ids are recognisable by their first characters: "4f2a…". */
 export function shortId(id: string, keep = 4): string {
@@ -31,6 +27,8 @@ function writerName(writer: WriterRef): string {
     ? `${escapeMrkdwn(writer.name)} (${escapeMrkdwn(shortId(writer.id))})`
     : `job ${escapeMrkdwn(shortId(writer.id))}`;
 }
+
+const checkAt = (view: VerificationView) => `check ${view.check.index} of ${view.check.total}`;
 
 /** "check 2 of 6: no new snapshot from job 4f2a… yet; elapsedSecondsSinceLastSuccessfulCommit 3,420 s and rising". */
 function checkLine(view: VerificationView): string {
@@ -51,11 +49,11 @@ function checkLine(view: VerificationView): string {
     const trend =
       latest.trend === undefined ? "" : latest.trend === "steady" ? " and steady" : ` and ${latest.trend}`;
     parts.push(
-      `elapsedSecondsSinceLastSuccessfulCommit ${formatSeconds(latest.elapsedSecondsSinceLastSuccessfulCommit)}${trend}`,
+      `elapsedSecondsSinceLastSuccessfulCommit ${groupDigits(Math.round(latest.elapsedSecondsSinceLastSuccessfulCommit))} s${trend}`,
     );
   }
   if (latest.connectorState !== undefined) parts.push(`connector ${escapeMrkdwn(latest.connectorState)}`);
-  return `check ${view.check.index} of ${view.check.total}: ${parts.join("; ")}`;
+  return `${checkAt(view)}: ${parts.join("; ")}`;
 }
 
 /** Where the checks count commits from; a change done by hand dates from its proposal. */
@@ -87,7 +85,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
       ...(countsFrom ? [countsFrom] : []),
     ];
     if (notes.length > 0) blocks.push(context(notes.join(" · ")));
-    text = `Verifying ${title} on ${escapeMrkdwn(view.table)}: check ${view.check.index} of ${view.check.total}`;
+    text = `Verifying ${title} on ${escapeMrkdwn(view.table)}: ${checkAt(view)}`;
   } else if (outcome.kind === "recovered" && outcome.credit === "already-flowing") {
     // The writer was committing before the change: the step gets no credit, what is left is the work.
     blocks.push(
@@ -98,7 +96,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
       ),
     );
     blocks.push(...stillToDo(view));
-    blocks.push(context(`seen at check ${view.check.index} of ${view.check.total}`));
+    blocks.push(context(`seen at ${checkAt(view)}`));
     text = `${escapeMrkdwn(view.table)}: commits were flowing before ${title}`;
   } else if (outcome.kind === "recovered") {
     blocks.push(
@@ -110,7 +108,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
     );
     // Not resolved silently: what the report left for a person is the next thing to do.
     blocks.push(...stillToDo(view));
-    blocks.push(context(`confirmed at check ${view.check.index} of ${view.check.total}`));
+    blocks.push(context(`confirmed at ${checkAt(view)}`));
     text = `${escapeMrkdwn(view.table)} recovered: commits resumed after ${title}`;
   } else if (outcome.kind === "could-not-check") {
     // Nothing is known about the writer: no "no recovery", and no step that restarts or changes anything.
@@ -126,29 +124,18 @@ export function renderVerification(view: VerificationView): SlackMessage {
       ),
     );
     text = `${escapeMrkdwn(view.table)}: ${title} could not be checked`;
-  } else if (view.readOnly) {
-    // Nothing was changed, so nothing failed to help: the check answered and the change comes next.
-    blocks.push(
-      section(
-        `:mag: *Checked:* ${title} on \`${table}\`: the writer has not committed since\n${checkLine(view)}`,
-      ),
-    );
-    if (outcome.nextStep !== undefined)
-      blocks.push({
-        type: "actions",
-        block_id: "verification_actions",
-        elements: [nextButton(view, outcome.nextStep)],
-      });
-    else blocks.push(context("No other step in the playbook fits; the thread is yours."));
-    text = `${escapeMrkdwn(view.table)}: ${title} checked; the next step follows`;
   } else {
+    // A read-only check changed nothing, so nothing failed to help: it answered and the change comes next.
+    const readOnly = view.readOnly === true;
     blocks.push(
       section(
-        `:warning: *No recovery:* after ${view.check.total} checks, *${title}* did not bring back commits on \`${table}\`\n${checkLine(view)}`,
+        readOnly
+          ? `:mag: *Checked:* ${title} on \`${table}\`: the writer has not committed since\n${checkLine(view)}`
+          : `:warning: *No recovery:* after ${view.check.total} checks, *${title}* did not bring back commits on \`${table}\`\n${checkLine(view)}`,
       ),
     );
     const elements: Button[] = [];
-    if (outcome.revertable) {
+    if (outcome.revertable && !readOnly) {
       elements.push(
         renderRevertButton({ incidentId: view.incidentId, stepId: view.stepId, proposalId: view.proposalId }),
       );
@@ -156,8 +143,10 @@ export function renderVerification(view: VerificationView): SlackMessage {
     if (outcome.nextStep !== undefined) elements.push(nextButton(view, outcome.nextStep));
     if (elements.length > 0) blocks.push({ type: "actions", block_id: "verification_actions", elements });
     else blocks.push(context("No other step in the playbook fits; the thread is yours."));
-    if (countsFrom) blocks.push(context(countsFrom));
-    text = `${escapeMrkdwn(view.table)}: ${title} did not help`;
+    if (countsFrom && !readOnly) blocks.push(context(countsFrom));
+    text = readOnly
+      ? `${escapeMrkdwn(view.table)}: ${title} checked; the next step follows`
+      : `${escapeMrkdwn(view.table)}: ${title} did not help`;
   }
   return { text, blocks };
 }

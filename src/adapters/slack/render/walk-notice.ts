@@ -7,8 +7,6 @@ import { utcTime } from "../../../core/words/clock.js";
 import { SOURCE_WORDS, sourceSaid } from "../../../core/words/labels.js";
 import { escapeMrkdwn, mention } from "./limits.js";
 
-const clock = utcTime;
-
 function people(ids: readonly string[], joiner = " and "): string {
   return ids.map(mention).join(joiner);
 }
@@ -40,7 +38,7 @@ export function renderNotice(notice: Notice): string {
     case "already-approved":
       return `Already approved by ${people(notice.approverUserIds)}; it is applied once.`;
     case "already-in-place":
-      return `This change is already in place; verification runs until ${clock(notice.verifyEndsAtMs)}.`;
+      return `This change is already in place; verification runs until ${utcTime(notice.verifyEndsAtMs)}.`;
     case "await-refresh":
       return "The table changed since this proposal was made; wait for the refreshed proposal and approve that one.";
     case "outcome-unknown":
@@ -66,7 +64,7 @@ export function renderNotice(notice: Notice): string {
       return `There is nothing to revert for ${notice.stepId} (${why}).`;
     }
     case "one-at-a-time":
-      return `One change at a time: ${notice.stepId} on ${escapeMrkdwn(notice.table)} is ${notice.phase}; its verification ends at ${clock(notice.verifyEndsAtMs)}. Decide on the next step after that.`;
+      return `One change at a time: ${notice.stepId} on ${escapeMrkdwn(notice.table)} is ${notice.phase}; its verification ends at ${utcTime(notice.verifyEndsAtMs)}. Decide on the next step after that.`;
     case "no-open-proposal":
       return "There is no open proposal for this table right now.";
     case "no-walk":
