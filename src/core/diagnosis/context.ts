@@ -28,27 +28,12 @@ import type {
 } from "../evidence/model.js";
 import { effectiveConnectNumber } from "../properties.js";
 import { formatTableName } from "../table-name.js";
-import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
+import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
 import { type ExpiryEvidence, expiryEvidence, type IdleReading, readIdle } from "./idle.js";
 import { type InsideJobReading, readCommittersInsideJob } from "./inside-job.js";
-import { type IndexRange, rangeAfter } from "./snapshots.js";
-import {
-  expectedInterval,
-  type IntervalSource,
-  identifyWriter,
-  newestWriterIndex,
-  sourceOk,
-} from "./writer.js";
+import { findNewestIndex, type IndexRange, rangeAfter } from "./snapshots.js";
+import { expectedInterval, type IntervalSource, identifyWriter, sourceOk, staleAfter } from "./writer.js";
 
-/** A writer is stale once it missed this many expected commits... */
-const STALE_INTERVALS = 3;
-/** ...and never before this long: a writer that checkpoints every few seconds is not failing because one commit is late. */
-const STALE_FLOOR_MS = 5 * 60_000;
-
-/** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
-export function staleAfter(intervalMs: number): number {
-  return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
-}
 const LOOKBACK_INTERVALS = 6;
 
 interface DiagnosisWindow {
@@ -82,7 +67,6 @@ export interface DiagnosisContext {
   /** Present only when Connect answered. */
   connect?: ConnectEvidence;
   writer: WriterRef | null;
-  writerSource: "flink" | "connect" | "snapshots" | null;
   isWriter: (snapshot: Snapshot) => boolean;
   intervalMs: number;
   intervalSource: IntervalSource;
@@ -138,22 +122,17 @@ function timingFor(
   job: FlinkJobEvidence | undefined,
   connect: ConnectEvidence | undefined,
 ): TimingReading | null {
-  if (!writer) return null;
-  if (writer.kind === "flink") {
-    if (!job?.checkpointConfig?.intervalMs) return null;
-    if (
-      snapshots.some(
-        (s) => s.timestampMs > now - TIMING_LOOKBACK_INTERVALS * job.checkpointConfig!.intervalMs && keyed(s),
-      )
-    )
-      return null;
-    return tieToFlinkCheckpoints(snapshots, job, now);
-  }
-  if (!connect) return null;
-  const interval = effectiveConnectNumber(connect.config, CONNECT_CONFIG.commitInterval);
+  const flinkInterval = writer?.kind === "flink" ? job?.checkpointConfig?.intervalMs : undefined;
+  const interval =
+    writer?.kind === "connect" && connect
+      ? effectiveConnectNumber(connect.config, CONNECT_CONFIG.commitInterval)
+      : flinkInterval;
+  if (!interval) return null;
   if (snapshots.some((s) => s.timestampMs > now - TIMING_LOOKBACK_INTERVALS * interval && keyed(s)))
     return null;
-  return tieToCommitInterval(snapshots, interval, now);
+  return flinkInterval
+    ? tieToFlinkCheckpoints(snapshots, job!, now)
+    : tieToCommitInterval(snapshots, interval, now);
 }
 
 function lastPoint(points: MetricPoint[] | undefined): number | undefined {
@@ -194,27 +173,6 @@ function writerLineage(jobId: string, evidence: Evidence, flinkOk: boolean): Set
   return ids;
 }
 
-function relevantFailures(ctx: {
-  job?: FlinkJobEvidence;
-  connect?: ConnectEvidence;
-  lastCommitMs?: number;
-}): CommitFailure[] {
-  const out: CommitFailure[] = [];
-  for (const exception of ctx.job?.exceptions ?? []) {
-    const failure = classifyFlinkException(exception);
-    if (!failure) continue;
-    const last = ctx.lastCommitMs;
-    // An unknown commit stays relevant until someone checks it: later commits do not tell whether
-    // the in-flight one landed or was committed twice. Any other failure matters only if nothing
-    // succeeded after it.
-    const relevant = last === undefined || failure.kind === "state-unknown" || exception.timestampMs > last;
-    if (relevant) out.push(failure);
-  }
-  if (ctx.connect) out.push(...connectFailures(ctx.connect));
-  // Newest first, so rules quote the latest line.
-  return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
-}
-
 export function buildContext(
   evidence: Evidence,
   now: number,
@@ -229,14 +187,13 @@ export function buildContext(
   const jobNames = new Map<string, string>();
   const jobSources = new Map<string, string>();
   if (flinkOk) {
-    for (const j of evidence.flink?.jobs ?? []) jobNames.set(j.jobId, j.name);
-    for (const w of flinkWriters) jobNames.set(w.job.jobId, w.job.name);
+    const listed = [...(evidence.flink?.jobs ?? []), ...flinkWriters.map((w) => w.job)];
+    for (const j of listed) jobNames.set(j.jobId, j.name);
     // The writers read win: a job id listed by two clusters is named by the one read.
-    for (const j of [...(evidence.flink?.jobs ?? []), ...flinkWriters.map((w) => w.job)].reverse())
+    for (const j of listed.reverse())
       if (j.source && !jobSources.has(j.jobId)) jobSources.set(j.jobId, j.source);
   }
-  const identified = identifyWriter(evidence);
-  const writer = identified?.writer ?? null;
+  const writer = identifyWriter(evidence);
   const lineage = writer?.kind === "flink" ? writerLineage(writer.jobId, evidence, flinkOk) : undefined;
   // The writer's identity across a job-id change: a job restored from a savepoint gets a new id but
   // keeps its committer's operator id (RUNBOOK §4).
@@ -252,7 +209,7 @@ export function buildContext(
   const timing = timingFor(snapshots, now, keyed, writer, job, connect);
   const tied = new Set(timing?.ties.map((t) => t.snapshot));
   const isWriter = tied.size > 0 ? (s: Snapshot) => keyed(s) || tied.has(s) : keyed;
-  const newestIndex = writer ? newestWriterIndex(snapshots, isWriter) : -1;
+  const newestIndex = writer ? findNewestIndex(snapshots, isWriter) : -1;
   const writerNewest = newestIndex >= 0 ? snapshots[newestIndex] : undefined;
   const interval = expectedInterval(evidence, writer, snapshots, newestIndex, isWriter);
   const staleAfterMs = staleAfter(interval.ms);
@@ -283,11 +240,10 @@ export function buildContext(
     } else if (writerStale === null) writerStale = true;
   }
 
-  const failures = relevantFailures({
-    job,
-    connect,
-    lastCommitMs: writerNewest?.timestampMs,
-  });
+  const failures = newestFirst([
+    ...(job ? flinkFailuresSince(job, writerNewest?.timestampMs) : []),
+    ...(connect ? connectFailures(connect) : []),
+  ]);
   const window = buildWindow(snapshots, now, interval.ms, writerNewest?.timestampMs, failures);
   const expiry = table ? expiryEvidence(table) : { expiredIds: [] };
   const idle =
@@ -318,7 +274,6 @@ export function buildContext(
     jobSources,
     ...(connect ? { connect } : {}),
     writer,
-    writerSource: identified?.source ?? null,
     isWriter,
     intervalMs: interval.ms,
     intervalSource: interval.source,
@@ -388,16 +343,4 @@ function buildWindow(
     lookbackStartMs,
     lookback: rangeAfter(snapshots, lookbackStartMs, endMs),
   };
-}
-
-/** Calls `visit` for each snapshot in `range` not committed by the writer. */
-export function forEachOther(
-  ctx: DiagnosisContext,
-  range: IndexRange,
-  visit: (s: Snapshot, index: number) => void,
-): void {
-  for (let i = range.from; i < range.to; i++) {
-    const s = ctx.snapshots[i]!;
-    if (!ctx.isWriter(s)) visit(s, i);
-  }
 }

@@ -8,7 +8,7 @@ import { flinkJobIdOf, operatorIdOf } from "../attribution/attribute.js";
 import type { Evidence, FlinkJobEvidence } from "../evidence/model.js";
 import { matchEarlier, rankSteps } from "../history/match.js";
 import type { IncidentHistory } from "../history/record.js";
-import { SOURCE_NAMES, type StepId, TRIAGE_IDS } from "../ids.js";
+import { SOURCE_NAMES, type StepId, type TriageId } from "../ids.js";
 import { allowedSteps } from "../remediation/choose.js";
 import type { Playbook } from "../remediation/schema.js";
 import type { Finding, Report, ReportWriter } from "../report/schema.js";
@@ -32,17 +32,17 @@ export interface DiagnoseOptions {
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
 const RULE_ORDER = new Map(RULES.map((rule, index) => [rule.id, index]));
-const TRIAGE = new Set<string>(TRIAGE_IDS);
 
 /** Triage first (in verdict order), then by severity, then in registry order. */
 function orderFindings(findings: Finding[]): Finding[] {
-  const rank = (f: Finding): [number, number, number] => [
-    TRIAGE.has(f.id)
-      ? VERDICT_PRIORITY.indexOf(f.id as (typeof VERDICT_PRIORITY)[number])
-      : VERDICT_PRIORITY.length,
-    SEVERITY_RANK[f.severity],
-    RULE_ORDER.get(f.id) ?? 0,
-  ];
+  const rank = (f: Finding): [number, number, number] => {
+    const verdict = VERDICT_PRIORITY.indexOf(f.id as TriageId);
+    return [
+      verdict < 0 ? VERDICT_PRIORITY.length : verdict,
+      SEVERITY_RANK[f.severity],
+      RULE_ORDER.get(f.id) ?? 0,
+    ];
+  };
   return [...findings].sort((a, b) => {
     const ra = rank(a);
     const rb = rank(b);
@@ -126,7 +126,6 @@ function perFlinkWriter(evidence: Evidence): Evidence[] {
     );
     return { ...w, exceptions };
   });
-  if (merged.length === 1) return [{ ...evidence, flink: { ...evidence.flink, writer: merged[0]! } }];
   return merged.map((writer) => ({ ...evidence, flink: { ...evidence.flink!, writer } }));
 }
 

@@ -4,7 +4,7 @@
 // on the writer's commit path is a commit-error, classed by its root (RUNBOOK §3).
 
 import { parseExceptionChain, rootCause } from "../evidence/exceptions.js";
-import type { ConnectEvidence, ExceptionCause, FlinkException } from "../evidence/model.js";
+import type { ConnectEvidence, ExceptionCause, FlinkException, FlinkJobEvidence } from "../evidence/model.js";
 import type { CommitErrorCause } from "../ids.js";
 
 export type FailureKind =
@@ -54,8 +54,8 @@ const MARKERS: ReadonlyArray<{ kind: Exclude<FailureKind, "commit-error">; needl
 /** Checkpoint failures: the commit never ran (commit-not-attempted), not a commit error. */
 const CHECKPOINT_FAILURE =
   /CheckpointException|checkpoint tolerable failure threshold|Checkpoint expired before completing|Checkpoint was declined/i;
-/** A snapshot or manifest gone on restore: keep-writer-last-snapshot, not a commit error. */
-const MISSING_ON_RESTORE = /NotFoundException[\s\S]*?(\.avro|metadata\.json|\/metadata\/|manifest)/i;
+/** A snapshot or manifest gone on restore (a manifest list, manifest or metadata file): keep-writer-last-snapshot, not a commit error. */
+export const MISSING_ON_RESTORE = /NotFoundException[\s\S]*?(\.avro|metadata\.json|\/metadata\/|manifest)/i;
 /** Where a Flink exception was thrown on the commit path: the committer or sink task, or Iceberg's code. */
 const COMMIT_TASK = /committer|IcebergSink|Sink:|Writer/i;
 const ICEBERG_FRAME = /\bat org\.apache\.iceberg\./;
@@ -106,11 +106,6 @@ function classifyFailureText(
   return null;
 }
 
-/** The root of the chain whose line `line` is, else the chain's root. */
-function rootOf(chain: readonly ExceptionCause[], fallback: ExceptionCause): ExceptionCause {
-  return rootCause(chain) ?? fallback;
-}
-
 function headOf(line: string): ExceptionCause {
   const colon = line.indexOf(": ");
   return colon > 0
@@ -142,7 +137,7 @@ function fromTrace(
   if (!onCommitPath || chain.length === 0) return null;
   const all = chain.map(causeLine).join("\n");
   if (CHECKPOINT_FAILURE.test(all) || MISSING_ON_RESTORE.test(all)) return null;
-  const root = rootOf(chain, outer!);
+  const root = rootCause(chain) ?? outer!;
   return {
     kind: "commit-error",
     line: causeLine(root),
@@ -158,15 +153,42 @@ function flinkChain(exception: FlinkException): ExceptionCause[] {
   return parsed.length > 0 ? parsed : [{ className: exception.exceptionName, message: exception.message }];
 }
 
-// Each exception is read once per evidence, however many writers and checks look at it.
-const flinkSeen = new WeakMap<FlinkException, CommitFailure | null>();
+/** `read` once per object: each exception is read once per evidence, however many writers and checks look at it. */
+function readOnce<K extends object, V>(read: (key: K) => V): (key: K) => V {
+  const seen = new WeakMap<K, V>();
+  return (key) => {
+    if (seen.has(key)) return seen.get(key)!;
+    const value = read(key);
+    seen.set(key, value);
+    return value;
+  };
+}
 
-export function classifyFlinkException(exception: FlinkException): CommitFailure | null {
-  const seen = flinkSeen.get(exception);
-  if (seen !== undefined) return seen;
-  const found = readFlinkException(exception);
-  flinkSeen.set(exception, found);
-  return found;
+export const classifyFlinkException = readOnce(readFlinkException);
+
+/**
+ * A Flink job's commit failures that still matter after its last commit. An unknown commit stays
+ * relevant until someone checks it: later commits do not tell whether the in-flight one landed or
+ * was committed twice. Any other failure matters only if nothing succeeded after it.
+ */
+export function flinkFailuresSince(job: FlinkJobEvidence, lastCommitMs: number | undefined): CommitFailure[] {
+  const out: CommitFailure[] = [];
+  for (const exception of job.exceptions) {
+    const failure = classifyFlinkException(exception);
+    if (!failure) continue;
+    if (
+      lastCommitMs === undefined ||
+      failure.kind === "state-unknown" ||
+      exception.timestampMs > lastCommitMs
+    )
+      out.push(failure);
+  }
+  return out;
+}
+
+/** Newest first, so rules quote the latest line. */
+export function newestFirst(failures: CommitFailure[]): CommitFailure[] {
+  return failures.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
 }
 
 function readFlinkException(exception: FlinkException): CommitFailure | null {
@@ -187,25 +209,21 @@ function readFlinkException(exception: FlinkException): CommitFailure | null {
   };
 }
 
+const connectorFailures = readOnce(readConnectorFailures);
+
 /**
  * Failures visible in the connector's and tasks' traces (present only while something is FAILED).
  * The tasks are the writer, so whatever failed one is on its commit path.
  */
-const connectSeen = new WeakMap<ConnectEvidence["connector"], CommitFailure[]>();
-
 export function connectFailures(connect: ConnectEvidence): CommitFailure[] {
-  const seen = connectSeen.get(connect.connector);
-  if (seen) return seen;
-  const out = readConnectFailures(connect);
-  connectSeen.set(connect.connector, out);
-  return out;
+  return connectorFailures(connect.connector);
 }
 
-function readConnectFailures(connect: ConnectEvidence): CommitFailure[] {
+function readConnectorFailures(connector: ConnectEvidence["connector"]): CommitFailure[] {
   const out: CommitFailure[] = [];
   const parts: Array<[string, string | undefined, ExceptionCause[] | undefined]> = [
-    ["connector", connect.connector.trace, connect.connector.causes],
-    ...connect.connector.tasks.map((t): [string, string | undefined, ExceptionCause[] | undefined] => [
+    ["connector", connector.trace, connector.causes],
+    ...connector.tasks.map((t): [string, string | undefined, ExceptionCause[] | undefined] => [
       `task ${t.id}`,
       t.trace,
       t.causes,

@@ -4,6 +4,7 @@ import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import type { DiagnosisContext } from "./context.js";
 import { iso } from "./snapshots.js";
+import { latestCheckpointFailed } from "./writer.js";
 
 export interface CheckpointHealth {
   /** Checkpoints fail, time out or stopped completing. */
@@ -12,12 +13,6 @@ export interface CheckpointHealth {
   completedSinceLastCommit: boolean;
   latestCompletedMs?: number;
   evidence: EvidenceItem[];
-}
-
-const RUNNING = "RUNNING";
-
-export function jobRunning(ctx: DiagnosisContext): boolean {
-  return ctx.job?.job.state === RUNNING;
 }
 
 /** Reads the writer's checkpoints; null when Flink did not answer or has no checkpoint data. */
@@ -33,7 +28,7 @@ export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null
   const jobId = ctx.job.job.jobId;
   let failing = false;
 
-  if (failed && (completed === undefined || failed.triggerTimestampMs > completed.triggerTimestampMs)) {
+  if (failed && latestCheckpointFailed(checkpoints)) {
     failing = true;
     evidence.push({
       source: "flink",
@@ -55,7 +50,12 @@ export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null
       data: { jobId, checkpointIds: recent.map((c) => c.id) },
     });
   }
-  if (!failing && jobRunning(ctx) && completedMs !== undefined && ctx.now - completedMs > ctx.staleAfterMs) {
+  if (
+    !failing &&
+    ctx.job.job.state === "RUNNING" &&
+    completedMs !== undefined &&
+    ctx.now - completedMs > ctx.staleAfterMs
+  ) {
     failing = true;
     evidence.push({
       source: "flink",

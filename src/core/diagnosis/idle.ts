@@ -18,6 +18,7 @@ import type {
 import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import { iso, lowerBound, upperBound } from "./snapshots.js";
+import { latestCheckpointFailed, staleAfter } from "./writer.js";
 
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;
@@ -57,13 +58,11 @@ interface IdleInput {
 function writerRunning(input: IdleInput): boolean {
   if (input.job) {
     if (input.job.job.state !== "RUNNING") return false;
-    const cp = input.job.checkpoints;
-    const failed = cp?.latestFailed;
-    const completed = cp?.latestCompleted;
-    if (failed && (!completed || failed.triggerTimestampMs > completed.triggerTimestampMs)) return false;
+    if (latestCheckpointFailed(input.job.checkpoints)) return false;
+    const completed = input.job.checkpoints?.latestCompleted;
     if (completed) {
       const at = completed.latestAckTimestampMs ?? completed.triggerTimestampMs;
-      if (input.now - at > Math.max(3 * input.intervalMs, 5 * 60_000)) return false;
+      if (input.now - at > staleAfter(input.intervalMs)) return false;
     }
   }
   if (input.connect) {
@@ -82,15 +81,11 @@ function anyWriterIn(input: IdleInput, fromMs: number, toMs: number): Snapshot |
   return undefined;
 }
 
-function oldestWriter(input: IdleInput): Snapshot | undefined {
-  return input.snapshots.find(input.isWriter);
-}
-
 function quietHours(input: IdleInput): IdleReading | null {
   const last = input.writerNewest.timestampMs;
   const quietFor = input.now - last;
   if (quietFor >= DAY_MS) return null;
-  const oldest = oldestWriter(input);
+  const oldest = input.snapshots.find(input.isWriter);
   if (!oldest) return null;
   // A commit or two of jitter around the start of the quiet hours does not break the pattern.
   const slack = 2 * input.intervalMs;
@@ -137,23 +132,17 @@ function quietHours(input: IdleInput): IdleReading | null {
   };
 }
 
-function emptyCommitsEvery(input: IdleInput): number {
-  const raw = input.evidence.catalog?.properties[EMPTY_COMMITS_KEY];
-  const n = raw === undefined ? Number.NaN : Number(raw);
-  return Number.isFinite(n) && n > 0 ? n : EMPTY_COMMITS_DEFAULT;
-}
-
 function inputIdle(input: IdleInput): IdleReading | null {
   const quietFor = input.now - input.writerNewest.timestampMs;
   if (input.job) {
-    const rate = input.job.sourceRecordsPerSecond;
-    if (rate !== 0) return null;
-    const every = emptyCommitsEvery(input);
-    const idleInterval = every * input.intervalMs;
-    // Still three (idle) intervals, never under five minutes, before silence counts as failure.
-    if (quietFor > Math.max(3 * idleInterval, 5 * 60_000)) return null;
+    if (input.job.sourceRecordsPerSecond !== 0) return null;
     const raw = input.evidence.catalog?.properties[EMPTY_COMMITS_KEY];
-    const off = every * input.intervalMs >= DAY_MS;
+    const n = raw === undefined ? Number.NaN : Number(raw);
+    const every = Number.isFinite(n) && n > 0 ? n : EMPTY_COMMITS_DEFAULT;
+    const idleInterval = every * input.intervalMs;
+    // Silence counts as failure only once it is stale against the idle interval.
+    if (quietFor > staleAfter(idleInterval)) return null;
+    const off = idleInterval >= DAY_MS;
     return {
       reason: "input-idle",
       ...(off ? {} : { expectedBackMs: input.writerNewest.timestampMs + idleInterval }),

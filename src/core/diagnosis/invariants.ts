@@ -19,10 +19,16 @@ import type { Evidence, Snapshot, SourceStatus } from "../evidence/model.js";
 import type { TriageId } from "../ids.js";
 import type { EvidenceItem, Finding, Report } from "../report/schema.js";
 import type { DiagnosisContext } from "./context.js";
-import { staleAfter } from "./context.js";
-import { describeWriter, elapsedMetric, failureItem, quoteOf, writerLastCommit } from "./evidence-items.js";
-import { type CommitFailure, classifyFlinkException, connectFailures } from "./failures.js";
-import { FALLBACK_INTERVAL_MS, sourceOk } from "./writer.js";
+import {
+  compact,
+  describeWriter,
+  elapsedMetric,
+  failureItem,
+  quoteOf,
+  writerLastCommit,
+} from "./evidence-items.js";
+import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
+import { FALLBACK_INTERVAL_MS, latestCheckpointFailed, sourceOk, staleAfter } from "./writer.js";
 
 const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
   "state-unknown": "commit-state-unknown",
@@ -57,12 +63,7 @@ function flinkShowsCommitting(evidence: Evidence): boolean {
   const w = evidence.flink?.writer;
   const elapsed = w?.committer?.elapsedSecondsSinceLastSuccessfulCommit;
   if (!w || elapsed === undefined || w.job.state !== "RUNNING") return false;
-  const cp = w.checkpoints;
-  if (
-    cp?.latestFailed &&
-    (!cp.latestCompleted || cp.latestFailed.triggerTimestampMs > cp.latestCompleted.triggerTimestampMs)
-  )
-    return false;
+  if (latestCheckpointFailed(w.checkpoints)) return false;
   return elapsed * 1000 <= staleAfter(w.checkpointConfig?.intervalMs ?? FALLBACK_INTERVAL_MS);
 }
 
@@ -84,20 +85,13 @@ function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
   if (sourceOk(evidence, "flink") && evidence.flink) {
     const jobs = evidence.flink.writers ?? (evidence.flink.writer ? [evidence.flink.writer] : []);
     for (const job of jobs) {
-      const last = newestOf(snapshots, job.job.jobId);
-      for (const exception of job.exceptions) {
-        const failure = classifyFlinkException(exception);
-        if (!failure) continue;
-        if (failure.kind === "state-unknown" || last === undefined || exception.timestampMs > last) {
-          out.push(failure);
-        }
-      }
+      out.push(...flinkFailuresSince(job, newestOf(snapshots, job.job.jobId)));
     }
   }
   if (sourceOk(evidence, "connect") && evidence.connect) {
     for (const c of [evidence.connect, ...(evidence.connect.others ?? [])]) out.push(...connectFailures(c));
   }
-  return out.sort((a, b) => (b.atMs ?? 0) - (a.atMs ?? 0));
+  return newestFirst(out);
 }
 
 function catalogItem(ctx: DiagnosisContext): EvidenceItem {
@@ -120,11 +114,7 @@ function catalogItem(ctx: DiagnosisContext): EvidenceItem {
 }
 
 function stalenessEvidence(ctx: DiagnosisContext): EvidenceItem[] {
-  const items: EvidenceItem[] = [];
-  const last = writerLastCommit(ctx);
-  if (last) items.push(last);
-  const elapsed = elapsedMetric(ctx);
-  if (elapsed) items.push(elapsed);
+  const items = compact([writerLastCommit(ctx), elapsedMetric(ctx)]);
   if (ctx.table && !ctx.writerNewest) {
     items.push({
       source: "catalog",
@@ -200,7 +190,6 @@ export function settleReport(
     const failure = visibleCommitFailures(ctx.evidence)[0];
     if (failure) {
       settled = VERDICT_FOR[failure.kind];
-      out = out.filter((f) => f.id !== "healthy");
       out.unshift({
         id: settled,
         severity: "critical",
@@ -221,8 +210,6 @@ export function settleReport(
       // leads to no step on it (RUNBOOK §3, the bot's own access).
       stepless = true;
       settled = "commit-failing";
-      out = out.filter((f) => f.id !== "healthy");
-      const elapsed = elapsedMetric(ctx);
       out.unshift({
         id: "commit-failing",
         severity: "critical",
@@ -230,7 +217,7 @@ export function settleReport(
           catalogAccess(ctx.evidence.sources.catalog) === "credential"
             ? `The catalog refused the bot's credential, so ${describeWriter(ctx)}'s commits cannot be confirmed and no other source shows them landing`
             : `The catalog did not answer, so ${describeWriter(ctx)}'s commits cannot be confirmed; the writer commits through the same catalog`,
-        evidence: [catalogItem(ctx), ...(elapsed ? [elapsed] : [])],
+        evidence: compact([catalogItem(ctx), elapsedMetric(ctx)]),
       });
     }
   }
@@ -306,7 +293,6 @@ export function reportViolations(report: Report, evidence: Evidence): string[] {
   }
   const facts = new Set<string>();
   for (const f of report.findings) {
-    if (f.evidence.length === 0) problems.push(`finding ${f.id} has no evidence`);
     for (const item of f.evidence) {
       const key = factKey(item);
       if (facts.has(key)) problems.push(`fact listed twice: ${item.detail}`);

@@ -6,7 +6,7 @@
 import { simpleClassName } from "../evidence/exceptions.js";
 import type { StepId } from "../ids.js";
 import { type ChangeFacts, proposeChange } from "../remediation/change.js";
-import { allowedSteps, type ChosenStep, chooseStep } from "../remediation/choose.js";
+import { allowedSteps, chooseStep } from "../remediation/choose.js";
 import type { Playbook, Step } from "../remediation/schema.js";
 import type { Change, Finding, NextStep } from "../report/schema.js";
 import {
@@ -21,20 +21,12 @@ import type { DiagnosisContext } from "./context.js";
 import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
 
-/** The step the findings select in these playbooks, or null (healthy, or nothing actionable). */
-function pickStep(
-  playbooks: readonly Playbook[],
-  findings: readonly Pick<Finding, "id" | "severity">[],
-): ChosenStep | null {
-  return chooseStep(playbooks, findings) ?? null;
-}
-
 /** The step id the findings select, or null. */
 export function pickStepId(
   playbooks: readonly Playbook[],
   findings: readonly Pick<Finding, "id" | "severity">[],
 ): StepId | null {
-  return pickStep(playbooks, findings)?.step.id ?? null;
+  return chooseStep(playbooks, findings)?.step.id ?? null;
 }
 
 /** A filter that leaves the partitions the writer still appends to, read from the partition spec. */
@@ -58,11 +50,6 @@ function manual(
   checklist: string[],
 ): Change {
   return { kind: "manual", ...(statement ? { statement } : {}), language, checklist };
-}
-
-/** The bot reads the table itself (the finding above says what it saw); the query lets a person look too. */
-function readOnlyCheck(statement: string, checklist: string[]): Change {
-  return { kind: "read-only-check", statement, language: "sql", checklist };
 }
 
 const PLAYBOOK_ID = "commit-failures";
@@ -94,7 +81,7 @@ export function buildNextStep(
   const remembered = preferred
     ? allowedSteps(playbooks, findings).find((s) => s.step.id === preferred)
     : undefined;
-  const chosen = remembered ?? pickStep(playbooks, findings);
+  const chosen = remembered ?? chooseStep(playbooks, findings);
   if (!chosen) return null;
   const built = buildStepChange(ctx, findings, chosen.step);
   return { ...built, playbook: chosen.playbook.id };
@@ -142,10 +129,58 @@ function commitErrorStep(ctx: DiagnosisContext, findings: readonly Finding[], de
   return step(definition.id, COMMIT_ERROR_SUMMARY[definition.id]!(cls), withQuote, false);
 }
 
+/** Steps whose change the playbooks define in full: the summary the report leads with. */
+const PLAYBOOK_SUMMARY: Partial<Record<StepId, string>> = {
+  "restart-connect-coordinator": "Restart the connector's failed tasks so the commit coordinator runs again",
+  "review-isolation-level":
+    "Set the row-level commands' isolation level to snapshot, only after confirming they do not need serializable",
+  "raise-commit-retries": "Give the writer a larger commit retry budget",
+};
+
+/** Steps that are the same checklist for every table. */
+const MANUAL_STEPS: Partial<Record<StepId, { summary: string; checklist: string[] }>> = {
+  "check-checkpoints": {
+    summary: "Get the writer's checkpoints completing first: the commit only runs after one completes",
+    checklist: [
+      "Read the failure reason of the latest failed checkpoint.",
+      "Look for operators under high backpressure upstream of the sink.",
+      "Compare the end-to-end checkpoint duration with the checkpoint timeout.",
+    ],
+  },
+  "apply-schema-first": {
+    summary: "Apply schema changes to the table before records with the new schema arrive",
+    checklist: [
+      "Add the new columns to the table ahead of the producers' change.",
+      "If that is not possible, plan for a short drop in throughput when a new schema arrives.",
+    ],
+  },
+};
+
+/** The playbook's manual change with the statement that names this table's snapshots, when the findings name them. */
+function withStatement(
+  ctx: DiagnosisContext,
+  definition: Step,
+  fallback: string,
+  named: { summary: string; statement: string } | undefined,
+): NextStep {
+  const change = playbookChange(definition, ctx);
+  if (!named || change.kind !== "manual") return step(definition.id, fallback, change, false);
+  return step(
+    definition.id,
+    named.summary,
+    { ...change, statement: named.statement, language: "sql" },
+    false,
+  );
+}
+
 function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], definition: Step): NextStep {
   const id = definition.id;
   const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
   if (COMMIT_ERROR_SUMMARY[id]) return commitErrorStep(ctx, findings, definition);
+  const fromPlaybook = PLAYBOOK_SUMMARY[id];
+  if (fromPlaybook) return step(id, fromPlaybook, playbookChange(definition, ctx), true);
+  const fixed = MANUAL_STEPS[id];
+  if (fixed) return step(id, fixed.summary, manual(undefined, "text", fixed.checklist), false);
   switch (id) {
     case "verify-unknown-commit": {
       const failure = ctx.failures.find((f) => f.kind === "state-unknown");
@@ -162,15 +197,21 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
         compare.length > 0
           ? `Compare snapshots ${compare.join(", ")} before restarting or retrying anything`
           : "Check whether the writer's last commit landed before restarting or retrying anything",
-        readOnlyCheck(renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }), [
-          ...(compare.length > 0
-            ? [
-                `Compare snapshots ${compare.join(", ")}: their flink.max-committed-checkpoint-id, added-data-files and added-records.`,
-              ]
-            : ["Look for a snapshot from the writer newer than the failure time."]),
-          "If the in-flight commit landed, do not replay it; if a later snapshot holds the same data again, remove the duplicate before anything else.",
-          "If it did not land, check the catalog and the network before restarting the writer.",
-        ]),
+        // The bot reads the table itself (the finding says what it saw); the query lets a person look too.
+        {
+          kind: "read-only-check",
+          statement: renderSnapshotsQuery({ ...target, fromMs: from - ctx.intervalMs }),
+          language: "sql",
+          checklist: [
+            ...(compare.length > 0
+              ? [
+                  `Compare snapshots ${compare.join(", ")}: their flink.max-committed-checkpoint-id, added-data-files and added-records.`,
+                ]
+              : ["Look for a snapshot from the writer newer than the failure time."]),
+            "If the in-flight commit landed, do not replay it; if a later snapshot holds the same data again, remove the duplicate before anything else.",
+            "If it did not land, check the catalog and the network before restarting the writer.",
+          ],
+        },
         true,
       );
     }
@@ -179,54 +220,33 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
         .find((f) => f.id === "commit-state-unknown")
         ?.evidence.find((e) => e.data.duplicate === true)?.data.snapshotIds;
       const [first, second] = Array.isArray(duplicate) ? duplicate.map(String) : [];
-      const change = playbookChange(definition, ctx);
-      if (first === undefined || second === undefined || change.kind !== "manual")
-        return step(id, "Remove the duplicate commit the unknown commit left", change, false);
-      return step(
-        id,
-        `Remove the duplicate commit: snapshot ${second} holds the same data as snapshot ${first}`,
-        { ...change, statement: renderDeleteSnapshotFiles(target, second), language: "sql" },
-        false,
+      return withStatement(
+        ctx,
+        definition,
+        "Remove the duplicate commit the unknown commit left",
+        first !== undefined && second !== undefined
+          ? {
+              summary: `Remove the duplicate commit: snapshot ${second} holds the same data as snapshot ${first}`,
+              statement: renderDeleteSnapshotFiles(target, second),
+            }
+          : undefined,
       );
     }
     case "confirm-recommit": {
       const unknown = findings.find((f) => f.id === "commit-state-unknown");
       const recommit = unknown ? recommitOf(unknown) : undefined;
-      const change = playbookChange(definition, ctx);
-      if (!recommit || change.kind !== "manual")
-        return step(id, "Confirm the lost commit's data landed once", change, false);
-      return step(
-        id,
-        `Confirm the lost commit's data landed once: the writer committed again in snapshot ${recommit.snapshot}`,
-        { ...change, statement: renderSnapshotsById(target, recommit.compared), language: "sql" },
-        false,
+      return withStatement(
+        ctx,
+        definition,
+        "Confirm the lost commit's data landed once",
+        recommit
+          ? {
+              summary: `Confirm the lost commit's data landed once: the writer committed again in snapshot ${recommit.snapshot}`,
+              statement: renderSnapshotsById(target, recommit.compared),
+            }
+          : undefined,
       );
     }
-    case "check-checkpoints":
-      return step(
-        id,
-        "Get the writer's checkpoints completing first: the commit only runs after one completes",
-        manual(undefined, "text", [
-          "Read the failure reason of the latest failed checkpoint.",
-          "Look for operators under high backpressure upstream of the sink.",
-          "Compare the end-to-end checkpoint duration with the checkpoint timeout.",
-        ]),
-        false,
-      );
-    case "restart-connect-coordinator":
-      return step(
-        id,
-        "Restart the connector's failed tasks so the commit coordinator runs again",
-        playbookChange(definition, ctx),
-        true,
-      );
-    case "review-isolation-level":
-      return step(
-        id,
-        "Set the row-level commands' isolation level to snapshot, only after confirming they do not need serializable",
-        playbookChange(definition, ctx),
-        true,
-      );
     case "move-compaction-off-hot-partitions": {
       const filter = hotPartitionFilter(ctx.table?.partitionFields ?? []);
       const statement = renderRewriteDataFiles({ ...target, ...(filter ? { where: filter } : {}) });
@@ -280,8 +300,6 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
         true,
       );
     }
-    case "raise-commit-retries":
-      return step(id, "Give the writer a larger commit retry budget", playbookChange(definition, ctx), true);
     case "commit-less-often": {
       if (ctx.writer?.kind === "connect" && ctx.connect) {
         return step(
@@ -301,16 +319,6 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
         false,
       );
     }
-    case "apply-schema-first":
-      return step(
-        id,
-        "Apply schema changes to the table before records with the new schema arrive",
-        manual(undefined, "text", [
-          "Add the new columns to the table ahead of the producers' change.",
-          "If that is not possible, plan for a short drop in throughput when a new schema arrives.",
-        ]),
-        false,
-      );
     default:
       return step(
         "idempotent-restart",

@@ -1,20 +1,35 @@
-// Commits by someone other than the writer that match a kind (compaction, row-level changes) in a
-// range: how many, the oldest few to list as evidence, and who made them.
+// Commits by someone other than the writer that match a kind (compaction, row-level changes,
+// appends) in a range: how many, the oldest and newest few to list as evidence, and who made them.
 
-import { committerKey, committerOf, describeCommitter } from "../attribution/attribute.js";
+import {
+  type CommitterIdentity,
+  committerKey,
+  committerOf,
+  describeCommitter,
+} from "../attribution/attribute.js";
 import type { Snapshot } from "../evidence/model.js";
-import { type DiagnosisContext, forEachOther } from "./context.js";
+import type { DiagnosisContext } from "./context.js";
+import { MAX_LISTED } from "./rule.js";
 import type { IndexRange } from "./snapshots.js";
 
-/** How many snapshots a finding lists; the count still covers all of them. */
-const SAMPLE_SIZE = 5;
+export interface OtherCommitter {
+  /** As first seen. */
+  identity: CommitterIdentity;
+  /** As last seen (a Trino query id changes with every commit). */
+  name: string;
+  count: number;
+  first: number;
+  last: number;
+}
 
 export interface OtherCommits {
   count: number;
-  /** The oldest matching snapshots, at most SAMPLE_SIZE. */
-  sample: Snapshot[];
-  /** One description per distinct committer, in the order they first appear. */
-  committers: string[];
+  /** The oldest matching snapshots, at most MAX_LISTED. */
+  oldest: Snapshot[];
+  /** The newest matching snapshots, newest first, at most MAX_LISTED. */
+  newest: Snapshot[];
+  /** One entry per distinct committer, in the order they first appear. */
+  committers: OtherCommitter[];
 }
 
 export function otherCommits(
@@ -22,20 +37,41 @@ export function otherCommits(
   range: IndexRange,
   matches: (s: Snapshot) => boolean,
 ): OtherCommits {
-  const sample: Snapshot[] = [];
-  let count = 0;
-  const who = new Map<string, string>();
-  forEachOther(ctx, range, (s) => {
-    if (!matches(s)) return;
-    count++;
-    if (sample.length < SAMPLE_SIZE) sample.push(s);
-    const identity = committerOf(s);
-    who.set(committerKey(identity), describeCommitter(identity));
-  });
-  return { count, sample, committers: [...who.values()] };
+  return commitsIn(ctx.snapshots, range, (s) => !ctx.isWriter(s) && matches(s));
 }
 
-/** "once" or "3 times". */
-export function howOften(count: number): string {
-  return count === 1 ? "once" : `${count} times`;
+/** The snapshots in `range` that match, whoever committed them. */
+export function commitsIn(
+  snapshots: readonly Snapshot[],
+  range: IndexRange,
+  matches: (s: Snapshot) => boolean,
+): OtherCommits {
+  const oldest: Snapshot[] = [];
+  const newest: Snapshot[] = [];
+  let count = 0;
+  const who = new Map<string, OtherCommitter>();
+  for (let i = range.from; i < range.to; i++) {
+    const s = snapshots[i]!;
+    if (!matches(s)) continue;
+    count++;
+    if (oldest.length < MAX_LISTED) oldest.push(s);
+    newest.push(s);
+    if (newest.length > MAX_LISTED) newest.shift();
+    const identity = committerOf(s);
+    const key = committerKey(identity);
+    const seen = who.get(key);
+    if (seen) {
+      seen.count++;
+      seen.last = s.timestampMs;
+      seen.name = describeCommitter(identity);
+    } else
+      who.set(key, {
+        identity,
+        name: describeCommitter(identity),
+        count: 1,
+        first: s.timestampMs,
+        last: s.timestampMs,
+      });
+  }
+  return { count, oldest, newest: newest.reverse(), committers: [...who.values()] };
 }

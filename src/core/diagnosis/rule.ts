@@ -9,15 +9,16 @@ export interface DiagnosisRule {
   evaluate(context: DiagnosisContext): Finding | null;
 }
 
-/** Builds a finding; returns null without evidence, so no rule can fire on nothing. */
+/** Builds a finding (with `more`, e.g. the quote); returns null without evidence, so no rule can fire on nothing. */
 export function finding(
   id: FindingId,
   severity: Severity,
   summary: string,
   evidence: EvidenceItem[],
+  more: Partial<Finding> = {},
 ): Finding | null {
   if (evidence.length === 0) return null;
-  return { id, severity, summary, evidence };
+  return { id, severity, summary, evidence, ...more };
 }
 
 /** Evidence lists are cut to keep reports readable; the count says how many there were. */

@@ -1,9 +1,9 @@
-// Which writer is being diagnosed, how often it should commit, and how long it has been quiet.
+// Which writer is being diagnosed, how often it should commit, when its silence is stale, and
+// whether its checkpoints still complete.
 
 import { committerOf, configuredGroups, type WriterRef } from "../attribution/attribute.js";
-import type { Evidence, Snapshot } from "../evidence/model.js";
+import type { Evidence, FlinkCheckpoints, Snapshot } from "../evidence/model.js";
 import { effectiveConnectNumber } from "../properties.js";
-import { findNewestIndex } from "./snapshots.js";
 
 /** How far back discovery looks for a streaming writer's summary keys. */
 const DISCOVERY_DEPTH = 2_000;
@@ -12,6 +12,23 @@ const CADENCE_SAMPLES = 12;
 /** Used only when neither config nor history says how often the writer commits (Flink's common 5 min). */
 export const FALLBACK_INTERVAL_MS = 300_000;
 
+/** A writer is stale once it missed this many expected commits... */
+const STALE_INTERVALS = 3;
+/** ...and never before this long: a writer that checkpoints every few seconds is not failing because one commit is late. */
+const STALE_FLOOR_MS = 5 * 60_000;
+
+/** RUNBOOK §3 staleness: three expected intervals, never under five minutes. */
+export function staleAfter(intervalMs: number): number {
+  return Math.max(STALE_INTERVALS * intervalMs, STALE_FLOOR_MS);
+}
+
+/** The job's latest checkpoint failed and none completed after it. */
+export function latestCheckpointFailed(cp: FlinkCheckpoints | undefined): boolean {
+  const failed = cp?.latestFailed;
+  const completed = cp?.latestCompleted;
+  return failed !== undefined && (!completed || failed.triggerTimestampMs > completed.triggerTimestampMs);
+}
+
 export type IntervalSource = "checkpoint-config" | "connect-config" | "snapshot-cadence" | "fallback";
 
 export function sourceOk(evidence: Evidence, source: keyof Evidence["sources"]): boolean {
@@ -19,29 +36,21 @@ export function sourceOk(evidence: Evidence, source: keyof Evidence["sources"]):
 }
 
 /** The configured or discovered writer: Flink job first, then the Connect connector, then snapshot summaries. */
-export function identifyWriter(
-  evidence: Evidence,
-): { writer: WriterRef; source: "flink" | "connect" | "snapshots" } | null {
+export function identifyWriter(evidence: Evidence): WriterRef | null {
   const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
-  if (job) return { writer: { kind: "flink", jobId: job.job.jobId }, source: "flink" };
+  if (job) return { kind: "flink", jobId: job.job.jobId };
   const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
   if (connect) {
     const groups = configuredGroups(connect.config);
-    const writer: WriterRef = {
-      kind: "connect",
-      connector: connect.connector.name,
-      ...(groups.length ? { groups } : {}),
-    };
-    return { writer, source: "connect" };
+    return { kind: "connect", connector: connect.connector.name, ...(groups.length ? { groups } : {}) };
   }
   const snapshots = sourceOk(evidence, "catalog") ? (evidence.catalog?.snapshots ?? []) : [];
   const floor = Math.max(0, snapshots.length - DISCOVERY_DEPTH);
   for (let i = snapshots.length - 1; i >= floor; i--) {
     const id = committerOf(snapshots[i]!);
-    if (id.kind === "flink") return { writer: { kind: "flink", jobId: id.jobId }, source: "snapshots" };
+    if (id.kind === "flink") return { kind: "flink", jobId: id.jobId };
     // Either generation of the Connect sink names its connector by a task id or a default group.
-    if (id.kind === "connect" && id.connector)
-      return { writer: { kind: "connect", connector: id.connector }, source: "snapshots" };
+    if (id.kind === "connect" && id.connector) return { kind: "connect", connector: id.connector };
   }
   return null;
 }
@@ -87,11 +96,4 @@ export function expectedInterval(
     if (cadence !== null && cadence > 0) return { ms: cadence, source: "snapshot-cadence" };
   }
   return { ms: FALLBACK_INTERVAL_MS, source: "fallback" };
-}
-
-export function newestWriterIndex(
-  snapshots: readonly Snapshot[],
-  isWriter: (s: Snapshot) => boolean,
-): number {
-  return findNewestIndex(snapshots, isWriter);
 }

@@ -100,18 +100,19 @@ export async function loadResolvedTable(
   const trimmed = input.trim();
   if (trimmed.includes(".")) {
     const dotted = parseTableName(trimmed);
-    const evidence = await loadIfPresent(catalog, dotted);
+    const evidence = await unless404(catalog.loadTable(dotted), undefined);
     if (evidence) return { ref: dotted, evidence };
   }
   const ref = await resolveTable(catalog, trimmed, now);
   return { ref, evidence: await catalog.loadTable(ref) };
 }
 
-async function loadIfPresent(catalog: CatalogPort, ref: TableRef): Promise<TableEvidence | undefined> {
+/** What the catalog answers, or `absent` when it answers 404. */
+async function unless404<T>(read: Promise<T>, absent: T): Promise<T> {
   try {
-    return await catalog.loadTable(ref);
+    return await read;
   } catch (error) {
-    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return undefined;
+    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return absent;
     throw error;
   }
 }
@@ -146,13 +147,8 @@ function editDistance(a: string, b: string): number {
 }
 
 async function tableExists(catalog: CatalogPort, ref: TableRef): Promise<boolean> {
-  try {
-    const tables = await catalog.listTables(ref.namespace);
-    return tables.some((t) => t.name === ref.name);
-  } catch (error) {
-    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return false;
-    throw error;
-  }
+  const tables = await unless404(catalog.listTables(ref.namespace), []);
+  return tables.some((t) => t.name === ref.name);
 }
 
 interface CatalogWalk {
@@ -194,7 +190,8 @@ async function listAllTables(catalog: CatalogPort): Promise<CatalogWalk> {
     level = children.flat();
   }
   const namespaces = [...seen.values()];
-  const listed = await mapLimit(namespaces, WALK_CONCURRENCY, (ns) => tablesIn(catalog, ns));
+  // A namespace dropped between the two listings is simply empty now.
+  const listed = await mapLimit(namespaces, WALK_CONCURRENCY, (ns) => unless404(catalog.listTables(ns), []));
   return { tables: listed.flat(), namespaces, truncated };
 }
 
@@ -205,16 +202,6 @@ async function childNamespaces(catalog: CatalogPort, parent: string[]): Promise<
     return children.filter((ns) => ns.length > parent.length);
   } catch (error) {
     if (isCodedError(error, ErrorCode.SourceHttpStatus)) return [];
-    throw error;
-  }
-}
-
-async function tablesIn(catalog: CatalogPort, namespace: string[]): Promise<TableRef[]> {
-  try {
-    return await catalog.listTables(namespace);
-  } catch (error) {
-    // A namespace dropped between the two listings is simply empty now.
-    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return [];
     throw error;
   }
 }

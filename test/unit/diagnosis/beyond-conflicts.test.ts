@@ -3,7 +3,6 @@
 // access; §4 the step per cause, the answered unknown commit, the writer's identity by operator id).
 
 import { describe, expect, it } from "vitest";
-import { staleAfter } from "../../../src/core/diagnosis/context.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
 import {
   classifyErrorCause,
@@ -13,6 +12,7 @@ import {
 import { expiryEvidence } from "../../../src/core/diagnosis/idle.js";
 import { reportViolations } from "../../../src/core/diagnosis/invariants.js";
 import { pickStepId } from "../../../src/core/diagnosis/next-step.js";
+import { staleAfter } from "../../../src/core/diagnosis/writer.js";
 import { parseExceptionChain } from "../../../src/core/evidence/exceptions.js";
 import type { Evidence, FlinkException } from "../../../src/core/evidence/model.js";
 import type { Report } from "../../../src/core/report/schema.js";

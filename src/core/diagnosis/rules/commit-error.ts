@@ -49,12 +49,12 @@ export const commitError: DiagnosisRule = {
           data: { thrownAs: newest.thrownAs, root: newest.root.className },
         }
       : null;
-    const found = finding(
+    return finding(
       "commit-error",
       "critical",
       WHAT[cause](describeWriter(ctx), simpleClassName(newest.root.className)),
       compact([quoted, wrapper, writerLastCommit(ctx)]),
+      { quote, cause },
     );
-    return found ? { ...found, quote, cause } : null;
   },
 };

@@ -7,7 +7,7 @@ import type { EvidenceItem } from "../../report/schema.js";
 import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { compact, describeWriter, elapsedMetric, writerLastCommit } from "../evidence-items.js";
-import { checkpointHealth, jobRunning } from "../flink-health.js";
+import { checkpointHealth } from "../flink-health.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
 import { newestCommitError } from "./commit-error.js";
@@ -36,7 +36,7 @@ function flinkCase(ctx: DiagnosisContext) {
   const job = ctx.job!;
   const health = checkpointHealth(ctx);
   if (!health || health.failing || !health.completedSinceLastCommit) return null;
-  const running = jobRunning(ctx) || ctx.failures.some((f) => f.source === "flink");
+  const running = job.job.state === "RUNNING" || ctx.failures.some((f) => f.source === "flink");
   if (!running) return null;
   const completed = health.latestCompletedMs!;
   return finding(

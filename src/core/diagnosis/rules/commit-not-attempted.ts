@@ -3,7 +3,7 @@
 
 import type { EvidenceItem } from "../../report/schema.js";
 import { compact, elapsedMetric, writerLastCommit } from "../evidence-items.js";
-import { checkpointHealth, jobRunning } from "../flink-health.js";
+import { checkpointHealth } from "../flink-health.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 
 export const commitNotAttempted: DiagnosisRule = {
@@ -13,7 +13,7 @@ export const commitNotAttempted: DiagnosisRule = {
     if (!job || ctx.writerStale !== true) return null;
     const health = checkpointHealth(ctx);
     const commitFailuresInFlink = ctx.failures.some((f) => f.source === "flink");
-    const notRunning = !jobRunning(ctx) && !commitFailuresInFlink;
+    const notRunning = job.job.state !== "RUNNING" && !commitFailuresInFlink;
     if (!health?.failing && !notRunning) return null;
     const items: EvidenceItem[] = [...(health?.failing ? health.evidence : [])];
     if (notRunning) {

@@ -172,7 +172,7 @@ export const commitStateUnknown: DiagnosisRule = {
     const quote = quoteOf(ctx.failures, failure);
     if (failure.atMs === undefined || !ctx.table || !ctx.writer) {
       const s = ctx.writerNewest;
-      const found = finding(
+      return finding(
         "commit-state-unknown",
         "critical",
         `The writer lost the catalog mid-commit${when}; check whether its snapshot landed before restarting anything`,
@@ -186,8 +186,8 @@ export const commitStateUnknown: DiagnosisRule = {
               }
             : null,
         ]),
+        { quote },
       );
-      return found ? { ...found, quote } : null;
     }
     const check = checkUnknownCommit(ctx, failure.atMs);
     const summary = check.duplicate
@@ -197,26 +197,23 @@ export const commitStateUnknown: DiagnosisRule = {
         : check.resumed
           ? `The writer lost the catalog mid-commit${when}; the in-flight snapshot did not land and the writer has committed since: confirm its data was re-committed once`
           : `The writer lost the catalog mid-commit${when} and none of its snapshots landed since; check before restarting anything`;
-    const found = finding(
+    // Whether the commit landed is answered once the writer's snapshots say so: it landed, or the
+    // writer (by its identity across restarts) committed after the window without it.
+    const answered = check.landed !== undefined || check.resumed !== undefined;
+    return finding(
       "commit-state-unknown",
       "critical",
       summary,
       compact([failureItem(failure, count), ...checkItems(ctx, check)]),
+      {
+        quote,
+        ...(answered ? { answered: true } : {}),
+        ...(check.duplicate
+          ? { answer: "duplicate" as const }
+          : !check.landed && check.resumed
+            ? { answer: "recommitted" as const }
+            : {}),
+      },
     );
-    // Whether the commit landed is answered once the writer's snapshots say so: it landed, or the
-    // writer (by its identity across restarts) committed after the window without it.
-    const answered = check.landed !== undefined || check.resumed !== undefined;
-    return found
-      ? {
-          ...found,
-          quote,
-          ...(answered ? { answered: true } : {}),
-          ...(check.duplicate
-            ? { answer: "duplicate" as const }
-            : !check.landed && check.resumed
-              ? { answer: "recommitted" as const }
-              : {}),
-        }
-      : null;
   },
 };

@@ -45,12 +45,12 @@ export const connectCoordinatorStopped: DiagnosisRule = {
       detail: `${MAX_FAILURES_KEY} = ${raw ?? `${CONNECT_DEFAULTS[MAX_FAILURES_KEY]} (unset, default)`}`,
       data: { key: MAX_FAILURES_KEY, value: raw, effective: 1 },
     });
-    const found = finding(
+    return finding(
       "connect-coordinator-stopped",
       "critical",
       `Connector ${status.name}: ${failedParts.join(", ")} FAILED after a commit failure; with a failure tolerance of 1 the coordinator stopped and commits halted`,
       compact([...items, writerLastCommit(ctx)]),
+      { quote: quoteOf(failures, failures[0]!) },
     );
-    return found ? { ...found, quote: quoteOf(failures, failures[0]!) } : null;
   },
 };

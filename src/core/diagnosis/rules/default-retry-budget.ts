@@ -1,9 +1,8 @@
 // Conflict retries at Iceberg's defaults (4 retries from 100 ms) while other committers are active.
 
-import { committerKey, committerOf, describeCommitter } from "../../attribution/attribute.js";
 import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty, TABLE_DEFAULTS } from "../../properties.js";
-import { forEachOther } from "../context.js";
+import { otherCommits } from "../other-commits.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 
 export const defaultRetryBudget: DiagnosisRule = {
@@ -13,14 +12,9 @@ export const defaultRetryBudget: DiagnosisRule = {
     if (!table || !ctx.window || !ctx.troubled) return null;
     const retries = effectiveNumber(table.properties, "commit.retry.num-retries");
     if (retries > Number(TABLE_DEFAULTS["commit.retry.num-retries"])) return null;
-    const others = new Map<string, string>();
-    let count = 0;
-    forEachOther(ctx, ctx.window.lookback, (s) => {
-      count++;
-      const identity = committerOf(s);
-      if (others.size < 5) others.set(committerKey(identity), describeCommitter(identity));
-    });
+    const { count, committers } = otherCommits(ctx, ctx.window.lookback, () => true);
     if (count === 0) return null;
+    const others = committers.slice(0, 5).map((c) => c.name);
     const keys = [
       "commit.retry.num-retries",
       "commit.retry.min-wait-ms",
@@ -31,7 +25,7 @@ export const defaultRetryBudget: DiagnosisRule = {
     return finding(
       "default-retry-budget",
       "warning",
-      `${retries === Number(TABLE_DEFAULTS["commit.retry.num-retries"]) ? "commit.retry.num-retries is at Iceberg's default of 4" : `commit.retry.num-retries is ${retries}, below Iceberg's default of 4,`} while ${plural(others.size, "other committer")} ${others.size === 1 ? "commits" : "commit"} around the failure`,
+      `${retries === Number(TABLE_DEFAULTS["commit.retry.num-retries"]) ? "commit.retry.num-retries is at Iceberg's default of 4" : `commit.retry.num-retries is ${retries}, below Iceberg's default of 4,`} while ${plural(others.length, "other committer")} ${others.length === 1 ? "commits" : "commit"} around the failure`,
       [
         {
           source: "catalog",
@@ -40,8 +34,8 @@ export const defaultRetryBudget: DiagnosisRule = {
         },
         {
           source: "catalog",
-          detail: `${plural(count, "commit")} by ${[...others.values()].join(", ")} around the failure`,
-          data: { otherCommits: count, committers: [...others.values()] },
+          detail: `${plural(count, "commit")} by ${others.join(", ")} around the failure`,
+          data: { otherCommits: count, committers: others },
         },
       ],
     );

@@ -9,38 +9,24 @@ import { plural } from "../../plural.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { LIVE_JOB_STATES } from "../context.js";
 import { flinkJobLabel } from "../evidence-items.js";
+import { commitsIn, type OtherCommitter } from "../other-commits.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
-
-interface JobSpan {
-  jobId: string;
-  first: number;
-  last: number;
-  count: number;
-}
 
 export const multipleFlinkJobs: DiagnosisRule = {
   id: "multiple-flink-jobs",
   evaluate(ctx) {
-    const spans = new Map<string, JobSpan>();
-    if (ctx.window) {
-      const { from, to } = ctx.window.lookback;
-      for (let i = from; i < to; i++) {
-        const s = ctx.snapshots[i]!;
-        const identity = committerOf(s);
-        if (identity.kind !== "flink") continue;
-        const jobId = identity.jobId;
-        const span = spans.get(jobId);
-        if (span) {
-          span.last = s.timestampMs;
-          span.count++;
-        } else spans.set(jobId, { jobId, first: s.timestampMs, last: s.timestampMs, count: 1 });
-      }
-    }
-    const all = [...spans.values()].sort((a, b) => b.count - a.count);
-    const interleaved = all.filter((a) => all.some((b) => b !== a && a.first < b.last && b.first < a.last));
+    const spans = new Map<string, OtherCommitter>();
+    const inLookback = ctx.window
+      ? commitsIn(ctx.snapshots, ctx.window.lookback, (s) => committerOf(s).kind === "flink").committers
+      : [];
+    for (const c of inLookback) if (c.identity.kind === "flink") spans.set(c.identity.jobId, c);
+    const all = [...spans.entries()].sort(([, a], [, b]) => b.count - a.count);
+    const interleaved = all.filter(([, a]) =>
+      all.some(([, b]) => b !== a && a.first < b.last && b.first < a.last),
+    );
     const live = ctx.flinkWriters.filter((w) => LIVE_JOB_STATES.has(w.job.state));
-    const ids = new Set([...interleaved.map((s) => s.jobId), ...live.map((w) => w.job.jobId)]);
+    const ids = new Set([...interleaved.map(([jobId]) => jobId), ...live.map((w) => w.job.jobId)]);
     if (ids.size < 2) return null;
     const label = (jobId: string) => flinkJobLabel(jobId, ctx.jobNames.get(jobId));
     const items: EvidenceItem[] = [];

@@ -4,25 +4,12 @@
 // the lookback; other Flink jobs are multiple-flink-jobs' and compactions rewrite-in-window's.
 // Informational while the writer commits; a warning while it is in trouble.
 
-import {
-  type CommitterIdentity,
-  committerKey,
-  committerOf,
-  describeCommitter,
-} from "../../attribution/attribute.js";
-import type { Snapshot } from "../../evidence/model.js";
+import { type CommitterIdentity, committerOf, describeCommitter } from "../../attribution/attribute.js";
 import { plural } from "../../plural.js";
-import { forEachOther } from "../context.js";
 import { describeWriter, snapshotListItem } from "../evidence-items.js";
+import { type OtherCommitter, otherCommits } from "../other-commits.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
-
-interface Other {
-  identity: CommitterIdentity;
-  count: number;
-  first: number;
-  last: number;
-}
 
 /** Kinds another engine's writer takes; an id-less commit is unattributed-commits', a Flink job multiple-flink-jobs'. */
 const COUNTED: ReadonlySet<CommitterIdentity["kind"]> = new Set([
@@ -34,7 +21,7 @@ const COUNTED: ReadonlySet<CommitterIdentity["kind"]> = new Set([
 ]);
 
 /** Trino commits once per query: its writer is Trino, named with how many queries committed. */
-function nameOf(o: Other): string {
+function nameOf(o: OtherCommitter): string {
   return o.identity.kind === "trino"
     ? `Trino (${plural(o.count, "query", "queries")})`
     : describeCommitter(o.identity);
@@ -45,31 +32,19 @@ export const multipleWriters: DiagnosisRule = {
   evaluate(ctx) {
     const w = ctx.window;
     if (!w || !ctx.writer || !ctx.writerNewest) return null;
-    const others = new Map<string, Other>();
-    const sample: Snapshot[] = [];
-    let commits = 0;
-    forEachOther(ctx, w.lookback, (s) => {
-      if (s.operation === "replace") return;
-      const identity = committerOf(s);
-      if (!COUNTED.has(identity.kind)) return;
-      commits++;
-      sample.push(s);
-      if (sample.length > 5) sample.shift();
-      const key = committerKey(identity);
-      const seen = others.get(key);
-      if (seen) {
-        seen.count++;
-        seen.last = s.timestampMs;
-      } else others.set(key, { identity, count: 1, first: s.timestampMs, last: s.timestampMs });
-    });
-    if (others.size === 0) return null;
-    const listed = [...others.values()].sort((a, b) => b.count - a.count);
+    const found = otherCommits(
+      ctx,
+      w.lookback,
+      (s) => s.operation !== "replace" && COUNTED.has(committerOf(s).kind),
+    );
+    if (found.count === 0) return null;
+    const listed = [...found.committers].sort((a, b) => b.count - a.count);
     const names = listed.slice(0, 3).map(nameOf);
     const more = listed.length > 3 ? ` and ${listed.length - 3} more` : "";
     return finding(
       "multiple-writers",
       ctx.troubled ? "warning" : "info",
-      `${listed.length + 1} writers commit to this table: ${describeWriter(ctx)} and ${names.join(", ")}${more} (${plural(commits, "commit")} of theirs in the last ${plural(Math.round((w.endMs - w.lookbackStartMs) / 60_000), "minute")})`,
+      `${listed.length + 1} writers commit to this table: ${describeWriter(ctx)} and ${names.join(", ")}${more} (${plural(found.count, "commit")} of theirs in the last ${plural(Math.round((w.endMs - w.lookbackStartMs) / 60_000), "minute")})`,
       [
         ...listed.slice(0, 4).map((o) => ({
           source: "catalog" as const,
@@ -82,7 +57,7 @@ export const multipleWriters: DiagnosisRule = {
             last: iso(o.last),
           },
         })),
-        snapshotListItem("Their newest commits", sample.reverse(), commits),
+        snapshotListItem("Their newest commits", found.newest, found.count),
       ],
     );
   },

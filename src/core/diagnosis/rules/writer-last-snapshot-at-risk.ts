@@ -19,13 +19,12 @@ import type { EvidenceItem } from "../../report/schema.js";
 import { formatDuration } from "../../words/duration.js";
 import type { DiagnosisContext } from "../context.js";
 import { describeWriter } from "../evidence-items.js";
+import { MISSING_ON_RESTORE } from "../failures.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
 
 const WARN_SHARE = 0.5;
 const CHECKPOINT = FLINK_KEYS.checkpointId;
-/** A missing file the committer needs to restore: a manifest list, manifest or metadata file. */
-const MISSING_METADATA = /NotFoundException[\s\S]*?(\.avro|metadata\.json|\/metadata\/|manifest)/i;
 
 function settingsItem(ctx: DiagnosisContext): { item: EvidenceItem; maxAge: number; minKeep: number } {
   const table = ctx.table!;
@@ -74,7 +73,7 @@ function restoreEvidence(ctx: DiagnosisContext): EvidenceItem[] {
   const missing = job?.exceptions.find(
     (e) =>
       e.timestampMs > since &&
-      MISSING_METADATA.test(`${e.exceptionName}: ${e.message}\n${e.stacktrace.slice(0, 4000)}`),
+      MISSING_ON_RESTORE.test(`${e.exceptionName}: ${e.message}\n${e.stacktrace.slice(0, 4000)}`),
   );
   if (job && missing) {
     items.push({
