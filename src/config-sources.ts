@@ -9,7 +9,6 @@ import type {
   CatalogSourceSpec,
   DiscoveredFlinkAccess,
   HttpAuth,
-  HttpSourceSpec,
   SourceSpecs,
   TlsMaterial,
 } from "./core/sources/model.js";
@@ -38,25 +37,34 @@ export function resolveSources(
   single: SingleUrlSources,
   ctx: ResolveContext,
 ): SourceSpecs {
-  const http = (kind: "flink" | "connect" | "prometheus", url: string | undefined, variable: string) => {
-    const out: HttpSourceSpec[] = [];
-    if (url) out.push({ name: DEFAULT_SOURCE_NAME, url, auth: { kind: "none" }, origin: "env" });
-    raw[kind].forEach((source, i) => {
-      const path = ["sources", kind, i];
-      if (url && source.name === DEFAULT_SOURCE_NAME)
-        problem(ctx, [...path, "name"], `the name "default" is taken by ${variable}; choose another name`);
-      const spec: HttpSourceSpec = {
-        name: source.name,
-        url: source.url,
-        auth: httpAuth(source.auth, [...path, "auth"], ctx),
-        origin: "config",
-      };
-      const tls = readTls(source.tls, [...path, "tls"], ctx);
-      if (tls) spec.tls = tls;
-      out.push(spec);
-    });
-    return out;
+  /** What every named source has; "default" is the single-URL variable's name when it is set. */
+  const named = <A>(
+    kind: keyof SourcesConfig,
+    i: number,
+    variable: string | undefined,
+    auth: (path: (string | number)[]) => A,
+  ) => {
+    const source = raw[kind][i]!;
+    const path = ["sources", kind, i];
+    if (variable && source.name === DEFAULT_SOURCE_NAME)
+      problem(ctx, [...path, "name"], `the name "default" is taken by ${variable}; choose another name`);
+    const spec = {
+      name: source.name,
+      url: source.url,
+      auth: auth([...path, "auth"]),
+      origin: "config" as const,
+    };
+    const tls = readTls(source.tls, [...path, "tls"], ctx);
+    return tls ? { ...spec, tls } : spec;
   };
+  const http = (kind: "flink" | "connect" | "prometheus", url: string | undefined, variable: string) => [
+    ...(url
+      ? [{ name: DEFAULT_SOURCE_NAME, url, auth: { kind: "none" as const }, origin: "env" as const }]
+      : []),
+    ...raw[kind].map((source, i) =>
+      named(kind, i, url && variable, (path) => httpAuth(source.auth, path, ctx)),
+    ),
+  ];
 
   const catalogs: CatalogSourceSpec[] = [];
   const configuredDefault = raw.catalogs.find((c) => c.default);
@@ -78,29 +86,17 @@ export function resolveSources(
       );
   }
   raw.catalogs.forEach((source, i) => {
-    const path = ["sources", "catalogs", i];
-    if (single.catalog && source.name === DEFAULT_SOURCE_NAME)
-      problem(
-        ctx,
-        [...path, "name"],
-        `the name "default" is taken by ICEBERG_CATALOG_URL; choose another name`,
-      );
-    const spec: CatalogSourceSpec = {
-      name: source.name,
-      url: source.url,
-      auth: catalogAuth(source.auth, [...path, "auth"], ctx),
+    const variable = single.catalog && "ICEBERG_CATALOG_URL";
+    catalogs.push({
+      ...named("catalogs", i, variable, (path) => catalogAuth(source.auth, path, ctx)),
       tables: source.tables,
       namespaces: source.namespaces,
       // With no catalog marked default and none from the environment, the first one listed is.
       isDefault: source.default || (!single.catalog && !configuredDefault && i === 0),
       sweep: source.sweep,
-      origin: "config",
-    };
-    if (source.warehouse) spec.warehouse = source.warehouse;
-    if (source.prefix) spec.prefix = source.prefix;
-    const tls = readTls(source.tls, [...path, "tls"], ctx);
-    if (tls) spec.tls = tls;
-    catalogs.push(spec);
+      ...(source.warehouse ? { warehouse: source.warehouse } : {}),
+      ...(source.prefix ? { prefix: source.prefix } : {}),
+    });
   });
 
   return {
@@ -161,14 +157,7 @@ function catalogAuth(
   path: (string | number)[],
   ctx: ResolveContext,
 ): CatalogAuthSpec {
-  if (!auth || auth.type === "none") return { kind: "none" };
-  switch (auth.type) {
-    case "bearer":
-      return {
-        kind: "bearer",
-        token: secret(auth.tokenEnv, auth.tokenFile, "token", path, ctx),
-        ...followed("tokenFile", auth.tokenFile),
-      };
+  switch (auth?.type) {
     case "oauth2": {
       const clientSecret = secret(auth.clientSecretEnv, auth.clientSecretFile, "clientSecret", path, ctx);
       return {
@@ -184,6 +173,9 @@ function catalogAuth(
       if (!region) problem(ctx, path, "sigv4 needs a region: set region: here or AWS_REGION");
       return { kind: "sigv4", region: region ?? "", signingName: auth.signingName };
     }
+    default:
+      // none or bearer: a catalog takes no basic auth.
+      return httpAuth(auth, path, ctx) as CatalogAuthSpec;
   }
 }
 

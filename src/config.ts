@@ -12,13 +12,18 @@ import {
   parseBotConfigWithLines,
 } from "./core/settings.js";
 import { sourceUrl } from "./core/sources/config-schema.js";
-import { type DiscoveredFlinkAccess, EMPTY_SOURCES, type SourceSpecs } from "./core/sources/model.js";
+import {
+  type CatalogAuthSpec,
+  type DiscoveredFlinkAccess,
+  EMPTY_SOURCES,
+  type SourceSpecs,
+} from "./core/sources/model.js";
 import type { YamlApi } from "./core/yaml-lines.js";
 import { CodedError, ErrorCode } from "./errors.js";
-import { DEFAULT_REDIS_URL, parseRedisUrl, type RedisTopology, topologySecrets } from "./redis-url.js";
+import { DEFAULT_REDIS_URL, parseRedisUrl } from "./redis-url.js";
 import { slackTokenProblems } from "./token-kinds.js";
 import { secretFileValues } from "./util/secret-file.js";
-import { scrubAllForms } from "./util/secret-forms.js";
+import { credentialSecret, urlPassword } from "./util/secret-forms.js";
 
 // Tests and the command line build settings through here; services import them from the core.
 export { type BotConfig, BotConfigSchema, tableSettings } from "./core/settings.js";
@@ -36,13 +41,16 @@ const emptyAsUnset = <T extends z.ZodType>(schema: T) =>
 /** The new token and the old one, both accepted until every sender has the new one. */
 const MAX_WEBHOOK_TOKENS = 2;
 
+/** What SOURCE_TIMEOUT_MS (and --timeout-ms) may be, in milliseconds. */
+export const SOURCE_TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
+
 const optionalUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
 
 /** Where a single-URL source's credentials go instead of its URL: a named source with auth. */
 const ENV_SOURCE_AUTH = (kind: string) =>
   `a named source in BOT_CONFIG (sources.${kind}: [{name, url, auth: {type: basic, username, passwordEnv}}])`;
 
-const EnvSchema = z.object({
+const EnvVariables = z.object({
   SLACK_BOT_TOKEN: optionalText,
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,
@@ -91,11 +99,46 @@ const EnvSchema = z.object({
   /** Where a worker serves /healthz, /readyz and /metrics (receivers use PORT). */
   METRICS_PORT: emptyAsUnset(z.coerce.number().int().min(0).max(65_535).default(9464)),
   INCIDENT_CHANNEL: optionalText,
-  SOURCE_TIMEOUT_MS: emptyAsUnset(z.coerce.number().int().min(100).max(120_000).default(5000)),
+  SOURCE_TIMEOUT_MS: emptyAsUnset(
+    z.coerce.number().int().min(SOURCE_TIMEOUT_RANGE.min).max(SOURCE_TIMEOUT_RANGE.max).default(5000),
+  ),
   LOG_LEVEL: emptyAsUnset(
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
 });
+
+/** The settings the variables give, checked and named as the bot uses them. */
+const EnvSchema = EnvVariables.transform((e) => ({
+  slack: {
+    botToken: e.SLACK_BOT_TOKEN,
+    signingSecret: e.SLACK_SIGNING_SECRET,
+    appToken: e.SLACK_APP_TOKEN,
+    apiUrl: e.SLACK_API_URL,
+    /** "socket" when an app token is set, "http" otherwise. */
+    mode: e.SLACK_APP_TOKEN ? ("socket" as const) : ("http" as const),
+  },
+  redisUrl: e.REDIS_URL,
+  /** REDIS_URL parsed: standalone, Sentinel or Cluster (see README, Running in production). */
+  redis: parseRedisUrl(e.REDIS_URL),
+  catalog: {
+    url: e.ICEBERG_CATALOG_URL,
+    token: e.ICEBERG_CATALOG_TOKEN,
+    credential: e.ICEBERG_CATALOG_CREDENTIAL,
+    oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
+    scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
+    warehouse: e.ICEBERG_WAREHOUSE,
+  },
+  flinkUrl: e.FLINK_REST_URL,
+  connectUrl: e.CONNECT_REST_URL,
+  prometheusUrl: e.PROMETHEUS_URL,
+  /** The tokens an alert webhook may present: one, or the new and the old during a rotation. */
+  alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
+  port: e.PORT,
+  metricsPort: e.METRICS_PORT,
+  incidentChannel: e.INCIDENT_CHANNEL,
+  sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
+  logLevel: e.LOG_LEVEL,
+}));
 
 /**
  * The standard AWS variables SigV4-signed catalogs take their credentials from (in this order:
@@ -140,7 +183,7 @@ const AwsEnvSchema = z
 export type AwsEnv = z.output<typeof AwsEnvSchema>;
 
 /** Every environment variable the bot reads (deployment manifests are checked against this). */
-export const ENV_NAMES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
+export const ENV_NAMES = Object.keys(EnvVariables.shape) as ReadonlyArray<keyof typeof EnvVariables.shape>;
 
 /**
  * Set by Kubernetes itself in every pod (never by our manifests): where the in-cluster API server
@@ -152,31 +195,7 @@ const PlatformEnvSchema = z.object({
 });
 export const PLATFORM_ENV_NAMES = Object.keys(PlatformEnvSchema.shape);
 
-export interface Config {
-  slack: {
-    botToken?: string;
-    signingSecret?: string;
-    appToken?: string;
-    apiUrl?: string;
-    /** "socket" when an app token is set, "http" otherwise. */
-    mode: "socket" | "http";
-  };
-  redisUrl: string;
-  /** REDIS_URL parsed: standalone, Sentinel or Cluster (see README, Running in production). */
-  redis: RedisTopology;
-  catalog: {
-    url?: string;
-    token?: string;
-    credential?: string;
-    oauthUri?: string;
-    scope: string;
-    warehouse?: string;
-  };
-  flinkUrl?: string;
-  connectUrl?: string;
-  prometheusUrl?: string;
-  /** The tokens an alert webhook may present: one, or the new and the old during a rotation. */
-  alertWebhookTokens: string[];
+export interface Config extends z.output<typeof EnvSchema> {
   bot: BotConfig;
   /** "file:line" of each autopilot policy line in BOT_CONFIG, by name (for the thread's announcement). */
   autopilotLines?: Record<string, string>;
@@ -190,11 +209,6 @@ export interface Config {
   /** The auth and TLS of every JobManager Kubernetes discovery finds (with a kubernetes section). */
   discoveredFlink?: DiscoveredFlinkAccess[];
   aws: AwsEnv;
-  port: number;
-  metricsPort: number;
-  incidentChannel?: string;
-  sourceTimeoutMs: number;
-  logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
 }
 
 export type Env = Record<string, string | undefined>;
@@ -230,121 +244,81 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
 }
 
 export function inspectConfig(env: Env = process.env, options: LoadConfigOptions = {}): ConfigInspection {
-  const problems: string[] = [];
   const parsed = EnvSchema.safeParse(env);
   const platform = PlatformEnvSchema.safeParse(env);
-  for (const result of [parsed, platform]) {
-    if (result.success) continue;
-    for (const issue of result.error.issues) {
-      problems.push(`${issue.path.join(".")}: ${issue.message}`);
-    }
-  }
-
-  let bot: BotConfig = BotConfigSchema.parse({});
-  let where = (path: readonly (string | number)[]) => `BOT_CONFIG (${path.join(".")})`;
-  const rawBotConfig = env.BOT_CONFIG?.trim();
-  if (rawBotConfig) {
-    try {
-      ({ config: bot, where } = parseBotConfigLocated(rawBotConfig, options.readFile));
-    } catch (error) {
-      if (error instanceof BotConfigProblems) {
-        // Each problem on its own line; what did parse is still checked below, in this pass.
-        problems.push(...error.problems.map((p) => `BOT_CONFIG: ${p}`));
-        bot = error.partial;
-        where = error.where;
-      } else problems.push(`BOT_CONFIG: ${(error as Error).message}`);
-    }
-  }
   const aws = AwsEnvSchema.safeParse(env);
-  if (!aws.success)
-    for (const issue of aws.error.issues) problems.push(`${issue.path.join(".")}: ${issue.message}`);
+  const problems = [...issueLines(parsed), ...issueLines(platform)];
+  const { bot, where } = readBotConfig(env.BOT_CONFIG?.trim(), options.readFile, problems);
+  problems.push(...issueLines(aws));
   let sources: SourceSpecs = EMPTY_SOURCES;
   let discoveredFlink: DiscoveredFlinkAccess[] | undefined;
   if (parsed.success) {
-    const e = parsed.data;
-    const catalog = envCatalog(e);
-    const sourceProblems: string[] = [];
-    sources = resolveSources(
-      bot.sources,
-      {
-        flinkUrl: e.FLINK_REST_URL,
-        connectUrl: e.CONNECT_REST_URL,
-        prometheusUrl: e.PROMETHEUS_URL,
-        ...(e.ICEBERG_CATALOG_URL
-          ? {
-              catalog: {
-                url: e.ICEBERG_CATALOG_URL,
-                auth: envCatalogAuth(catalog),
-                ...(e.ICEBERG_WAREHOUSE ? { warehouse: e.ICEBERG_WAREHOUSE } : {}),
-              },
-            }
-          : {}),
-      },
-      { env, readFile: options.readFile, where, problems: sourceProblems },
-    );
-    if (bot.kubernetes)
-      discoveredFlink = resolveDiscoveredFlinkAccess(bot.kubernetes, {
-        env,
-        readFile: options.readFile,
-        where,
-        problems: sourceProblems,
-      });
+    const ctx = { env, readFile: options.readFile, where, problems: [] as string[] };
+    sources = resolveSources(bot.sources, singleUrlSources(parsed.data), ctx);
+    if (bot.kubernetes) discoveredFlink = resolveDiscoveredFlinkAccess(bot.kubernetes, ctx);
     const known = new Set(sources.catalogs.map((c) => c.name));
     bot.sweep.catalogs.forEach((name, i) => {
       if (!known.has(name))
-        sourceProblems.push(
+        ctx.problems.push(
           `sweep.catalogs.${i}: no catalog is named ${name} (known: ${[...known].join(", ") || "none"}) (at ${where(["sweep", "catalogs", i])})`,
         );
     });
-    problems.push(...sourceProblems.map((p) => `BOT_CONFIG: ${p}`));
+    problems.push(...ctx.problems.map((p) => `BOT_CONFIG: ${p}`));
   }
-
   problems.push(...slackTokenProblems(env));
 
   const autopilotLines = Object.fromEntries(
     bot.autopilot.policies.map((p, i) => [p.name, where(["autopilot", "policies", i])]),
   );
-  if (problems.length > 0 || !parsed.success || !platform.success)
+  if (problems.length > 0 || !parsed.success || !platform.success || !aws.success)
     return { problems, bot, autopilotLines, sources };
-  const e = parsed.data;
   const config: Config = {
-    slack: {
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
-      appToken: e.SLACK_APP_TOKEN,
-      apiUrl: e.SLACK_API_URL,
-      mode: e.SLACK_APP_TOKEN ? "socket" : "http",
-    },
-    redisUrl: e.REDIS_URL,
-    redis: parseRedisUrl(e.REDIS_URL),
-    catalog: envCatalog(e),
-    flinkUrl: e.FLINK_REST_URL,
-    connectUrl: e.CONNECT_REST_URL,
-    prometheusUrl: e.PROMETHEUS_URL,
-    alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
+    ...parsed.data,
     bot,
     autopilotLines,
     kubernetesService: kubernetesService(platform.data),
     sources,
     ...(discoveredFlink ? { discoveredFlink } : {}),
-    aws: aws.success ? aws.data : {},
-    port: e.PORT,
-    metricsPort: e.METRICS_PORT,
-    incidentChannel: e.INCIDENT_CHANNEL,
-    sourceTimeoutMs: e.SOURCE_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
+    aws: aws.data,
   };
   return { problems, bot, autopilotLines, sources, config: deepFreeze(config) };
 }
 
-function envCatalog(e: z.infer<typeof EnvSchema>): Config["catalog"] {
+function issueLines(result: z.ZodSafeParseResult<unknown>): string[] {
+  return result.error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) ?? [];
+}
+
+/** BOT_CONFIG's settings, or as much of them as parsed, each problem in `problems`. */
+function readBotConfig(raw: string | undefined, readFile: LoadConfigOptions["readFile"], problems: string[]) {
+  let bot: BotConfig = BotConfigSchema.parse({});
+  let where = (path: readonly (string | number)[]) => `BOT_CONFIG (${path.join(".")})`;
+  if (!raw) return { bot, where };
+  try {
+    ({ config: bot, where } = parseBotConfigLocated(raw, readFile));
+  } catch (error) {
+    if (error instanceof BotConfigProblems) {
+      // Each problem on its own line; what did parse is still checked, in this pass.
+      problems.push(...error.problems.map((p) => `BOT_CONFIG: ${p}`));
+      bot = error.partial;
+      where = error.where;
+    } else problems.push(`BOT_CONFIG: ${(error as Error).message}`);
+  }
+  return { bot, where };
+}
+
+/** The single-URL variables' sources; client credentials win over a fixed token (they can be renewed). */
+function singleUrlSources({ catalog, flinkUrl, connectUrl, prometheusUrl }: z.output<typeof EnvSchema>) {
+  const { url, credential, token, oauthUri, scope, warehouse } = catalog;
+  const auth: CatalogAuthSpec = credential
+    ? { kind: "oauth2", credential, tokenUrl: oauthUri, scope }
+    : token
+      ? { kind: "bearer", token }
+      : { kind: "none" };
   return {
-    url: e.ICEBERG_CATALOG_URL,
-    token: e.ICEBERG_CATALOG_TOKEN,
-    credential: e.ICEBERG_CATALOG_CREDENTIAL,
-    oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
-    scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
-    warehouse: e.ICEBERG_WAREHOUSE,
+    flinkUrl,
+    connectUrl,
+    prometheusUrl,
+    ...(url ? { catalog: { url, auth, ...(warehouse ? { warehouse } : {}) } } : {}),
   };
 }
 
@@ -371,121 +345,59 @@ function yamlPackage(): YamlApi {
   return createRequire(import.meta.url)("yaml") as YamlApi;
 }
 
-/** Client credentials win over a fixed token when both are set: they can be renewed. */
-function envCatalogAuth(catalog: Config["catalog"]): SourceSpecs["catalogs"][number]["auth"] {
-  const { credential, token, oauthUri, scope } = catalog;
-  if (credential) return { kind: "oauth2", credential, tokenUrl: oauthUri, scope };
-  if (token) return { kind: "bearer", token };
-  return { kind: "none" };
-}
+/** The keys whose values are secrets, wherever they sit: redacted when printed, scrubbed from free text. */
+const SECRET_KEYS = new Set([
+  "botToken",
+  "signingSecret",
+  "appToken",
+  "token",
+  "credential",
+  "password",
+  "sentinelPassword",
+  "key",
+  "secretAccessKey",
+  "sessionToken",
+  "containerAuthToken",
+]);
+/** The keys of URLs, which may carry a password (REDIS_URL, one a source's URL sends as basic auth). */
+const URL_KEYS = new Set(["url", "redisUrl", "flinkUrl", "connectUrl", "prometheusUrl"]);
+/** Settings people name things in (BOT_CONFIG, labels, policy names) hold no secret: not walked. */
+const NAMED_BY_PEOPLE = new Set(["bot", "autopilotLines", "matchLabels"]);
 
-/** The settings that are secrets themselves: redacted when printed, scrubbed from free text. */
-const SECRET_PATHS = [
-  ["slack", "botToken"],
-  ["slack", "signingSecret"],
-  ["slack", "appToken"],
-  ["catalog", "token"],
-  ["catalog", "credential"],
-] as const;
+/** Every string setting of the config, with the object holding it. */
+function eachString(
+  node: unknown,
+  visit: (parent: Record<string, unknown>, key: string, value: string) => void,
+) {
+  if (!node || typeof node !== "object") return;
+  for (const [key, value] of Object.entries(node)) {
+    if (typeof value === "string") visit(node as Record<string, unknown>, key, value);
+    else if (!NAMED_BY_PEOPLE.has(key)) eachString(value, visit);
+  }
+}
 
 export const REDACTED = "[redacted]";
 
 /** A copy safe to print or log: secrets replaced, credentials in URLs masked. */
 export function redactConfig(config: Config): Record<string, unknown> {
   const copy = structuredClone(config) as unknown as Record<string, unknown>;
-  for (const path of SECRET_PATHS) {
-    let node = copy as Record<string, unknown>;
-    for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
-    const last = path[path.length - 1] as string;
-    if (node[last] !== undefined) node[last] = REDACTED;
-  }
+  eachString(copy, (parent, key, value) => {
+    if (SECRET_KEYS.has(key)) parent[key] = REDACTED;
+    else if (URL_KEYS.has(key)) parent[key] = redactUrl(value);
+  });
   copy.alertWebhookTokens = config.alertWebhookTokens.map(() => REDACTED);
-  copy.redisUrl = redactUrl(config.redisUrl);
-  for (const key of ["flinkUrl", "connectUrl", "prometheusUrl"] as const)
-    if (typeof copy[key] === "string") copy[key] = redactUrl(copy[key] as string);
-  const catalog = copy.catalog as Record<string, unknown>;
-  if (typeof catalog.url === "string") catalog.url = redactUrl(catalog.url);
-  for (const list of Object.values(copy.sources as Record<string, Record<string, unknown>[]>)) {
-    for (const source of list) {
-      if (typeof source.url === "string") source.url = redactUrl(source.url);
-      const auth = source.auth as Record<string, unknown>;
-      for (const key of ["password", "token", "credential"])
-        if (auth[key] !== undefined) auth[key] = REDACTED;
-      const tls = source.tls as Record<string, unknown> | undefined;
-      if (tls?.key !== undefined) tls.key = REDACTED;
-    }
-  }
-  const discovered = copy.discoveredFlink as
-    | { auth: Record<string, unknown>; tls?: Record<string, unknown> }[]
-    | undefined;
-  for (const access of discovered ?? []) {
-    for (const key of ["password", "token"]) if (access.auth[key] !== undefined) access.auth[key] = REDACTED;
-    if (access.tls?.key !== undefined) access.tls.key = REDACTED;
-  }
-  const aws = copy.aws as Record<string, unknown>;
-  for (const key of ["secretAccessKey", "sessionToken", "containerAuthToken"])
-    if (aws[key] !== undefined) aws[key] = REDACTED;
-  const redis = copy.redis as Record<string, unknown>;
-  for (const key of ["password", "sentinelPassword"]) if (redis[key] !== undefined) redis[key] = REDACTED;
-  if (typeof redis.url === "string") redis.url = redactUrl(redis.url);
   return copy;
 }
 
 /** Every secret value in the config, for scrubbing free text (error messages, upstream bodies). */
 export function secretValues(config: Config): string[] {
-  const values = [
-    ...SECRET_PATHS.map(([group, key]) => (config[group] as Record<string, string | undefined>)[key]),
-    config.catalog.credential?.split(":").slice(1).join(":"),
-    ...config.alertWebhookTokens,
-    ...topologySecrets(config.redis),
-    ...sourceSecrets(config.sources),
-    ...accessSecrets(config.discoveredFlink),
-    // What a followed secret file held since (a rotated token).
-    ...secretFileValues(),
-    config.aws.secretAccessKey,
-    config.aws.sessionToken,
-    config.aws.containerAuthToken,
-    // A password given in a source URL (sent as basic auth, see http.ts).
-    ...[config.catalog.url, config.flinkUrl, config.connectUrl, config.prometheusUrl].map(urlPassword),
-  ];
-  return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
-}
-
-/** Removes each secret as typed and URL-encoded, JSON-escaped or base64-encoded (secret-forms.ts). */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  return scrubAllForms(text, secrets);
-}
-
-function sourceSecrets(sources: SourceSpecs): (string | undefined)[] {
-  const all = [...sources.flink, ...sources.connect, ...sources.prometheus, ...sources.catalogs];
-  return all.flatMap((source) => {
-    const auth = source.auth as { password?: string; token?: string; credential?: string };
-    const clientSecret = auth.credential?.split(":").slice(1).join(":");
-    return [
-      auth.password,
-      auth.token,
-      auth.credential,
-      clientSecret,
-      source.tls?.key,
-      urlPassword(source.url),
-    ];
+  // What a followed secret file held since (a rotated token) too.
+  const values = [...config.alertWebhookTokens, ...secretFileValues()];
+  eachString(config, (_, key, value) => {
+    if (SECRET_KEYS.has(key)) values.push(value, ...(key === "credential" ? [credentialSecret(value)] : []));
+    else if (URL_KEYS.has(key)) values.push(urlPassword(value) ?? "");
   });
-}
-
-function accessSecrets(rules: readonly DiscoveredFlinkAccess[] | undefined): (string | undefined)[] {
-  return (rules ?? []).flatMap((access) => {
-    const auth = access.auth as { password?: string; token?: string };
-    return [auth.password, auth.token, access.tls?.key];
-  });
-}
-
-function urlPassword(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  try {
-    return decodeURIComponent(new URL(raw).password) || undefined;
-  } catch {
-    return undefined;
-  }
+  return values.filter((v) => v.length >= 4);
 }
 
 export function redactUrl(raw: string): string {

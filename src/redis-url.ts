@@ -225,10 +225,3 @@ export function describeTopology(topology: RedisTopology): string {
       return `cluster seeds ${list(topology.nodes)}`;
   }
 }
-
-/** Every password the topology holds, for scrubbing free text. */
-export function topologySecrets(topology: RedisTopology): string[] {
-  const values = [topology.password];
-  if (topology.kind === "sentinel") values.push(topology.sentinelPassword);
-  return values.filter((v): v is string => typeof v === "string" && v.length > 0);
-}

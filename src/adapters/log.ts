@@ -2,8 +2,9 @@
 // slips into a message or error text is scrubbed before the line is written.
 
 import { type Logger, pino } from "pino";
-import { type Config, REDACTED, scrubSecrets, secretValues } from "../config.js";
+import { type Config, REDACTED, secretValues } from "../config.js";
 import { secretFileValues } from "../util/secret-file.js";
+import { scrubAllForms } from "../util/secret-forms.js";
 
 export type { Logger } from "pino";
 
@@ -38,7 +39,7 @@ export function createLogger(
   // A secret file rotated since start brings a value the config never held: scrubbed as well.
   const scrub = (text: string) => {
     const all = [...secrets, ...secretFileValues()];
-    return all.length > 0 ? scrubSecrets(text, all) : text;
+    return all.length > 0 ? scrubAllForms(text, all) : text;
   };
   const stream = options.destination ?? process.stdout;
   return pino(

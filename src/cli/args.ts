@@ -3,19 +3,48 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { CodedError, ErrorCode } from "../errors.js";
+import type { CommandCall } from "./io.js";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
+/** Every command takes it; runCli answers it before the command runs. */
+const HELP = { help: { type: "boolean", short: "h" } } as const;
 
 export function parseCommandArgs<T extends OptionsConfig>(
   command: string,
   args: readonly string[],
   options: T,
 ) {
+  const all = { ...options, ...HELP };
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    return parseArgs({ args: [...args], options: all, allowPositionals: true, strict: true });
   } catch (error) {
-    throw flagError(command, options, error as NodeJS.ErrnoException);
+    throw flagError(command, all, error as NodeJS.ErrnoException);
   }
+}
+
+/** The call's flags, and its positionals by name: `required` of them, the rest optional. */
+export function parseCall<T extends OptionsConfig>(
+  call: CommandCall,
+  options: T,
+  names: string[] = [],
+  required = names.length,
+) {
+  const { values, positionals } = parseCommandArgs(call.command, call.args, options);
+  return { values, positionals: expectPositionals(call.command, positionals, names, required) };
+}
+
+/** A flag that takes one of a few words; the first is the default. */
+export function oneOf<const C extends readonly [string, ...string[]]>(
+  command: string,
+  flag: string,
+  value: string | undefined,
+  choices: C,
+): C[number] {
+  if (value === undefined) return choices[0];
+  if (choices.includes(value)) return value;
+  const words = choices.length === 2 ? choices.join(" or ") : `one of ${choices.join(", ")}`;
+  throw usageError(command, `${flag} must be ${words} (got ${JSON.stringify(value.slice(0, 40))}).`);
 }
 
 /** Node's parser messages, said plainly, with the nearest flag for a typo (like commands get). */

@@ -2,10 +2,11 @@
 // stays the one place that parses settings. Flags are checked first to name the flag, not the
 // variable, in the error.
 
-import { type Config, type Env, loadConfig } from "../config.js";
+import { type Config, type Env, loadConfig, SOURCE_TIMEOUT_RANGE } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
 import { usageError } from "./args.js";
+import { type CommandCall, readFileOf } from "./io.js";
 
 /** The flags every command that reads evidence takes: sources, BOT_CONFIG file, deadline. */
 export const SOURCE_FLAGS = {
@@ -29,8 +30,6 @@ const URL_FLAGS = [
   ["prometheus-url", "PROMETHEUS_URL"],
 ] as const;
 
-const TIMEOUT_RANGE = { min: 100, max: 120_000 } as const;
-
 export function buildEnvOverlay(
   command: string,
   env: Env,
@@ -47,10 +46,10 @@ export function buildEnvOverlay(
   if (flags.warehouse !== undefined) overlay.ICEBERG_WAREHOUSE = flags.warehouse;
   if (flags["timeout-ms"] !== undefined) {
     const ms = Number(flags["timeout-ms"]);
-    if (!Number.isInteger(ms) || ms < TIMEOUT_RANGE.min || ms > TIMEOUT_RANGE.max) {
+    if (!Number.isInteger(ms) || ms < SOURCE_TIMEOUT_RANGE.min || ms > SOURCE_TIMEOUT_RANGE.max) {
       throw usageError(
         command,
-        `--timeout-ms must be a whole number of milliseconds from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}.`,
+        `--timeout-ms must be a whole number of milliseconds from ${SOURCE_TIMEOUT_RANGE.min} to ${SOURCE_TIMEOUT_RANGE.max}.`,
       );
     }
     overlay.SOURCE_TIMEOUT_MS = String(ms);
@@ -60,13 +59,18 @@ export function buildEnvOverlay(
 }
 
 /** loadConfig over the overlay; BOT_CONFIG naming a file is read with the injected reader. */
-export function loadCliConfig(
-  command: string,
-  env: Env,
-  flags: ConfigFlags,
-  readFile: (path: string) => string,
-): Readonly<Config> {
-  return loadConfig(buildEnvOverlay(command, env, flags, readFile), { readFile });
+export function loadCliConfig(call: CommandCall, flags: ConfigFlags): Readonly<Config> {
+  const readFile = readFileOf(call.io);
+  const config = loadConfig(buildEnvOverlay(call.command, call.io.env, flags, readFile), { readFile });
+  call.onConfig(config);
+  return config;
+}
+
+/** The Spark catalog name the statements to copy use, when --spark-catalog gives one. */
+export function sparkCatalogFlag(command: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value))
+    throw usageError(command, "--spark-catalog must be a catalog name (letters, digits and _).");
+  return value;
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): string {
@@ -84,10 +88,5 @@ function readConfigFile(path: string, readFile: (path: string) => string): strin
 }
 
 function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
+  return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 }

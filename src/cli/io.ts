@@ -1,7 +1,7 @@
 // What a command may touch, injected so runCli works in-process in tests exactly as from a shell.
 
 import { writeFileSync } from "node:fs";
-import type { Env } from "../config.js";
+import type { Config, Env } from "../config.js";
 import { readSmallFile } from "../util/read-small-file.js";
 
 export interface CliStream {
@@ -22,6 +22,15 @@ export interface CliIo {
   writeFile?: (path: string, bytes: Uint8Array) => void;
   /** Stops long-running commands (sim); main.ts aborts it on Ctrl-C. */
   signal?: AbortSignal;
+}
+
+/** One run of a command, as runCli hands it over. */
+export interface CommandCall {
+  command: string;
+  args: readonly string[];
+  io: CliIo;
+  /** Told each config the command loads, so an error's report scrubs its secrets. */
+  onConfig: (config: Readonly<Config>) => void;
 }
 
 export function writeFileOf(io: CliIo): (path: string, bytes: Uint8Array) => void {

@@ -8,41 +8,60 @@ import type { Config, Env } from "../config.js";
 import { closestMatch } from "../core/incident/closest-match.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { packageVersion } from "../util/package-root.js";
-import { scrubAllForms } from "../util/secret-forms.js";
+import { credentialSecret, scrubAllForms, urlPassword } from "../util/secret-forms.js";
 import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
-import { type CliIo, writeLine } from "./io.js";
+import { type CliIo, type CommandCall, writeLine } from "./io.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
 
 export type { CliIo } from "./io.js";
 
-export const COMMANDS = [
-  "start",
-  "serve",
-  "worker",
-  "diagnose",
-  "audit",
-  "sweep",
-  "playbooks",
-  "history",
-  "postmortem",
-  "demo",
-  "dev",
-  "sim",
-  "schemas",
-  "discover",
-  "config",
-  "help",
-] as const;
+type Run = (call: CommandCall) => Promise<ExitCodeValue>;
+
+const botCommand = async (): Promise<Run> => (await import("./commands/bot-command.js")).runBotCommand;
+const tableCommand = async (): Promise<Run> => {
+  // Its own step, so that the setting precedes every schema even where the build puts the
+  // schemas in modules that the command's module would otherwise load first.
+  await import("./commands/zod-without-jit.js");
+  return (await import("./commands/table-command.js")).runTableCommand;
+};
+const historyCommand = async (): Promise<Run> =>
+  (await import("./commands/history-command.js")).runHistoryCommand;
+
+/** Each command's module, imported only when the command runs. */
+const COMMAND_MODULES: Record<string, () => Promise<Run>> = {
+  start: botCommand,
+  serve: botCommand,
+  worker: botCommand,
+  diagnose: tableCommand,
+  audit: tableCommand,
+  sweep: async () => (await import("./commands/sweep-command.js")).runSweepCommand,
+  playbooks: async () => (await import("./commands/playbooks-command.js")).runPlaybooksCommand,
+  history: historyCommand,
+  postmortem: historyCommand,
+  demo: async () => (await import("./commands/bot-command.js")).runDemoCommand,
+  dev: async () => {
+    const { runDevCommand } = await import("./commands/dev-command.js");
+    return ({ args, io }) => runDevCommand(args, io);
+  },
+  sim: async () => {
+    const { runSimCommand } = await import("./commands/sim-command.js");
+    return ({ args, io }) => runSimCommand(args, io);
+  },
+  schemas: async () => (await import("./commands/schemas-command.js")).runSchemasCommand,
+  discover: async () => (await import("./commands/discover-command.js")).runDiscoverCommand,
+  config: async () => (await import("./commands/config-command.js")).runConfigCommand,
+};
+
+export const COMMANDS = [...Object.keys(COMMAND_MODULES), "help"];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCodeValue> {
   // A loaded config's secrets are listed only when an error is reported: config.js (zod, yaml)
   // is then loaded already, and a command that succeeds never pays for the list.
   const configs: Readonly<Config>[] = [];
-  const remember = (config: Readonly<Config>) => {
-    configs.push(config);
-  };
   try {
-    return await dispatch(argv, io, remember);
+    return await dispatch(argv, io, (config) => {
+      configs.push(config);
+    });
   } catch (error) {
     const secrets = envSecrets(io.env);
     if (configs.length > 0) {
@@ -56,7 +75,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
 async function dispatch(
   argv: readonly string[],
   io: CliIo,
-  onConfig: (config: Readonly<Config>) => void,
+  onConfig: CommandCall["onConfig"],
 ): Promise<ExitCodeValue> {
   const [command, ...args] = argv;
   if (command === undefined) {
@@ -72,66 +91,13 @@ async function dispatch(
     return ExitCode.Ok;
   }
   if (command === "help") return showHelp(args, io);
-  if (!(COMMANDS as readonly string[]).includes(command)) throw unknownCommand(command);
+  const load = Object.hasOwn(COMMAND_MODULES, command) ? COMMAND_MODULES[command] : undefined;
+  if (!load) throw unknownCommand(command);
   if (wantsHelp(args)) {
     io.stdout.write(COMMAND_USAGE[command] ?? GENERAL_USAGE);
     return ExitCode.Ok;
   }
-  switch (command) {
-    case "diagnose":
-    case "audit": {
-      // Its own step, so that the setting precedes every schema even where the build puts the
-      // schemas in modules that the command's module would otherwise load first.
-      await import("./commands/zod-without-jit.js");
-      const { runTableCommand } = await import("./commands/table-command.js");
-      return runTableCommand(command, args, io, { onConfig });
-    }
-    case "history":
-    case "postmortem": {
-      const { runHistoryCommand } = await import("./commands/history-command.js");
-      return runHistoryCommand(command, args, io, onConfig);
-    }
-    case "sweep": {
-      const { runSweepCommand } = await import("./commands/sweep-command.js");
-      return runSweepCommand(args, io, onConfig);
-    }
-    case "start":
-    case "serve":
-    case "worker": {
-      const { runBotCommand } = await import("./commands/bot-command.js");
-      return runBotCommand(command, args, io, onConfig);
-    }
-    case "demo": {
-      const { runDemoCommand } = await import("./commands/bot-command.js");
-      return runDemoCommand(args, io);
-    }
-    case "dev": {
-      const { runDevCommand } = await import("./commands/dev-command.js");
-      return runDevCommand(args, io);
-    }
-    case "sim": {
-      const { runSimCommand } = await import("./commands/sim-command.js");
-      return runSimCommand(args, io);
-    }
-    case "playbooks": {
-      const { runPlaybooksCommand } = await import("./commands/playbooks-command.js");
-      return runPlaybooksCommand(args, io);
-    }
-    case "schemas": {
-      const { runSchemasCommand } = await import("./commands/schemas-command.js");
-      return runSchemasCommand(args, io);
-    }
-    case "config": {
-      const { runConfigCommand } = await import("./commands/config-command.js");
-      return runConfigCommand(args, io);
-    }
-    case "discover": {
-      const { runDiscoverCommand } = await import("./commands/discover-command.js");
-      return runDiscoverCommand(args, io, onConfig);
-    }
-    default:
-      throw unknownCommand(command);
-  }
+  return (await load())({ command, args, io, onConfig });
 }
 
 function showHelp(args: readonly string[], io: CliIo): ExitCodeValue {
@@ -187,41 +153,21 @@ const SECRET_VARIABLES = [
   "ICEBERG_CATALOG_TOKEN",
   "ICEBERG_CATALOG_CREDENTIAL",
   "ALERT_WEBHOOK_TOKEN",
-] as const;
+];
+const URL_VARIABLES = [
+  "REDIS_URL",
+  "ICEBERG_CATALOG_URL",
+  "FLINK_REST_URL",
+  "CONNECT_REST_URL",
+  "PROMETHEUS_URL",
+];
 
 /** Secrets known before (or without) a valid config, so even config errors are scrubbed. */
 function envSecrets(env: Env): string[] {
-  const out: string[] = [];
-  for (const name of SECRET_VARIABLES) {
-    const value = env[name]?.trim();
-    if (value && value.length >= 4) out.push(value);
-  }
+  const values = SECRET_VARIABLES.map((name) => env[name]?.trim() ?? "");
   // Two webhook tokens during a rotation: each one alone is a secret too.
-  for (const token of env.ALERT_WEBHOOK_TOKEN?.split(",") ?? []) {
-    const value = token.trim();
-    if (value.length >= 4) out.push(value);
-  }
-  const credential = env.ICEBERG_CATALOG_CREDENTIAL?.trim();
-  const secretPart = credential?.split(":").slice(1).join(":");
-  if (secretPart && secretPart.length >= 4) out.push(secretPart);
-  for (const url of [
-    env.REDIS_URL,
-    env.ICEBERG_CATALOG_URL,
-    env.FLINK_REST_URL,
-    env.CONNECT_REST_URL,
-    env.PROMETHEUS_URL,
-  ]) {
-    const password = passwordOf(url);
-    if (password && password.length >= 4) out.push(password);
-  }
-  return out;
-}
-
-function passwordOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
+  values.push(...(env.ALERT_WEBHOOK_TOKEN?.split(",").map((token) => token.trim()) ?? []));
+  values.push(credentialSecret(env.ICEBERG_CATALOG_CREDENTIAL?.trim() ?? ""));
+  for (const name of URL_VARIABLES) values.push(urlPassword(env[name]) ?? "");
+  return values.filter((value) => value.length >= 4);
 }

@@ -137,3 +137,18 @@ export function scrubAllForms(text: string, secrets: readonly string[]): string 
   }
   return out;
 }
+
+/** The password a URL carries (user:password@), decoded. */
+export function urlPassword(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(new URL(raw).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The secret half of an OAuth2 client credential ("client_id:client_secret"). */
+export function credentialSecret(credential: string): string {
+  return credential.split(":").slice(1).join(":");
+}

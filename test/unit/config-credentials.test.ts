@@ -2,8 +2,9 @@
 // source URL never reaches a log, and a Slack token of the wrong kind is refused at start.
 
 import { describe, expect, it } from "vitest";
-import { loadConfig, redactConfig, scrubSecrets, secretValues } from "../../src/config.js";
+import { loadConfig, redactConfig, secretValues } from "../../src/config.js";
 import { ErrorCode } from "../../src/errors.js";
+import { scrubAllForms } from "../../src/util/secret-forms.js";
 
 describe("a password in a source URL", () => {
   const env = {
@@ -46,7 +47,7 @@ describe("a password in a source URL", () => {
     expect(config.flinkUrl).toBe("http://flink:8081");
     expect(JSON.stringify(redactConfig(config))).toContain("flink:8081");
     expect(secretValues(config)).toEqual([]);
-    expect(scrubSecrets("nothing secret", secretValues(config))).toBe("nothing secret");
+    expect(scrubAllForms("nothing secret", secretValues(config))).toBe("nothing secret");
   });
 });
 

@@ -4,11 +4,11 @@ import {
   parseBotConfig,
   REDACTED,
   redactConfig,
-  scrubSecrets,
   secretValues,
   tableSettings,
 } from "../../src/config.js";
 import { CodedError, ErrorCode } from "../../src/errors.js";
+import { scrubAllForms } from "../../src/util/secret-forms.js";
 
 const secrets = {
   SLACK_BOT_TOKEN: "xoxb-123-456-abcdef",
@@ -97,7 +97,7 @@ describe("loadConfig", () => {
       expect(printed).not.toContain(value);
     }
     expect(printed).toContain(REDACTED);
-    const scrubbed = scrubSecrets("upstream said: bad client bot-client:s3cr3t-value", secretValues(config));
+    const scrubbed = scrubAllForms("upstream said: bad client bot-client:s3cr3t-value", secretValues(config));
     expect(scrubbed).not.toContain("s3cr3t-value");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scrubSecrets } from "../../src/config.js";
+import { scrubAllForms } from "../../src/util/secret-forms.js";
 
 const SECRET = 's3cr3t/Pa+ss=wörd"x';
 const CLIENT = "iceberg-bot";
@@ -7,7 +7,7 @@ const CLIENT = "iceberg-bot";
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 const b64url = (text: string) => Buffer.from(text, "utf8").toString("base64url");
 
-describe("scrubSecrets finds a secret in every encoding", () => {
+describe("scrubAllForms finds a secret in every encoding", () => {
   const forms: Array<[string, string]> = [
     ["as typed", SECRET],
     ["URL-encoded", encodeURIComponent(SECRET)],
@@ -35,7 +35,7 @@ describe("scrubSecrets finds a secret in every encoding", () => {
   for (const [name, text] of forms) {
     it(`removes it ${name}`, () => {
       const line = `upstream said: ${text} (end)`;
-      const out = scrubSecrets(line, [SECRET]);
+      const out = scrubAllForms(line, [SECRET]);
       expect(out).toContain("[redacted]");
       expect(out.startsWith("upstream said: ")).toBe(true);
       expect(out.endsWith(" (end)")).toBe(true);
@@ -50,6 +50,6 @@ describe("scrubSecrets finds a secret in every encoding", () => {
 
   it("leaves text without the secret exactly as it was", () => {
     const text = `Basic ${b64("alice:other-password")} and %2Fpath and "json" ${b64url("unrelated")}`;
-    expect(scrubSecrets(text, [SECRET])).toBe(text);
+    expect(scrubAllForms(text, [SECRET])).toBe(text);
   });
 });

@@ -1,45 +1,25 @@
 // `start`, `serve`, `worker` and `demo` only wire the command line to the bot's entry points. They
 // are imported when used, so `--help` stays fast and a build without them fails with a clear error.
 
-import { type Config, inspectConfig } from "../../config.js";
+import { inspectConfig } from "../../config.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs } from "../args.js";
+import { parseCall } from "../args.js";
 import { buildEnvOverlay, type ConfigFlags } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf } from "../io.js";
+import { type CliIo, type CommandCall, readFileOf } from "../io.js";
 import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
 import { explainStartupError } from "../startup-errors.js";
 
 export type BotCommand = "start" | "serve" | "worker";
 
-export const BOT_OPTIONS = { config: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+export const BOT_OPTIONS = { config: { type: "string" } } as const;
 
-export async function runBotCommand(
-  command: BotCommand,
-  args: readonly string[],
-  io: CliIo,
-  onConfig?: (config: Readonly<Config>) => void,
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs(command, args, BOT_OPTIONS);
-  expectPositionals(command, positionals, [], 0);
-  const config = loadRoleConfig(command, io, values);
-  onConfig?.(config);
-  const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
-  const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
-  try {
-    return toExitCode(await run(config));
-  } catch (error) {
-    throw explainStartupError(error, config.port);
-  }
-}
-
-/**
- * The config, checked for everything this role needs; every problem is listed at once, format
- * problems and missing role settings together (exit 2).
- */
-function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Readonly<Config> {
-  const { config, problems } = inspectRoleConfig(command, io, flags);
-  if (problems.length > 0 || !config) {
+export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const command = call.command as BotCommand;
+  const { values } = parseCall(call, BOT_OPTIONS);
+  // Every problem at once, the config's own and what the role needs together (exit 2).
+  const { config, problems } = inspectRoleConfig(command, call.io, values);
+  if (problems.length > 0 || !config)
     throw new CodedError(
       ErrorCode.ConfigInvalid,
       `Cannot start \`${command}\`, the configuration has problems:\n  - ${problems.join("\n  - ")}`,
@@ -48,8 +28,14 @@ function loadRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags): Rea
         details: { problems },
       },
     );
+  call.onConfig(config);
+  const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
+  const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
+  try {
+    return toExitCode(await run(config));
+  } catch (error) {
+    throw explainStartupError(error, config.port);
   }
-  return config;
 }
 
 /** Every problem a role would start with, in one pass: the config's own, then what the role needs. */
@@ -66,15 +52,12 @@ export function inspectRoleConfig(command: BotCommand, io: CliIo, flags: ConfigF
   return { ...inspection, problems };
 }
 
-export const DEMO_OPTIONS = {
-  help: { type: "boolean", short: "h" },
-  /** on | hold | shadow (docs/autopilot.md). */
-  autopilot: { type: "string" },
-} as const;
+/** --autopilot: on | hold | shadow | off-hours | budget-spent (docs/autopilot.md). */
+export const DEMO_OPTIONS = { autopilot: { type: "string" } } as const;
 
-export async function runDemoCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { positionals, values } = parseCommandArgs("demo", args, DEMO_OPTIONS);
-  const [scenario] = expectPositionals("demo", positionals, ["scenario"], 0);
+export async function runDemoCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { positionals, values } = parseCall(call, DEMO_OPTIONS, ["scenario"], 0);
+  const [scenario] = positionals;
   const { runDemo, DEMO_AUTOPILOT } = await loadPiece("the demo", () => import("../demo.js"));
   const autopilot = values.autopilot as string | undefined;
   if (autopilot !== undefined && !(DEMO_AUTOPILOT as readonly string[]).includes(autopilot))
@@ -83,8 +66,8 @@ export async function runDemoCommand(args: readonly string[], io: CliIo): Promis
     });
   return toExitCode(
     await runDemo({
-      stdout: io.stdout,
-      env: io.env,
+      stdout: call.io.stdout,
+      env: call.io.env,
       ...(scenario ? { scenario } : {}),
       ...(autopilot ? { autopilot: autopilot as (typeof DEMO_AUTOPILOT)[number] } : {}),
     }),

@@ -9,11 +9,11 @@ import { loadPlaybooks } from "../../adapters/playbooks/files.js";
 import { type ConfigInspection, redactUrl } from "../../config.js";
 import { policyStepLines } from "../../core/autopilot/policy.js";
 import type { SourceName } from "../../core/ids.js";
-import type { TlsMaterial } from "../../core/sources/model.js";
+import type { HttpSourceSpec, SourceSpecs } from "../../core/sources/model.js";
 import { asCodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { parseCall, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, writeLine } from "../io.js";
+import { type CommandCall, writeLine } from "../io.js";
 import { type BotCommand, inspectRoleConfig } from "./bot-command.js";
 
 export const OPTIONS = {
@@ -21,16 +21,16 @@ export const OPTIONS = {
   role: { type: "string" },
   "probe-timeout-ms": { type: "string" },
   offline: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
 const ROLES: readonly BotCommand[] = ["start", "serve", "worker"];
 const DEFAULT_PROBE_TIMEOUT_MS = 2000;
 const PROBE_RANGE = { min: 100, max: 30_000 } as const;
 
-export async function runConfigCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs("config", args, OPTIONS);
-  const [action] = expectPositionals("config", positionals, ["check"], 1);
+export async function runConfigCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { io } = call;
+  const { values, positionals } = parseCall(call, OPTIONS, ["check"]);
+  const [action] = positionals;
   if (action !== "check")
     throw usageError("config", `Unknown action ${JSON.stringify(action?.slice(0, 40))}; use check.`);
   const role = (values.role ?? "start") as BotCommand;
@@ -72,16 +72,6 @@ async function autopilotStepProblems(inspection: ConfigInspection): Promise<stri
   }
 }
 
-interface Listed {
-  name: string;
-  url: string;
-  tls?: TlsMaterial;
-}
-
-interface Probed extends Listed {
-  kind: SourceName;
-}
-
 /** The probe only needs to see an answer start. */
 const PROBE_MAX_BYTES = 1024 * 1024;
 
@@ -89,33 +79,23 @@ const PROBE_MAX_BYTES = 1024 * 1024;
  * One GET per source, all at once, each within `timeoutMs`: any HTTP answer (even 401) means the
  * source is there; only no answer is a warning, with the network's reason (never a secret).
  */
-async function probeSources(
-  sources: {
-    flink: readonly Listed[];
-    connect: readonly Listed[];
-    prometheus: readonly Listed[];
-    catalogs: readonly Listed[];
-  },
-  timeoutMs: number,
-): Promise<string[]> {
-  const all: Probed[] = [
-    ...sources.catalogs.map((s) => ({ ...s, kind: "catalog" as const })),
-    ...sources.flink.map((s) => ({ ...s, kind: "flink" as const })),
-    ...sources.connect.map((s) => ({ ...s, kind: "connect" as const })),
-    ...sources.prometheus.map((s) => ({ ...s, kind: "prometheus" as const })),
-  ];
-  const answers = await Promise.all(all.map((source) => probe(source, timeoutMs)));
-  return answers.filter((a): a is string => a !== undefined);
+async function probeSources(sources: SourceSpecs, timeoutMs: number): Promise<string[]> {
+  const { catalogs, flink, connect, prometheus } = sources;
+  const all = Object.entries({ catalog: catalogs, flink, connect, prometheus }).flatMap(([kind, list]) =>
+    list.map((source) => probe(kind as SourceName, source, timeoutMs)),
+  );
+  return (await Promise.all(all)).filter((a): a is string => a !== undefined);
 }
 
-async function probe(source: Probed, timeoutMs: number): Promise<string | undefined> {
+async function probe(
+  kind: SourceName,
+  source: Pick<HttpSourceSpec, "name" | "url" | "tls">,
+  timeoutMs: number,
+): Promise<string | undefined> {
   const dispatcher = tlsAgent(source.tls);
-  const where = `${source.kind} source ${source.name} (${redactUrl(source.url)})`;
+  const where = `${kind} source ${source.name} (${redactUrl(source.url)})`;
   try {
-    await sendRaw(
-      { source: source.kind, dispatcher, timeoutMs, maxBytes: PROBE_MAX_BYTES },
-      { url: source.url },
-    );
+    await sendRaw({ source: kind, dispatcher, timeoutMs, maxBytes: PROBE_MAX_BYTES }, { url: source.url });
     return undefined;
   } catch (error) {
     const coded = asCodedError(error);

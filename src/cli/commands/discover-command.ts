@@ -3,31 +3,24 @@
 // RBAC, so an operator can check the `kubernetes` settings and the Role before relying on them.
 
 import { FlinkDiscovery } from "../../adapters/evidence/kubernetes/discovery.js";
-import type { Config } from "../../config.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { parseCall, usageError } from "../args.js";
 import { loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf, writeLine } from "../io.js";
+import { type CommandCall, readFileOf, writeLine } from "../io.js";
 
 export const OPTIONS = {
   config: { type: "string" },
   format: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export async function runDiscoverCommand(
-  args: readonly string[],
-  io: CliIo,
-  onConfig: (config: Readonly<Config>) => void,
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs("discover", args, OPTIONS);
-  expectPositionals("discover", positionals, [], 0);
+export async function runDiscoverCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { io } = call;
+  const { values } = parseCall(call, OPTIONS);
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw usageError("discover", "--format must be text or json.");
   const readFile = readFileOf(io);
-  const config = loadCliConfig("discover", io.env, values, readFile);
-  onConfig(config);
+  const config = loadCliConfig(call, values);
   const settings = config.bot.kubernetes;
   if (!settings) {
     throw new CodedError(

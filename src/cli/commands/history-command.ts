@@ -8,43 +8,29 @@ import { resolve as resolvePath } from "node:path";
 import { renderPostmortemMarkdown } from "../../adapters/render/postmortem-markdown.js";
 import { escapeForTerminal } from "../../adapters/render/text-safety.js";
 import { utcStamp } from "../../adapters/render/times.js";
-import type { Config } from "../../config.js";
 import type { IncidentHistory } from "../../core/history/record.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { type UnreadableRecord, unreadableWords } from "../../core/words/unreadable.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { oneOf, parseCall } from "../args.js";
 import { loadCliConfig } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf, writeLine } from "../io.js";
+import { type CommandCall, writeLine } from "../io.js";
 
 const OPTIONS = {
   format: { type: "string" },
   out: { type: "string" },
   "redis-namespace": { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export async function runHistoryCommand(
-  command: "history" | "postmortem",
-  args: readonly string[],
-  io: CliIo,
-  onConfig?: (config: Readonly<Config>) => void,
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs(command, args, OPTIONS);
-  const [subject] = expectPositionals(
-    command,
-    positionals,
-    [command === "history" ? "table" : "incident"],
-    1,
-  );
-  const format = values.format ?? "text";
-  if (command === "history" && format !== "text" && format !== "json")
-    throw usageError(command, `--format must be text or json (got ${JSON.stringify(format.slice(0, 40))}).`);
+export async function runHistoryCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { command, io } = call;
+  const { values, positionals } = parseCall(call, OPTIONS, [command === "history" ? "table" : "incident"]);
+  const [subject] = positionals;
+  const format = command === "history" ? oneOf(command, "--format", values.format, ["text", "json"]) : "text";
   // BOT_CONFIG as every command reads it: inline YAML, or the path of a file.
-  const config = loadCliConfig(command, io.env, {}, readFileOf(io));
-  onConfig?.(config);
+  const config = loadCliConfig(call, {});
   const { createRedisClient } = await import("../../adapters/redis/connection.js");
   const { HistoryStore } = await import("../../adapters/store/history-store.js");
   const { IncidentStore } = await import("../../adapters/store/incident-store.js");

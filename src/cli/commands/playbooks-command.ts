@@ -3,15 +3,15 @@
 import { existsSync, statSync } from "node:fs";
 import { cleanText } from "../../adapters/render/text-safety.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { parseCall, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, writeLine } from "../io.js";
+import { type CommandCall, writeLine } from "../io.js";
 
-export const OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+export const OPTIONS = {} as const;
 
-export async function runPlaybooksCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { positionals } = parseCommandArgs("playbooks", args, OPTIONS);
-  const [action, dirArg] = expectPositionals("playbooks", positionals, ["action", "dir"], 1);
+export async function runPlaybooksCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { io } = call;
+  const [action, dirArg] = parseCall(call, OPTIONS, ["action", "dir"], 1).positionals;
   if (action !== "lint")
     throw usageError(
       "playbooks",

@@ -2,20 +2,19 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { parseCall, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, writeLine } from "../io.js";
+import { type CommandCall, writeLine } from "../io.js";
 import { renderSchemaFiles, reportJsonSchemas } from "../schemas.js";
 
 export const OPTIONS = {
   write: { type: "string" },
   check: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export async function runSchemasCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs("schemas", args, OPTIONS);
-  expectPositionals("schemas", positionals, [], 0);
+export async function runSchemasCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { io } = call;
+  const { values } = parseCall(call, OPTIONS);
   if (values.write !== undefined && values.check !== undefined) {
     throw usageError("schemas", "Use either --write or --check, not both.");
   }

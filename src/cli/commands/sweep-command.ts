@@ -2,12 +2,13 @@
 // core, ranked worst first by the health score (docs/sweep.md).
 
 import { renderSweepMarkdown, renderSweepText } from "../../adapters/render/sweep-text.js";
-import { type Config, scrubSecrets, secretValues } from "../../config.js";
+import { secretValues } from "../../config.js";
 import { parseTableName } from "../../core/table-name.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
+import { scrubAllForms } from "../../util/secret-forms.js";
+import { oneOf, parseCall, usageError } from "../args.js";
+import { loadCliConfig, SOURCE_FLAGS, sparkCatalogFlag } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf, useColor } from "../io.js";
+import { type CommandCall, useColor } from "../io.js";
 
 const FORMATS = ["text", "json", "markdown"] as const;
 
@@ -17,23 +18,12 @@ export const OPTIONS = {
   limit: { type: "string" },
   concurrency: { type: "string" },
   ...SOURCE_FLAGS,
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export async function runSweepCommand(
-  args: readonly string[],
-  io: CliIo,
-  onConfig?: (config: Readonly<Config>) => void,
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs("sweep", args, OPTIONS);
-  expectPositionals("sweep", positionals, [], 0);
-  const format = values.format ?? "text";
-  if (!(FORMATS as readonly string[]).includes(format)) {
-    throw usageError(
-      "sweep",
-      `--format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format.slice(0, 40))}).`,
-    );
-  }
+export async function runSweepCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { io } = call;
+  const { values } = parseCall(call, OPTIONS);
+  const format = oneOf("sweep", "--format", values.format, FORMATS);
   const limit = positiveInt("--limit", values.limit, 1_000_000);
   const concurrency = positiveInt("--concurrency", values.concurrency, 64) ?? 4;
   let under: string[] | undefined;
@@ -41,12 +31,8 @@ export async function runSweepCommand(
     // The namespace uses the table-name alphabet; checked as if it held a table.
     under = parseTableName(`${values.namespace.trim()}._`).namespace;
   }
-  const sparkCatalog = values["spark-catalog"];
-  if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
-    throw usageError("sweep", "--spark-catalog must be a catalog name (letters, digits and _).");
-  }
-  const config = loadCliConfig("sweep", io.env, values, readFileOf(io));
-  onConfig?.(config);
+  const sparkCatalog = sparkCatalogFlag("sweep", values["spark-catalog"]);
+  const config = loadCliConfig(call, values);
   const { createEvidencePorts } = await import("../../adapters/evidence/from-config.js");
   const { runSweep } = await import("../../services/sweep/run-sweep.js");
   const { loadPlaybooks } = await import("../../adapters/playbooks/files.js");
@@ -67,7 +53,7 @@ export async function runSweepCommand(
       : format === "markdown"
         ? renderSweepMarkdown(report)
         : renderSweepText(report, { color: useColor(io) });
-  io.stdout.write(scrubSecrets(text, secretValues(config)));
+  io.stdout.write(scrubAllForms(text, secretValues(config)));
   return report.failingTables > 0 || report.errors.length > 0 || report.skipped
     ? ExitCode.NeedsAction
     : ExitCode.Ok;

@@ -2,20 +2,18 @@
 
 import "./zod-without-jit.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
-import { type Config, scrubSecrets, secretValues } from "../../config.js";
+import { type Config, secretValues } from "../../config.js";
 import type { Evidence } from "../../core/evidence/model.js";
 import { tableSettings } from "../../core/settings.js";
 import { parseTableName } from "../../core/table-name.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
-import { loadCliConfig, SOURCE_FLAGS } from "../config-overlay.js";
+import { scrubAllForms } from "../../util/secret-forms.js";
+import { oneOf, parseCall, usageError } from "../args.js";
+import { loadCliConfig, SOURCE_FLAGS, sparkCatalogFlag } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, readFileOf, useColor, writeFileOf, writeLine } from "../io.js";
-
-export type TableCommand = "diagnose" | "audit";
+import { type CliIo, type CommandCall, useColor, writeFileOf, writeLine } from "../io.js";
 
 const FORMATS = ["text", "json", "markdown"] as const;
-type Format = (typeof FORMATS)[number];
 
 export const OPTIONS = {
   format: { type: "string" },
@@ -23,23 +21,13 @@ export const OPTIONS = {
   ...SOURCE_FLAGS,
   "flink-job": { type: "string" },
   connector: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export interface TableCommandContext {
-  /** Set once the config is loaded, so the top level can scrub its secrets from errors. */
-  onConfig?: (config: Readonly<Config>) => void;
-}
-
-export async function runTableCommand(
-  command: TableCommand,
-  args: readonly string[],
-  io: CliIo,
-  context: TableCommandContext = {},
-): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs(command, args, OPTIONS);
-  const [table = ""] = expectPositionals(command, positionals, ["table"], 1);
-  const format = parseFormat(command, values.format);
+export async function runTableCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { command, io } = call;
+  const { values, positionals } = parseCall(call, OPTIONS, ["table"]);
+  const [table = ""] = positionals;
+  const format = oneOf(command, "--format", values.format, FORMATS);
   const flinkJob = values["flink-job"];
   if (flinkJob !== undefined && !/^[0-9a-f]{32}$/.test(flinkJob)) {
     throw usageError(command, "--flink-job must be a Flink job id: 32 lowercase hexadecimal characters.");
@@ -48,10 +36,7 @@ export async function runTableCommand(
   if (connector !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(connector)) {
     throw usageError(command, "--connector must be a connector name (letters, digits, '.', '_' or '-').");
   }
-  const sparkCatalog = values["spark-catalog"];
-  if (sparkCatalog !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(sparkCatalog)) {
-    throw usageError(command, "--spark-catalog must be a catalog name (letters, digits and _).");
-  }
+  const sparkCatalog = sparkCatalogFlag(command, values["spark-catalog"]);
   const chartPath = values.chart;
   if (chartPath !== undefined && (command !== "diagnose" || chartPath.trim() === "")) {
     throw usageError(
@@ -62,9 +47,7 @@ export async function runTableCommand(
   // Refuse hostile names before any client exists, so nothing is ever sent for them.
   guardTableArgument(table);
 
-  const readFile = readFileOf(io);
-  const config = loadCliConfig(command, io.env, values, readFile);
-  context.onConfig?.(config);
+  const config = loadCliConfig(call, values);
   requireSomeSource(command, config);
 
   const settings = tableSettings(config.bot, table.trim());
@@ -84,7 +67,7 @@ export async function runTableCommand(
   const color = useColor(io);
 
   // Upstream text ends up in reports; a secret echoed by a misbehaving server must not reach stdout.
-  const print = (text: string) => io.stdout.write(scrubSecrets(text, secretValues(config)));
+  const print = (text: string) => io.stdout.write(scrubAllForms(text, secretValues(config)));
 
   if (command === "diagnose") {
     const [clients, { diagnoseTable }, { loadPlaybooks }] = await Promise.all([
@@ -94,19 +77,20 @@ export async function runTableCommand(
     ]);
     // Read while the sources answer, as is the renderer (JSON needs none).
     const playbooks = loadPlaybooks().then((set) => set.playbooks);
-    const markdown = format === "markdown" ? import("../../adapters/render/report.js") : undefined;
-    const text = format === "text" ? import("../../adapters/render/report.js") : undefined;
+    const rendering = format === "json" ? undefined : import("../../adapters/render/report.js");
     const { report, evidence } = await diagnoseTable(portsOf(clients), request, now, {
       catalogName: sparkCatalog,
       playbooks,
     });
     const chart = chartPath ? await writeChart(io, chartPath, evidence, now()) : undefined;
+    const drawn = chart ? { chart } : {};
+    const render = await rendering;
     print(
-      markdown
-        ? (await markdown).renderReportMarkdown(report, chart ? { chart } : {})
-        : text
-          ? (await text).renderReportText(report, { color, ...(chart ? { chart } : {}) })
-          : `${JSON.stringify(report, null, 2)}\n`,
+      !render
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : format === "markdown"
+          ? render.renderReportMarkdown(report, drawn)
+          : render.renderReportText(report, { color, ...drawn }),
     );
     return report.verdict === "healthy" ? ExitCode.Ok : ExitCode.NeedsAction;
   }
@@ -114,15 +98,15 @@ export async function runTableCommand(
     loadingClients,
     import("../../services/audit-table.js"),
   ]);
-  const markdown = format === "markdown" ? import("../../adapters/render/audit.js") : undefined;
-  const text = format === "text" ? import("../../adapters/render/audit.js") : undefined;
+  const rendering = format === "json" ? undefined : import("../../adapters/render/audit.js");
   const { report } = await auditTable(portsOf(clients), request, now, { catalogName: sparkCatalog });
+  const render = await rendering;
   print(
-    markdown
-      ? (await markdown).renderAuditMarkdown(report)
-      : text
-        ? (await text).renderAuditText(report, { color })
-        : `${JSON.stringify(report, null, 2)}\n`,
+    !render
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : format === "markdown"
+        ? render.renderAuditMarkdown(report)
+        : render.renderAuditText(report, { color }),
   );
   return report.checks.some((check) => check.status === "fail") ? ExitCode.NeedsAction : ExitCode.Ok;
 }
@@ -153,15 +137,6 @@ async function writeChart(
   }
 }
 
-function parseFormat(command: string, value: string | undefined): Format {
-  if (value === undefined) return "text";
-  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
-  throw usageError(
-    command,
-    `--format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(value.slice(0, 40))}).`,
-  );
-}
-
 /**
  * Accepts the forms investigate() resolves (db.events, catalog.db.events, iceberg_db_events) and
  * nothing else: every level uses the table-name alphabet.
@@ -176,7 +151,7 @@ function guardTableArgument(input: string): void {
   if (!/^[A-Za-z0-9_-]+$/.test(trimmed)) parseTableName(`_.${trimmed}`);
 }
 
-function requireSomeSource(command: TableCommand, config: Readonly<Config>): void {
+function requireSomeSource(command: string, config: Readonly<Config>): void {
   if (command === "audit" && !config.catalog.url) {
     throw new CodedError(
       ErrorCode.ConfigInvalid,

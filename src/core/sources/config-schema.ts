@@ -9,12 +9,9 @@ const SourceName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "a name of letters, digits, '.', '_' or '-' (up to 63)");
 /** True when a URL carries user:password@ (or user@): a credential where no secret may be. */
 function hasUserInfo(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.username !== "" || parsed.password !== "";
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(url)) return false;
+  const { username, password } = new URL(url);
+  return username !== "" || password !== "";
 }
 
 /** A source URL: http(s), and never with credentials in it (they would be logged, and go wherever it points). */
@@ -134,12 +131,16 @@ const CatalogSourceSchema = z.strictObject({
   name: SourceName,
   url: HttpUrl,
   warehouse: z.string().min(1).optional(),
+  /** The catalog's path prefix, when the catalog's /v1/config does not give it. */
   prefix: z.string().min(1).optional(),
   auth: CatalogAuthSchema.optional(),
   tls: TlsSchema.optional(),
+  /** Tables (`namespace.table`) that live in this catalog. */
   tables: z.array(z.string().regex(/^[^.\s]+(\.[^.\s]+)+$/, "namespace.table")).default([]),
+  /** Namespaces (and everything under them) that live in this catalog. */
   namespaces: z.array(z.string().min(1)).default([]),
   default: z.boolean().default(false),
+  /** Swept by the table-health sweep. */
   sweep: z.boolean().default(true),
 });
 

@@ -5,6 +5,9 @@
 
 import type { TableRef } from "../evidence/model.js";
 import { formatTableName } from "../table-name.js";
+import type { SourcesConfig } from "./config-schema.js";
+
+type CatalogSourceConfig = SourcesConfig["catalogs"][number];
 
 /** Where a source was declared: a single-URL environment variable, BOT_CONFIG, or discovery. */
 type SourceOrigin = "env" | "config" | "discovered";
@@ -18,8 +21,7 @@ export type HttpAuth =
 
 /** How a catalog is authenticated. */
 export type CatalogAuthSpec =
-  | { kind: "none" }
-  | { kind: "bearer"; token: string; tokenFile?: string }
+  | Exclude<HttpAuth, { kind: "basic" }>
   /**
    * credential is "client_id:client_secret"; tokenUrl defaults to <catalog>/v1/oauth/tokens.
    * `clientSecretFile`: where the secret was read from, followed when it changes.
@@ -64,34 +66,25 @@ export interface FlinkSourceSpec extends HttpSourceSpec {
   jobs?: KnownFlinkJob[];
 }
 
-type ConnectClusterSpec = HttpSourceSpec;
-type PrometheusSourceSpec = HttpSourceSpec;
-
-export interface CatalogSourceSpec {
-  name: string;
-  url: string;
-  warehouse?: string;
-  /** The catalog's path prefix, when the catalog's /v1/config does not give it. */
-  prefix?: string;
+/** A catalog as BOT_CONFIG declares it, with its secrets and TLS files read. */
+export interface CatalogSourceSpec
+  extends Pick<
+    CatalogSourceConfig,
+    "name" | "url" | "warehouse" | "prefix" | "tables" | "namespaces" | "sweep"
+  > {
   auth: CatalogAuthSpec;
   tls?: TlsMaterial;
-  /** Tables (`namespace.table`) that live in this catalog. */
-  tables: string[];
-  /** Namespaces (and everything under them) that live in this catalog. */
-  namespaces: string[];
   /** Tables mapped nowhere else live here. */
   isDefault: boolean;
-  /** Swept by the table-health sweep (default true). */
-  sweep: boolean;
   origin: SourceOrigin;
 }
 
 /** Every source the configuration declares. */
 export interface SourceSpecs {
   flink: FlinkSourceSpec[];
-  connect: ConnectClusterSpec[];
+  connect: HttpSourceSpec[];
   catalogs: CatalogSourceSpec[];
-  prometheus: PrometheusSourceSpec[];
+  prometheus: HttpSourceSpec[];
 }
 
 /** Flink sources that come and go (the operator's deployments); asked again on each refresh. */

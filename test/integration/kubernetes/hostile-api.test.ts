@@ -321,9 +321,12 @@ describe("discovery facing a hostile API server", () => {
       readFile: (path: string) => (path === "/kube/config" ? kubeconfig : ""),
     };
     for (const format of ["json", "text"]) {
-      await runDiscoverCommand(["--format", format], io as never, () => {}).catch((error: Error) =>
-        out.push(error.message),
-      );
+      await runDiscoverCommand({
+        command: "discover",
+        args: ["--format", format],
+        io: io as never,
+        onConfig: () => {},
+      }).catch((error: Error) => out.push(error.message));
     }
     const printed = out.join("");
     // The 403's message in JSON and in text, and the deployment's status error in JSON.

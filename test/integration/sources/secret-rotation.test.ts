@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
-import { loadConfig, scrubSecrets, secretValues } from "../../../src/config.js";
+import { loadConfig, secretValues } from "../../../src/config.js";
 import { readSmallFile } from "../../../src/util/read-small-file.js";
+import { scrubAllForms } from "../../../src/util/secret-forms.js";
 
 const dir = mkdtempSync(join(tmpdir(), "secret-rotation-"));
 const servers: http.Server[] = [];
@@ -107,7 +108,7 @@ describe("secret files rotated while the bot runs", () => {
 
     // The rotated values are secrets as much as the first ones.
     const text = "echo: eu-token-third us-password-after-rotation catalog-token-after";
-    const scrubbed = scrubSecrets(text, secretValues(config));
+    const scrubbed = scrubAllForms(text, secretValues(config));
     expect(scrubbed).not.toMatch(/eu-token-third|us-password-after-rotation|catalog-token-after/);
   });
 });
