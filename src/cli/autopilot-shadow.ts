@@ -5,9 +5,7 @@
 
 import { Redis } from "ioredis";
 import { AutopilotStore } from "../adapters/store/autopilot-store.js";
-import type { Refusal } from "../core/autopilot/decide.js";
-import { refusalWords } from "../core/words/autopilot.js";
-import { type DemoEnd, runDemo } from "./demo.js";
+import { type DemoEnd, recordedRefusal, runDemo } from "./demo.js";
 
 export interface ShadowRow {
   scenario: string;
@@ -58,9 +56,8 @@ async function readShadow(scenario: string, end: DemoEnd): Promise<Omit<ShadowRo
     const prefix = `{${end.namespace}}:autopilot`;
     const store = new AutopilotStore(redis, end.namespace);
     const planKey = (await redis.keys(`${prefix}:plan:*`))[0];
-    const refusedKey = (await redis.keys(`${prefix}:refused:*`))[0];
     const plan = planKey ? await store.plan(planKey.slice(`${prefix}:plan:`.length)) : undefined;
-    const refused = refusedKey ? (JSON.parse((await redis.get(refusedKey)) ?? "{}") as Refusal) : undefined;
+    const refused = plan ? undefined : await recordedRefusal(redis, end.namespace);
     const tally = plan ? (await store.shadowTally()).find((t) => t.stepId === plan.stepId) : undefined;
     // The card's blocks say what fixed it ("Fixed by:* Give the writer …; commits resumed …").
     const card = JSON.stringify(end.thread[0]?.blocks ?? []);
@@ -68,7 +65,7 @@ async function readShadow(scenario: string, end: DemoEnd): Promise<Omit<ShadowRo
     return {
       scenario,
       ...(plan ? { would: plan.stepId } : {}),
-      ...(!plan && refused?.kind ? { refused: refusalWords(refused) } : {}),
+      ...(refused ? { refused } : {}),
       ...(fixedBy ? { fixedBy } : {}),
       matched: (tally?.matched ?? 0) > 0,
       fixed: (tally?.fixed ?? 0) > 0,

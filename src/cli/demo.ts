@@ -8,9 +8,10 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve as resolvePath } from "node:path";
+import { basename, join, resolve as resolvePath } from "node:path";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
+import type { RedisClient } from "../adapters/redis/connection.js";
 import { AutopilotStore } from "../adapters/store/autopilot-store.js";
 import { type Env, loadConfig } from "../config.js";
 import type { Refusal } from "../core/autopilot/decide.js";
@@ -36,8 +37,6 @@ export interface DemoOptions {
   scenario?: string;
   stdout: { write(chunk: string): unknown };
   env: Env;
-  /** How long to wait for each thing the bot does (default 30 s). */
-  timeoutMs?: number;
   /** Real time between follow-up checks (default 500 ms; tests go faster). */
   followUpIntervalMs?: number;
   /**
@@ -197,31 +196,17 @@ async function awaitDiagnosis(ctx: DemoContext): Promise<string> {
   progress(ctx, "the bot opens an incident thread and diagnoses the table from the lakehouse's evidence");
   const standIn = ctx.standIn!;
   let diagnosis: string | undefined;
-  await until(
-    ctx,
-    () => {
-      const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
-      if (!root) return false;
-      ctx.rootTs = root.ts;
-      diagnosis = standIn
-        .thread(DEMO_CHANNEL, root.ts)
-        .map(messageMrkdwn)
-        .find((text) => text.includes("Next step"));
-      return diagnosis !== undefined;
-    },
-    "the diagnosis",
-  );
+  await until(() => {
+    const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
+    if (!root) return false;
+    ctx.rootTs = root.ts;
+    diagnosis = standIn
+      .thread(DEMO_CHANNEL, root.ts)
+      .map(messageMrkdwn)
+      .find((text) => text.includes("Next step"));
+    return diagnosis !== undefined;
+  }, "the diagnosis");
   return diagnosis ?? "";
-}
-
-function person(ctx: DemoContext, user: string): SlackPerson {
-  return {
-    botUrl: ctx.sim!.slackUrl,
-    signingSecret: ctx.sim!.signingSecret,
-    standIn: ctx.standIn!,
-    channel: DEMO_CHANNEL,
-    user,
-  };
 }
 
 /** Nothing to change: the demo asks for the audit instead, the way a person would. */
@@ -240,9 +225,9 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
     ctx,
     `<@${DEMO_APPROVER}> types \`/iceberg audit ${ctx.scenarioTable}\` (a signed slash command into Bolt)`,
   );
-  await sendSlashCommand(person(ctx, DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
+  await sendSlashCommand(ctx.sim!.person(DEMO_APPROVER), "/iceberg", `audit ${ctx.scenarioTable}`);
   // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
-  await until(ctx, () => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
+  await until(() => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
 }
 
@@ -278,12 +263,10 @@ function decisionPoint(ctx: DemoContext, handled: Set<string>): Decision | undef
     if (!found || found.message.ts === ctx.rootTs) return undefined;
     return !handled.has(`${found.message.ts}:${found.button.value ?? ""}`) ? found : undefined;
   };
-  const next = open("next");
-  if (next) return { kind: "next", message: next.message };
-  const apply = open("apply");
-  if (apply) return { kind: "apply", message: apply.message };
-  const done = open("done");
-  if (done) return { kind: "done", message: done.message };
+  for (const kind of ["next", "apply", "done"] as const) {
+    const found = open(kind);
+    if (found) return { kind, message: found.message };
+  }
   // A read-only check needs nobody: the bot starts checking the moment it proposes it, so its
   // proposal offers only Skip and Stop.
   const skip = open("skip");
@@ -306,7 +289,7 @@ function readOnlyStep(ctx: DemoContext, value: string | undefined): boolean {
 
 async function nextDecision(ctx: DemoContext, handled: Set<string>): Promise<Decision> {
   let decision: Decision | undefined;
-  await until(ctx, () => (decision = decisionPoint(ctx, handled)), "the bot's next move");
+  await until(() => (decision = decisionPoint(ctx, handled)), "the bot's next move");
   return decision!;
 }
 
@@ -323,9 +306,8 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     ctx,
     `<@${DEMO_APPROVER}> presses Apply and submits the approval form (signed requests into Bolt)`,
   );
-  await approveStep(person(ctx, DEMO_APPROVER), ctx.rootTs!, approvalReason(ctx, title), true);
+  await approveStep(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, approvalReason(ctx, title), true);
   await until(
-    ctx,
     () => latestStepText(ctx).match(/\(1 of 2\)|Applying|Applied|Nothing was changed|It is not known/),
     "the approval",
   );
@@ -335,14 +317,13 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
       `the step is risky and needs a second person: <@${DEMO_SECOND_APPROVER}> approves it too, ticking the confirmation`,
     );
     await approveStep(
-      person(ctx, DEMO_SECOND_APPROVER),
+      ctx.sim!.person(DEMO_SECOND_APPROVER),
       ctx.rootTs!,
       `Second approval: checked that "${title}" is safe for ${ctx.scenarioTable} before it is applied`,
       true,
     );
   }
   await until(
-    ctx,
     () => /Applied (by|at)|Nothing was changed|It is not known/.test(latestStepText(ctx)),
     "the change to be applied",
   );
@@ -369,21 +350,22 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   // Edited once it applied: its words say so then, without Hold.
   const announcement = thread(ctx).findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
   if (!announcement) {
-    progress(ctx, `autopilot leaves this step to people: ${await autopilotRefusal(ctx)}`);
+    const why = await recordedRefusal(ctx.sim!.bot.redis, ctx.sim!.namespace);
+    progress(ctx, `autopilot leaves this step to people: ${why ?? "no policy line allows it"}`);
     return false;
   }
   progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announcement.text ?? "")}`);
   if (mode === "hold") {
     progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
-    await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
-    await until(ctx, () => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
+    await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
+    await until(() => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
     return false;
   }
   progress(
     ctx,
     "nobody presses Hold; when the hold-off ends autopilot approves the step as policy:demo-low-risk",
   );
-  await until(ctx, () => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
+  await until(() => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
   const writes = writesSince(ctx, requestsBefore);
   progress(
     ctx,
@@ -392,17 +374,16 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   return true;
 }
 
-/** Why autopilot did not take the step, as it recorded it. */
-async function autopilotRefusal(ctx: DemoContext): Promise<string> {
-  const { bot, namespace } = ctx.sim!;
-  const key = (await bot.redis.keys(`{${namespace}}:autopilot:refused:*`))[0];
-  const refusal = key ? (JSON.parse((await bot.redis.get(key)) ?? "{}") as Refusal) : undefined;
-  return refusal?.kind ? refusalWords(refusal) : "no policy line allows it";
+/** Why autopilot did not act, as it recorded it; undefined when it recorded no refusal. */
+export async function recordedRefusal(redis: RedisClient, namespace: string): Promise<string | undefined> {
+  const key = (await redis.keys(`{${namespace}}:autopilot:refused:*`))[0];
+  const refusal = key ? (JSON.parse((await redis.get(key)) ?? "{}") as Refusal) : undefined;
+  return refusal?.kind ? refusalWords(refusal) : undefined;
 }
 
 /** Until the bot has done all it has to do for now (its queues and outbox empty). */
 const settled = (ctx: DemoContext, what = "the bot to settle") =>
-  until(ctx, async () => (await ctx.sim!.bot.quiet()) && (await ctx.sim!.bot.quiet()), what);
+  until(async () => (await ctx.sim!.bot.quiet()) && (await ctx.sim!.bot.quiet()), what);
 
 const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
 
@@ -422,8 +403,8 @@ async function doByHand(ctx: DemoContext, message: StoredMessage): Promise<void>
       : `the simulator has no failing writer to fix on ${ctx.scenarioTable}`,
   );
   progress(ctx, `<@${DEMO_APPROVER}> presses Done by hand`);
-  await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_done");
-  await until(ctx, () => /Done by hand by/.test(latestStepText(ctx)), "the step to be marked done");
+  await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "playbook_done");
+  await until(() => /Done by hand by/.test(latestStepText(ctx)), "the step to be marked done");
 }
 
 async function followUp(ctx: DemoContext): Promise<void> {
@@ -468,7 +449,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
           `the writer commits again, but the report left something to do: the card says "resolved with 1 open item" (${decision.text})`,
         );
         progress(ctx, `<@${DEMO_APPROVER}> does it and presses Mark done on the card`);
-        await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
+        await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
         break;
       case "next": {
         markHandled(ctx, handled, "next");
@@ -492,7 +473,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
             ? `the check has answered (it changes nothing, so there is nothing to recover from); <@${DEMO_APPROVER}> asks for the next step`
             : `the step did not help; <@${DEMO_APPROVER}> asks for the next step the playbook offers`,
         );
-        await pressButton(person(ctx, DEMO_APPROVER), ctx.rootTs!, "playbook_next");
+        await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "playbook_next");
         break;
       }
       case "checking":
@@ -548,9 +529,9 @@ function worldEnd(ctx: DemoContext): DemoEnd {
   };
 }
 
-/** Polls `probe` until it holds, within the demo's time budget. */
-async function until(ctx: DemoContext, probe: () => unknown, what: string): Promise<void> {
-  const deadline = Date.now() + (ctx.options.timeoutMs ?? 30_000);
+/** Polls `probe` until it holds, within the demo's time budget (30 s for each thing the bot does). */
+async function until(probe: () => unknown, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
@@ -569,12 +550,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     cleanups: [],
   };
   try {
-    const redis = await findRedis(ctx);
+    // REDIS_URL when it answers; otherwise a private, non-persistent redis-server.
+    const redis = await ensureRedis(ctx.redisUrl, options.env, (line) => say(ctx, line));
     if (!redis) {
       say(ctx, `No Redis answers at ${ctx.redisUrl}, and redis-server is not on PATH.`);
       say(ctx, "Start one with `docker compose up -d redis` (or set REDIS_URL), then run the demo again.");
       return 2;
     }
+    ctx.redisUrl = redis.url;
+    if (redis.stop) ctx.cleanups.push(redis.stop);
     say(ctx, `Demo: scenario ${scenario.name}, table ${scenario.table}`);
     await startWorld(ctx);
     if (ctx.options.autopilot === "budget-spent") await spendFleetBudget(ctx);
@@ -586,15 +570,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     // The last edits and the picture after recovery land before the thread is printed.
     await settled(ctx, "the bot to finish");
     progress(ctx, "print the thread");
-    const paths = writePictures(ctx);
+    const { pictures, postmortem } = writeThreadFiles(ctx);
     say(ctx, "");
-    say(ctx, transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => paths.get(f.id) }));
-    const written = [...paths.values()];
+    say(
+      ctx,
+      transcript(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, { fileLocation: (f) => pictures.get(f.id) }),
+    );
+    const written = [...pictures.values()];
     if (written.length > 0) {
       say(ctx, `Commit timeline ${written.length === 1 ? "picture" : "pictures"} of this thread:`);
       for (const path of written) say(ctx, `  ${path}`);
     }
-    const postmortem = writePostmortem(ctx, written[0] ? dirname(written[0]) : undefined);
     if (postmortem) say(ctx, `The postmortem draft (the canvas the bot made):\n  ${postmortem}`);
     say(ctx, "");
     await moment(ctx, "end");
@@ -612,30 +598,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
-/** Writes every picture the bot shared in the thread; returns file id -> path. */
-function writePictures(ctx: DemoContext): Map<string, string> {
-  const paths = new Map<string, string>();
+/** Writes every picture the bot shared in the thread (file id -> path) and its postmortem canvas. */
+function writeThreadFiles(ctx: DemoContext): { pictures: Map<string, string>; postmortem?: string } {
+  const pictures = new Map<string, string>();
   const files = ctx.standIn!.files().filter((f) => f.bytes !== undefined && f.shares.length > 0);
-  if (files.length === 0) return paths;
+  const canvas = ctx.standIn!.canvases().at(-1);
+  if (files.length === 0 && !canvas) return { pictures };
   const dir = ctx.options.outDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
   mkdirSync(dir, { recursive: true });
   for (const file of files) {
     const path = resolvePath(dir, basename(file.name));
     writeFileSync(path, file.bytes!);
-    paths.set(file.id, path);
+    pictures.set(file.id, path);
   }
-  return paths;
-}
-
-/** Writes the postmortem canvas beside the pictures; returns its path (none without a canvas). */
-function writePostmortem(ctx: DemoContext, picturesDir: string | undefined): string | undefined {
-  const canvas = ctx.standIn!.canvases().at(-1);
-  if (!canvas) return undefined;
-  const dir = ctx.options.outDir ?? picturesDir ?? mkdtempSync(join(tmpdir(), "iceberg-bot-demo-"));
-  mkdirSync(dir, { recursive: true });
-  const path = resolvePath(dir, `${ctx.scenarioTable}-postmortem.md`);
-  writeFileSync(path, canvas.markdown);
-  return path;
+  if (!canvas) return { pictures };
+  const postmortem = resolvePath(dir, `${ctx.scenarioTable}-postmortem.md`);
+  writeFileSync(postmortem, canvas.markdown);
+  return { pictures, postmortem };
 }
 
 // --- reading the thread ------------------------------------------------------------------------
@@ -720,15 +699,6 @@ function describeWrites(writes: readonly { service: string; method: string; path
     .join("; ");
 }
 
-/** Uses REDIS_URL when it answers; otherwise starts a private, non-persistent redis-server. */
-async function findRedis(ctx: DemoContext): Promise<boolean> {
-  const found = await ensureRedis(ctx.redisUrl, ctx.options.env, (line) => say(ctx, line));
-  if (!found) return false;
-  ctx.redisUrl = found.url;
-  if (found.stop) ctx.cleanups.push(found.stop);
-  return true;
-}
-
 /**
  * A Redis for the demo and `dev`: `url` when it answers, else a private non-persistent
  * redis-server on a free port (stopped by `stop`), else undefined when redis-server is not on PATH.
@@ -757,9 +727,8 @@ export interface SimBot {
   bot: Bot;
   /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
   namespace: string;
-  signingSecret: string;
-  /** Where Slack's signed requests go. */
-  slackUrl: string;
+  /** `user` in the channel, whose signed requests go into the bot as Slack's would. */
+  person(user: string): SlackPerson;
   /** An Alertmanager alert for `table` into the bot's webhook. */
   fireAlert(table: string, jobName: string | undefined): Promise<Response>;
   stop(): Promise<void>;
@@ -815,8 +784,13 @@ export async function startSimBot(world: {
   return {
     bot,
     namespace,
-    signingSecret,
-    slackUrl: `http://127.0.0.1:${bot.port}/slack/events`,
+    person: (user) => ({
+      botUrl: `http://127.0.0.1:${bot.port}/slack/events`,
+      signingSecret,
+      standIn: world.standIn,
+      channel: world.channel,
+      user,
+    }),
     fireAlert: (table, jobName) =>
       fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
         method: "POST",

@@ -5,8 +5,9 @@
 // the token: `dev` prints a link with it, and opening that link trades it for an HttpOnly,
 // SameSite=Strict cookie, so another local program that loads the page learns nothing.
 
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { tokenMatches } from "../adapters/http/webhook.js";
 
 const DEV_TOKEN_HEADER = "x-iceberg-dev-token";
 
@@ -21,8 +22,6 @@ export const DEV_TOKEN_PARAM = "token";
 
 export interface DevGuard {
   readonly token: string;
-  /** The cookie the printed link sets (per port: cookies do not tell ports apart). */
-  cookieName(): string;
   /** The Set-Cookie value that binds this browser to the session. */
   sessionCookie(): string;
   /** True when the request carries the token in the link's query, for GET / only. */
@@ -32,22 +31,20 @@ export interface DevGuard {
 }
 
 /** `boundHost`: what the server listens on; `port()`: its port once listening. */
-export function createDevGuard(boundHost: string, port: () => number, token = newToken()): DevGuard {
+export function createDevGuard(boundHost: string, port: () => number): DevGuard {
+  const token = randomBytes(24).toString("base64url");
   const names = (): Set<string> => {
     const p = port();
     const hosts = ["127.0.0.1", "localhost", "[::1]"];
     if (!isLoopbackHost(boundHost) && boundHost !== "0.0.0.0" && boundHost !== "::") hosts.push(boundHost);
     return new Set(hosts.map((h) => `${h}:${p}`.toLowerCase()));
   };
+  // Per port: cookies do not tell ports apart.
   const cookieName = () => `iceberg_dev_${port()}`;
   return {
     token,
-    cookieName,
     sessionCookie: () => `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-    linkCarriesToken: (url) => {
-      const given = url.searchParams.get(DEV_TOKEN_PARAM);
-      return given !== null && sameText(given, token);
-    },
+    linkCarriesToken: (url) => tokenMatches(url.searchParams.get(DEV_TOKEN_PARAM) ?? undefined, token),
     refuse(req, api) {
       const allowed = names();
       const host = (req.headers.host ?? "").toLowerCase();
@@ -65,7 +62,7 @@ export function createDevGuard(boundHost: string, port: () => number, token = ne
       // The page's calls carry the cookie; a script may send the token in a header instead.
       const given = req.headers[DEV_TOKEN_HEADER];
       const fromCookie = cookieOf(req.headers.cookie, cookieName());
-      const ok = [given, fromCookie].some((t) => typeof t === "string" && sameText(t, token));
+      const ok = [given, fromCookie].some((t) => typeof t === "string" && tokenMatches(t, token));
       if (!ok) return { status: 403, error: NO_SESSION };
       return undefined;
     },
@@ -81,16 +78,6 @@ function cookieOf(header: string | undefined, name: string): string | undefined 
     if (key === name) return value.join("=");
   }
   return undefined;
-}
-
-function newToken(): string {
-  return randomBytes(24).toString("base64url");
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** The warning `dev` prints when the page is reachable from beyond this machine. */

@@ -225,9 +225,7 @@ function renderMessage(m, extraClass) {
 }
 function render() {
   var msgs = (state.messages || []).filter(visible);
-  var local = (state.ephemerals || []).filter(function (e) { return e.user === userSelect.value; })
-    .map(function (e) { return { ts: e.ts, text: e.text, blocks: e.blocks, edits: 0, ephemeralUser: e.user }; });
-  var roots = msgs.filter(function (m) { return !m.thread_ts; }).concat(local).sort(function (a, b) { return Number(a.ts) - Number(b.ts); });
+  var roots = msgs.filter(function (m) { return !m.thread_ts; });
   var html = roots.map(function (root) {
     var replies = msgs.filter(function (m) { return m.thread_ts === root.ts; });
     return '<section class="incident">' + renderMessage(root, "root") +

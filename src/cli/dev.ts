@@ -3,16 +3,21 @@
 // that shows the incident channel from the stand-in's store. Buttons, modals and slash commands on
 // the page become the signed requests Slack would send, as the user picked on the page.
 
-import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readBody, send } from "../adapters/http/edge.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Route, readBody, send, serveEdge } from "../adapters/http/edge.js";
 import type { Env } from "../config.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
+import type { Scenario } from "../sim/scenario/schema.js";
 import { listScenarios, loadScenario } from "../sim/scenarios.js";
-import { postSigned } from "../sim/slack/person.js";
-import { startSlackStandIn } from "../sim/slack/stand-in.js";
+import {
+  buttonClickBody,
+  newTriggerId,
+  postForm,
+  slashCommandBody,
+  viewSubmissionBody,
+} from "../sim/slack/person.js";
+import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../sim/slack/stand-in.js";
 import type { StoredFile } from "../sim/slack/types.js";
 import { ensureRedis, type SimBot, startSimBot } from "./demo.js";
 import { createDevGuard, DEV_TOKEN_PARAM, type DevGuard, exposedWarning } from "./dev-guard.js";
@@ -57,13 +62,6 @@ interface Modal {
   errors?: Record<string, string>;
 }
 
-interface LocalEphemeral {
-  ts: string;
-  user: string;
-  text: string;
-  blocks: unknown[];
-}
-
 type Json = Record<string, unknown>;
 
 export async function startDev(options: DevOptions): Promise<DevServer> {
@@ -83,14 +81,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const standIn = await startSlackStandIn();
 
   interface Running {
-    scenario: string;
+    scenario: Scenario;
     lakehouse: Lakehouse;
     sim: SimBot;
   }
   let running: Running | undefined;
   const modals: Modal[] = [];
-  const ephemerals: LocalEphemeral[] = [];
-  let ephemeralSeq = 0;
   /** trigger_id handed out with each click -> the person who clicked. */
   const triggers = new Map<string, string>();
 
@@ -117,10 +113,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     await lakehouse.close();
   }
 
-  /** Plays `scenario`: a fresh lakehouse and bot (earlier threads stay on the page). */
-  async function play(scenario: string): Promise<Running> {
-    if (running?.scenario === scenario) return running;
+  /** Plays scenario `name`: a fresh lakehouse and bot (earlier threads stay on the page). */
+  async function play(name: string): Promise<Running> {
+    if (running?.scenario.name === name) return running;
     await stopRunning();
+    const scenario = loadScenario(name);
     const lakehouse = await startLakehouse({ scenario, clock });
     try {
       const sim = await startSimBot({
@@ -142,37 +139,18 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
   }
 
-  const userOf = (id: string) => ({
-    id,
-    username: id.toLowerCase(),
-    name: id.toLowerCase(),
-    team_id: "T0DEV",
-  });
-  const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  /** A signed request into the bot, as Slack sends it. */
-  const postToBot = (body: string) =>
-    postSigned(
-      running?.sim.slackUrl ?? "",
-      running?.sim.signingSecret ?? "",
-      body,
-      "application/x-www-form-urlencoded",
-    );
-
   function state(): Json {
     claimViews();
     return {
-      channel: DEV_CHANNEL,
-      scenario: running?.scenario,
+      scenario: running?.scenario.name,
       // The table the scenario is about: the command box suggests commands on it.
-      table: running ? loadScenario(running.scenario).table : undefined,
+      table: running?.scenario.table,
       scenarios: listScenarios(),
       users: DEV_USERS,
       nowMs: clock.now(),
-      urls: running?.lakehouse.urls,
       messages: standIn.messages(DEV_CHANNEL),
       // The alt text of each shared picture, which Slack reads out in place of the image.
       fileAlt: Object.fromEntries(standIn.files().flatMap((f) => (f.altText ? [[f.id, f.altText]] : []))),
-      ephemerals,
       modals: modals.map((m) => ({ ...m, view: standIn.views.opened[m.index] })),
     };
   }
@@ -180,8 +158,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   async function fireAlert(body: Json): Promise<Json> {
     const name = String(body.scenario ?? "");
     if (!listScenarios().includes(name)) return { ok: false, error: `unknown scenario ${name}` };
-    const { sim } = await play(name);
-    const scenario = loadScenario(name);
+    const { sim, scenario } = await play(name);
     const response = await sim.fireAlert(scenario.table, scenario.flink?.jobs[0]?.name);
     return { ok: response.status === 202, status: response.status, table: scenario.table };
   }
@@ -195,29 +172,18 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const before = standIn.views.opened.length;
     const triggerId = newTriggerId();
     triggers.set(triggerId, user);
-    const payload = {
-      type: "block_actions",
-      user: userOf(user),
-      api_app_id: "A0DEV",
-      token: "legacy-verification-token",
-      container: { type: "message", message_ts: message.ts, channel_id: DEV_CHANNEL, is_ephemeral: false },
-      trigger_id: triggerId,
-      team: { id: "T0DEV", domain: "dev" },
-      channel: { id: DEV_CHANNEL, name: "incidents" },
-      message: { type: "message", ts: message.ts, text: message.text, blocks: message.blocks },
-      response_url: standIn.responseUrl(),
-      actions: [
-        {
-          action_id: body.actionId,
-          block_id: body.blockId,
-          value: body.value,
-          type: "button",
-          text: { type: "plain_text", text: String(body.text ?? body.actionId) },
-          action_ts: `${Date.now() / 1000}`,
-        },
-      ],
+    const actionId = String(body.actionId);
+    const button = {
+      action_id: actionId,
+      value: body.value as string,
+      text: { text: String(body.text ?? actionId) },
     };
-    const answer = await postToBot(form(payload));
+    const person = running.sim.person(user);
+    const found = { message, button, blockId: String(body.blockId) };
+    const answer = await postForm(
+      person,
+      buttonClickBody(person, found, { triggerId, actionTs: `${Date.now() / 1000}` }),
+    );
     // The bot opens its modal after the ack; give it a moment so the page can show it at once.
     for (let i = 0; i < 40 && standIn.views.opened.length === before; i++) await sleep(50);
     claimViews();
@@ -229,16 +195,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const modal = modals.find((m) => m.index === body.index && !m.closed);
     if (!running || !modal) return { ok: false, error: "no open modal" };
     const view = standIn.views.opened[modal.index] as Json;
-    const payload = {
-      type: "view_submission",
-      team: { id: "T0DEV", domain: "dev" },
-      user: userOf(modal.user),
-      api_app_id: "A0DEV",
-      token: "legacy-verification-token",
-      trigger_id: newTriggerId(),
-      view: { ...view, type: "modal", state: { values: body.values ?? {} } },
-    };
-    const answer = await postToBot(form(payload));
+    const person = running.sim.person(modal.user);
+    const answer = await postForm(
+      person,
+      viewSubmissionBody(person, view, body.values ?? {}, newTriggerId()),
+    );
     const ack = parseJson(answer.body);
     if (ack?.response_action === "errors") {
       modal.errors = ack.errors as Record<string, string>;
@@ -256,34 +217,19 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   /** A slash command typed on the page; the ack's ephemeral reply shows for that user only. */
   async function command(body: Json): Promise<Json> {
-    if (!running)
-      await play(listScenarios().includes(options.scenario ?? "") ? options.scenario! : "competing-appends");
+    const { sim } = running ?? (await play(options.scenario ?? "competing-appends"));
     const user = String(body.user);
-    const typed = String(body.text ?? "").trim();
-    const match = /^(\/\S+)\s*([\s\S]*)$/.exec(typed);
+    const match = /^(\/\S+)\s*([\s\S]*)$/.exec(String(body.text ?? "").trim());
     if (!match) return { ok: false, error: "type a command such as /iceberg help" };
-    const params = new URLSearchParams({
-      token: "legacy-verification-token",
-      team_id: "T0DEV",
-      team_domain: "dev",
-      channel_id: DEV_CHANNEL,
-      channel_name: "incidents",
-      user_id: user,
-      user_name: user.toLowerCase(),
-      command: match[1] ?? "",
-      text: match[2] ?? "",
-      api_app_id: "A0DEV",
-      response_url: standIn.responseUrl(),
-      trigger_id: newTriggerId(),
-    });
-    const answer = await postToBot(params.toString());
+    const person = sim.person(user);
+    const answer = await postForm(person, slashCommandBody(person, match[1]!, match[2]!, newTriggerId()));
     const ack = parseJson(answer.body);
+    // Slack shows the ack's reply to that user only: the stand-in keeps it as such a message.
     if (ack && (typeof ack.text === "string" || Array.isArray(ack.blocks))) {
-      ephemerals.push({
-        ts: `${Math.floor(Date.now() / 1000)}.${String(++ephemeralSeq).padStart(6, "0")}`,
-        user,
-        text: String(ack.text ?? ""),
-        blocks: Array.isArray(ack.blocks) ? ack.blocks : [],
+      await fetch(`${standIn.apiUrl}chat.postEphemeral`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${DEFAULT_STAND_IN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ channel: DEV_CHANNEL, user, text: ack.text, blocks: ack.blocks }),
       });
     }
     return { ok: answer.status === 200, status: answer.status };
@@ -316,41 +262,39 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   function fixByHand(): Json {
     if (!running) return { ok: false, error: "fire an alert first" };
-    const table = loadScenario(running.scenario).table;
+    const { table } = running.scenario;
     return { ok: true, fixed: running.lakehouse.fixByHand(table), table };
   }
 
   const boundHost = options.host ?? "127.0.0.1";
-  const { server, guard } = createDevHttp(boundHost, {
-    state,
-    files: () => standIn.files(),
-    routes: {
-      "POST /api/alert": fireAlert,
-      "POST /api/action": action,
-      "POST /api/submit": submit,
-      "POST /api/close": closeModal,
-      "POST /api/command": command,
-      "POST /api/advance": advance,
-      "POST /api/fix": fixByHand,
-      "POST /api/again": again,
-    },
-  });
+  let port = 0;
+  const guard = createDevGuard(boundHost, () => port);
   await play(options.scenario ?? "competing-appends");
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 3100, boundHost, () => resolve());
-  });
+  const actions = {
+    alert: fireAlert,
+    action,
+    submit,
+    close: closeModal,
+    command,
+    advance,
+    fix: fixByHand,
+    again,
+  };
+  const edge = await serveEdge(
+    devRoutes(guard, { state, files: () => standIn.files(), actions }),
+    options.port ?? 3100,
+    boundHost,
+  );
+  port = edge.port;
   const warning = exposedWarning(boundHost);
   if (warning) options.say(warning);
-  const address = server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${port}/`;
   return {
-    url: `http://${host}:${address.port}/`,
-    link: `http://${host}:${address.port}/?${DEV_TOKEN_PARAM}=${guard.token}`,
+    url,
+    link: `${url}?${DEV_TOKEN_PARAM}=${guard.token}`,
     token: guard.token,
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await edge.close();
       await stopRunning();
       await standIn.close();
       await found.stop?.();
@@ -362,52 +306,43 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 interface DevPageApi {
   state(): Json;
   files(): readonly StoredFile[];
-  /** "METHOD /path" -> the JSON answer to the JSON body posted. */
-  routes: Record<string, (body: Json) => Json | Promise<Json>>;
+  /** POST /api/<name> -> the JSON answer to the JSON body posted. */
+  actions: Record<string, (body: Json) => Json | Promise<Json>>;
 }
 
-/** The page's HTTP server: the page, its state, shared files and the POST routes, all behind the guard. */
-function createDevHttp(boundHost: string, api: DevPageApi): { server: Server; guard: DevGuard } {
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      sendJson(res, 500, { ok: false, error: (error as Error).message });
-    });
+/** The page's routes: the page, its state, shared files and the POST actions, all behind the guard. */
+function devRoutes(guard: DevGuard, api: DevPageApi): Route[] {
+  const guarded = (
+    method: string,
+    path: string | RegExp,
+    answer: (req: IncomingMessage, res: ServerResponse) => unknown,
+  ): Route => ({
+    method,
+    path,
+    handler: (req, res) => {
+      const refused = guard.refuse(req, path !== "/");
+      if (refused) return sendJson(res, refused.status, { ok: false, error: refused.error });
+      Promise.resolve()
+        .then(() => answer(req, res))
+        .catch((error: unknown) => sendJson(res, 500, { ok: false, error: (error as Error).message }));
+    },
   });
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://dev.invalid").pathname;
-    const refused = guard.refuse(req, path !== "/");
-    if (refused) {
-      sendJson(res, refused.status, { ok: false, error: refused.error });
-      return;
-    }
-    if (req.method === "GET" && path === "/") {
-      servePage(req, res, guard);
-      return;
-    }
-    if (req.method === "GET" && path === "/api/state") {
-      sendJson(res, 200, api.state());
-      return;
-    }
+  return [
+    guarded("GET", "/", (req, res) => servePage(req, res, guard)),
+    guarded("GET", "/api/state", (_req, res) => sendJson(res, 200, api.state())),
     // A file shared in the channel (the commit timeline pictures), for the page to show inline.
-    const fileId = /^\/api\/files\/(F\d+)$/.exec(path)?.[1];
-    if (req.method === "GET" && fileId) {
-      serveFile(res, fileId, api.files());
-      return;
-    }
-    const route = api.routes[`${req.method} ${path}`];
-    if (!route) {
-      sendJson(res, 404, { ok: false, error: `no route ${req.method} ${path}` });
-      return;
-    }
-    const raw = await readBody(req, DEV_BODY_LIMIT);
-    if (raw === undefined) throw new Error("request body too large");
-    sendJson(res, 200, await route(parseJson(raw.toString("utf8")) ?? {}));
-  }
-
-  const guard = createDevGuard(boundHost, () => (server.address() as AddressInfo | null)?.port ?? 0);
-  return { server, guard };
+    guarded("GET", FILE_PATH, (req, res) => serveFile(req, res, api.files())),
+    ...Object.entries(api.actions).map(([name, act]) =>
+      guarded("POST", `/api/${name}`, async (req, res) => {
+        const raw = await readBody(req, DEV_BODY_LIMIT);
+        if (raw === undefined) throw new Error("request body too large");
+        sendJson(res, 200, await act(parseJson(raw.toString("utf8")) ?? {}));
+      }),
+    ),
+  ];
 }
 
+const FILE_PATH = /^\/api\/files\/(F\d+)$/;
 const DEV_BODY_LIMIT = 1_000_000;
 const NO_STORE = { "cache-control": "no-store" };
 
@@ -425,7 +360,8 @@ function servePage(req: IncomingMessage, res: ServerResponse, guard: DevGuard): 
   send(res, 200, DEV_PAGE, "text/html; charset=utf-8", { ...NO_STORE, "x-frame-options": "DENY" });
 }
 
-function serveFile(res: ServerResponse, fileId: string, files: readonly StoredFile[]): void {
+function serveFile(req: IncomingMessage, res: ServerResponse, files: readonly StoredFile[]): void {
+  const fileId = FILE_PATH.exec(new URL(req.url ?? "/", "http://dev.invalid").pathname)?.[1];
   const file = files.find((f) => f.id === fileId);
   if (!file?.bytes) {
     sendJson(res, 404, { ok: false, error: `no file ${fileId}` });
@@ -451,7 +387,5 @@ function parseJson(text: string): Json | undefined {
     return undefined;
   }
 }
-
-const newTriggerId = () => `${Date.now()}.${process.pid}.${randomBytes(3).toString("hex")}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 
 export interface Route {
-  path: string;
+  /** The exact path, or a pattern of paths (the dev page's shared files). */
+  path: string | RegExp;
   method: string;
   handler: (req: IncomingMessage, res: ServerResponse) => void;
 }
@@ -21,14 +22,17 @@ export interface Edge {
 /** The largest body a route reads unless it says otherwise (Slack's are a few KiB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export async function serveEdge(routes: readonly Route[], port: number): Promise<Edge> {
+/** Listens on `port` of `host` (default: every interface). */
+export async function serveEdge(routes: readonly Route[], port: number, host?: string): Promise<Edge> {
   const server: Server = createServer((req, res) => {
     // A route's path as it usually comes (Slack's, a probe's) needs no URL parse in front of every ack.
-    const route =
-      routes.find((r) => r.path === req.url && r.method === req.method) ??
-      routes.find(
-        (r) => r.path === new URL(req.url ?? "/", "http://localhost").pathname && r.method === req.method,
+    let route = routes.find((r) => r.path === req.url && r.method === req.method);
+    if (route === undefined) {
+      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      route = routes.find(
+        (r) => r.method === req.method && (typeof r.path === "string" ? r.path === path : r.path.test(path)),
       );
+    }
     if (route !== undefined) {
       route.handler(req, res);
       return;
@@ -38,7 +42,7 @@ export async function serveEdge(routes: readonly Route[], port: number): Promise
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off("error", reject);
       resolve();
     });

@@ -1,6 +1,7 @@
 // `dev`: the simulated lakehouse, the Slack stand-in, the bot and its workers, and the page to
 // click through them, until Ctrl-C.
 
+import { within } from "../../adapters/http/metrics/registry.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, untilAborted, writeLine } from "../io.js";
@@ -48,13 +49,8 @@ export async function runDevCommand(args: readonly string[], io: CliIo): Promise
     throw error;
   }
   // The bot, its keys and any private redis-server go; a close stuck on Redis ends at the deadline.
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), STOP_DEADLINE_MS);
-  });
-  const outcome = await Promise.race([dev.close().then(() => "closed" as const), late]);
-  clearTimeout(timer);
-  if (outcome === "late") {
+  const closed = await within(STOP_DEADLINE_MS, () => dev.close().then(() => true), false);
+  if (!closed) {
     writeLine(io.stderr, `Did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting anyway.`);
     return ExitCode.NeedsAction;
   }

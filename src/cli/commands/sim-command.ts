@@ -2,12 +2,15 @@
 // another terminal (the bot, `diagnose`, curl) can talk to it.
 
 import { existsSync } from "node:fs";
+import { wrapWords } from "../../core/chart/timeline-spec.js";
 import { closestMatch } from "../../core/incident/closest-match.js";
 import { utcTime } from "../../core/words/clock.js";
 import { CodedError, ErrorCode } from "../../errors.js";
+import type { Lakehouse } from "../../sim/lakehouse.js";
 import type { Scenario } from "../../sim/scenario/schema.js";
 import { listScenarios, loadScenario } from "../../sim/scenarios.js";
 import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../../sim/slack/stand-in.js";
+import type { SlackStandIn } from "../../sim/slack/types.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, untilAborted, writeLine } from "../io.js";
@@ -52,56 +55,7 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
       })
     : undefined;
   try {
-    const { urls, named } = lakehouse;
-    const platform = lakehouse.env();
-    const namedLines = (
-      [
-        ["Flink", named.flink],
-        ["Kafka Connect", named.connect],
-        ["catalog", named.catalogs],
-      ] as const
-    ).flatMap(([what, servers]) =>
-      Object.entries(servers).map(([name, url]) => `  ${`${what} ${name}`.padEnd(22)}${url}`),
-    );
-    const lines = [
-      `Simulated lakehouse: scenario ${scenario.name}`,
-      ...wrap(scenario.description.trim(), 96).map((line) => `  ${line}`),
-      "",
-      `Scenario times count from now (${startedAt}); the world then moves on with the wall clock:`,
-      "writers that work keep committing, broken ones stay broken until a change fixes them.",
-      "",
-      `  Iceberg REST catalog  ${urls.catalog}`,
-      `  Flink REST            ${urls.flink}`,
-      `  Kafka Connect REST    ${urls.connect}`,
-      `  Prometheus            ${urls.prometheus}`,
-      ...namedLines,
-      "",
-      "Export these where the bot or the CLI runs:",
-      // Named clusters and catalogs are declared in BOT_CONFIG (docs/sources.md).
-      ...(platform.BOT_CONFIG
-        ? Object.entries(platform).map(([name, value]) =>
-            name === "BOT_CONFIG" ? `export BOT_CONFIG='${value}'` : `export ${name}=${value}`,
-          )
-        : [
-            `export ICEBERG_CATALOG_URL=${urls.catalog}`,
-            `export ICEBERG_WAREHOUSE=${scenario.catalog.warehouse}`,
-            `export FLINK_REST_URL=${urls.flink}`,
-            `export CONNECT_REST_URL=${urls.connect}`,
-            `export PROMETHEUS_URL=${urls.prometheus}`,
-          ]),
-      ...(standIn
-        ? [
-            `export SLACK_API_URL=${standIn.apiUrl}`,
-            `export SLACK_BOT_TOKEN=${DEFAULT_STAND_IN_TOKEN}`,
-            `Read a channel: curl -H 'Authorization: Bearer ${DEFAULT_STAND_IN_TOKEN}' -d channel=CHANNEL ${standIn.apiUrl}conversations.history`,
-          ]
-        : []),
-      "",
-      `Then: iceberg-bot diagnose ${scenario.table}`,
-      `Move time forward: curl -X POST ${urls.catalog}/__sim/advance -d '{"ms":300000}'`,
-      "Press Ctrl-C to stop.",
-    ];
-    for (const line of lines) writeLine(io.stdout, line);
+    for (const line of servingLines(scenario, lakehouse, standIn, startedAt)) writeLine(io.stdout, line);
     await untilAborted(io);
     writeLine(io.stderr, "Stopping the simulated lakehouse.");
   } finally {
@@ -109,6 +63,64 @@ export async function runSimCommand(args: readonly string[], io: CliIo): Promise
     await lakehouse.close();
   }
   return ExitCode.Ok;
+}
+
+/** What `sim` prints while it serves: the services, what to export, and what to try next. */
+function servingLines(
+  scenario: Scenario,
+  lakehouse: Lakehouse,
+  standIn: SlackStandIn | undefined,
+  startedAt: string,
+): string[] {
+  const { urls, named } = lakehouse;
+  const platform = lakehouse.env();
+  const namedLines = (
+    [
+      ["Flink", named.flink],
+      ["Kafka Connect", named.connect],
+      ["catalog", named.catalogs],
+    ] as const
+  ).flatMap(([what, servers]) =>
+    Object.entries(servers).map(([name, url]) => `  ${`${what} ${name}`.padEnd(22)}${url}`),
+  );
+  return [
+    `Simulated lakehouse: scenario ${scenario.name}`,
+    ...wrapWords(scenario.description.trim(), 96).map((line) => `  ${line}`),
+    "",
+    `Scenario times count from now (${startedAt}); the world then moves on with the wall clock:`,
+    "writers that work keep committing, broken ones stay broken until a change fixes them.",
+    "",
+    `  Iceberg REST catalog  ${urls.catalog}`,
+    `  Flink REST            ${urls.flink}`,
+    `  Kafka Connect REST    ${urls.connect}`,
+    `  Prometheus            ${urls.prometheus}`,
+    ...namedLines,
+    "",
+    "Export these where the bot or the CLI runs:",
+    // Named clusters and catalogs are declared in BOT_CONFIG (docs/sources.md).
+    ...(platform.BOT_CONFIG
+      ? Object.entries(platform).map(([name, value]) =>
+          name === "BOT_CONFIG" ? `export BOT_CONFIG='${value}'` : `export ${name}=${value}`,
+        )
+      : [
+          `export ICEBERG_CATALOG_URL=${urls.catalog}`,
+          `export ICEBERG_WAREHOUSE=${scenario.catalog.warehouse}`,
+          `export FLINK_REST_URL=${urls.flink}`,
+          `export CONNECT_REST_URL=${urls.connect}`,
+          `export PROMETHEUS_URL=${urls.prometheus}`,
+        ]),
+    ...(standIn
+      ? [
+          `export SLACK_API_URL=${standIn.apiUrl}`,
+          `export SLACK_BOT_TOKEN=${DEFAULT_STAND_IN_TOKEN}`,
+          `Read a channel: curl -H 'Authorization: Bearer ${DEFAULT_STAND_IN_TOKEN}' -d channel=CHANNEL ${standIn.apiUrl}conversations.history`,
+        ]
+      : []),
+    "",
+    `Then: iceberg-bot diagnose ${scenario.table}`,
+    `Move time forward: curl -X POST ${urls.catalog}/__sim/advance -d '{"ms":300000}'`,
+    "Press Ctrl-C to stop.",
+  ];
 }
 
 /** Every scenario with its whole description, wrapped under its name. */
@@ -123,22 +135,8 @@ function printScenarioList(io: CliIo): void {
     }
     if (i > 0) writeLine(io.stdout, "");
     writeLine(io.stdout, name);
-    for (const line of wrap(description, 96)) writeLine(io.stdout, `  ${line}`);
+    for (const line of wrapWords(description, 96)) writeLine(io.stdout, `  ${line}`);
   }
-}
-
-/** Greedy word wrap; a word longer than the width stays whole on its own line. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
 }
 
 function resolveScenario(name: string): Scenario {

@@ -46,18 +46,8 @@ export function findButton(
   return undefined;
 }
 
-/** POSTs a body signed the way Slack signs it (v0 HMAC-SHA256 over "v0:<ts>:<body>"). */
-async function postSignedToSlackRoute(
-  url: string,
-  secret: string,
-  body: string,
-  contentType: string,
-): Promise<number> {
-  return (await postSigned(url, secret, body, contentType)).status;
-}
-
-/** Like postSignedToSlackRoute, with the answer's body (an ack's ephemeral reply or modal errors). */
-export async function postSigned(
+/** POSTs a body signed the way Slack signs it, with the answer's body (an ack's ephemeral reply or modal errors). */
+async function postSigned(
   url: string,
   secret: string,
   body: string,
@@ -70,6 +60,14 @@ export async function postSigned(
   });
   return { status: response.status, body: await response.text() };
 }
+
+/** A form body from this person into the bot, as Slack posts interactions and commands. */
+export function postForm(person: Pick<SlackPerson, "botUrl" | "signingSecret">, body: string) {
+  return postSigned(person.botUrl, person.signingSecret, body, "application/x-www-form-urlencoded");
+}
+
+/** A trigger id as Slack hands one out with each click or command. */
+export const newTriggerId = () => `${Date.now()}.${process.pid}.${++counter}`;
 
 function form(payload: unknown): string {
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
@@ -136,18 +134,13 @@ export async function pressButton(
 ): Promise<string> {
   const found = findButton(person.standIn, person.channel, rootTs, actionId);
   if (!found) throw new Error(`no ${actionId} button in the thread`);
-  const triggerId = `${Date.now()}.${process.pid}.${++counter}`;
+  const triggerId = newTriggerId();
   const body = buttonClickBody(person, found, {
     triggerId,
     actionTs: `${Date.now() / 1000}`,
     ...(valueOverride !== undefined ? { value: valueOverride } : {}),
   });
-  const status = await postSignedToSlackRoute(
-    person.botUrl,
-    person.signingSecret,
-    body,
-    "application/x-www-form-urlencoded",
-  );
+  const { status } = await postForm(person, body);
   if (status !== 200) throw new Error(`the bot answered ${status} to the ${actionId} click`);
   return triggerId;
 }
@@ -159,6 +152,24 @@ export interface OpenedView {
   hash?: string;
   title?: unknown;
   blocks?: Array<{ block_id?: string }>;
+}
+
+/** The form body of the view_submission Slack sends when this person submits `view` with `values`. */
+export function viewSubmissionBody(
+  person: Pick<SlackPerson, "user">,
+  view: object,
+  values: unknown,
+  triggerId: string,
+): string {
+  return form({
+    type: "view_submission",
+    team: { id: "T0DEMO", domain: "demo" },
+    user: userOf(person),
+    api_app_id: "A0DEMO",
+    token: "legacy-verification-token",
+    trigger_id: triggerId,
+    view: { ...view, type: "modal", state: { values } },
+  });
 }
 
 /** The form body of the view_submission Slack sends when this person submits the apply form. */
@@ -181,15 +192,7 @@ export function applySubmissionBody(
       },
     };
   }
-  return form({
-    type: "view_submission",
-    team: { id: "T0DEMO", domain: "demo" },
-    user: userOf(person),
-    api_app_id: "A0DEMO",
-    token: "legacy-verification-token",
-    trigger_id: options.triggerId,
-    view: { ...view, type: "modal", state: { values } },
-  });
+  return viewSubmissionBody(person, view, values, options.triggerId);
 }
 
 /** Fills in and submits the newest apply modal the bot opened. */
@@ -212,16 +215,8 @@ export async function submitApplyModal(
     if (Date.now() > deadline) throw new Error("the bot did not open the apply form");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  const body = applySubmissionBody(person, view, reason, {
-    confirm,
-    triggerId: `${Date.now()}.${process.pid}.${++counter}`,
-  });
-  const status = await postSignedToSlackRoute(
-    person.botUrl,
-    person.signingSecret,
-    body,
-    "application/x-www-form-urlencoded",
-  );
+  const body = applySubmissionBody(person, view, reason, { confirm, triggerId: newTriggerId() });
+  const { status } = await postForm(person, body);
   if (status !== 200) throw new Error(`the bot answered ${status} to the form submission`);
 }
 
@@ -232,10 +227,14 @@ export async function approveStep(person: SlackPerson, rootTs: string, reason: s
   await submitApplyModal(person, reason, confirm, before);
 }
 
-/** Types a slash command (`/iceberg audit db.events`) in the channel; returns the trigger id. */
-export async function sendSlashCommand(person: SlackPerson, command: string, text: string): Promise<string> {
-  const triggerId = `${Date.now()}.${process.pid}.${++counter}`;
-  const body = new URLSearchParams({
+/** The form body of a slash command (`/iceberg audit db.events`) this person types in the channel. */
+export function slashCommandBody(
+  person: Pick<SlackPerson, "user" | "channel" | "standIn">,
+  command: string,
+  text: string,
+  triggerId: string,
+): string {
+  return new URLSearchParams({
     token: "legacy-verification-token",
     team_id: "T0DEMO",
     team_domain: "demo",
@@ -249,12 +248,12 @@ export async function sendSlashCommand(person: SlackPerson, command: string, tex
     response_url: person.standIn.responseUrl(),
     trigger_id: triggerId,
   }).toString();
-  const status = await postSignedToSlackRoute(
-    person.botUrl,
-    person.signingSecret,
-    body,
-    "application/x-www-form-urlencoded",
-  );
+}
+
+/** Types a slash command in the channel; returns the trigger id. */
+export async function sendSlashCommand(person: SlackPerson, command: string, text: string): Promise<string> {
+  const triggerId = newTriggerId();
+  const { status } = await postForm(person, slashCommandBody(person, command, text, triggerId));
   if (status !== 200) throw new Error(`the bot answered ${status} to ${command} ${text}`);
   return triggerId;
 }
