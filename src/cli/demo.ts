@@ -354,7 +354,9 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
     progress(ctx, `autopilot leaves this step to people: ${why ?? "no policy line allows it"}`);
     return false;
   }
-  progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announcement.text ?? "")}`);
+  // Its first words: on a busy machine the hold-off may end, and the message be edited, before this reads it.
+  const announced = announcement.versions[0]?.text ?? announcement.text;
+  progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announced ?? "")}`);
   if (mode === "hold") {
     progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
     await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
