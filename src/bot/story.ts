@@ -1,4 +1,4 @@
-// Where a process reads an incident's story from besides the incident store: the walk records,
+// Where a process reads an incident's story from besides the incident store: the remediation records,
 // the playbooks and what people said in the thread.
 
 import type { StorySources } from "../adapters/slack/story-source.js";

@@ -1,5 +1,5 @@
 // An incident's one story (core/story), told from what the caller read (the incident, its reports,
-// the walk record) with the walk's playbook, what people wrote in the thread and who said "I'm on
+// the remediation record) with the walk's playbook, what people wrote in the thread and who said "I'm on
 // it". The card, App Home, `/iceberg status` and the postmortem all tell it here.
 
 import type { PlaybookSet } from "../core/remediation/schema.js";

@@ -1,5 +1,5 @@
 // What is stored about an incident, read once and turned into its story (core/story): the
-// incident hash, its newest and first reports, the saved walk record, what people wrote in the
+// incident hash, its newest and first reports, the saved remediation record, what people wrote in the
 // thread and who said "I'm on it". The card, App Home and `/iceberg status` are rendered from it.
 
 import type { Incident } from "../../core/incident/model.js";
@@ -10,7 +10,7 @@ import { type StoryTellers, tellStory } from "../../services/story.js";
 
 export interface StorySources extends StoryTellers {
   store: { getReport(id: string, n: number): Promise<unknown> };
-  /** The walk records (absent: a story without the playbook walk). */
+  /** The remediation records (absent: a story without the playbook walk). */
   walks?: { get(incidentId: string): Promise<Versioned<RemediationRecord> | undefined> };
 }
 

@@ -1,6 +1,6 @@
 // The incident history: what one closed incident of a table leaves behind, kept per table so the
 // next incident can start from what fixed (or did not fix) the last one. Pure data built from the
-// incident's story (core/story: the walk record, the incident and its first report), so the
+// incident's story (core/story: the remediation record, the incident and its first report), so the
 // history states the recovery and the open items every other surface states; stored as JSON
 // (history-store.ts).
 

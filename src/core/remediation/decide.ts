@@ -1,4 +1,4 @@
-// The walk record's one decision function: an event in, the next record and its effects out.
+// The remediation record's one decision function: an event in, the next record and its effects out.
 // It refuses buttons of an older proposal, runs the playbook machine, and keeps the record's
 // bookkeeping (proposal ids, apply and revert counters, the writer, the recovery time). Pure:
 // the services load the record, call decide, and save the result atomically.

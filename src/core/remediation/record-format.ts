@@ -1,4 +1,4 @@
-// The stored form of a walk record: a format number, a schema every record read is checked
+// The stored form of a remediation record: a format number, a schema every record read is checked
 // against, and the migration from the previous format. A release reads its own format and the one
 // before it (docs/operations.md, Upgrading and rolling back); a record that fails the schema is
 // an error naming the incident, never a half-read walk.
@@ -123,7 +123,7 @@ function fromFormat1(raw: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * A stored walk record as this release uses it: migrated from the previous format when it is
+ * A stored remediation record as this release uses it: migrated from the previous format when it is
  * one, validated whatever its format. Throws a coded error naming the incident otherwise.
  */
 export function readRemediationRecord(raw: unknown, incidentId: string): RemediationRecord {

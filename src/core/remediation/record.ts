@@ -1,6 +1,6 @@
-// The walk record: the aggregate guided remediation decides on. It holds the walk (state machine
+// The remediation record: the aggregate guided remediation decides on. It holds the walk (state machine
 // state), the proposals posted for it with their ids, and the counters that make job ids unique.
-// Stored as JSON by the walk store; decided on by decide() in decide.ts.
+// Stored as JSON by the remediation store; decided on by decide() in decide.ts.
 
 import type { StepId } from "../ids.js";
 import type { OpenItem } from "../verification/open-items.js";

@@ -1,5 +1,5 @@
 // What is left for a person: the items the diagnosis raised (core/verification/open-items.ts owns
-// which), with who marked each done as the walk record keeps it.
+// which), with who marked each done as the remediation record keeps it.
 
 import type { RemediationRecord } from "../remediation/record.js";
 import type { Report } from "../report/schema.js";

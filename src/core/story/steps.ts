@@ -1,4 +1,4 @@
-// Where the playbook walk stands, from the saved walk record alone: every step tried or offered,
+// Where the playbook walk stands, from the saved remediation record alone: every step tried or offered,
 // the state of each, its checks as they were judged, and the buttons a person can press now. The
 // card, App Home and `/iceberg status` read this, so they change with the thread's own messages.
 

@@ -18,7 +18,7 @@ import { policyOf, type RemediationDeps, stepOf } from "./deps.js";
 import { decisionFor, proposalView, verificationView } from "./views.js";
 
 export interface ExecuteExtra {
-  /** The walk store already saved the effects' messages with the record (the outbox sends them). */
+  /** The remediation store already saved the effects' messages with the record (the outbox sends them). */
   messagesRecorded?: boolean;
   /** The person whose click caused the effects, for "Skipped by …" lines. */
   actor?: string;
@@ -62,7 +62,7 @@ export async function execute(
 }
 
 /**
- * What the effects say in Slack, as data, built without I/O so the walk store can save them
+ * What the effects say in Slack, as data, built without I/O so the remediation store can save them
  * in the same atomic step as the record they belong to.
  */
 export function messages(
@@ -364,7 +364,7 @@ function verificationMessage(
 /**
  * Keeps the incident's state with the walk's (what `/iceberg status` lists), and edits the card
  * when the outbox does not already carry the edit. The card itself is rendered from the saved
- * walk record (core/story), so it says what the thread says.
+ * remediation record (core/story), so it says what the thread says.
  */
 async function syncCard(
   deps: RemediationDeps,

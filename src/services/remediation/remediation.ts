@@ -360,7 +360,7 @@ function buttonEvent(
   }
 }
 
-/** The writer a report names as failing, as the walk record keeps it. */
+/** The writer a report names as failing, as the remediation record keeps it. */
 function failingWriter(report: Report): RemediationRecord["writer"] {
   const w = report.writer;
   if (!w) return undefined;

@@ -6,7 +6,7 @@
 // so a post whose answer was lost is found in the thread instead of being posted twice.
 // Not a BullMQ queue: an incident's entries go strictly one after another (a failing one holds
 // the later ones back, so the thread keeps its order), and an entry is appended by the same Lua
-// script that saves the walk record owing it (remediation-store.ts), which BullMQ's add cannot join.
+// script that saves the remediation record owing it (remediation-store.ts), which BullMQ's add cannot join.
 //
 // Keys (one hash tag, one Redis Cluster slot): {ns}:outbox:seq, {ns}:outbox:q:<incident> (list),
 // {ns}:outbox:due (zset incident -> due ms), {ns}:outbox:ts (hash incident|name -> message ts),

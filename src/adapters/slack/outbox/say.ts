@@ -131,7 +131,7 @@ export class OutboxNotifier implements RemediationNotifier {
   }
 }
 
-/** How the walk store saves a change's messages with it: as the entries the notifier would append. */
+/** How the remediation store saves a change's messages with it: as the entries the notifier would append. */
 export function owedWithWalk(outbox: SlackOutbox, now: () => number): OwedWithWalk {
   return {
     now,
@@ -141,7 +141,7 @@ export function owedWithWalk(outbox: SlackOutbox, now: () => number): OwedWithWa
   };
 }
 
-/** The outbox entry of one walk message: the same whether the notifier or the walk store records it. */
+/** The outbox entry of one walk message: the same whether the notifier or the remediation store records it. */
 function deliveryFor(thread: RemediationThread, message: RemediationMessage): OutboxDelivery {
   switch (message.kind) {
     case "post-proposal": {
