@@ -281,17 +281,19 @@ export interface RemediationStorePort {
    * (`messagesRecorded`), so a process dying after the save cannot lose them; otherwise the
    * caller hands them to the notifier after the save.
    */
-  mutate<R>(
-    incidentId: string,
-    change: (
-      current: RemediationRecord | undefined,
-    ) => { record: RemediationRecord; result: R; messages?: RemediationMessage[] } | undefined,
-  ): Promise<{
-    record: RemediationRecord | undefined;
-    result?: R;
-    changed: boolean;
-    messagesRecorded?: boolean;
-  }>;
+  mutate<R>(incidentId: string, change: RemediationChange<R>): Promise<Mutated<R>>;
+}
+
+/** A pure change of a remediation record: undefined leaves it as it is. */
+export type RemediationChange<R> = (
+  current: RemediationRecord | undefined,
+) => { record: RemediationRecord; result: R; messages?: RemediationMessage[] } | undefined;
+
+export interface Mutated<R> {
+  record: RemediationRecord | undefined;
+  result?: R;
+  changed: boolean;
+  messagesRecorded?: boolean;
 }
 
 /** One row of a table's audit trail, as /iceberg history lists it. */

@@ -7,7 +7,7 @@
 import type { RemediationRecord, Versioned } from "../../core/remediation/record.js";
 import { assertWritable, readRemediationRecord, WALK_FORMAT } from "../../core/remediation/record-format.js";
 import { CodedError, ErrorCode } from "../../errors.js";
-import type { RemediationMessage } from "../../services/ports.js";
+import type { Mutated, RemediationChange, RemediationMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
@@ -58,17 +58,7 @@ export class RemediationStore {
    * retrying on a concurrent write. `change` must be pure: it may run more than once.
    * Returning undefined leaves the record as it is.
    */
-  async mutate<R>(
-    incidentId: string,
-    change: (
-      current: RemediationRecord | undefined,
-    ) => { record: RemediationRecord; result: R; messages?: RemediationMessage[] } | undefined,
-  ): Promise<{
-    record: RemediationRecord | undefined;
-    result?: R;
-    changed: boolean;
-    messagesRecorded?: boolean;
-  }> {
+  async mutate<R>(incidentId: string, change: RemediationChange<R>): Promise<Mutated<R>> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(incidentId);
       // A walk a newer release stored is never acted on here: writing it back would drop what it added.
