@@ -35,7 +35,8 @@ async function startSweep(shared: Shared): Promise<SweepRuntime> {
   const ports = withSharedListings(
     options.ports ??
       createEvidencePorts(
-        { ...config, prometheusUrl: undefined },
+        // The sweep grades tables from the catalog, Flink and Connect; Prometheus is not asked.
+        { ...config, sources: { ...config.sources, prometheus: [] } },
         { flinkProviders, dispatchers: { flink: rate("flink"), connect: rate("connect") } },
       ),
     SHARED_LISTINGS_MS,

@@ -54,6 +54,8 @@ describe("the sweep in the bot", () => {
       "analytics.web.sessions",
     ]);
     expect(digest!.text).toBe("Sweep: 9 tables, 3 with failing checks, 1 failing now");
+    // The sweep grades from the catalog, Flink and Connect: Prometheus, configured, is never asked.
+    expect(harness.lakehouse!.requests.filter((r) => r.service === "prometheus")).toEqual([]);
     const blocks = JSON.stringify(digest!.blocks);
     expect(blocks).toContain("this is the first sweep");
     // A score reads against its scale.
