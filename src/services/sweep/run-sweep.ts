@@ -10,7 +10,7 @@ import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { EvidencePorts } from "../ports.js";
 import { createCatalogMeter, meteredCatalog } from "./catalog-budget.js";
-import { listCatalog } from "./catalog-walk.js";
+import { listCatalog } from "./catalog-listing.js";
 import { gradeTable } from "./grade-table.js";
 import { type SweepReport, sweepReport } from "./report.js";
 import { sweptCatalogs } from "./service.js";

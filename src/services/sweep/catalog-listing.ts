@@ -1,7 +1,7 @@
 // Every table of the catalog, namespace by namespace (nested ones included), one listing page at
-// a time. The walk is bounded whatever the catalog answers: a namespace is walked once (a seen
+// a time. The listing is bounded whatever the catalog answers: a namespace is listed once (a seen
 // set), a child must lie under the parent it was listed for, a listing stops after
-// pagesPerListing pages or at a token it has seen, and the meter's budgets end the walk. What
+// pagesPerListing pages or at a token it has seen, and the meter's budgets end the listing. What
 // was left out is counted by reason, for the report.
 
 import type { TableRef } from "../../core/evidence/model.js";
