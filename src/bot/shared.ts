@@ -237,13 +237,19 @@ function configuredSources(config: Config): { kind: string; source: string }[] {
   ];
 }
 
-/** Channels hear "the catalog", never its internal address (the logs keep it). */
+/**
+ * Channels hear "the catalog", never its internal address (the logs keep it); a named source by
+ * its name when there are several: "the catalog lake-eu".
+ */
 function internalAddresses(config: Config) {
+  const named = (word: string, specs: readonly { name: string; url: string }[]) =>
+    specs.map((s) => ({ url: s.url, name: specs.length === 1 ? word : `${word} ${s.name}` }));
+  const { catalogs, flink, connect, prometheus } = config.sources;
   return [
-    { url: config.catalog.url ?? "", name: "the catalog" },
-    { url: config.flinkUrl ?? "", name: "Flink" },
-    { url: config.connectUrl ?? "", name: "Kafka Connect" },
-    { url: config.prometheusUrl ?? "", name: "Prometheus" },
+    ...named("the catalog", catalogs),
+    ...named("Flink", flink),
+    ...named("Kafka Connect", connect),
+    ...named("Prometheus", prometheus),
   ];
 }
 

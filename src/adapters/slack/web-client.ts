@@ -3,6 +3,7 @@
 
 import { type Logger, webApi } from "@slack/bolt";
 import { scrubAllForms, secretFormPatterns } from "../../util/secret-forms.js";
+import { defuseLinks } from "../render/text-safety.js";
 
 export type SlackClient = InstanceType<typeof webApi.WebClient>;
 
@@ -57,6 +58,9 @@ function addressPatterns(addresses: ReadonlyArray<{ url: string; name: string }>
     try {
       const origin = new URL(url).origin;
       patterns.push({ pattern: new RegExp(`${escapeRegExp(origin)}(?![0-9])[^\\s)\\]>"'|]*`, "g"), name });
+      // Outside text quoting it is defanged before it gets here ("http[:]//catalog[.]internal").
+      const defused = escapeRegExp(defuseLinks(origin));
+      patterns.push({ pattern: new RegExp(`${defused}(?![0-9])(?:\\[\\.\\]|[^\\s)\\]>"'|])*`, "g"), name });
     } catch {
       // Not a URL: nothing to hide.
     }

@@ -113,3 +113,50 @@ describe("outside text and secrets on the way to Slack and the logs", () => {
     expect(flinkLine).toContain(new URL(h.lakehouse!.urls.flink).host);
   });
 });
+
+describe("internal addresses of named sources on the way to Slack", () => {
+  let h: Harness | undefined;
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("names a named cluster or catalog whose address an error quotes, never shows the address", async () => {
+    h = await startHarness("named-addresses", { scenario: "multi-cluster-platform" });
+    const lakehouse = h.lakehouse!;
+    const catalogUrl = lakehouse.named.catalogs["lake-eu"] as string;
+    // The catalog that holds the table quotes its own address; one Flink cluster cannot be reached.
+    lakehouse.faults.inject({
+      service: "catalog",
+      server: "lake-eu",
+      method: "GET",
+      path: "^/v1/.*tables/orders$",
+      kind: "status",
+      status: 400,
+      body: { error: { message: `see ${catalogUrl}/v1/config`, type: "BadRequestException", code: 400 } },
+    });
+    lakehouse.faults.inject({ service: "flink", server: "flink-us", path: "^/", kind: "reset" });
+    const fired = await postAlert(h, alertmanagerBody([{ table: "sales.orders" }]));
+    expect(fired.status).toBe(202);
+    const harness = h;
+    const posted = await eventually(() => {
+      const root = harness.standIn
+        .messages(CHANNEL)
+        .find((m) => !m.thread_ts && /sales\.orders/.test(m.text));
+      const replies = root ? harness.standIn.thread(CHANNEL, root.ts).filter((m) => m.ts !== root.ts) : [];
+      const said = replies.map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`).join("\n");
+      return /BadRequestException|Could not read/.test(said) ? said : undefined;
+    }, "the catalog failure in the thread");
+    const sent = JSON.stringify(harness.standIn.calls.map((c) => c.args));
+    for (const url of [
+      ...Object.values(lakehouse.named.catalogs),
+      ...Object.values(lakehouse.named.flink),
+      ...Object.values(lakehouse.named.connect),
+    ]) {
+      const host = new URL(url as string).host;
+      // Neither as it is nor defanged, as upstream text quoting a link would be.
+      expect(sent).not.toContain(host);
+      expect(sent).not.toContain(host.replaceAll(".", "[.]"));
+    }
+    expect(posted).toContain("see the catalog lake-eu");
+  });
+});
