@@ -17,6 +17,7 @@ import {
   renderSnapshotsQuery,
 } from "../statements.js";
 import { recommitOf } from "../verification/open-items.js";
+import { PLAYBOOK_STEP_SUMMARY } from "../words/labels.js";
 import type { DiagnosisContext } from "./context.js";
 import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
@@ -129,14 +130,6 @@ function commitErrorStep(ctx: DiagnosisContext, findings: readonly Finding[], de
   return step(definition.id, COMMIT_ERROR_SUMMARY[definition.id]!(cls), withQuote, false);
 }
 
-/** Steps whose change the playbooks define in full: the summary the report leads with. */
-const PLAYBOOK_SUMMARY: Partial<Record<StepId, string>> = {
-  "restart-connect-coordinator": "Restart the connector's failed tasks so the commit coordinator runs again",
-  "review-isolation-level":
-    "Set the row-level commands' isolation level to snapshot, only after confirming they do not need serializable",
-  "raise-commit-retries": "Give the writer a larger commit retry budget",
-};
-
 /** Steps that are the same checklist for every table. */
 const MANUAL_STEPS: Partial<Record<StepId, { summary: string; checklist: string[] }>> = {
   "check-checkpoints": {
@@ -177,7 +170,7 @@ function buildStepChange(ctx: DiagnosisContext, findings: readonly Finding[], de
   const id = definition.id;
   const target = { table: ctx.evidence.table, ...(ctx.catalogName ? { catalog: ctx.catalogName } : {}) };
   if (COMMIT_ERROR_SUMMARY[id]) return commitErrorStep(ctx, findings, definition);
-  const fromPlaybook = PLAYBOOK_SUMMARY[id];
+  const fromPlaybook = PLAYBOOK_STEP_SUMMARY[id];
   if (fromPlaybook) return step(id, fromPlaybook, playbookChange(definition, ctx), true);
   const fixed = MANUAL_STEPS[id];
   if (fixed) return step(id, fixed.summary, manual(undefined, "text", fixed.checklist), false);

@@ -98,3 +98,11 @@ export function sourceSaid(source: string, reason: string): string {
 export function writerWords(kind: WriterKind, name: string): string {
   return `${WRITER_KIND_WORDS[kind]} ${name}`;
 }
+
+/** Steps whose change the playbooks define in full: the summary the report leads with. */
+export const PLAYBOOK_STEP_SUMMARY: Partial<Record<StepId, string>> = {
+  "restart-connect-coordinator": "Restart the connector's failed tasks so the commit coordinator runs again",
+  "review-isolation-level":
+    "Set the row-level commands' isolation level to snapshot, only after confirming they do not need serializable",
+  "raise-commit-retries": "Give the writer a larger commit retry budget",
+};
