@@ -26,11 +26,11 @@ export const SCRIPT_NAMES = [
   "outbox-done",
   "outbox-drop-head",
   "remark-add",
+  "remediation-save",
+  "remediation-save-with-outbox",
   "slack-delay-record",
   "sweep-finish-task",
   "sweep-promote",
-  "walk-save",
-  "walk-save-with-outbox",
 ] as const;
 
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -69,7 +69,7 @@ export class RemediationStore {
       const data = JSON.stringify({ ...next.record, format: WALK_FORMAT });
       const stored = this.withOutbox
         ? await this.saveWithOutbox(incidentId, version, data, next.record, next.messages ?? [])
-        : await runScript(this.redis, "walk-save", [this.key(incidentId)], [version, data]);
+        : await runScript(this.redis, "remediation-save", [this.key(incidentId)], [version, data]);
       if (Number(stored) === 1)
         return {
           record: next.record,
@@ -97,7 +97,7 @@ export class RemediationStore {
     const entries = messages.map((m) => owed.entryJson(record, m, at));
     return runScript(
       this.redis,
-      "walk-save-with-outbox",
+      "remediation-save-with-outbox",
       [this.key(incidentId), ...owed.appendKeys(incidentId)],
       [version, data, String(at), incidentId, ...entries],
     );

@@ -1,5 +1,5 @@
--- Saves an incident's walk with the messages it owes Slack, together or not at all.
--- KEYS: the walk hash, outbox seq, outbox queue, outbox due. ARGV: expected version, new data,
+-- Saves an incident's remediation record with the messages it owes Slack, together or not at all.
+-- KEYS: the record's hash, outbox seq, outbox queue, outbox due. ARGV: expected version, new data,
 -- now, incident id, then each entry's JSON with "id":"" first. The queue's type is checked before
 -- anything is written: a script that failed half-way would keep its first writes.
 --- @include "save-if-version"

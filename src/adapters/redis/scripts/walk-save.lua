@@ -1,4 +1,0 @@
--- Saves an incident's walk if nobody saved it since it was read.
--- KEYS: the walk hash. ARGV: expected version ("0" when absent), new data. Returns 1 when saved.
---- @include "save-if-version"
-return saveIfVersion(KEYS[1], ARGV[1], ARGV[2]) and 1 or 0
