@@ -192,6 +192,15 @@ describe("runCli: diagnose and audit argument errors exit 2 before any request",
     expect(ran.stderr).toContain("hint: Pass --catalog-url");
   });
 
+  it("takes a catalog named only in BOT_CONFIG as the audit's catalog", async () => {
+    const BOT_CONFIG = `sources:\n  catalogs:\n    - name: lake\n      url: ${NOWHERE}\n`;
+    const ran = await run(["audit", "db.events", "--timeout-ms", "1000"], { BOT_CONFIG });
+    expect(ran.stderr).not.toContain("not configured");
+    // It read the named catalog: unreachable here, which is a source failure, not a usage error.
+    expect(ran.stderr).toMatch(/catalog/i);
+    expect(ran.code).not.toBe(2);
+  });
+
   it("exits 2 when audit has no catalog to read", async () => {
     const ran = await run(["audit", "db.events", "--flink-url", NOWHERE]);
     expect(ran.code).toBe(2);

@@ -152,7 +152,8 @@ function guardTableArgument(input: string): void {
 }
 
 function requireSomeSource(command: string, config: Readonly<Config>): void {
-  if (command === "audit" && !config.catalog.url) {
+  const { catalogs, flink, connect, prometheus } = config.sources;
+  if (command === "audit" && catalogs.length === 0) {
     throw new CodedError(
       ErrorCode.ConfigInvalid,
       "The audit reads the table from the Iceberg catalog, which is not configured.",
@@ -161,7 +162,7 @@ function requireSomeSource(command: string, config: Readonly<Config>): void {
       },
     );
   }
-  if (config.catalog.url || config.flinkUrl || config.connectUrl || config.prometheusUrl) return;
+  if (catalogs.length + flink.length + connect.length + prometheus.length > 0) return;
   throw new CodedError(ErrorCode.ConfigInvalid, "No evidence source is configured.", {
     hint: "Pass --catalog-url (and --flink-url or --connect-url), or set ICEBERG_CATALOG_URL, FLINK_REST_URL and CONNECT_REST_URL.",
   });
