@@ -52,5 +52,5 @@ export function audit(evidence: Evidence, now: number, options: AuditOptions = {
     snapshots: table.snapshots,
     target: { table: evidence.table, ...(options.catalogName ? { catalog: options.catalogName } : {}) },
   };
-  return { ...base, checks: AUDIT_RULES.map((rule) => rule.check(ctx)) };
+  return { ...base, checks: AUDIT_RULES.map((rule) => ({ id: rule.id, ...rule.check(ctx) })) };
 }

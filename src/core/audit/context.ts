@@ -20,7 +20,8 @@ export interface AuditContext {
 
 export interface AuditRule {
   id: AuditCheckId;
-  check(context: AuditContext): AuditCheck;
+  /** The check's outcome; audit() adds the rule's id. */
+  check(context: AuditContext): Omit<AuditCheck, "id">;
 }
 
 /** Index of the first snapshot within `days` of now. */
@@ -59,11 +60,10 @@ export function pick(
 }
 
 export function result(
-  id: AuditCheckId,
   status: AuditCheck["status"],
   summary: string,
   values: Record<string, string | null>,
   fix?: string,
-): AuditCheck {
-  return { id, status, summary, values, ...(status !== "pass" && fix ? { fix } : {}) };
+): Omit<AuditCheck, "id"> {
+  return { status, summary, values, ...(status !== "pass" && fix ? { fix } : {}) };
 }

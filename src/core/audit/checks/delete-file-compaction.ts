@@ -24,19 +24,12 @@ export const deleteFileCompaction: AuditRule = {
       }
     }
     values.lastRewriteAt = lastRewrite === undefined ? null : iso(lastRewrite);
-    if (deleteFiles === 0)
-      return result("delete-file-compaction", "pass", "No delete files to compact", values);
+    if (deleteFiles === 0) return result("pass", "No delete files to compact", values);
     const recent = lastRewrite !== undefined && ctx.now - lastRewrite <= 7 * DAY_MS;
     if (recent)
-      return result(
-        "delete-file-compaction",
-        "pass",
-        `${deleteFiles} delete files; compaction ran at ${iso(lastRewrite!)}`,
-        values,
-      );
+      return result("pass", `${deleteFiles} delete files; compaction ran at ${iso(lastRewrite!)}`, values);
     const fix = renderRewritePositionDeleteFiles(ctx.target);
     return result(
-      "delete-file-compaction",
       deleteFiles >= FAIL_AT ? "fail" : "warn",
       `${deleteFiles} delete files and no compaction in the last 7 days; every read applies them`,
       values,

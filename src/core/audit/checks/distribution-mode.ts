@@ -21,17 +21,11 @@ export const distributionMode: AuditRule = {
     const proposed = t.sortOrderFieldCount > 0 ? "range" : "hash";
     const fix = renderSetProperties(ctx.target, [[KEY, proposed]]);
     if (value !== null && !VALID.has(value))
-      return result("distribution-mode", "fail", `${KEY} = ${value} is not none, hash or range`, values, fix);
+      return result("fail", `${KEY} = ${value} is not none, hash or range`, values, fix);
     if (t.partitionFieldCount === 0)
-      return result(
-        "distribution-mode",
-        "pass",
-        "Unpartitioned table: distribution mode matters little",
-        values,
-      );
+      return result("pass", "Unpartitioned table: distribution mode matters little", values);
     if (value === null || value === "none") {
       return result(
-        "distribution-mode",
         "warn",
         `Partitioned table with ${KEY} ${value ?? "unset"}: writers may open a file per partition per task`,
         values,
@@ -40,13 +34,12 @@ export const distributionMode: AuditRule = {
     }
     if (value === "range" && t.sortOrderFieldCount === 0) {
       return result(
-        "distribution-mode",
         "warn",
         "range distribution without a sort order; hash clusters by partition more cheaply",
         values,
         renderSetProperties(ctx.target, [[KEY, "hash"]]),
       );
     }
-    return result("distribution-mode", "pass", `${KEY} = ${value}`, values);
+    return result("pass", `${KEY} = ${value}`, values);
   },
 };

@@ -23,22 +23,15 @@ export const isolationLevel: AuditRule = {
           )
         : undefined;
     if (invalid.length > 0)
-      return result(
-        "isolation-level",
-        "fail",
-        `${invalid.join(", ")} not serializable or snapshot`,
-        values,
-        fix,
-      );
+      return result("fail", `${invalid.join(", ")} not serializable or snapshot`, values, fix);
     if (relaxed.length > 0) {
       return result(
-        "isolation-level",
         "warn",
         `${relaxed.join(", ")} set to snapshot: commands can miss rows appended concurrently; keep only as a documented decision`,
         values,
         fix,
       );
     }
-    return result("isolation-level", "pass", "Row-level commands use serializable isolation", values);
+    return result("pass", "Row-level commands use serializable isolation", values);
   },
 };

@@ -22,7 +22,6 @@ export const metadataCleanup: AuditRule = {
     ]);
     if (p[ENABLED]?.toLowerCase() !== "true") {
       return result(
-        "metadata-cleanup",
         "warn",
         `${ENABLED} is ${p[ENABLED] ?? "unset (false)"}: old metadata files are never removed`,
         values,
@@ -30,18 +29,7 @@ export const metadataCleanup: AuditRule = {
       );
     }
     if (kept > 1000)
-      return result(
-        "metadata-cleanup",
-        "warn",
-        `${MAX} = ${kept} keeps a very long metadata history`,
-        values,
-        fix,
-      );
-    return result(
-      "metadata-cleanup",
-      "pass",
-      `Old metadata files are removed after commit (keeping ${kept})`,
-      values,
-    );
+      return result("warn", `${MAX} = ${kept} keeps a very long metadata history`, values, fix);
+    return result("pass", `Old metadata files are removed after commit (keeping ${kept})`, values);
   },
 };

@@ -15,20 +15,6 @@ const KEYS = [
   "commit.retry.total-timeout-ms",
 ];
 
-/** The audit's fix: retries to 10 (or double, up to 50), first wait to 1 s, within the total timeout. */
-function retryFix(properties: Record<string, string>): [string, string][] {
-  const retries = effectiveNumber(properties, "commit.retry.num-retries");
-  const maxWait = effectiveNumber(properties, "commit.retry.max-wait-ms");
-  const total = effectiveNumber(properties, "commit.retry.total-timeout-ms");
-  const proposed = retries < 10 ? 10 : Math.max(retries, Math.min(retries * 2, 50));
-  const fix: [string, string][] = [["commit.retry.num-retries", String(proposed)]];
-  if (effectiveNumber(properties, "commit.retry.min-wait-ms") < 1000)
-    fix.push(["commit.retry.min-wait-ms", "1000"]);
-  if (proposed * maxWait > total)
-    fix.push(["commit.retry.max-wait-ms", String(Math.floor(total / proposed))]);
-  return fix;
-}
-
 export const retryBudget: AuditRule = {
   id: "retry-budget",
   check(ctx) {
@@ -39,10 +25,16 @@ export const retryBudget: AuditRule = {
     const total = effectiveNumber(p, "commit.retry.total-timeout-ms");
     const committers = committersSince(ctx, 1).size;
     values.committersLastDay = String(committers);
-    const fix = renderSetProperties(ctx.target, retryFix(p));
+    // The fix: retries to 10 (or double, up to 50), first wait to 1 s, within the total timeout.
+    const proposed = retries < 10 ? 10 : Math.max(retries, Math.min(retries * 2, 50));
+    const raise: [string, string][] = [["commit.retry.num-retries", String(proposed)]];
+    if (effectiveNumber(p, "commit.retry.min-wait-ms") < 1000)
+      raise.push(["commit.retry.min-wait-ms", "1000"]);
+    if (proposed * maxWait > total)
+      raise.push(["commit.retry.max-wait-ms", String(Math.floor(total / proposed))]);
+    const fix = renderSetProperties(ctx.target, raise);
     if (retries < 4)
       return result(
-        "retry-budget",
         "fail",
         `commit.retry.num-retries is ${retries}, below Iceberg's default of 4`,
         values,
@@ -50,7 +42,6 @@ export const retryBudget: AuditRule = {
       );
     if (committers >= 2 && retries <= 4) {
       return result(
-        "retry-budget",
         "warn",
         `${committers} committers wrote in the last day but retries are at ${retries}; raise them for a shared table`,
         values,
@@ -62,7 +53,6 @@ export const retryBudget: AuditRule = {
         ["commit.retry.max-wait-ms", String(Math.floor(total / retries))],
       ]);
       return result(
-        "retry-budget",
         "warn",
         `${retries} retries x ${maxWait} ms max wait exceed the ${total} ms total timeout; the last retries never run`,
         values,
@@ -70,7 +60,6 @@ export const retryBudget: AuditRule = {
       );
     }
     return result(
-      "retry-budget",
       "pass",
       `Retry budget of ${retries} fits ${plural(committers, "committer")} in the last day`,
       values,

@@ -17,21 +17,9 @@ export const snapshotCount: AuditRule = {
     const maxAge = effectiveNumber(ctx.table.properties, "history.expire.max-snapshot-age-ms");
     const fix = renderExpireSnapshots({ ...ctx.target, olderThanMs: ctx.now - maxAge, retainLast: 100 });
     if (count >= FAIL_AT)
-      return result(
-        "snapshot-count",
-        "fail",
-        `${groupDigits(count)} snapshots: every commit rewrites them all`,
-        values,
-        fix,
-      );
+      return result("fail", `${groupDigits(count)} snapshots: every commit rewrites them all`, values, fix);
     if (count >= WARN_AT)
-      return result(
-        "snapshot-count",
-        "warn",
-        `${groupDigits(count)} snapshots: expire older ones`,
-        values,
-        fix,
-      );
-    return result("snapshot-count", "pass", `${groupDigits(count)} snapshots`, values);
+      return result("warn", `${groupDigits(count)} snapshots: expire older ones`, values, fix);
+    return result("pass", `${groupDigits(count)} snapshots`, values);
   },
 };

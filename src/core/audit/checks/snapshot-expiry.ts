@@ -24,7 +24,6 @@ export const snapshotExpiry: AuditRule = {
     values.oldestSnapshotAgeMs = oldest ? String(oldestAge) : null;
     if (maxAge < HOUR_MS && keep <= 1) {
       return result(
-        "snapshot-expiry",
         "fail",
         `Snapshots expire after ${formatDuration(maxAge)} keeping only ${keep}: a writer stalled that long loses its last commit`,
         values,
@@ -36,7 +35,6 @@ export const snapshotExpiry: AuditRule = {
     }
     if (oldest && oldestAge > 3 * maxAge) {
       return result(
-        "snapshot-expiry",
         "warn",
         `The oldest snapshot is ${formatDuration(oldestAge)} old, over 3x the ${formatDuration(maxAge)} max age: expiry is not running`,
         values,
@@ -48,7 +46,6 @@ export const snapshotExpiry: AuditRule = {
       );
     }
     return result(
-      "snapshot-expiry",
       "pass",
       `Snapshots older than ${formatDuration(maxAge)} are expired (keeping at least ${keep})`,
       values,

@@ -27,25 +27,12 @@ export const targetFileSize: AuditRule = {
     };
     const raise = renderSetProperties(ctx.target, [[KEY, DEFAULT]]);
     if (Number.isFinite(target) && target < 8 * MIB)
-      return result(
-        "target-file-size",
-        "fail",
-        `${KEY} is ${raw} bytes: every write produces tiny files`,
-        values,
-        raise,
-      );
+      return result("fail", `${KEY} is ${raw} bytes: every write produces tiny files`, values, raise);
     if (Number.isFinite(target) && target < 64 * MIB)
-      return result(
-        "target-file-size",
-        "warn",
-        `${KEY} is ${raw} bytes, well under the 512 MiB default`,
-        values,
-        raise,
-      );
+      return result("warn", `${KEY} is ${raw} bytes, well under the 512 MiB default`, values, raise);
     if (files >= 1000 && average < 16 * MIB) {
       const filter = hotPartitionFilter(ctx.table.partitionFields);
       return result(
-        "target-file-size",
         "warn",
         `${groupDigits(files)} data files averaging ${(average / MIB).toFixed(1)} MiB: compact them`,
         values,
@@ -53,7 +40,6 @@ export const targetFileSize: AuditRule = {
       );
     }
     return result(
-      "target-file-size",
       "pass",
       `Target ${Math.round(target / MIB)} MiB; files average ${(average / MIB).toFixed(1)} MiB`,
       values,

@@ -28,7 +28,6 @@ export const wapBranches: AuditRule = {
     if (oldest) {
       values.staleBranches = stale.map(([name]) => name).join(",");
       return result(
-        "wap-branches",
         "warn",
         `${stale.length} branch(es) not updated for over 7 days (oldest ${oldest[0]}, head at ${iso(oldest[1])}): publish or drop them`,
         values,
@@ -36,7 +35,6 @@ export const wapBranches: AuditRule = {
       );
     }
     return result(
-      "wap-branches",
       "pass",
       branches.length > 0
         ? `${branches.length} branch(es), all recently updated`

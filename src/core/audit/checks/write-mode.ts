@@ -18,7 +18,6 @@ export const writeMode: AuditRule = {
     const modes = KEYS.map((k) => effectiveProperty(p, k));
     if (ctx.table.formatVersion < 2 && modes.includes("merge-on-read")) {
       return result(
-        "write-mode",
         "fail",
         "merge-on-read needs table format v2; this table is v1",
         values,
@@ -37,7 +36,6 @@ export const writeMode: AuditRule = {
     values.copyOnWriteCommitsLast7Days = String(rewrites);
     if (rewrites >= FREQUENT && modes.every((m) => m === "copy-on-write")) {
       return result(
-        "write-mode",
         "warn",
         `${rewrites} row-level commits rewrote whole files in 7 days; merge-on-read keeps those commits short`,
         values,
@@ -48,7 +46,6 @@ export const writeMode: AuditRule = {
       );
     }
     return result(
-      "write-mode",
       "pass",
       `Write modes fit the table (${rewrites} copy-on-write row-level commits in 7 days)`,
       values,

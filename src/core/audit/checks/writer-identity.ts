@@ -16,11 +16,9 @@ export const writerIdentity: AuditRule = {
     const sampled = ctx.snapshots.length - from;
     const values = { sampledSnapshots: String(sampled), withoutIdentity: String(anonymous) };
     const fix = `df.writeTo("${[...ctx.target.table.namespace, ctx.target.table.name].join(".")}").option("snapshot-property.job", "<job name>").append()`;
-    if (anonymous === 0)
-      return result("writer-identity", "pass", `All ${sampled} recent snapshots name their writer`, values);
+    if (anonymous === 0) return result("pass", `All ${sampled} recent snapshots name their writer`, values);
     const status = anonymous * 2 >= sampled ? "fail" : "warn";
     return result(
-      "writer-identity",
       status,
       `${anonymous} of the last ${sampled} snapshots carry no writer identity`,
       values,
