@@ -23,7 +23,7 @@ export const SweepConfigSchema = z.object({
       flink: z.number().positive().max(10_000).default(10),
       connect: z.number().positive().max(10_000).default(10),
     })
-    .default({ catalog: 20, flink: 10, connect: 10 }),
+    .prefault({}),
   /**
    * What one sweep may spend before it stops and posts what it has (a partial digest naming
    * what was skipped and why). Bounds a catalog that loops or pages forever.
@@ -40,13 +40,7 @@ export const SweepConfigSchema = z.object({
         .default(DEFAULT_BUDGET.timeMs / 60_000),
       pagesPerListing: z.number().int().min(1).max(1_000_000).default(DEFAULT_BUDGET.pagesPerListing),
     })
-    .default({
-      requests: DEFAULT_BUDGET.requests,
-      namespaces: DEFAULT_BUDGET.namespaces,
-      tables: DEFAULT_BUDGET.tables,
-      minutes: DEFAULT_BUDGET.timeMs / 60_000,
-      pagesPerListing: DEFAULT_BUDGET.pagesPerListing,
-    }),
+    .prefault({}),
   /** How many of the worst tables the digest lists. */
   worst: z.number().int().min(1).max(20).default(10),
   /** Tables (worst first) exposed on /metrics; bounds the series count (see docs/sweep.md). */

@@ -199,8 +199,8 @@ function stripKind(outcome: Extract<TableOutcome, { kind: "health" }>): TableHea
   return health;
 }
 
-function emptyCounts(): Record<AuditCheckId, { fail: number; warn: number }> {
-  const out = {} as Record<AuditCheckId, { fail: number; warn: number }>;
-  for (const id of AUDIT_CHECK_IDS) out[id] = { fail: 0, warn: 0 };
-  return out;
+function emptyCounts(): Digest["countsByCheck"] {
+  return Object.fromEntries(
+    AUDIT_CHECK_IDS.map((id) => [id, { fail: 0, warn: 0 }]),
+  ) as Digest["countsByCheck"];
 }

@@ -70,17 +70,14 @@ export function tableHealth(table: string, auditReport: AuditReport, diagnosis: 
   let score = 100;
   const checks: TableHealth["checks"] = {};
   for (const check of auditReport.checks) {
-    const id = check.id as AuditCheckId;
-    checks[id] = check.status;
-    score -= penalty(id, check.status);
+    checks[check.id] = check.status;
+    score -= penalty(check.id, check.status);
   }
   if (diagnosis.verdict !== "healthy") score -= FAILING_NOW_PENALTY;
   // The fix shown is the heaviest failing check's, else the heaviest warning's.
-  const weight = (c: { id: string; status: CheckStatus }) =>
-    (c.status === "fail" ? 1000 : 0) + penalty(c.id as AuditCheckId, c.status);
   const worst = [...auditReport.checks]
     .filter((c) => c.status !== "pass" && c.fix)
-    .sort((a, b) => weight(b) - weight(a))[0];
+    .sort((a, b) => rank(b) - rank(a))[0];
   const fixText = worst?.fix ?? diagnosis.nextStep?.summary;
   const health: TableHealth = {
     table,
@@ -91,6 +88,11 @@ export function tableHealth(table: string, auditReport: AuditReport, diagnosis: 
   if (diagnosis.nextStep) health.nextStep = diagnosis.nextStep.id;
   if (fixText) health.fix = oneLine(fixText);
   return health;
+}
+
+/** Failing checks before warnings, each the heavier first. */
+function rank(c: { id: AuditCheckId; status: CheckStatus }): number {
+  return (c.status === "fail" ? 1000 : 0) + penalty(c.id, c.status);
 }
 
 function penalty(id: AuditCheckId, status: CheckStatus): number {
@@ -106,8 +108,6 @@ export function failingChecks(health: TableHealth): { id: AuditCheckId; status: 
   for (const [id, status] of Object.entries(health.checks) as [AuditCheckId, CheckStatus][]) {
     if (status !== "pass") out.push({ id, status });
   }
-  const rank = (c: { id: AuditCheckId; status: CheckStatus }) =>
-    (c.status === "fail" ? 1000 : 0) + penalty(c.id, c.status);
   return out.sort((a, b) => rank(b) - rank(a) || a.id.localeCompare(b.id));
 }
 
