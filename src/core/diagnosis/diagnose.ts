@@ -17,6 +17,7 @@ import { writerCluster } from "./evidence-items.js";
 import { catalogAccess, settleReport } from "./invariants.js";
 import { buildNextStep } from "./next-step.js";
 import { RULES, runRules } from "./registry.js";
+import { iso } from "./snapshots.js";
 import { pickVerdict, VERDICT_PRIORITY } from "./verdict.js";
 
 export interface DiagnoseOptions {
@@ -239,8 +240,6 @@ function rememberedStep(
 function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
   const w = ctx.writer;
   if (!w) return {};
-  const iso = (ms: number | undefined) =>
-    ms === undefined ? {} : { lastCommitAt: new Date(ms).toISOString() };
   const operatorId = ctx.writerNewest ? operatorIdOf(ctx.writerNewest) : undefined;
   const name = w.kind === "flink" ? ctx.jobNames.get(w.jobId) : undefined;
   const cluster = writerCluster(ctx);
@@ -251,10 +250,10 @@ function writerOf(ctx: DiagnosisContext): { writer?: ReportWriter } {
       ...(name ? { name } : {}),
       ...(cluster ? { cluster } : {}),
       ...(w.kind === "flink" && operatorId ? { operatorId } : {}),
-      ...iso(ctx.writerNewest?.timestampMs),
+      ...(ctx.writerNewest ? { lastCommitAt: iso(ctx.writerNewest.timestampMs) } : {}),
       // A commit expected later than now has not failed yet: a writer on schedule has no failure time.
       ...(ctx.troubled && ctx.window && ctx.window.failureMs <= ctx.now
-        ? { failedAt: new Date(ctx.window.failureMs).toISOString() }
+        ? { failedAt: iso(ctx.window.failureMs) }
         : {}),
     },
   };

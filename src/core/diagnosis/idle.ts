@@ -18,7 +18,7 @@ import type {
 import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
 import { iso, lowerBound, upperBound } from "./snapshots.js";
-import { latestCheckpointFailed, staleAfter } from "./writer.js";
+import { connectorRunning, latestCheckpointFailed, staleAfter } from "./writer.js";
 
 const DAY_MS = 86_400_000;
 const QUIET_DAYS_CHECKED = 3;
@@ -65,10 +65,7 @@ function writerRunning(input: IdleInput): boolean {
       if (input.now - at > staleAfter(input.intervalMs)) return false;
     }
   }
-  if (input.connect) {
-    const c = input.connect.connector;
-    if (c.state !== "RUNNING" || c.tasks.some((t) => t.state !== "RUNNING")) return false;
-  }
+  if (input.connect && !connectorRunning(input.connect.connector)) return false;
   return input.job !== undefined || input.connect !== undefined;
 }
 

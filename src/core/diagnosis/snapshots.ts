@@ -12,24 +12,22 @@ export interface IndexRange {
 
 /** First index whose timestampMs is >= t (snapshots sorted ascending). */
 export function lowerBound(snapshots: readonly Snapshot[], t: number): number {
-  let lo = 0;
-  let hi = snapshots.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (snapshots[mid]!.timestampMs < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return firstAfter(snapshots, (ms) => ms >= t);
 }
 
 /** First index whose timestampMs is > t. */
 export function upperBound(snapshots: readonly Snapshot[], t: number): number {
+  return firstAfter(snapshots, (ms) => ms > t);
+}
+
+/** Binary search for the first snapshot whose time passes `reached` (false, then true, along the array). */
+function firstAfter(snapshots: readonly Snapshot[], reached: (ms: number) => boolean): number {
   let lo = 0;
   let hi = snapshots.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (snapshots[mid]!.timestampMs <= t) lo = mid + 1;
-    else hi = mid;
+    if (reached(snapshots[mid]!.timestampMs)) hi = mid;
+    else lo = mid + 1;
   }
   return lo;
 }

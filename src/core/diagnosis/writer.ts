@@ -2,7 +2,7 @@
 // whether its checkpoints still complete.
 
 import { committerOf, configuredGroups, type WriterRef } from "../attribution/attribute.js";
-import type { Evidence, FlinkCheckpoints, Snapshot } from "../evidence/model.js";
+import type { ConnectEvidence, Evidence, FlinkCheckpoints, Snapshot } from "../evidence/model.js";
 import { effectiveConnectNumber } from "../properties.js";
 
 /** How far back discovery looks for a streaming writer's summary keys. */
@@ -27,6 +27,11 @@ export function latestCheckpointFailed(cp: FlinkCheckpoints | undefined): boolea
   const failed = cp?.latestFailed;
   const completed = cp?.latestCompleted;
   return failed !== undefined && (!completed || failed.triggerTimestampMs > completed.triggerTimestampMs);
+}
+
+/** The connector and every one of its tasks are RUNNING. */
+export function connectorRunning(status: ConnectEvidence["connector"]): boolean {
+  return status.state === "RUNNING" && status.tasks.every((t) => t.state === "RUNNING");
 }
 
 export type IntervalSource = "checkpoint-config" | "connect-config" | "snapshot-cadence" | "fallback";

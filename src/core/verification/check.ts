@@ -103,7 +103,7 @@ export function evaluateRecovery(
     outcomes.push(connectorRunning(baseline.writer.connector, evidence));
   }
   if (outcomes.length === 0) {
-    const reason = `no recovery signal could be read at ${clock(now)}`;
+    const reason = `no recovery signal could be read at ${utcTime(now)}`;
     return {
       recovered: false,
       outcome: "could-not-check",
@@ -240,12 +240,12 @@ function snapshotsResumed(
     return {
       outcome: {
         ok: false,
-        text: `no new snapshot from ${who} since the change at ${clock(baseline.changeAtMs)}`,
+        text: `no new snapshot from ${who} since the change at ${utcTime(baseline.changeAtMs)}`,
       },
     };
   }
   return {
-    outcome: { ok: true, text: `snapshot ${first.snapshotId} from ${who} at ${clock(first.timestampMs)}` },
+    outcome: { ok: true, text: `snapshot ${first.snapshotId} from ${who} at ${utcTime(first.timestampMs)}` },
     first,
   };
 }
@@ -320,5 +320,3 @@ function describe(writer: WriterIdentity): string {
 function count(n: number): string {
   return groupDigits(Math.round(n));
 }
-
-const clock = utcTime;

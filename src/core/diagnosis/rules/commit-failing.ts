@@ -10,6 +10,7 @@ import { compact, describeWriter, elapsedMetric, writerLastCommit } from "../evi
 import { checkpointHealth } from "../flink-health.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
+import { connectorRunning } from "../writer.js";
 import { newestCommitError } from "./commit-error.js";
 
 /** True for sink versions that log a failed commit and keep running (1.11.x and earlier). */
@@ -63,7 +64,7 @@ function flinkCase(ctx: DiagnosisContext) {
 function connectCase(ctx: DiagnosisContext) {
   const connect = ctx.connect!;
   const status = connect.connector;
-  if (status.state !== "RUNNING" || status.tasks.some((t) => t.state !== "RUNNING")) return null;
+  if (!connectorRunning(status)) return null;
   const quietFor = ctx.writerAgeMs;
   const keepsRunning = sinkKeepsRunningOnFailure(connect.sinkVersion);
   return finding(

@@ -10,8 +10,7 @@
 //               flink.max-committed-checkpoint-id, or the landed one and the next one add the same
 //               data-file count, record count and bytes.
 
-import { flinkJobIdOf } from "../../attribution/attribute.js";
-import { FLINK_KEYS } from "../../attribution/keys.js";
+import { checkpointIdOf, flinkJobIdOf } from "../../attribution/attribute.js";
 import type { Snapshot } from "../../evidence/model.js";
 import type { EvidenceItem } from "../../report/schema.js";
 import { formatDuration } from "../../words/duration.js";
@@ -21,7 +20,6 @@ import { type DiagnosisRule, finding } from "../rule.js";
 import { iso, lowerBound } from "../snapshots.js";
 
 const IN_FLIGHT_BEFORE_MS = 60_000;
-const CHECKPOINT = FLINK_KEYS.checkpointId;
 
 export interface UnknownCommitCheck {
   failureMs: number;
@@ -63,7 +61,7 @@ export function checkUnknownCommit(ctx: DiagnosisContext, failureMs: number): Un
   out.resumed = after.find((s) => s.timestampMs > closes);
   const seen = new Map<string, Snapshot>();
   for (const s of [...(out.before ? [out.before] : []), ...after]) {
-    const id = s.summary[CHECKPOINT];
+    const id = checkpointIdOf(s);
     if (id === undefined) continue;
     const earlier = seen.get(id);
     if (earlier) {
@@ -81,7 +79,7 @@ export function checkUnknownCommit(ctx: DiagnosisContext, failureMs: number): Un
 }
 
 function describe(ctx: DiagnosisContext, s: Snapshot): string {
-  const checkpoint = s.summary[CHECKPOINT];
+  const checkpoint = checkpointIdOf(s);
   const jobId = flinkJobIdOf(s);
   const run =
     jobId && ctx.writer?.kind === "flink" && jobId !== ctx.writer.jobId
@@ -104,7 +102,7 @@ function checkItems(ctx: DiagnosisContext, check: UnknownCommitCheck): EvidenceI
             snapshotId: check.landed.snapshotId,
             committedAt: iso(check.landed.timestampMs),
             failureAt: at,
-            ...(check.landed.summary[CHECKPOINT] ? { checkpointId: check.landed.summary[CHECKPOINT] } : {}),
+            ...(checkpointIdOf(check.landed) ? { checkpointId: checkpointIdOf(check.landed) } : {}),
           },
         }
       : {
@@ -132,7 +130,7 @@ function checkItems(ctx: DiagnosisContext, check: UnknownCommitCheck): EvidenceI
       source: "catalog",
       detail:
         d.by === "checkpoint-id"
-          ? `Snapshots ${d.first.snapshotId} and ${d.second.snapshotId} both carry flink.max-committed-checkpoint-id ${d.first.summary[CHECKPOINT]}: the same checkpoint was committed twice`
+          ? `Snapshots ${d.first.snapshotId} and ${d.second.snapshotId} both carry flink.max-committed-checkpoint-id ${checkpointIdOf(d.first)}: the same checkpoint was committed twice`
           : `Snapshots ${d.first.snapshotId} and ${d.second.snapshotId} add the same ${d.first.summary["added-data-files"]} data files and ${d.first.summary["added-records"]} records: likely the same data committed twice`,
       data: {
         duplicate: true,

@@ -7,15 +7,13 @@ import { checkpointHealth } from "../flink-health.js";
 import { idleNextCommit } from "../idle.js";
 import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
+import { connectorRunning } from "../writer.js";
 
 export const healthy: DiagnosisRule = {
   id: "healthy",
   evaluate(ctx) {
     if (ctx.failures.length > 0) return null;
-    if (ctx.connect) {
-      const status = ctx.connect.connector;
-      if (status.state !== "RUNNING" || status.tasks.some((t) => t.state !== "RUNNING")) return null;
-    }
+    if (ctx.connect && !connectorRunning(ctx.connect.connector)) return null;
     if (ctx.job && (ctx.job.job.state !== "RUNNING" || checkpointHealth(ctx)?.failing)) return null;
     if (ctx.writer) {
       if (ctx.writerStale !== false) return null;

@@ -11,7 +11,7 @@
 // Warning, a risk read from the settings alone (step 7): the writer's newest snapshot is older than
 // half of history.expire.max-snapshot-age-ms and not protected by min-snapshots-to-keep.
 
-import { FLINK_KEYS } from "../../attribution/keys.js";
+import { checkpointIdOf } from "../../attribution/attribute.js";
 import type { Snapshot } from "../../evidence/model.js";
 import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty } from "../../properties.js";
@@ -24,7 +24,6 @@ import { type DiagnosisRule, finding } from "../rule.js";
 import { iso } from "../snapshots.js";
 
 const WARN_SHARE = 0.5;
-const CHECKPOINT = FLINK_KEYS.checkpointId;
 
 function settingsItem(ctx: DiagnosisContext): { item: EvidenceItem; maxAge: number; minKeep: number } {
   const table = ctx.table!;
@@ -54,11 +53,11 @@ function settingsItem(ctx: DiagnosisContext): { item: EvidenceItem; maxAge: numb
 function snapshotItem(s: Snapshot, note: string): EvidenceItem {
   return {
     source: "catalog",
-    detail: `Writer snapshot ${s.snapshotId} at ${iso(s.timestampMs)} (checkpoint ${s.summary[CHECKPOINT] ?? "?"}): ${note}`,
+    detail: `Writer snapshot ${s.snapshotId} at ${iso(s.timestampMs)} (checkpoint ${checkpointIdOf(s) ?? "?"}): ${note}`,
     data: {
       snapshotId: s.snapshotId,
       committedAt: iso(s.timestampMs),
-      maxCommittedCheckpointId: s.summary[CHECKPOINT] ?? null,
+      maxCommittedCheckpointId: checkpointIdOf(s) ?? null,
       ...(s.parentSnapshotId ? { parentSnapshotId: s.parentSnapshotId } : {}),
     },
   };
@@ -95,7 +94,7 @@ function restoreEvidence(ctx: DiagnosisContext): EvidenceItem[] {
     );
   }
   const restored = job?.checkpoints?.latestRestored;
-  const committed = newest ? Number(newest.summary[CHECKPOINT]) : Number.NaN;
+  const committed = newest ? Number(checkpointIdOf(newest)) : Number.NaN;
   if (job && restored && Number.isFinite(committed) && committed < restored.id - 1) {
     items.push({
       source: "flink",
