@@ -180,9 +180,9 @@ export function buildContext(
 ): DiagnosisContext {
   const table = sourceOk(evidence, "catalog") ? evidence.catalog : undefined;
   const snapshots: readonly Snapshot[] = table?.snapshots ?? [];
-  const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
-  const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
   const flinkOk = sourceOk(evidence, "flink");
+  const job = flinkOk ? evidence.flink?.writer : undefined;
+  const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
   const flinkWriters = flinkOk ? (evidence.flink?.writers ?? (job ? [job] : [])) : [];
   const jobNames = new Map<string, string>();
   const jobSources = new Map<string, string>();
@@ -248,20 +248,11 @@ export function buildContext(
   const expiry = table ? expiryEvidence(table) : { expiredIds: [] };
   const idle =
     writerStale === true && failures.length === 0 && table && writerNewest
-      ? readIdle({
-          evidence,
-          now,
-          snapshots,
-          isWriter,
-          writerNewest,
-          intervalMs: interval.ms,
-          ...(job ? { job } : {}),
-          ...(connect ? { connect } : {}),
-        })
+      ? readIdle({ evidence, now, snapshots, isWriter, writerNewest, intervalMs: interval.ms, job, connect })
       : null;
   if (idle) writerStale = false;
 
-  const context: DiagnosisContext = {
+  return {
     evidence,
     now,
     tableName: options.tableName ?? formatTableName(evidence.table),
@@ -291,13 +282,12 @@ export function buildContext(
     expiry,
     insideJob:
       table && writer?.kind === "flink"
-        ? readCommittersInsideJob({ snapshots, now, jobId: writer.jobId, ...(job ? { job } : {}), timing })
+        ? readCommittersInsideJob({ snapshots, now, jobId: writer.jobId, job, timing })
         : null,
     timing,
     ...(writerSinceMs !== undefined ? { writerSinceMs } : {}),
     ...(firstCommitDueMs !== undefined ? { firstCommitDueMs } : {}),
   };
-  return context;
 }
 
 /** The committer operator ids the writer's own snapshots carry. */
