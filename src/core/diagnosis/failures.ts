@@ -3,7 +3,7 @@
 // anywhere in the chain (they are what Iceberg throws, whatever wraps them); any other exception
 // on the writer's commit path is a commit-error, classed by its root (RUNBOOK §3).
 
-import { parseExceptionChain, rootCause } from "../evidence/exceptions.js";
+import { parseExceptionChain } from "../evidence/exceptions.js";
 import type { ConnectEvidence, ExceptionCause, FlinkException, FlinkJobEvidence } from "../evidence/model.js";
 import type { CommitErrorCause } from "../ids.js";
 
@@ -137,7 +137,8 @@ function fromTrace(
   if (!onCommitPath || chain.length === 0) return null;
   const all = chain.map(causeLine).join("\n");
   if (CHECKPOINT_FAILURE.test(all) || MISSING_ON_RESTORE.test(all)) return null;
-  const root = rootCause(chain) ?? outer!;
+  // The root is the last cause.
+  const root = chain[chain.length - 1]!;
   return {
     kind: "commit-error",
     line: causeLine(root),

@@ -51,11 +51,6 @@ export function parseExceptionChain(text: string): ExceptionCause[] {
   return out;
 }
 
-/** The root of a chain (its last cause), or undefined for an empty chain. */
-export function rootCause(chain: readonly ExceptionCause[]): ExceptionCause | undefined {
-  return chain[chain.length - 1];
-}
-
 /** "NotAuthorizedException" for "org.apache.iceberg.exceptions.NotAuthorizedException". */
 export function simpleClassName(className: string): string {
   return className.slice(className.lastIndexOf(".") + 1);

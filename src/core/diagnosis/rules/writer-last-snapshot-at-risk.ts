@@ -12,6 +12,7 @@
 // half of history.expire.max-snapshot-age-ms and not protected by min-snapshots-to-keep.
 
 import { checkpointIdOf } from "../../attribution/attribute.js";
+import { simpleClassName } from "../../evidence/exceptions.js";
 import type { Snapshot } from "../../evidence/model.js";
 import { plural } from "../../plural.js";
 import { effectiveNumber, rawProperty } from "../../properties.js";
@@ -77,7 +78,7 @@ function restoreEvidence(ctx: DiagnosisContext): EvidenceItem[] {
   if (job && missing) {
     items.push({
       source: "flink",
-      detail: `${missing.exceptionName.split(".").pop()}: ${missing.message.slice(0, 300)}${missing.taskName ? ` (${missing.taskName})` : ""} at ${iso(missing.timestampMs)}`,
+      detail: `${simpleClassName(missing.exceptionName)}: ${missing.message.slice(0, 300)}${missing.taskName ? ` (${missing.taskName})` : ""} at ${iso(missing.timestampMs)}`,
       data: {
         jobId: job.job.jobId,
         exception: `${missing.exceptionName}: ${missing.message.slice(0, 300)}`,
