@@ -22,14 +22,6 @@ import type { DiagnosisContext } from "./context.js";
 import { quoteLine } from "./evidence-items.js";
 import { checkUnknownCommit, snapshotsToCompare } from "./rules/commit-state-unknown.js";
 
-/** The step id the findings select, or null. */
-export function pickStepId(
-  playbooks: readonly Playbook[],
-  findings: readonly Pick<Finding, "id" | "severity">[],
-): StepId | null {
-  return chooseStep(playbooks, findings)?.step.id ?? null;
-}
-
 /** A filter that leaves the partitions the writer still appends to, read from the partition spec. */
 export function hotPartitionFilter(partitionFields: readonly string[]): RewriteFilter | null {
   for (const field of partitionFields) {

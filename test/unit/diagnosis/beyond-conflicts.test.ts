@@ -11,10 +11,10 @@ import {
 } from "../../../src/core/diagnosis/failures.js";
 import { expiryEvidence } from "../../../src/core/diagnosis/idle.js";
 import { reportViolations } from "../../../src/core/diagnosis/invariants.js";
-import { pickStepId } from "../../../src/core/diagnosis/next-step.js";
 import { staleAfter } from "../../../src/core/diagnosis/writer.js";
 import { parseExceptionChain } from "../../../src/core/evidence/exceptions.js";
 import type { Evidence, FlinkException } from "../../../src/core/evidence/model.js";
+import { chooseStep } from "../../../src/core/remediation/choose.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import {
   connect,
@@ -244,11 +244,11 @@ describe("commit-error", () => {
       severity: "critical" as const,
       ...(cause ? { cause } : {}),
     });
-    expect(pickStepId(PLAYBOOKS, [f("connect-coordinator-stopped"), f("commit-error", "auth")])).toBe(
-      "renew-catalog-credential",
-    );
-    expect(pickStepId(PLAYBOOKS, [f("commit-error", "resources")])).toBe("raise-writer-memory");
-    expect(pickStepId(PLAYBOOKS, [f("commit-error", "auth"), f("commit-state-unknown")])).toBe(
+    expect(
+      chooseStep(PLAYBOOKS, [f("connect-coordinator-stopped"), f("commit-error", "auth")])?.step.id,
+    ).toBe("renew-catalog-credential");
+    expect(chooseStep(PLAYBOOKS, [f("commit-error", "resources")])?.step.id).toBe("raise-writer-memory");
+    expect(chooseStep(PLAYBOOKS, [f("commit-error", "auth"), f("commit-state-unknown")])?.step.id).toBe(
       "verify-unknown-commit",
     );
   });

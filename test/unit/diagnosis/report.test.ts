@@ -7,11 +7,12 @@ import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js
 import { cardViewOf } from "../../../src/adapters/slack/render/story-view.js";
 import { buildContext } from "../../../src/core/diagnosis/context.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
-import { hotPartitionFilter, pickStepId } from "../../../src/core/diagnosis/next-step.js";
+import { hotPartitionFilter } from "../../../src/core/diagnosis/next-step.js";
 import { pickVerdict, VERDICT_PRIORITY } from "../../../src/core/diagnosis/verdict.js";
 import type { Snapshot } from "../../../src/core/evidence/model.js";
 import { type FindingId, STEP_IDS, TRIAGE_IDS } from "../../../src/core/ids.js";
 import { proposeChange } from "../../../src/core/remediation/change.js";
+import { chooseStep } from "../../../src/core/remediation/choose.js";
 import { type PropertyChange, ReportSchema } from "../../../src/core/report/schema.js";
 import { storyOf } from "../../../src/core/story/story.js";
 import {
@@ -117,32 +118,32 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
     [["healthy", "commit-duration-growing"], null],
   ] as Array<[FindingId[], string | null]>)("%j -> %s", (fired, step) => {
     expect(
-      pickStepId(
+      chooseStep(
         PLAYBOOKS,
         fired.map((id) => f(id)),
-      ),
+      )?.step.id ?? null,
     ).toBe(step);
   });
 
   it("an unknown commit answered with a duplicate selects removing it; answered otherwise, the restart", () => {
     const duplicate = { ...f("commit-state-unknown"), answered: true, answer: "duplicate" as const };
-    expect(pickStepId(PLAYBOOKS, [duplicate])).toBe("remove-duplicate-commit");
+    expect(chooseStep(PLAYBOOKS, [duplicate])?.step.id).toBe("remove-duplicate-commit");
     const landed = { ...f("commit-state-unknown"), answered: true };
-    expect(pickStepId(PLAYBOOKS, [landed])).toBe("idempotent-restart");
+    expect(chooseStep(PLAYBOOKS, [landed])?.step.id).toBe("idempotent-restart");
     // It did not land and the writer committed since: its data is to confirm, not a restart.
     const recommitted = { ...f("commit-state-unknown"), answered: true, answer: "recommitted" as const };
-    expect(pickStepId(PLAYBOOKS, [recommitted])).toBe("confirm-recommit");
+    expect(chooseStep(PLAYBOOKS, [recommitted])?.step.id).toBe("confirm-recommit");
     // Not yet answered: find out whether it landed first.
-    expect(pickStepId(PLAYBOOKS, [f("commit-state-unknown")])).toBe("verify-unknown-commit");
+    expect(chooseStep(PLAYBOOKS, [f("commit-state-unknown")])?.step.id).toBe("verify-unknown-commit");
   });
 
   it("a writer that cannot restore its snapshot comes before its failing checkpoints; a settings risk after", () => {
     const restore = [f("commit-not-attempted", "critical"), f("writer-last-snapshot-at-risk", "critical")];
-    expect(pickStepId(PLAYBOOKS, restore)).toBe("keep-writer-last-snapshot");
+    expect(chooseStep(PLAYBOOKS, restore)?.step.id).toBe("keep-writer-last-snapshot");
     const risk = [f("commit-not-attempted", "critical"), f("writer-last-snapshot-at-risk", "warning")];
-    expect(pickStepId(PLAYBOOKS, risk)).toBe("check-checkpoints");
+    expect(chooseStep(PLAYBOOKS, risk)?.step.id).toBe("check-checkpoints");
     const afterLessOften = [f("frequent-commits"), f("writer-last-snapshot-at-risk", "warning")];
-    expect(pickStepId(PLAYBOOKS, afterLessOften)).toBe("commit-less-often");
+    expect(chooseStep(PLAYBOOKS, afterLessOften)?.step.id).toBe("commit-less-often");
   });
 
   it("follows an edited playbook: moving a step first changes the proposal", () => {
@@ -154,8 +155,8 @@ describe("next-step choice from the playbooks (RUNBOOK §4 order)", () => {
       ],
     }));
     const fired = [f("rewrite-in-window"), f("default-retry-budget")];
-    expect(pickStepId(PLAYBOOKS, fired)).toBe("move-compaction-off-hot-partitions");
-    expect(pickStepId(edited, fired)).toBe("raise-commit-retries");
+    expect(chooseStep(PLAYBOOKS, fired)?.step.id).toBe("move-compaction-off-hot-partitions");
+    expect(chooseStep(edited, fired)?.step.id).toBe("raise-commit-retries");
   });
 
   it("raises retries to 10 and the first wait to 1 s, within the total timeout", () => {
