@@ -135,10 +135,6 @@ function timingFor(
     : tieToCommitInterval(snapshots, interval, now);
 }
 
-function lastPoint(points: MetricPoint[] | undefined): number | undefined {
-  return points && points.length > 0 ? points[points.length - 1]!.value : undefined;
-}
-
 /** A Prometheus series whose name mentions `metric`, if any. */
 export function prometheusSeries(evidence: Evidence, metric: string): MetricPoint[] | undefined {
   if (!sourceOk(evidence, "prometheus") || !evidence.prometheus) return undefined;
@@ -216,7 +212,7 @@ export function buildContext(
 
   const elapsedSeconds =
     job?.committer?.elapsedSecondsSinceLastSuccessfulCommit ??
-    lastPoint(prometheusSeries(evidence, "elapsedSecondsSinceLastSuccessfulCommit"));
+    prometheusSeries(evidence, "elapsedSecondsSinceLastSuccessfulCommit")?.at(-1)?.value;
   const elapsedSinceCommitMs = elapsedSeconds === undefined ? undefined : elapsedSeconds * 1000;
   const writerAgeMs = writerNewest ? now - writerNewest.timestampMs : undefined;
 

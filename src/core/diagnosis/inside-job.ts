@@ -5,7 +5,8 @@
 
 import { committerOf, withoutWriterId } from "../attribution/attribute.js";
 import type { TimingReading } from "../attribution/timing.js";
-import type { FlinkJobEvidence, Snapshot } from "../evidence/model.js";
+import type { Snapshot } from "../evidence/model.js";
+import type { DiagnosisContext } from "./context.js";
 import { lowerBound } from "./snapshots.js";
 
 /** How many of the writer's newest snapshots are grouped by checkpoint id. */
@@ -105,13 +106,9 @@ function burstsByInterval(
 }
 
 /** The reading behind committers-inside-job for a Flink writer, or null. */
-export function readCommittersInsideJob(input: {
-  snapshots: readonly Snapshot[];
-  now: number;
-  jobId: string;
-  job?: FlinkJobEvidence;
-  timing: TimingReading | null;
-}): InsideJobReading | null {
+export function readCommittersInsideJob(
+  input: Pick<DiagnosisContext, "snapshots" | "now" | "job" | "timing"> & { jobId: string },
+): InsideJobReading | null {
   const per = perCheckpoint(input.snapshots, input.jobId);
   if (per) return per;
   if (input.timing) return burstsByTiming(input.timing);
