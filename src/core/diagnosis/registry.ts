@@ -55,11 +55,9 @@ export const RULES: readonly DiagnosisRule[] = [
 ];
 
 /** Runs every rule; a finding is kept only when its rule returned one. */
-export function runRules(context: DiagnosisContext, rules: readonly DiagnosisRule[] = RULES): Finding[] {
-  const out: Finding[] = [];
-  for (const rule of rules) {
+export function runRules(context: DiagnosisContext): Finding[] {
+  return RULES.flatMap((rule) => {
     const found = rule.evaluate(context);
-    if (found) out.push(found);
-  }
-  return out;
+    return found ? [{ id: rule.id, ...found }] : [];
+  });
 }

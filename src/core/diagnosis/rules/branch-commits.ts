@@ -32,9 +32,7 @@ export const branchCommits: DiagnosisRule = {
         }
       }
     }
-    if (items.length === 0) return null;
     return finding(
-      "branch-commits",
       "info",
       "The writer commits to a branch, which still shares the table's commit path and conflicts with everything else",
       items,

@@ -36,7 +36,6 @@ export const commitDurationGrowing: DiagnosisRule = {
     if (!points || !isGrowing(points)) return null;
     const trend = trendOf(points)!;
     return finding(
-      "commit-duration-growing",
       "warning",
       `Commit duration grew from ${ms(trend.start)} to ${ms(trend.end)} over ${formatDuration(trend.spanMs)} (+${ms(trend.slopePerMinute)} a minute): commits spend longer retrying`,
       [

@@ -50,7 +50,6 @@ export const commitError: DiagnosisRule = {
         }
       : null;
     return finding(
-      "commit-error",
       "critical",
       WHAT[cause](describeWriter(ctx), simpleClassName(newest.root.className)),
       compact([quoted, wrapper, writerLastCommit(ctx)]),

@@ -41,7 +41,6 @@ function flinkCase(ctx: DiagnosisContext) {
   if (!running) return null;
   const completed = health.latestCompletedMs!;
   return finding(
-    "commit-failing",
     "critical",
     `Checkpoints complete but ${describeWriter(ctx)} has not committed for ${formatDuration(ctx.writerAgeMs ?? ctx.elapsedSinceCommitMs ?? 0)}: the commit step itself fails`,
     compact([
@@ -68,7 +67,6 @@ function connectCase(ctx: DiagnosisContext) {
   const quietFor = ctx.writerAgeMs;
   const keepsRunning = sinkKeepsRunningOnFailure(connect.sinkVersion);
   return finding(
-    "commit-failing",
     "critical",
     `Connector ${status.name} reports RUNNING but its last commit landed ${quietFor !== undefined ? `${formatDuration(quietFor)} ago` : "before the retained history (older snapshots were expired)"}${keepsRunning ? `; sink ${connect.sinkVersion} logs failed commits and keeps running` : ""}`,
     compact([

@@ -24,7 +24,6 @@ export const commitNotAttempted: DiagnosisRule = {
       });
     }
     return finding(
-      "commit-not-attempted",
       "critical",
       notRunning
         ? `No commit was attempted: the writer job is ${job.job.state}, so no checkpoint completes to trigger one`

@@ -171,7 +171,6 @@ export const commitStateUnknown: DiagnosisRule = {
     if (failure.atMs === undefined || !ctx.table || !ctx.writer) {
       const s = ctx.writerNewest;
       return finding(
-        "commit-state-unknown",
         "critical",
         `The writer lost the catalog mid-commit${when}; check whether its snapshot landed before restarting anything`,
         compact([
@@ -198,20 +197,14 @@ export const commitStateUnknown: DiagnosisRule = {
     // Whether the commit landed is answered once the writer's snapshots say so: it landed, or the
     // writer (by its identity across restarts) committed after the window without it.
     const answered = check.landed !== undefined || check.resumed !== undefined;
-    return finding(
-      "commit-state-unknown",
-      "critical",
-      summary,
-      compact([failureItem(failure, count), ...checkItems(ctx, check)]),
-      {
-        quote,
-        ...(answered ? { answered: true } : {}),
-        ...(check.duplicate
-          ? { answer: "duplicate" as const }
-          : !check.landed && check.resumed
-            ? { answer: "recommitted" as const }
-            : {}),
-      },
-    );
+    return finding("critical", summary, compact([failureItem(failure, count), ...checkItems(ctx, check)]), {
+      quote,
+      ...(answered ? { answered: true } : {}),
+      ...(check.duplicate
+        ? { answer: "duplicate" as const }
+        : !check.landed && check.resumed
+          ? { answer: "recommitted" as const }
+          : {}),
+    });
   },
 };

@@ -74,6 +74,6 @@ export const committersInsideJob: DiagnosisRule = {
     const reading = ctx.insideJob;
     if (!reading) return null;
     const { summary, evidence } = words(ctx, reading);
-    return finding("committers-inside-job", ctx.troubled ? "critical" : "warning", summary, evidence);
+    return finding(ctx.troubled ? "critical" : "warning", summary, evidence);
   },
 };

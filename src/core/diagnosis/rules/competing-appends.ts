@@ -19,7 +19,6 @@ export const competingAppends: DiagnosisRule = {
     if (inWindow === 0 || around.count < MIN_APPENDS) return null;
     const names = around.committers.map((c) => c.name);
     return finding(
-      "competing-appends",
       "warning",
       `${names.length === 1 ? names[0] : `${names.length} other committers`} appended ${around.count} times around the failure (${inWindow} since the writer's last good commit)`,
       compact([

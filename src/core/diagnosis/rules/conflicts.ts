@@ -22,7 +22,6 @@ function conflictRule(
       const newest = failures[0];
       if (!newest) return null;
       return finding(
-        id,
         "critical",
         summary(failures.length, ctx),
         compact([failureItem(newest, failures.length), writerLastCommit(ctx)]),

@@ -46,7 +46,6 @@ export const connectCoordinatorStopped: DiagnosisRule = {
       data: { key: MAX_FAILURES_KEY, value: raw, effective: 1 },
     });
     return finding(
-      "connect-coordinator-stopped",
       "critical",
       `Connector ${status.name}: ${failedParts.join(", ")} FAILED after a commit failure; with a failure tolerance of 1 the coordinator stopped and commits halted`,
       compact([...items, writerLastCommit(ctx)]),

@@ -23,7 +23,6 @@ export const defaultRetryBudget: DiagnosisRule = {
     ] as const;
     const values = Object.fromEntries(keys.map((k) => [k, rawProperty(table.properties, k)]));
     return finding(
-      "default-retry-budget",
       "warning",
       `${retries === Number(TABLE_DEFAULTS["commit.retry.num-retries"]) ? "commit.retry.num-retries is at Iceberg's default of 4" : `commit.retry.num-retries is ${retries}, below Iceberg's default of 4,`} while ${plural(others.length, "other committer")} ${others.length === 1 ? "commits" : "commit"} around the failure`,
       [

@@ -46,7 +46,6 @@ export const frequentCommits: DiagnosisRule = {
       }
     }
     return finding(
-      "frequent-commits",
       "warning",
       "The writer commits more than once a minute; each commit is another race for the table",
       items,

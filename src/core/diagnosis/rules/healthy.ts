@@ -33,7 +33,6 @@ export const healthy: DiagnosisRule = {
         });
       }
       return finding(
-        "healthy",
         "info",
         ctx.idle
           ? `${describeWriter(ctx)} is quiet as expected (${ctx.idle.because}) and no commit failure is visible; ${idleNextCommit(ctx.idle)}`
@@ -45,21 +44,16 @@ export const healthy: DiagnosisRule = {
     }
     if (!ctx.table) return null;
     const newest = ctx.snapshots[ctx.snapshots.length - 1];
-    return finding(
-      "healthy",
-      "info",
-      "No streaming writer is attached to this table and no commit failure is visible",
-      [
-        {
-          source: "catalog",
-          detail: newest
-            ? `No Flink or Kafka Connect writer found; newest snapshot ${newest.snapshotId} (${newest.operation}) at ${iso(newest.timestampMs)}`
-            : "No Flink or Kafka Connect writer found and the table has no snapshots yet",
-          data: newest
-            ? { snapshotId: newest.snapshotId, committedAt: iso(newest.timestampMs) }
-            : { snapshotCount: 0 },
-        },
-      ],
-    );
+    return finding("info", "No streaming writer is attached to this table and no commit failure is visible", [
+      {
+        source: "catalog",
+        detail: newest
+          ? `No Flink or Kafka Connect writer found; newest snapshot ${newest.snapshotId} (${newest.operation}) at ${iso(newest.timestampMs)}`
+          : "No Flink or Kafka Connect writer found and the table has no snapshots yet",
+        data: newest
+          ? { snapshotId: newest.snapshotId, committedAt: iso(newest.timestampMs) }
+          : { snapshotCount: 0 },
+      },
+    ]);
   },
 };

@@ -25,7 +25,6 @@ function inWindowRule(
       const found = otherCommits(ctx, ctx.window.range, matches);
       if (found.count === 0) return null;
       return finding(
-        id,
         "warning",
         summary(found),
         compact([snapshotListItem(label, found.oldest, found.count), windowItem(ctx)]),

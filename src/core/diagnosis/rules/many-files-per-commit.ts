@@ -47,23 +47,18 @@ export const manyFilesPerCommit: DiagnosisRule = {
       reasons.push(`files per commit rose from ${Math.round(older)} to ${Math.round(newer)}`);
     }
     if (reasons.length === 0) return null;
-    return finding(
-      "many-files-per-commit",
-      "warning",
-      `${describeWriter(ctx)} commits many small files: ${reasons.join("; ")}`,
-      [
-        {
-          source: "catalog",
-          detail: `Last ${recent.length} commits by ${describeWriter(ctx)}: ${Math.round(avgFiles)} data files per commit, ${(avgFileBytes / 1024 / 1024).toFixed(1)} MiB per file`,
-          data: {
-            commits: recent.length,
-            averageFilesPerCommit: Math.round(avgFiles),
-            averageFileBytes: Math.round(avgFileBytes),
-            newestSnapshotId: recent[0]!.snapshotId,
-            addedDataFiles: files.slice(0, 10),
-          },
+    return finding("warning", `${describeWriter(ctx)} commits many small files: ${reasons.join("; ")}`, [
+      {
+        source: "catalog",
+        detail: `Last ${recent.length} commits by ${describeWriter(ctx)}: ${Math.round(avgFiles)} data files per commit, ${(avgFileBytes / 1024 / 1024).toFixed(1)} MiB per file`,
+        data: {
+          commits: recent.length,
+          averageFilesPerCommit: Math.round(avgFiles),
+          averageFileBytes: Math.round(avgFileBytes),
+          newestSnapshotId: recent[0]!.snapshotId,
+          addedDataFiles: files.slice(0, 10),
         },
-      ],
-    );
+      },
+    ]);
   },
 };

@@ -19,7 +19,6 @@ export const metadataOnlyChange: DiagnosisRule = {
     if (gap < MIN_GAP_MS) return null;
     const lastMetadata = table.metadataLog[table.metadataLog.length - 1];
     return finding(
-      "metadata-only-change",
       "info",
       `The table was last updated at ${iso(table.lastUpdatedMs)} but its newest data commit is ${formatDuration(gap)} older: a metadata-only change, not new data`,
       [

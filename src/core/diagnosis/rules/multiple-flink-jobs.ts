@@ -50,7 +50,6 @@ export const multipleFlinkJobs: DiagnosisRule = {
       if (items.length >= 5) break;
     }
     return finding(
-      "multiple-flink-jobs",
       "critical",
       `${ids.size} Flink jobs commit to this table (${[...ids].slice(0, 3).map(label).join(", ")}); every commit of one races the others`,
       items,

@@ -42,7 +42,6 @@ export const multipleWriters: DiagnosisRule = {
     const names = listed.slice(0, 3).map(nameOf);
     const more = listed.length > 3 ? ` and ${listed.length - 3} more` : "";
     return finding(
-      "multiple-writers",
       ctx.troubled ? "warning" : "info",
       `${listed.length + 1} writers commit to this table: ${describeWriter(ctx)} and ${names.join(", ")}${more} (${plural(found.count, "commit")} of theirs in the last ${plural(Math.round((w.endMs - w.lookbackStartMs) / 60_000), "minute")})`,
       [

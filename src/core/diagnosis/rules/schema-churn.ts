@@ -97,7 +97,6 @@ export const schemaChurn: DiagnosisRule = {
     const total = changes.length + after;
     if (total < MIN_CHANGES && !(named.length > 0 && total + named.length >= 1)) return null;
     return finding(
-      "schema-churn",
       "warning",
       named.length > 0
         ? `The schema changed ${Math.max(total, 1)} time(s) around the failure and the commit failed on it; each change is a commit that races the writer`

@@ -11,7 +11,6 @@ export const writerIdle: DiagnosisRule = {
     const idle = ctx.idle;
     if (!idle || ctx.failures.length > 0) return null;
     return finding(
-      "writer-idle",
       "info",
       `${describeWriter(ctx)} is ${idle.summary}`,
       compact([writerLastCommit(ctx), ...idle.evidence]),

@@ -146,7 +146,6 @@ export const writerLastSnapshotAtRisk: DiagnosisRule = {
     const direct = restoreEvidence(ctx);
     if (direct.length > 0) {
       return finding(
-        "writer-last-snapshot-at-risk",
         "critical",
         `${describeWriter(ctx)} cannot restore cleanly: the snapshot or metadata holding its last committed checkpoint is gone (expired)`,
         [...direct, settings.item],
@@ -158,7 +157,6 @@ export const writerLastSnapshotAtRisk: DiagnosisRule = {
     if (ctx.writerAgeMs < settings.maxAge * WARN_SHARE || newer < settings.minKeep) return null;
     const expired = ctx.writerAgeMs >= settings.maxAge;
     return finding(
-      "writer-last-snapshot-at-risk",
       "warning",
       `The Flink writer's last snapshot is ${formatDuration(ctx.writerAgeMs)} old; expiry ${expired ? "will" : "can soon"} remove it (max age ${formatDuration(settings.maxAge)}), losing the job's last committed checkpoint id`,
       [snapshotItem(newest, `${plural(newer, "newer snapshot")} by others`), settings.item],

@@ -18,7 +18,6 @@ function notDueYet(ctx: DiagnosisContext, who: string) {
   const since = ctx.writerSinceMs!;
   const due = ctx.firstCommitDueMs!;
   return finding(
-    "writer-never-committed",
     "info",
     `${who} has not committed to this table yet; its first commit is expected by ${iso(due)} (${formatDuration(due - ctx.now)} from now)`,
     [
@@ -85,7 +84,6 @@ export const writerNeverCommitted: DiagnosisRule = {
     }
     // A job that only just started has one stale period to make its first commit (checked above).
     return finding(
-      "writer-never-committed",
       "critical",
       `${who} has never committed to this table: its first commit has not landed (nothing was expired or lost)`,
       compact([...items, elapsedMetric(ctx)]),
