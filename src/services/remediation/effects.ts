@@ -82,13 +82,8 @@ export async function ensureProposalPosted(
   stepId: StepId,
 ): Promise<void> {
   const { approvers } = await policyOf(deps, record.table);
-  const built = builtProposal(deps, record, stepId, approvers);
-  if (built)
-    await deliver(deps, record, {
-      kind: "post-proposal",
-      name: `proposal-${built.proposalId}`,
-      view: built.view,
-    });
+  for (const message of messagesOf(deps, record, { type: "post-proposal", stepId }, [], {}, approvers))
+    await deliver(deps, record, message);
   await syncCard(deps, record, { queued: false });
 }
 
@@ -345,7 +340,7 @@ function verificationMessage(
     const offer = all.find((e) => e.type === "offer-next-step");
     outcome = {
       kind: "ineffective",
-      revertable: run.previous !== undefined && isRevertable(run),
+      revertable: isRevertable(run),
       ...(offer?.type === "offer-next-step"
         ? {
             nextStep: {

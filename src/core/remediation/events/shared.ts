@@ -116,10 +116,12 @@ export function approvalsNeeded(step: Step): number {
   return step.risky ? 2 : 1;
 }
 
+/** The bot applied the change and kept the values it replaced, so it can put them back. */
 export function isRevertable(run: StepRun): boolean {
   return (
     (run.change.kind === "table-properties" || run.change.kind === "connector-config") &&
-    run.appliedBy === "bot"
+    run.appliedBy === "bot" &&
+    run.previous !== undefined
   );
 }
 
