@@ -3,8 +3,8 @@
 // story (core/story) instead.
 
 import type { StepId } from "../../core/ids.js";
+import { isAutomatic } from "../../core/remediation/change.js";
 import type { RemediationRecord } from "../../core/remediation/record.js";
-
 import type { Step, VerifySignal } from "../../core/remediation/schema.js";
 import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
@@ -67,7 +67,7 @@ export function proposalView(
       playbook: record.walk.playbookId,
       summary: step.title,
       change: run.change,
-      automatic: step.automatic && run.change.kind !== "manual",
+      automatic: isAutomatic(step, run.change),
     },
     index: proposalIndex(record, proposalId),
     why: step.why,
