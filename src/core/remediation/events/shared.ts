@@ -152,8 +152,12 @@ export function openProposal(
   ctx: MachineContext,
 ): { ok: true; run: StepRun } | { ok: false; result: TransitionResult } {
   const cur = state.current;
-  const stale = staleButton(state, event.stepId, event.user, event, now);
-  if (stale || !cur) return { ok: false, result: stale ?? noCurrent(state, event, now, event.user) };
+  const stale = staleButton(state, event, now);
+  if (stale || !cur)
+    return {
+      ok: false,
+      result: stale ?? alreadyHandled(state, now, event, event.user, { kind: "no-open-proposal" }),
+    };
   const denied = notPermitted(state, event, now, ctx);
   if (denied) return { ok: false, result: denied };
   return { ok: true, run: cur };
@@ -177,26 +181,16 @@ export function notPermitted(
 }
 
 /** Refuses buttons of another step (an older proposal, or one posted while a change is in flight). */
-function staleButton(
-  state: WalkState,
-  stepId: StepId,
-  user: string,
-  event: RemediationEvent,
-  now: number,
-): TransitionResult | undefined {
+function staleButton(state: WalkState, event: ButtonEvent, now: number): TransitionResult | undefined {
   const cur = state.current;
   const busy = inFlight(state);
-  if (busy && busy.stepId !== stepId) {
-    return refuse(state, now, event, user, busyNotice(state, busy, now));
+  if (busy && busy.stepId !== event.stepId) {
+    return refuse(state, now, event, event.user, busyNotice(state, busy, now));
   }
-  if (cur && cur.stepId !== stepId) {
-    return alreadyHandled(state, now, event, user, { kind: "not-current", currentStepId: cur.stepId });
+  if (cur && cur.stepId !== event.stepId) {
+    return alreadyHandled(state, now, event, event.user, { kind: "not-current", currentStepId: cur.stepId });
   }
   return undefined;
-}
-
-function noCurrent(state: WalkState, event: RemediationEvent, now: number, user: string): TransitionResult {
-  return alreadyHandled(state, now, event, user, { kind: "no-open-proposal" });
 }
 
 export function refuse(
