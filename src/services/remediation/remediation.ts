@@ -26,8 +26,6 @@ import { runChangeJob } from "./jobs.js";
 import { noRemediation, type Proposal, proposalOrNote, propose, type RunOptions, run } from "./pipeline.js";
 import { stepRisk } from "./views.js";
 
-export type { RemediationDeps } from "./deps.js";
-
 /** What a person did in Slack, recorded by the receiver as a job a worker carries out. */
 type PersonJob = Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>;
 export type ButtonKind = Extract<RemediationJob, { kind: "click" }>["button"];
