@@ -352,7 +352,7 @@ function verificationMessage(
         : {}),
     };
   }
-  const check = { index: effect.checkIndex, total: effect.checksTotal, recovered: effect.recovered };
+  const check = { index: effect.checkIndex, total: effect.checksTotal };
   const view = verificationView(record, run, step, proposalId, check, recovery, outcome);
   return [{ kind: "upsert-verification", name: `verify-${proposalId}`, view }];
 }

@@ -146,7 +146,7 @@ export function verificationView(
   run: StepRun,
   step: Step,
   proposalId: string,
-  check: { index: number; total: number; recovered: boolean },
+  check: { index: number; total: number },
   recovery: RecoveryResult | undefined,
   outcome: VerificationOutcome | undefined,
 ): VerificationView {
@@ -167,7 +167,7 @@ export function verificationView(
     table: record.table,
     stepTitle: step.title,
     writer,
-    check: { index: check.index, total: check.total },
+    check,
     ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),
     // What is still to do: an item already marked done (with the step's Done by hand) is not.
     ...(pendingItems(record.openItems).length
