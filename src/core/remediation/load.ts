@@ -154,28 +154,27 @@ function checkReachable(playbook: Playbook, steps: StepsById, add: Add): void {
 
 function checkEnds(playbook: Playbook, terminals: Set<string>, add: Add): void {
   // Every step must be able to end: some chain of transitions reaches a terminal.
-  if (terminals.size > 0) {
-    const ends = new Set<string>();
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const step of playbook.steps) {
-        if (ends.has(step.id)) continue;
-        if (step.transitions.ineffective.some((t) => terminals.has(t) || ends.has(t))) {
-          ends.add(step.id);
-          grew = true;
-        }
+  if (terminals.size === 0) return;
+  const ends = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const step of playbook.steps) {
+      if (ends.has(step.id)) continue;
+      if (step.transitions.ineffective.some((t) => terminals.has(t) || ends.has(t))) {
+        ends.add(step.id);
+        grew = true;
       }
     }
-    playbook.steps.forEach((step, i) => {
-      if (!ends.has(step.id)) {
-        add(
-          ["steps", i, "transitions"],
-          `step ${step.id} never reaches a terminal state when it does not help`,
-        );
-      }
-    });
   }
+  playbook.steps.forEach((step, i) => {
+    if (!ends.has(step.id)) {
+      add(
+        ["steps", i, "transitions"],
+        `step ${step.id} never reaches a terminal state when it does not help`,
+      );
+    }
+  });
 }
 
 function checkAuditFixes(
