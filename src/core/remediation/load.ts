@@ -17,8 +17,6 @@ export interface ParseResult {
   problems: PlaybookProblem[];
 }
 
-type PathSegment = PropertyKey;
-
 export function parsePlaybook(text: string, file: string): ParseResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -33,7 +31,7 @@ export function parsePlaybook(text: string, file: string): ParseResult {
       })),
     };
   }
-  const locate = (path: readonly PathSegment[]) => lineOfPath({ isMap, isScalar, isSeq }, doc, path, lineAt);
+  const locate: Locate = (path) => lineOfPath({ isMap, isScalar, isSeq }, doc, path, lineAt);
   const parsed = PlaybookFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
     return {
@@ -52,9 +50,9 @@ export function parsePlaybook(text: string, file: string): ParseResult {
   return problems.length > 0 ? { problems } : { playbook: parsed.data, problems };
 }
 
-type Locate = (path: readonly PathSegment[]) => number;
+type Locate = (path: readonly PropertyKey[]) => number;
 
-type Add = (path: readonly PathSegment[], message: string) => void;
+type Add = (path: readonly PropertyKey[], message: string) => void;
 type StepsById = Map<string, Playbook["steps"][number]>;
 
 function checkStepGraph(playbook: Playbook, file: string, locate: Locate): PlaybookProblem[] {
