@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import { STEP_IDS, type StepId } from "../ids.js";
 import { type Change, ChangeSchema } from "../report/schema.js";
+import type { ResolvedTableSettings } from "../settings.js";
 import type { CheckOutcome, Unseen } from "../verification/check.js";
 import type { Playbook } from "./schema.js";
 
@@ -285,16 +286,11 @@ export type Effect =
   | { type: "audit"; entry: AuditEntry }
   | { type: "revert-change"; stepId: StepId };
 
-export interface FollowUpSettings {
-  intervalSeconds: number;
-  checks: number;
-}
-
 export interface MachineContext {
   playbook: Playbook;
   policy: ApprovalPolicy;
   /** BOT_CONFIG followUp for the table; 300 s x 6 checks when absent. */
-  followUp?: FollowUpSettings;
+  followUp?: ResolvedTableSettings["followUp"];
 }
 
 export interface TransitionResult {

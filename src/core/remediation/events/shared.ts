@@ -7,7 +7,6 @@ import type { Step } from "../schema.js";
 import {
   type AuditEntry,
   type Effect,
-  type FollowUpSettings,
   IN_FLIGHT_PHASES,
   type MachineContext,
   type Notice,
@@ -17,8 +16,6 @@ import {
   type TransitionResult,
   type WalkState,
 } from "../walk.js";
-
-const DEFAULT_FOLLOW_UP: FollowUpSettings = { intervalSeconds: 300, checks: 6 };
 
 export type EventOf<T extends RemediationEvent["type"]> = Extract<RemediationEvent, { type: T }>;
 export type Handler<T extends RemediationEvent["type"]> = (
@@ -107,7 +104,7 @@ export function findStep(ctx: MachineContext, id: string): Step | undefined {
 }
 
 export function verifyPlan(step: Step, ctx: MachineContext): { checksTotal: number; intervalMs: number } {
-  const followUp = ctx.followUp ?? DEFAULT_FOLLOW_UP;
+  const followUp = ctx.followUp ?? { intervalSeconds: 300, checks: 6 };
   return { checksTotal: step.verify.checks ?? followUp.checks, intervalMs: followUp.intervalSeconds * 1000 };
 }
 
