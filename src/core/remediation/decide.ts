@@ -24,13 +24,10 @@ export interface DecideContext extends MachineContext {
   openItems?: OpenItem[];
 }
 
-/** Someone did what the report left open (removed the duplicate) and says so. */
-interface ItemDoneEvent {
-  type: "item-done";
-  user: string;
-}
-
-export type RecordEvent = RemediationEvent | ItemDoneEvent;
+export type RecordEvent =
+  | RemediationEvent
+  /** Someone did what the report left open (removed the duplicate) and says so. */
+  | { type: "item-done"; user: string };
 
 export interface Decision {
   record: RemediationRecord;
