@@ -7,7 +7,7 @@ import type { ApprovalPolicy } from "../approval/policy.js";
 import { STEP_IDS, type StepId } from "../ids.js";
 import { type Change, ChangeSchema } from "../report/schema.js";
 import type { ResolvedTableSettings } from "../settings.js";
-import type { CheckOutcome, Unseen } from "../verification/check.js";
+import type { CheckOutcome, RecoveryResult, Unseen } from "../verification/check.js";
 import type { Playbook } from "./schema.js";
 
 const STEP_PHASES = [
@@ -148,14 +148,9 @@ export function checkOutcome(check: Pick<CheckRecord, "recovered" | "outcome">):
   return check.outcome ?? (check.recovered ? "recovered" : "not-yet");
 }
 
-/** The result a follow-up check hands the machine. */
-export interface CheckResult {
-  recovered: boolean;
-  detail: string;
-  /** Absent from older callers: read by `recovered`. */
-  outcome?: CheckOutcome;
-  unseen?: Unseen[];
-}
+/** What a follow-up check hands the machine; without an outcome (older callers), read by `recovered`. */
+export type CheckResult = Pick<RecoveryResult, "recovered" | "detail" | "unseen"> &
+  Partial<Pick<RecoveryResult, "outcome">>;
 
 export type RemediationEvent =
   | { type: "propose"; stepId: StepId; change: Change; target?: ProposalTarget; requestedBy?: string }
