@@ -17,7 +17,8 @@ import type { SweepStore } from "../adapters/store/sweep-store.js";
 import type { DiagnoseJob, SlackJob } from "../core/jobs.js";
 import type { AuditFn, DiagnoseFn } from "../services/incident/deps.js";
 import type { EvidencePorts, SlackOutboxPort } from "../services/ports.js";
-import type { Remediation, RemediationDeps } from "../services/remediation/remediation.js";
+import type { RemediationDeps } from "../services/remediation/deps.js";
+import type { Remediation } from "../services/remediation/remediation.js";
 import type { SweepService } from "../services/sweep/service.js";
 import type { WorkerSupervisor, WorkerSupervisorOptions } from "../worker-supervisor.js";
 

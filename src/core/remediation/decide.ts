@@ -14,7 +14,7 @@ import type { Effect, MachineContext, RemediationEvent, TransitionResult, WalkSt
 export interface DecideContext extends MachineContext {
   /** The proposal the button belonged to; older proposals are refused as out of date. */
   proposalId?: string;
-  /** The writer a follow-up check identified. */
+  /** The writer the diagnosis named, or the one a follow-up check identified. */
   writer?: RemediationRecord["writer"];
   /** When the writer's first snapshot after the change landed, if a check saw one. */
   recoveredAtMs?: number;
@@ -24,13 +24,10 @@ export interface DecideContext extends MachineContext {
   openItems?: OpenItem[];
 }
 
-/** Someone did what the report left open (removed the duplicate) and says so. */
-interface ItemDoneEvent {
-  type: "item-done";
-  user: string;
-}
-
-export type RecordEvent = RemediationEvent | ItemDoneEvent;
+export type RecordEvent =
+  | RemediationEvent
+  /** Someone did what the report left open (removed the duplicate) and says so. */
+  | { type: "item-done"; user: string };
 
 export interface Decision {
   record: RemediationRecord;

@@ -17,8 +17,6 @@ export interface ParseResult {
   problems: PlaybookProblem[];
 }
 
-type PathSegment = PropertyKey;
-
 export function parsePlaybook(text: string, file: string): ParseResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -33,7 +31,7 @@ export function parsePlaybook(text: string, file: string): ParseResult {
       })),
     };
   }
-  const locate = (path: readonly PathSegment[]) => lineOfPath({ isMap, isScalar, isSeq }, doc, path, lineAt);
+  const locate: Locate = (path) => lineOfPath({ isMap, isScalar, isSeq }, doc, path, lineAt);
   const parsed = PlaybookFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
     return {
@@ -52,9 +50,9 @@ export function parsePlaybook(text: string, file: string): ParseResult {
   return problems.length > 0 ? { problems } : { playbook: parsed.data, problems };
 }
 
-type Locate = (path: readonly PathSegment[]) => number;
+type Locate = (path: readonly PropertyKey[]) => number;
 
-type Add = (path: readonly PathSegment[], message: string) => void;
+type Add = (path: readonly PropertyKey[], message: string) => void;
 type StepsById = Map<string, Playbook["steps"][number]>;
 
 function checkStepGraph(playbook: Playbook, file: string, locate: Locate): PlaybookProblem[] {
@@ -154,28 +152,27 @@ function checkReachable(playbook: Playbook, steps: StepsById, add: Add): void {
 
 function checkEnds(playbook: Playbook, terminals: Set<string>, add: Add): void {
   // Every step must be able to end: some chain of transitions reaches a terminal.
-  if (terminals.size > 0) {
-    const ends = new Set<string>();
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const step of playbook.steps) {
-        if (ends.has(step.id)) continue;
-        if (step.transitions.ineffective.some((t) => terminals.has(t) || ends.has(t))) {
-          ends.add(step.id);
-          grew = true;
-        }
+  if (terminals.size === 0) return;
+  const ends = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const step of playbook.steps) {
+      if (ends.has(step.id)) continue;
+      if (step.transitions.ineffective.some((t) => terminals.has(t) || ends.has(t))) {
+        ends.add(step.id);
+        grew = true;
       }
     }
-    playbook.steps.forEach((step, i) => {
-      if (!ends.has(step.id)) {
-        add(
-          ["steps", i, "transitions"],
-          `step ${step.id} never reaches a terminal state when it does not help`,
-        );
-      }
-    });
   }
+  playbook.steps.forEach((step, i) => {
+    if (!ends.has(step.id)) {
+      add(
+        ["steps", i, "transitions"],
+        `step ${step.id} never reaches a terminal state when it does not help`,
+      );
+    }
+  });
 }
 
 function checkAuditFixes(

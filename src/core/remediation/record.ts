@@ -1,69 +1,88 @@
 // The remediation record: the aggregate guided remediation decides on. It holds the walk (state machine
 // state), the proposals posted for it with their ids, and the counters that make job ids unique.
-// Stored as JSON by the remediation store; decided on by decide() in decide.ts.
+// Stored as JSON by the remediation store, checked against the schema below whenever it is read
+// (record-format.ts); decided on by decide() in decide.ts.
 
-import type { StepId } from "../ids.js";
+import { z } from "zod";
 import type { OpenItem } from "../verification/open-items.js";
-import type { Recovery } from "../verification/recovery.js";
-import type { WalkState } from "./walk.js";
+import { type Known, StepIdSchema, WalkStateSchema } from "./walk.js";
 
-/** One proposal message: a step put to the thread. Buttons carry its id. */
-interface ProposalRef {
-  id: string;
-  stepId: StepId;
-  atMs: number;
-}
+/** An earlier incident's lesson, kept with the walk so each proposal can be marked by it. */
+const MemorySchema = z.looseObject({
+  earlierIncidentId: z.string(),
+  fixedBy: StepIdSchema.optional(),
+  didNotHelp: z.array(StepIdSchema),
+});
 
-export interface RemediationRecord {
-  /** Stored format (record-format.ts); absent in what 0.1.0 wrote. */
-  format?: number;
-  incidentId: string;
-  table: string;
-  channel: string;
-  walk: WalkState;
-  /** Every proposal posted, oldest first; the last one for the current step is the live one. */
-  proposals: ProposalRef[];
+// Loose objects: a record written by the next release (fields added) still reads after a rollback.
+export const RemediationRecordSchema = z.looseObject({
+  /** Stored format (record-format.ts); absent in what 0.1.0 wrote, set by the read before this check. */
+  format: z.number().optional(),
+  incidentId: z.string().min(1),
+  table: z.string().min(1),
+  channel: z.string(),
+  walk: WalkStateSchema,
+  /** Every proposal posted, oldest first; a step's last one is the live one (its buttons carry its id). */
+  proposals: z.array(z.looseObject({ id: z.string(), stepId: StepIdSchema, atMs: z.number() })),
   /** Bumped for each apply the machine asks for; part of the apply job id. */
-  applySeq: number;
-  revertSeq: number;
+  applySeq: z.number().int().min(0),
+  revertSeq: z.number().int().min(0),
   /** The diagnosis whose next step was proposed, so a retried diagnosis job proposes once. */
-  proposedForDiagnosis?: number;
+  proposedForDiagnosis: z.number().optional(),
   /**
    * The writer the follow-ups watch: the one the diagnosis named as failing (its name, committer
    * operator and failure time let a successor run count as it), or the one a check identified.
    */
-  writer?: {
-    kind: "flink-job" | "connector";
-    id: string;
-    name?: string;
-    operatorId?: string;
-    failedAtMs?: number;
-    /** The Flink source or Connect cluster it runs on, when the bot reads named sources. */
-    cluster?: string;
-  };
+  writer: z
+    .looseObject({
+      kind: z.enum(["flink-job", "connector"]),
+      id: z.string(),
+      name: z.string().optional(),
+      operatorId: z.string().optional(),
+      failedAtMs: z.number().optional(),
+      /** The Flink source or Connect cluster it runs on, when the bot reads named sources. */
+      cluster: z.string().optional(),
+    })
+    .optional(),
   /**
    * When the writer's first snapshot after the change landed. Kept for readers of older records;
    * `recovery` says the same with the change time and whether the change earned it.
    */
-  recoveredAtMs?: number;
+  recoveredAtMs: z.number().optional(),
   /**
-   * The writer's first commit after the resolving step's change: "fixed" only when the failing
-   * writer was failing when the change was made and recovered after it; "already-flowing" when
-   * it was committing already. Absent in records written before it.
+   * The writer's first commit after the resolving step's change (core/verification/recovery.ts).
+   * Added in format 2: a record without it reads by recoveredAtMs.
    */
-  recovery?: Recovery;
+  recovery: z
+    .looseObject({
+      atMs: z.number(),
+      changeAtMs: z.number(),
+      credit: z.enum(["fixed", "already-flowing"]),
+      stepId: StepIdSchema,
+    })
+    .optional(),
   /** What the table's earlier incident with the same cause says about the steps (core/history). */
-  memory?: RemediationMemory;
+  memory: MemorySchema.optional(),
   /** What the diagnosis leaves for a person (a duplicate to remove), and who marked it done. */
-  openItems?: OpenItem[];
-}
+  openItems: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        text: z.string(),
+        statement: z.string().optional(),
+        resolvedBy: StepIdSchema.optional(),
+        doneBy: z.string().optional(),
+        doneAtMs: z.number().optional(),
+      }),
+    )
+    .optional(),
+});
 
-/** An earlier incident's lesson, kept with the walk so each proposal can be marked by it. */
-export interface RemediationMemory {
-  earlierIncidentId: string;
-  fixedBy?: StepId;
-  didNotHelp: StepId[];
-}
+/** The stored open items are checked for the fields the bot reads back; the rest are kept as written. */
+export type RemediationRecord = Omit<Known<z.infer<typeof RemediationRecordSchema>>, "openItems"> & {
+  openItems?: OpenItem[];
+};
+export type RemediationMemory = Known<z.infer<typeof MemorySchema>>;
 
 export interface Versioned<T> {
   version: number;

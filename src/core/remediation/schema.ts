@@ -181,13 +181,12 @@ export type PropertyTemplate = z.infer<typeof PropertyTemplateSchema>;
 export type ChangeTemplate = z.infer<typeof ChangeTemplateSchema>;
 export type Step = z.infer<typeof StepSchema>;
 export type Playbook = z.infer<typeof StepPlaybookSchema>;
-type AuditFix = z.infer<typeof AuditFixSchema>;
 export type PlaybookFile = z.infer<typeof PlaybookFileSchema>;
 
 /** Everything loaded from a playbooks directory. */
 export interface PlaybookSet {
   playbooks: Playbook[];
-  auditFixes: Partial<Record<(typeof AUDIT_CHECK_IDS)[number], AuditFix>>;
+  auditFixes: z.infer<typeof AuditFixesSchema>["fixes"];
   /** Which file each playbook came from, for messages. */
   files: Record<string, string>;
 }

@@ -5,8 +5,6 @@ import type { NextStep } from "../report/schema.js";
 import { type ChangeFacts, isAutomatic, proposeChange } from "./change.js";
 import type { Playbook, Step } from "./schema.js";
 
-export type { ChangeFacts } from "./change.js";
-
 /** The report's nextStep for a step, or undefined when no variant fits this writer. */
 export function buildNextStep(playbook: Playbook, step: Step, facts: ChangeFacts): NextStep | undefined {
   const change = proposeChange(step, facts);

@@ -1,13 +1,16 @@
 // The types of a playbook walk: its state per table, the events that move it and the effects
-// the services carry out. Everything is plain data so a walk can be stored as JSON in Redis.
+// the services carry out. Everything is plain data so a walk can be stored as JSON in Redis; the
+// state's types are read from the schema every stored walk is checked against (record-format.ts).
 
+import { z } from "zod";
 import type { ApprovalPolicy } from "../approval/policy.js";
-import type { StepId } from "../ids.js";
-import type { Change } from "../report/schema.js";
-import type { CheckOutcome, Unseen } from "../verification/check.js";
+import { STEP_IDS, type StepId } from "../ids.js";
+import { type Change, ChangeSchema } from "../report/schema.js";
+import type { ResolvedTableSettings } from "../settings.js";
+import type { CheckOutcome, RecoveryResult, Unseen } from "../verification/check.js";
 import type { Playbook } from "./schema.js";
 
-export const STEP_PHASES = [
+const STEP_PHASES = [
   "proposed",
   "approved",
   "applying",
@@ -35,103 +38,119 @@ export const IN_FLIGHT_PHASES: readonly StepPhase[] = [
   "reverting",
 ];
 
-interface Approval {
-  user: string;
-  reason?: string;
-  confirmations: string[];
-  atMs: number;
-}
+/**
+ * A loose object's type without its index signature: the fields this release reads and writes. A
+ * record of values (no named field) stays as it is.
+ */
+export type Known<T> = T extends readonly (infer U)[]
+  ? Known<U>[]
+  : T extends object
+    ? keyof Named<T> extends never
+      ? T
+      : Named<T>
+    : T;
+type Named<T> = { [K in keyof T as string extends K ? never : K]: Known<T[K]> };
 
-export interface CheckRecord {
-  index: number;
-  atMs: number;
+const APPLY_FAILURES = ["conflict", "unknown", "error"] as const;
+type ApplyFailure = (typeof APPLY_FAILURES)[number];
+const WALK_STATUSES = ["active", "resolved", "stalled", "stopped"] as const;
+type WalkStatus = (typeof WALK_STATUSES)[number];
+
+export const StepIdSchema = z.enum(STEP_IDS);
+const PhaseSchema = z.enum(STEP_PHASES);
+/** Values of what a change set (null = was unset), so it can be reverted. */
+const ValuesSchema = z.record(z.string(), z.string().nullable());
+
+const CheckRecordSchema = z.looseObject({
+  index: z.number(),
+  atMs: z.number(),
   /** Kept for records written before `outcome`: read a record through checkOutcome(). */
-  recovered: boolean;
-  /** Absent in records written before it; checkOutcome() reads those by `recovered`. */
-  outcome?: CheckOutcome;
-  detail: string;
+  recovered: z.boolean(),
+  outcome: z.enum(["recovered", "not-yet", "could-not-check"]).optional(),
+  detail: z.string(),
   /** What the check could not read (the source and its error), when it could not check. */
-  unseen?: Unseen[];
-}
-
-/** A check's outcome, also for a record written before outcomes were kept. */
-export function checkOutcome(check: Pick<CheckRecord, "recovered" | "outcome">): CheckOutcome {
-  return check.outcome ?? (check.recovered ? "recovered" : "not-yet");
-}
-
-/** The result a follow-up check hands the machine. */
-export interface CheckResult {
-  recovered: boolean;
-  detail: string;
-  /** Absent from older callers: read by `recovered`. */
-  outcome?: CheckOutcome;
-  unseen?: Unseen[];
-}
-
-/** Previous values of what a change set (null = was unset), so it can be reverted. */
-export type PreviousValues = Record<string, string | null>;
+  unseen: z.array(z.looseObject({ source: z.string(), reason: z.string() })).optional(),
+});
 
 /**
  * What a proposal was made against, read when it was made: the table's uuid and metadata file,
  * and the values the change replaces. The apply asserts the uuid, so a table dropped and
  * recreated in between never receives a change meant for the old one.
  */
-export interface ProposalTarget {
-  uuid?: string;
-  metadataLocation?: string;
-  values: Record<string, string | null>;
-}
+const ProposalTargetSchema = z.looseObject({
+  uuid: z.string().optional(),
+  metadataLocation: z.string().optional(),
+  values: ValuesSchema,
+});
 
-export interface StepRun {
-  stepId: StepId;
-  phase: StepPhase;
-  change: Change;
-  target?: ProposalTarget;
+const StepRunSchema = z.looseObject({
+  stepId: StepIdSchema,
+  phase: PhaseSchema,
+  change: ChangeSchema,
+  target: ProposalTargetSchema.optional(),
   /** Who asked for the step (the person behind the diagnosis), when a person did. */
-  requestedBy?: string;
-  proposedAtMs: number;
-  approvals: Approval[];
+  requestedBy: z.string().optional(),
+  proposedAtMs: z.number(),
+  approvals: z.array(
+    z.looseObject({
+      user: z.string(),
+      reason: z.string().optional(),
+      confirmations: z.array(z.string()),
+      atMs: z.number(),
+    }),
+  ),
   /** When the bot applied the change, or when someone pressed Done by hand. */
-  appliedAtMs?: number;
+  appliedAtMs: z.number().optional(),
   /**
    * When the change counts from, for the follow-up checks and the recovery time: when the bot's
    * apply started, or for a change done by hand its proposal (changeTimeOf in
    * core/verification/recovery.ts).
    */
-  changeAtMs?: number;
-  appliedBy?: string;
-  previous?: PreviousValues;
-  checksDone: number;
-  checksTotal: number;
-  intervalMs: number;
+  changeAtMs: z.number().optional(),
+  appliedBy: z.string().optional(),
+  previous: ValuesSchema.optional(),
+  checksDone: z.number().int().min(0),
+  checksTotal: z.number().int().min(0),
+  intervalMs: z.number().min(0),
   /** When the last follow-up check is due (or was due). */
-  verifyEndsAtMs?: number;
-  checks: CheckRecord[];
-  failure?: { outcome: ApplyFailure; message: string; atMs: number };
-  /** Who pressed Skip, for the incident's history. */
-  skippedBy?: string;
+  verifyEndsAtMs: z.number().optional(),
+  checks: z.array(CheckRecordSchema),
+  failure: z
+    .looseObject({ outcome: z.enum(APPLY_FAILURES), message: z.string(), atMs: z.number() })
+    .optional(),
   /** The phase a run had before a revert started, restored if the revert fails. */
-  beforeRevert?: StepPhase;
-  endedAtMs?: number;
-}
+  beforeRevert: PhaseSchema.optional(),
+  /** Who pressed Skip, for the incident's history. */
+  skippedBy: z.string().optional(),
+  endedAtMs: z.number().optional(),
+});
 
-export const WALK_STATUSES = ["active", "resolved", "stalled", "stopped"] as const;
-type WalkStatus = (typeof WALK_STATUSES)[number];
-
-export interface WalkState {
+export const WalkStateSchema = z.looseObject({
   /** namespace.table */
-  table: string;
-  playbookId: string;
-  status: WalkStatus;
-  startedAtMs: number;
-  current?: StepRun;
+  table: z.string(),
+  playbookId: z.string(),
+  status: z.enum(WALK_STATUSES),
+  startedAtMs: z.number(),
+  current: StepRunSchema.optional(),
   /** Finished step runs, oldest first. */
-  history: StepRun[];
-  endedAtMs?: number;
+  history: z.array(StepRunSchema),
+  endedAtMs: z.number().optional(),
+});
+
+export type CheckRecord = Known<z.infer<typeof CheckRecordSchema>>;
+export type PreviousValues = z.infer<typeof ValuesSchema>;
+export type ProposalTarget = Known<z.infer<typeof ProposalTargetSchema>>;
+export type StepRun = Known<z.infer<typeof StepRunSchema>>;
+export type WalkState = Known<z.infer<typeof WalkStateSchema>>;
+
+/** A check's outcome, also for a record written before outcomes were kept. */
+export function checkOutcome(check: Pick<CheckRecord, "recovered" | "outcome">): CheckOutcome {
+  return check.outcome ?? (check.recovered ? "recovered" : "not-yet");
 }
 
-export const APPLY_FAILURES = ["conflict", "unknown", "error"] as const;
-type ApplyFailure = (typeof APPLY_FAILURES)[number];
+/** What a follow-up check hands the machine; without an outcome (older callers), read by `recovered`. */
+export type CheckResult = Pick<RecoveryResult, "recovered" | "detail" | "unseen"> &
+  Partial<Pick<RecoveryResult, "outcome">>;
 
 export type RemediationEvent =
   | { type: "propose"; stepId: StepId; change: Change; target?: ProposalTarget; requestedBy?: string }
@@ -262,16 +281,11 @@ export type Effect =
   | { type: "audit"; entry: AuditEntry }
   | { type: "revert-change"; stepId: StepId };
 
-export interface FollowUpSettings {
-  intervalSeconds: number;
-  checks: number;
-}
-
 export interface MachineContext {
   playbook: Playbook;
   policy: ApprovalPolicy;
   /** BOT_CONFIG followUp for the table; 300 s x 6 checks when absent. */
-  followUp?: FollowUpSettings;
+  followUp?: ResolvedTableSettings["followUp"];
 }
 
 export interface TransitionResult {

@@ -6,8 +6,8 @@
 import { type ApprovalPolicy, policyFor } from "../../core/approval/policy.js";
 import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { Playbook, PlaybookSet, Step } from "../../core/remediation/schema.js";
-import type { FollowUpSettings, MachineContext } from "../../core/remediation/walk.js";
-import { type BotConfig, tableSettings } from "../../core/settings.js";
+import type { MachineContext } from "../../core/remediation/walk.js";
+import { type BotConfig, type ResolvedTableSettings, tableSettings } from "../../core/settings.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";
 import type {
@@ -90,7 +90,7 @@ export async function contextOf(deps: RemediationDeps, record: RemediationRecord
   };
 }
 
-export function followUpOf(deps: RemediationDeps, table: string): FollowUpSettings {
+export function followUpOf(deps: RemediationDeps, table: string): ResolvedTableSettings["followUp"] {
   const settings = tableSettings(deps.bot, table).followUp;
   const intervalSeconds =
     deps.followUpIntervalMs === undefined ? settings.intervalSeconds : deps.followUpIntervalMs / 1000;

@@ -6,7 +6,7 @@
 import type { StepId } from "../../core/ids.js";
 import { isRevertable } from "../../core/remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord } from "../../core/remediation/record.js";
-import type { Effect, Notice, StepRun } from "../../core/remediation/walk.js";
+import type { Effect, Notice } from "../../core/remediation/walk.js";
 import { walkStory } from "../../core/story/steps.js";
 import type { CheckOutcome, RecoveryResult } from "../../core/verification/check.js";
 import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
@@ -82,13 +82,8 @@ export async function ensureProposalPosted(
   stepId: StepId,
 ): Promise<void> {
   const { approvers } = await policyOf(deps, record.table);
-  const built = builtProposal(deps, record, stepId, approvers);
-  if (built)
-    await deliver(deps, record, {
-      kind: "post-proposal",
-      name: `proposal-${built.proposalId}`,
-      view: built.view,
-    });
+  for (const message of messagesOf(deps, record, { type: "post-proposal", stepId }, [], {}, approvers))
+    await deliver(deps, record, message);
   await syncCard(deps, record, { queued: false });
 }
 
@@ -298,9 +293,13 @@ export async function finishResolution(deps: RemediationDeps, record: Remediatio
   await deps.onResolution?.("after-history");
 }
 
-function runFor(record: RemediationRecord, stepId: StepId): StepRun | undefined {
-  if (record.walk.current?.stepId === stepId) return record.walk.current;
-  return record.walk.history.findLast((r) => r.stepId === stepId);
+/** A step's newest run, its playbook definition and its live proposal id, when all three are known. */
+function proposalOf(deps: RemediationDeps, record: RemediationRecord, stepId: StepId) {
+  const { current, history } = record.walk;
+  const run = current?.stepId === stepId ? current : history.findLast((r) => r.stepId === stepId);
+  const step = stepOf(deps, record, stepId);
+  const proposalId = proposalIdFor(record, stepId);
+  return run && step && proposalId ? { run, step, proposalId } : undefined;
 }
 
 function builtProposal(
@@ -309,12 +308,10 @@ function builtProposal(
   stepId: StepId,
   approvers: readonly string[] | undefined,
 ) {
-  if (!approvers) return undefined;
-  const run = runFor(record, stepId);
-  const step = stepOf(deps, record, stepId);
-  const proposalId = proposalIdFor(record, stepId);
-  if (!run || !step || !proposalId) return undefined;
-  return { run, proposalId, view: proposalView(record, run, step, proposalId, approvers) };
+  const found = approvers && proposalOf(deps, record, stepId);
+  return (
+    found && { ...found, view: proposalView(record, found.run, found.step, found.proposalId, approvers) }
+  );
 }
 
 function verificationMessage(
@@ -324,10 +321,9 @@ function verificationMessage(
   all: readonly Effect[],
   recovery: RecoveryResult | undefined,
 ): RemediationMessage[] {
-  const proposalId = proposalIdFor(record, effect.stepId);
-  const run = runFor(record, effect.stepId);
-  const step = stepOf(deps, record, effect.stepId);
-  if (!proposalId || !run || !step) return [];
+  const found = proposalOf(deps, record, effect.stepId);
+  if (!found) return [];
+  const { run, step, proposalId } = found;
   let outcome: VerificationOutcome | undefined;
   if (effect.recovered) {
     const snapshot = recovery?.firstNewSnapshot;
@@ -345,7 +341,7 @@ function verificationMessage(
     const offer = all.find((e) => e.type === "offer-next-step");
     outcome = {
       kind: "ineffective",
-      revertable: run.previous !== undefined && isRevertable(run),
+      revertable: isRevertable(run),
       ...(offer?.type === "offer-next-step"
         ? {
             nextStep: {
@@ -356,7 +352,7 @@ function verificationMessage(
         : {}),
     };
   }
-  const check = { index: effect.checkIndex, total: effect.checksTotal, recovered: effect.recovered };
+  const check = { index: effect.checkIndex, total: effect.checksTotal };
   const view = verificationView(record, run, step, proposalId, check, recovery, outcome);
   return [{ kind: "upsert-verification", name: `verify-${proposalId}`, view }];
 }

@@ -8,7 +8,7 @@
 
 import type { StepId } from "../../core/ids.js";
 import { type ChangeFacts, chooseVariant, proposeChange } from "../../core/remediation/change.js";
-import { decide, type RecordEvent } from "../../core/remediation/decide.js";
+import { type DecideContext, decide, type RecordEvent } from "../../core/remediation/decide.js";
 import type { RemediationRecord } from "../../core/remediation/record.js";
 import type { Effect, ProposalTarget } from "../../core/remediation/walk.js";
 import type { Change } from "../../core/report/schema.js";
@@ -20,14 +20,9 @@ import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import { followUpOf, playbookFor, policyOf, type RemediationDeps, stepOf } from "./deps.js";
 import { type ExecuteExtra, ensurePending, execute, messages, tell } from "./effects.js";
 
-export interface RunOptions extends ExecuteExtra {
-  /** The proposal the button belonged to; older proposals are refused as out of date. */
-  proposalId?: string;
+export interface RunOptions extends ExecuteExtra, Pick<DecideContext, "proposalId" | "writer" | "openItems"> {
   /** Builds or resets the record before the event (first proposal of an incident). */
   init?: (current: RemediationRecord | undefined) => RemediationRecord | undefined;
-  writer?: RemediationRecord["writer"];
-  /** What the diagnosis leaves for a person to do once the writer recovers. */
-  openItems?: RemediationRecord["openItems"];
   /** The table, when no walk is stored yet. */
   table?: string;
   /** The autopilot policy actor this decision is made under (services/autopilot). */
@@ -67,13 +62,11 @@ export async function run(
       playbook: playbookFor(deps, base.walk.playbookId, stepId),
       policy,
       followUp,
-      ...(opts.proposalId !== undefined ? { proposalId: opts.proposalId } : {}),
-      ...(opts.writer ? { writer: opts.writer } : {}),
-      ...(opts.openItems ? { openItems: opts.openItems } : {}),
-      ...(opts.recovery?.firstNewSnapshot
-        ? { recoveredAtMs: opts.recovery.firstNewSnapshot.timestampMs }
-        : {}),
-      ...(opts.recovery?.credit ? { credit: opts.recovery.credit } : {}),
+      proposalId: opts.proposalId,
+      writer: opts.writer,
+      openItems: opts.openItems,
+      recoveredAtMs: opts.recovery?.firstNewSnapshot?.timestampMs,
+      credit: opts.recovery?.credit,
     });
     // The card follows the thread in the same delivery whenever the walk's story moved.
     const said = messages(deps, record, effects, opts, policy.approvers);

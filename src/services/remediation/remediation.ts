@@ -14,7 +14,7 @@ import {
   type RemediationMemory,
   type RemediationRecord,
 } from "../../core/remediation/record.js";
-import { type RemediationEvent, startWalk, type WalkState } from "../../core/remediation/walk.js";
+import { type RemediationEvent, startWalk } from "../../core/remediation/walk.js";
 import type { Report } from "../../core/report/schema.js";
 import { openItemsOf } from "../../core/verification/open-items.js";
 import { asCodedError, type CodedError, ErrorCode, isCodedError } from "../../errors.js";
@@ -25,8 +25,6 @@ import { ensurePending, ensureProposalPosted, execute, tell } from "./effects.js
 import { runChangeJob } from "./jobs.js";
 import { noRemediation, type Proposal, proposalOrNote, propose, type RunOptions, run } from "./pipeline.js";
 import { stepRisk } from "./views.js";
-
-export type { RemediationDeps } from "./deps.js";
 
 /** What a person did in Slack, recorded by the receiver as a job a worker carries out. */
 type PersonJob = Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>;
@@ -61,19 +59,22 @@ export class Remediation {
       next.change.kind === "connector-config" || next.change.kind === "connector-restart"
         ? { kind: "connector", id: next.change.connector }
         : (failingWriter(report) ?? existing?.writer);
+    const fresh: RemediationRecord = {
+      incidentId,
+      table: incident.table,
+      channel: incident.channel,
+      walk: startWalk(incident.table, playbook.id, now),
+      proposals: [],
+      applySeq: 0,
+      revertSeq: 0,
+    };
     // Guidance is as the diagnosis wrote it; a change the bot makes is built from the table now.
     const proposal: Proposal | undefined =
       next.change.kind === "manual" || next.change.kind === "read-only-check"
         ? { change: next.change }
         : await proposalOrNote(
             this.deps,
-            {
-              incidentId,
-              table: incident.table,
-              channel: incident.channel,
-              walk: existing?.walk ?? startWalk(incident.table, playbook.id, now),
-              ...(writer ? { writer } : {}),
-            },
+            { ...(existing ?? fresh), ...(writer ? { writer } : {}) },
             next.id,
             requestedBy,
           );
@@ -88,18 +89,9 @@ export class Remediation {
         openItems: openItemsOf(report),
         init: (current) => {
           if (current && (current.proposedForDiagnosis ?? 0) >= n) return undefined;
-          const base: RemediationRecord = current ?? {
-            incidentId,
-            table: incident.table,
-            channel: incident.channel,
-            walk: startWalk(incident.table, playbook.id, now),
-            proposals: [],
-            applySeq: 0,
-            revertSeq: 0,
-          };
+          const base = current ?? fresh;
           // A walk that ended (stalled) starts over on a fresh diagnosis.
-          const walk: WalkState =
-            base.walk.status === "active" ? base.walk : startWalk(incident.table, playbook.id, now);
+          const walk = base.walk.status === "active" ? base.walk : fresh.walk;
           return { ...base, walk, proposedForDiagnosis: n, ...(memory ? { memory } : {}) };
         },
       },

@@ -3,8 +3,8 @@
 // story (core/story) instead.
 
 import type { StepId } from "../../core/ids.js";
+import { isAutomatic } from "../../core/remediation/change.js";
 import type { RemediationRecord } from "../../core/remediation/record.js";
-
 import type { Step, VerifySignal } from "../../core/remediation/schema.js";
 import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
@@ -67,7 +67,7 @@ export function proposalView(
       playbook: record.walk.playbookId,
       summary: step.title,
       change: run.change,
-      automatic: step.automatic && run.change.kind !== "manual",
+      automatic: isAutomatic(step, run.change),
     },
     index: proposalIndex(record, proposalId),
     why: step.why,
@@ -146,7 +146,7 @@ export function verificationView(
   run: StepRun,
   step: Step,
   proposalId: string,
-  check: { index: number; total: number; recovered: boolean },
+  check: { index: number; total: number },
   recovery: RecoveryResult | undefined,
   outcome: VerificationOutcome | undefined,
 ): VerificationView {
@@ -167,7 +167,7 @@ export function verificationView(
     table: record.table,
     stepTitle: step.title,
     writer,
-    check: { index: check.index, total: check.total },
+    check,
     ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),
     // What is still to do: an item already marked done (with the step's Done by hand) is not.
     ...(pendingItems(record.openItems).length

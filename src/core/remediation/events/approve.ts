@@ -35,18 +35,18 @@ export const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
   }
   // A failed attempt (confirmed not applied) starts the approval over: it is a new decision.
   const earlier = cur.phase === "failed" ? [] : cur.approvals;
+  const needed = approvalsNeeded(step);
   if (earlier.some((a) => a.user === event.user)) {
     return refuse(state, now, event, event.user, {
       kind: "second-approver-needed",
       approvals: cur.approvals.length,
-      needed: approvalsNeeded(step),
+      needed,
     });
   }
   const approvals = [
     ...earlier,
     { user: event.user, reason: event.reason, confirmations: [...given], atMs: now },
   ];
-  const needed = approvalsNeeded(step);
   if (approvals.length < needed) {
     const next: StepRun = { ...cur, phase: "proposed", approvals, failure: undefined };
     return {

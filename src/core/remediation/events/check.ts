@@ -127,15 +127,13 @@ function ineffective(
   now: number,
   ctx: MachineContext,
 ): TransitionResult {
-  const cur = checked;
-  const readOnly = cur.change.kind === "read-only-check";
-  const revertable = checked.previous !== undefined && isRevertable(checked);
+  const readOnly = checked.change.kind === "read-only-check";
   const effects: Effect[] = [
     verification,
-    update(cur.stepId, "ineffective", {
+    update(checked.stepId, "ineffective", {
       kind: "ineffective",
       checks: event.checkIndex,
-      revertable,
+      revertable: isRevertable(checked),
       ...(readOnly ? { readOnly: true } : {}),
     }),
     checkAudit(
@@ -143,11 +141,11 @@ function ineffective(
       now,
       event,
       readOnly
-        ? `${cur.stepId} checked: no new commit from the writer`
-        : `${cur.stepId} ineffective after ${cur.checksTotal} checks`,
+        ? `${checked.stepId} checked: no new commit from the writer`
+        : `${checked.stepId} ineffective after ${checked.checksTotal} checks`,
     ),
   ];
-  return moveOn(retire(state, checked, "ineffective", now), cur.stepId, "ineffective", effects, now, ctx);
+  return moveOn(retire(state, checked, "ineffective", now), checked.stepId, "ineffective", effects, now, ctx);
 }
 
 function checkAudit(state: WalkState, now: number, event: EventOf<"check">, detail: string): Effect {

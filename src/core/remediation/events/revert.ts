@@ -20,12 +20,7 @@ export const onRevertRequested: Handler<"revert-requested"> = (state, event, now
   if (denied) return denied;
   const idx = lastIndex(state.history, (r) => r.stepId === event.stepId);
   const run = state.history[idx];
-  if (
-    !run ||
-    run.previous === undefined ||
-    !isRevertable(run) ||
-    !["ineffective", "stopped"].includes(run.phase)
-  ) {
+  if (!run || !isRevertable(run) || !["ineffective", "stopped"].includes(run.phase)) {
     const why = run?.phase === "reverting" || run?.phase === "reverted" ? run.phase : "not-applied-by-bot";
     return alreadyHandled(state, now, event, event.user, {
       kind: "nothing-to-revert",

@@ -7,7 +7,6 @@ import type { Step } from "../schema.js";
 import {
   type AuditEntry,
   type Effect,
-  type FollowUpSettings,
   IN_FLIGHT_PHASES,
   type MachineContext,
   type Notice,
@@ -17,8 +16,6 @@ import {
   type TransitionResult,
   type WalkState,
 } from "../walk.js";
-
-const DEFAULT_FOLLOW_UP: FollowUpSettings = { intervalSeconds: 300, checks: 6 };
 
 export type EventOf<T extends RemediationEvent["type"]> = Extract<RemediationEvent, { type: T }>;
 export type Handler<T extends RemediationEvent["type"]> = (
@@ -107,7 +104,7 @@ export function findStep(ctx: MachineContext, id: string): Step | undefined {
 }
 
 export function verifyPlan(step: Step, ctx: MachineContext): { checksTotal: number; intervalMs: number } {
-  const followUp = ctx.followUp ?? DEFAULT_FOLLOW_UP;
+  const followUp = ctx.followUp ?? { intervalSeconds: 300, checks: 6 };
   return { checksTotal: step.verify.checks ?? followUp.checks, intervalMs: followUp.intervalSeconds * 1000 };
 }
 
@@ -116,10 +113,12 @@ export function approvalsNeeded(step: Step): number {
   return step.risky ? 2 : 1;
 }
 
+/** The bot applied the change and kept the values it replaced, so it can put them back. */
 export function isRevertable(run: StepRun): boolean {
   return (
     (run.change.kind === "table-properties" || run.change.kind === "connector-config") &&
-    run.appliedBy === "bot"
+    run.appliedBy === "bot" &&
+    run.previous !== undefined
   );
 }
 
@@ -150,8 +149,12 @@ export function openProposal(
   ctx: MachineContext,
 ): { ok: true; run: StepRun } | { ok: false; result: TransitionResult } {
   const cur = state.current;
-  const stale = staleButton(state, event.stepId, event.user, event, now);
-  if (stale || !cur) return { ok: false, result: stale ?? noCurrent(state, event, now, event.user) };
+  const stale = staleButton(state, event, now);
+  if (stale || !cur)
+    return {
+      ok: false,
+      result: stale ?? alreadyHandled(state, now, event, event.user, { kind: "no-open-proposal" }),
+    };
   const denied = notPermitted(state, event, now, ctx);
   if (denied) return { ok: false, result: denied };
   return { ok: true, run: cur };
@@ -175,26 +178,16 @@ export function notPermitted(
 }
 
 /** Refuses buttons of another step (an older proposal, or one posted while a change is in flight). */
-function staleButton(
-  state: WalkState,
-  stepId: StepId,
-  user: string,
-  event: RemediationEvent,
-  now: number,
-): TransitionResult | undefined {
+function staleButton(state: WalkState, event: ButtonEvent, now: number): TransitionResult | undefined {
   const cur = state.current;
   const busy = inFlight(state);
-  if (busy && busy.stepId !== stepId) {
-    return refuse(state, now, event, user, busyNotice(state, busy, now));
+  if (busy && busy.stepId !== event.stepId) {
+    return refuse(state, now, event, event.user, busyNotice(state, busy, now));
   }
-  if (cur && cur.stepId !== stepId) {
-    return alreadyHandled(state, now, event, user, { kind: "not-current", currentStepId: cur.stepId });
+  if (cur && cur.stepId !== event.stepId) {
+    return alreadyHandled(state, now, event, event.user, { kind: "not-current", currentStepId: cur.stepId });
   }
   return undefined;
-}
-
-function noCurrent(state: WalkState, event: RemediationEvent, now: number, user: string): TransitionResult {
-  return alreadyHandled(state, now, event, user, { kind: "no-open-proposal" });
 }
 
 export function refuse(
