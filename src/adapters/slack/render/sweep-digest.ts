@@ -10,8 +10,8 @@ import type { Digest } from "../../../core/sweep/digest.js";
 import { failingChecks, type TableHealth } from "../../../core/sweep/health.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { slackWhen } from "../../render/times.js";
-import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, divider, header, section } from "./blocks.js";
+import type { KnownBlock, SlackMessage } from "./block-kit.js";
+import { actions, button, context, divider, header, section } from "./blocks.js";
 import { escapeCode, escapeMrkdwn, LIMITS, truncateText } from "./limits.js";
 import { recurringText } from "./recurring.js";
 import { threadLink } from "./status-list.js";
@@ -60,15 +60,9 @@ function tableBlocks(t: TableHealth, rank: number, sweepId: string): KnownBlock[
   const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}/100`, checkList(t)];
   if (t.fix) lines.push(`fix: \`${escapeCode(t.fix)}\``);
   const value = encodeSweepValue(t.table, sweepId);
-  const button = (text: string, action_id: string): Button => ({
-    type: "button",
-    action_id,
-    text: { type: "plain_text", text },
-    value,
-  });
-  const buttons = [button("Audit in thread", SWEEP_ACTIONS.audit)];
-  if (t.nextStep) buttons.push({ ...button("Start the fix", SWEEP_ACTIONS.fix), style: "primary" });
-  return [section(truncateText(lines.join("\n"))), { type: "actions", elements: buttons }];
+  const buttons = [button("Audit in thread", SWEEP_ACTIONS.audit, value)];
+  if (t.nextStep) buttons.push(button("Start the fix", SWEEP_ACTIONS.fix, value, "primary"));
+  return [section(truncateText(lines.join("\n"))), actions(buttons)];
 }
 
 function changesText(d: Digest): string {
