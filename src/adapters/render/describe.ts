@@ -41,14 +41,12 @@ export interface DescribedChange {
 export function describeChange(change: Change): DescribedChange {
   switch (change.kind) {
     case "table-properties":
-      return {
-        heading: `Table properties of ${oneLine(change.table, 200)}:`,
-        lines: change.changes.map(formatPropertyChange),
-        checklist: [],
-      };
     case "connector-config":
       return {
-        heading: `Config of connector ${oneLine(change.connector, 200)}:`,
+        heading:
+          change.kind === "table-properties"
+            ? `Table properties of ${oneLine(change.table, 200)}:`
+            : `Config of connector ${oneLine(change.connector, 200)}:`,
         lines: change.changes.map(formatPropertyChange),
         checklist: [],
       };
@@ -66,17 +64,14 @@ export function describeChange(change: Change): DescribedChange {
       };
     }
     case "read-only-check":
-      return {
-        heading: "The bot checks this itself (nothing changes); to look too:",
-        lines: [],
-        statement: change.statement
-          ? { text: change.statement, language: change.language ?? "text" }
-          : undefined,
-        checklist: change.checklist.map((item) => oneLine(item, 400)),
-      };
     case "manual":
       return {
-        heading: change.statement ? "Run this yourself:" : "Do this by hand:",
+        heading:
+          change.kind === "read-only-check"
+            ? "The bot checks this itself (nothing changes); to look too:"
+            : change.statement
+              ? "Run this yourself:"
+              : "Do this by hand:",
         lines: [],
         statement: change.statement
           ? { text: change.statement, language: change.language ?? "text" }
