@@ -7,6 +7,7 @@
 import type { FindingId, SourceName, StepId, TriageId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
 import type { Change } from "../report/schema.js";
+import type { CheckOutcome, Unseen } from "../verification/check.js";
 import type { OpenItem } from "../verification/open-items.js";
 
 /**
@@ -58,10 +59,10 @@ export type StepState =
 export interface StoryCheck {
   index: number;
   atMs: number;
-  outcome: "recovered" | "not-yet" | "could-not-check";
+  outcome: CheckOutcome;
   detail: string;
   /** What could not be read, for a check that could not check. */
-  unseen?: Array<{ source: string; reason: string }>;
+  unseen?: Unseen[];
 }
 
 /**
