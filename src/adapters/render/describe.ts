@@ -38,6 +38,12 @@ export interface DescribedChange {
   checklist: string[];
 }
 
+/** The Kafka Connect REST call a restart makes, as a person would send it. */
+export function restartCall(change: Extract<Change, { kind: "connector-restart" }>): string {
+  const query = `includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
+  return `POST /connectors/${encodeURIComponent(change.connector)}/restart?${query}`;
+}
+
 export function describeChange(change: Change): DescribedChange {
   switch (change.kind) {
     case "table-properties":
@@ -56,10 +62,9 @@ export function describeChange(change: Change): DescribedChange {
           ? "and its failed tasks"
           : "and all its tasks"
         : "only";
-      const query = `includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
       return {
         heading: `Restart connector ${oneLine(change.connector, 200)} ${which}:`,
-        lines: [`POST /connectors/${encodeURIComponent(change.connector)}/restart?${query}`],
+        lines: [restartCall(change)],
         checklist: [],
       };
     }
