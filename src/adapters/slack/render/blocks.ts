@@ -32,7 +32,7 @@ export function context(...texts: string[]): KnownBlock {
 }
 
 /** A final context block saying how much was left out. */
-function andMore(count: number, what = "more"): KnownBlock {
+export function andMore(count: number, what = "more"): KnownBlock {
   return context(`… and ${groupDigits(count)} ${what}`);
 }
 
