@@ -10,8 +10,9 @@ import { escapeCode, truncateText } from "./limits.js";
 
 const MAX_TABLES = 8;
 
-/** The section's text: one line per table (most incidents first), shared by App Home and the digest. */
-export function recurringText(recurring: readonly RecurringTable[], days: number): string {
+/** One line per table (most incidents first), shared by App Home and the sweep digest. */
+export function recurringBlocks(recurring: readonly RecurringTable[], days: number): KnownBlock[] {
+  if (recurring.length === 0) return [];
   const lines = recurring.slice(0, MAX_TABLES).map((r) => {
     const cause = r.triage
       ? `${findingWords(r.triage)}${r.rootCause ? ` (${findingWords(r.rootCause)})` : ""}`
@@ -22,10 +23,5 @@ export function recurringText(recurring: readonly RecurringTable[], days: number
     );
   });
   const more = recurring.length > MAX_TABLES ? `\n… and ${recurring.length - MAX_TABLES} more` : "";
-  return `*Failed more than once in the last ${days} days*\n${lines.join("\n")}${more}`;
-}
-
-export function recurringHomeBlocks(recurring: readonly RecurringTable[], days: number): KnownBlock[] {
-  if (recurring.length === 0) return [];
-  return [section(recurringText(recurring, days))];
+  return [section(`*Failed more than once in the last ${days} days*\n${lines.join("\n")}${more}`)];
 }
