@@ -3,7 +3,7 @@
 
 import type { IncidentHistory } from "../../../core/history/record.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { findingWords, stepWords } from "../../../core/words/labels.js";
+import { causeWords, stepWords } from "../../../core/words/labels.js";
 import type { HistoryEntry, HistoryView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
@@ -28,9 +28,7 @@ const MAX_INCIDENTS = 10;
 
 /** "• Nov 12 commit conflict (competing appends): fixed by *raise commit retries* in 6 min". */
 function incidentLine(i: IncidentHistory): string {
-  const what = i.triage
-    ? `${findingWords(i.triage)}${i.rootCause ? ` (${findingWords(i.rootCause)})` : ""}`
-    : "incident";
+  const what = i.triage ? causeWords(i.triage, i.rootCause) : "incident";
   const fixed = i.steps.find((s) => s.outcome === "fixed");
   const outcome = fixed
     ? `fixed by *${stepWords(fixed.stepId)}*${fixed.recoveredAfterMs !== undefined ? ` in ${formatDuration(fixed.recoveredAfterMs)}` : ""}`
