@@ -8,7 +8,8 @@
 
 import type { FindingId, StepId } from "../ids.js";
 import type { Change } from "../report/schema.js";
-import type { IncidentStory, StoryOpenItem, StoryWriter } from "../story/model.js";
+import type { IncidentStory, StoryWriter } from "../story/model.js";
+import type { OpenItem } from "../verification/open-items.js";
 import type { IncidentHistory } from "./record.js";
 
 export type PostmortemEvent =
@@ -79,7 +80,7 @@ export interface Postmortem {
   fix?: { stepId: StepId; change?: Change; recoveredAfterMs?: number; byHand?: boolean };
   notHelped: StepId[];
   /** Every open item and risk, done ones with who and when. */
-  open: StoryOpenItem[];
+  open: OpenItem[];
   owner?: { user: string; how: "claimed" | "acted" };
   pictures: PostmortemPicture[];
 }

@@ -119,9 +119,6 @@ export interface StoryRecovery {
   stepId?: StepId;
 }
 
-/** Something left for a person, from the moment it is found until someone marks it done. */
-export type StoryOpenItem = OpenItem;
-
 /** Something a person wrote in the thread, kept for the postmortem's timeline. */
 export interface StoryRemark {
   atMs: number;
@@ -167,7 +164,7 @@ export interface IncidentStory {
   steps: StoryStep[];
   recovery?: StoryRecovery;
   /** Open items and risks; done ones keep who and when. */
-  openItems: StoryOpenItem[];
+  openItems: OpenItem[];
 
   /** Who is handling it: who said "I'm on it", or the first person who approved or acted. */
   owner?: { user: string; sinceMs: number; how: "claimed" | "acted" };
