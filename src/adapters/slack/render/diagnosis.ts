@@ -3,7 +3,6 @@
 // could not be read. Ids, stack traces and the rest sit
 // behind "Show all evidence"; the change itself (the diff) is shown once, in the proposal.
 
-import { SOURCE_NAMES } from "../../../core/ids.js";
 import { groupDigits } from "../../../core/plural.js";
 import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
@@ -16,6 +15,7 @@ import {
   stepWords,
 } from "../../../core/words/labels.js";
 import type { DiagnosisOptions } from "../../../services/view-models.js";
+import { unconfiguredSources } from "../../render/describe.js";
 import { reportMs, slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
 import { actions, button, capBlocks, context, modal, packedSections, section } from "./blocks.js";
@@ -128,10 +128,9 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   const tail: KnownBlock[] = [];
   const sources = sourcesText(report);
   if (sources !== undefined) tail.push(section(sources));
-  const notConfigured = SOURCE_NAMES.filter((n) => report.sources[n].status === "not-configured");
+  const notConfigured = unconfiguredSources(report);
   const footer = [`report ${slackWhen(reportMs(report))}`];
-  if (notConfigured.length > 0)
-    footer.push(`not configured: ${notConfigured.map((n) => SOURCE_WORDS[n]).join(", ")}`);
+  if (notConfigured.length > 0) footer.push(`not configured: ${notConfigured.join(", ")}`);
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
