@@ -41,7 +41,7 @@ export interface PostmortemPicture {
 export interface Postmortem {
   incidentId: string;
   table: string;
-  state: "resolved" | "stopped";
+  state: IncidentHistory["state"];
   openedAtMs: number;
   closedAtMs: number;
   writer?: StoryWriter;
@@ -81,7 +81,7 @@ export interface Postmortem {
   notHelped: StepId[];
   /** Every open item and risk, done ones with who and when. */
   open: OpenItem[];
-  owner?: { user: string; how: "claimed" | "acted" };
+  owner?: IncidentHistory["owner"];
   pictures: PostmortemPicture[];
 }
 
