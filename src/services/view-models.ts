@@ -6,13 +6,8 @@ import type { StepId } from "../core/ids.js";
 import type { IncidentState } from "../core/incident/model.js";
 import type { RemediationRecord } from "../core/remediation/record.js";
 import type { Change, NextStep } from "../core/report/schema.js";
-import type {
-  CommitHealth,
-  IncidentStory,
-  StoryDecision,
-  StoryOpenItem,
-  UnseenSource,
-} from "../core/story/model.js";
+import type { CommitHealth, IncidentStory, StoryDecision, UnseenSource } from "../core/story/model.js";
+import type { OpenItem } from "../core/verification/open-items.js";
 
 /** The root message of an incident thread, edited in place as the incident moves. */
 export interface StatusCardView {
@@ -59,7 +54,7 @@ export interface StatusCardView {
     byHand?: boolean;
   };
   /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
-  openItems?: Array<Pick<StoryOpenItem, "text" | "statement" | "doneBy" | "doneAtMs">>;
+  openItems?: Array<Pick<OpenItem, "text" | "statement" | "doneBy" | "doneAtMs">>;
   /** The "Mark done" button's value, while an item is open. */
   itemAction?: ActionValue;
   /** The longest any message of this thread waited to reach Slack, when it was too long. */

@@ -18,7 +18,7 @@ import { PeopleStore } from "../../src/adapters/store/people-store.js";
 import { RemediationStore } from "../../src/adapters/store/remediation-store.js";
 import { DEMO_APPROVER, type DemoEnd, runDemo } from "../../src/cli/demo.js";
 import type { IncidentHistory } from "../../src/core/history/record.js";
-import type { StoryOpenItem } from "../../src/core/story/model.js";
+import type { OpenItem } from "../../src/core/verification/open-items.js";
 import { REDIS_URL } from "../support/redis.js";
 
 const outDir = mkdtempSync(join(tmpdir(), "duplicate-one-press-"));
@@ -40,7 +40,7 @@ function shown(value: unknown): string {
 }
 
 interface AfterPress {
-  items: StoryOpenItem[];
+  items: OpenItem[];
   card: string;
   home: string;
   status: string;

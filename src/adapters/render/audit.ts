@@ -4,6 +4,7 @@
 
 import type { AuditCheck, AuditReport } from "../../core/report/schema.js";
 import { type Style, styleFor } from "./ansi.js";
+import { moreLine } from "./describe.js";
 import { mdCode, mdText } from "./markdown-safety.js";
 import { cleanText, oneLine } from "./text-safety.js";
 
@@ -28,7 +29,7 @@ export function formatValues(values: AuditCheck["values"], max = 4): string {
   const shown = entries
     .slice(0, max)
     .map(([key, value]) => `${oneLine(key, 80)}=${value === null ? "unset" : oneLine(value, 80)}`);
-  if (entries.length > max) shown.push(`… and ${entries.length - max} more`);
+  if (entries.length > max) shown.push(moreLine(entries.length - max));
   return shown.join(", ");
 }
 

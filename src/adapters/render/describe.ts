@@ -38,17 +38,21 @@ export interface DescribedChange {
   checklist: string[];
 }
 
+/** The Kafka Connect REST call a restart makes, as a person would send it. */
+export function restartCall(change: Extract<Change, { kind: "connector-restart" }>): string {
+  const query = `includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
+  return `POST /connectors/${encodeURIComponent(change.connector)}/restart?${query}`;
+}
+
 export function describeChange(change: Change): DescribedChange {
   switch (change.kind) {
     case "table-properties":
-      return {
-        heading: `Table properties of ${oneLine(change.table, 200)}:`,
-        lines: change.changes.map(formatPropertyChange),
-        checklist: [],
-      };
     case "connector-config":
       return {
-        heading: `Config of connector ${oneLine(change.connector, 200)}:`,
+        heading:
+          change.kind === "table-properties"
+            ? `Table properties of ${oneLine(change.table, 200)}:`
+            : `Config of connector ${oneLine(change.connector, 200)}:`,
         lines: change.changes.map(formatPropertyChange),
         checklist: [],
       };
@@ -58,25 +62,21 @@ export function describeChange(change: Change): DescribedChange {
           ? "and its failed tasks"
           : "and all its tasks"
         : "only";
-      const query = `includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
       return {
         heading: `Restart connector ${oneLine(change.connector, 200)} ${which}:`,
-        lines: [`POST /connectors/${encodeURIComponent(change.connector)}/restart?${query}`],
+        lines: [restartCall(change)],
         checklist: [],
       };
     }
     case "read-only-check":
-      return {
-        heading: "The bot checks this itself (nothing changes); to look too:",
-        lines: [],
-        statement: change.statement
-          ? { text: change.statement, language: change.language ?? "text" }
-          : undefined,
-        checklist: change.checklist.map((item) => oneLine(item, 400)),
-      };
     case "manual":
       return {
-        heading: change.statement ? "Run this yourself:" : "Do this by hand:",
+        heading:
+          change.kind === "read-only-check"
+            ? "The bot checks this itself (nothing changes); to look too:"
+            : change.statement
+              ? "Run this yourself:"
+              : "Do this by hand:",
         lines: [],
         statement: change.statement
           ? { text: change.statement, language: change.language ?? "text" }

@@ -8,8 +8,8 @@ import type { Postmortem, PostmortemEvent, PostmortemPicture } from "../../core/
 import { FINDING_IDS, type FindingId, type StepId } from "../../core/ids.js";
 import { groupDigits, plural } from "../../core/plural.js";
 import type { Change } from "../../core/report/schema.js";
-import type { StoryOpenItem, StoryWriter } from "../../core/story/model.js";
-import { pendingItems } from "../../core/verification/open-items.js";
+import type { StoryWriter } from "../../core/story/model.js";
+import { type OpenItem, pendingItems } from "../../core/verification/open-items.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { recoveredAfterWords } from "../../core/words/recovery.js";
@@ -51,7 +51,7 @@ function writerWords(writer: StoryWriter | undefined, text: (s: string) => strin
 }
 
 /** "1 item remains open", "2 items remain open", "Nothing remains open". */
-function openWords(items: readonly StoryOpenItem[]): string {
+function openWords(items: readonly OpenItem[]): string {
   const n = pendingItems(items).length;
   if (n === 0) return "Nothing remains open.";
   return n === 1 ? "1 item remains open." : `${n} items remain open.`;
@@ -186,7 +186,7 @@ function missedLine(missed: Postmortem["impact"]["missed"]): string {
   return `Commits missed: ${commits} (it commits every ${formatDuration(missed.everyMs)}). ${missed.commits === 0 ? "" : records}`.trim();
 }
 
-function itemLine(item: StoryOpenItem, who: (id: string) => string, when: (ms: number) => string): string[] {
+function itemLine(item: OpenItem, who: (id: string) => string, when: (ms: number) => string): string[] {
   const label = item.kind === "risk" ? "Risk" : "To do";
   const done =
     item.doneBy !== undefined

@@ -4,8 +4,7 @@
 // work; a worker then updates that view by the same id into the real one.
 
 import type { ModalView } from "./render/block-kit.js";
-import { section } from "./render/blocks.js";
-import { clipPlain, LIMITS } from "./render/limits.js";
+import { modal, section } from "./render/blocks.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Callback id of a placeholder: it has no submit button, so nothing is ever submitted from it. */
@@ -17,25 +16,15 @@ export function placeholderId(kind: "apply" | "evidence", triggerId: string): st
 }
 
 export function renderPlaceholder(externalId: string, title: string, text: string): ModalView {
-  return {
-    type: "modal",
+  return modal(title, [section(`:hourglass_flowing_sand: ${text}`)], {
     callback_id: PLACEHOLDER_CALLBACK_ID,
     external_id: externalId,
-    title: { type: "plain_text", text: clipPlain(title, LIMITS.modalTitle) },
-    close: { type: "plain_text", text: "Close" },
-    blocks: [section(`:hourglass_flowing_sand: ${text}`)],
-  };
+  });
 }
 
 /** A modal that only says something (what became of the click), with nothing to submit. */
 export function renderModalNote(title: string, text: string): ModalView {
-  return {
-    type: "modal",
-    callback_id: PLACEHOLDER_CALLBACK_ID,
-    title: { type: "plain_text", text: clipPlain(title, LIMITS.modalTitle) },
-    close: { type: "plain_text", text: "Close" },
-    blocks: [section(text)],
-  };
+  return modal(title, [section(text)], { callback_id: PLACEHOLDER_CALLBACK_ID });
 }
 
 export interface FillOptions {

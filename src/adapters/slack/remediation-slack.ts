@@ -17,9 +17,9 @@ import { stepWords } from "../../core/words/labels.js";
 import type { ApplyFormContent, Clock, RemediationNote } from "../../services/ports.js";
 import { slackDay } from "../render/times.js";
 import { fillPlaceholder } from "./placeholder.js";
-import { ACTION_IDS, encodeActionValue } from "./render/action-value.js";
+import { ACTION_IDS, actionButton } from "./render/action-value.js";
 import type { SlackMessage } from "./render/block-kit.js";
-import { section } from "./render/blocks.js";
+import { actions, section } from "./render/blocks.js";
 import { escapeMrkdwn, mention } from "./render/limits.js";
 import { renderApplyModal, renderApplyRefusal } from "./render/proposal.js";
 import { unseenWords } from "./render/walk-notice.js";
@@ -41,32 +41,11 @@ export function applyFormFiller(
 export function noteMessage(note: RemediationNote): SlackMessage {
   const { text, words } = noteWords(note);
   if (note.kind !== "autopilot-planned") return { text, blocks: [section(words)] };
-  const value = encodeActionValue(note.action);
-  return {
-    text,
-    blocks: [
-      section(words),
-      {
-        type: "actions",
-        block_id: "autopilot_actions",
-        elements: [
-          {
-            type: "button",
-            text: { type: "plain_text", text: "Hold" },
-            action_id: ACTION_IDS.autopilotHold,
-            value,
-            style: "danger",
-          },
-          {
-            type: "button",
-            text: { type: "plain_text", text: "Apply now" },
-            action_id: ACTION_IDS.autopilotNow,
-            value,
-          },
-        ],
-      },
-    ],
-  };
+  const buttons = [
+    actionButton("Hold", ACTION_IDS.autopilotHold, note.action, "danger"),
+    actionButton("Apply now", ACTION_IDS.autopilotNow, note.action),
+  ];
+  return { text, blocks: [section(words), actions(buttons, "autopilot_actions")] };
 }
 
 function noteWords(note: RemediationNote): { text: string; words: string } {

@@ -27,7 +27,7 @@ import { renderUsageError } from "./render/errors.js";
 import { renderHistory } from "./render/history.js";
 import { escapeMrkdwn } from "./render/limits.js";
 import { renderProposal } from "./render/proposal.js";
-import { recurringHomeBlocks } from "./render/recurring.js";
+import { recurringBlocks } from "./render/recurring.js";
 import { renderStatusCard } from "./render/status-card.js";
 import { renderStatusList } from "./render/status-list.js";
 import { cardViewOf, statusItemOf } from "./render/story-view.js";
@@ -206,7 +206,7 @@ export class SlackViews {
     const extra = [];
     // Tables that failed more than once within the retention window.
     if (history && recurringDays !== undefined)
-      extra.push(...recurringHomeBlocks(recurringTables(closed), recurringDays));
+      extra.push(...recurringBlocks(recurringTables(closed), recurringDays));
     if (sweeps) extra.push(...sweepHomeBlocks(await sweeps.latest().catch(() => undefined), now));
     const autopilot = (await this.deps.autopilot?.().catch(() => [])) ?? [];
     if (autopilot.length > 0) extra.push(context(escapeMrkdwn(autopilot.join("\n"))));

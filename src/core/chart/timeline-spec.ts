@@ -6,7 +6,7 @@
 // its own shape (failures are crosses, the change a dashed line, the recovery a line with a dot).
 
 import { utcHourMinute } from "../words/clock.js";
-import type { ChartOperation, TimelineChart, TrendSeries } from "./timeline.js";
+import { CHART_OPERATIONS, type ChartOperation, type TimelineChart, type TrendSeries } from "./timeline.js";
 
 export const OPERATION_COLOURS: Record<ChartOperation, string> = {
   append: "#0072B2",
@@ -164,8 +164,10 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
   };
   const series: ChartOption[] = [];
   const legend: string[] = [];
+  // Everything but the trends is drawn on the lanes and answers no pointer.
+  const onLanes = { xAxisIndex: 0, yAxisIndex: 0, silent: true };
 
-  for (const op of ["append", "overwrite", "replace", "delete", "other"] as const) {
+  for (const op of CHART_OPERATIONS) {
     const data = chart.marks.filter((m) => m.operation === op).map((m) => [m.atMs, labelOf.get(m.lane)]);
     if (data.length === 0) continue;
     legend.push(op);
@@ -176,10 +178,8 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
       symbolSize: [3, 24],
       itemStyle: { color: OPERATION_COLOURS[op] },
       data,
-      xAxisIndex: 0,
-      yAxisIndex: 0,
+      ...onLanes,
       z: 4,
-      silent: true,
     });
   }
   if (chart.failures.length > 0) {
@@ -192,10 +192,8 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
       symbolSize: 16,
       itemStyle: { color: FAILURE_COLOUR },
       data: chart.failures.map((f) => [f.atMs, labelOf.get(f.lane)]),
-      xAxisIndex: 0,
-      yAxisIndex: 0,
+      ...onLanes,
       z: 5,
-      silent: true,
     });
   }
   const checkpointSeries = (ok: boolean): ChartOption => ({
@@ -205,9 +203,7 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
     symbolSize: ok ? [3, 10] : 11,
     itemStyle: { color: ok ? CHECKPOINT_OK_COLOUR : FAILURE_COLOUR },
     data: chart.checkpoints.filter((c) => c.ok === ok).map((c) => [c.atMs, CHECKPOINT_ROW]),
-    xAxisIndex: 0,
-    yAxisIndex: 0,
-    silent: true,
+    ...onLanes,
   });
   if (chart.checkpoints.some((c) => c.ok)) {
     legend.push(CHECKPOINT_OK_SERIES);
@@ -227,9 +223,7 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
       type: "scatter",
       data: [],
       itemStyle: { color: "rgba(213,94,0,0.30)" },
-      xAxisIndex: 0,
-      yAxisIndex: 0,
-      silent: true,
+      ...onLanes,
       markArea: {
         silent: true,
         itemStyle: { color: WINDOW_COLOUR },
@@ -248,22 +242,21 @@ export function timelineSpec(chart: TimelineChart): TimelineSpec {
     end: "none" | typeof RECOVERY_SYMBOL,
   ) => {
     markerLegend.push({ name, icon: end === "none" ? "rect" : end, itemStyle: { color: colour } });
+    const lineStyle = { color: colour, type, width };
     series.push({
       name,
       type: "line",
       data: [],
-      xAxisIndex: 0,
-      yAxisIndex: 0,
-      silent: true,
+      ...onLanes,
       symbol: "none",
-      lineStyle: { color: colour, type, width },
+      lineStyle,
       itemStyle: { color: colour },
       markLine: {
         silent: true,
         symbol: ["none", end],
         symbolSize: 12,
         label: { show: false },
-        lineStyle: { color: colour, type, width },
+        lineStyle,
         data: [{ xAxis: atMs }],
       },
     });

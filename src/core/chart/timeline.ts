@@ -13,7 +13,7 @@ import { formatTableName } from "../table-name.js";
 import { utcHourMinute } from "../words/clock.js";
 import { SOURCE_WORDS } from "../words/labels.js";
 
-const CHART_OPERATIONS = ["append", "overwrite", "replace", "delete", "other"] as const;
+export const CHART_OPERATIONS = ["append", "overwrite", "replace", "delete", "other"] as const;
 export type ChartOperation = (typeof CHART_OPERATIONS)[number];
 
 interface TimelineLane {
@@ -40,6 +40,10 @@ interface TimelineCheckpoint {
   atMs: number;
   ok: boolean;
 }
+
+type Span = { fromMs: number; toMs: number };
+/** A change or a recovery: a vertical line with its words. */
+type Marker = { atMs: number; label: string };
 
 const TREND_IDS = [
   "lastCommitDurationMs",
@@ -69,9 +73,9 @@ export interface TimelineChart {
   checkpoints: TimelineCheckpoint[];
   checkpointLane?: string;
   /** From the writer's last success to the failure (or now). */
-  window?: { fromMs: number; toMs: number };
-  change?: { atMs: number; label: string };
-  recovery?: { atMs: number; label: string };
+  window?: Span;
+  change?: Marker;
+  recovery?: Marker;
   trends: TrendSeries[];
   /** Evidence sources that did not answer ("Flink REST"): the picture says what it cannot show. */
   silentSources?: string[];
@@ -80,11 +84,11 @@ export interface TimelineChart {
 export interface TimelineOptions {
   tableName?: string;
   /** A change applied to the table, drawn as a vertical line. */
-  change?: { atMs: number; label: string };
+  change?: Marker;
   /** When the writer committed again after the change. */
-  recovery?: { atMs: number; label: string };
+  recovery?: Marker;
   /** The window of the first diagnosis, kept on the picture after recovery. */
-  window?: { fromMs: number; toMs: number };
+  window?: Span;
   /**
    * The writer the diagnosis named as failing. Without it the picture judges every candidate
    * writer as the diagnosis does and takes the one in the worst state, so a healthy twin is never
@@ -237,16 +241,12 @@ function shortId(laneId: string): string {
   return `${id.slice(0, 4)}…`;
 }
 
-function span(
-  ctx: DiagnosisContext,
-  now: number,
-  options: TimelineOptions,
-): { fromMs: number; toMs: number } {
+function span(ctx: DiagnosisContext, now: number, options: TimelineOptions): Span {
   const interval = ctx.intervalMs;
   // A little room after the last thing drawn, so the newest marks do not sit on the frame.
   const pad = Math.max(interval / 2, 60_000);
   if (options.change && options.recovery)
-    return afterChangeSpan(ctx, options.change, options.recovery, options);
+    return afterChangeSpan(interval, pad, options.change.atMs, options.recovery.atMs, options.window);
   const anchor = options.window?.fromMs ?? ctx.window?.startMs ?? ctx.writerNewest?.timestampMs ?? now;
   let fromMs = anchor - HISTORY_INTERVALS * interval;
   const last = Math.max(now, options.recovery?.atMs ?? 0, options.change?.atMs ?? 0);
@@ -267,27 +267,22 @@ const AFTER_CHANGE_MIN_SPAN_MS = 15 * 60_000;
  * draw them as one line.
  */
 function afterChangeSpan(
-  ctx: DiagnosisContext,
-  change: { atMs: number },
-  recovery: { atMs: number },
-  options: TimelineOptions,
-): { fromMs: number; toMs: number } {
-  const interval = ctx.intervalMs;
-  const pad = Math.max(interval / 2, 60_000);
-  const toMs = Math.max(recovery.atMs, change.atMs) + pad;
-  const gap = Math.abs(recovery.atMs - change.atMs);
-  const start = Math.min(options.window?.fromMs ?? change.atMs, change.atMs) - 2 * interval;
+  interval: number,
+  pad: number,
+  changeMs: number,
+  recoveryMs: number,
+  window: Span | undefined,
+): Span {
+  const toMs = Math.max(recoveryMs, changeMs) + pad;
+  const gap = Math.abs(recoveryMs - changeMs);
+  const start = Math.min(window?.fromMs ?? changeMs, changeMs) - 2 * interval;
   let fromMs = Math.max(start, toMs - Math.max(gap / AFTER_CHANGE_SHARE, AFTER_CHANGE_MIN_SPAN_MS));
-  fromMs = Math.min(fromMs, change.atMs - pad);
+  fromMs = Math.min(fromMs, changeMs - pad);
   if (toMs - fromMs > MAX_SPAN_MS) fromMs = toMs - MAX_SPAN_MS;
   return { fromMs, toMs };
 }
 
-function clampWindow(
-  window: { fromMs: number; toMs: number },
-  fromMs: number,
-  toMs: number,
-): { fromMs: number; toMs: number } | undefined {
+function clampWindow(window: Span, fromMs: number, toMs: number): Span | undefined {
   if (Math.max(window.toMs, window.fromMs) < fromMs || window.fromMs > toMs) return undefined;
   return {
     fromMs: Math.max(fromMs, window.fromMs),
@@ -295,15 +290,22 @@ function clampWindow(
   };
 }
 
+/** The writer as a committer, from the diagnosis alone. */
+function writerIdentity(writer: NonNullable<DiagnosisContext["writer"]>): CommitterIdentity {
+  return writer.kind === "flink"
+    ? { kind: "flink", jobId: writer.jobId }
+    : { kind: "connect", connector: writer.connector };
+}
+
 function writerLaneKey(ctx: DiagnosisContext): string | undefined {
   const writer = ctx.writer;
   if (!writer) return undefined;
-  if (writer.kind === "flink") return committerKey({ kind: "flink", jobId: writer.jobId });
   // Snapshots name the connector through the task id; older sinks only mark Connect commits.
-  const named = ctx.snapshots.findLast((s) => ctx.isWriter(s) && committerOf(s).kind === "connect");
-  return named
-    ? committerKey(committerOf(named))
-    : committerKey({ kind: "connect", connector: writer.connector });
+  const named =
+    writer.kind === "connect"
+      ? ctx.snapshots.findLast((s) => ctx.isWriter(s) && committerOf(s).kind === "connect")
+      : undefined;
+  return committerKey(named ? committerOf(named) : writerIdentity(writer));
 }
 
 function writerLane(
@@ -312,12 +314,8 @@ function writerLane(
   identity: CommitterIdentity | undefined,
 ): TimelineLane {
   const writer = ctx.writer!;
-  const fallback: CommitterIdentity =
-    writer.kind === "flink"
-      ? { kind: "flink", jobId: writer.jobId }
-      : { kind: "connect", connector: writer.connector };
   // A lane of commits tied by timing carries no identity of its own: it is the writer's.
-  const id = identity && identity.kind === writer.kind ? identity : fallback;
+  const id = identity && identity.kind === writer.kind ? identity : writerIdentity(writer);
   return { id: key, label: laneLabel(id, ctx.evidence), kind: id.kind, writer: true };
 }
 
@@ -376,11 +374,20 @@ function exceptionKind(name: string, message: string, stack: string): FailureKin
   return EXCEPTION_KINDS.find(([needle]) => text.includes(needle))?.[1];
 }
 
-const TREND_META: Record<TrendId, { label: string; unit: TrendSeries["unit"]; scale: number }> = {
-  lastCommitDurationMs: { label: "commit duration", unit: "s", scale: 1 / 1000 },
-  elapsedSecondsSinceLastSuccessfulCommit: { label: "time since last commit", unit: "min", scale: 1 / 60 },
+/** scale: to the unit drawn; seconds: to seconds, for the durations. */
+const TREND_META: Record<
+  TrendId,
+  { label: string; unit: TrendSeries["unit"]; scale: number; seconds?: number }
+> = {
+  lastCommitDurationMs: { label: "commit duration", unit: "s", scale: 1 / 1000, seconds: 1 / 1000 },
+  elapsedSecondsSinceLastSuccessfulCommit: {
+    label: "time since last commit",
+    unit: "min",
+    scale: 1 / 60,
+    seconds: 1,
+  },
   committedDataFilesPerCommit: { label: "files per commit", unit: "files", scale: 1 },
-  lastCheckpointDuration: { label: "checkpoint duration", unit: "s", scale: 1 / 1000 },
+  lastCheckpointDuration: { label: "checkpoint duration", unit: "s", scale: 1 / 1000, seconds: 1 / 1000 },
   connectSinkLag: { label: "sink lag (records)", unit: "records", scale: 1 },
 };
 
@@ -409,16 +416,11 @@ function trends(ctx: DiagnosisContext, fromMs: number, toMs: number): TrendSerie
  * job that stopped exporting stays flat while the writer commits again).
  */
 function sanitise(ctx: DiagnosisContext, id: TrendId, points: readonly MetricPoint[]): MetricPoint[] {
-  const inSeconds: Partial<Record<TrendId, number>> = {
-    lastCommitDurationMs: 1 / 1000,
-    lastCheckpointDuration: 1 / 1000,
-    elapsedSecondsSinceLastSuccessfulCommit: 1,
-  };
   const writerCommits = ctx.snapshots.filter((s) => ctx.isWriter(s)).map((s) => s.timestampMs);
   const slackMs = 2 * ctx.intervalMs;
   return points.filter((p) => {
     if (!Number.isFinite(p.value) || p.value < 0) return false;
-    const scale = inSeconds[id];
+    const scale = TREND_META[id].seconds;
     if (scale !== undefined && p.value * scale > MAX_DURATION_S) return false;
     if (id !== "elapsedSecondsSinceLastSuccessfulCommit" || writerCommits.length === 0) return true;
     const last = writerCommits.findLast((at) => at <= p.atMs);

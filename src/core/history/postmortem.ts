@@ -8,7 +8,8 @@
 
 import type { FindingId, StepId } from "../ids.js";
 import type { Change } from "../report/schema.js";
-import type { IncidentStory, StoryOpenItem, StoryWriter } from "../story/model.js";
+import type { IncidentStory, StoryWriter } from "../story/model.js";
+import type { OpenItem } from "../verification/open-items.js";
 import type { IncidentHistory } from "./record.js";
 
 export type PostmortemEvent =
@@ -40,7 +41,7 @@ export interface PostmortemPicture {
 export interface Postmortem {
   incidentId: string;
   table: string;
-  state: "resolved" | "stopped";
+  state: IncidentHistory["state"];
   openedAtMs: number;
   closedAtMs: number;
   writer?: StoryWriter;
@@ -79,8 +80,8 @@ export interface Postmortem {
   fix?: { stepId: StepId; change?: Change; recoveredAfterMs?: number; byHand?: boolean };
   notHelped: StepId[];
   /** Every open item and risk, done ones with who and when. */
-  open: StoryOpenItem[];
-  owner?: { user: string; how: "claimed" | "acted" };
+  open: OpenItem[];
+  owner?: IncidentHistory["owner"];
   pictures: PostmortemPicture[];
 }
 

@@ -5,6 +5,7 @@
 // (history-store.ts).
 
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
+import type { Incident } from "../incident/model.js";
 import type { RemediationRecord } from "../remediation/record.js";
 import { checkOutcome, type StepRun } from "../remediation/walk.js";
 import type { Report } from "../report/schema.js";
@@ -157,14 +158,8 @@ function lastCheckUnseen(run: StepRun): boolean {
 }
 
 export interface HistoryInput {
-  incident: {
-    id: string;
-    table: string;
-    channel: string;
-    rootTs?: string;
-    openedAt: number;
-  };
-  state: "resolved" | "stopped";
+  incident: Pick<Incident, "id" | "table" | "channel" | "rootTs" | "openedAt">;
+  state: IncidentHistory["state"];
   closedAtMs: number;
   walk?: RemediationRecord;
   /** The first diagnosis of the incident, and when it was made. */

@@ -7,6 +7,7 @@
 import type { FindingId, SourceName, StepId, TriageId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
 import type { Change } from "../report/schema.js";
+import type { CheckOutcome, Unseen } from "../verification/check.js";
 import type { OpenItem } from "../verification/open-items.js";
 
 /**
@@ -58,10 +59,10 @@ export type StepState =
 export interface StoryCheck {
   index: number;
   atMs: number;
-  outcome: "recovered" | "not-yet" | "could-not-check";
+  outcome: CheckOutcome;
   detail: string;
   /** What could not be read, for a check that could not check. */
-  unseen?: Array<{ source: string; reason: string }>;
+  unseen?: Unseen[];
 }
 
 /**
@@ -118,9 +119,6 @@ export interface StoryRecovery {
   stepId?: StepId;
 }
 
-/** Something left for a person, from the moment it is found until someone marks it done. */
-export type StoryOpenItem = OpenItem;
-
 /** Something a person wrote in the thread, kept for the postmortem's timeline. */
 export interface StoryRemark {
   atMs: number;
@@ -166,7 +164,7 @@ export interface IncidentStory {
   steps: StoryStep[];
   recovery?: StoryRecovery;
   /** Open items and risks; done ones keep who and when. */
-  openItems: StoryOpenItem[];
+  openItems: OpenItem[];
 
   /** Who is handling it: who said "I'm on it", or the first person who approved or acted. */
   owner?: { user: string; sinceMs: number; how: "claimed" | "acted" };

@@ -3,13 +3,12 @@
 
 import type { RemediationRecord } from "../remediation/record.js";
 import type { Report } from "../report/schema.js";
-import { mergeOpenItems, openItemsOf } from "../verification/open-items.js";
-import type { StoryOpenItem } from "./model.js";
+import { mergeOpenItems, type OpenItem, openItemsOf } from "../verification/open-items.js";
 
 export function storyOpenItems(
   report: Report | undefined,
   record: RemediationRecord | undefined,
-): StoryOpenItem[] {
+): OpenItem[] {
   const raised = report ? openItemsOf(report) : [];
   // Records written before items had a kind hold to-dos only.
   return mergeOpenItems(record?.openItems, raised).map(({ resolvedBy: _, ...item }) => ({

@@ -7,20 +7,13 @@ import type { IncidentState } from "../incident/model.js";
 import { nextTarget } from "../remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
-import type { CheckRecord, MachineContext, StepRun } from "../remediation/walk.js";
+import { type CheckRecord, checkOutcome, type MachineContext, type StepRun } from "../remediation/walk.js";
 import { madeByHand } from "../verification/recovery.js";
 import type { StepState, StoryCheck, StoryDecision, StoryStep } from "./model.js";
 
-/** A check as the follow-up recorded it; outcome and unseen are absent in older records. */
-type RecordedCheck = CheckRecord & {
-  outcome?: StoryCheck["outcome"];
-  unseen?: Array<{ source: string; reason: string }>;
-};
-
-function checkOf(check: RecordedCheck): StoryCheck {
+function checkOf(check: CheckRecord): StoryCheck {
   const { index, atMs, detail, unseen } = check;
-  const outcome = check.outcome ?? (check.recovered ? "recovered" : "not-yet");
-  return { index, atMs, outcome, detail, unseen: unseen?.length ? unseen : undefined };
+  return { index, atMs, outcome: checkOutcome(check), detail, unseen: unseen?.length ? unseen : undefined };
 }
 
 /** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
@@ -49,8 +42,7 @@ function stateOf(run: StepRun, readOnly: boolean): StepState {
     case "ineffective": {
       // A check that could not read what recovery is judged on says so, read-only or not; a read-only
       // check that answered did its job; a change that did not help is "no recovery".
-      const last = run.checks[run.checks.length - 1] as RecordedCheck | undefined;
-      if (last?.outcome === "could-not-check") return "could-not-check";
+      if (run.checks.at(-1)?.outcome === "could-not-check") return "could-not-check";
       return readOnly ? "done" : "no-recovery";
     }
     case "skipped":

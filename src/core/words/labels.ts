@@ -77,6 +77,11 @@ export function findingWords(id: FindingId): string {
   return FINDING_WORDS[id];
 }
 
+/** "commit conflict (competing appends)": a triage finding with its root cause, when known. */
+export function causeWords(triage: FindingId, rootCause?: FindingId): string {
+  return `${findingWords(triage)}${rootCause ? ` (${findingWords(rootCause)})` : ""}`;
+}
+
 export function stepWords(id: StepId): string {
   return STEP_WORDS[id];
 }

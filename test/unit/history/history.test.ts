@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as yaml from "yaml";
 import { noteMessage } from "../../../src/adapters/slack/remediation-slack.js";
 import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
-import { recurringHomeBlocks } from "../../../src/adapters/slack/render/recurring.js";
+import { recurringBlocks } from "../../../src/adapters/slack/render/recurring.js";
 import { renderSweepDigest } from "../../../src/adapters/slack/render/sweep-digest.js";
 import { recurringTables } from "../../../src/core/history/fleet.js";
 import { lostChanges, matchEarlier, rankSteps } from "../../../src/core/history/match.js";
@@ -242,10 +242,10 @@ describe("incident history", () => {
     const once = { ...h, incidentId: "inc-3", table: "db.orders" };
     const recurring = recurringTables([h, again, once]);
     expect(recurring.map((r) => [r.table, r.incidents, r.times])).toEqual([["db.events", 2, 2]]);
-    const text = JSON.stringify(recurringHomeBlocks(recurring, 30));
+    const text = JSON.stringify(recurringBlocks(recurring, 30));
     expect(text).toContain("Failed more than once in the last 30 days");
     expect(text).toContain("`db.events`: 2 incidents, 2× commit conflict (competing appends)");
-    expect(recurringHomeBlocks([], 30)).toEqual([]);
+    expect(recurringBlocks([], 30)).toEqual([]);
   });
 });
 
@@ -262,7 +262,7 @@ describe("recurring tables in the sweep digest", () => {
     expect(text).toContain("`db.events`: 2 incidents, 2× commit conflict (competing appends)");
     expect(text).not.toContain("db.orders");
     // The same lines as App Home.
-    expect(text).toContain(JSON.stringify(recurringHomeBlocks(recurring, 30)[0]).slice(1, -1));
+    expect(text).toContain(JSON.stringify(recurringBlocks(recurring, 30)[0]).slice(1, -1));
     // No recurring table, no section.
     expect(JSON.stringify(renderSweepDigest(plain).blocks)).not.toContain("Failed more than once");
   });

@@ -12,7 +12,8 @@ import { renderPostmortemNote } from "../../../src/adapters/slack/postmortem-sla
 import { escapeMrkdwn } from "../../../src/adapters/slack/render/limits.js";
 import { buildPostmortem } from "../../../src/core/history/postmortem.js";
 import { HISTORY_FORMAT, type IncidentHistory } from "../../../src/core/history/record.js";
-import type { IncidentStory, StoryOpenItem } from "../../../src/core/story/model.js";
+import type { IncidentStory } from "../../../src/core/story/model.js";
+import type { OpenItem } from "../../../src/core/verification/open-items.js";
 
 const MIN = 60_000;
 const ALERT = Date.parse("2026-12-02T04:51:10Z");
@@ -108,7 +109,7 @@ function story(overrides: Partial<IncidentStory> = {}): IncidentStory {
   };
 }
 
-const DUPLICATE: StoryOpenItem = {
+const DUPLICATE: OpenItem = {
   id: "remove-duplicate-2381",
   kind: "todo",
   findingId: "commit-state-unknown",
@@ -116,7 +117,7 @@ const DUPLICATE: StoryOpenItem = {
   statement:
     "SELECT data_file.file_path FROM spark_catalog.db.events.entries WHERE snapshot_id = 2381 AND status = 1;",
 };
-const AT_RISK: StoryOpenItem = {
+const AT_RISK: OpenItem = {
   id: "keep-writer-last-snapshot",
   kind: "risk",
   findingId: "writer-last-snapshot-at-risk",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { KnownBlock } from "../../../src/adapters/slack/render/block-kit.js";
+import { capBlocks } from "../../../src/adapters/slack/render/blocks.js";
 import {
-  capBlocks,
   clipPlain,
   escapeCode,
   escapeMrkdwn,

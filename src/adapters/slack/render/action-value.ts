@@ -6,7 +6,8 @@ import { STEP_IDS } from "../../../core/ids.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import type { ActionValue } from "../../../services/view-models.js";
 import type { Button } from "./block-kit.js";
-import { clipPlain, LIMITS } from "./limits.js";
+import { button } from "./blocks.js";
+import { LIMITS } from "./limits.js";
 
 export const ACTION_IDS = {
   apply: "playbook_apply",
@@ -66,13 +67,7 @@ export function actionButton(
   value: ActionValue,
   style?: "primary" | "danger",
 ): Button {
-  return {
-    type: "button",
-    text: { type: "plain_text", text: clipPlain(text, LIMITS.buttonText) },
-    action_id: actionId,
-    value: encodeActionValue(value),
-    ...(style === undefined ? {} : { style }),
-  };
+  return button(text, actionId, encodeActionValue(value), style);
 }
 
 /** Reads a button value or modal private_metadata back; throws usage_invalid when it is not ours. */

@@ -5,7 +5,7 @@ import { groupDigits, plural } from "../../../core/plural.js";
 import type { AppHomeView, OpenIncidentView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
-import { context, divider, header, packedSections, section } from "./blocks.js";
+import { andMore, context, divider, header, packedSections, section } from "./blocks.js";
 import { escapeCode, LIMITS } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
 import { threadLink } from "./status-list.js";
@@ -48,12 +48,7 @@ export function renderAppHome(view: AppHomeView): HomeView {
     blocks.push(...next);
     shown += 1;
   }
-  if (shown < open.length) {
-    blocks.push(
-      context(
-        `… and ${groupDigits(open.length - shown)} more open incidents; \`/iceberg status\` lists them all`,
-      ),
-    );
-  }
+  if (shown < open.length)
+    blocks.push(andMore(open.length - shown, "more open incidents; `/iceberg status` lists them all"));
   return { type: "home", blocks: [...blocks, ...tail] };
 }

@@ -6,6 +6,7 @@ import type { Change, PropertyChange } from "../../../core/report/schema.js";
 import { renderSetProperties, renderUnsetProperties } from "../../../core/statements.js";
 import { parseTableName } from "../../../core/table-name.js";
 import { CodedError } from "../../../errors.js";
+import { restartCall } from "../../render/describe.js";
 import { slackTimes } from "../../render/times.js";
 import { escapeCode, escapeCodeBlock, escapeMrkdwn } from "./limits.js";
 
@@ -47,7 +48,7 @@ export function byHandStatement(change: Change): string | undefined {
     case "table-properties":
       return propertiesStatement(change.table, change.changes);
     case "connector-restart":
-      return `POST /connectors/${encodeURIComponent(change.connector)}/restart?includeTasks=${change.includeTasks}&onlyFailed=${change.onlyFailed}`;
+      return restartCall(change);
     case "connector-config":
       // PUT /config replaces the whole config, so the diff above is the honest instruction.
       return undefined;

@@ -3,7 +3,6 @@
 // could not be read. Ids, stack traces and the rest sit
 // behind "Show all evidence"; the change itself (the diff) is shown once, in the proposal.
 
-import { SOURCE_NAMES } from "../../../core/ids.js";
 import { groupDigits } from "../../../core/plural.js";
 import type { Finding, Report } from "../../../core/report/schema.js";
 import { unansweredSources } from "../../../core/report/unanswered.js";
@@ -16,10 +15,11 @@ import {
   stepWords,
 } from "../../../core/words/labels.js";
 import type { DiagnosisOptions } from "../../../services/view-models.js";
+import { unconfiguredSources } from "../../render/describe.js";
 import { reportMs, slackTimes, slackWhen } from "../../render/times.js";
 import type { KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
-import { context, packedSections, section } from "./blocks.js";
-import { capBlocks, escapeMrkdwn, escapeOutside } from "./limits.js";
+import { actions, button, capBlocks, context, modal, packedSections, section } from "./blocks.js";
+import { escapeMrkdwn, escapeOutside } from "./limits.js";
 
 const DEFAULT_MAX_EVIDENCE = 3;
 /**
@@ -104,20 +104,6 @@ function sourcesText(report: Report): string | undefined {
 
 export const SHOW_EVIDENCE_ACTION = "evidence_show_all";
 
-function showAllButton(ref: string): KnownBlock {
-  return {
-    type: "actions",
-    elements: [
-      {
-        type: "button",
-        action_id: SHOW_EVIDENCE_ACTION,
-        text: { type: "plain_text", text: "Show all evidence" },
-        value: ref,
-      },
-    ],
-  };
-}
-
 /** Every finding and every piece of evidence, for the modal behind "Show all evidence". */
 export function renderEvidenceModal(report: Report): ModalView {
   const nowMs = reportMs(report);
@@ -133,12 +119,7 @@ export function renderEvidenceModal(report: Report): ModalView {
     context(`${escapeMrkdwn(report.table)} · report ${slackWhen(nowMs)}`),
     ...packedSections(lines, { maxSections: 98, more: "more lines" }),
   ];
-  return {
-    type: "modal",
-    title: { type: "plain_text", text: "All evidence" },
-    close: { type: "plain_text", text: "Close" },
-    blocks,
-  };
+  return modal("All evidence", blocks);
 }
 
 export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): SlackMessage {
@@ -147,10 +128,9 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   const tail: KnownBlock[] = [];
   const sources = sourcesText(report);
   if (sources !== undefined) tail.push(section(sources));
-  const notConfigured = SOURCE_NAMES.filter((n) => report.sources[n].status === "not-configured");
+  const notConfigured = unconfiguredSources(report);
   const footer = [`report ${slackWhen(reportMs(report))}`];
-  if (notConfigured.length > 0)
-    footer.push(`not configured: ${notConfigured.map((n) => SOURCE_WORDS[n]).join(", ")}`);
+  if (notConfigured.length > 0) footer.push(`not configured: ${notConfigured.join(", ")}`);
   tail.push(context(footer.join(" · ")));
 
   const total = new Set(report.findings.flatMap((f) => f.evidence.map((e) => e.detail))).size;
@@ -160,7 +140,8 @@ export function renderDiagnosis(report: Report, opts: DiagnosisOptions = {}): Sl
   if (lines.length > 0) evidence.push(section(lines.join("\n")));
   if (total === 0) evidence.push(section("*Evidence:* none was found."));
   // The full evidence (ids, exception lines, every finding) is one click away, never in the way.
-  if (total > 0 && opts.evidenceRef !== undefined) evidence.push(showAllButton(opts.evidenceRef));
+  if (total > 0 && opts.evidenceRef !== undefined)
+    evidence.push(actions([button("Show all evidence", SHOW_EVIDENCE_ACTION, opts.evidenceRef)]));
   else if (total > lines.length)
     evidence.push(context(`${groupDigits(total)} pieces of evidence in the report`));
 

@@ -2,13 +2,12 @@
 // entries are kept and the top line says how many earlier ones were left out.
 
 import type { IncidentHistory } from "../../../core/history/record.js";
-import { groupDigits } from "../../../core/plural.js";
 import { formatDuration } from "../../../core/words/duration.js";
-import { findingWords, stepWords } from "../../../core/words/labels.js";
+import { causeWords, stepWords } from "../../../core/words/labels.js";
 import type { HistoryEntry, HistoryView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
+import { andMore, section } from "./blocks.js";
 import { escapeCode, escapeMrkdwn, mention, packLines, truncateText } from "./limits.js";
 
 const DEFAULT_MAX_ENTRIES = 30;
@@ -29,9 +28,7 @@ const MAX_INCIDENTS = 10;
 
 /** "• Nov 12 commit conflict (competing appends): fixed by *raise commit retries* in 6 min". */
 function incidentLine(i: IncidentHistory): string {
-  const what = i.triage
-    ? `${findingWords(i.triage)}${i.rootCause ? ` (${findingWords(i.rootCause)})` : ""}`
-    : "incident";
+  const what = i.triage ? causeWords(i.triage, i.rootCause) : "incident";
   const fixed = i.steps.find((s) => s.outcome === "fixed");
   const outcome = fixed
     ? `fixed by *${stepWords(fixed.stepId)}*${fixed.recoveredAfterMs !== undefined ? ` in ${formatDuration(fixed.recoveredAfterMs)}` : ""}`
@@ -48,8 +45,7 @@ function incidentBlocks(incidents: readonly IncidentHistory[]): KnownBlock[] {
   const newest = [...incidents].sort((a, b) => b.openedAtMs - a.openedAtMs);
   const shown = newest.slice(0, MAX_INCIDENTS).map((i) => truncateText(incidentLine(i), MAX_LINE));
   const blocks: KnownBlock[] = [section(`*Past incidents, newest first*\n${shown.join("\n")}`)];
-  if (newest.length > shown.length)
-    blocks.push(context(`… and ${groupDigits(newest.length - shown.length)} older incidents`));
+  if (newest.length > shown.length) blocks.push(andMore(newest.length - shown.length, "older incidents"));
   return blocks;
 }
 
@@ -79,7 +75,7 @@ export function renderHistory(view: HistoryView): SlackMessage {
     packed = packLines(lines.slice(first), { maxSections: MAX_SECTIONS });
   }
   const blocks: KnownBlock[] = [section(`*History of \`${table}\`*`), ...past];
-  if (first > 0) blocks.push(context(`… and ${groupDigits(first)} earlier entries`));
+  if (first > 0) blocks.push(andMore(first, "earlier entries"));
   blocks.push(...packed.texts.map((t) => section(t)));
   return { text: `History of ${escapeMrkdwn(view.table)}: ${sorted.length} entries`, blocks };
 }

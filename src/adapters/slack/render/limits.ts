@@ -4,7 +4,6 @@
 // formatting; see neutralize.ts.
 
 import { groupDigits } from "../../../core/plural.js";
-import type { KnownBlock } from "./block-kit.js";
 import { hideAddresses, neutralizeCode, neutralizeMrkdwn, stripInvisible } from "./neutralize.js";
 
 export const LIMITS = {
@@ -90,18 +89,6 @@ export function clipPlain(text: string, max: number): string {
   const clean = stripInvisible(text);
   if (clean.length <= max) return clean;
   return `${safeCut(clean, max - 1, false)}…`;
-}
-
-/** A final context block saying how much was left out. */
-function moreBlock(count: number, what = "more"): KnownBlock {
-  return { type: "context", elements: [{ type: "mrkdwn", text: `… and ${groupDigits(count)} ${what}` }] };
-}
-
-/** Keeps at most max blocks; when it must drop some, the last kept block says how many. */
-export function capBlocks(blocks: KnownBlock[], max: number = LIMITS.messageBlocks): KnownBlock[] {
-  if (blocks.length <= max) return blocks;
-  const kept = blocks.slice(0, max - 1);
-  return [...kept, moreBlock(blocks.length - kept.length)];
 }
 
 export interface PackedLines {

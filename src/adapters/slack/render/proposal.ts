@@ -13,9 +13,9 @@ import type {
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, APPLY_MODAL, actionButton, encodeActionValue } from "./action-value.js";
 import type { Button, KnownBlock, ModalView, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
+import { actions, capBlocks, context, modal, plain, section } from "./blocks.js";
 import { byHandStatement, codeBlock, renderChange } from "./change.js";
-import { capBlocks, clipPlain, escapeCode, escapeMrkdwn, LIMITS, mention } from "./limits.js";
+import { escapeCode, escapeMrkdwn, mention } from "./limits.js";
 import { renderNotice } from "./walk-notice.js";
 
 const RISK_EMOJI = {
@@ -42,7 +42,6 @@ function confirmed(
   no: string,
   danger = false,
 ): Button {
-  const plain = (t: string) => ({ type: "plain_text" as const, text: t });
   return {
     ...button,
     confirm: {
@@ -152,7 +151,7 @@ export function renderProposal(view: ProposalView): SlackMessage {
     if (canMarkDone(view)) elements.push(actionButton("Done by hand", ACTION_IDS.done, value));
     elements.push(actionButton("Skip", ACTION_IDS.skip, value));
     elements.push(stopButton(value));
-    blocks.push({ type: "actions", block_id: "playbook_actions", elements });
+    blocks.push(actions(elements, "playbook_actions"));
     if (readOnly) {
       // Nobody approves a look: say what happens instead of naming approvers.
       blocks.push(context("The bot is checking now; the result follows in this thread. Skip moves on."));
@@ -190,15 +189,15 @@ export function renderApplyModal(view: ApplyModalView): ModalView {
     {
       type: "input",
       block_id: APPLY_MODAL.reasonBlockId,
-      label: { type: "plain_text", text: "Reason" },
-      hint: { type: "plain_text", text: "Kept in the incident's audit trail." },
+      label: plain("Reason"),
+      hint: plain("Kept in the incident's audit trail."),
       element: {
         type: "plain_text_input",
         action_id: APPLY_MODAL.reasonActionId,
         multiline: true,
         min_length: 3,
         max_length: 500,
-        placeholder: { type: "plain_text", text: "Why now; a ticket link if there is one" },
+        placeholder: plain("Why now; a ticket link if there is one"),
       },
     },
   ];
@@ -206,50 +205,36 @@ export function renderApplyModal(view: ApplyModalView): ModalView {
     blocks.push({
       type: "input",
       block_id: APPLY_MODAL.confirmBlockId,
-      label: { type: "plain_text", text: "Correctness" },
+      label: plain("Correctness"),
       element: {
         type: "checkboxes",
         action_id: APPLY_MODAL.confirmActionId,
         options: [
           {
-            text: { type: "plain_text", text: "I checked this is correct for every reader and writer" },
-            description: {
-              type: "plain_text",
-              text:
-                view.stepId === "review-isolation-level"
-                  ? "Weaker isolation can let conflicting changes both commit."
-                  : "The change is applied only with this confirmation.",
-            },
+            text: plain("I checked this is correct for every reader and writer"),
+            description: plain(
+              view.stepId === "review-isolation-level"
+                ? "Weaker isolation can let conflicting changes both commit."
+                : "The change is applied only with this confirmation.",
+            ),
             value: APPLY_MODAL.confirmValue,
           },
         ],
       },
     });
   }
-  return {
-    type: "modal",
+  const fields = {
     callback_id: APPLY_MODAL.callbackId,
-    private_metadata: encodeActionValue({
-      incidentId: view.incidentId,
-      stepId: view.stepId,
-      proposalId: view.proposalId,
-    }),
-    title: { type: "plain_text", text: clipPlain("Apply change", LIMITS.modalTitle) },
-    submit: { type: "plain_text", text: "Apply" },
-    close: { type: "plain_text", text: "Cancel" },
-    blocks,
+    private_metadata: encodeActionValue(view),
+    submit: plain("Apply"),
   };
+  return modal("Apply change", blocks, fields, "Cancel");
 }
 
 /** What the Apply click's form shows instead of the form when the step cannot be approved now. */
 export function renderApplyRefusal(notices: readonly Notice[]): ModalView {
-  return {
-    type: "modal",
-    callback_id: APPLY_MODAL.refusedCallbackId,
-    title: { type: "plain_text", text: clipPlain("Apply change", LIMITS.modalTitle) },
-    close: { type: "plain_text", text: "Close" },
-    blocks: notices.map((notice) => section(`:no_entry: ${renderNotice(notice)}`)),
-  };
+  const blocks = notices.map((notice) => section(`:no_entry: ${renderNotice(notice)}`));
+  return modal("Apply change", blocks, { callback_id: APPLY_MODAL.refusedCallbackId });
 }
 
 export function renderRevertButton(view: ActionValue): Button {

@@ -2,7 +2,7 @@
 // section under App Home's incidents and in the sweep digest (core/history/fleet.ts).
 
 import type { RecurringTable } from "../../../core/history/fleet.js";
-import { findingWords } from "../../../core/words/labels.js";
+import { causeWords } from "../../../core/words/labels.js";
 import { slackWhen } from "../../render/times.js";
 import type { KnownBlock } from "./block-kit.js";
 import { section } from "./blocks.js";
@@ -10,22 +10,16 @@ import { escapeCode, truncateText } from "./limits.js";
 
 const MAX_TABLES = 8;
 
-/** The section's text: one line per table (most incidents first), shared by App Home and the digest. */
-export function recurringText(recurring: readonly RecurringTable[], days: number): string {
+/** One line per table (most incidents first), shared by App Home and the sweep digest. */
+export function recurringBlocks(recurring: readonly RecurringTable[], days: number): KnownBlock[] {
+  if (recurring.length === 0) return [];
   const lines = recurring.slice(0, MAX_TABLES).map((r) => {
-    const cause = r.triage
-      ? `${findingWords(r.triage)}${r.rootCause ? ` (${findingWords(r.rootCause)})` : ""}`
-      : "different causes";
+    const cause = r.triage ? causeWords(r.triage, r.rootCause) : "different causes";
     return truncateText(
       `• \`${escapeCode(r.table)}\`: ${r.incidents} incidents, ${r.times}× ${cause}; last ${slackWhen(r.lastAtMs)}`,
       300,
     );
   });
   const more = recurring.length > MAX_TABLES ? `\n… and ${recurring.length - MAX_TABLES} more` : "";
-  return `*Failed more than once in the last ${days} days*\n${lines.join("\n")}${more}`;
-}
-
-export function recurringHomeBlocks(recurring: readonly RecurringTable[], days: number): KnownBlock[] {
-  if (recurring.length === 0) return [];
-  return [section(recurringText(recurring, days))];
+  return [section(`*Failed more than once in the last ${days} days*\n${lines.join("\n")}${more}`)];
 }

@@ -12,7 +12,7 @@ import type { StatusCardView } from "../../../services/view-models.js";
 import { slackTimes, slackWhen } from "../../render/times.js";
 import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, header, section } from "./blocks.js";
+import { actions, button, context, header, section } from "./blocks.js";
 import { escapeMrkdwn, mention } from "./limits.js";
 
 // The words and emoji people see for an incident's state.
@@ -195,11 +195,7 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
   const lines = detailLines(view);
   if (lines.length > 0) blocks.push(section(lines.join("\n")));
   if (view.state === "resolved" && pendingItems(view.openItems).length > 0 && view.itemAction) {
-    blocks.push({
-      type: "actions",
-      block_id: "open_items",
-      elements: [actionButton("Mark done", ACTION_IDS.itemDone, view.itemAction)],
-    });
+    blocks.push(actions([actionButton("Mark done", ACTION_IDS.itemDone, view.itemAction)], "open_items"));
   }
   if (view.slackDelayedMs !== undefined)
     blocks.push(
@@ -211,18 +207,9 @@ export function statusCardBlocks(view: StatusCardView): KnownBlock[] {
   // "I'm on it" while nobody handles the incident.
   const elements = [
     ...decisionButtons(view),
-    ...(view.claimAction
-      ? [
-          {
-            type: "button" as const,
-            text: { type: "plain_text" as const, text: "I'm on it" },
-            action_id: ACTION_IDS.claim,
-            value: JSON.stringify(view.claimAction),
-          },
-        ]
-      : []),
+    ...(view.claimAction ? [button("I'm on it", ACTION_IDS.claim, JSON.stringify(view.claimAction))] : []),
   ];
-  if (elements.length > 0) blocks.push({ type: "actions", block_id: "card_decision", elements });
+  if (elements.length > 0) blocks.push(actions(elements, "card_decision"));
   blocks.push(context(statusLine(view)));
   return blocks;
 }

@@ -10,10 +10,10 @@ import type { Digest } from "../../../core/sweep/digest.js";
 import { failingChecks, type TableHealth } from "../../../core/sweep/health.js";
 import { formatDuration } from "../../../core/words/duration.js";
 import { slackWhen } from "../../render/times.js";
-import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, divider, header, section } from "./blocks.js";
+import type { KnownBlock, SlackMessage } from "./block-kit.js";
+import { actions, button, context, divider, header, section } from "./blocks.js";
 import { escapeCode, escapeMrkdwn, LIMITS, truncateText } from "./limits.js";
-import { recurringText } from "./recurring.js";
+import { recurringBlocks } from "./recurring.js";
 import { threadLink } from "./status-list.js";
 
 export const SWEEP_ACTIONS = { audit: "sweep_audit", fix: "sweep_fix" } as const;
@@ -60,15 +60,9 @@ function tableBlocks(t: TableHealth, rank: number, sweepId: string): KnownBlock[
   const lines = [`*${rank}. \`${escapeCode(t.table)}\`* · score ${t.score}/100`, checkList(t)];
   if (t.fix) lines.push(`fix: \`${escapeCode(t.fix)}\``);
   const value = encodeSweepValue(t.table, sweepId);
-  const button = (text: string, action_id: string): Button => ({
-    type: "button",
-    action_id,
-    text: { type: "plain_text", text },
-    value,
-  });
-  const buttons = [button("Audit in thread", SWEEP_ACTIONS.audit)];
-  if (t.nextStep) buttons.push({ ...button("Start the fix", SWEEP_ACTIONS.fix), style: "primary" });
-  return [section(truncateText(lines.join("\n"))), { type: "actions", elements: buttons }];
+  const buttons = [button("Audit in thread", SWEEP_ACTIONS.audit, value)];
+  if (t.nextStep) buttons.push(button("Start the fix", SWEEP_ACTIONS.fix, value, "primary"));
+  return [section(lines.join("\n")), actions(buttons)];
 }
 
 function changesText(d: Digest): string {
@@ -110,7 +104,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
       const link = threadLink(i.permalink, "incident thread");
       return `• \`${escapeCode(i.table)}\` (score ${i.score}/100): ${link || `incident ${escapeMrkdwn(i.incidentId)}`}`;
     });
-    blocks.push(section(truncateText(`*Failing right now, already in an incident:*\n${lines.join("\n")}`)));
+    blocks.push(section(`*Failing right now, already in an incident:*\n${lines.join("\n")}`));
   }
   blocks.push(divider());
   if (d.worst.length === 0)
@@ -119,7 +113,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
     // Several catalogs: each one's line, then its worst tables under it (ranks stay sweep-wide).
     const ranked = d.worst.map((t, i) => ({ t, rank: i + 1 }));
     for (const c of d.byCatalog) {
-      blocks.push(section(truncateText(catalogLine(c))));
+      blocks.push(section(catalogLine(c)));
       for (const { t, rank } of ranked.filter((r) => r.t.catalog === c.catalog))
         blocks.push(...tableBlocks(t, rank, d.sweepId));
     }
@@ -130,9 +124,8 @@ export function renderSweepDigest(d: Digest): SlackMessage {
       blocks.push(...tableBlocks(t, i + 1, d.sweepId));
     });
   }
-  blocks.push(divider(), section(truncateText(changesText(d))), section(truncateText(countsText(d))));
-  if (d.recurring && d.recurring.tables.length > 0)
-    blocks.push(section(truncateText(recurringText(d.recurring.tables, d.recurring.days))));
+  blocks.push(divider(), section(changesText(d)), section(countsText(d)));
+  if (d.recurring) blocks.push(...recurringBlocks(d.recurring.tables, d.recurring.days));
   if (d.errors.length > 0) {
     const shown = d.errors
       .slice(0, 5)
@@ -151,7 +144,7 @@ export function renderSweepDigest(d: Digest): SlackMessage {
       (s) => `• ${groupDigits(s.count)} × ${escapeMrkdwn(SKIP_REASON_TEXT[s.reason])}`,
     );
     // Last block kept even when the message is cut: a partial digest must say it is partial.
-    const partial = section(truncateText(`*Partial sweep.* Left out:\n${lines.join("\n")}`));
+    const partial = section(`*Partial sweep.* Left out:\n${lines.join("\n")}`);
     return {
       text: `${headline(d)} (partial)`,
       blocks: [...blocks.slice(0, LIMITS.messageBlocks - 1), partial],
@@ -172,8 +165,8 @@ export function sweepHomeBlocks(d: Digest | undefined, nowMs: number): KnownBloc
     const link = threadLink(i.permalink, "incident thread");
     return `• \`${escapeCode(i.table)}\`: ${link || "open incident"}`;
   });
-  if (lines.length > 0) blocks.push(section(truncateText(`*Worst tables*\n${lines.join("\n")}`)));
-  if (incidents.length > 0) blocks.push(section(truncateText(`*In an incident*\n${incidents.join("\n")}`)));
+  if (lines.length > 0) blocks.push(section(`*Worst tables*\n${lines.join("\n")}`));
+  if (incidents.length > 0) blocks.push(section(`*In an incident*\n${incidents.join("\n")}`));
   blocks.push(divider());
   return blocks;
 }

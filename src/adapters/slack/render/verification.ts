@@ -10,7 +10,7 @@ import type { VerificationView, WriterRef } from "../../../services/view-models.
 import { slackWhen } from "../../render/times.js";
 import { ACTION_IDS, actionButton } from "./action-value.js";
 import type { Button, KnownBlock, SlackMessage } from "./block-kit.js";
-import { context, section } from "./blocks.js";
+import { actions, context, section } from "./blocks.js";
 import { escapeCode, escapeMrkdwn } from "./limits.js";
 import { renderRevertButton } from "./proposal.js";
 import { unseenWords } from "./walk-notice.js";
@@ -141,7 +141,7 @@ export function renderVerification(view: VerificationView): SlackMessage {
       );
     }
     if (outcome.nextStep !== undefined) elements.push(nextButton(view, outcome.nextStep));
-    if (elements.length > 0) blocks.push({ type: "actions", block_id: "verification_actions", elements });
+    if (elements.length > 0) blocks.push(actions(elements, "verification_actions"));
     else blocks.push(context("No other step in the playbook fits; the thread is yours."));
     if (countsFrom && !readOnly) blocks.push(context(countsFrom));
     text = readOnly
