@@ -39,14 +39,8 @@ const COMMAND_MODULES: Record<string, () => Promise<Run>> = {
   history: historyCommand,
   postmortem: historyCommand,
   demo: async () => (await import("./commands/bot-command.js")).runDemoCommand,
-  dev: async () => {
-    const { runDevCommand } = await import("./commands/dev-command.js");
-    return ({ args, io }) => runDevCommand(args, io);
-  },
-  sim: async () => {
-    const { runSimCommand } = await import("./commands/sim-command.js");
-    return ({ args, io }) => runSimCommand(args, io);
-  },
+  dev: async () => (await import("./commands/dev-command.js")).runDevCommand,
+  sim: async () => (await import("./commands/sim-command.js")).runSimCommand,
   schemas: async () => (await import("./commands/schemas-command.js")).runSchemasCommand,
   discover: async () => (await import("./commands/discover-command.js")).runDiscoverCommand,
   config: async () => (await import("./commands/config-command.js")).runConfigCommand,
