@@ -4,6 +4,7 @@
 // the page become the signed requests Slack would send, as the user picked on the page.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Route, readBody, send, serveEdge } from "../adapters/http/edge.js";
 import type { Env } from "../config.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
@@ -387,5 +388,3 @@ function parseJson(text: string): Json | undefined {
     return undefined;
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
