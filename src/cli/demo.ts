@@ -173,7 +173,6 @@ async function startWorld(ctx: DemoContext): Promise<void> {
     channel: DEMO_CHANNEL,
     botConfig: (platform) =>
       `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform}\n${autopilot ? autopilotConfig(autopilot, ctx.playbooks, lakehouse.clock.now()) : ""}`,
-    now: () => lakehouse.clock.now(),
     followUpIntervalMs: followUpMs,
   });
   ctx.sim = sim;
@@ -728,10 +727,10 @@ export async function startSimBot(world: {
   env: Env;
   channel: string;
   botConfig: (platform: string) => string;
-  now: () => number;
   followUpIntervalMs: number;
 }): Promise<SimBot> {
   const { lakehouse, redisUrl } = world;
+  const now = () => lakehouse.clock.now();
   const signingSecret = randomBytes(16).toString("hex");
   const webhookToken = randomBytes(16).toString("hex");
   const namespace = `iceberg-bot-${world.name}-${randomBytes(4).toString("hex")}`;
@@ -759,7 +758,7 @@ export async function startSimBot(world: {
   const bot = await startBot(config, {
     namespace,
     queuePrefix: `{${namespace}}`,
-    now: world.now,
+    now,
     remediation: { followUpIntervalMs: world.followUpIntervalMs },
   });
   return {
@@ -776,7 +775,7 @@ export async function startSimBot(world: {
       fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
-        body: alertBody(table, jobName, world.now()),
+        body: alertBody(table, jobName, now()),
       }),
     async stop() {
       await bot.queues.obliterate().catch(() => {});

@@ -129,7 +129,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         env: options.env,
         channel: DEV_CHANNEL,
         botConfig: (platform) => `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n${platform}`,
-        now: () => clock.now(),
         followUpIntervalMs: options.followUpIntervalMs ?? 10_000,
       });
       running = { scenario, lakehouse, sim };
