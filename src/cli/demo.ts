@@ -18,7 +18,7 @@ import { type Env, loadConfig } from "../config.js";
 import type { Refusal } from "../core/autopilot/decide.js";
 import type { PlaybookSet } from "../core/remediation/schema.js";
 import { refusalWords } from "../core/words/autopilot.js";
-import { type Bot, startBot } from "../main.js";
+import { startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
 import { loadScenario } from "../sim/scenarios.js";
@@ -703,16 +703,7 @@ export async function ensureRedis(
 }
 
 /** A bot (HTTP mode, with its workers) against a simulated lakehouse and the Slack stand-in. */
-export interface SimBot {
-  bot: Bot;
-  /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
-  namespace: string;
-  /** `user` in the channel, whose signed requests go into the bot as Slack's would. */
-  person(user: string): SlackPerson;
-  /** An Alertmanager alert for `table` into the bot's webhook. */
-  fireAlert(table: string, jobName: string | undefined): Promise<Response>;
-  stop(): Promise<void>;
-}
+export type SimBot = Awaited<ReturnType<typeof startSimBot>>;
 
 /**
  * Starts the bot for `demo` and `dev` in a namespace of its own. `botConfig` writes BOT_CONFIG
@@ -728,7 +719,7 @@ export async function startSimBot(world: {
   channel: string;
   botConfig: (platform: string) => string;
   followUpIntervalMs: number;
-}): Promise<SimBot> {
+}) {
   const { lakehouse, redisUrl } = world;
   const now = () => lakehouse.clock.now();
   const signingSecret = randomBytes(16).toString("hex");
@@ -763,15 +754,18 @@ export async function startSimBot(world: {
   });
   return {
     bot,
+    /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
     namespace,
-    person: (user) => ({
+    /** `user` in the channel, whose signed requests go into the bot as Slack's would. */
+    person: (user: string): SlackPerson => ({
       botUrl: `http://127.0.0.1:${bot.port}/slack/events`,
       signingSecret,
       standIn: world.standIn,
       channel: world.channel,
       user,
     }),
-    fireAlert: (table, jobName) =>
+    /** An Alertmanager alert for `table` into the bot's webhook. */
+    fireAlert: (table: string, jobName: string | undefined) =>
       fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
