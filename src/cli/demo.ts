@@ -21,6 +21,7 @@ import { refusalWords } from "../core/words/autopilot.js";
 import { startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
+import type { Scenario } from "../sim/scenario/schema.js";
 import { loadScenario } from "../sim/scenarios.js";
 import { redisAnswers, startPrivateRedis } from "../sim/servers/redis-server.js";
 import {
@@ -148,12 +149,12 @@ const say = (ctx: DemoContext, line: string) => ctx.options.stdout.write(`${line
 /** One progress line, numbered in the order things happen (the path depends on the scenario). */
 const progress = (ctx: DemoContext, line: string) => say(ctx, `[${++ctx.step}] ${line}`);
 
-async function startWorld(ctx: DemoContext): Promise<void> {
+async function startWorld(ctx: DemoContext, scenario: Scenario): Promise<void> {
   progress(
     ctx,
     "start the simulated lakehouse (catalog, Flink, Kafka Connect, Prometheus) and the Slack stand-in",
   );
-  const lakehouse = await startLakehouse({ scenario: ctx.options.scenario ?? "competing-appends" });
+  const lakehouse = await startLakehouse({ scenario });
   ctx.lakehouse = lakehouse;
   ctx.cleanups.push(() => lakehouse.close());
   const standIn = await startSlackStandIn();
@@ -543,7 +544,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     ctx.redisUrl = redis.url;
     if (redis.stop) ctx.cleanups.push(redis.stop);
     say(ctx, `Demo: scenario ${scenario.name}, table ${scenario.table}`);
-    await startWorld(ctx);
+    await startWorld(ctx, scenario);
     if (ctx.options.autopilot === "budget-spent") await spendFleetBudget(ctx);
     await fireAlert(ctx);
     const diagnosis = await awaitDiagnosis(ctx);
