@@ -33,7 +33,7 @@ import {
 } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
-import type { SlackStandIn, StoredCanvas, StoredMessage } from "../sim/slack/types.js";
+import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
 
 export interface DemoOptions {
   scenario?: string;
@@ -69,17 +69,7 @@ export interface DemoMoment extends DemoEnd {
 }
 
 /** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
-export interface DemoEnd {
-  thread: StoredMessage[];
-  lakehouse: Lakehouse;
-  /** Where the bot kept its data (deleted once the demo ends): benchmarks measure it. */
-  redisUrl: string;
-  namespace: string;
-  /** The incidents' clock. */
-  now: () => number;
-  /** The postmortem canvases the bot made (markdown as Slack received it). */
-  canvases: StoredCanvas[];
-}
+export type DemoEnd = ReturnType<typeof worldEnd>;
 
 export const DEMO_AUTOPILOT = ["on", "hold", "shadow", "off-hours", "budget-spent"] as const;
 export type DemoAutopilot = (typeof DEMO_AUTOPILOT)[number];
@@ -498,13 +488,16 @@ async function moment(ctx: DemoContext, label: string): Promise<void> {
   });
 }
 
-function worldEnd(ctx: DemoContext): DemoEnd {
+function worldEnd(ctx: DemoContext) {
   return {
     thread: thread(ctx),
     lakehouse: ctx.lakehouse!,
+    /** Where the bot kept its data (deleted once the demo ends): benchmarks measure it. */
     redisUrl: ctx.redisUrl,
     namespace: ctx.sim!.namespace,
+    /** The incidents' clock. */
     now: () => ctx.lakehouse!.clock.now(),
+    /** The postmortem canvases the bot made (markdown as Slack received it). */
     canvases: ctx.standIn!.canvases(),
   };
 }

@@ -46,14 +46,7 @@ export interface DevOptions {
   followUpIntervalMs?: number;
 }
 
-export interface DevServer {
-  url: string;
-  /** The page with the session token: opening it sets the session cookie (print it, never serve it). */
-  link: string;
-  /** The session token: in the link, then in the cookie the page's calls carry. */
-  token: string;
-  close(): Promise<void>;
-}
+export type DevServer = Awaited<ReturnType<typeof startDev>>;
 
 interface Modal {
   /** Index in the stand-in's views.opened. */
@@ -65,7 +58,7 @@ interface Modal {
 
 type Json = Record<string, unknown>;
 
-export async function startDev(options: DevOptions): Promise<DevServer> {
+export async function startDev(options: DevOptions) {
   const found = await ensureRedis(
     options.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     options.env,
@@ -291,7 +284,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${port}/`;
   return {
     url,
+    /** The page with the session token: opening it sets the session cookie (print it, never serve it). */
     link: `${url}?${DEV_TOKEN_PARAM}=${guard.token}`,
+    /** The session token: in the link, then in the cookie the page's calls carry. */
     token: guard.token,
     async close() {
       await edge.close();
