@@ -76,10 +76,7 @@ async function dispatch(
     io.stderr.write(GENERAL_USAGE);
     return ExitCode.Usage;
   }
-  if (command === "--help" || command === "-h") {
-    io.stdout.write(GENERAL_USAGE);
-    return ExitCode.Ok;
-  }
+  if (command === "--help" || command === "-h") return showHelp([], io);
   if (command === "--version" || command === "-v") {
     writeLine(io.stdout, packageVersion());
     return ExitCode.Ok;
