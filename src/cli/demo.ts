@@ -39,7 +39,7 @@ export interface DemoOptions {
   scenario?: string;
   stdout: { write(chunk: string): unknown };
   env: Env;
-  /** Real time between follow-up checks (default 500 ms; tests go faster). */
+  /** Real time between follow-up checks (default 500 ms, not BOT_CONFIG's five minutes; tests go faster). */
   followUpIntervalMs?: number;
   /**
    * Autopilot (docs/autopilot.md): "on" lets it apply the low-risk steps after a short hold-off,
@@ -111,8 +111,6 @@ const DEMO_CHANNEL = "C0DEMO";
 export const DEMO_APPROVER = "U0DEMOONCALL";
 /** A second approver: risky steps need two people. */
 const DEMO_SECOND_APPROVER = "U0DEMOLEAD";
-/** The follow-up interval the demo uses instead of BOT_CONFIG's five minutes. */
-const DEMO_FOLLOW_UP_MS = 500;
 /** Simulated time that passes after a change, so the writer's next commits can land. */
 const SIMULATED_WAIT_MS = 6 * 60_000;
 /** Proposals, approvals and follow-ups one demo plays through at most (a loop guard). */
@@ -153,7 +151,7 @@ async function startWorld(ctx: DemoContext, scenario: Scenario): Promise<void> {
 
   progress(ctx, "start the bot (HTTP mode) and its workers");
   const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
-  const followUpMs = ctx.options.followUpIntervalMs ?? DEMO_FOLLOW_UP_MS;
+  const followUpMs = ctx.options.followUpIntervalMs ?? 500;
   const { autopilot } = ctx.options;
   const sim = await startSimBot({
     name: "demo",
