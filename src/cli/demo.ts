@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve as resolvePath } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
@@ -17,9 +18,10 @@ import { type Env, loadConfig } from "../config.js";
 import type { Refusal } from "../core/autopilot/decide.js";
 import type { PlaybookSet } from "../core/remediation/schema.js";
 import { refusalWords } from "../core/words/autopilot.js";
-import { type Bot, startBot } from "../main.js";
+import { startBot } from "../main.js";
 import { alertmanagerBody } from "../sim/alertmanager.js";
 import { type Lakehouse, startLakehouse } from "../sim/lakehouse.js";
+import type { Scenario } from "../sim/scenario/schema.js";
 import { loadScenario } from "../sim/scenarios.js";
 import { redisAnswers, startPrivateRedis } from "../sim/servers/redis-server.js";
 import {
@@ -31,13 +33,13 @@ import {
 } from "../sim/slack/person.js";
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
-import type { SlackStandIn, StoredCanvas, StoredMessage } from "../sim/slack/types.js";
+import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
 
 export interface DemoOptions {
   scenario?: string;
   stdout: { write(chunk: string): unknown };
   env: Env;
-  /** Real time between follow-up checks (default 500 ms; tests go faster). */
+  /** Real time between follow-up checks (default 500 ms, not BOT_CONFIG's five minutes; tests go faster). */
   followUpIntervalMs?: number;
   /**
    * Autopilot (docs/autopilot.md): "on" lets it apply the low-risk steps after a short hold-off,
@@ -67,17 +69,7 @@ export interface DemoMoment extends DemoEnd {
 }
 
 /** The end of a demo: the thread as posted and the simulated lakehouse that produced it. */
-export interface DemoEnd {
-  thread: StoredMessage[];
-  lakehouse: Lakehouse;
-  /** Where the bot kept its data (deleted once the demo ends): benchmarks measure it. */
-  redisUrl: string;
-  namespace: string;
-  /** The incidents' clock. */
-  now: () => number;
-  /** The postmortem canvases the bot made (markdown as Slack received it). */
-  canvases: StoredCanvas[];
-}
+export type DemoEnd = ReturnType<typeof worldEnd>;
 
 export const DEMO_AUTOPILOT = ["on", "hold", "shadow", "off-hours", "budget-spent"] as const;
 export type DemoAutopilot = (typeof DEMO_AUTOPILOT)[number];
@@ -114,13 +106,11 @@ async function spendFleetBudget(ctx: DemoContext): Promise<void> {
   );
 }
 
-export const DEMO_CHANNEL = "C0DEMO";
+const DEMO_CHANNEL = "C0DEMO";
 /** The on-call engineer who approves steps in the demo. */
 export const DEMO_APPROVER = "U0DEMOONCALL";
 /** A second approver: risky steps need two people. */
-export const DEMO_SECOND_APPROVER = "U0DEMOLEAD";
-/** The follow-up interval the demo uses instead of BOT_CONFIG's five minutes. */
-const DEMO_FOLLOW_UP_MS = 500;
+const DEMO_SECOND_APPROVER = "U0DEMOLEAD";
 /** Simulated time that passes after a change, so the writer's next commits can land. */
 const SIMULATED_WAIT_MS = 6 * 60_000;
 /** Proposals, approvals and follow-ups one demo plays through at most (a loop guard). */
@@ -146,14 +136,13 @@ interface DemoContext {
 const say = (ctx: DemoContext, line: string) => ctx.options.stdout.write(`${line}\n`);
 /** One progress line, numbered in the order things happen (the path depends on the scenario). */
 const progress = (ctx: DemoContext, line: string) => say(ctx, `[${++ctx.step}] ${line}`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function startWorld(ctx: DemoContext): Promise<void> {
+async function startWorld(ctx: DemoContext, scenario: Scenario): Promise<void> {
   progress(
     ctx,
     "start the simulated lakehouse (catalog, Flink, Kafka Connect, Prometheus) and the Slack stand-in",
   );
-  const lakehouse = await startLakehouse({ scenario: ctx.options.scenario ?? "competing-appends" });
+  const lakehouse = await startLakehouse({ scenario });
   ctx.lakehouse = lakehouse;
   ctx.cleanups.push(() => lakehouse.close());
   const standIn = await startSlackStandIn();
@@ -162,8 +151,8 @@ async function startWorld(ctx: DemoContext): Promise<void> {
 
   progress(ctx, "start the bot (HTTP mode) and its workers");
   const writer = ctx.writerJobName ? `\n    flinkJobName: ${ctx.writerJobName}` : "";
-  const followUpMs = ctx.options.followUpIntervalMs ?? DEMO_FOLLOW_UP_MS;
-  const autopilot = ctx.options.autopilot;
+  const followUpMs = ctx.options.followUpIntervalMs ?? 500;
+  const { autopilot } = ctx.options;
   const sim = await startSimBot({
     name: "demo",
     lakehouse,
@@ -173,7 +162,6 @@ async function startWorld(ctx: DemoContext): Promise<void> {
     channel: DEMO_CHANNEL,
     botConfig: (platform) =>
       `defaults:\n  approvers: [${DEMO_APPROVER}, ${DEMO_SECOND_APPROVER}]\n  followUp: { intervalSeconds: 300, checks: 6 }\ntables:\n  ${ctx.scenarioTable}:${writer || " {}"}\n${platform}\n${autopilot ? autopilotConfig(autopilot, ctx.playbooks, lakehouse.clock.now()) : ""}`,
-    now: () => lakehouse.clock.now(),
     followUpIntervalMs: followUpMs,
   });
   ctx.sim = sim;
@@ -195,18 +183,15 @@ async function fireAlert(ctx: DemoContext): Promise<void> {
 async function awaitDiagnosis(ctx: DemoContext): Promise<string> {
   progress(ctx, "the bot opens an incident thread and diagnoses the table from the lakehouse's evidence");
   const standIn = ctx.standIn!;
-  let diagnosis: string | undefined;
-  await until(() => {
+  return until(() => {
     const root = standIn.messages(DEMO_CHANNEL).find((m) => !m.thread_ts && !m.ephemeralUser);
-    if (!root) return false;
+    if (!root) return undefined;
     ctx.rootTs = root.ts;
-    diagnosis = standIn
+    return standIn
       .thread(DEMO_CHANNEL, root.ts)
       .map(messageMrkdwn)
       .find((text) => text.includes("Next step"));
-    return diagnosis !== undefined;
   }, "the diagnosis");
-  return diagnosis ?? "";
 }
 
 /** Nothing to change: the demo asks for the audit instead, the way a person would. */
@@ -229,12 +214,6 @@ async function showAudit(ctx: DemoContext, diagnosis: string): Promise<void> {
   // Waits for the audit itself: the diagnosis picture may still be arriving in the thread.
   await until(() => thread(ctx).some((m) => JSON.stringify(m.blocks).includes("Audit of")), "the audit");
   progress(ctx, "the audit of the concurrent-writers checklist arrives in the thread");
-}
-
-/** True when the walk ended because its last check could not read the table (the card says so). */
-function couldNotCheck(ctx: DemoContext): boolean {
-  const root = thread(ctx)[0];
-  return root !== undefined && /the bot could not check the table/.test(messageMrkdwn(root));
 }
 
 type Decision =
@@ -287,12 +266,6 @@ function readOnlyStep(ctx: DemoContext, value: string | undefined): boolean {
   );
 }
 
-async function nextDecision(ctx: DemoContext, handled: Set<string>): Promise<Decision> {
-  let decision: Decision | undefined;
-  await until(() => (decision = decisionPoint(ctx, handled)), "the bot's next move");
-  return decision!;
-}
-
 function markHandled(ctx: DemoContext, handled: Set<string>, kind: string): void {
   const found = findButton(ctx.standIn!, DEMO_CHANNEL, ctx.rootTs!, `playbook_${kind}`);
   if (found) handled.add(`${found.message.ts}:${found.button.value ?? ""}`);
@@ -311,7 +284,8 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     () => latestStepText(ctx).match(/\(1 of 2\)|Applying|Applied|Nothing was changed|It is not known/),
     "the approval",
   );
-  if (/\(1 of 2\)/.test(latestStepText(ctx)) && !/Applied (by|at)/.test(latestStepText(ctx))) {
+  const approved = latestStepText(ctx);
+  if (/\(1 of 2\)/.test(approved) && !/Applied (by|at)/.test(approved)) {
     progress(
       ctx,
       `the step is risky and needs a second person: <@${DEMO_SECOND_APPROVER}> approves it too, ticking the confirmation`,
@@ -327,14 +301,10 @@ async function approve(ctx: DemoContext, message: StoredMessage): Promise<void> 
     () => /Applied (by|at)|Nothing was changed|It is not known/.test(latestStepText(ctx)),
     "the change to be applied",
   );
-  const writes = writesSince(ctx, requestsBefore);
-  if (
-    /Nothing was changed|It is not known/.test(latestStepText(ctx)) &&
-    !/Applied (by|at)/.test(latestStepText(ctx))
-  ) {
+  const applied = latestStepText(ctx);
+  if (/Nothing was changed|It is not known/.test(applied) && !/Applied (by|at)/.test(applied))
     throw new Error("the bot could not apply the change (see the thread)");
-  }
-  progress(ctx, `the bot makes the change: ${describeWrites(writes)}`);
+  progress(ctx, `the bot makes the change: ${describeWrites(ctx, requestsBefore)}`);
 }
 
 /**
@@ -348,7 +318,10 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   // The announcement follows its proposal in the same job.
   await settled(ctx);
   // Edited once it applied: its words say so then, without Hold.
-  const announcement = thread(ctx).findLast((m) => findHold(m) || /^Autopilot applied/.test(m.text ?? ""));
+  const announcement = thread(ctx).findLast(
+    (m) =>
+      JSON.stringify(m.blocks ?? []).includes("autopilot_hold") || /^Autopilot applied/.test(m.text ?? ""),
+  );
   if (!announcement) {
     const why = await recordedRefusal(ctx.sim!.bot.redis, ctx.sim!.namespace);
     progress(ctx, `autopilot leaves this step to people: ${why ?? "no policy line allows it"}`);
@@ -359,7 +332,7 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
   progress(ctx, `autopilot announces in the thread: ${mrkdwnToPlain(announced ?? "")}`);
   if (mode === "hold") {
     progress(ctx, `<@${DEMO_APPROVER}> presses Hold: the step goes back to people`);
-    await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "autopilot_hold");
+    await press(ctx, "autopilot_hold");
     await until(() => thread(ctx).some((m) => /^Held:/.test(m.text ?? "")), "the hold");
     return false;
   }
@@ -368,10 +341,9 @@ async function autopilotTakes(ctx: DemoContext): Promise<boolean> {
     "nobody presses Hold; when the hold-off ends autopilot approves the step as policy:demo-low-risk",
   );
   await until(() => /Applied (by|at)/.test(latestStepText(ctx)), "autopilot's change");
-  const writes = writesSince(ctx, requestsBefore);
   progress(
     ctx,
-    `the bot makes the change through the same path as a person's approval: ${describeWrites(writes)}`,
+    `the bot makes the change through the same path as a person's approval: ${describeWrites(ctx, requestsBefore)}`,
   );
   return true;
 }
@@ -383,15 +355,13 @@ export async function recordedRefusal(redis: RedisClient, namespace: string): Pr
   return refusal?.kind ? refusalWords(refusal) : undefined;
 }
 
+/** The on-call engineer presses a button in the thread. */
+const press = (ctx: DemoContext, actionId: string) =>
+  pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, actionId);
+
 /** Until the bot has done all it has to do for now (its queues and outbox empty). */
 const settled = (ctx: DemoContext, what = "the bot to settle") =>
   until(async () => (await ctx.sim!.bot.quiet()) && (await ctx.sim!.bot.quiet()), what);
-
-const findHold = (m: StoredMessage) => JSON.stringify(m.blocks ?? []).includes("autopilot_hold");
-
-function autopilotReverted(ctx: DemoContext): boolean {
-  return thread(ctx).some((m) => /^Autopilot reverted/.test(m.text ?? ""));
-}
 
 /** A step the bot cannot make: print what a person would do, play it in the simulator, press Done. */
 async function doByHand(ctx: DemoContext, message: StoredMessage): Promise<void> {
@@ -405,14 +375,8 @@ async function doByHand(ctx: DemoContext, message: StoredMessage): Promise<void>
       : `the simulator has no failing writer to fix on ${ctx.scenarioTable}`,
   );
   progress(ctx, `<@${DEMO_APPROVER}> presses Done by hand`);
-  await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "playbook_done");
+  await press(ctx, "playbook_done");
   await until(() => /Done by hand by/.test(latestStepText(ctx)), "the step to be marked done");
-}
-
-async function followUp(ctx: DemoContext): Promise<void> {
-  // Time moves only once the bot has recorded the change, so the writer's next snapshot is after it.
-  ctx.lakehouse!.advance(SIMULATED_WAIT_MS);
-  progress(ctx, "six simulated minutes pass; the bot's follow-up checks look for the writer's new commits");
 }
 
 async function walkPlaybook(ctx: DemoContext): Promise<void> {
@@ -428,7 +392,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
     );
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const decision = await nextDecision(ctx, handled);
+    const decision = await until(() => decisionPoint(ctx, handled), "the bot's next move");
     await moment(ctx, `waiting: ${decision.kind}`);
     switch (decision.kind) {
       case "resolved":
@@ -437,7 +401,8 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
       case "stalled":
         progress(
           ctx,
-          couldNotCheck(ctx)
+          // The last check could not read the table: the card says so.
+          /the bot could not check the table/.test(messageMrkdwn(thread(ctx)[0]!))
             ? "the bot could not read the table's snapshots, so whether the last commit landed is unknown: nothing is restarted or changed, and the incident waits for a person (stalled)"
             : "the playbook has no further step: the incident waits for a person (stalled)",
         );
@@ -451,13 +416,13 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
           `the writer commits again, but the report left something to do: the card says "resolved with 1 open item" (${decision.text})`,
         );
         progress(ctx, `<@${DEMO_APPROVER}> does it and presses Mark done on the card`);
-        await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "incident_item_done");
+        await press(ctx, "incident_item_done");
         break;
       case "next": {
         markHandled(ctx, handled, "next");
         // Autopilot reverts its own change once its checks end: that, not a person, comes first.
         if (ctx.options.autopilot === "on") await settled(ctx);
-        if (autopilotReverted(ctx)) {
+        if (thread(ctx).some((m) => /^Autopilot reverted/.test(m.text ?? ""))) {
           progress(
             ctx,
             "the writer did not recover: autopilot reverts its change (one more catalog commit), says so, and proposes the next step for a person",
@@ -471,11 +436,11 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         if (check) announceCheck(check);
         progress(
           ctx,
-          /\*Checked:\*/.test(messageMrkdwn(decision.message))
+          checked
             ? `the check has answered (it changes nothing, so there is nothing to recover from); <@${DEMO_APPROVER}> asks for the next step`
             : `the step did not help; <@${DEMO_APPROVER}> asks for the next step the playbook offers`,
         );
-        await pressButton(ctx.sim!.person(DEMO_APPROVER), ctx.rootTs!, "playbook_next");
+        await press(ctx, "playbook_next");
         break;
       }
       case "checking":
@@ -483,24 +448,25 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
         announceCheck(decision.message);
         break;
       case "apply":
-        markHandled(ctx, handled, "apply");
-        markHandled(ctx, handled, "done");
-        progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
-        if (await autopilotTakes(ctx)) {
-          await moment(ctx, "applied by autopilot");
-          await followUp(ctx);
-          break;
-        }
-        await approve(ctx, decision.message);
-        await moment(ctx, "approved");
-        await followUp(ctx);
-        break;
       case "done":
+        // An applicable step's proposal offers Done too.
+        markHandled(ctx, handled, decision.kind);
         markHandled(ctx, handled, "done");
         progress(ctx, `the bot proposes: ${stepTitle(decision.message)}`);
-        await doByHand(ctx, decision.message);
-        await moment(ctx, "done by hand");
-        await followUp(ctx);
+        if (decision.kind === "done") {
+          await doByHand(ctx, decision.message);
+          await moment(ctx, "done by hand");
+        } else if (await autopilotTakes(ctx)) await moment(ctx, "applied by autopilot");
+        else {
+          await approve(ctx, decision.message);
+          await moment(ctx, "approved");
+        }
+        // Time moves only once the bot has recorded the change, so the writer's next snapshot is after it.
+        ctx.lakehouse!.advance(SIMULATED_WAIT_MS);
+        progress(
+          ctx,
+          "six simulated minutes pass; the bot's follow-up checks look for the writer's new commits",
+        );
         break;
     }
   }
@@ -510,7 +476,7 @@ async function walkPlaybook(ctx: DemoContext): Promise<void> {
 /** The world as it stands once the bot is idle, for a test to read (nothing without onMoment). */
 async function moment(ctx: DemoContext, label: string): Promise<void> {
   if (!ctx.options.onMoment) return;
-  const settle = () => settled(ctx);
+  const settle = () => settled(ctx).then(() => {});
   await settle();
   await ctx.options.onMoment({
     label,
@@ -520,21 +486,28 @@ async function moment(ctx: DemoContext, label: string): Promise<void> {
   });
 }
 
-function worldEnd(ctx: DemoContext): DemoEnd {
+function worldEnd(ctx: DemoContext) {
   return {
     thread: thread(ctx),
     lakehouse: ctx.lakehouse!,
+    /** Where the bot kept its data (deleted once the demo ends): benchmarks measure it. */
     redisUrl: ctx.redisUrl,
     namespace: ctx.sim!.namespace,
+    /** The incidents' clock. */
     now: () => ctx.lakehouse!.clock.now(),
+    /** The postmortem canvases the bot made (markdown as Slack received it). */
     canvases: ctx.standIn!.canvases(),
   };
 }
 
-/** Polls `probe` until it holds, within the demo's time budget (30 s for each thing the bot does). */
-async function until(probe: () => unknown, what: string): Promise<void> {
+/**
+ * Polls `probe` until it answers something truthy, and returns that, within the demo's time
+ * budget (30 s for each thing the bot does).
+ */
+async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonNullable<T>> {
   const deadline = Date.now() + 30_000;
-  while (!(await probe())) {
+  for (let answer = await probe(); ; answer = await probe()) {
+    if (answer) return answer;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
@@ -562,7 +535,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     ctx.redisUrl = redis.url;
     if (redis.stop) ctx.cleanups.push(redis.stop);
     say(ctx, `Demo: scenario ${scenario.name}, table ${scenario.table}`);
-    await startWorld(ctx);
+    await startWorld(ctx, scenario);
     if (ctx.options.autopilot === "budget-spent") await spendFleetBudget(ctx);
     await fireAlert(ctx);
     const diagnosis = await awaitDiagnosis(ctx);
@@ -621,15 +594,13 @@ function writeThreadFiles(ctx: DemoContext): { pictures: Map<string, string>; po
 
 // --- reading the thread ------------------------------------------------------------------------
 
-type Json = Record<string, unknown>;
-
 /** The mrkdwn of a message: its text plus every section, context and header text. */
 function messageMrkdwn(message: StoredMessage): string {
   const parts = [message.text];
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);
     else if (value && typeof value === "object") {
-      const obj = value as Json;
+      const obj = value as Record<string, unknown>;
       if (typeof obj.text === "string" && obj.type !== "button") parts.push(obj.text);
       for (const [key, child] of Object.entries(obj))
         if (key !== "text" || typeof child !== "string") visit(child);
@@ -641,10 +612,6 @@ function messageMrkdwn(message: StoredMessage): string {
 
 /** The incident's thread, its root first. */
 const thread = (ctx: DemoContext) => ctx.standIn!.thread(DEMO_CHANNEL, ctx.rootTs!);
-
-/** The lakehouse requests since `before` that change something (reads and token fetches left out). */
-const writesSince = (ctx: DemoContext, before: number) =>
-  ctx.lakehouse!.requests.slice(before).filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
 
 function latestStepText(ctx: DemoContext): string {
   const step = [...thread(ctx)].reverse().find((m) => /Step \d+/.test(messageMrkdwn(m)));
@@ -685,8 +652,11 @@ function approvalReason(ctx: DemoContext, title: string): string {
   return reason.length > 480 ? `${reason.slice(0, 479)}…` : reason;
 }
 
-/** The writes the bot sent to the lakehouse, as a person would describe them. */
-function describeWrites(writes: readonly { service: string; method: string; path: string }[]): string {
+/** The lakehouse writes since request `before` (reads and token fetches left out), as a person says them. */
+function describeWrites(ctx: DemoContext, before: number): string {
+  const writes = ctx
+    .lakehouse!.requests.slice(before)
+    .filter((r) => r.method !== "GET" && !r.path.includes("/oauth/"));
   if (writes.length === 0) return "nothing needed writing in the lakehouse";
   return writes
     .map((w) => {
@@ -725,16 +695,7 @@ export async function ensureRedis(
 }
 
 /** A bot (HTTP mode, with its workers) against a simulated lakehouse and the Slack stand-in. */
-export interface SimBot {
-  bot: Bot;
-  /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
-  namespace: string;
-  /** `user` in the channel, whose signed requests go into the bot as Slack's would. */
-  person(user: string): SlackPerson;
-  /** An Alertmanager alert for `table` into the bot's webhook. */
-  fireAlert(table: string, jobName: string | undefined): Promise<Response>;
-  stop(): Promise<void>;
-}
+export type SimBot = Awaited<ReturnType<typeof startSimBot>>;
 
 /**
  * Starts the bot for `demo` and `dev` in a namespace of its own. `botConfig` writes BOT_CONFIG
@@ -749,10 +710,10 @@ export async function startSimBot(world: {
   env: Env;
   channel: string;
   botConfig: (platform: string) => string;
-  now: () => number;
   followUpIntervalMs: number;
-}): Promise<SimBot> {
+}) {
   const { lakehouse, redisUrl } = world;
+  const now = () => lakehouse.clock.now();
   const signingSecret = randomBytes(16).toString("hex");
   const webhookToken = randomBytes(16).toString("hex");
   const namespace = `iceberg-bot-${world.name}-${randomBytes(4).toString("hex")}`;
@@ -780,24 +741,27 @@ export async function startSimBot(world: {
   const bot = await startBot(config, {
     namespace,
     queuePrefix: `{${namespace}}`,
-    now: world.now,
+    now,
     remediation: { followUpIntervalMs: world.followUpIntervalMs },
   });
   return {
     bot,
+    /** Its Redis keys and BullMQ prefix (deleted by `stop`). */
     namespace,
-    person: (user) => ({
+    /** `user` in the channel, whose signed requests go into the bot as Slack's would. */
+    person: (user: string): SlackPerson => ({
       botUrl: `http://127.0.0.1:${bot.port}/slack/events`,
       signingSecret,
       standIn: world.standIn,
       channel: world.channel,
       user,
     }),
-    fireAlert: (table, jobName) =>
+    /** An Alertmanager alert for `table` into the bot's webhook. */
+    fireAlert: (table: string, jobName: string | undefined) =>
       fetch(`http://127.0.0.1:${bot.port}/webhooks/alertmanager`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken}` },
-        body: alertBody(table, jobName, world.now()),
+        body: alertBody(table, jobName, now()),
       }),
     async stop() {
       await bot.queues.obliterate().catch(() => {});

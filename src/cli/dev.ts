@@ -4,6 +4,7 @@
 // the page become the signed requests Slack would send, as the user picked on the page.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Route, readBody, send, serveEdge } from "../adapters/http/edge.js";
 import type { Env } from "../config.js";
 import { createSimClock, type SimClock } from "../sim/clock.js";
@@ -45,14 +46,7 @@ export interface DevOptions {
   followUpIntervalMs?: number;
 }
 
-export interface DevServer {
-  url: string;
-  /** The page with the session token: opening it sets the session cookie (print it, never serve it). */
-  link: string;
-  /** The session token: in the link, then in the cookie the page's calls carry. */
-  token: string;
-  close(): Promise<void>;
-}
+export type DevServer = Awaited<ReturnType<typeof startDev>>;
 
 interface Modal {
   /** Index in the stand-in's views.opened. */
@@ -64,7 +58,7 @@ interface Modal {
 
 type Json = Record<string, unknown>;
 
-export async function startDev(options: DevOptions): Promise<DevServer> {
+export async function startDev(options: DevOptions) {
   const found = await ensureRedis(
     options.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     options.env,
@@ -128,7 +122,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         env: options.env,
         channel: DEV_CHANNEL,
         botConfig: (platform) => `defaults:\n  approvers: [${APPROVERS.join(", ")}]\n${platform}`,
-        now: () => clock.now(),
         followUpIntervalMs: options.followUpIntervalMs ?? 10_000,
       });
       running = { scenario, lakehouse, sim };
@@ -291,7 +284,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const url = `http://${boundHost.includes(":") ? `[${boundHost}]` : boundHost}:${port}/`;
   return {
     url,
+    /** The page with the session token: opening it sets the session cookie (print it, never serve it). */
     link: `${url}?${DEV_TOKEN_PARAM}=${guard.token}`,
+    /** The session token: in the link, then in the cookie the page's calls carry. */
     token: guard.token,
     async close() {
       await edge.close();
@@ -387,5 +382,3 @@ function parseJson(text: string): Json | undefined {
     return undefined;
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

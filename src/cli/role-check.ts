@@ -3,9 +3,8 @@
 // role: a receiver without a webhook token would refuse every alert, a worker without a source
 // could diagnose nothing, a bot without approvers would propose steps nobody may approve.
 
+import type { BotRole } from "../bot/options.js";
 import type { BotConfig, Env } from "../config.js";
-
-export type BotRole = "start" | "serve" | "worker";
 
 const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
 

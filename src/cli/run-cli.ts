@@ -39,14 +39,8 @@ const COMMAND_MODULES: Record<string, () => Promise<Run>> = {
   history: historyCommand,
   postmortem: historyCommand,
   demo: async () => (await import("./commands/bot-command.js")).runDemoCommand,
-  dev: async () => {
-    const { runDevCommand } = await import("./commands/dev-command.js");
-    return ({ args, io }) => runDevCommand(args, io);
-  },
-  sim: async () => {
-    const { runSimCommand } = await import("./commands/sim-command.js");
-    return ({ args, io }) => runSimCommand(args, io);
-  },
+  dev: async () => (await import("./commands/dev-command.js")).runDevCommand,
+  sim: async () => (await import("./commands/sim-command.js")).runSimCommand,
   schemas: async () => (await import("./commands/schemas-command.js")).runSchemasCommand,
   discover: async () => (await import("./commands/discover-command.js")).runDiscoverCommand,
   config: async () => (await import("./commands/config-command.js")).runConfigCommand,
@@ -82,10 +76,7 @@ async function dispatch(
     io.stderr.write(GENERAL_USAGE);
     return ExitCode.Usage;
   }
-  if (command === "--help" || command === "-h") {
-    io.stdout.write(GENERAL_USAGE);
-    return ExitCode.Ok;
-  }
+  if (command === "--help" || command === "-h") return showHelp([], io);
   if (command === "--version" || command === "-v") {
     writeLine(io.stdout, packageVersion());
     return ExitCode.Ok;

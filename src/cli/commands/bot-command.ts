@@ -1,6 +1,7 @@
 // `start`, `serve`, `worker` and `demo` only wire the command line to the bot's entry points. They
 // are imported when used, so `--help` stays fast and a build without them fails with a clear error.
 
+import type { BotRole } from "../../bot/options.js";
 import { inspectConfig } from "../../config.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { parseCall } from "../args.js";
@@ -10,12 +11,10 @@ import { type CliIo, type CommandCall, readFileOf } from "../io.js";
 import { botConfigRoleProblems, envRoleProblems } from "../role-check.js";
 import { explainStartupError } from "../startup-errors.js";
 
-export type BotCommand = "start" | "serve" | "worker";
-
 export const BOT_OPTIONS = { config: { type: "string" } } as const;
 
 export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
-  const command = call.command as BotCommand;
+  const command = call.command as BotRole;
   const { values } = parseCall(call, BOT_OPTIONS);
   // Every problem at once, the config's own and what the role needs together (exit 2).
   const { config, problems } = inspectRoleConfig(command, call.io, values);
@@ -39,7 +38,7 @@ export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
 }
 
 /** Every problem a role would start with, in one pass: the config's own, then what the role needs. */
-export function inspectRoleConfig(command: BotCommand, io: CliIo, flags: ConfigFlags) {
+export function inspectRoleConfig(command: BotRole, io: CliIo, flags: ConfigFlags) {
   const env = buildEnvOverlay(command, io.env, flags, readFileOf(io));
   const inspection = inspectConfig(env, { readFile: readFileOf(io) });
   const problems = [...inspection.problems];

@@ -6,6 +6,7 @@
 
 import { sendRaw, tlsAgent } from "../../adapters/evidence/http.js";
 import { loadPlaybooks } from "../../adapters/playbooks/files.js";
+import type { BotRole } from "../../bot/options.js";
 import { type ConfigInspection, redactUrl } from "../../config.js";
 import { policyStepLines } from "../../core/autopilot/policy.js";
 import type { SourceName } from "../../core/ids.js";
@@ -14,7 +15,7 @@ import { asCodedError, ErrorCode } from "../../errors.js";
 import { parseCall, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CommandCall, writeLine } from "../io.js";
-import { type BotCommand, inspectRoleConfig } from "./bot-command.js";
+import { inspectRoleConfig } from "./bot-command.js";
 
 export const OPTIONS = {
   config: { type: "string" },
@@ -23,7 +24,7 @@ export const OPTIONS = {
   offline: { type: "boolean" },
 } as const;
 
-const ROLES: readonly BotCommand[] = ["start", "serve", "worker"];
+const ROLES: readonly BotRole[] = ["start", "serve", "worker"];
 const DEFAULT_PROBE_TIMEOUT_MS = 2000;
 const PROBE_RANGE = { min: 100, max: 30_000 } as const;
 
@@ -33,7 +34,7 @@ export async function runConfigCommand(call: CommandCall): Promise<ExitCodeValue
   const [action] = positionals;
   if (action !== "check")
     throw usageError("config", `Unknown action ${JSON.stringify(action?.slice(0, 40))}; use check.`);
-  const role = (values.role ?? "start") as BotCommand;
+  const role = (values.role ?? "start") as BotRole;
   if (!ROLES.includes(role)) throw usageError("config", "--role must be start, serve or worker.");
   const timeoutMs =
     values["probe-timeout-ms"] === undefined ? DEFAULT_PROBE_TIMEOUT_MS : Number(values["probe-timeout-ms"]);

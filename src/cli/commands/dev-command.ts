@@ -2,21 +2,20 @@
 // click through them, until Ctrl-C.
 
 import { within } from "../../adapters/http/metrics/registry.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { parseCall, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, untilAborted, writeLine } from "../io.js";
+import { type CommandCall, untilAborted, writeLine } from "../io.js";
 import { expectScenario } from "./sim-command.js";
 
 export const DEV_OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   scenario: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export async function runDevCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
-  const { values, positionals } = parseCommandArgs("dev", args, DEV_OPTIONS);
-  expectPositionals("dev", positionals, [], 0);
+export async function runDevCommand(call: CommandCall): Promise<ExitCodeValue> {
+  const { io } = call;
+  const { values } = parseCall(call, DEV_OPTIONS);
   const port = values.port === undefined ? 3100 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw usageError("dev", "--port must be a port number from 0 to 65535.");

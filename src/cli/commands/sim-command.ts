@@ -13,7 +13,7 @@ import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../../sim/slack/stand
 import type { SlackStandIn } from "../../sim/slack/types.js";
 import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
-import { type CliIo, untilAborted, writeLine } from "../io.js";
+import { type CliIo, type CommandCall, untilAborted, writeLine } from "../io.js";
 
 const DEFAULT_SCENARIO = "competing-appends";
 
@@ -23,10 +23,9 @@ export const OPTIONS = {
   "port-base": { type: "string" },
   slack: { type: "boolean" },
   "advertise-host": { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
-export async function runSimCommand(args: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+export async function runSimCommand({ args, io }: CommandCall): Promise<ExitCodeValue> {
   const { values, positionals } = parseCommandArgs("sim", args, OPTIONS);
   if (values.list) {
     expectPositionals("sim", positionals, [], 0);
