@@ -8,13 +8,13 @@ import { runScript } from "../redis/scripts.js";
 import { incidentKeys, type Keys } from "./keys.js";
 
 export const DAY_MS = 86_400_000;
+/** At most this many incidents per purge call, so one pass never holds Redis long. */
+const PURGE_BATCH = 200;
 
 export interface PurgeOptions {
   /** The incidents' clock (what close() dated them by). */
   now: number;
   resolvedDays: number;
-  /** At most this many incidents per call, so one pass never holds Redis long. */
-  limit?: number;
 }
 
 /** Removes incidents closed more than `resolvedDays` ago. Returns how many were removed. */
@@ -24,17 +24,10 @@ export async function purgeClosedIncidents(
   options: PurgeOptions,
 ): Promise<number> {
   const before = options.now - options.resolvedDays * DAY_MS;
-  const ids = await redis.zrangebyscore(keys.closed(), "-inf", before, "LIMIT", 0, options.limit ?? 200);
+  const ids = await redis.zrangebyscore(keys.closed(), "-inf", before, "LIMIT", 0, PURGE_BATCH);
   let removed = 0;
   for (const id of ids) {
-    // The Slack ts of its messages are fields of a shared hash: found by their `<id>|` prefix.
-    const fields: string[] = [];
-    let cursor = "0";
-    do {
-      const [next, flat] = await redis.hscan(keys.slackTs(), cursor, "MATCH", `${id}|*`, "COUNT", 500);
-      cursor = next;
-      for (let i = 0; i < flat.length; i += 2) fields.push(flat[i] as string);
-    } while (cursor !== "0");
+    const fields = (await slackTsEntries(redis, keys, id)).filter((_, i) => i % 2 === 0);
     const all = incidentKeys(keys, id);
     const done = Number(await runScript(redis, "incident-purge", [keys.closed(), ...all], [id]));
     if (done === 1) {
@@ -43,6 +36,18 @@ export async function purgeClosedIncidents(
     }
   }
   return removed;
+}
+
+/** The Slack ts of an incident's messages, fields of a shared hash found by their `<id>|` prefix: field, value, field… */
+async function slackTsEntries(redis: RedisClient, keys: Keys, id: string): Promise<string[]> {
+  const flat: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, page] = await redis.hscan(keys.slackTs(), cursor, "MATCH", `${id}|*`, "COUNT", 500);
+    cursor = next;
+    flat.push(...page);
+  } while (cursor !== "0");
+  return flat;
 }
 
 export interface RetentionRunner {
@@ -71,7 +76,7 @@ export function startRetention(options: {
           resolvedDays: options.resolvedDays,
         });
         removed += n;
-        if (n < 200) break;
+        if (n < PURGE_BATCH) break;
       }
       if (removed > 0) options.onPurged?.(removed);
     } catch (error) {
@@ -95,19 +100,18 @@ export async function incidentFootprint(
   let count = 0;
   let bytes = 0;
   for (const key of incidentKeys(keys, id)) {
-    const used = (await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) as number | null;
+    const used = await memoryUsage(redis, key);
     if (used !== null) {
       count++;
       bytes += used;
     }
   }
-  let cursor = "0";
-  do {
-    const [next, flat] = await redis.hscan(keys.slackTs(), cursor, "MATCH", `${id}|*`, "COUNT", 500);
-    cursor = next;
-    for (const text of flat) bytes += Buffer.byteLength(text);
-  } while (cursor !== "0");
+  for (const text of await slackTsEntries(redis, keys, id)) bytes += Buffer.byteLength(text);
   return { keys: count, bytes };
+}
+
+async function memoryUsage(redis: RedisClient, key: string): Promise<number | null> {
+  return (await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) as number | null;
 }
 
 /** What Redis holds for a deployment's incidents, by what it is (bench/incident-memory.ts, Sizing). */
@@ -136,8 +140,7 @@ export async function footprint(
   hashTag: string,
   id: string,
 ): Promise<Footprint> {
-  const usage = async (key: string) =>
-    Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+  const usage = async (key: string) => (await memoryUsage(redis, key)) ?? 0;
   const { bytes: incident } = await incidentFootprint(redis, keys, id);
   const table = (await redis.hget(keys.incident(id), "table")) ?? "";
   const audit = await usage(keys.tableAudit(table));
