@@ -286,7 +286,7 @@ function readBotConfig(raw: string | undefined, readFile: LoadConfigOptions["rea
   let where = (path: readonly (string | number)[]) => `BOT_CONFIG (${path.join(".")})`;
   if (!raw) return { bot, where };
   try {
-    ({ config: bot, where } = parseBotConfigLocated(raw, readFile));
+    ({ config: bot, where } = parseBotConfig(raw, readFile));
   } catch (error) {
     if (error instanceof BotConfigProblems) {
       // Each problem on its own line; what did parse is still checked, in this pass.
@@ -328,11 +328,7 @@ function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string
 }
 
 /** BOT_CONFIG holds YAML text, or the path of a YAML file (a single line ending in .yaml/.yml). */
-export function parseBotConfig(raw: string, readFile?: (path: string) => string): BotConfig {
-  return parseBotConfigLocated(raw, readFile).config;
-}
-
-function parseBotConfigLocated(raw: string, readFile?: (path: string) => string) {
+function parseBotConfig(raw: string, readFile?: (path: string) => string) {
   if (!raw.includes("\n") && /\.ya?ml$/i.test(raw)) {
     if (!readFile) throw new Error(`names a file (${raw}) but no file reader was given`);
     return parseBotConfigWithLines(readFile(raw), raw, yamlPackage());

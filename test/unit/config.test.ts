@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  loadConfig,
-  parseBotConfig,
-  REDACTED,
-  redactConfig,
-  secretValues,
-  tableSettings,
-} from "../../src/config.js";
+import { loadConfig, REDACTED, redactConfig, secretValues, tableSettings } from "../../src/config.js";
 import { CodedError, ErrorCode } from "../../src/errors.js";
 import { scrubAllForms } from "../../src/util/secret-forms.js";
 
@@ -135,12 +128,17 @@ describe("BOT_CONFIG", () => {
 
   it("reads a file when BOT_CONFIG names one", () => {
     const read: string[] = [];
-    const config = parseBotConfig("/etc/iceberg-bot/bot.yaml", (path) => {
-      read.push(path);
-      return yaml;
-    });
+    const config = loadConfig(
+      { BOT_CONFIG: "/etc/iceberg-bot/bot.yaml" },
+      {
+        readFile: (path) => {
+          read.push(path);
+          return yaml;
+        },
+      },
+    );
     expect(read).toEqual(["/etc/iceberg-bot/bot.yaml"]);
-    expect(config.tables["db.events"]?.flinkJob).toBe("4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b");
+    expect(config.bot.tables["db.events"]?.flinkJob).toBe("4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b");
   });
 
   it("refuses unknown keys, naming the file and the line", () => {
@@ -151,7 +149,7 @@ describe("BOT_CONFIG", () => {
       "  db.events:",
       "    aprovers: [U0BOB]",
     ].join("\n");
-    expect(() => parseBotConfig("/etc/iceberg-bot/bot.yaml", () => text)).toThrow(
+    expect(() => loadConfig({ BOT_CONFIG: "/etc/iceberg-bot/bot.yaml" }, { readFile: () => text })).toThrow(
       /tables\.db\.events\.aprovers: unknown key .*\(at \/etc\/iceberg-bot\/bot\.yaml:5\)/,
     );
     expect(() => loadConfig({ BOT_CONFIG: "defaults:\n  channel: C1\nextra: 1" })).toThrow(
