@@ -189,7 +189,7 @@ export const PLATFORM_ENV_NAMES = Object.keys(PlatformEnvSchema.shape);
 export interface Config extends Omit<z.output<typeof EnvSchema>, "singleUrl"> {
   bot: BotConfig;
   /** "file:line" of each autopilot policy line in BOT_CONFIG, by name (for the thread's announcement). */
-  autopilotLines?: Record<string, string>;
+  autopilotLines: Record<string, string>;
   /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
   kubernetesService?: { host: string; port: number };
   /**

@@ -100,11 +100,7 @@ export async function assemble(config: Config, options: BotOptions, connections:
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
   // An autopilot policy may name only steps these playbooks mark reversible and low risk.
-  const autopilotProblems = policyStepLines(
-    config.bot.autopilot,
-    playbooks.playbooks,
-    config.autopilotLines ?? {},
-  );
+  const autopilotProblems = policyStepLines(config.bot.autopilot, playbooks.playbooks, config.autopilotLines);
   if (autopilotProblems.length > 0)
     throw new CodedError(
       ErrorCode.ConfigInvalid,
@@ -360,7 +356,7 @@ function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   const built = new Autopilot({
     config: config.bot.autopilot,
     audit,
-    policyLines: config.autopilotLines ?? {},
+    policyLines: config.autopilotLines,
     store: autopilotStore,
     walks,
     incidents: store,
