@@ -10,8 +10,8 @@
 
 import { Redis } from "ioredis";
 import { createKeys } from "../src/adapters/store/keys.js";
-import { footprint, incidentFootprint } from "../src/adapters/store/retention.js";
 import { runDemo } from "../src/cli/demo.js";
+import { footprint, incidentFootprint } from "../test/support/redis-footprint.js";
 import { REDIS_URL } from "./_bot-setup.js";
 
 const SCENARIOS = [

@@ -4,7 +4,7 @@
 
 import { createRequire } from "node:module";
 import { z } from "zod";
-import { resolveDiscoveredFlinkAccess, resolveSources } from "./config-sources.js";
+import { resolveDiscoveredFlinkAccess, resolveSources, type SingleUrlSources } from "./config-sources.js";
 import {
   type BotConfig,
   BotConfigProblems,
@@ -120,17 +120,8 @@ const EnvSchema = EnvVariables.transform((e) => ({
   redisUrl: e.REDIS_URL,
   /** REDIS_URL parsed: standalone, Sentinel or Cluster (see README, Running in production). */
   redis: parseRedisUrl(e.REDIS_URL),
-  catalog: {
-    url: e.ICEBERG_CATALOG_URL,
-    token: e.ICEBERG_CATALOG_TOKEN,
-    credential: e.ICEBERG_CATALOG_CREDENTIAL,
-    oauthUri: e.ICEBERG_CATALOG_OAUTH_URI,
-    scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
-    warehouse: e.ICEBERG_WAREHOUSE,
-  },
-  flinkUrl: e.FLINK_REST_URL,
-  connectUrl: e.CONNECT_REST_URL,
-  prometheusUrl: e.PROMETHEUS_URL,
+  /** The single-URL variables' sources, resolved into `sources` with BOT_CONFIG's (named "default"). */
+  singleUrl: singleUrlSources(e),
   /** The tokens an alert webhook may present: one, or the new and the old during a rotation. */
   alertWebhookTokens: e.ALERT_WEBHOOK_TOKEN ?? [],
   port: e.PORT,
@@ -195,10 +186,10 @@ const PlatformEnvSchema = z.object({
 });
 export const PLATFORM_ENV_NAMES = Object.keys(PlatformEnvSchema.shape);
 
-export interface Config extends z.output<typeof EnvSchema> {
+export interface Config extends Omit<z.output<typeof EnvSchema>, "singleUrl"> {
   bot: BotConfig;
   /** "file:line" of each autopilot policy line in BOT_CONFIG, by name (for the thread's announcement). */
-  autopilotLines?: Record<string, string>;
+  autopilotLines: Record<string, string>;
   /** The in-cluster Kubernetes API (from the pod's environment); absent outside Kubernetes. */
   kubernetesService?: { host: string; port: number };
   /**
@@ -254,7 +245,7 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
   let discoveredFlink: DiscoveredFlinkAccess[] | undefined;
   if (parsed.success) {
     const ctx = { env, readFile: options.readFile, where, problems: [] as string[] };
-    sources = resolveSources(bot.sources, singleUrlSources(parsed.data), ctx);
+    sources = resolveSources(bot.sources, parsed.data.singleUrl, ctx);
     if (bot.kubernetes) discoveredFlink = resolveDiscoveredFlinkAccess(bot.kubernetes, ctx);
     const known = new Set(sources.catalogs.map((c) => c.name));
     bot.sweep.catalogs.forEach((name, i) => {
@@ -272,8 +263,9 @@ export function inspectConfig(env: Env = process.env, options: LoadConfigOptions
   );
   if (problems.length > 0 || !parsed.success || !platform.success || !aws.success)
     return { problems, bot, autopilotLines, sources };
+  const { singleUrl: _, ...settings } = parsed.data;
   const config: Config = {
-    ...parsed.data,
+    ...settings,
     bot,
     autopilotLines,
     kubernetesService: kubernetesService(platform.data),
@@ -294,7 +286,7 @@ function readBotConfig(raw: string | undefined, readFile: LoadConfigOptions["rea
   let where = (path: readonly (string | number)[]) => `BOT_CONFIG (${path.join(".")})`;
   if (!raw) return { bot, where };
   try {
-    ({ config: bot, where } = parseBotConfigLocated(raw, readFile));
+    ({ config: bot, where } = parseBotConfig(raw, readFile));
   } catch (error) {
     if (error instanceof BotConfigProblems) {
       // Each problem on its own line; what did parse is still checked, in this pass.
@@ -307,17 +299,25 @@ function readBotConfig(raw: string | undefined, readFile: LoadConfigOptions["rea
 }
 
 /** The single-URL variables' sources; client credentials win over a fixed token (they can be renewed). */
-function singleUrlSources({ catalog, flinkUrl, connectUrl, prometheusUrl }: z.output<typeof EnvSchema>) {
-  const { url, credential, token, oauthUri, scope, warehouse } = catalog;
+function singleUrlSources(e: z.output<typeof EnvVariables>): SingleUrlSources {
+  const credential = e.ICEBERG_CATALOG_CREDENTIAL;
+  const token = e.ICEBERG_CATALOG_TOKEN;
   const auth: CatalogAuthSpec = credential
-    ? { kind: "oauth2", credential, tokenUrl: oauthUri, scope }
+    ? {
+        kind: "oauth2",
+        credential,
+        tokenUrl: e.ICEBERG_CATALOG_OAUTH_URI,
+        scope: e.ICEBERG_CATALOG_SCOPE ?? "catalog",
+      }
     : token
       ? { kind: "bearer", token }
       : { kind: "none" };
+  const url = e.ICEBERG_CATALOG_URL;
+  const warehouse = e.ICEBERG_WAREHOUSE;
   return {
-    flinkUrl,
-    connectUrl,
-    prometheusUrl,
+    flinkUrl: e.FLINK_REST_URL,
+    connectUrl: e.CONNECT_REST_URL,
+    prometheusUrl: e.PROMETHEUS_URL,
     ...(url ? { catalog: { url, auth, ...(warehouse ? { warehouse } : {}) } } : {}),
   };
 }
@@ -328,11 +328,7 @@ function kubernetesService(p: z.infer<typeof PlatformEnvSchema>): { host: string
 }
 
 /** BOT_CONFIG holds YAML text, or the path of a YAML file (a single line ending in .yaml/.yml). */
-export function parseBotConfig(raw: string, readFile?: (path: string) => string): BotConfig {
-  return parseBotConfigLocated(raw, readFile).config;
-}
-
-function parseBotConfigLocated(raw: string, readFile?: (path: string) => string) {
+function parseBotConfig(raw: string, readFile?: (path: string) => string) {
   if (!raw.includes("\n") && /\.ya?ml$/i.test(raw)) {
     if (!readFile) throw new Error(`names a file (${raw}) but no file reader was given`);
     return parseBotConfigWithLines(readFile(raw), raw, yamlPackage());
@@ -360,7 +356,7 @@ const SECRET_KEYS = new Set([
   "containerAuthToken",
 ]);
 /** The keys of URLs, which may carry a password (REDIS_URL, one a source's URL sends as basic auth). */
-const URL_KEYS = new Set(["url", "redisUrl", "flinkUrl", "connectUrl", "prometheusUrl"]);
+const URL_KEYS = new Set(["url", "redisUrl"]);
 /** Settings people name things in (BOT_CONFIG, labels, policy names) hold no secret: not walked. */
 const NAMED_BY_PEOPLE = new Set(["bot", "autopilotLines", "matchLabels"]);
 

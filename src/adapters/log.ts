@@ -53,5 +53,5 @@ export function createLogger(
 }
 
 function isFullConfig(config: Partial<Config>): config is Config {
-  return config.slack !== undefined && config.catalog !== undefined && typeof config.redisUrl === "string";
+  return config.slack !== undefined && config.sources !== undefined && typeof config.redisUrl === "string";
 }

@@ -4,21 +4,21 @@
 
 import type { Logger } from "pino";
 import { createEvidencePorts } from "../adapters/evidence/from-config.js";
-import { createSourceWatch, type SourceWatch } from "../adapters/evidence/source-watch.js";
+import { createSourceWatch } from "../adapters/evidence/source-watch.js";
 import { HealthState, SlackHealthBoard } from "../adapters/http/health.js";
 import { registerAutopilotMetrics } from "../adapters/http/metrics/autopilot.js";
 import { readBacklogs } from "../adapters/http/metrics/backlogs.js";
 import { registerHistoryMetrics } from "../adapters/http/metrics/history.js";
-import { type BotMetrics, createMetrics } from "../adapters/http/metrics/registry.js";
+import { createMetrics } from "../adapters/http/metrics/registry.js";
 import { registerSweepMetrics } from "../adapters/http/metrics/sweep.js";
 import { REPLAY_MEMORY_SECONDS } from "../adapters/http/replay-guard.js";
 import { WEBHOOK_KINDS } from "../adapters/http/webhook.js";
 import { loadPlaybooks } from "../adapters/playbooks/files.js";
-import { type CommandInbox, createCommandInbox } from "../adapters/queue/command-inbox.js";
-import { type BotQueues, createQueues, type QueueNames } from "../adapters/queue/queues.js";
-import { createRemediationQueue, type RemediationQueue } from "../adapters/queue/remediation-queue.js";
-import { createSweepQueues, type SweepQueueNames, type SweepQueues } from "../adapters/queue/sweep-queue.js";
-import { leftJobReporter, type WorkerSettings } from "../adapters/queue/worker.js";
+import { createCommandInbox } from "../adapters/queue/command-inbox.js";
+import { createQueues, type QueueNames } from "../adapters/queue/queues.js";
+import { createRemediationQueue } from "../adapters/queue/remediation-queue.js";
+import { createSweepQueues, type SweepQueueNames } from "../adapters/queue/sweep-queue.js";
+import { leftJobReporter } from "../adapters/queue/worker.js";
 import { checkPrimary, confirmReplicated } from "../adapters/redis/connection.js";
 import { boltLogger } from "../adapters/slack/bolt-logger.js";
 import { SlackOutbox } from "../adapters/slack/outbox/outbox.js";
@@ -35,76 +35,30 @@ import { SweepStore } from "../adapters/store/sweep-store.js";
 import { type Config, secretValues } from "../config.js";
 import { policyStepLines } from "../core/autopilot/policy.js";
 import { DiagnoseJobSchema } from "../core/jobs.js";
-import type { PlaybookSet } from "../core/remediation/schema.js";
 import { asCodedError, CodedError, ErrorCode } from "../errors.js";
 import { Autopilot } from "../services/autopilot/autopilot.js";
-import type { IncidentDeps } from "../services/incident/deps.js";
 import { createKnownTables } from "../services/incident/tables.js";
-import type { DeferredAlertsPort, EvidencePorts } from "../services/ports.js";
 import { Remediation } from "../services/remediation/remediation.js";
 import { packageVersion } from "../util/package-root.js";
 import type { Connections } from "./connections.js";
-import { type FlinkDiscoveryPart, flinkDiscoveryPart } from "./flink-discovery.js";
+import { flinkDiscoveryPart } from "./flink-discovery.js";
 import { type BotOptions, runsWorkers } from "./options.js";
 import type { Part } from "./part.js";
 
-export interface Shared {
-  config: Config;
-  options: BotOptions;
-  log: Logger;
-  /** The clock incidents and walks read (a simulator may drive it). */
-  now: () => number;
-  /** Real time: delivery, leases and schedules run on it, whatever clock the incident reads. */
-  wallClock: () => number;
-  playbooks: PlaybookSet;
-  connections: Connections;
-  store: IncidentStore;
-  outbox: SlackOutbox;
-  /** The incident use cases' ports: the store, the diagnosis queue, the one way to Slack. */
-  incidents: IncidentDeps & {
-    knownTables: () => Promise<string[]>;
-    history: HistoryStore;
-    deferred: DeferredAlertsPort;
-  };
-  queues: BotQueues;
-  remediationQueue: RemediationQueue;
-  sweepQueues: SweepQueues;
-  sweepStore: SweepStore;
-  commandInbox: CommandInbox;
-  metrics: BotMetrics;
-  /** This process's failing readiness checks, with their reasons (kept in memory). */
-  health: HealthState;
-  /** What Slack's answers said about the token and channels, shared by every process. */
-  slackHealth: SlackHealthBoard;
-  /** Reads from Slack (user groups, permalinks) and the views a worker fills in. */
-  client: SlackClient;
-  /** Internal addresses channels never see ("the catalog", not its URL). */
-  addresses: { url: string; name: string }[];
-  ports: EvidencePorts;
-  /** How every evidence source has been answering (adapters/evidence/source-watch.ts). */
-  sourceWatch: SourceWatch;
-  /** Flink Kubernetes Operator discovery, with a kubernetes section (its JobManagers are Flink sources). */
-  flinkDiscovery?: FlinkDiscoveryPart;
-  remediation: Remediation;
-  /** Low-risk steps under a written policy (docs/autopilot.md); its switch is `/iceberg autopilot`. */
-  autopilot: Autopilot;
-  /** Resolves once what was written is on the replicas REDIS_URL asks for. */
-  confirmDurable(): Promise<void>;
-  /** Whether a primary that takes writes answers (readiness: adapters/redis/connection.ts). */
-  pingRedis(): ReturnType<typeof checkPrimary>;
-  /** A job left for a newer release (adapters/queue/worker.ts): counted, logged once per job. */
-  jobLeft: NonNullable<WorkerSettings["onLeft"]>;
-}
+/** What every part of one process shares (see assemble). */
+export type Shared = Awaited<ReturnType<typeof assemble>>;
 
 export async function assemble(config: Config, options: BotOptions, connections: Connections, log: Logger) {
+  const shared = await assembleServices(config, options, connections, log);
+  return { ...shared, ...wireRemediation(shared) };
+}
+
+/** Everything but remediation and autopilot, which are built from it. */
+async function assembleServices(config: Config, options: BotOptions, connections: Connections, log: Logger) {
   // Playbooks first: a bot with broken playbooks must not start (the error names file and line).
   const playbooks = await loadPlaybooks(options.playbooksDir);
   // An autopilot policy may name only steps these playbooks mark reversible and low risk.
-  const autopilotProblems = policyStepLines(
-    config.bot.autopilot,
-    playbooks.playbooks,
-    config.autopilotLines ?? {},
-  );
+  const autopilotProblems = policyStepLines(config.bot.autopilot, playbooks.playbooks, config.autopilotLines);
   if (autopilotProblems.length > 0)
     throw new CodedError(
       ErrorCode.ConfigInvalid,
@@ -114,6 +68,8 @@ export async function assemble(config: Config, options: BotOptions, connections:
         details: { problems: autopilotProblems },
       },
     );
+  // The clock incidents and walks read (a simulator may drive it), and real time, which delivery,
+  // leases and schedules run on whatever clock the incident reads.
   const now = options.now ?? Date.now;
   const wallClock = options.wallClock ?? Date.now;
   const { redis } = connections;
@@ -203,27 +159,15 @@ export async function assemble(config: Config, options: BotOptions, connections:
     count: (queue) => metrics.jobOutcomes.inc({ queue, outcome: "left" }),
     log,
   });
-  const shared = {
-    ...{ config, options, log, now, wallClock, playbooks: playbooks, connections, store, outbox },
-    ...{
-      incidents,
-      ...queueSet,
-      commandInbox,
-      metrics,
-      health,
-      slackHealth,
-      sweepStore,
-      client,
-      addresses,
-      ports,
-      sourceWatch,
-      ...(flinkDiscovery ? { flinkDiscovery } : {}),
-      confirmDurable,
-      pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
-      jobLeft,
-    },
+  return {
+    ...{ config, options, log, now, wallClock, playbooks, connections, store, outbox, incidents },
+    ...queueSet,
+    ...{ commandInbox, metrics, health, slackHealth, sweepStore, client, addresses, ports, sourceWatch },
+    ...(flinkDiscovery ? { flinkDiscovery } : {}),
+    confirmDurable,
+    pingRedis: () => checkPrimary(redis, config.redis, store.keys.sequence()),
+    jobLeft,
   };
-  return { ...shared, ...wireRemediation(shared) } satisfies Shared;
 }
 
 /** The sources BOT_CONFIG and the environment name (discovered Flink sources join as they are seen). */
@@ -318,7 +262,7 @@ function sweepNamesFrom(names: Partial<QueueNames> | undefined): Partial<SweepQu
   return { control: `${names.diagnose}-sweep`, catalog: `${names.diagnose}-sweep-catalog` };
 }
 
-function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
+function wireRemediation(shared: Awaited<ReturnType<typeof assembleServices>>): {
   remediation: Remediation;
   autopilot: Autopilot;
 } {
@@ -360,7 +304,7 @@ function wireRemediation(shared: Omit<Shared, "remediation" | "autopilot">): {
   const built = new Autopilot({
     config: config.bot.autopilot,
     audit,
-    policyLines: config.autopilotLines ?? {},
+    policyLines: config.autopilotLines,
     store: autopilotStore,
     walks,
     incidents: store,

@@ -6,10 +6,11 @@
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { createKeys, incidentKeys } from "../../src/adapters/store/keys.js";
-import { DAY_MS, incidentFootprint, purgeClosedIncidents } from "../../src/adapters/store/retention.js";
+import { DAY_MS, purgeClosedIncidents } from "../../src/adapters/store/retention.js";
 import { runDemo } from "../../src/cli/demo.js";
 import { BotConfigSchema } from "../../src/config.js";
 import { REDIS_URL } from "../support/redis.js";
+import { incidentFootprint } from "../support/redis-footprint.js";
 
 describe("retention of a walked incident", () => {
   it("removes the incident's record, walk, timeline, reports and Slack bookkeeping after resolvedDays", async () => {

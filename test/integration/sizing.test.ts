@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { createKeys } from "../../src/adapters/store/keys.js";
-import { type Footprint, footprint } from "../../src/adapters/store/retention.js";
 import { runDemo } from "../../src/cli/demo.js";
 import { REDIS_URL } from "../support/redis.js";
+import { type Footprint, footprint } from "../support/redis-footprint.js";
 
 const guide = readFileSync("docs/operations.md", "utf8").replace(/\s+/g, " ");
 const documented = (unit: string) => {

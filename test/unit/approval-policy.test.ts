@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderNotice } from "../../src/adapters/slack/render/walk-notice.js";
-import { parseBotConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config.js";
 import { type ApprovalPolicy, approverIds, canApprove, policyFor } from "../../src/core/approval/policy.js";
 
 /** The refusal a person sees: the core's structured reason, worded by the Slack renderer. */
@@ -8,8 +8,8 @@ function refusalText(policy: ApprovalPolicy, reason: "no-approvers" | "not-liste
   return renderNotice({ kind: "not-approver", table: policy.table, reason, ...approverIds(policy) });
 }
 
-const bot = parseBotConfig(
-  [
+const { bot } = loadConfig({
+  BOT_CONFIG: [
     "defaults:",
     "  approvers: [S0ONCALL, U0LEAD]",
     "tables:",
@@ -18,7 +18,7 @@ const bot = parseBotConfig(
     "  db.events:",
     "    channel: '#data-incidents'",
   ].join("\n"),
-);
+});
 const groups = { S0ONCALL: ["U0CAROL", "U0DAVE"] };
 
 describe("approval policy", () => {
@@ -54,7 +54,7 @@ describe("approval policy", () => {
   });
 
   it("fails closed when no approvers are configured, and says where to add them", () => {
-    const policy = policyFor(parseBotConfig("tables: {}"), "db.events");
+    const policy = policyFor(loadConfig({ BOT_CONFIG: "tables: {}" }).bot, "db.events");
     const decision = canApprove(policy, "U0LEAD");
     expect(decision).toEqual({ allowed: false, reason: "no-approvers" });
     expect(refusalText(policy, "no-approvers")).toContain("tables.db.events.approvers or defaults.approvers");

@@ -44,7 +44,7 @@ describe("a password in a source URL", () => {
 
   it("leaves URLs without credentials alone", () => {
     const config = loadConfig({ FLINK_REST_URL: "http://flink:8081" });
-    expect(config.flinkUrl).toBe("http://flink:8081");
+    expect(config.sources.flink[0]?.url).toBe("http://flink:8081");
     expect(JSON.stringify(redactConfig(config))).toContain("flink:8081");
     expect(secretValues(config)).toEqual([]);
     expect(scrubAllForms("nothing secret", secretValues(config))).toBe("nothing secret");

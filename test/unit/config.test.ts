@@ -1,18 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  loadConfig,
-  parseBotConfig,
-  REDACTED,
-  redactConfig,
-  secretValues,
-  tableSettings,
-} from "../../src/config.js";
+import { loadConfig, REDACTED, redactConfig, secretValues, tableSettings } from "../../src/config.js";
 import { CodedError, ErrorCode } from "../../src/errors.js";
 import { scrubAllForms } from "../../src/util/secret-forms.js";
 
 const secrets = {
   SLACK_BOT_TOKEN: "xoxb-123-456-abcdef",
   SLACK_SIGNING_SECRET: "8f742231b10e8888abcd99yyyzzz85a5",
+  ICEBERG_CATALOG_URL: "http://catalog:8181",
   ICEBERG_CATALOG_CREDENTIAL: "bot-client:s3cr3t-value",
   ALERT_WEBHOOK_TOKEN: "hook-token-xyz",
   REDIS_URL: "redis://:redis-pass@127.0.0.1:6379",
@@ -24,7 +18,6 @@ describe("loadConfig", () => {
     expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
     expect(config.port).toBe(3000);
     expect(config.slack.mode).toBe("http");
-    expect(config.catalog.scope).toBe("catalog");
     expect(config.bot.defaults.followUp).toEqual({ intervalSeconds: 300, checks: 6 });
   });
 
@@ -74,6 +67,16 @@ describe("loadConfig", () => {
     }
   });
 
+  it("asks the catalog's OAuth server for the catalog scope unless ICEBERG_CATALOG_SCOPE names another", () => {
+    const env = { ICEBERG_CATALOG_URL: "http://catalog:8181", ICEBERG_CATALOG_CREDENTIAL: "bot:s3cr3t" };
+    expect(loadConfig(env).sources.catalogs[0]?.auth).toMatchObject({ kind: "oauth2", scope: "catalog" });
+    expect(
+      loadConfig({ ...env, ICEBERG_CATALOG_SCOPE: "PRINCIPAL_ROLE:ALL" }).sources.catalogs[0]?.auth,
+    ).toMatchObject({
+      scope: "PRINCIPAL_ROLE:ALL",
+    });
+  });
+
   it("switches to Socket Mode when an app token is set", () => {
     expect(loadConfig({ SLACK_APP_TOKEN: "xapp-1-abc" }).slack.mode).toBe("socket");
   });
@@ -81,7 +84,7 @@ describe("loadConfig", () => {
   it("returns a frozen object", () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
-    expect(Object.isFrozen(config.catalog)).toBe(true);
+    expect(Object.isFrozen(config.sources.catalogs)).toBe(true);
   });
 
   it("redacts secrets for printing and lists them for scrubbing", () => {
@@ -125,12 +128,17 @@ describe("BOT_CONFIG", () => {
 
   it("reads a file when BOT_CONFIG names one", () => {
     const read: string[] = [];
-    const config = parseBotConfig("/etc/iceberg-bot/bot.yaml", (path) => {
-      read.push(path);
-      return yaml;
-    });
+    const config = loadConfig(
+      { BOT_CONFIG: "/etc/iceberg-bot/bot.yaml" },
+      {
+        readFile: (path) => {
+          read.push(path);
+          return yaml;
+        },
+      },
+    );
     expect(read).toEqual(["/etc/iceberg-bot/bot.yaml"]);
-    expect(config.tables["db.events"]?.flinkJob).toBe("4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b");
+    expect(config.bot.tables["db.events"]?.flinkJob).toBe("4f2a9c1e0b7d4e5f8a6b3c2d1e0f9a8b");
   });
 
   it("refuses unknown keys, naming the file and the line", () => {
@@ -141,7 +149,7 @@ describe("BOT_CONFIG", () => {
       "  db.events:",
       "    aprovers: [U0BOB]",
     ].join("\n");
-    expect(() => parseBotConfig("/etc/iceberg-bot/bot.yaml", () => text)).toThrow(
+    expect(() => loadConfig({ BOT_CONFIG: "/etc/iceberg-bot/bot.yaml" }, { readFile: () => text })).toThrow(
       /tables\.db\.events\.aprovers: unknown key .*\(at \/etc\/iceberg-bot\/bot\.yaml:5\)/,
     );
     expect(() => loadConfig({ BOT_CONFIG: "defaults:\n  channel: C1\nextra: 1" })).toThrow(

@@ -6,7 +6,6 @@ import type { Dispatcher } from "undici";
 import type { Config } from "../../config.js";
 import type { SourceName } from "../../core/ids.js";
 import type {
-  CatalogAuthSpec,
   CatalogSourceSpec,
   FlinkSourceProvider,
   HttpAuth,
@@ -166,10 +165,4 @@ function authHeaders(auth: HttpAuth): SourceHeaders {
     (auth.kind === "basic" && auth.passwordFile !== undefined) ||
     (auth.kind === "bearer" && auth.tokenFile !== undefined);
   return followsFile ? header : header();
-}
-
-/** The default catalog's auth (the single-URL variables' one, or the first named default). */
-export function catalogAuth(config: Config): CatalogAuthSpec {
-  const fallback = config.sources.catalogs.find((c) => c.isDefault) ?? config.sources.catalogs[0];
-  return fallback?.auth ?? { kind: "none" };
 }

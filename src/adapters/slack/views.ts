@@ -7,14 +7,12 @@ import { describeTimeline, isTimelineChart, type TimelineChart } from "../../cor
 import { recurringTables } from "../../core/history/fleet.js";
 import type { Postmortem } from "../../core/history/postmortem.js";
 import type { IncidentHistory } from "../../core/history/record.js";
-import { STEP_IDS, type StepId } from "../../core/ids.js";
 import type { Incident } from "../../core/incident/model.js";
 import type { EphemeralReply } from "../../core/jobs.js";
 import type { Notice } from "../../core/remediation/walk.js";
 import { AuditReportSchema, ReportSchema } from "../../core/report/schema.js";
 import type { Digest } from "../../core/sweep/digest.js";
 import type { HistoryPort, TimelineFile, UnreadableRecord } from "../../services/ports.js";
-import type { HistoryEntry } from "../../services/view-models.js";
 import type { IncidentStore } from "../store/incident-store.js";
 import type { ChannelMessage, OutboxMessage } from "./outbox/messages.js";
 import { noteMessage } from "./remediation-slack.js";
@@ -145,16 +143,7 @@ export class SlackViews {
         return withUnreadableNote(renderStatusList({ nowMs: now, incidents: items }), unreadable);
       }
       case "history": {
-        const rows = await store.audit(reply.table);
-        const entries: HistoryEntry[] = rows.map((row) => ({
-          atMs: Number(row.at ?? 0),
-          actor: row.actor ?? "bot",
-          action: row.action ?? "note",
-          detail: row.detail,
-          ...((STEP_IDS as readonly string[]).includes(row.stepId ?? "")
-            ? { stepId: row.stepId as StepId }
-            : {}),
-        }));
+        const entries = await store.audit(reply.table);
         const unreadable: UnreadableRecord[] = [];
         const incidents = (await this.deps.history?.list(reply.table, (r) => unreadable.push(r))) ?? [];
         const message = renderHistory({ table: reply.table, entries, incidents });

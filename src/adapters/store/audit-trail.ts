@@ -102,11 +102,12 @@ export class AuditTrail implements AuditPort {
   /** The newest `count` entries, oldest first. */
   async list(table: string, count = 200): Promise<AuditRow[]> {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
-    return rows.reverse().map(([, flat]) => fromFlat(flat));
+    return rows.reverse().map(([, flat]) => auditRowOf(flat));
   }
 }
 
-function fromFlat(flat: string[]): AuditRow {
+/** A stream entry's field-value list as the row it records. */
+export function auditRowOf(flat: string[]): AuditRow {
   const f: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i] as string] = flat[i + 1] as string;
   const row: AuditRow = {

@@ -12,10 +12,10 @@ import type {
 } from "../../services/autopilot/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { DEFAULT_NAMESPACE } from "./keys.js";
+import { DAY_MS } from "./retention.js";
 
 /** Per-incident keys live as long as a closed incident's record at most. */
 const INCIDENT_TTL_SECONDS = 400 * 86_400;
-const DAY_MS = 86_400_000;
 
 export class AutopilotStore implements AutopilotStorePort {
   private readonly p: string;

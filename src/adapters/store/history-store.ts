@@ -15,7 +15,7 @@ import { readHistoryRecord } from "../../core/history/record-format.js";
 import type { HistoryPort, UnreadableRecord } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
-import { DEFAULT_NAMESPACE } from "./keys.js";
+import { createKeys, type Keys } from "./keys.js";
 import { DAY_MS } from "./retention.js";
 
 /** One fleet read: the records, and those left out because they cannot be read. */
@@ -29,58 +29,45 @@ const MAX_PER_TABLE = 200;
 /** How long a fleet read is reused while no incident closes (records leave the window with time). */
 export const FLEET_REFRESH_MS = 60_000;
 
+interface HistoryStoreOptions {
+  namespace?: string;
+  resolvedDays: number;
+  now: () => number;
+  /** Told once per record this process finds unreadable (it is passed over in every list). */
+  onUnreadable?: (where: { table: string; incidentId: string; why: string }) => void;
+}
+
 export class HistoryStore implements HistoryPort {
-  private readonly prefix: string;
-
-  constructor(
-    private readonly redis: RedisClient,
-    options: {
-      namespace?: string;
-      resolvedDays: number;
-      now: () => number;
-      /** Told once per record this process finds unreadable (it is passed over in every list). */
-      onUnreadable?: (where: { table: string; incidentId: string; why: string }) => void;
-    },
-  ) {
-    this.prefix = `{${options.namespace ?? DEFAULT_NAMESPACE}}`;
-    this.resolvedDays = options.resolvedDays;
-    this.now = options.now;
-    this.onUnreadable = options.onUnreadable;
-  }
-
-  private readonly resolvedDays: number;
-  private readonly now: () => number;
-  private readonly onUnreadable?: (where: { table: string; incidentId: string; why: string }) => void;
+  private readonly keys: Keys;
   /** Records already reported unreadable, so a damaged one is logged once, not on every read. */
   private readonly reported = new Set<string>();
 
-  private records(table: string): string {
-    return `${this.prefix}:history:${table}`;
-  }
-  private index(table: string): string {
-    return `${this.prefix}:history-index:${table}`;
-  }
-  private tables(): string {
-    return `${this.prefix}:history-tables`;
-  }
-  private version(): string {
-    return `${this.prefix}:history-version`;
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly options: HistoryStoreOptions,
+  ) {
+    this.keys = createKeys(options.namespace);
   }
 
   /** This process's last fleet read, shared by every caller until the history moves on. */
   private fleet?: { version: string; atMs: number; maxTables: number; histories: Promise<FleetRead> };
 
   async save(record: IncidentHistory): Promise<void> {
-    const ttlMs = this.resolvedDays * DAY_MS;
+    const ttlMs = this.options.resolvedDays * DAY_MS;
     await runScript(
       this.redis,
       "history-save",
-      [this.records(record.table), this.index(record.table), this.tables(), this.version()],
+      [
+        this.keys.history(record.table),
+        this.keys.historyIndex(record.table),
+        this.keys.historyTables(),
+        this.keys.historyVersion(),
+      ],
       [
         record.incidentId,
         JSON.stringify(record),
         String(record.closedAtMs),
-        String(this.now() - ttlMs),
+        String(this.options.now() - ttlMs),
         String(ttlMs),
         record.table,
         String(MAX_PER_TABLE),
@@ -93,15 +80,15 @@ export class HistoryStore implements HistoryPort {
    * is left out and handed to `onUnreadable`, for the caller to tell whoever asked.
    */
   async list(table: string, onUnreadable?: (record: UnreadableRecord) => void): Promise<IncidentHistory[]> {
-    const since = this.now() - this.resolvedDays * DAY_MS;
-    const ids = await this.redis.zrevrangebyscore(this.index(table), "+inf", since);
+    const since = this.options.now() - this.options.resolvedDays * DAY_MS;
+    const ids = await this.redis.zrevrangebyscore(this.keys.historyIndex(table), "+inf", since);
     if (ids.length === 0) return [];
-    const values = await this.redis.hmget(this.records(table), ...ids);
+    const values = await this.redis.hmget(this.keys.history(table), ...ids);
     return values.flatMap((text, i) => (text ? this.read(text, table, ids[i]!, onUnreadable) : []));
   }
 
   async get(table: string, incidentId: string): Promise<IncidentHistory | undefined> {
-    const text = await this.redis.hget(this.records(table), incidentId);
+    const text = await this.redis.hget(this.keys.history(table), incidentId);
     return text ? this.read(text, table, incidentId)[0] : undefined;
   }
 
@@ -119,7 +106,7 @@ export class HistoryStore implements HistoryPort {
       // Bounded: a process that met thousands of damaged records starts counting again.
       if (this.reported.size >= 1000) this.reported.clear();
       this.reported.add(key);
-      this.onUnreadable?.({ table, incidentId, why: parsed.why });
+      this.options.onUnreadable?.({ table, incidentId, why: parsed.why });
     }
     return [];
   }
@@ -136,8 +123,8 @@ export class HistoryStore implements HistoryPort {
   }
 
   private async fleetRead(maxTables: number): Promise<FleetRead> {
-    const version = (await this.redis.get(this.version())) ?? "0";
-    const atMs = this.now();
+    const version = (await this.redis.get(this.keys.historyVersion())) ?? "0";
+    const atMs = this.options.now();
     const last = this.fleet;
     if (
       last !== undefined &&
@@ -165,7 +152,11 @@ export class HistoryStore implements HistoryPort {
 
   /** Every table with an incident in the retention window (the fleet view). */
   async tablesWithHistory(): Promise<string[]> {
-    return this.redis.zrangebyscore(this.tables(), this.now() - this.resolvedDays * DAY_MS, "+inf");
+    return this.redis.zrangebyscore(
+      this.keys.historyTables(),
+      this.options.now() - this.options.resolvedDays * DAY_MS,
+      "+inf",
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { INCIDENT_STATES, type Incident, type TimelineEntry } from "../../core/incident/model.js";
 import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
 import type {
+  AuditRow,
   IncidentFields,
   IncidentStorePort,
   IntakeAlert,
@@ -15,6 +16,7 @@ import type {
 } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
+import { auditRowOf } from "./audit-trail.js";
 import { createKeys, type Keys } from "./keys.js";
 import { readStoredPart, storedRecordInvalid, writeStoredPart } from "./report-format.js";
 
@@ -311,10 +313,10 @@ export class IncidentStore implements IncidentStorePort {
     return rows.map(([, flat]) => fromFlat(flat) as unknown as TimelineEntry);
   }
 
-  /** The per-table audit trail (who proposed, approved, applied what); read by /iceberg history. */
-  async audit(table: string, count = 50): Promise<Record<string, string>[]> {
+  /** The per-table audit trail (who proposed, approved, applied what), newest first; read by /iceberg history. */
+  async audit(table: string, count = 50): Promise<AuditRow[]> {
     const rows = await this.redis.xrevrange(this.keys.tableAudit(table), "+", "-", "COUNT", count);
-    return rows.map(([, flat]) => fromFlat(flat));
+    return rows.map(([, flat]) => auditRowOf(flat));
   }
 }
 

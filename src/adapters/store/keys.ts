@@ -38,6 +38,12 @@ export function createKeys(namespace: string = DEFAULT_NAMESPACE) {
     firing: (id: string) => `${p}:firing:${id}`,
     /** Closed incidents by when they closed: what retention removes (retention.ts). */
     closed: () => `${p}:closed-incidents`,
+    /** A table's closed incidents by id, and their ids by when they closed (history-store.ts). */
+    history: (table: string) => `${p}:history:${table}`,
+    historyIndex: (table: string) => `${p}:history-index:${table}`,
+    /** The tables with history, and a counter bumped on every save (history-store.ts). */
+    historyTables: () => `${p}:history-tables`,
+    historyVersion: () => `${p}:history-version`,
     /** The incident's playbook walk (remediation-store.ts). */
     walk: (id: string) => `${p}:walk:${id}`,
     /** The incident's messages owed to Slack (slack/outbox/outbox.ts). */

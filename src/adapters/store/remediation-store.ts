@@ -10,7 +10,7 @@ import { CodedError, ErrorCode } from "../../errors.js";
 import type { Mutated, RemediationChange, RemediationMessage } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
-import { DEFAULT_NAMESPACE } from "./keys.js";
+import { createKeys } from "./keys.js";
 
 const MAX_ATTEMPTS = 25;
 
@@ -25,19 +25,16 @@ export interface OwedWithWalk {
 }
 
 export class RemediationStore {
-  private readonly prefix: string;
+  /** The incident's walk key. */
+  readonly key: (incidentId: string) => string;
 
   constructor(
     private readonly redis: RedisClient,
-    namespace: string = DEFAULT_NAMESPACE,
+    namespace?: string,
     /** When given, a change's messages are saved with it (same namespace, so the same hash tag). */
     private readonly withOutbox?: OwedWithWalk,
   ) {
-    this.prefix = `{${namespace}}`;
-  }
-
-  key(incidentId: string): string {
-    return `${this.prefix}:walk:${incidentId}`;
+    this.key = createKeys(namespace).walk;
   }
 
   async get(incidentId: string): Promise<Versioned<RemediationRecord> | undefined> {

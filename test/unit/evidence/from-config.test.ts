@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalogAuth, createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
+import { createEvidencePorts } from "../../../src/adapters/evidence/from-config.js";
 import { loadConfig } from "../../../src/config.js";
 
 describe("createEvidencePorts", () => {
@@ -20,6 +20,7 @@ describe("createEvidencePorts", () => {
 
   it("picks the catalog authentication: client credentials over a fixed token, else none", () => {
     const base = { ICEBERG_CATALOG_URL: "http://catalog:8181" };
+    const catalogAuth = (config: ReturnType<typeof loadConfig>) => config.sources.catalogs[0]?.auth;
     expect(catalogAuth(loadConfig(base))).toEqual({ kind: "none" });
     expect(catalogAuth(loadConfig({ ...base, ICEBERG_CATALOG_TOKEN: "tok-1234" }))).toEqual({
       kind: "bearer",
