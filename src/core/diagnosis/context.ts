@@ -135,6 +135,10 @@ function timingFor(
     : tieToCommitInterval(snapshots, interval, now);
 }
 
+function lastPoint(points: MetricPoint[] | undefined): number | undefined {
+  return points && points.length > 0 ? points[points.length - 1]!.value : undefined;
+}
+
 /** A Prometheus series whose name mentions `metric`, if any. */
 export function prometheusSeries(evidence: Evidence, metric: string): MetricPoint[] | undefined {
   if (!sourceOk(evidence, "prometheus") || !evidence.prometheus) return undefined;
@@ -176,9 +180,9 @@ export function buildContext(
 ): DiagnosisContext {
   const table = sourceOk(evidence, "catalog") ? evidence.catalog : undefined;
   const snapshots: readonly Snapshot[] = table?.snapshots ?? [];
-  const flinkOk = sourceOk(evidence, "flink");
-  const job = flinkOk ? evidence.flink?.writer : undefined;
+  const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
   const connect = sourceOk(evidence, "connect") ? evidence.connect : undefined;
+  const flinkOk = sourceOk(evidence, "flink");
   const flinkWriters = flinkOk ? (evidence.flink?.writers ?? (job ? [job] : [])) : [];
   const jobNames = new Map<string, string>();
   const jobSources = new Map<string, string>();
@@ -212,7 +216,7 @@ export function buildContext(
 
   const elapsedSeconds =
     job?.committer?.elapsedSecondsSinceLastSuccessfulCommit ??
-    prometheusSeries(evidence, "elapsedSecondsSinceLastSuccessfulCommit")?.at(-1)?.value;
+    lastPoint(prometheusSeries(evidence, "elapsedSecondsSinceLastSuccessfulCommit"));
   const elapsedSinceCommitMs = elapsedSeconds === undefined ? undefined : elapsedSeconds * 1000;
   const writerAgeMs = writerNewest ? now - writerNewest.timestampMs : undefined;
 
@@ -244,11 +248,20 @@ export function buildContext(
   const expiry = table ? expiryEvidence(table) : { expiredIds: [] };
   const idle =
     writerStale === true && failures.length === 0 && table && writerNewest
-      ? readIdle({ evidence, now, snapshots, isWriter, writerNewest, intervalMs: interval.ms, job, connect })
+      ? readIdle({
+          evidence,
+          now,
+          snapshots,
+          isWriter,
+          writerNewest,
+          intervalMs: interval.ms,
+          ...(job ? { job } : {}),
+          ...(connect ? { connect } : {}),
+        })
       : null;
   if (idle) writerStale = false;
 
-  return {
+  const context: DiagnosisContext = {
     evidence,
     now,
     tableName: options.tableName ?? formatTableName(evidence.table),
@@ -278,12 +291,13 @@ export function buildContext(
     expiry,
     insideJob:
       table && writer?.kind === "flink"
-        ? readCommittersInsideJob({ snapshots, now, jobId: writer.jobId, job, timing })
+        ? readCommittersInsideJob({ snapshots, now, jobId: writer.jobId, ...(job ? { job } : {}), timing })
         : null,
     timing,
     ...(writerSinceMs !== undefined ? { writerSinceMs } : {}),
     ...(firstCommitDueMs !== undefined ? { firstCommitDueMs } : {}),
   };
+  return context;
 }
 
 /** The committer operator ids the writer's own snapshots carry. */

@@ -8,10 +8,15 @@
 //                 them, or the connector's consumer lag is 0: no data, so no commit.
 // Also here: what shows that snapshots were expired, so no text claims expiry without it.
 
-import type { Snapshot, TableEvidence } from "../evidence/model.js";
+import type {
+  ConnectEvidence,
+  Evidence,
+  FlinkJobEvidence,
+  Snapshot,
+  TableEvidence,
+} from "../evidence/model.js";
 import type { EvidenceItem } from "../report/schema.js";
 import { formatDuration } from "../words/duration.js";
-import type { DiagnosisContext } from "./context.js";
 import { iso, lowerBound, upperBound } from "./snapshots.js";
 import { connectorRunning, latestCheckpointFailed, staleAfter } from "./writer.js";
 
@@ -39,11 +44,16 @@ export interface ExpiryEvidence {
   expiredIds: string[];
 }
 
-/** What the readings need of the diagnosis: the writer's newest snapshot is known. */
-type IdleInput = Pick<
-  DiagnosisContext,
-  "evidence" | "now" | "snapshots" | "isWriter" | "intervalMs" | "job" | "connect"
-> & { writerNewest: Snapshot };
+interface IdleInput {
+  evidence: Evidence;
+  now: number;
+  snapshots: readonly Snapshot[];
+  isWriter: (s: Snapshot) => boolean;
+  writerNewest: Snapshot;
+  intervalMs: number;
+  job?: FlinkJobEvidence;
+  connect?: ConnectEvidence;
+}
 
 function writerRunning(input: IdleInput): boolean {
   if (input.job) {

@@ -5,8 +5,7 @@
 
 import { committerOf, withoutWriterId } from "../attribution/attribute.js";
 import type { TimingReading } from "../attribution/timing.js";
-import type { Snapshot } from "../evidence/model.js";
-import type { DiagnosisContext } from "./context.js";
+import type { FlinkJobEvidence, Snapshot } from "../evidence/model.js";
 import { lowerBound } from "./snapshots.js";
 
 /** How many of the writer's newest snapshots are grouped by checkpoint id. */
@@ -106,9 +105,13 @@ function burstsByInterval(
 }
 
 /** The reading behind committers-inside-job for a Flink writer, or null. */
-export function readCommittersInsideJob(
-  input: Pick<DiagnosisContext, "snapshots" | "now" | "job" | "timing"> & { jobId: string },
-): InsideJobReading | null {
+export function readCommittersInsideJob(input: {
+  snapshots: readonly Snapshot[];
+  now: number;
+  jobId: string;
+  job?: FlinkJobEvidence;
+  timing: TimingReading | null;
+}): InsideJobReading | null {
   const per = perCheckpoint(input.snapshots, input.jobId);
   if (per) return per;
   if (input.timing) return burstsByTiming(input.timing);
