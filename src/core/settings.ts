@@ -16,6 +16,9 @@ const FollowUpSchema = z.strictObject({
   checks: z.number().int().min(1).max(100).default(6),
 });
 
+/** Follow-up checks when nothing sets them: every 5 minutes, 6 times. */
+export const DEFAULT_FOLLOW_UP = FollowUpSchema.parse({});
+
 /** Slack user ids (U…/W…) or user group ids (S…). */
 const ApproverSchema = z.string().regex(/^[UWS][A-Z0-9]{2,}$/, "a Slack user id (U…) or user group id (S…)");
 
@@ -51,12 +54,12 @@ export const BotConfigSchema = z.strictObject({
     .strictObject({
       channel: z.string().optional(),
       approvers: z.array(ApproverSchema).default([]),
-      followUp: FollowUpSchema.default({ intervalSeconds: 300, checks: 6 }),
+      followUp: FollowUpSchema.prefault({}),
     })
-    .default({ approvers: [], followUp: { intervalSeconds: 300, checks: 6 } }),
+    .prefault({}),
   tables: z.record(z.string(), TableSettingsSchema).default({}),
   sweep: SweepConfigSchema.default(DEFAULT_SWEEP_CONFIG),
-  retention: RetentionSchema.default({ resolvedDays: 30, auditDays: 400 }),
+  retention: RetentionSchema.prefault({}),
   /**
    * The incident history per table (kept as long as resolved incidents): `suggestions: false`
    * keeps recording it but never says "seen before" nor reorders the steps.

@@ -10,7 +10,7 @@ import { escapeForTerminal } from "../../adapters/render/text-safety.js";
 import { utcStamp } from "../../adapters/render/times.js";
 import type { IncidentHistory } from "../../core/history/record.js";
 import { formatDuration } from "../../core/words/duration.js";
-import { findingWords, stepWords } from "../../core/words/labels.js";
+import { causeWords, stepWords } from "../../core/words/labels.js";
 import { type UnreadableRecord, unreadableWords } from "../../core/words/unreadable.js";
 import { CodedError, ErrorCode } from "../../errors.js";
 import { oneOf, parseCall } from "../args.js";
@@ -96,9 +96,7 @@ export async function runHistoryCommand(call: CommandCall): Promise<ExitCodeValu
 
 /** "2026-11-12 09:00 UTC  inc-1  commit conflict (competing appends): fixed by raise commit retries in 6 min". */
 function historyLine(h: IncidentHistory): string {
-  const what = h.triage
-    ? `${findingWords(h.triage)}${h.rootCause ? ` (${findingWords(h.rootCause)})` : ""}`
-    : h.verdict;
+  const what = h.triage ? causeWords(h.triage, h.rootCause) : h.verdict;
   const fixed = h.steps.find((s) => s.outcome === "fixed");
   const outcome = fixed
     ? `fixed by ${stepWords(fixed.stepId)}${fixed.recoveredAfterMs !== undefined ? ` in ${formatDuration(fixed.recoveredAfterMs)}` : ""}`

@@ -3,6 +3,7 @@
 
 import { approverIds, canApprove } from "../../approval/policy.js";
 import type { StepId } from "../../ids.js";
+import { DEFAULT_FOLLOW_UP } from "../../settings.js";
 import type { Step } from "../schema.js";
 import {
   type AuditEntry,
@@ -104,7 +105,7 @@ export function findStep(ctx: MachineContext, id: string): Step | undefined {
 }
 
 export function verifyPlan(step: Step, ctx: MachineContext): { checksTotal: number; intervalMs: number } {
-  const followUp = ctx.followUp ?? { intervalSeconds: 300, checks: 6 };
+  const followUp = ctx.followUp ?? DEFAULT_FOLLOW_UP;
   return { checksTotal: step.verify.checks ?? followUp.checks, intervalMs: followUp.intervalSeconds * 1000 };
 }
 
