@@ -7,7 +7,7 @@
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
 import type { Incident } from "../incident/model.js";
 import type { RemediationRecord } from "../remediation/record.js";
-import { checkOutcome, type StepRun } from "../remediation/walk.js";
+import { checkOutcome, runsOf, type StepRun } from "../remediation/walk.js";
 import type { Report } from "../report/schema.js";
 import type { StoryRemark } from "../story/model.js";
 import { storyOf } from "../story/story.js";
@@ -188,7 +188,7 @@ export function historyOf(input: HistoryInput): IncidentHistory {
   });
   // The one measure of recovery: the story's (change → the writer's first commit).
   const recovery = story.recovery;
-  const runs = walk ? [...walk.walk.history, ...(walk.walk.current ? [walk.walk.current] : [])] : [];
+  const runs = walk ? runsOf(walk.walk) : [];
   const steps = runs.map((run) => stepOf(run, recovery));
   const fixed = steps.find((s) => s.outcome === "fixed");
   const key = report ? causeKey(report) : {};

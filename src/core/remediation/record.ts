@@ -5,7 +5,7 @@
 
 import { z } from "zod";
 import type { OpenItem } from "../verification/open-items.js";
-import { type Known, StepIdSchema, WalkStateSchema } from "./walk.js";
+import { type Known, runsOf, StepIdSchema, WalkStateSchema } from "./walk.js";
 
 /** An earlier incident's lesson, kept with the walk so each proposal can be marked by it. */
 const MemorySchema = z.looseObject({
@@ -103,7 +103,7 @@ export function proposalIdFor(record: RemediationRecord, stepId: string): string
  * its steps. They own it while it is open, so a table limit others filled never turns them away.
  */
 export function peopleOnWalk(record: RemediationRecord): Set<string> {
-  const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
+  const runs = runsOf(record.walk);
   const people = new Set<string>();
   for (const run of runs) {
     for (const who of [run.requestedBy, run.appliedBy, run.skippedBy, ...run.approvals.map((a) => a.user)])

@@ -294,6 +294,11 @@ export interface TransitionResult {
 }
 
 /** A fresh walk for a table, before any step is proposed. */
+/** Every run of the walk, oldest first: the finished ones, then the current one. */
+export function runsOf(walk: Pick<WalkState, "history" | "current">): StepRun[] {
+  return walk.current ? [...walk.history, walk.current] : [...walk.history];
+}
+
 export function startWalk(table: string, playbookId: string, now: number): WalkState {
   return { table, playbookId, status: "active", startedAtMs: now, history: [] };
 }

@@ -2,6 +2,7 @@
 // approved, did a step by hand or skipped one.
 
 import type { RemediationRecord } from "../remediation/record.js";
+import { runsOf } from "../remediation/walk.js";
 import type { IncidentStory } from "./model.js";
 
 export interface Claim {
@@ -16,7 +17,7 @@ export function ownerOf(
   if (claim) return { user: claim.user, sinceMs: claim.atMs, how: "claimed" };
   if (!record) return undefined;
   const acts: Claim[] = [];
-  for (const run of [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])]) {
+  for (const run of runsOf(record.walk)) {
     for (const a of run.approvals) acts.push({ user: a.user, atMs: a.atMs });
     if (run.appliedBy !== undefined && run.appliedBy !== "bot" && run.appliedAtMs !== undefined)
       acts.push({ user: run.appliedBy, atMs: run.appliedAtMs });

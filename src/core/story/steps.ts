@@ -7,7 +7,13 @@ import type { IncidentState } from "../incident/model.js";
 import { nextTarget } from "../remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
-import { type CheckRecord, checkOutcome, type MachineContext, type StepRun } from "../remediation/walk.js";
+import {
+  type CheckRecord,
+  checkOutcome,
+  type MachineContext,
+  runsOf,
+  type StepRun,
+} from "../remediation/walk.js";
 import { madeByHand } from "../verification/recovery.js";
 import type { StepState, StoryCheck, StoryDecision, StoryStep } from "./model.js";
 
@@ -136,7 +142,7 @@ export function walkStory(record: RemediationRecord | undefined, playbook: Playb
   if (!record) return { steps: [] };
   const walk = record.walk;
   const waiting = walk.status === "active" && walk.current === undefined;
-  const runs = [...walk.history, ...(walk.current ? [walk.current] : [])];
+  const runs = runsOf(walk);
   const steps = runs.map((run, i) => {
     const isLast = i === runs.length - 1;
     const live = isLast && walk.status === "active" && (run === walk.current || waiting);

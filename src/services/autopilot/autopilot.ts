@@ -18,7 +18,7 @@ import type { AutopilotConfig } from "../../core/autopilot/policy.js";
 import type { RemediationJob } from "../../core/jobs.js";
 import { proposalIdFor, type RemediationRecord } from "../../core/remediation/record.js";
 import type { PlaybookSet } from "../../core/remediation/schema.js";
-import type { Notice, StepRun } from "../../core/remediation/walk.js";
+import { type Notice, runsOf, type StepRun } from "../../core/remediation/walk.js";
 import { type Report, ReportSchema } from "../../core/report/schema.js";
 import {
   type AutopilotFate,
@@ -65,7 +65,7 @@ function waiting(record: RemediationRecord, value: ActionValue): boolean {
 
 /** What a late Hold is answered with: who approved the step, or that no proposal is open. */
 function whatHappened(record: RemediationRecord, value: ActionValue): Notice {
-  const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
+  const runs = runsOf(record.walk);
   const run = runs.findLast((r) => r.stepId === value.stepId);
   const approvers = run?.approvals.map((a) => a.user) ?? [];
   return approvers.length > 0
@@ -405,7 +405,7 @@ export class Autopilot {
   /** Once the walk ended: did people apply the same step first, and did it fix the incident? */
   private async judgeShadow(plan: AutopilotPlan, record: RemediationRecord): Promise<void> {
     if (record.walk.status === "active") return;
-    const runs = [...record.walk.history, ...(record.walk.current ? [record.walk.current] : [])];
+    const runs = runsOf(record.walk);
     const acted = runs.find(
       (r) => r.approvals.length > 0 || r.appliedAtMs !== undefined || r.phase === "done-by-hand",
     );
