@@ -55,7 +55,9 @@ export const RemediationRecordSchema = z.looseObject({
    */
   recovery: z
     .looseObject({
+      /** When the writer's first commit after the change landed. */
       atMs: z.number(),
+      /** When the change counts from (core/verification/recovery.ts changeTimeOf). */
       changeAtMs: z.number(),
       credit: z.enum(["fixed", "already-flowing"]),
       stepId: StepIdSchema,

@@ -7,19 +7,11 @@
 // its step was proposed: the person did the work before pressing Done by hand, and the bot cannot
 // know when, so a commit made between the proposal and the press is the change's, not ignored.
 
-import type { StepId } from "../ids.js";
+import type { RemediationRecord } from "../remediation/record.js";
 import type { StepRun } from "../remediation/walk.js";
-import type { RecoveryCredit } from "./check.js";
 
-/** The writer's first commit after a step's change, and whether the change earned it. */
-export interface Recovery {
-  /** When the writer's first commit after the change landed. */
-  atMs: number;
-  /** When the change counts from (changeTimeOf). */
-  changeAtMs: number;
-  credit: RecoveryCredit;
-  stepId: StepId;
-}
+/** The writer's first commit after a step's change, and whether the change earned it, as stored. */
+export type Recovery = NonNullable<RemediationRecord["recovery"]>;
 
 /** When a step's change counts from, for its follow-up checks and its recovery time. */
 export function changeTimeOf(run: Pick<StepRun, "changeAtMs" | "appliedAtMs" | "proposedAtMs">): number {
