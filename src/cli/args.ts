@@ -47,6 +47,23 @@ export function oneOf<const C extends readonly [string, ...string[]]>(
   throw usageError(command, `${flag} must be ${words} (got ${JSON.stringify(value.slice(0, 40))}).`);
 }
 
+export const MILLISECONDS = "a whole number of milliseconds";
+
+/** A flag that takes a whole number within `range` (`what` names it in the error). */
+export function wholeNumber(
+  command: string,
+  flag: string,
+  value: string | undefined,
+  range: { min: number; max: number },
+  what = "a whole number",
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < range.min || n > range.max)
+    throw usageError(command, `${flag} must be ${what} from ${range.min} to ${range.max}.`);
+  return n;
+}
+
 /** Node's parser messages, said plainly, with the nearest flag for a typo (like commands get). */
 function flagError(command: string, options: OptionsConfig, error: NodeJS.ErrnoException): CodedError {
   const quoted = /'(-[^' ]*)/.exec(error.message)?.[1];

@@ -5,7 +5,7 @@
 import { type Config, type Env, loadConfig, SOURCE_TIMEOUT_RANGE } from "../config.js";
 import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
-import { usageError } from "./args.js";
+import { MILLISECONDS, usageError, wholeNumber } from "./args.js";
 import { type CommandCall, readFileOf } from "./io.js";
 
 /** The flags every command that reads evidence takes: sources, BOT_CONFIG file, deadline. */
@@ -44,16 +44,8 @@ export function buildEnvOverlay(
     overlay[variable] = value;
   }
   if (flags.warehouse !== undefined) overlay.ICEBERG_WAREHOUSE = flags.warehouse;
-  if (flags["timeout-ms"] !== undefined) {
-    const ms = Number(flags["timeout-ms"]);
-    if (!Number.isInteger(ms) || ms < SOURCE_TIMEOUT_RANGE.min || ms > SOURCE_TIMEOUT_RANGE.max) {
-      throw usageError(
-        command,
-        `--timeout-ms must be a whole number of milliseconds from ${SOURCE_TIMEOUT_RANGE.min} to ${SOURCE_TIMEOUT_RANGE.max}.`,
-      );
-    }
-    overlay.SOURCE_TIMEOUT_MS = String(ms);
-  }
+  const ms = wholeNumber(command, "--timeout-ms", flags["timeout-ms"], SOURCE_TIMEOUT_RANGE, MILLISECONDS);
+  if (ms !== undefined) overlay.SOURCE_TIMEOUT_MS = String(ms);
   if (flags.config !== undefined) overlay.BOT_CONFIG = readConfigFile(flags.config, readFile);
   return overlay;
 }

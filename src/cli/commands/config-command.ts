@@ -12,7 +12,7 @@ import { policyStepLines } from "../../core/autopilot/policy.js";
 import type { SourceName } from "../../core/ids.js";
 import type { HttpSourceSpec, SourceSpecs } from "../../core/sources/model.js";
 import { asCodedError, ErrorCode } from "../../errors.js";
-import { parseCall, usageError } from "../args.js";
+import { MILLISECONDS, parseCall, usageError, wholeNumber } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CommandCall, writeLine } from "../io.js";
 import { inspectRoleConfig } from "./bot-command.js";
@@ -37,12 +37,8 @@ export async function runConfigCommand(call: CommandCall): Promise<ExitCodeValue
   const role = (values.role ?? "start") as BotRole;
   if (!ROLES.includes(role)) throw usageError("config", "--role must be start, serve or worker.");
   const timeoutMs =
-    values["probe-timeout-ms"] === undefined ? DEFAULT_PROBE_TIMEOUT_MS : Number(values["probe-timeout-ms"]);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < PROBE_RANGE.min || timeoutMs > PROBE_RANGE.max)
-    throw usageError(
-      "config",
-      `--probe-timeout-ms must be a whole number of milliseconds from ${PROBE_RANGE.min} to ${PROBE_RANGE.max}.`,
-    );
+    wholeNumber("config", "--probe-timeout-ms", values["probe-timeout-ms"], PROBE_RANGE, MILLISECONDS) ??
+    DEFAULT_PROBE_TIMEOUT_MS;
 
   const inspection = inspectRoleConfig(role, io, values);
   const problems = [...inspection.problems, ...(await autopilotStepProblems(inspection))];

@@ -2,7 +2,7 @@
 // click through them, until Ctrl-C.
 
 import { within } from "../../adapters/http/metrics/registry.js";
-import { parseCall, usageError } from "../args.js";
+import { parseCall, wholeNumber } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CommandCall, untilAborted, writeLine } from "../io.js";
 import { expectScenario } from "./sim-command.js";
@@ -16,10 +16,7 @@ export const DEV_OPTIONS = {
 export async function runDevCommand(call: CommandCall): Promise<ExitCodeValue> {
   const { io } = call;
   const { values } = parseCall(call, DEV_OPTIONS);
-  const port = values.port === undefined ? 3100 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw usageError("dev", "--port must be a port number from 0 to 65535.");
-  }
+  const port = wholeNumber("dev", "--port", values.port, { min: 0, max: 65_535 }, "a port number") ?? 3100;
   const scenario = values.scenario ?? "competing-appends";
   expectScenario(scenario);
   const { startDev } = await import("../dev.js");

@@ -11,7 +11,7 @@ import type { Scenario } from "../../sim/scenario/schema.js";
 import { listScenarios, loadScenario } from "../../sim/scenarios.js";
 import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../../sim/slack/stand-in.js";
 import type { SlackStandIn } from "../../sim/slack/types.js";
-import { expectPositionals, parseCommandArgs, usageError } from "../args.js";
+import { expectPositionals, parseCommandArgs, usageError, wholeNumber } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, type CommandCall, untilAborted, writeLine } from "../io.js";
 
@@ -160,10 +160,7 @@ export function expectScenario(name: string, otherwise = ""): void {
 function parsePortBase(
   value: string | undefined,
 ): { catalog: number; flink: number; connect: number; prometheus: number } | undefined {
-  if (value === undefined) return undefined;
-  const base = Number(value);
-  if (!Number.isInteger(base) || base < 1024 || base > 65_531) {
-    throw usageError("sim", "--port-base must be a port number from 1024 to 65531.");
-  }
+  const base = wholeNumber("sim", "--port-base", value, { min: 1024, max: 65_531 }, "a port number");
+  if (base === undefined) return undefined;
   return { catalog: base, flink: base + 1, connect: base + 2, prometheus: base + 3 };
 }

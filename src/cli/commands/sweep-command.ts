@@ -5,7 +5,7 @@ import { renderSweepMarkdown, renderSweepText } from "../../adapters/render/swee
 import { secretValues } from "../../config.js";
 import { parseTableName } from "../../core/table-name.js";
 import { scrubAllForms } from "../../util/secret-forms.js";
-import { oneOf, parseCall, usageError } from "../args.js";
+import { oneOf, parseCall, wholeNumber } from "../args.js";
 import { loadCliConfig, SOURCE_FLAGS, sparkCatalogFlag } from "../config-overlay.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CommandCall, useColor } from "../io.js";
@@ -24,8 +24,8 @@ export async function runSweepCommand(call: CommandCall): Promise<ExitCodeValue>
   const { io } = call;
   const { values } = parseCall(call, OPTIONS);
   const format = oneOf("sweep", "--format", values.format, FORMATS);
-  const limit = positiveInt("--limit", values.limit, 1_000_000);
-  const concurrency = positiveInt("--concurrency", values.concurrency, 64) ?? 4;
+  const limit = wholeNumber("sweep", "--limit", values.limit, { min: 1, max: 1_000_000 });
+  const concurrency = wholeNumber("sweep", "--concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
   let under: string[] | undefined;
   if (values.namespace !== undefined) {
     // The namespace uses the table-name alphabet; checked as if it held a table.
@@ -57,12 +57,4 @@ export async function runSweepCommand(call: CommandCall): Promise<ExitCodeValue>
   return report.failingTables > 0 || report.errors.length > 0 || report.skipped
     ? ExitCode.NeedsAction
     : ExitCode.Ok;
-}
-
-function positiveInt(flag: string, value: string | undefined, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    throw usageError("sweep", `${flag} must be a whole number from 1 to ${max}.`);
-  return n;
 }
