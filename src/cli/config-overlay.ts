@@ -7,6 +7,7 @@ import { CodedError, ErrorCode } from "../errors.js";
 import { refusalOf } from "../util/read-small-file.js";
 import { MILLISECONDS, usageError, wholeNumber } from "./args.js";
 import { type CommandCall, readFileOf } from "./io.js";
+import { SOURCE_URL_VARIABLES } from "./role-check.js";
 
 /** The flags every command that reads evidence takes: sources, BOT_CONFIG file, deadline. */
 export const SOURCE_FLAGS = {
@@ -23,13 +24,6 @@ export const SOURCE_FLAGS = {
 /** The flags as parseArgs hands them over; `config` is the path of a BOT_CONFIG YAML file. */
 export type ConfigFlags = { [K in keyof typeof SOURCE_FLAGS]?: string };
 
-const URL_FLAGS = [
-  ["catalog-url", "ICEBERG_CATALOG_URL"],
-  ["flink-url", "FLINK_REST_URL"],
-  ["connect-url", "CONNECT_REST_URL"],
-  ["prometheus-url", "PROMETHEUS_URL"],
-] as const;
-
 export function buildEnvOverlay(
   command: string,
   env: Env,
@@ -37,7 +31,8 @@ export function buildEnvOverlay(
   readFile: (path: string) => string,
 ): Env {
   const overlay: Env = { ...env };
-  for (const [flag, variable] of URL_FLAGS) {
+  for (const [kind, variable] of Object.entries(SOURCE_URL_VARIABLES)) {
+    const flag = `${kind}-url` as keyof ConfigFlags;
     const value = flags[flag];
     if (value === undefined) continue;
     if (!isHttpUrl(value)) throw usageError(command, `--${flag} must be an http:// or https:// URL.`);

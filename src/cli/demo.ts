@@ -34,6 +34,7 @@ import {
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
 import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
+import { SOURCE_URL_VARIABLES } from "./role-check.js";
 
 export interface DemoOptions {
   scenario?: string;
@@ -720,12 +721,12 @@ export async function startSimBot(world: {
   const platform = lakehouse.env();
   const sources = platform.BOT_CONFIG
     ? platform
-    : {
-        ICEBERG_CATALOG_URL: lakehouse.urls.catalog,
-        FLINK_REST_URL: lakehouse.urls.flink,
-        CONNECT_REST_URL: lakehouse.urls.connect,
-        PROMETHEUS_URL: lakehouse.urls.prometheus,
-      };
+    : Object.fromEntries(
+        Object.entries(SOURCE_URL_VARIABLES).map(([kind, name]) => [
+          name,
+          lakehouse.urls[kind as keyof typeof SOURCE_URL_VARIABLES],
+        ]),
+      );
   const config = loadConfig({
     SLACK_BOT_TOKEN: "xoxb-stand-in",
     SLACK_SIGNING_SECRET: signingSecret,

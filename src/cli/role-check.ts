@@ -8,7 +8,14 @@ import type { BotConfig, Env } from "../config.js";
 
 const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
 
-const SOURCES = ["ICEBERG_CATALOG_URL", "FLINK_REST_URL", "CONNECT_REST_URL", "PROMETHEUS_URL"];
+/** Each evidence source's single-URL variable (flags and the simulator's bot set them too). */
+export const SOURCE_URL_VARIABLES = {
+  catalog: "ICEBERG_CATALOG_URL",
+  flink: "FLINK_REST_URL",
+  connect: "CONNECT_REST_URL",
+  prometheus: "PROMETHEUS_URL",
+} as const;
+const SOURCES = Object.values(SOURCE_URL_VARIABLES);
 
 /**
  * Problems from the environment alone (usable even when BOT_CONFIG did not parse); `declared`

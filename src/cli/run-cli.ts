@@ -11,6 +11,7 @@ import { packageVersion } from "../util/package-root.js";
 import { credentialSecret, scrubAllForms, urlPassword } from "../util/secret-forms.js";
 import { ExitCode, type ExitCodeValue, exitCodeFor } from "./exit-codes.js";
 import { type CliIo, type CommandCall, writeLine } from "./io.js";
+import { SOURCE_URL_VARIABLES } from "./role-check.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
 
 export type { CliIo } from "./io.js";
@@ -145,13 +146,7 @@ const SECRET_VARIABLES = [
   "ICEBERG_CATALOG_CREDENTIAL",
   "ALERT_WEBHOOK_TOKEN",
 ];
-const URL_VARIABLES = [
-  "REDIS_URL",
-  "ICEBERG_CATALOG_URL",
-  "FLINK_REST_URL",
-  "CONNECT_REST_URL",
-  "PROMETHEUS_URL",
-];
+const URL_VARIABLES = ["REDIS_URL", ...Object.values(SOURCE_URL_VARIABLES)];
 
 /** Secrets known before (or without) a valid config, so even config errors are scrubbed. */
 function envSecrets(env: Env): string[] {
