@@ -85,10 +85,7 @@ async function dispatch(
   if (command === "help") return showHelp(args, io);
   const load = Object.hasOwn(COMMAND_MODULES, command) ? COMMAND_MODULES[command] : undefined;
   if (!load) throw unknownCommand(command);
-  if (wantsHelp(args)) {
-    io.stdout.write(COMMAND_USAGE[command] ?? GENERAL_USAGE);
-    return ExitCode.Ok;
-  }
+  if (wantsHelp(args)) return showHelp([command], io);
   return (await load())({ command, args, io, onConfig });
 }
 
