@@ -20,18 +20,10 @@ function isLoopbackHost(host: string): boolean {
 /** The query parameter of the printed link that carries the token. */
 export const DEV_TOKEN_PARAM = "token";
 
-export interface DevGuard {
-  readonly token: string;
-  /** The Set-Cookie value that binds this browser to the session. */
-  sessionCookie(): string;
-  /** True when the request carries the token in the link's query, for GET / only. */
-  linkCarriesToken(url: URL): boolean;
-  /** Undefined when the request may go on; otherwise the status and why. */
-  refuse(req: IncomingMessage, api: boolean): { status: number; error: string } | undefined;
-}
+export type DevGuard = ReturnType<typeof createDevGuard>;
 
 /** `boundHost`: what the server listens on; `port()`: its port once listening. */
-export function createDevGuard(boundHost: string, port: () => number): DevGuard {
+export function createDevGuard(boundHost: string, port: () => number) {
   const token = randomBytes(24).toString("base64url");
   const names = (): Set<string> => {
     const p = port();
@@ -43,9 +35,12 @@ export function createDevGuard(boundHost: string, port: () => number): DevGuard 
   const cookieName = () => `iceberg_dev_${port()}`;
   return {
     token,
+    /** The Set-Cookie value that binds this browser to the session. */
     sessionCookie: () => `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-    linkCarriesToken: (url) => tokenMatches(url.searchParams.get(DEV_TOKEN_PARAM) ?? undefined, token),
-    refuse(req, api) {
+    /** True when the request carries the token in the link's query, for GET / only. */
+    linkCarriesToken: (url: URL) => tokenMatches(url.searchParams.get(DEV_TOKEN_PARAM) ?? undefined, token),
+    /** Undefined when the request may go on; otherwise the status and why. */
+    refuse(req: IncomingMessage, api: boolean): { status: number; error: string } | undefined {
       const allowed = names();
       const host = (req.headers.host ?? "").toLowerCase();
       if (!allowed.has(host))
