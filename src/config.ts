@@ -211,16 +211,12 @@ export interface LoadConfigOptions {
 
 /**
  * Everything loadConfig finds in one pass, without throwing: every problem (variables, BOT_CONFIG
- * with its lines, the variables and files it names), the settings that did parse, and the sources
- * as far as they resolved (`iceberg-bot config check` probes them). `config` is set only when
- * there is no problem.
+ * with its lines, the variables and files it names), the settings that did parse (autopilot's
+ * lines also when other settings are wrong), and the sources as far as they resolved
+ * (`iceberg-bot config check` probes them). `config` is set only when there is no problem.
  */
-export interface ConfigInspection {
+export interface ConfigInspection extends Pick<Config, "bot" | "autopilotLines" | "sources"> {
   problems: string[];
-  bot: BotConfig;
-  /** "file:line" of each autopilot policy line, by name (also when other settings are wrong). */
-  autopilotLines: Record<string, string>;
-  sources: SourceSpecs;
   config?: Readonly<Config>;
 }
 
