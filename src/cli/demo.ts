@@ -34,6 +34,7 @@ import {
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
 import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
+import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { SOURCE_URL_VARIABLES } from "./role-check.js";
 
 export interface DemoOptions {
@@ -116,9 +117,6 @@ const DEMO_SECOND_APPROVER = "U0DEMOLEAD";
 const SIMULATED_WAIT_MS = 6 * 60_000;
 /** Proposals, approvals and follow-ups one demo plays through at most (a loop guard). */
 const MAX_ROUNDS = 6;
-
-/** Exit codes as the CLI uses them: 0 done, 2 cannot run (no Redis), 1 the demo failed. */
-export type DemoResult = 0 | 1 | 2;
 
 interface DemoContext {
   options: DemoOptions;
@@ -514,7 +512,8 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
   }
 }
 
-export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+/** Ok when done, Usage when it cannot run (no Redis), NeedsAction when the demo failed. */
+export async function runDemo(options: DemoOptions): Promise<ExitCodeValue> {
   const scenario = loadScenario(options.scenario ?? "competing-appends");
   const ctx: DemoContext = {
     options,
@@ -531,7 +530,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (!redis) {
       say(ctx, `No Redis answers at ${ctx.redisUrl}, and redis-server is not on PATH.`);
       say(ctx, "Start one with `docker compose up -d redis` (or set REDIS_URL), then run the demo again.");
-      return 2;
+      return ExitCode.Usage;
     }
     ctx.redisUrl = redis.url;
     if (redis.stop) ctx.cleanups.push(redis.stop);
@@ -561,14 +560,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     say(ctx, "");
     await moment(ctx, "end");
     await options.onEnd?.(worldEnd(ctx));
-    return 0;
+    return ExitCode.Ok;
   } catch (error) {
     say(ctx, `The demo stopped: ${(error as Error).message}`);
     if (ctx.standIn && ctx.rootTs) {
       say(ctx, "The thread so far:");
       say(ctx, transcript(ctx.standIn, DEMO_CHANNEL, ctx.rootTs));
     }
-    return 1;
+    return ExitCode.NeedsAction;
   } finally {
     for (const cleanup of ctx.cleanups.reverse()) await cleanup().catch(() => {});
   }

@@ -63,14 +63,12 @@ export async function runDemoCommand(call: CommandCall): Promise<ExitCodeValue> 
     throw new CodedError(ErrorCode.UsageInvalid, `--autopilot takes ${DEMO_AUTOPILOT.join(", ")}`, {
       hint: "For example: iceberg-bot demo competing-appends --autopilot on",
     });
-  return toExitCode(
-    await runDemo({
-      stdout: call.io.stdout,
-      env: call.io.env,
-      ...(scenario ? { scenario } : {}),
-      ...(autopilot ? { autopilot: autopilot as (typeof DEMO_AUTOPILOT)[number] } : {}),
-    }),
-  );
+  return runDemo({
+    stdout: call.io.stdout,
+    env: call.io.env,
+    ...(scenario ? { scenario } : {}),
+    ...(autopilot ? { autopilot: autopilot as (typeof DEMO_AUTOPILOT)[number] } : {}),
+  });
 }
 
 async function loadPiece<T>(what: string, load: () => Promise<T>): Promise<T> {
