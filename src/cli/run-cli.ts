@@ -14,8 +14,6 @@ import { type CliIo, type CommandCall, writeLine } from "./io.js";
 import { SOURCE_URL_VARIABLES } from "./role-check.js";
 import { COMMAND_USAGE, GENERAL_USAGE } from "./usage.js";
 
-export type { CliIo } from "./io.js";
-
 type Run = (call: CommandCall) => Promise<ExitCodeValue>;
 
 const botCommand = async (): Promise<Run> => (await import("./commands/bot-command.js")).runBotCommand;

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../../src/cli/run-cli.js";
+import type { CliIo } from "../../src/cli/io.js";
+import { runCli } from "../../src/cli/run-cli.js";
 import { renderSchemaFiles } from "../../src/cli/schemas.js";
 import type { Env } from "../../src/config.js";
 

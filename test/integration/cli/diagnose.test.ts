@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../../../src/cli/run-cli.js";
+import type { CliIo } from "../../../src/cli/io.js";
+import { runCli } from "../../../src/cli/run-cli.js";
 import type { Env } from "../../../src/config.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 

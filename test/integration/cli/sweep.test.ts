@@ -2,7 +2,8 @@
 // nested namespaces, listed two to a page, ranked as the scenario's expect block says.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliIo, runCli } from "../../../src/cli/run-cli.js";
+import type { CliIo } from "../../../src/cli/io.js";
+import { runCli } from "../../../src/cli/run-cli.js";
 import type { SweepReport } from "../../../src/services/sweep/report.js";
 import { type Lakehouse, startLakehouse } from "../../../src/sim/lakehouse.js";
 import { loadScenario } from "../../../src/sim/scenarios.js";
