@@ -25,9 +25,6 @@ import { slackTokenProblems } from "./token-kinds.js";
 import { secretFileValues } from "./util/secret-file.js";
 import { credentialSecret, urlPassword } from "./util/secret-forms.js";
 
-// Tests and the command line build settings through here; services import them from the core.
-export { type BotConfig, BotConfigSchema, tableSettings } from "./core/settings.js";
-
 const optionalText = z
   .string()
   .trim()

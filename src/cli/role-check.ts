@@ -4,7 +4,8 @@
 // could diagnose nothing, a bot without approvers would propose steps nobody may approve.
 
 import type { BotRole } from "../bot/options.js";
-import type { BotConfig, Env } from "../config.js";
+import type { Env } from "../config.js";
+import type { BotConfig } from "../core/settings.js";
 
 const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createKeys, incidentKeys } from "../../src/adapters/store/keys.js";
 import { DAY_MS, purgeClosedIncidents } from "../../src/adapters/store/retention.js";
 import { runDemo } from "../../src/cli/demo.js";
-import { BotConfigSchema } from "../../src/config.js";
+import { BotConfigSchema } from "../../src/core/settings.js";
 import { REDIS_URL } from "../support/redis.js";
 import { incidentFootprint } from "../support/redis-footprint.js";
 

@@ -7,8 +7,8 @@ import { type BotQueues, createQueues } from "../../src/adapters/queue/queues.js
 import { SlackOutbox } from "../../src/adapters/slack/outbox/outbox.js";
 import { slackOutboxSender } from "../../src/adapters/slack/outbox/say.js";
 import { IncidentStore } from "../../src/adapters/store/incident-store.js";
-import { BotConfigSchema } from "../../src/config.js";
 import type { AlertEvent } from "../../src/core/incident/model.js";
+import { BotConfigSchema } from "../../src/core/settings.js";
 import { acceptAlerts } from "../../src/services/alerts.js";
 import { keepIntakePromises } from "../../src/services/intake-promises.js";
 import { until } from "../support/poll.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig, REDACTED, redactConfig, secretValues, tableSettings } from "../../src/config.js";
+import { loadConfig, REDACTED, redactConfig, secretValues } from "../../src/config.js";
+import { tableSettings } from "../../src/core/settings.js";
 import { CodedError, ErrorCode } from "../../src/errors.js";
 import { scrubAllForms } from "../../src/util/secret-forms.js";
 

@@ -20,7 +20,8 @@ import {
   RBAC_CLUSTER_MANIFEST,
   RBAC_NAMESPACE_MANIFEST,
 } from "../../src/adapters/evidence/kubernetes/client.js";
-import { BotConfigSchema, ENV_NAMES } from "../../src/config.js";
+import { ENV_NAMES } from "../../src/config.js";
+import { BotConfigSchema } from "../../src/core/settings.js";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/main.js";
 import { unknownFields } from "../support/k8s-strict.js";
 import { kustomizeBuild, type Manifest, readKustomization, readManifests } from "../support/kustomize.js";
