@@ -147,7 +147,7 @@ export const SHUTDOWN_DEADLINE_MS = 15_000;
  * clean shutdown, 1 when it failed or the deadline passed. A signal during start-up (Redis not
  * answering yet) is honoured too.
  */
-async function runUntilSignal(
+export async function runUntilSignal(
   config: Config,
   role: BotRole,
   deadlineMs = SHUTDOWN_DEADLINE_MS,
@@ -201,16 +201,4 @@ async function runUntilSignal(
 function detach(listener: (signal: NodeJS.Signals) => void): void {
   process.off("SIGTERM", listener);
   process.off("SIGINT", listener);
-}
-
-export function runStart(config: Config): Promise<number> {
-  return runUntilSignal(config, "start");
-}
-
-export function runServe(config: Config): Promise<number> {
-  return runUntilSignal(config, "serve");
-}
-
-export function runWorker(config: Config): Promise<number> {
-  return runUntilSignal(config, "worker");
 }

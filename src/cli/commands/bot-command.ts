@@ -29,9 +29,8 @@ export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
     );
   call.onConfig(config);
   const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
-  const run = command === "start" ? entry.runStart : command === "serve" ? entry.runServe : entry.runWorker;
   try {
-    return toExitCode(await run(config));
+    return toExitCode(await entry.runUntilSignal(config, command));
   } catch (error) {
     throw explainStartupError(error, config.port);
   }
