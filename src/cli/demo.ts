@@ -34,13 +34,13 @@ import {
 import { startSlackStandIn } from "../sim/slack/stand-in.js";
 import { mrkdwnToPlain, transcript } from "../sim/slack/transcript.js";
 import type { SlackStandIn, StoredMessage } from "../sim/slack/types.js";
+import { DEFAULT_SCENARIO } from "./commands/sim-command.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
+import type { CliIo } from "./io.js";
 import { SOURCE_URL_VARIABLES } from "./role-check.js";
 
-export interface DemoOptions {
+export interface DemoOptions extends Pick<CliIo, "stdout" | "env"> {
   scenario?: string;
-  stdout: { write(chunk: string): unknown };
-  env: Env;
   /** Real time between follow-up checks (default 500 ms, not BOT_CONFIG's five minutes; tests go faster). */
   followUpIntervalMs?: number;
   /**
@@ -514,7 +514,7 @@ async function until<T>(probe: () => T | Promise<T>, what: string): Promise<NonN
 
 /** Ok when done, Usage when it cannot run (no Redis), NeedsAction when the demo failed. */
 export async function runDemo(options: DemoOptions): Promise<ExitCodeValue> {
-  const scenario = loadScenario(options.scenario ?? "competing-appends");
+  const scenario = loadScenario(options.scenario ?? DEFAULT_SCENARIO);
   const ctx: DemoContext = {
     options,
     scenarioTable: scenario.table,

@@ -20,6 +20,7 @@ import {
 } from "../sim/slack/person.js";
 import { DEFAULT_STAND_IN_TOKEN, startSlackStandIn } from "../sim/slack/stand-in.js";
 import type { StoredFile } from "../sim/slack/types.js";
+import { DEFAULT_SCENARIO } from "./commands/sim-command.js";
 import { ensureRedis, type SimBot, startSimBot } from "./demo.js";
 import { createDevGuard, DEV_TOKEN_PARAM, type DevGuard, exposedWarning } from "./dev-guard.js";
 import { DEV_PAGE } from "./dev-page.js";
@@ -210,7 +211,7 @@ export async function startDev(options: DevOptions) {
 
   /** A slash command typed on the page; the ack's ephemeral reply shows for that user only. */
   async function command(body: Json): Promise<Json> {
-    const { sim } = running ?? (await play(options.scenario ?? "competing-appends"));
+    const { sim } = running ?? (await play(options.scenario ?? DEFAULT_SCENARIO));
     const user = String(body.user);
     const match = /^(\/\S+)\s*([\s\S]*)$/.exec(String(body.text ?? "").trim());
     if (!match) return { ok: false, error: "type a command such as /iceberg help" };
@@ -262,7 +263,7 @@ export async function startDev(options: DevOptions) {
   const boundHost = options.host ?? "127.0.0.1";
   let port = 0;
   const guard = createDevGuard(boundHost, () => port);
-  await play(options.scenario ?? "competing-appends");
+  await play(options.scenario ?? DEFAULT_SCENARIO);
   const actions = {
     alert: fireAlert,
     action,

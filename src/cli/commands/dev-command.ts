@@ -5,7 +5,7 @@ import { within } from "../../adapters/http/metrics/registry.js";
 import { parseCall, wholeNumber } from "../args.js";
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CommandCall, untilAborted, writeLine } from "../io.js";
-import { expectScenario } from "./sim-command.js";
+import { DEFAULT_SCENARIO, expectScenario } from "./sim-command.js";
 
 export const DEV_OPTIONS = {
   port: { type: "string" },
@@ -17,7 +17,7 @@ export async function runDevCommand(call: CommandCall): Promise<ExitCodeValue> {
   const { io } = call;
   const { values } = parseCall(call, DEV_OPTIONS);
   const port = wholeNumber("dev", "--port", values.port, { min: 0, max: 65_535 }, "a port number") ?? 3100;
-  const scenario = values.scenario ?? "competing-appends";
+  const scenario = values.scenario ?? DEFAULT_SCENARIO;
   expectScenario(scenario);
   const { startDev } = await import("../dev.js");
   const dev = await startDev({

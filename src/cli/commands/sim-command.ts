@@ -15,7 +15,8 @@ import { expectPositionals, parseCommandArgs, usageError, wholeNumber } from "..
 import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import { type CliIo, type CommandCall, untilAborted, writeLine } from "../io.js";
 
-const DEFAULT_SCENARIO = "competing-appends";
+/** The scenario `sim`, `demo` and `dev` play when none is named. */
+export const DEFAULT_SCENARIO = "competing-appends";
 
 export const OPTIONS = {
   list: { type: "boolean" },
