@@ -30,7 +30,8 @@ export async function runBotCommand(call: CommandCall): Promise<ExitCodeValue> {
   call.onConfig(config);
   const entry = await loadPiece("the Slack bot", () => import("../../main.js"));
   try {
-    return toExitCode(await entry.runUntilSignal(config, command));
+    // 1: the shutdown failed or ran past its deadline.
+    return (await entry.runUntilSignal(config, command)) === 0 ? ExitCode.Ok : ExitCode.NeedsAction;
   } catch (error) {
     throw explainStartupError(error, config.port);
   }
@@ -82,10 +83,4 @@ async function loadPiece<T>(what: string, load: () => Promise<T>): Promise<T> {
     }
     throw error;
   }
-}
-
-function toExitCode(result: unknown): ExitCodeValue {
-  return result === ExitCode.NeedsAction || result === ExitCode.Usage || result === ExitCode.NoEvidence
-    ? result
-    : ExitCode.Ok;
 }
