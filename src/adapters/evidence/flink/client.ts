@@ -14,7 +14,7 @@ import type {
   TableRef,
 } from "../../../core/evidence/model.js";
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
-import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
+import { CodedError, ErrorCode, unless404 } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
 import { jsonGetter, type SourceClientOptions } from "../http.js";
 import { toExceptions } from "./exceptions.js";
@@ -64,9 +64,10 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
   }
   const jobPath = `jobs/${jobId}`;
   // Only the metric and back-pressure reads need the vertex ids; the rest start at once.
+  // A 404 for checkpoints means the feature is off for this job, not a failure.
   const early = Promise.all([
-    unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
-    unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
+    unless404(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema), undefined),
+    unless404(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema), undefined),
     get(`${jobPath}/exceptions`, JobExceptionsSchema),
   ]);
   early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
@@ -203,16 +204,6 @@ async function sourceRate(
     return sums.reduce((a: number, b) => a + (b ?? 0), 0);
   } catch {
     return undefined;
-  }
-}
-
-/** A 404 here means the feature is off for this job (e.g. no checkpointing), not a failure. */
-async function unlessMissing<T>(pending: Promise<T>): Promise<T | undefined> {
-  try {
-    return await pending;
-  } catch (error) {
-    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return undefined;
-    throw error;
   }
 }
 
