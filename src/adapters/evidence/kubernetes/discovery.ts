@@ -134,10 +134,6 @@ export class FlinkDiscovery {
     return this.last?.sources ?? [];
   }
 
-  snapshot(): DiscoverySnapshot | undefined {
-    return this.last;
-  }
-
   /**
    * The current sources as a provider the investigation asks on every listing: the last listing
    * (kept current by start()), or a listing now when none has run yet.
