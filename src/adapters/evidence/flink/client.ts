@@ -52,8 +52,13 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
 
 type JsonGet = ReturnType<typeof jsonGetter>;
 
-const vertexPath = (jobPath: string, vertexId: string, rest: string) =>
-  `${jobPath}/vertices/${encodeURIComponent(vertexId)}/${rest}`;
+/** GETs a path under one vertex of the job being read (`metrics`, `backpressure`, …). */
+type VertexGet = <S extends z.ZodType>(
+  vertexId: string,
+  rest: string,
+  schema: S,
+  query?: Record<string, string>,
+) => Promise<z.output<S>>;
 
 async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promise<FlinkJobEvidence> {
   if (!JOB_ID.test(jobId)) {
@@ -72,6 +77,8 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
   ]);
   early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const details = await get(jobPath, JobDetailsSchema);
+  const vertexGet: VertexGet = (vertexId, rest, schema, query) =>
+    get(`${jobPath}/vertices/${encodeURIComponent(vertexId)}/${rest}`, schema, query);
   const vertices: FlinkVertex[] = details.vertices.map((v) => ({
     vertexId: v.id,
     name: v.name,
@@ -80,13 +87,12 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
   }));
   const [[checkpoints, checkpointConfig, exceptions], committer, pressure, rate] = await Promise.all([
     early,
-    committerMetrics(get, jobPath, vertices, table),
+    committerMetrics(vertexGet, vertices, table),
     backpressure(
-      get,
-      jobPath,
+      vertexGet,
       vertices.filter((v) => SINK_VERTEX.test(v.name)),
     ),
-    sourceRate(get, jobPath, vertices),
+    sourceRate(vertexGet, vertices),
   ]);
   return {
     job: toJobSummary(details),
@@ -107,8 +113,7 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
 }
 
 async function committerMetrics(
-  get: JsonGet,
-  jobPath: string,
+  get: VertexGet,
   vertices: readonly FlinkVertex[],
   table: TableRef,
 ): Promise<CommitterMetrics | undefined> {
@@ -116,7 +121,7 @@ async function committerMetrics(
   const listIds = async (some: readonly FlinkVertex[]) => {
     const listed = await Promise.all(
       some.map(async (vertex) => {
-        const ids = await get(vertexPath(jobPath, vertex.vertexId, "metrics"), MetricIdsSchema);
+        const ids = await get(vertex.vertexId, "metrics", MetricIdsSchema);
         return ids
           .map((m) => parseCommitterMetricId(m.id, vertex.vertexId))
           .filter((m): m is CommitterMetricId => m !== undefined);
@@ -144,21 +149,17 @@ async function committerMetrics(
   // One committer vertex: if the table shows up on several, read the first one.
   const vertexId = chosen[0]?.vertexId;
   const onVertex = chosen.filter((c) => c.vertexId === vertexId);
-  const values = await get(vertexPath(jobPath, vertexId ?? "", "metrics"), MetricValuesSchema, {
+  const values = await get(vertexId ?? "", "metrics", MetricValuesSchema, {
     get: onVertex.map((c) => c.id).join(","),
   });
   return foldCommitterMetrics(onVertex, new Map(values.map((v) => [v.id, Number(v.value)])));
 }
 
-async function backpressure(
-  get: JsonGet,
-  jobPath: string,
-  vertices: readonly FlinkVertex[],
-): Promise<FlinkBackpressure[]> {
+async function backpressure(get: VertexGet, vertices: readonly FlinkVertex[]): Promise<FlinkBackpressure[]> {
   const read = await Promise.all(
     vertices.map(async (vertex) => {
       try {
-        const info = await get(vertexPath(jobPath, vertex.vertexId, "backpressure"), BackPressureSchema);
+        const info = await get(vertex.vertexId, "backpressure", BackPressureSchema);
         const ratios = info.subtasks.map((s) => s.ratio ?? 0);
         return {
           vertexId: vertex.vertexId,
@@ -179,24 +180,16 @@ async function backpressure(
  * Records per second the job's sources emit now (summed over their subtasks): 0 says the input
  * is idle, so a writer with empty commits switched off is quiet by design. A hint, never a must.
  */
-async function sourceRate(
-  get: JsonGet,
-  jobPath: string,
-  vertices: readonly FlinkVertex[],
-): Promise<number | undefined> {
+async function sourceRate(get: VertexGet, vertices: readonly FlinkVertex[]): Promise<number | undefined> {
   const sources = vertices.filter((v) => SOURCE_VERTEX.test(v.name));
   if (sources.length === 0) return undefined;
   try {
     const sums = await Promise.all(
       sources.map(async (vertex) => {
-        const values = await get(
-          vertexPath(jobPath, vertex.vertexId, "subtasks/metrics"),
-          AggregatedMetricsSchema,
-          {
-            get: "numRecordsOutPerSecond",
-            agg: "sum",
-          },
-        );
+        const values = await get(vertex.vertexId, "subtasks/metrics", AggregatedMetricsSchema, {
+          get: "numRecordsOutPerSecond",
+          agg: "sum",
+        });
         return values.find((m) => m.id === "numRecordsOutPerSecond")?.sum;
       }),
     );
