@@ -61,6 +61,16 @@ export function isCodedError(value: unknown, code?: ErrorCode): value is CodedEr
   return value instanceof CodedError && (code === undefined || value.code === code);
 }
 
+/** What `read` resolves to, or `absent` when the source answered 404: the thing is not there. */
+export async function unless404<T, A>(read: Promise<T>, absent: A): Promise<T | A> {
+  try {
+    return await read;
+  } catch (error) {
+    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return absent;
+    throw error;
+  }
+}
+
 export function asCodedError(value: unknown): CodedError {
   if (value instanceof CodedError) return value;
   const message = value instanceof Error ? value.message : String(value);

@@ -3,7 +3,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/errors.js";
-import { investigate, resolveTable } from "../../src/services/investigate/investigate.js";
+import { investigate } from "../../src/services/investigate/investigate.js";
+import { resolveTable } from "../../src/services/investigate/resolve.js";
 import type { EvidencePorts } from "../../src/services/ports.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
 import { TableScenarioSchema } from "../../src/sim/scenario/schema.js";

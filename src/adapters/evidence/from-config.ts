@@ -10,7 +10,6 @@ import type {
   FlinkSourceProvider,
   HttpAuth,
   HttpSourceSpec,
-  TlsMaterial,
 } from "../../core/sources/model.js";
 import type { ConnectPort, EvidencePorts, FlinkPort } from "../../services/ports.js";
 import { currentSecret } from "../../util/secret-file.js";
@@ -28,7 +27,7 @@ import {
 } from "./sources/registry.js";
 import type { Agent } from "./undici-lean.js";
 
-type SourceSpec = { name: string; url: string; tls?: TlsMaterial };
+type SourceSpec = Pick<HttpSourceSpec, "name" | "url" | "tls">;
 
 export interface EvidencePortOverrides {
   dispatcher?: Dispatcher;

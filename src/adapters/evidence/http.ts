@@ -44,7 +44,7 @@ export async function closeSharedDispatcher(): Promise<void> {
  * A pool of a source's own: its CA and client certificate, or no verification at all (a
  * kubeconfig's insecure-skip-tls-verify).
  */
-export function tlsPool(tls: { ca?: string; cert?: string; key?: string; insecureSkipTlsVerify?: boolean }) {
+export function tlsPool(tls: TlsMaterial & { insecureSkipTlsVerify?: boolean }) {
   const { ca, cert, key, insecureSkipTlsVerify } = tls;
   return new Agent({
     keepAliveTimeout: 10_000,

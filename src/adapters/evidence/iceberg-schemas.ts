@@ -11,6 +11,7 @@ import type {
   TableEvidence,
   TableRef,
 } from "../../core/evidence/model.js";
+import { isRecord } from "./upstream-error.js";
 
 /**
  * A snapshot id: a string (quoted by protectSnapshotIds or by the catalog) or a bare integer,
@@ -50,8 +51,6 @@ export const OAuthTokenSchema = z.object({
 
 type Issue = { path: (string | number)[]; message: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 const isSnapshotId = (v: unknown): v is string | number =>
   (typeof v === "string" && /^-?\d+$/.test(v)) || (typeof v === "number" && Number.isInteger(v));
@@ -71,7 +70,7 @@ function readSnapshots(list: readonly unknown[], issues: Issue[]): Snapshot[] {
   let lastMs = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < list.length && issues.length < 10; i++) {
     const s = list[i];
-    if (!isObject(s)) {
+    if (!isRecord(s)) {
       issues.push({ path: [i], message: "expected an object" });
       continue;
     }
@@ -91,7 +90,7 @@ function readSnapshots(list: readonly unknown[], issues: Issue[]): Snapshot[] {
     if (schemaId !== undefined && !isInt(schemaId))
       issues.push({ path: [i, "schema-id"], message: "expected an integer" });
     // Required from v2 on; v1 writers may omit it.
-    if (summary !== undefined && !isObject(summary))
+    if (summary !== undefined && !isRecord(summary))
       issues.push({ path: [i, "summary"], message: "expected an object of summary fields" });
     if (issues.length > before) continue;
     if ((timestampMs as number) < lastMs) ordered = false;
@@ -118,7 +117,7 @@ function readSnapshotLog(list: readonly unknown[], issues: Issue[]): SnapshotLog
   const out: SnapshotLogEntry[] = new Array(list.length);
   for (let i = 0; i < list.length && issues.length < 10; i++) {
     const e = list[i];
-    if (!isObject(e)) {
+    if (!isRecord(e)) {
       issues.push({ path: [i], message: "expected an object" });
       continue;
     }

@@ -8,21 +8,19 @@ import { jsonGetter, type SourceClientOptions } from "./http.js";
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
 
-const VectorSchema = z.object({
-  status: z.literal("success"),
-  data: z.object({
-    resultType: z.literal("vector"),
-    result: z.array(z.object({ metric: z.record(z.string(), z.string()), value: SampleSchema })),
-  }),
-});
+/** A successful query's answer: labelled series of the given result type, each with its samples. */
+function resultSchema<S extends z.ZodRawShape>(resultType: "vector" | "matrix", samples: S) {
+  return z.object({
+    status: z.literal("success"),
+    data: z.object({
+      resultType: z.literal(resultType),
+      result: z.array(z.object({ metric: z.record(z.string(), z.string()), ...samples })),
+    }),
+  });
+}
 
-const MatrixSchema = z.object({
-  status: z.literal("success"),
-  data: z.object({
-    resultType: z.literal("matrix"),
-    result: z.array(z.object({ metric: z.record(z.string(), z.string()), values: z.array(SampleSchema) })),
-  }),
-});
+const VectorSchema = resultSchema("vector", { value: SampleSchema });
+const MatrixSchema = resultSchema("matrix", { values: z.array(SampleSchema) });
 
 export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
   const get = jsonGetter({ ...options, source: "prometheus" });

@@ -62,7 +62,8 @@ export function describeUpstreamError(body: string): UpstreamError {
   return { message: stringOr(parsed.message) };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -223,8 +223,8 @@ export interface FlinkEvidence {
 
 type ConnectState = "UNASSIGNED" | "RUNNING" | "PAUSED" | "STOPPED" | "FAILED" | "RESTARTING" | (string & {});
 
-interface ConnectTaskStatus {
-  id: number;
+/** Where a connector or one of its tasks runs, and how it is doing. */
+export interface ConnectWorkStatus {
   state: ConnectState;
   workerId: string;
   trace?: string;
@@ -232,15 +232,10 @@ interface ConnectTaskStatus {
   causes?: ExceptionCause[];
 }
 
-export interface ConnectorStatus {
+export interface ConnectorStatus extends ConnectWorkStatus {
   name: string;
   type: string;
-  state: ConnectState;
-  workerId: string;
-  trace?: string;
-  /** The trace's `Caused by:` chain, outermost first; the last is the root. */
-  causes?: ExceptionCause[];
-  tasks: ConnectTaskStatus[];
+  tasks: (ConnectWorkStatus & { id: number })[];
 }
 
 export interface ConnectEvidence {

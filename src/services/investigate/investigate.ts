@@ -28,8 +28,6 @@ import {
   recentFlinkWriters,
 } from "./writers.js";
 
-export { resolveTable } from "./resolve.js";
-
 export interface InvestigateRequest {
   table: string;
   flinkJob?: string;

@@ -4,7 +4,7 @@
 
 import type { TableEvidence, TableRef } from "../../core/evidence/model.js";
 import { formatTableName, parseTableName, sanitizeForMetric } from "../../core/table-name.js";
-import { CodedError, ErrorCode, isCodedError } from "../../errors.js";
+import { CodedError, ErrorCode, isCodedError, unless404 } from "../../errors.js";
 import { mapLimit } from "../../util/map-limit.js";
 import type { CatalogPort } from "../ports.js";
 
@@ -105,16 +105,6 @@ export async function loadResolvedTable(
   }
   const ref = await resolveTable(catalog, trimmed, now);
   return { ref, evidence: await catalog.loadTable(ref) };
-}
-
-/** What the catalog answers, or `absent` when it answers 404. */
-async function unless404<T>(read: Promise<T>, absent: T): Promise<T> {
-  try {
-    return await read;
-  } catch (error) {
-    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return absent;
-    throw error;
-  }
 }
 
 /** Up to three known names close to what was typed (case slips, a letter or two off). */

@@ -7,7 +7,7 @@ import { CodedError, ErrorCode } from "../../../errors.js";
 import { currentSecret } from "../../../util/secret-file.js";
 import { buildUrl, type HttpSourceOptions, sendJson } from "../http.js";
 import { OAuthTokenSchema } from "../iceberg-schemas.js";
-import { createAwsCredentialProvider } from "./aws-credentials.js";
+import { createAwsCredentialProvider, renewing } from "./aws-credentials.js";
 import type { RequestSigner, SignableRequest } from "./sigv4.js";
 
 export interface TokenProvider {
@@ -79,10 +79,8 @@ function oauth2Provider(
   // A client secret file is followed: the next token exchange uses the rotated secret.
   const clientSecret = () => currentSecret(firstSecret, auth.clientSecretFile);
   const tokenUrl = auth.tokenUrl ? new URL(auth.tokenUrl) : buildUrl(catalogUrl, "v1/oauth/tokens");
-  let cached: { token: string; renewAtMs: number } | undefined;
-  let inFlight: Promise<string> | undefined;
 
-  async function fetchToken(): Promise<string> {
+  async function fetchToken(): Promise<{ token: string; renewAtMs: number }> {
     const form = new URLSearchParams({
       grant_type: "client_credentials",
       client_id: clientId,
@@ -107,26 +105,18 @@ function oauth2Provider(
     const ttlMs = (body.expires_in ?? DEFAULT_TTL_SECONDS) * 1000;
     // Renew a little early so a request never leaves with a token about to lapse.
     const margin = Math.min(60_000, ttlMs / 10);
-    cached = { token: body.access_token, renewAtMs: now() + ttlMs - margin };
-    return body.access_token;
+    return { token: body.access_token, renewAtMs: now() + ttlMs - margin };
   }
 
-  async function token(): Promise<string> {
-    if (cached && now() < cached.renewAtMs) return cached.token;
-    // One exchange at a time: concurrent requests share it.
-    inFlight ??= fetchToken().finally(() => {
-      inFlight = undefined;
-    });
-    return inFlight;
-  }
-
+  // One exchange at a time: concurrent requests share it.
+  const cached = renewing(fetchToken, (held) => now() >= held.renewAtMs);
   return {
-    headers: async () => ({ authorization: `Bearer ${await token()}` }),
+    headers: async () => ({ authorization: `Bearer ${(await cached.get()).token}` }),
     invalidate: () => {
-      cached = undefined;
+      cached.forget();
       return true;
     },
-    secrets: () => [firstSecret, clientSecret(), ...(cached ? [cached.token] : [])],
+    secrets: () => [firstSecret, clientSecret(), ...(cached.held() ? [cached.held()!.token] : [])],
   };
 }
 

@@ -34,9 +34,6 @@ export function createAwsCredentialProvider(
   http: HttpSourceOptions,
   now: () => number = Date.now,
 ): AwsCredentialProvider {
-  let cached: AwsCredentials | undefined;
-  let inFlight: Promise<AwsCredentials> | undefined;
-
   async function load(): Promise<AwsCredentials> {
     if (aws.accessKeyId && aws.secretAccessKey) {
       return {
@@ -52,28 +49,44 @@ export function createAwsCredentialProvider(
     });
   }
 
-  const provider = (async () => {
-    if (cached && (cached.expiresAtMs === undefined || now() < cached.expiresAtMs - RENEW_MARGIN_MS))
-      return cached;
-    inFlight ??= load()
-      .then((credentials) => {
-        cached = credentials;
-        return credentials;
-      })
-      .finally(() => {
-        inFlight = undefined;
-      });
-    return inFlight;
-  }) as AwsCredentialProvider;
+  const credentials = renewing(
+    load,
+    (held) => held.expiresAtMs !== undefined && now() >= held.expiresAtMs - RENEW_MARGIN_MS,
+  );
+  const provider = (() => credentials.get()) as AwsCredentialProvider;
   provider.secrets = () =>
     [
       aws.secretAccessKey,
       aws.sessionToken,
       aws.containerAuthToken,
-      cached?.secretAccessKey,
-      cached?.sessionToken,
+      credentials.held()?.secretAccessKey,
+      credentials.held()?.sessionToken,
     ].filter((v): v is string => typeof v === "string" && v.length > 0);
   return provider;
+}
+
+/**
+ * A value loaded when first asked for and kept until `stale` says it is not fresh enough any more;
+ * concurrent askers share one load, and a failed load keeps nothing.
+ */
+export function renewing<T>(load: () => Promise<T>, stale: (held: T) => boolean) {
+  let held: T | undefined;
+  let inFlight: Promise<T> | undefined;
+  return {
+    async get(): Promise<T> {
+      if (held !== undefined && !stale(held)) return held;
+      inFlight ??= load()
+        .then((value) => (held = value))
+        .finally(() => {
+          inFlight = undefined;
+        });
+      return inFlight;
+    },
+    held: () => held,
+    forget(): void {
+      held = undefined;
+    },
+  };
 }
 
 async function webIdentity(

@@ -20,10 +20,11 @@ import { createTokenProvider } from "./auth.js";
 import { type CatalogSend, createCatalogFetch, createCatalogSend } from "./fetch.js";
 import { allPages, getCatalogJson, namespacesPage, type PageTarget, tablesPage } from "./pages.js";
 
-/** The catalog's own auth travels in `auth`, never in plain headers. */
+/**
+ * The catalog's own auth travels in `auth`, never in plain headers. Its `url` is the REST
+ * catalog's base, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog).
+ */
 export interface CatalogClientOptions extends Omit<SourceClientOptions, "headers"> {
-  /** Base URL of the REST catalog, without /v1 (e.g. http://catalog:8181 or https://host/api/catalog). */
-  url: string;
   warehouse?: string;
   auth?: CatalogAuthSpec;
   /** Clock for token expiry; wall time by default. */

@@ -58,10 +58,8 @@ export async function tablesPage(
   const path = `namespaces/${encodeURIComponent(namespace.join(SEPARATOR))}/tables`;
   const url = buildUrl(target.baseUrl, prefixed(target, path), { pageToken });
   const parsed = await getCatalogJson(target.send, url, ListTablesSchema);
-  return {
-    items: parsed.identifiers.map((id): TableRef => ({ namespace: id.namespace, name: id.name })),
-    nextPageToken: parsed["next-page-token"] ?? undefined,
-  };
+  // The schema keeps only namespace and name: each identifier is a TableRef as it is.
+  return { items: parsed.identifiers, nextPageToken: parsed["next-page-token"] ?? undefined };
 }
 
 /** Follows `next-page-token` until the last page; refuses a token that comes back twice. */

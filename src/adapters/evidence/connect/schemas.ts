@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { parseExceptionChain } from "../../../core/evidence/exceptions.js";
-import type { ConnectorStatus, ExceptionCause } from "../../../core/evidence/model.js";
+import type { ConnectorStatus, ConnectWorkStatus } from "../../../core/evidence/model.js";
 
 const StateSchema = z.object({
   state: z.string(),
@@ -39,25 +39,18 @@ export function toConnectorStatus(raw: z.infer<typeof ConnectorStateInfoSchema>)
   return {
     name: raw.name,
     type: raw.type,
-    state: raw.connector.state,
-    workerId: raw.connector.worker_id,
-    trace: raw.connector.trace ?? undefined,
-    ...chainOf(raw.connector.trace),
-    tasks: raw.tasks
-      .map((t) => ({
-        id: t.id,
-        state: t.state,
-        workerId: t.worker_id,
-        trace: t.trace ?? undefined,
-        ...chainOf(t.trace),
-      }))
-      .sort((a, b) => a.id - b.id),
+    ...toWorkStatus(raw.connector),
+    tasks: raw.tasks.map((t) => ({ id: t.id, ...toWorkStatus(t) })).sort((a, b) => a.id - b.id),
   };
 }
 
-/** A trace read down to the root of its `Caused by:` chain; nothing when there is no trace. */
-function chainOf(trace: string | null | undefined): { causes?: ExceptionCause[] } {
-  if (!trace) return {};
-  const causes = parseExceptionChain(trace);
-  return causes.length > 0 ? { causes } : {};
+/** A connector's or task's state, with its trace read down to the root of its `Caused by:` chain. */
+function toWorkStatus(raw: z.infer<typeof StateSchema>): ConnectWorkStatus {
+  const causes = raw.trace ? parseExceptionChain(raw.trace) : [];
+  return {
+    state: raw.state,
+    workerId: raw.worker_id,
+    trace: raw.trace ?? undefined,
+    ...(causes.length > 0 ? { causes } : {}),
+  };
 }

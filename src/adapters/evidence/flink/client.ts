@@ -14,7 +14,7 @@ import type {
   TableRef,
 } from "../../../core/evidence/model.js";
 import { formatTableName, sanitizeForMetric } from "../../../core/table-name.js";
-import { CodedError, ErrorCode, isCodedError } from "../../../errors.js";
+import { CodedError, ErrorCode, unless404 } from "../../../errors.js";
 import type { FlinkPort } from "../../../services/ports.js";
 import { jsonGetter, type SourceClientOptions } from "../http.js";
 import { toExceptions } from "./exceptions.js";
@@ -52,8 +52,13 @@ export function createFlinkClient(options: SourceClientOptions): FlinkPort {
 
 type JsonGet = ReturnType<typeof jsonGetter>;
 
-const vertexPath = (jobPath: string, vertexId: string, rest: string) =>
-  `${jobPath}/vertices/${encodeURIComponent(vertexId)}/${rest}`;
+/** GETs a path under one vertex of the job being read (`metrics`, `backpressure`, …). */
+type VertexGet = <S extends z.ZodType>(
+  vertexId: string,
+  rest: string,
+  schema: S,
+  query?: Record<string, string>,
+) => Promise<z.output<S>>;
 
 async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promise<FlinkJobEvidence> {
   if (!JOB_ID.test(jobId)) {
@@ -64,13 +69,16 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
   }
   const jobPath = `jobs/${jobId}`;
   // Only the metric and back-pressure reads need the vertex ids; the rest start at once.
+  // A 404 for checkpoints means the feature is off for this job, not a failure.
   const early = Promise.all([
-    unlessMissing(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema)),
-    unlessMissing(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema)),
+    unless404(get(`${jobPath}/checkpoints`, CheckpointingStatisticsSchema), undefined),
+    unless404(get(`${jobPath}/checkpoints/config`, CheckpointConfigSchema), undefined),
     get(`${jobPath}/exceptions`, JobExceptionsSchema),
   ]);
   early.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const details = await get(jobPath, JobDetailsSchema);
+  const vertexGet: VertexGet = (vertexId, rest, schema, query) =>
+    get(`${jobPath}/vertices/${encodeURIComponent(vertexId)}/${rest}`, schema, query);
   const vertices: FlinkVertex[] = details.vertices.map((v) => ({
     vertexId: v.id,
     name: v.name,
@@ -79,13 +87,12 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
   }));
   const [[checkpoints, checkpointConfig, exceptions], committer, pressure, rate] = await Promise.all([
     early,
-    committerMetrics(get, jobPath, vertices, table),
+    committerMetrics(vertexGet, vertices, table),
     backpressure(
-      get,
-      jobPath,
+      vertexGet,
       vertices.filter((v) => SINK_VERTEX.test(v.name)),
     ),
-    sourceRate(get, jobPath, vertices),
+    sourceRate(vertexGet, vertices),
   ]);
   return {
     job: toJobSummary(details),
@@ -106,8 +113,7 @@ async function jobEvidence(get: JsonGet, jobId: string, table: TableRef): Promis
 }
 
 async function committerMetrics(
-  get: JsonGet,
-  jobPath: string,
+  get: VertexGet,
   vertices: readonly FlinkVertex[],
   table: TableRef,
 ): Promise<CommitterMetrics | undefined> {
@@ -115,7 +121,7 @@ async function committerMetrics(
   const listIds = async (some: readonly FlinkVertex[]) => {
     const listed = await Promise.all(
       some.map(async (vertex) => {
-        const ids = await get(vertexPath(jobPath, vertex.vertexId, "metrics"), MetricIdsSchema);
+        const ids = await get(vertex.vertexId, "metrics", MetricIdsSchema);
         return ids
           .map((m) => parseCommitterMetricId(m.id, vertex.vertexId))
           .filter((m): m is CommitterMetricId => m !== undefined);
@@ -143,21 +149,17 @@ async function committerMetrics(
   // One committer vertex: if the table shows up on several, read the first one.
   const vertexId = chosen[0]?.vertexId;
   const onVertex = chosen.filter((c) => c.vertexId === vertexId);
-  const values = await get(vertexPath(jobPath, vertexId ?? "", "metrics"), MetricValuesSchema, {
+  const values = await get(vertexId ?? "", "metrics", MetricValuesSchema, {
     get: onVertex.map((c) => c.id).join(","),
   });
   return foldCommitterMetrics(onVertex, new Map(values.map((v) => [v.id, Number(v.value)])));
 }
 
-async function backpressure(
-  get: JsonGet,
-  jobPath: string,
-  vertices: readonly FlinkVertex[],
-): Promise<FlinkBackpressure[]> {
+async function backpressure(get: VertexGet, vertices: readonly FlinkVertex[]): Promise<FlinkBackpressure[]> {
   const read = await Promise.all(
     vertices.map(async (vertex) => {
       try {
-        const info = await get(vertexPath(jobPath, vertex.vertexId, "backpressure"), BackPressureSchema);
+        const info = await get(vertex.vertexId, "backpressure", BackPressureSchema);
         const ratios = info.subtasks.map((s) => s.ratio ?? 0);
         return {
           vertexId: vertex.vertexId,
@@ -178,24 +180,16 @@ async function backpressure(
  * Records per second the job's sources emit now (summed over their subtasks): 0 says the input
  * is idle, so a writer with empty commits switched off is quiet by design. A hint, never a must.
  */
-async function sourceRate(
-  get: JsonGet,
-  jobPath: string,
-  vertices: readonly FlinkVertex[],
-): Promise<number | undefined> {
+async function sourceRate(get: VertexGet, vertices: readonly FlinkVertex[]): Promise<number | undefined> {
   const sources = vertices.filter((v) => SOURCE_VERTEX.test(v.name));
   if (sources.length === 0) return undefined;
   try {
     const sums = await Promise.all(
       sources.map(async (vertex) => {
-        const values = await get(
-          vertexPath(jobPath, vertex.vertexId, "subtasks/metrics"),
-          AggregatedMetricsSchema,
-          {
-            get: "numRecordsOutPerSecond",
-            agg: "sum",
-          },
-        );
+        const values = await get(vertex.vertexId, "subtasks/metrics", AggregatedMetricsSchema, {
+          get: "numRecordsOutPerSecond",
+          agg: "sum",
+        });
         return values.find((m) => m.id === "numRecordsOutPerSecond")?.sum;
       }),
     );
@@ -203,16 +197,6 @@ async function sourceRate(
     return sums.reduce((a: number, b) => a + (b ?? 0), 0);
   } catch {
     return undefined;
-  }
-}
-
-/** A 404 here means the feature is off for this job (e.g. no checkpointing), not a failure. */
-async function unlessMissing<T>(pending: Promise<T>): Promise<T | undefined> {
-  try {
-    return await pending;
-  } catch (error) {
-    if (isCodedError(error, ErrorCode.SourceHttpStatus) && error.details?.status === 404) return undefined;
-    throw error;
   }
 }
 

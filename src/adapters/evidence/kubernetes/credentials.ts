@@ -7,19 +7,19 @@
 import { dirname, isAbsolute, join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
+import type { TlsMaterial } from "../../../core/sources/model.js";
 import { CodedError, ErrorCode } from "../../../errors.js";
 import { readSmallFile, refusalOf } from "../../../util/read-small-file.js";
 
 const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-export interface KubernetesConnection {
+/**
+ * Its `ca` signs the server's certificate (absent: the system's roots); `cert` and `key` are
+ * there when the kubeconfig user authenticates with a client certificate.
+ */
+export interface KubernetesConnection extends TlsMaterial {
   /** The API server's base URL (https in any real cluster). */
   server: URL;
-  /** PEM CA bundle that signs the server's certificate; absent = the system's roots. */
-  ca?: string;
-  /** Client certificate and key (PEM), when the kubeconfig user authenticates with them. */
-  cert?: string;
-  key?: string;
   /** Accept any server certificate (a kubeconfig's insecure-skip-tls-verify). */
   insecureSkipTlsVerify?: boolean;
   /** The current bearer token, read when called; absent = no token (client certificate). */

@@ -24,6 +24,7 @@ import {
   type DiscoveredFlinkSource,
   FlinkDeploymentResource,
   FlinkSessionJobResource,
+  type SkippedResource,
   toFlinkSources,
 } from "./flink-resources.js";
 
@@ -63,7 +64,7 @@ export interface DiscoverySnapshot {
   /** Per namespace: why it could not be listed this time (its previous sources are kept). */
   errors: { namespace: string; error: CodedError }[];
   /** Resources skipped because they do not match the CRD's shape, with why. */
-  skipped: { resource: string; reason: string }[];
+  skipped: SkippedResource[];
   /** When the listing finished (ms since epoch, from the injected clock). */
   at: number;
   /** API requests this listing took. */
@@ -133,10 +134,6 @@ export class FlinkDiscovery {
     return this.last?.sources ?? [];
   }
 
-  snapshot(): DiscoverySnapshot | undefined {
-    return this.last;
-  }
-
   /**
    * The current sources as a provider the investigation asks on every listing: the last listing
    * (kept current by start()), or a listing now when none has run yet.
@@ -193,7 +190,7 @@ export class FlinkDiscovery {
   }
 
   /** A problem is logged when it appears or changes, not at every refresh; a recovery once. */
-  private logProblems(errors: DiscoverySnapshot["errors"], skipped: DiscoverySnapshot["skipped"]): void {
+  private logProblems(errors: DiscoverySnapshot["errors"], skipped: SkippedResource[]): void {
     const log = this.options.log;
     const failing = new Map(errors.map((e) => [e.namespace, e.error]));
     for (const [namespace, error] of failing) {
@@ -217,7 +214,7 @@ export class FlinkDiscovery {
 
   private async list(): Promise<DiscoverySnapshot> {
     const errors: DiscoverySnapshot["errors"] = [];
-    const skipped: DiscoverySnapshot["skipped"] = [];
+    const skipped: SkippedResource[] = [];
     let requests = 0;
     const { settings } = this.options;
     const tlsFor = (namespace: string, labels: Record<string, string> | undefined) =>
@@ -280,7 +277,7 @@ function parseListed<S extends z.ZodType>(
   kind: string,
   namespace: string,
   items: unknown[],
-  skipped: DiscoverySnapshot["skipped"],
+  skipped: SkippedResource[],
 ): z.output<S>[] {
   return items.flatMap((item) => {
     const result = schema.safeParse(item);

@@ -93,6 +93,9 @@ export interface DiscoveredFlinkSource {
 
 const DEFAULT_REST_PORT = 8081;
 
+/** A resource discovery leaves out, and why. */
+export type SkippedResource = { resource: string; reason: string };
+
 /** Where a deployment's REST API is, or why its URL is refused. */
 export type RestUrl = { url: string } | { refused: string };
 
@@ -186,9 +189,9 @@ export function toFlinkSources(
   deployments: readonly FlinkDeploymentResource[],
   sessionJobs: readonly FlinkSessionJobResource[],
   options: FlinkSourceOptions = {},
-): { sources: DiscoveredFlinkSource[]; refused: { resource: string; reason: string }[] } {
+): { sources: DiscoveredFlinkSource[]; refused: SkippedResource[] } {
   const byKey = new Map<string, DiscoveredFlinkSource | { refused: string }>();
-  const refused: { resource: string; reason: string }[] = [];
+  const refused: SkippedResource[] = [];
   const urlFor = (
     d: FlinkDeploymentResource | undefined,
     namespace: string,
