@@ -5,7 +5,7 @@
 
 import { type CommitterIdentity, committerKey, committerOf } from "../attribution/attribute.js";
 import { buildContext, type DiagnosisContext } from "../diagnosis/context.js";
-import { perWriterEvidence, worstWriterEvidence } from "../diagnosis/diagnose.js";
+import { perWriterEvidence, worstWriter } from "../diagnosis/diagnose.js";
 import type { FailureKind } from "../diagnosis/failures.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
 import type { SourceName } from "../ids.js";
@@ -222,7 +222,7 @@ function writerEvidence(evidence: Evidence, now: number, options: TimelineOption
     );
     if (variant) return variant;
   }
-  return worstWriterEvidence(evidence, now, options.tableName ? { tableName: options.tableName } : {});
+  return worstWriter(evidence, now, options.tableName ? { tableName: options.tableName } : {}).evidence;
 }
 
 /** Two committers under one name (two jobs both called events-ingest) get their short ids. */
@@ -444,9 +444,6 @@ export function isTimelineChart(value: unknown): value is TimelineChart {
   );
 }
 
-/** "19:42": the picture's own convention, one time zone said once. */
-const hhmm = utcHourMinute;
-
 const commits = (n: number) => `${n} ${n === 1 ? "commit" : "commits"}`;
 
 /**
@@ -455,14 +452,17 @@ const commits = (n: number) => `${n} ${n === 1 ? "commit" : "commits"}`;
  * did not answer, the change and the recovery.
  */
 export function describeTimeline(chart: TimelineChart): string {
-  const parts = [`Commits to ${chart.table} from ${hhmm(chart.fromMs)} to ${hhmm(chart.toMs)} UTC.`];
+  const parts = [
+    `Commits to ${chart.table} from ${utcHourMinute(chart.fromMs)} to ${utcHourMinute(chart.toMs)} UTC.`,
+  ];
   const writer = chart.lanes.find((l) => l.writer);
   if (writer) {
     const own = chart.marks.filter((m) => m.lane === writer.id).map((m) => m.atMs);
     const failures = chart.failures.filter((f) => f.lane === writer.id).map((f) => f.atMs);
     const beforeTrouble = own.filter((at) => at <= (failures[0] ?? chart.change?.atMs ?? Infinity));
     const last = beforeTrouble.at(-1);
-    const lastPart = last === undefined ? "made no commit in this span" : `last committed at ${hhmm(last)}`;
+    const lastPart =
+      last === undefined ? "made no commit in this span" : `last committed at ${utcHourMinute(last)}`;
     const failed =
       failures.length === 0
         ? ""
@@ -476,14 +476,15 @@ export function describeTimeline(chart: TimelineChart): string {
   if (!writer && others.length === 0) parts.push("No commits.");
   for (const source of chart.silentSources ?? [])
     parts.push(`${source} did not answer: its part is missing.`);
-  if (chart.change) parts.push(`${capitalise(chart.change.label)} at ${hhmm(chart.change.atMs)}.`);
-  if (chart.recovery) parts.push(`${capitalise(chart.recovery.label)} at ${hhmm(chart.recovery.atMs)}.`);
+  if (chart.change) parts.push(`${capitalise(chart.change.label)} at ${utcHourMinute(chart.change.atMs)}.`);
+  if (chart.recovery)
+    parts.push(`${capitalise(chart.recovery.label)} at ${utcHourMinute(chart.recovery.atMs)}.`);
   return parts.join(" ");
 }
 
 function listTimes(times: number[]): string {
-  if (times.length <= 3) return times.map(hhmm).join(", ");
-  return `${hhmm(times[0]!)} to ${hhmm(times.at(-1)!)}`;
+  if (times.length <= 3) return times.map(utcHourMinute).join(", ");
+  return `${utcHourMinute(times[0]!)} to ${utcHourMinute(times.at(-1)!)}`;
 }
 
 function capitalise(text: string): string {
