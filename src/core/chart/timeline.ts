@@ -45,15 +45,6 @@ type Span = { fromMs: number; toMs: number };
 /** A change or a recovery: a vertical line with its words. */
 type Marker = { atMs: number; label: string };
 
-const TREND_IDS = [
-  "lastCommitDurationMs",
-  "elapsedSecondsSinceLastSuccessfulCommit",
-  "committedDataFilesPerCommit",
-  "lastCheckpointDuration",
-  "connectSinkLag",
-] as const;
-type TrendId = (typeof TREND_IDS)[number];
-
 export interface TrendSeries {
   id: TrendId;
   label: string;
@@ -374,11 +365,9 @@ function exceptionKind(name: string, message: string, stack: string): FailureKin
   return EXCEPTION_KINDS.find(([needle]) => text.includes(needle))?.[1];
 }
 
-/** scale: to the unit drawn; seconds: to seconds, for the durations. */
-const TREND_META: Record<
-  TrendId,
-  { label: string; unit: TrendSeries["unit"]; scale: number; seconds?: number }
-> = {
+type TrendMeta = { label: string; unit: TrendSeries["unit"]; scale: number; seconds?: number };
+/** The series drawn, in this order. scale: to the unit drawn; seconds: to seconds, for the durations. */
+const TREND_META = {
   lastCommitDurationMs: { label: "commit duration", unit: "s", scale: 1 / 1000, seconds: 1 / 1000 },
   elapsedSecondsSinceLastSuccessfulCommit: {
     label: "time since last commit",
@@ -389,7 +378,9 @@ const TREND_META: Record<
   committedDataFilesPerCommit: { label: "files per commit", unit: "files", scale: 1 },
   lastCheckpointDuration: { label: "checkpoint duration", unit: "s", scale: 1 / 1000, seconds: 1 / 1000 },
   connectSinkLag: { label: "sink lag (records)", unit: "records", scale: 1 },
-};
+} satisfies Record<string, TrendMeta>;
+type TrendId = keyof typeof TREND_META;
+const TREND_IDS = Object.keys(TREND_META) as TrendId[];
 
 /** No duration drawn is negative or longer than this: such a point is a broken exporter, not a trend. */
 const MAX_DURATION_S = 24 * 3600;
@@ -420,7 +411,7 @@ function sanitise(ctx: DiagnosisContext, id: TrendId, points: readonly MetricPoi
   const slackMs = 2 * ctx.intervalMs;
   return points.filter((p) => {
     if (!Number.isFinite(p.value) || p.value < 0) return false;
-    const scale = TREND_META[id].seconds;
+    const { seconds: scale }: TrendMeta = TREND_META[id];
     if (scale !== undefined && p.value * scale > MAX_DURATION_S) return false;
     if (id !== "elapsedSecondsSinceLastSuccessfulCommit" || writerCommits.length === 0) return true;
     const last = writerCommits.findLast((at) => at <= p.atMs);
