@@ -9,6 +9,7 @@ import { perWriterEvidence, worstWriter } from "../diagnosis/diagnose.js";
 import type { FailureKind } from "../diagnosis/failures.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
 import type { SourceName } from "../ids.js";
+import type { ReportWriter } from "../report/schema.js";
 import { formatTableName } from "../table-name.js";
 import { utcHourMinute } from "../words/clock.js";
 import { SOURCE_WORDS } from "../words/labels.js";
@@ -85,7 +86,7 @@ export interface TimelineOptions {
    * writer as the diagnosis does and takes the one in the worst state, so a healthy twin is never
    * drawn as "the writer".
    */
-  writer?: { kind: "flink" | "connect"; id: string };
+  writer?: Pick<ReportWriter, "kind" | "id">;
 }
 
 /** At most this many committer lanes; the rest share one "other committers" lane. */
