@@ -31,22 +31,10 @@ import { formatTableName } from "../table-name.js";
 import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
 import { expiryEvidence, readIdle } from "./idle.js";
 import { readCommittersInsideJob } from "./inside-job.js";
-import { findNewestIndex, type IndexRange, rangeAfter } from "./snapshots.js";
+import { findNewestIndex, rangeAfter } from "./snapshots.js";
 import { expectedInterval, identifyWriter, sourceOk, staleAfter } from "./writer.js";
 
 const LOOKBACK_INTERVALS = 6;
-
-interface DiagnosisWindow {
-  startMs: number;
-  failureMs: number;
-  failureSource: "exception" | "expected-commit";
-  endMs: number;
-  /** Snapshots with startMs < t <= endMs. */
-  range: IndexRange;
-  lookbackStartMs: number;
-  /** Snapshots with lookbackStartMs < t <= endMs. */
-  lookback: IndexRange;
-}
 
 /** When the table was created, as far as its metadata tells (oldest log entry or snapshot). */
 function tableCreatedMs(table: TableEvidence): number {
@@ -286,10 +274,10 @@ function buildWindow(
   intervalMs: number,
   lastCommitMs: number | undefined,
   failures: CommitFailure[],
-): DiagnosisWindow | null {
+) {
   const exceptionMs = failures.find((f) => f.atMs !== undefined)?.atMs;
   let failureMs: number;
-  let failureSource: DiagnosisWindow["failureSource"];
+  let failureSource: "exception" | "expected-commit";
   if (exceptionMs !== undefined && (lastCommitMs === undefined || exceptionMs > lastCommitMs)) {
     failureMs = exceptionMs;
     failureSource = "exception";
@@ -307,8 +295,10 @@ function buildWindow(
     failureMs,
     failureSource,
     endMs,
+    /** Snapshots with startMs < t <= endMs. */
     range: rangeAfter(snapshots, startMs, endMs),
     lookbackStartMs,
+    /** Snapshots with lookbackStartMs < t <= endMs. */
     lookback: rangeAfter(snapshots, lookbackStartMs, endMs),
   };
 }
