@@ -10,8 +10,7 @@
 // the window with time alone): a scrape with nothing new costs one GET instead of two round trips
 // per table.
 
-import { HISTORY_FORMAT, type IncidentHistory } from "../../core/history/record.js";
-import { readHistoryRecord } from "../../core/history/record-format.js";
+import { HISTORY_FORMAT, type IncidentHistory, readHistoryRecord } from "../../core/history/record.js";
 import type { HistoryPort, UnreadableRecord } from "../../services/ports.js";
 import type { RedisClient } from "../redis/connection.js";
 import { runScript } from "../redis/scripts.js";
@@ -161,7 +160,7 @@ export class HistoryStore implements HistoryPort {
 }
 
 /**
- * A stored record, validated to its nested fields (core/history/record-format.ts): a newer format
+ * A stored record, validated to its nested fields (core/history/record.ts): a newer format
  * is read when its fields are there (fields added later are kept); anything else is passed over.
  */
 function parseHistory(

@@ -5,10 +5,11 @@
 
 import { type CommitterIdentity, committerKey, committerOf } from "../attribution/attribute.js";
 import { buildContext, type DiagnosisContext } from "../diagnosis/context.js";
-import { perWriterEvidence, worstWriterEvidence } from "../diagnosis/diagnose.js";
+import { perWriterEvidence, worstWriter } from "../diagnosis/diagnose.js";
 import type { FailureKind } from "../diagnosis/failures.js";
 import type { Evidence, MetricPoint } from "../evidence/model.js";
 import type { SourceName } from "../ids.js";
+import type { ReportWriter } from "../report/schema.js";
 import { formatTableName } from "../table-name.js";
 import { utcHourMinute } from "../words/clock.js";
 import { SOURCE_WORDS } from "../words/labels.js";
@@ -44,15 +45,6 @@ interface TimelineCheckpoint {
 type Span = { fromMs: number; toMs: number };
 /** A change or a recovery: a vertical line with its words. */
 type Marker = { atMs: number; label: string };
-
-const TREND_IDS = [
-  "lastCommitDurationMs",
-  "elapsedSecondsSinceLastSuccessfulCommit",
-  "committedDataFilesPerCommit",
-  "lastCheckpointDuration",
-  "connectSinkLag",
-] as const;
-type TrendId = (typeof TREND_IDS)[number];
 
 export interface TrendSeries {
   id: TrendId;
@@ -94,7 +86,7 @@ export interface TimelineOptions {
    * writer as the diagnosis does and takes the one in the worst state, so a healthy twin is never
    * drawn as "the writer".
    */
-  writer?: { kind: "flink" | "connect"; id: string };
+  writer?: Pick<ReportWriter, "kind" | "id">;
 }
 
 /** At most this many committer lanes; the rest share one "other committers" lane. */
@@ -222,7 +214,7 @@ function writerEvidence(evidence: Evidence, now: number, options: TimelineOption
     );
     if (variant) return variant;
   }
-  return worstWriterEvidence(evidence, now, options.tableName ? { tableName: options.tableName } : {});
+  return worstWriter(evidence, now, options.tableName ? { tableName: options.tableName } : {}).evidence;
 }
 
 /** Two committers under one name (two jobs both called events-ingest) get their short ids. */
@@ -374,11 +366,9 @@ function exceptionKind(name: string, message: string, stack: string): FailureKin
   return EXCEPTION_KINDS.find(([needle]) => text.includes(needle))?.[1];
 }
 
-/** scale: to the unit drawn; seconds: to seconds, for the durations. */
-const TREND_META: Record<
-  TrendId,
-  { label: string; unit: TrendSeries["unit"]; scale: number; seconds?: number }
-> = {
+type TrendMeta = { label: string; unit: TrendSeries["unit"]; scale: number; seconds?: number };
+/** The series drawn, in this order. scale: to the unit drawn; seconds: to seconds, for the durations. */
+const TREND_META = {
   lastCommitDurationMs: { label: "commit duration", unit: "s", scale: 1 / 1000, seconds: 1 / 1000 },
   elapsedSecondsSinceLastSuccessfulCommit: {
     label: "time since last commit",
@@ -389,7 +379,9 @@ const TREND_META: Record<
   committedDataFilesPerCommit: { label: "files per commit", unit: "files", scale: 1 },
   lastCheckpointDuration: { label: "checkpoint duration", unit: "s", scale: 1 / 1000, seconds: 1 / 1000 },
   connectSinkLag: { label: "sink lag (records)", unit: "records", scale: 1 },
-};
+} satisfies Record<string, TrendMeta>;
+type TrendId = keyof typeof TREND_META;
+const TREND_IDS = Object.keys(TREND_META) as TrendId[];
 
 /** No duration drawn is negative or longer than this: such a point is a broken exporter, not a trend. */
 const MAX_DURATION_S = 24 * 3600;
@@ -420,7 +412,7 @@ function sanitise(ctx: DiagnosisContext, id: TrendId, points: readonly MetricPoi
   const slackMs = 2 * ctx.intervalMs;
   return points.filter((p) => {
     if (!Number.isFinite(p.value) || p.value < 0) return false;
-    const scale = TREND_META[id].seconds;
+    const { seconds: scale }: TrendMeta = TREND_META[id];
     if (scale !== undefined && p.value * scale > MAX_DURATION_S) return false;
     if (id !== "elapsedSecondsSinceLastSuccessfulCommit" || writerCommits.length === 0) return true;
     const last = writerCommits.findLast((at) => at <= p.atMs);
@@ -444,9 +436,6 @@ export function isTimelineChart(value: unknown): value is TimelineChart {
   );
 }
 
-/** "19:42": the picture's own convention, one time zone said once. */
-const hhmm = utcHourMinute;
-
 const commits = (n: number) => `${n} ${n === 1 ? "commit" : "commits"}`;
 
 /**
@@ -455,14 +444,17 @@ const commits = (n: number) => `${n} ${n === 1 ? "commit" : "commits"}`;
  * did not answer, the change and the recovery.
  */
 export function describeTimeline(chart: TimelineChart): string {
-  const parts = [`Commits to ${chart.table} from ${hhmm(chart.fromMs)} to ${hhmm(chart.toMs)} UTC.`];
+  const parts = [
+    `Commits to ${chart.table} from ${utcHourMinute(chart.fromMs)} to ${utcHourMinute(chart.toMs)} UTC.`,
+  ];
   const writer = chart.lanes.find((l) => l.writer);
   if (writer) {
     const own = chart.marks.filter((m) => m.lane === writer.id).map((m) => m.atMs);
     const failures = chart.failures.filter((f) => f.lane === writer.id).map((f) => f.atMs);
     const beforeTrouble = own.filter((at) => at <= (failures[0] ?? chart.change?.atMs ?? Infinity));
     const last = beforeTrouble.at(-1);
-    const lastPart = last === undefined ? "made no commit in this span" : `last committed at ${hhmm(last)}`;
+    const lastPart =
+      last === undefined ? "made no commit in this span" : `last committed at ${utcHourMinute(last)}`;
     const failed =
       failures.length === 0
         ? ""
@@ -476,14 +468,15 @@ export function describeTimeline(chart: TimelineChart): string {
   if (!writer && others.length === 0) parts.push("No commits.");
   for (const source of chart.silentSources ?? [])
     parts.push(`${source} did not answer: its part is missing.`);
-  if (chart.change) parts.push(`${capitalise(chart.change.label)} at ${hhmm(chart.change.atMs)}.`);
-  if (chart.recovery) parts.push(`${capitalise(chart.recovery.label)} at ${hhmm(chart.recovery.atMs)}.`);
+  if (chart.change) parts.push(`${capitalise(chart.change.label)} at ${utcHourMinute(chart.change.atMs)}.`);
+  if (chart.recovery)
+    parts.push(`${capitalise(chart.recovery.label)} at ${utcHourMinute(chart.recovery.atMs)}.`);
   return parts.join(" ");
 }
 
 function listTimes(times: number[]): string {
-  if (times.length <= 3) return times.map(hhmm).join(", ");
-  return `${hhmm(times[0]!)} to ${hhmm(times.at(-1)!)}`;
+  if (times.length <= 3) return times.map(utcHourMinute).join(", ");
+  return `${utcHourMinute(times[0]!)} to ${utcHourMinute(times.at(-1)!)}`;
 }
 
 function capitalise(text: string): string {

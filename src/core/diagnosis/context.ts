@@ -29,76 +29,12 @@ import type {
 import { effectiveConnectNumber } from "../properties.js";
 import { formatTableName } from "../table-name.js";
 import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
-import { type ExpiryEvidence, expiryEvidence, type IdleReading, readIdle } from "./idle.js";
-import { type InsideJobReading, readCommittersInsideJob } from "./inside-job.js";
-import { findNewestIndex, type IndexRange, rangeAfter } from "./snapshots.js";
-import { expectedInterval, type IntervalSource, identifyWriter, sourceOk, staleAfter } from "./writer.js";
+import { expiryEvidence, readIdle } from "./idle.js";
+import { readCommittersInsideJob } from "./inside-job.js";
+import { findNewestIndex, rangeAfter } from "./snapshots.js";
+import { expectedInterval, identifyWriter, sourceOk, staleAfter } from "./writer.js";
 
 const LOOKBACK_INTERVALS = 6;
-
-interface DiagnosisWindow {
-  startMs: number;
-  failureMs: number;
-  failureSource: "exception" | "expected-commit";
-  endMs: number;
-  /** Snapshots with startMs < t <= endMs. */
-  range: IndexRange;
-  lookbackStartMs: number;
-  /** Snapshots with lookbackStartMs < t <= endMs. */
-  lookback: IndexRange;
-}
-
-export interface DiagnosisContext {
-  evidence: Evidence;
-  now: number;
-  tableName: string;
-  catalogName?: string;
-  /** Present only when the catalog answered. */
-  table?: TableEvidence;
-  snapshots: readonly Snapshot[];
-  /** Present only when Flink answered and a writer job is known. */
-  job?: FlinkJobEvidence;
-  /** Every Flink job read as a candidate writer (the writer included); empty when Flink did not answer. */
-  flinkWriters: readonly FlinkJobEvidence[];
-  /** Flink job names by id, from the job listing and the jobs read. */
-  jobNames: ReadonlyMap<string, string>;
-  /** The Flink source (cluster) each job runs on, when the bot reads named sources. */
-  jobSources: ReadonlyMap<string, string>;
-  /** Present only when Connect answered. */
-  connect?: ConnectEvidence;
-  writer: WriterRef | null;
-  isWriter: (snapshot: Snapshot) => boolean;
-  intervalMs: number;
-  intervalSource: IntervalSource;
-  staleAfterMs: number;
-  writerNewestIndex: number;
-  writerNewest?: Snapshot;
-  /** now - the writer's newest snapshot time. */
-  writerAgeMs?: number;
-  /** elapsedSecondsSinceLastSuccessfulCommit in ms, from Flink or Prometheus. */
-  elapsedSinceCommitMs?: number;
-  /** True/false when known; null when no source can tell. */
-  writerStale: boolean | null;
-  /** Something is wrong: the writer is stale or a commit failure is visible. Root-cause rules need it. */
-  troubled: boolean;
-  /** Commit failures newer than the writer's last success (state-unknown: around it). */
-  failures: CommitFailure[];
-  window: DiagnosisWindow | null;
-  /** The writer is quiet and its silence fits its own history (RUNBOOK §3 writer-idle); it is then not stale. */
-  idle: IdleReading | null;
-  /** The catalog answered, the writer has no snapshot and nothing shows an expired one: its first commit never landed. */
-  neverCommitted: boolean;
-  /** Evidence that snapshots were expired (ids the snapshot log or a parent names that are gone). */
-  expiry: ExpiryEvidence;
-  /** Several committers inside the writer's job (RUNBOOK §3 committers-inside-job), when seen. */
-  insideJob: InsideJobReading | null;
-  /** Snapshots without writer keys tied to the writer by timing; null when none are. */
-  timing: TimingReading | null;
-  /** Since when the writer can have committed to this table: the later of its start and the table's creation. */
-  writerSinceMs?: number;
-  /** Set while the writer has no snapshot and its first commit is not due yet (RUNBOOK §3 writer-never-committed). */
-  firstCommitDueMs?: number;
-}
 
 /** When the table was created, as far as its metadata tells (oldest log entry or snapshot). */
 function tableCreatedMs(table: TableEvidence): number {
@@ -177,7 +113,7 @@ export function buildContext(
   evidence: Evidence,
   now: number,
   options: { tableName?: string; catalogName?: string } = {},
-): DiagnosisContext {
+) {
   const table = sourceOk(evidence, "catalog") ? evidence.catalog : undefined;
   const snapshots: readonly Snapshot[] = table?.snapshots ?? [];
   const job = sourceOk(evidence, "flink") ? evidence.flink?.writer : undefined;
@@ -261,17 +197,23 @@ export function buildContext(
       : null;
   if (idle) writerStale = false;
 
-  const context: DiagnosisContext = {
+  return {
     evidence,
     now,
     tableName: options.tableName ?? formatTableName(evidence.table),
     ...(options.catalogName ? { catalogName: options.catalogName } : {}),
+    /** Present only when the catalog answered. */
     ...(table ? { table } : {}),
     snapshots,
+    /** Present only when Flink answered and a writer job is known. */
     ...(job ? { job } : {}),
+    /** Every Flink job read as a candidate writer (the writer included); empty when Flink did not answer. */
     flinkWriters,
+    /** Flink job names by id, from the job listing and the jobs read. */
     jobNames,
+    /** The Flink source (cluster) each job runs on, when the bot reads named sources. */
     jobSources,
+    /** Present only when Connect answered. */
     ...(connect ? { connect } : {}),
     writer,
     isWriter,
@@ -280,25 +222,39 @@ export function buildContext(
     staleAfterMs,
     writerNewestIndex: newestIndex,
     ...(writerNewest ? { writerNewest } : {}),
+    /** now - the writer's newest snapshot time. */
     ...(writerAgeMs !== undefined ? { writerAgeMs } : {}),
+    /** elapsedSecondsSinceLastSuccessfulCommit in ms, from Flink or Prometheus. */
     ...(elapsedSinceCommitMs !== undefined ? { elapsedSinceCommitMs } : {}),
+    /** True/false when known; null when no source can tell. */
     writerStale,
+    /** Something is wrong: the writer is stale or a commit failure is visible. Root-cause rules need it. */
     troubled: writerStale === true || failures.length > 0,
+    /** Commit failures newer than the writer's last success (state-unknown: around it). */
     failures,
     window,
+    /** The writer is quiet and its silence fits its own history (RUNBOOK §3 writer-idle); it is then not stale. */
     idle,
+    /** The catalog answered, the writer has no snapshot and nothing shows an expired one: its first commit never landed. */
     neverCommitted: Boolean(writer && table && !writerNewest && expiry.expiredIds.length === 0),
+    /** Evidence that snapshots were expired (ids the snapshot log or a parent names that are gone). */
     expiry,
+    /** Several committers inside the writer's job (RUNBOOK §3 committers-inside-job), when seen. */
     insideJob:
       table && writer?.kind === "flink"
         ? readCommittersInsideJob({ snapshots, now, jobId: writer.jobId, ...(job ? { job } : {}), timing })
         : null,
+    /** Snapshots without writer keys tied to the writer by timing; null when none are. */
     timing,
+    /** Since when the writer can have committed to this table: the later of its start and the table's creation. */
     ...(writerSinceMs !== undefined ? { writerSinceMs } : {}),
+    /** Set while the writer has no snapshot and its first commit is not due yet (RUNBOOK §3 writer-never-committed). */
     ...(firstCommitDueMs !== undefined ? { firstCommitDueMs } : {}),
   };
-  return context;
 }
+
+/** Everything the rules share about one diagnosis, as buildContext computes it. */
+export type DiagnosisContext = ReturnType<typeof buildContext>;
 
 /** The committer operator ids the writer's own snapshots carry. */
 function operatorIds(snapshots: readonly Snapshot[], lineage: ReadonlySet<string>): Set<string> {
@@ -318,10 +274,10 @@ function buildWindow(
   intervalMs: number,
   lastCommitMs: number | undefined,
   failures: CommitFailure[],
-): DiagnosisWindow | null {
+) {
   const exceptionMs = failures.find((f) => f.atMs !== undefined)?.atMs;
   let failureMs: number;
-  let failureSource: DiagnosisWindow["failureSource"];
+  let failureSource: "exception" | "expected-commit";
   if (exceptionMs !== undefined && (lastCommitMs === undefined || exceptionMs > lastCommitMs)) {
     failureMs = exceptionMs;
     failureSource = "exception";
@@ -339,8 +295,10 @@ function buildWindow(
     failureMs,
     failureSource,
     endMs,
+    /** Snapshots with startMs < t <= endMs. */
     range: rangeAfter(snapshots, startMs, endMs),
     lookbackStartMs,
+    /** Snapshots with lookbackStartMs < t <= endMs. */
     lookback: rangeAfter(snapshots, lookbackStartMs, endMs),
   };
 }

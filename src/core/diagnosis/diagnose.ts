@@ -148,7 +148,8 @@ function worse(a: WriterDiagnosis, b: WriterDiagnosis): boolean {
   return a.context.writerStale === true && b.context.writerStale !== true;
 }
 
-function worstWriter(
+/** The writer in the worst state, with the evidence as the report reads it: that writer is Flink's (or Connect's) writer. */
+export function worstWriter(
   evidence: Evidence,
   now: number,
   options: Pick<DiagnoseOptions, "tableName" | "catalogName">,
@@ -159,15 +160,6 @@ function worstWriter(
     if (!chosen || worse(candidate, chosen.diagnosis)) chosen = { diagnosis: candidate, evidence: variant };
   }
   return chosen!;
-}
-
-/** The evidence as the report reads it: the writer in the worst state is Flink's (or Connect's) writer. */
-export function worstWriterEvidence(
-  evidence: Evidence,
-  now: number,
-  options: Pick<DiagnoseOptions, "tableName" | "catalogName"> = {},
-): Evidence {
-  return worstWriter(evidence, now, options).evidence;
 }
 
 /** Says which reading of an ambiguous `name.namespace.table` the bot took, and how to ask for the other. */

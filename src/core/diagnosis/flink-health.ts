@@ -6,17 +6,8 @@ import type { DiagnosisContext } from "./context.js";
 import { iso } from "./snapshots.js";
 import { latestCheckpointFailed } from "./writer.js";
 
-export interface CheckpointHealth {
-  /** Checkpoints fail, time out or stopped completing. */
-  failing: boolean;
-  /** A checkpoint completed after the writer's last commit, so a commit should have been attempted. */
-  completedSinceLastCommit: boolean;
-  latestCompletedMs?: number;
-  evidence: EvidenceItem[];
-}
-
 /** Reads the writer's checkpoints; null when Flink did not answer or has no checkpoint data. */
-export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null {
+export function checkpointHealth(ctx: DiagnosisContext) {
   const checkpoints = ctx.job?.checkpoints;
   if (!ctx.job || !checkpoints) return null;
   const completed = checkpoints.latestCompleted;
@@ -83,7 +74,9 @@ export function checkpointHealth(ctx: DiagnosisContext): CheckpointHealth | null
   const completedSinceLastCommit =
     completedMs !== undefined && (lastCommitMs === undefined || completedMs > lastCommitMs);
   return {
+    /** Checkpoints fail, time out or stopped completing. */
     failing,
+    /** A checkpoint completed after the writer's last commit, so a commit should have been attempted. */
     completedSinceLastCommit,
     ...(completedMs !== undefined ? { latestCompletedMs: completedMs } : {}),
     evidence,

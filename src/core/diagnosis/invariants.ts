@@ -15,7 +15,7 @@
 // checks all four on a finished report, from the evidence, independently of the rules.
 
 import { flinkJobIdOf } from "../attribution/attribute.js";
-import type { Evidence, Snapshot, SourceStatus } from "../evidence/model.js";
+import type { Evidence, SourceStatus } from "../evidence/model.js";
 import type { TriageId } from "../ids.js";
 import type { EvidenceItem, Finding, Report } from "../report/schema.js";
 import type { DiagnosisContext } from "./context.js";
@@ -28,6 +28,7 @@ import {
   writerLastCommit,
 } from "./evidence-items.js";
 import { type CommitFailure, connectFailures, flinkFailuresSince, newestFirst } from "./failures.js";
+import { findNewestIndex } from "./snapshots.js";
 import { FALLBACK_INTERVAL_MS, latestCheckpointFailed, sourceOk, staleAfter } from "./writer.js";
 
 const VERDICT_FOR: Record<CommitFailure["kind"], TriageId> = {
@@ -67,13 +68,6 @@ function flinkShowsCommitting(evidence: Evidence): boolean {
   return elapsed * 1000 <= staleAfter(w.checkpointConfig?.intervalMs ?? FALLBACK_INTERVAL_MS);
 }
 
-function newestOf(snapshots: readonly Snapshot[], jobId: string): number | undefined {
-  for (let i = snapshots.length - 1; i >= 0; i--) {
-    if (flinkJobIdOf(snapshots[i]!) === jobId) return snapshots[i]!.timestampMs;
-  }
-  return undefined;
-}
-
 /**
  * Commit failures that a source which answered shows now: an unknown commit state in any writer's
  * exception history; any other commit exception newer than that job's newest snapshot (any at all
@@ -85,7 +79,8 @@ function visibleCommitFailures(evidence: Evidence): CommitFailure[] {
   if (sourceOk(evidence, "flink") && evidence.flink) {
     const jobs = evidence.flink.writers ?? (evidence.flink.writer ? [evidence.flink.writer] : []);
     for (const job of jobs) {
-      out.push(...flinkFailuresSince(job, newestOf(snapshots, job.job.jobId)));
+      const newest = findNewestIndex(snapshots, (s) => flinkJobIdOf(s) === job.job.jobId);
+      out.push(...flinkFailuresSince(job, snapshots[newest]?.timestampMs));
     }
   }
   if (sourceOk(evidence, "connect") && evidence.connect) {

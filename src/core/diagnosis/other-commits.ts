@@ -22,21 +22,7 @@ export interface OtherCommitter {
   last: number;
 }
 
-export interface OtherCommits {
-  count: number;
-  /** The oldest matching snapshots, at most MAX_LISTED. */
-  oldest: Snapshot[];
-  /** The newest matching snapshots, newest first, at most MAX_LISTED. */
-  newest: Snapshot[];
-  /** One entry per distinct committer, in the order they first appear. */
-  committers: OtherCommitter[];
-}
-
-export function otherCommits(
-  ctx: DiagnosisContext,
-  range: IndexRange,
-  matches: (s: Snapshot) => boolean,
-): OtherCommits {
+export function otherCommits(ctx: DiagnosisContext, range: IndexRange, matches: (s: Snapshot) => boolean) {
   return commitsIn(ctx.snapshots, range, (s) => !ctx.isWriter(s) && matches(s));
 }
 
@@ -45,7 +31,7 @@ export function commitsIn(
   snapshots: readonly Snapshot[],
   range: IndexRange,
   matches: (s: Snapshot) => boolean,
-): OtherCommits {
+) {
   const oldest: Snapshot[] = [];
   const newest: Snapshot[] = [];
   let count = 0;
@@ -73,5 +59,15 @@ export function commitsIn(
         last: s.timestampMs,
       });
   }
-  return { count, oldest, newest: newest.reverse(), committers: [...who.values()] };
+  return {
+    count,
+    /** The oldest matching snapshots, at most MAX_LISTED. */
+    oldest,
+    /** The newest matching snapshots, newest first, at most MAX_LISTED. */
+    newest: newest.reverse(),
+    /** One entry per distinct committer, in the order they first appear. */
+    committers: [...who.values()],
+  };
 }
+
+export type OtherCommits = ReturnType<typeof commitsIn>;

@@ -3,25 +3,13 @@
 
 import type { MetricPoint } from "../evidence/model.js";
 
-export interface Trend {
-  samples: number;
-  /** Least-squares slope in value units per minute. */
-  slopePerMinute: number;
-  /** Median of the last quarter of the samples over the median of the first quarter. */
-  ratio: number;
-  /** Median of the first and last quarters. */
-  start: number;
-  end: number;
-  spanMs: number;
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export function trendOf(points: readonly MetricPoint[]): Trend | undefined {
+export function trendOf(points: readonly MetricPoint[]) {
   if (points.length < 2) return undefined;
   const t0 = points[0]!.atMs;
   const xs = points.map((p) => (p.atMs - t0) / 60_000);
@@ -39,8 +27,11 @@ export function trendOf(points: readonly MetricPoint[]): Trend | undefined {
   const end = median(ys.slice(-quarter));
   return {
     samples: points.length,
+    /** Least-squares slope in value units per minute. */
     slopePerMinute: den === 0 ? 0 : num / den,
+    /** Median of the last quarter of the samples over the median of the first quarter. */
     ratio: start > 0 ? end / start : end > 0 ? Number.POSITIVE_INFINITY : 1,
+    /** Median of the first and last quarters. */
     start,
     end,
     spanMs: points[points.length - 1]!.atMs - t0,

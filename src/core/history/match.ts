@@ -54,23 +54,17 @@ export function matchEarlier(
   };
 }
 
-export interface RankedStep {
-  stepId: StepId;
-  /** It fixed the matched incident. */
-  fixedBefore: boolean;
-  /** It was tried in the matched incident and the writer did not recover. */
-  didNotHelp: boolean;
-}
-
 /**
  * The allowed steps (in the playbook's order) with the one that fixed the earlier incident first
  * and the ones that did not help last; each marked. Without a match the order is unchanged.
  */
-export function rankSteps(allowed: readonly StepId[], match: EarlierMatch | undefined): RankedStep[] {
+export function rankSteps(allowed: readonly StepId[], match: EarlierMatch | undefined) {
   const marked = unique(allowed).map((stepId, index) => ({
     stepId,
     index,
+    /** It fixed the matched incident. */
     fixedBefore: match?.fixedBy === stepId,
+    /** It was tried in the matched incident and the writer did not recover. */
     didNotHelp: match?.didNotHelp.includes(stepId) ?? false,
   }));
   const weight = (s: (typeof marked)[number]) => (s.fixedBefore ? 0 : s.didNotHelp ? 2 : 1);

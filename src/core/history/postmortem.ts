@@ -10,6 +10,7 @@ import type { FindingId, StepId } from "../ids.js";
 import type { Change } from "../report/schema.js";
 import type { IncidentStory, StoryWriter } from "../story/model.js";
 import type { OpenItem } from "../verification/open-items.js";
+import { madeByHand } from "../verification/recovery.js";
 import type { IncidentHistory } from "./record.js";
 
 export type PostmortemEvent =
@@ -118,7 +119,7 @@ function stepEvents(history: IncidentHistory): PostmortemEvent[] {
         atMs: step.appliedAtMs,
         stepId: step.stepId,
         ...(step.appliedBy ? { by: step.appliedBy } : {}),
-        byHand: step.appliedBy !== undefined && step.appliedBy !== "bot",
+        byHand: madeByHand(step),
       });
     if (step.outcome === "did-not-help" && step.endedAtMs !== undefined)
       events.push({ kind: "did-not-help", atMs: step.endedAtMs, stepId: step.stepId });

@@ -4,6 +4,7 @@
 // history states the recovery and the open items every other surface states; stored as JSON
 // (history-store.ts).
 
+import { z } from "zod";
 import { type FindingId, ROOT_CAUSE_IDS, type StepId, TRIAGE_IDS } from "../ids.js";
 import type { Incident } from "../incident/model.js";
 import type { RemediationRecord } from "../remediation/record.js";
@@ -22,60 +23,84 @@ export const HISTORY_FORMAT = 1;
  * already when it was made, so it fixed nothing and failed at nothing; "not-tried", skipped,
  * superseded or stopped before it was tried; "open", still open when the incident closed.
  */
-export const STEP_OUTCOMES = ["fixed", "did-not-help", "not-needed", "not-tried", "open"] as const;
-type StepOutcome = (typeof STEP_OUTCOMES)[number];
+const STEP_OUTCOMES = ["fixed", "did-not-help", "not-needed", "not-tried", "open"] as const;
 
-interface HistoryStep {
-  stepId: StepId;
-  proposedAtMs: number;
+// The stored form, checked on every read, nested fields included, so one damaged record is passed
+// over instead of failing each diagnosis of its table. Loose objects and plain strings for ids: a
+// record a newer release wrote (fields or finding ids added) still reads; what it added is kept
+// and simply matches nothing here. Fields older records lack are taken as they come.
+
+/** An id stored as a plain string, typed as the id it was written as. */
+const storedId = <T extends string>() => z.string() as unknown as z.ZodType<T, string>;
+
+const HistoryStepSchema = z.looseObject({
+  stepId: storedId<StepId>(),
+  proposedAtMs: z.number(),
   /** Everyone who approved it, in order, with when the last approval came. */
-  approvedBy: string[];
-  approvedAtMs?: number;
+  approvedBy: z.array(z.string()),
+  approvedAtMs: z.number().optional(),
   /** Each approval with its time (records written before it have approvedAtMs only). */
-  approvals?: Array<{ user: string; atMs: number }>;
-  skippedBy?: string;
-  skippedAtMs?: number;
+  approvals: z.custom<Array<{ user: string; atMs: number }>>().optional(),
+  skippedBy: z.string().optional(),
+  skippedAtMs: z.number().optional(),
   /** When the change was made (by the bot, or marked done by hand). */
-  appliedAtMs?: number;
-  appliedBy?: string;
+  appliedAtMs: z.number().optional(),
+  appliedBy: z.string().optional(),
   /** Table properties the change set, for the check that they still hold later. */
-  setProperties?: Record<string, string>;
-  outcome: StepOutcome;
+  setProperties: z.record(z.string(), z.string()).optional(),
+  outcome: z.enum(STEP_OUTCOMES),
   /** When the writer's first commit after the change landed, and how long after the change. */
-  recoveredAtMs?: number;
-  recoveredAfterMs?: number;
+  recoveredAtMs: z.number().optional(),
+  recoveredAfterMs: z.number().optional(),
   /** When the step ended (skipped, stopped, or its last check without recovery). */
-  endedAtMs?: number;
-}
+  endedAtMs: z.custom<number>().optional(),
+});
+type HistoryStep = z.output<typeof HistoryStepSchema>;
+type StepOutcome = HistoryStep["outcome"];
 
-export interface IncidentHistory {
-  format: number;
-  incidentId: string;
-  table: string;
-  channel: string;
-  rootTs?: string;
-  state: "resolved" | "stopped";
-  openedAtMs: number;
-  closedAtMs: number;
+const HistoryRecordSchema = z.looseObject({
+  format: z.number().int().min(1),
+  incidentId: z.string().min(1),
+  table: z.string().min(1),
+  channel: z.string(),
+  rootTs: z.string().optional(),
+  state: z.enum(["resolved", "stopped"]),
+  openedAtMs: z.number(),
+  closedAtMs: z.number(),
   /** When the first diagnosis was made. */
-  diagnosedAtMs?: number;
-  verdict: string;
-  findings: FindingId[];
+  diagnosedAtMs: z.number().optional(),
+  verdict: z.string(),
+  findings: z.array(storedId<FindingId>()),
   /** The triage finding and the root cause the match compares (RUNBOOK §3). */
-  triage?: FindingId;
-  rootCause?: FindingId;
+  triage: storedId<FindingId>().optional(),
+  rootCause: storedId<FindingId>().optional(),
   /** The writer's kind, the table class the fleet metrics count by. */
-  writerKind: "flink" | "connect" | "unknown";
-  steps: HistoryStep[];
+  writerKind: z.enum(["flink", "connect", "unknown"]),
+  steps: z.array(HistoryStepSchema),
   /** The step after which the writer recovered. */
-  fixedBy?: StepId;
-  recoveredAtMs?: number;
-  /** What a person still had to do when the incident closed (open items and risks not marked done). */
-  openItems: string[];
+  fixedBy: storedId<StepId>().optional(),
+  recoveredAtMs: z.number().optional(),
+  /**
+   * What a person still had to do when the incident closed (open items and risks not marked done);
+   * records written before open items were kept have none.
+   */
+  openItems: z.array(z.string()).default([]),
   /** Who handled the incident, when someone claimed it or acted (absent in older records). */
-  owner?: { user: string; how: "claimed" | "acted" };
+  owner: z.custom<{ user: string; how: "claimed" | "acted" }>().optional(),
   /** What people wrote in the thread (absent in older records). */
-  remarks?: StoryRemark[];
+  remarks: z.custom<StoryRemark[]>().optional(),
+});
+
+export type IncidentHistory = z.output<typeof HistoryRecordSchema>;
+
+/** A stored record, or why it cannot be read ("steps.0: …"). */
+export function readHistoryRecord(
+  raw: unknown,
+): { ok: true; record: IncidentHistory } | { ok: false; why: string } {
+  const parsed = HistoryRecordSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, why: `${issue?.path.join(".") || "record"}: ${issue?.message ?? "invalid"}` };
 }
 
 const TRIAGE = new Set<string>(TRIAGE_IDS);
