@@ -83,9 +83,8 @@ export interface StoryStep {
   proposalId?: string;
   /** The step's title as its playbook writes it, when the playbook is known. */
   title?: string;
-  /** Position in the playbook ("step 2 of 3"). */
+  /** Position in the playbook ("step 2"). */
   index: number;
-  total?: number;
   state: StepState;
   change: Change;
   proposedAtMs: number;
