@@ -29,15 +29,12 @@ export interface ProposalView {
   table: string;
   /** The step as the report names it: id, summary, change, automatic. */
   step: NextStep;
-  /** Position in the playbook, shown as "step 1 of 3". */
+  /** Position in the walk, shown as "step 1". */
   index?: number;
-  total?: number;
   /** Why this step and not another. */
   why: string;
   risk: { level: RiskLevel; detail: string };
   verification: { checks: number; intervalSeconds: number; signal?: string };
-  /** Steps such as isolation-level changes need the approver to confirm correctness. */
-  needsCorrectnessConfirmation?: boolean;
   /** Who may approve: Slack user ids (U…) or user group ids (S…). */
   approvers?: string[];
   decision?: ProposalDecision;
@@ -87,7 +84,6 @@ export interface VerificationView {
   proposalId: string;
   stepId: StepId;
   table: string;
-  stepTitle: string;
   writer: WriterRef;
   check: { index: number; total: number };
   /** A read-only check: it only looked, so its end is "checked", never "no recovery". */

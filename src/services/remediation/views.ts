@@ -77,7 +77,6 @@ export function proposalView(
       intervalSeconds: run.intervalMs / 1000,
       signal: step.verify.signals.map((s) => SIGNAL_WORDS[s]).join(", and "),
     },
-    needsCorrectnessConfirmation: step.confirmations.includes("correctness"),
     approvers: [...approvers],
     ...earlierOutcome(record, run.stepId),
   };
@@ -144,7 +143,6 @@ export function decisionFor(
 export function verificationView(
   record: RemediationRecord,
   run: StepRun,
-  step: Step,
   proposalId: string,
   check: { index: number; total: number },
   recovery: RecoveryResult | undefined,
@@ -165,7 +163,6 @@ export function verificationView(
     proposalId,
     stepId: run.stepId,
     table: record.table,
-    stepTitle: step.title,
     writer,
     check,
     ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),

@@ -94,7 +94,6 @@ const checking: VerificationView = {
   proposalId: "prop-1",
   stepId: "raise-commit-retries",
   table: "db.events",
-  stepTitle: "raise commit retries",
   writer: { kind: "flink-job", id: "4f2a9c0e11223344556677889900aabb" },
   check: { index: 2, total: 6 },
   intervalSeconds: 300,

@@ -210,7 +210,6 @@ describe("a check never claims what it could not see", () => {
       proposalId: "p1",
       stepId: "verify-unknown-commit",
       table: "db.events",
-      stepTitle: "Find out whether the last commit landed",
       writer: { kind: "flink-job", id: JOB, name: "events-ingest" },
       check: { index: 3, total: 3 },
       readOnly: true,
