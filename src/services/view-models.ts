@@ -133,8 +133,6 @@ export interface HistoryView {
   entries: HistoryEntry[];
   /** Past incidents within the retention window. */
   incidents?: IncidentHistory[];
-  /** Entries shown before "… and N more" (default 30). */
-  maxEntries?: number;
 }
 
 export type UsageErrorView =
