@@ -65,7 +65,13 @@ const card: IncidentStory = storySample({
 
 /** A resolved story: `fixed` made the writer commit again `afterMs` after its change. */
 function resolvedBy(fixed: StoryStep, afterMs: number): IncidentStory {
-  const recovery = { atMs: NOW, afterChangeMs: afterMs, credit: "fixed" as const, stepId: fixed.stepId };
+  const recovery = {
+    atMs: NOW,
+    changeAtMs: NOW - afterMs,
+    afterChangeMs: afterMs,
+    credit: "fixed" as const,
+    stepId: fixed.stepId,
+  };
   return { ...card, workflow: "resolved", health: "flowing", step: fixed, steps: [fixed], recovery };
 }
 

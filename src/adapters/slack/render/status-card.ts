@@ -68,8 +68,8 @@ const stalledSinceMs = (story: IncidentStory) => (isFlowing(story) ? undefined :
 /** How a resolved incident was fixed: the step that gets the credit and how long commits took. */
 function resolutionOf(story: IncidentStory) {
   const recovery = story.recovery;
-  const fixedStep = story.steps.find((s) => s.stepId === (recovery?.stepId ?? story.step?.stepId));
-  if (story.workflow !== "resolved" || recovery?.afterChangeMs === undefined || !fixedStep) return undefined;
+  const fixedStep = story.steps.find((s) => s.stepId === recovery?.stepId);
+  if (story.workflow !== "resolved" || !recovery || !fixedStep) return undefined;
   return {
     fixedBy: titleOf(fixedStep),
     recoveredAfterMs: recovery.afterChangeMs,
