@@ -4,7 +4,7 @@
 
 import type { StepId } from "../../core/ids.js";
 import { isAutomatic } from "../../core/remediation/change.js";
-import type { RemediationRecord } from "../../core/remediation/record.js";
+import { type RemediationRecord, stepIndex } from "../../core/remediation/record.js";
 import type { Step, VerifySignal } from "../../core/remediation/schema.js";
 import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
@@ -41,16 +41,6 @@ function riskLevel(step: Step): RiskLevel {
   return "medium";
 }
 
-/** Position of a proposal in the walk (1-based), shown as "step N". */
-function proposalIndex(record: RemediationRecord, proposalId: string): number {
-  const distinct: string[] = [];
-  for (const p of record.proposals) {
-    if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
-    if (p.id === proposalId) return distinct.indexOf(p.stepId) + 1;
-  }
-  return distinct.length;
-}
-
 export function proposalView(
   record: RemediationRecord,
   run: StepRun,
@@ -69,7 +59,8 @@ export function proposalView(
       change: run.change,
       automatic: isAutomatic(step, run.change),
     },
-    index: proposalIndex(record, proposalId),
+    // The proposal is the step's latest: its position is the step's.
+    index: stepIndex(record, run.stepId),
     why: step.why,
     risk: stepRisk(step),
     verification: {
