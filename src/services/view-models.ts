@@ -3,67 +3,9 @@
 
 import type { IncidentHistory } from "../core/history/record.js";
 import type { StepId } from "../core/ids.js";
-import type { IncidentState } from "../core/incident/model.js";
 import type { RemediationRecord } from "../core/remediation/record.js";
 import type { Change, NextStep } from "../core/report/schema.js";
-import type { CommitHealth, IncidentStory, StoryDecision, UnseenSource } from "../core/story/model.js";
-import type { OpenItem } from "../core/verification/open-items.js";
-
-/** The root message of an incident thread, edited in place as the incident moves. */
-export interface StatusCardView {
-  table: string;
-  state: IncidentState;
-  /** The failing writer's commit health: the card's colour (core/story/health.ts). */
-  health: CommitHealth;
-  /** e.g. "commit conflict (CommitFailedException, retries exhausted)". */
-  verdictLine?: string;
-  /** e.g. "compaction (Spark app …0412) replaced files 3 times since the last good commit". */
-  causeLine?: string;
-  /** e.g. 'waiting for approval of "move compaction off hot partitions"'. */
-  nowLine?: string;
-  /** Who is failing: "Flink job events-ingest (c7e1…)"; the card adds since when. */
-  failingWriter?: string;
-  /** Evidence sources that did not answer, with why: "Iceberg REST catalog: timed out after 5 s". */
-  downSources?: string[];
-  /** Sources that refused the bot's own credential: the bot's access, never the writer's failure. */
-  refusedBot?: UnseenSource[];
-  /** Who is handling the incident, and since when. */
-  owner?: IncidentStory["owner"];
-  openedAtMs: number;
-  /** When the writer last committed, when the diagnosis knows; the headline counts from it. */
-  stalledSinceMs?: number;
-  /**
-   * Set when the newest diagnosis judged the table healthy: the alert fired but the writer commits,
-   * so the headline must not speak of failing commits. lastCommitMs is the writer's newest commit;
-   * quietByDesign when the writer is idle as its own history expects (writer-idle), not committing.
-   */
-  commitsFlowing?: { lastCommitMs?: number; quietByDesign?: boolean };
-  nowMs: number;
-  step?: { index: number; total?: number; title: string };
-  check?: { index: number; total: number };
-  /** How many follow-up checks saw no recovery, once the step's checks ended without one. */
-  noRecoveryAfterChecks?: number;
-  /** The checks ended unable to read what recovery is judged on: not "no recovery", but unknown. */
-  couldNotCheck?: boolean;
-  /** credit "already-flowing": the writer committed before the step; the step fixed nothing. */
-  resolution?: {
-    fixedBy: string;
-    recoveredAfterMs: number;
-    credit?: "fixed" | "already-flowing";
-    /** Done by hand: the minutes count from its proposal (and the words say so). */
-    byHand?: boolean;
-  };
-  /** What the report left for a person (a duplicate to remove); done ones carry who and when. */
-  openItems?: Array<Pick<OpenItem, "text" | "statement" | "doneBy" | "doneAtMs">>;
-  /** The "Mark done" button's value, while an item is open. */
-  itemAction?: ActionValue;
-  /** The longest any message of this thread waited to reach Slack, when it was too long. */
-  slackDelayedMs?: number;
-  /** The decisions waiting on a person, offered on the card as the thread's own buttons. */
-  decisions?: StoryDecision[];
-  /** Whether the card offers "I'm on it" (nobody handles the incident yet). */
-  claimAction?: { incidentId: string };
-}
+import type { StoryDecision } from "../core/story/model.js";
 
 /** Carried by every playbook button and by the apply modal's private_metadata, as compact JSON. */
 export type ActionValue = StoryDecision["action"];
@@ -87,15 +29,12 @@ export interface ProposalView {
   table: string;
   /** The step as the report names it: id, summary, change, automatic. */
   step: NextStep;
-  /** Position in the playbook, shown as "step 1 of 3". */
+  /** Position in the walk, shown as "step 1". */
   index?: number;
-  total?: number;
   /** Why this step and not another. */
   why: string;
   risk: { level: RiskLevel; detail: string };
   verification: { checks: number; intervalSeconds: number; signal?: string };
-  /** Steps such as isolation-level changes need the approver to confirm correctness. */
-  needsCorrectnessConfirmation?: boolean;
   /** Who may approve: Slack user ids (U…) or user group ids (S…). */
   approvers?: string[];
   decision?: ProposalDecision;
@@ -145,7 +84,6 @@ export interface VerificationView {
   proposalId: string;
   stepId: StepId;
   table: string;
-  stepTitle: string;
   writer: WriterRef;
   check: { index: number; total: number };
   /** A read-only check: it only looked, so its end is "checked", never "no recovery". */
@@ -179,17 +117,6 @@ export interface DiagnosisOptions {
   evidenceRef?: string;
 }
 
-/**
- * An open incident as `/iceberg status` and App Home list it: its card, with the thread's link
- * (chat.getPermalink of its root); the list gives the time.
- */
-export type OpenIncidentView = Omit<StatusCardView, "nowMs"> & { incidentId: string; permalink?: string };
-
-export interface StatusListView {
-  incidents: OpenIncidentView[];
-  nowMs: number;
-}
-
 export interface HistoryEntry {
   atMs: number;
   /** Slack user id (U…) or "bot". */
@@ -206,16 +133,6 @@ export interface HistoryView {
   entries: HistoryEntry[];
   /** Past incidents within the retention window. */
   incidents?: IncidentHistory[];
-  /** Entries shown before "… and N more" (default 30). */
-  maxEntries?: number;
-}
-
-export interface AppHomeView {
-  /** Open incidents; rendered newest first whatever the order given. */
-  open: OpenIncidentView[];
-  /** Tables with incidents recently; entries older than 7 days before nowMs are left out. */
-  recentTables: Array<{ table: string; incidents: number; lastOpenedAtMs: number }>;
-  nowMs: number;
 }
 
 export type UsageErrorView =

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
-import { utcStamp } from "../../src/adapters/render/times.js";
 import { type DemoEnd, runDemo } from "../../src/cli/demo.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { utcDateTime } from "../../src/core/words/clock.js";
 import { decodePng } from "../support/png.js";
 import { REDIS_URL } from "../support/redis.js";
 
@@ -97,17 +97,17 @@ describe("the demo's postmortem", () => {
       const note = thread.find((m) => /Postmortem draft/.test(m.text));
       expect(note).toBeDefined();
       const noteText = JSON.stringify(note!.blocks);
-      const noteTimes = [...noteText.matchAll(TOKEN)].map((m) => utcStamp(Number(m[1]) * 1000));
+      const noteTimes = [...noteText.matchAll(TOKEN)].map((m) => utcDateTime(Number(m[1]) * 1000));
       expect(noteTimes).toEqual(rows.map((r) => r.at));
       // And as the rest of the thread: the approval on the proposal, the recovery's first commit.
       const everything = thread.map((m) => JSON.stringify(m.blocks)).join("\n");
       const applied = /Applied by <@U0DEMOONCALL> at <!date\^(\d+)\^/.exec(everything);
       expect(applied).not.toBeNull();
       const approvedRow = rows.find((r) => r.what.startsWith("Approved by"));
-      expect(approvedRow!.at).toBe(utcStamp(Number(applied![1]) * 1000));
+      expect(approvedRow!.at).toBe(utcDateTime(Number(applied![1]) * 1000));
       const recovered = /First new snapshot[^"]*? at <!date\^(\d+)\^/.exec(everything);
       expect(recovered).not.toBeNull();
-      expect(rows.at(-1)!.at).toBe(utcStamp(Number(recovered![1]) * 1000));
+      expect(rows.at(-1)!.at).toBe(utcDateTime(Number(recovered![1]) * 1000));
       // Recovery counts from the writer's last good commit, the first row, not from the alert.
       const minutes =
         (Date.parse(rows.at(-1)!.at.replace(" UTC", "Z").replace(" ", "T")) -

@@ -10,11 +10,12 @@ import { groupDigits, plural } from "../../core/plural.js";
 import type { Change } from "../../core/report/schema.js";
 import type { StoryWriter } from "../../core/story/model.js";
 import { type OpenItem, pendingItems } from "../../core/verification/open-items.js";
+import { utcDateTime } from "../../core/words/clock.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { recoveredAfterWords } from "../../core/words/recovery.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
-import { documentTimes, utcStamp } from "./times.js";
+import { documentTimes } from "./times.js";
 
 export interface PostmortemMarkdownOptions {
   /** A time as the reader sees it (default "2026-11-30 20:30 UTC"). */
@@ -200,7 +201,7 @@ function itemLine(item: OpenItem, who: (id: string) => string, when: (ms: number
 }
 
 export function renderPostmortemMarkdown(pm: Postmortem, options: PostmortemMarkdownOptions = {}): string {
-  const when = options.when ?? utcStamp;
+  const when = options.when ?? utcDateTime;
   const who = options.who ?? ((id: string) => (id === "bot" ? "iceberg-bot" : mdText(id)));
   const url = options.pictureUrl ?? ((p: PostmortemPicture) => encodeURI(p.name));
   const out: string[] = [];

@@ -6,6 +6,7 @@
 
 import { shownValue } from "../../core/properties.js";
 import type { EvidenceItem, Finding, NextStep, Report, Severity } from "../../core/report/schema.js";
+import { utcDateTime } from "../../core/words/clock.js";
 import { findingWords, stepWords } from "../../core/words/labels.js";
 import { type Style, styleFor } from "./ansi.js";
 import {
@@ -23,7 +24,7 @@ import {
 } from "./describe.js";
 import { mdCode, mdCodeBlock, mdText } from "./markdown-safety.js";
 import { cleanText, oneLine } from "./text-safety.js";
-import { plainTimes, reportMs, utcStamp } from "./times.js";
+import { plainTimes, reportMs } from "./times.js";
 
 export interface ReportRenderOptions {
   /** Evidence lines shown per finding before "… and N more" (default 4). */
@@ -105,7 +106,7 @@ function evidence(report: Report, syntax: Syntax, options: ReportRenderOptions):
 function sources(report: Report, syntax: Syntax): string {
   const answered = answeredSummary(report);
   const read = answered.length > 0 ? `read from ${answered}` : "no source answered";
-  const generated = `Generated ${utcStamp(reportMs(report))}, ${read}`;
+  const generated = `Generated ${utcDateTime(reportMs(report))}, ${read}`;
   return syntax.sources(unansweredSources(report), unconfiguredSources(report), generated);
 }
 

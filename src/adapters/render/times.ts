@@ -58,7 +58,7 @@ const AGO_ALONE = new RegExp(String.raw`\s*\b${AGO}`, "g");
  */
 export function documentTimes(text: string): string {
   return text
-    .replace(ISO_STAMP, (stamp) => utcStamp(Date.parse(stamp)))
+    .replace(ISO_STAMP, (stamp) => utcDateTime(Date.parse(stamp)))
     .replace(AGO_AFTER_COMMA, "")
     .replace(AGO_BEFORE_MORE, "")
     .replace(AGO_ALONE, "")
@@ -69,9 +69,6 @@ export function documentTimes(text: string): string {
 export function reportMs(report: { generatedAt: string }): number {
   return Date.parse(report.generatedAt);
 }
-
-/** "2026-11-30 20:30 UTC". */
-export const utcStamp = utcDateTime;
 
 /** A Slack date token for the day alone ("12 Nov" in the reader's zone); falls back to the UTC date. */
 export function slackDay(ms: number): string {

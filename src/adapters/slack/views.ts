@@ -28,7 +28,6 @@ import { renderProposal } from "./render/proposal.js";
 import { recurringBlocks } from "./render/recurring.js";
 import { renderStatusCard } from "./render/status-card.js";
 import { renderStatusList } from "./render/status-list.js";
-import { cardViewOf, statusItemOf } from "./render/story-view.js";
 import { renderSweepDigest, sweepHomeBlocks } from "./render/sweep-digest.js";
 import { unreadableNote, withUnreadableNote } from "./render/unreadable-note.js";
 import { renderVerification } from "./render/verification.js";
@@ -65,8 +64,7 @@ export class SlackViews {
   /** The status card of the incident's current state. */
   async card(incident: Incident): Promise<SlackMessage> {
     const delayed = await this.deps.delays?.get(incident.id);
-    const view = cardViewOf(await this.story(incident), this.deps.now());
-    return renderStatusCard(delayed === undefined ? view : { ...view, slackDelayedMs: delayed });
+    return renderStatusCard(await this.story(incident), this.deps.now(), delayed);
   }
 
   /** Diagnosis n of an incident, as its thread shows it. */
@@ -139,7 +137,7 @@ export class SlackViews {
       case "status": {
         const unreadable: UnreadableRecord[] = [];
         const now = this.deps.now();
-        const { items } = await this.openIncidents(now, (r) => unreadable.push(r));
+        const { items } = await this.openIncidents((r) => unreadable.push(r));
         return withUnreadableNote(renderStatusList({ nowMs: now, incidents: items }), unreadable);
       }
       case "history": {
@@ -179,7 +177,7 @@ export class SlackViews {
     // Records passed over are named in the view, so the person sees the list has a gap.
     const unreadable: UnreadableRecord[] = [];
     const passedOver = (record: UnreadableRecord) => unreadable.push(record);
-    const { open, items } = await this.openIncidents(now, passedOver);
+    const { open, items } = await this.openIncidents(passedOver);
     const recent = await store.recentTables(now - RECENT_WINDOW_MS);
     const closed = (await history?.all(undefined, passedOver).catch(() => [])) ?? [];
     const view = renderAppHome({
@@ -206,14 +204,14 @@ export class SlackViews {
   }
 
   /** Open incidents as their cards show them: the same story, so the same age, colour and step. */
-  private async openIncidents(now: number, passedOver: (record: UnreadableRecord) => void) {
+  private async openIncidents(passedOver: (record: UnreadableRecord) => void) {
     const open = await this.deps.store.listOpen(undefined, (id, error) =>
       passedOver({ kind: "incident", id, newer: isNewer(error) }),
     );
     const items = await Promise.all(
       open.map(async (incident) => {
         const link = await threadPermalink(this.deps.client, incident);
-        return statusItemOf(await this.story(incident), now, link);
+        return { story: await this.story(incident), permalink: link };
       }),
     );
     return { open, items };

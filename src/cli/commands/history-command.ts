@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { renderPostmortemMarkdown } from "../../adapters/render/postmortem-markdown.js";
 import { escapeForTerminal } from "../../adapters/render/text-safety.js";
-import { utcStamp } from "../../adapters/render/times.js";
 import type { IncidentHistory } from "../../core/history/record.js";
+import { utcDateTime } from "../../core/words/clock.js";
 import { formatDuration } from "../../core/words/duration.js";
 import { causeWords, stepWords } from "../../core/words/labels.js";
 import { type UnreadableRecord, unreadableWords } from "../../core/words/unreadable.js";
@@ -105,5 +105,5 @@ function historyLine(h: IncidentHistory): string {
       : "resolved without a step";
   const notHelped = h.steps.filter((s) => s.outcome === "did-not-help").map((s) => stepWords(s.stepId));
   const rest = notHelped.length > 0 ? `; did not help: ${notHelped.join(", ")}` : "";
-  return escapeForTerminal(`${utcStamp(h.openedAtMs)}  ${h.incidentId}  ${what}: ${outcome}${rest}`);
+  return escapeForTerminal(`${utcDateTime(h.openedAtMs)}  ${h.incidentId}  ${what}: ${outcome}${rest}`);
 }

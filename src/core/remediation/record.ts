@@ -4,6 +4,7 @@
 // (record-format.ts); decided on by decide() in decide.ts.
 
 import { z } from "zod";
+import type { StepId } from "../ids.js";
 import type { OpenItem } from "../verification/open-items.js";
 import { type Known, runsOf, StepIdSchema, WalkStateSchema } from "./walk.js";
 
@@ -92,6 +93,14 @@ export interface Versioned<T> {
 }
 
 /** The proposal id of the live proposal for a step (the newest one). */
+/** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
+export function stepIndex(record: RemediationRecord, stepId: StepId): number {
+  const distinct: StepId[] = [];
+  for (const p of record.proposals) if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
+  const at = distinct.indexOf(stepId);
+  return at === -1 ? distinct.length + 1 : at + 1;
+}
+
 export function proposalIdFor(record: RemediationRecord, stepId: string): string | undefined {
   for (let i = record.proposals.length - 1; i >= 0; i--) {
     const p = record.proposals[i];

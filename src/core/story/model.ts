@@ -9,6 +9,7 @@ import type { IncidentState } from "../incident/model.js";
 import type { Change } from "../report/schema.js";
 import type { CheckOutcome, Unseen } from "../verification/check.js";
 import type { OpenItem } from "../verification/open-items.js";
+import type { Recovery } from "../verification/recovery.js";
 
 /**
  * The failing writer's commit health, the only thing the card's colour follows: red failing, green
@@ -83,9 +84,8 @@ export interface StoryStep {
   proposalId?: string;
   /** The step's title as its playbook writes it, when the playbook is known. */
   title?: string;
-  /** Position in the playbook ("step 2 of 3"). */
+  /** Position in the playbook ("step 2"). */
   index: number;
-  total?: number;
   state: StepState;
   change: Change;
   proposedAtMs: number;
@@ -106,18 +106,11 @@ export interface StoryStep {
   endedAtMs?: number;
 }
 
-/** How the incident ended for the writer, and what gets the credit. */
-export interface StoryRecovery {
-  /** The failing writer's first commit after the change (or after it was seen failing). */
-  atMs: number;
-  /** When the change that gets the credit was made. */
-  changeAtMs?: number;
-  /** change → first commit; the one measure of "recovered after" on every surface. */
-  afterChangeMs?: number;
-  /** "fixed": failing when the change was made, committing after it; "already-flowing": it was committing anyway. */
-  credit: "fixed" | "already-flowing";
-  stepId?: StepId;
-}
+/**
+ * How the incident ended for the writer, and what gets the credit, as the record stores it; with
+ * change → first commit, the one measure of "recovered after" on every surface.
+ */
+export type StoryRecovery = Recovery & { afterChangeMs: number };
 
 /** Something a person wrote in the thread, kept for the postmortem's timeline. */
 export interface StoryRemark {

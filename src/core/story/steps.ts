@@ -2,10 +2,9 @@
 // the state of each, its checks as they were judged, and the buttons a person can press now. The
 // card, App Home and `/iceberg status` read this, so they change with the thread's own messages.
 
-import type { StepId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
 import { nextTarget } from "../remediation/events/shared.js";
-import { proposalIdFor, type RemediationRecord } from "../remediation/record.js";
+import { proposalIdFor, type RemediationRecord, stepIndex } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
 import {
   type CheckRecord,
@@ -20,14 +19,6 @@ import type { StepState, StoryCheck, StoryDecision, StoryStep } from "./model.js
 function checkOf(check: CheckRecord): StoryCheck {
   const { index, atMs, detail, unseen } = check;
   return { index, atMs, outcome: checkOutcome(check), detail, unseen: unseen?.length ? unseen : undefined };
-}
-
-/** Position of a step in the walk (1-based), as "step N": distinct steps in proposal order. */
-function stepIndex(record: RemediationRecord, stepId: StepId): number {
-  const distinct: StepId[] = [];
-  for (const p of record.proposals) if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
-  const at = distinct.indexOf(stepId);
-  return at === -1 ? distinct.length + 1 : at + 1;
 }
 
 function stateOf(run: StepRun, readOnly: boolean): StepState {

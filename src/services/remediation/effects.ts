@@ -323,7 +323,7 @@ function verificationMessage(
 ): RemediationMessage[] {
   const found = proposalOf(deps, record, effect.stepId);
   if (!found) return [];
-  const { run, step, proposalId } = found;
+  const { run, proposalId } = found;
   let outcome: VerificationOutcome | undefined;
   if (effect.recovered) {
     const snapshot = recovery?.firstNewSnapshot;
@@ -353,7 +353,7 @@ function verificationMessage(
     };
   }
   const check = { index: effect.checkIndex, total: effect.checksTotal };
-  const view = verificationView(record, run, step, proposalId, check, recovery, outcome);
+  const view = verificationView(record, run, proposalId, check, recovery, outcome);
   return [{ kind: "upsert-verification", name: `verify-${proposalId}`, view }];
 }
 

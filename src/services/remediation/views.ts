@@ -4,7 +4,7 @@
 
 import type { StepId } from "../../core/ids.js";
 import { isAutomatic } from "../../core/remediation/change.js";
-import type { RemediationRecord } from "../../core/remediation/record.js";
+import { type RemediationRecord, stepIndex } from "../../core/remediation/record.js";
 import type { Step, VerifySignal } from "../../core/remediation/schema.js";
 import type { StepPhase, StepRun } from "../../core/remediation/walk.js";
 import type { RecoveryResult } from "../../core/verification/check.js";
@@ -41,16 +41,6 @@ function riskLevel(step: Step): RiskLevel {
   return "medium";
 }
 
-/** Position of a proposal in the walk (1-based), shown as "step N". */
-function proposalIndex(record: RemediationRecord, proposalId: string): number {
-  const distinct: string[] = [];
-  for (const p of record.proposals) {
-    if (!distinct.includes(p.stepId)) distinct.push(p.stepId);
-    if (p.id === proposalId) return distinct.indexOf(p.stepId) + 1;
-  }
-  return distinct.length;
-}
-
 export function proposalView(
   record: RemediationRecord,
   run: StepRun,
@@ -69,7 +59,8 @@ export function proposalView(
       change: run.change,
       automatic: isAutomatic(step, run.change),
     },
-    index: proposalIndex(record, proposalId),
+    // The proposal is the step's latest: its position is the step's.
+    index: stepIndex(record, run.stepId),
     why: step.why,
     risk: stepRisk(step),
     verification: {
@@ -77,7 +68,6 @@ export function proposalView(
       intervalSeconds: run.intervalMs / 1000,
       signal: step.verify.signals.map((s) => SIGNAL_WORDS[s]).join(", and "),
     },
-    needsCorrectnessConfirmation: step.confirmations.includes("correctness"),
     approvers: [...approvers],
     ...earlierOutcome(record, run.stepId),
   };
@@ -144,7 +134,6 @@ export function decisionFor(
 export function verificationView(
   record: RemediationRecord,
   run: StepRun,
-  step: Step,
   proposalId: string,
   check: { index: number; total: number },
   recovery: RecoveryResult | undefined,
@@ -165,7 +154,6 @@ export function verificationView(
     proposalId,
     stepId: run.stepId,
     table: record.table,
-    stepTitle: step.title,
     writer,
     check,
     ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),

@@ -13,9 +13,11 @@ import { renderStatusCard } from "../../../src/adapters/slack/render/status-card
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
 import { renderVerification } from "../../../src/adapters/slack/render/verification.js";
 import type { NextStep, Report } from "../../../src/core/report/schema.js";
-import type { StatusCardView, VerificationView } from "../../../src/services/view-models.js";
+import type { IncidentStory, StoryStep } from "../../../src/core/story/model.js";
+import type { VerificationView } from "../../../src/services/view-models.js";
 import { type SlackStandIn, startSlackStandIn } from "../../../src/sim/slack/stand-in.js";
 import { messageText, mrkdwnToPlain, transcript } from "../../../src/sim/slack/transcript.js";
+import { storySample } from "../../unit/render/samples.js";
 
 const TOKEN = "xoxb-render-test";
 const NOW = Date.parse("2026-11-29T10:07:00Z");
@@ -67,22 +69,31 @@ const report: Report = {
   },
 };
 
-const card: StatusCardView = {
-  table: "db.events",
+const retries: StoryStep = {
+  stepId: "raise-commit-retries",
+  title: "raise commit retries",
+  index: 1,
   state: "awaiting-approval",
-  health: "failing",
-  verdictLine: "commit conflict",
-  openedAtMs: NOW - 55 * MIN,
-  nowMs: NOW,
-  step: { index: 1, total: 1, title: "raise commit retries" },
+  change: step.change,
+  proposedAtMs: NOW - 50 * MIN,
+  approvedBy: [],
+  checks: [],
+  decisions: [],
 };
+
+const card: IncidentStory = storySample({
+  workflow: "awaiting-approval",
+  verdict: { id: "commit-conflict", summary: "commit conflict" },
+  openedAtMs: NOW - 55 * MIN,
+  step: retries,
+  steps: [retries],
+});
 
 const checking: VerificationView = {
   incidentId: "inc-1",
   proposalId: "prop-1",
   stepId: "raise-commit-retries",
   table: "db.events",
-  stepTitle: "raise commit retries",
   writer: { kind: "flink-job", id: "4f2a9c0e11223344556677889900aabb" },
   check: { index: 2, total: 6 },
   intervalSeconds: 300,
@@ -97,7 +108,7 @@ describe("renderers through the stand-in", () => {
   beforeAll(async () => {
     standIn = await startSlackStandIn({ token: TOKEN });
     web = new webApi.WebClient(TOKEN, { slackApiUrl: standIn.apiUrl, retryConfig: { retries: 0 } });
-    const root = await web.chat.postMessage({ channel: "C1", ...renderStatusCard(card) });
+    const root = await web.chat.postMessage({ channel: "C1", ...renderStatusCard(card, NOW) });
     rootTs = root.ts!;
     await web.chat.postMessage({ channel: "C1", thread_ts: rootTs, ...renderDiagnosis(report) });
     await web.chat.postMessage({
@@ -136,12 +147,22 @@ describe("renderers through the stand-in", () => {
     await web.chat.update({
       channel: "C1",
       ts: rootTs,
-      ...renderStatusCard({
-        ...card,
-        state: "resolved",
-        health: "flowing",
-        resolution: { fixedBy: "raise commit retries", recoveredAfterMs: 18 * MIN },
-      }),
+      ...renderStatusCard(
+        {
+          ...card,
+          workflow: "resolved",
+          health: "flowing",
+          step: { ...retries, state: "done" },
+          recovery: {
+            atMs: NOW,
+            changeAtMs: NOW - 18 * MIN,
+            afterChangeMs: 18 * MIN,
+            credit: "fixed",
+            stepId: retries.stepId,
+          },
+        },
+        NOW,
+      ),
     });
   });
 
@@ -196,10 +217,14 @@ describe("renderers through the stand-in", () => {
       user_id: "U1",
       view: renderAppHome({
         nowMs: NOW,
+        // Each one handled by someone: no card offers "I'm on it".
         open: Array.from({ length: 40 }, (_, i) => ({
-          ...card,
-          incidentId: `i${i}`,
-          openedAtMs: NOW - i * MIN,
+          story: {
+            ...card,
+            incidentId: `i${i}`,
+            openedAtMs: NOW - i * MIN,
+            owner: { user: "U1", sinceMs: NOW - MIN, how: "claimed" as const },
+          },
         })),
         recentTables: [{ table: "db.orders", incidents: 1, lastOpenedAtMs: NOW - MIN }],
       }),
@@ -217,9 +242,7 @@ describe("renderers through the stand-in", () => {
       channel: "C2",
       ...renderStatusList({
         nowMs: NOW,
-        incidents: [
-          { incidentId: "i", table: "db.events", state: "open", health: "unknown", openedAtMs: NOW },
-        ],
+        incidents: [{ story: storySample({ incidentId: "i", health: "unknown", openedAtMs: NOW }) }],
       }),
     });
     await web.chat.postMessage({ channel: "C2", ...renderHelp() });

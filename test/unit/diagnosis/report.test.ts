@@ -3,8 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { renderReportText } from "../../../src/adapters/render/report.js";
+import { slackWhen } from "../../../src/adapters/render/times.js";
 import { renderDiagnosis } from "../../../src/adapters/slack/render/diagnosis.js";
-import { cardViewOf } from "../../../src/adapters/slack/render/story-view.js";
+import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { buildContext } from "../../../src/core/diagnosis/context.js";
 import { diagnose } from "../../../src/core/diagnosis/diagnose.js";
 import { hotPartitionFilter } from "../../../src/core/diagnosis/next-step.js";
@@ -354,7 +355,7 @@ describe("diagnose", () => {
     expect(report.findings.map((f) => f.id)).toContain("multiple-flink-jobs");
     expect(report.nextStep?.id).toBe("one-committer-per-table");
     expect(report.nextStep?.summary).toContain(JOB2);
-    const card = cardViewOf(
+    const card = renderStatusCard(
       storyOf({
         incident: {
           id: "i1",
@@ -374,7 +375,7 @@ describe("diagnose", () => {
     const lastOfFailing = Math.max(
       ...ev.catalog!.snapshots.filter((s) => s.summary["flink.job-id"] === JOB2).map((s) => s.timestampMs),
     );
-    expect(card.stalledSinceMs).toBe(lastOfFailing);
+    expect(JSON.stringify(card.blocks)).toContain(`no good commit since ${slackWhen(lastOfFailing, NOW)}`);
   });
 
   it("verify-unknown-commit is the bot's own read-only check: automatic, and its change kind says so", () => {

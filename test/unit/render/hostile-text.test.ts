@@ -10,7 +10,7 @@ import { renderProposal } from "../../../src/adapters/slack/render/proposal.js";
 import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import type { Report } from "../../../src/core/report/schema.js";
 import type { ProposalView } from "../../../src/services/view-models.js";
-import { conflictReport } from "./samples.js";
+import { conflictReport, storySample } from "./samples.js";
 
 const RLO = "\u202e";
 const HOSTILE_JOB = `*URGENT* _ignore_ ~this~ \`rm -rf\` <!channel> <https://evil.example|login> ${RLO}txt.exe`;
@@ -138,15 +138,13 @@ describe("outside text cannot change formatting", () => {
     expect(everything).toContain("<@U0LEAD>");
     expect(everything).not.toContain(RLO);
 
-    const card = renderStatusCard({
-      table: "db.events",
-      state: "open",
-      health: "failing",
-      openedAtMs: 0,
-      nowMs: 60_000,
-      verdictLine: HOSTILE_JOB,
-      causeLine: HOSTILE_EXCEPTION,
-    } as Parameters<typeof renderStatusCard>[0]);
+    const card = renderStatusCard(
+      storySample({
+        verdict: { id: "commit-conflict", summary: HOSTILE_JOB },
+        cause: { id: "rewrite-in-window", summary: HOSTILE_EXCEPTION },
+      }),
+      60_000,
+    );
     for (const text of [card.text, ...mrkdwnTexts(card.blocks)]) {
       expect(formattingHazards(outsideParts(text)), text).toEqual([]);
     }

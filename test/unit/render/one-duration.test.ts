@@ -41,7 +41,6 @@ describe("one duration on every surface", () => {
         proposalId: "prop-3",
         stepId: "raise-commit-retries",
         table: "db.events",
-        stepTitle: "raise commit retries",
         writer: { kind: "flink-job", id: "4f2a9c0e11223344556677889900aabb" },
         check: { index: 3, total: 6 },
         latest: { newSnapshotId: "7204611893422137813" },

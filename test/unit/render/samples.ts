@@ -1,6 +1,27 @@
-// Hand-written reports shaped like real diagnoses, shared by the render and JSON Schema tests.
+// Hand-written reports shaped like real diagnoses, shared by the render and JSON Schema tests, and
+// a hand-written incident story for the card's tests.
 
 import type { AuditReport, Report } from "../../../src/core/report/schema.js";
+import type { IncidentStory } from "../../../src/core/story/model.js";
+
+/** An open incident's story with nothing found yet; `over` sets what a test is about. */
+export function storySample(over: Partial<IncidentStory> = {}): IncidentStory {
+  return {
+    incidentId: "i1",
+    table: "db.events",
+    channel: "C1",
+    workflow: "open",
+    openedAtMs: 0,
+    health: "failing",
+    unseen: [],
+    evidence: [],
+    steps: [],
+    openItems: [],
+    remarks: [],
+    alerts: { received: 1 },
+    ...over,
+  };
+}
 
 const spark = (minute: number) => ({
   source: "catalog" as const,

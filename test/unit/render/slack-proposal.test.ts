@@ -36,7 +36,6 @@ const proposal: ProposalView = {
     automatic: true,
   },
   index: 1,
-  total: 2,
   why: "Appends survive more retries; the conflicts come from compaction",
   risk: { level: "low", detail: "only the retry budget changes and it can be reverted" },
   verification: { checks: 6, intervalSeconds: 300 },
@@ -85,7 +84,7 @@ describe("renderProposal", () => {
 
   it("says what changes, why, the risk and how it will be verified", () => {
     const all = sectionTexts(renderProposal(proposal).blocks);
-    expect(all).toContain("*Step 1 of 2: raise commit retries* for `db.events`");
+    expect(all).toContain("*Step 1: raise commit retries* for `db.events`");
     expect(all).toContain(
       "```commit.retry.num-retries: 4 → 10\ncommit.retry.min-wait-ms: unset (default 100) → 500```",
     );
@@ -347,7 +346,6 @@ describe("renderVerification", () => {
     proposalId: "prop-3",
     stepId: "raise-commit-retries",
     table: "db.events",
-    stepTitle: "raise commit retries",
     writer: { kind: "flink-job", id: "4f2a9c0e11223344556677889900aabb" },
     check: { index: 2, total: 6 },
     intervalSeconds: 300,

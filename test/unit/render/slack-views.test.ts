@@ -7,18 +7,17 @@ import { renderHelp } from "../../../src/adapters/slack/render/help.js";
 import { renderHistory } from "../../../src/adapters/slack/render/history.js";
 import { HEALTH_EMOJI, renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { renderStatusList } from "../../../src/adapters/slack/render/status-list.js";
-import { cardViewOf, statusItemOf } from "../../../src/adapters/slack/render/story-view.js";
 import { parseCommandText } from "../../../src/core/incident/command-text.js";
 import { INCIDENT_STATES, type Incident } from "../../../src/core/incident/model.js";
 import type { Report } from "../../../src/core/report/schema.js";
+import type { IncidentStory, StoryStep } from "../../../src/core/story/model.js";
 import { storyOf } from "../../../src/core/story/story.js";
-import type { StatusCardView } from "../../../src/services/view-models.js";
 import { checkBlocks, checkView } from "../../../src/sim/slack/block-rules.js";
-import { healthyReport } from "./samples.js";
+import { healthyReport, storySample } from "./samples.js";
 
-/** The card's view of an incident from its hash and newest report alone (no walk). */
-const cardView = (incident: Incident, report: Report | undefined, now: number) =>
-  cardViewOf(storyOf({ incident, report }), now);
+/** The card of an incident from its hash and newest report alone (no walk). */
+const cardOf = (incident: Incident, report: Report | undefined, now: number) =>
+  renderStatusCard(storyOf({ incident, report }), now);
 
 const NOW = Date.parse("2026-11-29T10:07:00Z");
 const MIN = 60_000;
@@ -33,22 +32,52 @@ function allText(blocks: KnownBlock[]): string {
     .join("\n");
 }
 
-const card: StatusCardView = {
-  table: "db.events",
-  state: "awaiting-approval",
-  health: "failing",
-  verdictLine: "commit conflict (CommitFailedException, retries exhausted)",
-  causeLine: "compaction (Spark app …0412) replaced files 3 times since the last good commit",
-  nowLine: 'waiting for approval of "move compaction off hot partitions"',
+/** A step of the story, as a proposal waiting for approval left it. */
+function step(stepId: StoryStep["stepId"], title: string, over: Partial<StoryStep> = {}): StoryStep {
+  return {
+    stepId,
+    title,
+    index: 1,
+    state: "awaiting-approval",
+    change: { kind: "manual", checklist: [] },
+    proposedAtMs: 0,
+    approvedBy: [],
+    checks: [],
+    decisions: [],
+    ...over,
+  };
+}
+
+const waiting = step("move-compaction-off-hot-partitions", "move compaction off hot partitions");
+
+const card: IncidentStory = storySample({
+  workflow: "awaiting-approval",
+  verdict: { id: "commit-conflict", summary: "commit conflict (CommitFailedException, retries exhausted)" },
+  cause: {
+    id: "rewrite-in-window",
+    summary: "compaction (Spark app …0412) replaced files 3 times since the last good commit",
+  },
   openedAtMs: NOW - 55 * MIN,
-  stalledSinceMs: NOW - 55 * MIN,
-  nowMs: NOW,
-  step: { index: 1, total: 1, title: "move compaction off hot partitions" },
-};
+  lastGoodCommitMs: NOW - 55 * MIN,
+  step: waiting,
+  steps: [waiting],
+});
+
+/** A resolved story: `fixed` made the writer commit again `afterMs` after its change. */
+function resolvedBy(fixed: StoryStep, afterMs: number): IncidentStory {
+  const recovery = {
+    atMs: NOW,
+    changeAtMs: NOW - afterMs,
+    afterChangeMs: afterMs,
+    credit: "fixed" as const,
+    stepId: fixed.stepId,
+  };
+  return { ...card, workflow: "resolved", health: "flowing", step: fixed, steps: [fixed], recovery };
+}
 
 describe("renderStatusCard", () => {
   it("shows table, age, verdict, cause, what happens now and the state line", () => {
-    const { text, blocks } = renderStatusCard(card);
+    const { text, blocks } = renderStatusCard(card, NOW);
     expect(blocks[0]).toEqual({
       type: "header",
       text: {
@@ -63,28 +92,29 @@ describe("renderStatusCard", () => {
     expect(all).toContain('*Now:* waiting for approval of "move compaction off hot partitions"');
     // Date tokens: each reader sees their own time zone; the fallback is UTC.
     expect(all).toContain(
-      "waiting for approval · step 1 of 1 · opened <!date^1795943520^{time}|09:12 UTC> · updated <!date^1795946820^{time}|10:07 UTC>",
+      "waiting for approval · step 1 · opened <!date^1795943520^{time}|09:12 UTC> · updated <!date^1795946820^{time}|10:07 UTC>",
     );
     expect(text).toBe(":red_circle: db.events — commits failing for 55 min (waiting for approval)");
     expect(checkBlocks(blocks, "message")).toEqual([]);
   });
 
   it("a resolved incident with an open item says so and offers Mark done until someone does", () => {
-    const resolved: StatusCardView = {
-      ...card,
-      state: "resolved",
-      health: "flowing",
-      nowLine: undefined,
-      resolution: { fixedBy: "Restart the writer without duplicating data", recoveredAfterMs: 4 * MIN },
+    const restart = step("idempotent-restart", "Restart the writer without duplicating data", {
+      proposalId: "p2",
+      state: "done",
+    });
+    const resolved: IncidentStory = {
+      ...resolvedBy(restart, 4 * MIN),
       openItems: [
         {
+          id: "o1",
+          kind: "todo",
           text: "Remove the duplicate commit: snapshot 22 holds the same data as snapshot 11",
           statement: "SELECT 1;",
         },
       ],
-      itemAction: { incidentId: "i1", stepId: "idempotent-restart", proposalId: "p2" },
     };
-    const open = renderStatusCard(resolved);
+    const open = renderStatusCard(resolved, NOW);
     expect(open.text).toBe(
       ":large_green_circle: db.events — commits resumed, 1 item open (resolved with 1 open item)",
     );
@@ -95,10 +125,10 @@ describe("renderStatusCard", () => {
     expect(JSON.stringify(actions)).toContain('"action_id":"incident_item_done"');
     expect(checkBlocks(open.blocks, "message")).toEqual([]);
 
-    const done = renderStatusCard({
-      ...resolved,
-      openItems: [{ ...resolved.openItems![0]!, doneBy: "U1", doneAtMs: NOW - MIN }],
-    });
+    const done = renderStatusCard(
+      { ...resolved, openItems: [{ ...resolved.openItems[0]!, doneBy: "U1", doneAtMs: NOW - MIN }] },
+      NOW,
+    );
     expect(done.text).toBe(":large_green_circle: db.events — commits resumed (resolved)");
     expect(allText(done.blocks)).toContain("*Done:* Remove the duplicate commit");
     expect(allText(done.blocks)).toContain("(<@U1> <!date^");
@@ -106,18 +136,17 @@ describe("renderStatusCard", () => {
   });
 
   it("counts the failing time from the writer's last commit when the diagnosis knows it", () => {
-    const { blocks } = renderStatusCard({
-      ...card,
-      openedAtMs: NOW - 2 * MIN,
-      stalledSinceMs: NOW - 55 * MIN,
-    });
+    const { blocks } = renderStatusCard(
+      { ...card, openedAtMs: NOW - 2 * MIN, lastGoodCommitMs: NOW - 55 * MIN },
+      NOW,
+    );
     expect(allText(blocks)).toContain("commits failing for 55 min");
   });
 
   it("does not count a failure from the alert when nobody knows the last good commit", () => {
     // No diagnosis yet, or the catalog did not answer: the incident's age is all that is known.
-    const { stalledSinceMs: _known, ...unknown } = card;
-    const { text, blocks } = renderStatusCard({ ...unknown, openedAtMs: NOW - 12 * MIN });
+    const { lastGoodCommitMs: _known, ...unknown } = card;
+    const { text, blocks } = renderStatusCard({ ...unknown, openedAtMs: NOW - 12 * MIN }, NOW);
     expect(text).toBe(
       ":red_circle: db.events — open for 12 min, last good commit not known (waiting for approval)",
     );
@@ -148,7 +177,7 @@ describe("renderStatusCard", () => {
       cardVersion: 1,
       firingAlerts: 1,
     };
-    const { text, blocks } = renderStatusCard(cardView(incident, report, NOW));
+    const { text, blocks } = cardOf(incident, report, NOW);
     const all = allText(blocks);
     expect(all).not.toMatch(/failing/);
     expect(text).not.toMatch(/failing/);
@@ -160,7 +189,7 @@ describe("renderStatusCard", () => {
     });
     expect(all).toContain("*Verdict:* the writer committed 3 minutes ago");
     // Without a known last commit it still says commits flow, and a failing verdict still counts the stall.
-    const unknown = renderStatusCard(cardView(incident, healthyReport, NOW));
+    const unknown = cardOf(incident, healthyReport, NOW);
     expect(allText(unknown.blocks)).toContain("db.events — alert fired, but commits are flowing\n");
     // A writer idle as its history expects is quiet, not committing: the headline says so.
     const idle = {
@@ -170,15 +199,13 @@ describe("renderStatusCard", () => {
         { id: "writer-idle" as const, severity: "info" as const, summary: "quiet hours", evidence: [] },
       ],
     };
-    const idleCard = renderStatusCard(cardView(incident, idle, NOW));
+    const idleCard = cardOf(incident, idle, NOW);
     expect(allText(idleCard.blocks)).toContain(
       "db.events — alert fired, writer quiet by design (last commit 3 min ago)",
     );
     expect(allText(idleCard.blocks)).not.toContain("commits are flowing");
     const failing = { ...report, verdict: "commit-conflict" as const };
-    expect(allText(renderStatusCard(cardView(incident, failing, NOW)).blocks)).toContain(
-      "db.events — commits failing for 3 min",
-    );
+    expect(allText(cardOf(incident, failing, NOW).blocks)).toContain("db.events — commits failing for 3 min");
   });
 
   it("colours by commit health alone and says the workflow in words", () => {
@@ -186,28 +213,23 @@ describe("renderStatusCard", () => {
     expect(emoji.size).toBe(4);
     // Whatever the workflow, failing commits are red: never yellow while a proposal waits, never ⏳.
     for (const state of INCIDENT_STATES)
-      expect(renderStatusCard({ ...card, state }).text.startsWith(":red_circle:")).toBe(true);
+      expect(renderStatusCard({ ...card, workflow: state }, NOW).text.startsWith(":red_circle:")).toBe(true);
+    const checking = { ...waiting, check: { index: 2, total: 6 } };
     const verifying = allText(
-      renderStatusCard({ ...card, state: "verifying", check: { index: 2, total: 6 } }).blocks,
+      renderStatusCard({ ...card, workflow: "verifying", step: checking }, NOW).blocks,
     );
     expect(verifying).toContain(":red_circle: db.events");
-    expect(verifying).toContain("verifying · step 1 of 1 · check 2 of 6");
-    const resolved = allText(
-      renderStatusCard({
-        ...card,
-        state: "resolved",
-        health: "flowing",
-        nowLine: undefined,
-        resolution: { fixedBy: "raise commit retries", recoveredAfterMs: 18 * MIN },
-      }).blocks,
-    );
+    expect(verifying).toContain("verifying · step 1 · check 2 of 6");
+    const retries = step("raise-commit-retries", "raise commit retries", { state: "done" });
+    const resolved = allText(renderStatusCard(resolvedBy(retries, 18 * MIN), NOW).blocks);
     expect(resolved).toContain(":large_green_circle: db.events — commits resumed");
     expect(resolved).toContain("*Fixed by:* raise commit retries; commits resumed 18 min after the change");
     expect(resolved).not.toContain("*Now:*");
   });
 
   it("escapes outside text in mrkdwn lines", () => {
-    const all = allText(renderStatusCard({ ...card, causeLine: "writer <!channel> & <@U1>" }).blocks);
+    const cause = { id: "rewrite-in-window" as const, summary: "writer <!channel> & <@U1>" };
+    const all = allText(renderStatusCard({ ...card, cause }, NOW).blocks);
     expect(all).toContain("*Cause:* writer &lt;!channel&gt; &amp; &lt;@U1&gt;");
   });
 });
@@ -246,18 +268,12 @@ describe("every surface agrees", () => {
       [failing, "commits failing for 42 min", ":red_circle:"],
       [flowing, "alert fired, but commits are flowing (last commit 42 min ago)", ":large_green_circle:"],
     ] as const) {
-      const cardHeader = renderStatusCard(cardView(incident, report, NOW)).blocks[0];
+      const story = storyOf({ incident, report });
+      const cardHeader = renderStatusCard(story, NOW).blocks[0];
       expect(cardHeader).toMatchObject({ text: { text: `${emoji} db.events — ${age}` } });
-      const home = renderAppHome({
-        nowMs: NOW,
-        open: [{ ...cardView(incident, report, NOW), incidentId: "i1" }],
-        recentTables: [],
-      });
+      const home = renderAppHome({ nowMs: NOW, open: [{ story }], recentTables: [] });
       expect(home.blocks).toContainEqual(cardHeader);
-      const list = allText(
-        renderStatusList({ nowMs: NOW, incidents: [statusItemOf(storyOf({ incident, report }), NOW)] })
-          .blocks,
-      );
+      const list = allText(renderStatusList({ nowMs: NOW, incidents: [{ story }] }).blocks);
       expect(list).toContain(`${emoji} *db.events* — ${age} · open`);
     }
   });
@@ -269,29 +285,26 @@ describe("renderStatusList", () => {
       nowMs: NOW,
       incidents: [
         {
-          incidentId: "a",
-          table: "db.old",
-          state: "verifying",
-          health: "failing",
-          openedAtMs: NOW - 120 * MIN,
-          stalledSinceMs: NOW - 120 * MIN,
+          story: storySample({
+            incidentId: "a",
+            table: "db.old",
+            workflow: "verifying",
+            openedAtMs: NOW - 120 * MIN,
+            lastGoodCommitMs: NOW - 120 * MIN,
+          }),
         },
         {
-          incidentId: "b",
-          table: "db.events",
-          state: "awaiting-approval",
-          health: "failing",
-          openedAtMs: NOW - 55 * MIN,
-          stalledSinceMs: NOW - 55 * MIN,
-          step: { index: 1, total: 2, title: "raise commit retries" },
+          story: storySample({
+            incidentId: "b",
+            workflow: "awaiting-approval",
+            openedAtMs: NOW - 55 * MIN,
+            lastGoodCommitMs: NOW - 55 * MIN,
+            step: step("raise-commit-retries", "raise commit retries"),
+          }),
           permalink: "https://acme.slack.com/archives/C1/p1732870000000100",
         },
         {
-          incidentId: "c",
-          table: "db.x",
-          state: "open",
-          health: "unknown",
-          openedAtMs: NOW - MIN,
+          story: storySample({ incidentId: "c", table: "db.x", health: "unknown", openedAtMs: NOW - MIN }),
           permalink: "javascript:alert(1)",
         },
       ],
@@ -302,7 +315,7 @@ describe("renderStatusList", () => {
     expect(lines.slice(1)).toEqual([
       // Not diagnosed yet: its age, not a failure's.
       ":white_circle: *db.x* — open for 1 min, last good commit not known · open",
-      ":red_circle: *db.events* — commits failing for 55 min · waiting for approval · step 1 of 2: raise commit retries · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
+      ":red_circle: *db.events* — commits failing for 55 min · waiting for approval · step 1: raise commit retries · <https://acme.slack.com/archives/C1/p1732870000000100|thread>",
       ":red_circle: *db.old* — commits failing for 2 h · verifying",
     ]);
   });
@@ -310,11 +323,11 @@ describe("renderStatusList", () => {
   it("says when nothing is open and stays within limits for hundreds of incidents", () => {
     expect(allText(renderStatusList({ nowMs: NOW, incidents: [] }).blocks)).toContain("No open incidents");
     const incidents = Array.from({ length: 3000 }, (_, i) => ({
-      incidentId: `i${i}`,
-      table: `ns.table_${i}_${"x".repeat(40)}`,
-      state: "open" as const,
-      health: "failing" as const,
-      openedAtMs: NOW - i * MIN,
+      story: storySample({
+        incidentId: `i${i}`,
+        table: `ns.table_${i}_${"x".repeat(40)}`,
+        openedAtMs: NOW - i * MIN,
+      }),
     }));
     const { blocks } = renderStatusList({ nowMs: NOW, incidents });
     expect(blocks.length).toBeLessThanOrEqual(50);
@@ -366,7 +379,7 @@ describe("renderHistory", () => {
       actor: "bot",
       action: `event-${i}`,
     }));
-    const all = allText(renderHistory({ table: "db.events", entries, maxEntries: 30 }).blocks);
+    const all = allText(renderHistory({ table: "db.events", entries }).blocks);
     expect(all).toContain("… and 70 earlier entries");
     expect(all).toContain("event-99");
     expect(all).toContain("event-70");
@@ -378,16 +391,16 @@ describe("renderHistory", () => {
 });
 
 describe("renderAppHome", () => {
+  // Someone handles each one: the cards offer no "I'm on it" button.
+  const claimed: IncidentStory = { ...card, owner: { user: "U1", sinceMs: NOW - MIN, how: "claimed" } };
+
   it("shows open incidents newest first and tables with incidents in the last 7 days", () => {
     const view = renderAppHome({
       nowMs: NOW,
       open: [
-        { ...card, incidentId: "old", table: "db.old", openedAtMs: NOW - 300 * MIN },
+        { story: { ...claimed, incidentId: "old", table: "db.old", openedAtMs: NOW - 300 * MIN } },
         {
-          ...card,
-          incidentId: "new",
-          table: "db.new",
-          openedAtMs: NOW - 5 * MIN,
+          story: { ...claimed, incidentId: "new", table: "db.new", openedAtMs: NOW - 5 * MIN },
           permalink: "https://acme.slack.com/archives/C1/p1",
         },
       ],
@@ -409,9 +422,7 @@ describe("renderAppHome", () => {
 
   it("fits many open incidents into 100 blocks and counts the rest", () => {
     const open = Array.from({ length: 60 }, (_, i) => ({
-      ...card,
-      incidentId: `i${i}`,
-      openedAtMs: NOW - i * MIN,
+      story: { ...claimed, incidentId: `i${i}`, openedAtMs: NOW - i * MIN },
     }));
     const view = renderAppHome({ nowMs: NOW, open, recentTables: [] });
     expect(view.blocks.length).toBeLessThanOrEqual(100);

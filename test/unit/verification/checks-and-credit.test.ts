@@ -4,7 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { cardViewOf } from "../../../src/adapters/slack/render/story-view.js";
+import { renderStatusCard } from "../../../src/adapters/slack/render/status-card.js";
 import { renderVerification } from "../../../src/adapters/slack/render/verification.js";
 import { renderProposalNote } from "../../../src/adapters/slack/render/walk-notice.js";
 import type { Evidence, Snapshot } from "../../../src/core/evidence/model.js";
@@ -29,6 +29,7 @@ import type { Change } from "../../../src/core/report/schema.js";
 import { storyOf } from "../../../src/core/story/story.js";
 import { evaluateRecovery, unreadableCheck } from "../../../src/core/verification/check.js";
 import { changeTimeOf, recoveryAfterMs } from "../../../src/core/verification/recovery.js";
+import { recoveredAfterWords } from "../../../src/core/words/recovery.js";
 import type { VerificationView } from "../../../src/services/view-models.js";
 
 const playbook = parsePlaybook(readFileSync("playbooks/commit-failures.yaml", "utf8"), "commit-failures.yaml")
@@ -145,7 +146,8 @@ function resolvedCard(record: RemediationRecord) {
     diagnoses: 0,
     cardVersion: 0,
   };
-  return cardViewOf(storyOf({ incident, walk: record }), T0 + 6 * MIN);
+  const card = renderStatusCard(storyOf({ incident, walk: record }), T0 + 6 * MIN);
+  return JSON.stringify(card.blocks);
 }
 
 describe("a check never claims what it could not see", () => {
@@ -208,7 +210,6 @@ describe("a check never claims what it could not see", () => {
       proposalId: "p1",
       stepId: "verify-unknown-commit",
       table: "db.events",
-      stepTitle: "Find out whether the last commit landed",
       writer: { kind: "flink-job", id: JOB, name: "events-ingest" },
       check: { index: 3, total: 3 },
       readOnly: true,
@@ -310,7 +311,7 @@ describe("credit only where it is due", () => {
       "already-flowing",
     );
     const card = resolvedCard(record);
-    expect(card?.resolution).toMatchObject({ credit: "already-flowing" });
+    expect(card).toContain("*Commits were flowing:*");
     const history = historyOf({
       incident: { id: "inc-1", table: "db.events", channel: "C1", openedAt: T0 },
       state: "resolved",
@@ -354,7 +355,7 @@ describe("credit only where it is due", () => {
     });
     const measured = recoveryAfterMs(record.recovery!);
     expect(measured).toBe(3 * MIN - 20);
-    expect(card?.resolution?.recoveredAfterMs).toBe(measured);
+    expect(card).toContain(`commits resumed ${recoveredAfterWords(measured, true)}`);
     expect(history.steps[0]?.recoveredAfterMs).toBe(measured);
     expect(history.fixedBy).toBe("idempotent-restart");
   });

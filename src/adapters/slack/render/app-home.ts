@@ -2,19 +2,26 @@
 // then the tables that had incidents in the last 7 days.
 
 import { groupDigits, plural } from "../../../core/plural.js";
-import type { AppHomeView, OpenIncidentView } from "../../../services/view-models.js";
 import { slackWhen } from "../../render/times.js";
 import type { HomeView, KnownBlock } from "./block-kit.js";
 import { andMore, context, divider, header, packedSections, section } from "./blocks.js";
 import { escapeCode, LIMITS } from "./limits.js";
 import { statusCardBlocks } from "./status-card.js";
-import { threadLink } from "./status-list.js";
+import { type ListedIncident, threadLink } from "./status-list.js";
 
 /** The week App Home counts a table's recent incidents in. */
 export const RECENT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
-function incidentBlocks(incident: OpenIncidentView, nowMs: number): KnownBlock[] {
-  const blocks = statusCardBlocks({ ...incident, nowMs });
+export interface AppHomeView {
+  /** Open incidents; rendered newest first whatever the order given. */
+  open: ListedIncident[];
+  /** Tables with incidents recently; entries older than 7 days before nowMs are left out. */
+  recentTables: Array<{ table: string; incidents: number; lastOpenedAtMs: number }>;
+  nowMs: number;
+}
+
+function incidentBlocks(incident: ListedIncident, nowMs: number): KnownBlock[] {
+  const blocks = statusCardBlocks(incident.story, nowMs);
   const link = threadLink(incident.permalink, "Open the thread");
   if (link !== "") blocks.push(context(link));
   blocks.push(divider());
@@ -35,7 +42,7 @@ function recentBlocks(view: AppHomeView): KnownBlock[] {
 }
 
 export function renderAppHome(view: AppHomeView): HomeView {
-  const open = [...view.open].sort((a, b) => b.openedAtMs - a.openedAtMs);
+  const open = [...view.open].sort((a, b) => b.story.openedAtMs - a.story.openedAtMs);
   const tail = recentBlocks(view);
   const blocks: KnownBlock[] = [header(`Open incidents (${groupDigits(open.length)})`)];
   if (open.length === 0) blocks.push(section(":white_check_mark: No open incidents."), divider());

@@ -10,7 +10,8 @@ import type { KnownBlock, SlackMessage } from "./block-kit.js";
 import { andMore, section } from "./blocks.js";
 import { escapeCode, escapeMrkdwn, mention, packLines, truncateText } from "./limits.js";
 
-const DEFAULT_MAX_ENTRIES = 30;
+/** Entries shown before "… and N more". */
+const MAX_ENTRIES = 30;
 const MAX_SECTIONS = 10;
 const MAX_LINE = 600;
 
@@ -65,10 +66,9 @@ export function renderHistory(view: HistoryView): SlackMessage {
     };
   }
   const sorted = [...view.entries].sort((a, b) => a.atMs - b.atMs);
-  const max = Math.max(1, view.maxEntries ?? DEFAULT_MAX_ENTRIES);
   const lines = sorted.map((e) => truncateText(entryLine(e), MAX_LINE));
   // The newest entries matter most: drop the oldest until the rest fit, then show them in time order.
-  let first = Math.max(0, lines.length - max);
+  let first = Math.max(0, lines.length - MAX_ENTRIES);
   let packed = packLines(lines.slice(first), { maxSections: MAX_SECTIONS });
   while (packed.used < lines.length - first) {
     first += lines.length - first - packed.used;

@@ -82,8 +82,7 @@ function stopButton(value: ActionValue): Button {
 }
 
 function stepHeading(view: ProposalView): string {
-  const position =
-    view.index === undefined ? "" : ` ${view.index}${view.total === undefined ? "" : ` of ${view.total}`}`;
+  const position = view.index === undefined ? "" : ` ${view.index}`;
   return `:wrench: *Step${position}: ${stepWords(view.step.id)}* for \`${escapeCode(view.table)}\`\n${escapeMrkdwn(view.step.summary)}`;
 }
 
