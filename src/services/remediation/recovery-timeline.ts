@@ -24,11 +24,10 @@ export interface RecoveryPicture {
 const MAX_CHANGE_LABEL = 36;
 
 export async function recoveryTimeline(
-  deps: Pick<RemediationDeps, "recoveryChart" | "notifier" | "store" | "now" | "log">,
+  deps: Pick<RemediationDeps, "notifier" | "store" | "now" | "log">,
   record: RemediationRecord,
   picture: RecoveryPicture,
 ): Promise<void> {
-  if (!deps.recoveryChart) return;
   try {
     const incident = await deps.store.get(record.incidentId);
     if (!incident?.rootTs) return;

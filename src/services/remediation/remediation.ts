@@ -28,7 +28,7 @@ import { stepRisk } from "./views.js";
 
 /** What a person did in Slack, recorded by the receiver as a job a worker carries out. */
 type PersonJob = Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>;
-export type ButtonKind = Extract<RemediationJob, { kind: "click" }>["button"];
+type ButtonKind = Extract<RemediationJob, { kind: "click" }>["button"];
 
 export class Remediation {
   constructor(private readonly deps: RemediationDeps) {}
@@ -207,16 +207,6 @@ export class Remediation {
     for (const effect of effects)
       if (effect.type === "offer-next-step" && effect.reason !== "ineffective")
         await propose(this.deps, value.incidentId, effect.nextStepId, user);
-  }
-
-  /**
-   * The receiver's part of a click, a form submission or a press on autopilot's announcement:
-   * record it as a job and return. What it causes (reads, the walk's decision, messages) happens
-   * in a worker, in runJob. The job's `slackId` is Slack's id of the delivery, so a repeat adds
-   * the same job once.
-   */
-  async record(job: PersonJob | Extract<RemediationJob, { kind: "autopilot" }>): Promise<void> {
-    await this.deps.jobs.enqueue(job);
   }
 
   async runJob(job: RemediationJob): Promise<void> {
