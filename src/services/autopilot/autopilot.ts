@@ -24,6 +24,7 @@ import {
   type AutopilotFate,
   agreementWords,
   notApproverWords,
+  type PolicyStep,
   peopleFirstWords,
   refusalWords,
   saysRefusal,
@@ -407,8 +408,7 @@ export class Autopilot {
     await this.deps.jobs.enqueue({ kind: "autopilot", action: "fire", ...action }, delayMs);
   }
 
-  /** The step and the policy line an announcement names, with the line's place in BOT_CONFIG. */
-  private policyOf(plan: AutopilotPlan): { stepId: AutopilotPlan["stepId"]; policy: string; line?: string } {
+  private policyOf(plan: AutopilotPlan): PolicyStep {
     const line = this.deps.policyLines?.[plan.policy];
     return { stepId: plan.stepId, policy: plan.policy, ...(line ? { line } : {}) };
   }

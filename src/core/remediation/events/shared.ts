@@ -4,6 +4,7 @@
 import { approverIds, canApprove } from "../../approval/policy.js";
 import type { StepId } from "../../ids.js";
 import { DEFAULT_FOLLOW_UP } from "../../settings.js";
+import { isReversible } from "../change.js";
 import type { Step } from "../schema.js";
 import {
   type AuditEntry,
@@ -116,11 +117,7 @@ export function approvalsNeeded(step: Step): number {
 
 /** The bot applied the change and kept the values it replaced, so it can put them back. */
 export function isRevertable(run: StepRun): boolean {
-  return (
-    (run.change.kind === "table-properties" || run.change.kind === "connector-config") &&
-    run.appliedBy === "bot" &&
-    run.previous !== undefined
-  );
+  return isReversible(run.change) && run.appliedBy === "bot" && run.previous !== undefined;
 }
 
 /** The run whose change is in flight for this table, if any. */
