@@ -297,16 +297,11 @@ export interface Mutated<R> {
 }
 
 /** One row of a table's audit trail, as /iceberg history lists it. */
-export interface AuditRow {
-  atMs: number;
-  actor: string;
+export type AuditRow = Omit<AuditEntry, "table" | "action"> & {
   /** A verb people read in the history ("approved", "refused", "applied"…). */
   action: string;
-  stepId?: StepId;
-  outcome: AuditEntry["outcome"];
-  detail: string;
   incidentId?: string;
-}
+};
 
 export interface AuditPort {
   /** A machine decision, in the history's words. */

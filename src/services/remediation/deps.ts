@@ -27,18 +27,7 @@ import type {
 export interface RemediationDeps {
   walks: RemediationStorePort;
   audit: AuditPort;
-  store: Pick<
-    IncidentStorePort,
-    | "get"
-    | "require"
-    | "update"
-    | "close"
-    | "getChart"
-    | "saveChart"
-    | "getReport"
-    | "timeline"
-    | "openIncidentFor"
-  >;
+  store: IncidentStorePort;
   /** Each table's closed incidents: written when one closes (services/history). */
   history?: HistoryPort;
   /** The Slack outbox, for status card edits. */

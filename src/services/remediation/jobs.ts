@@ -13,7 +13,6 @@ import {
   type WriterIdentity,
 } from "../../core/verification/check.js";
 import { changeTimeOf } from "../../core/verification/recovery.js";
-import { stepWords } from "../../core/words/labels.js";
 import { asCodedError } from "../../errors.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
@@ -110,12 +109,9 @@ async function runCheck(deps: RemediationDeps, job: QueuedJob<"check">): Promise
     await recoveryTimeline(deps, record, {
       evidence,
       proposalId: job.proposalId,
-      changeAtMs: changeTimeOf(current),
-      // The step's words ("raise commit retries") are short enough for the legend.
-      changeLabel: stepWords(job.stepId),
-      recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? deps.now(),
-      ...(recovery.credit ? { credit: recovery.credit } : {}),
-      ...(writer ? { writer } : {}),
+      run: current,
+      recovery,
+      writer,
     });
   }
   const { recovered, outcome, detail, unseen } = recovery;
