@@ -4,7 +4,7 @@
 
 import type { StepId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
-import { nextTarget } from "../remediation/events/shared.js";
+import { isRevertable, nextTarget } from "../remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
 import {
@@ -63,15 +63,6 @@ function stateOf(run: StepRun, readOnly: boolean): StepState {
   }
 }
 
-/** The bot can undo what it set itself: table properties and connector configs it applied. */
-function revertable(run: StepRun): boolean {
-  return (
-    run.previous !== undefined &&
-    run.appliedBy === "bot" &&
-    (run.change.kind === "table-properties" || run.change.kind === "connector-config")
-  );
-}
-
 function decisionsOf(
   record: RemediationRecord,
   run: StepRun,
@@ -89,7 +80,7 @@ function decisionsOf(
   // The last step ended without recovery and the walk waits for a person: the verification's buttons.
   if (live && (run.phase === "ineffective" || run.phase === "reverted")) {
     const out: StoryDecision[] = [];
-    if (run.phase === "ineffective" && revertable(run)) out.push({ kind: "revert", action });
+    if (run.phase === "ineffective" && isRevertable(run)) out.push({ kind: "revert", action });
     const next = playbook ? nextTarget(record.walk, run.stepId, { playbook } as MachineContext) : undefined;
     if (next?.kind === "step") {
       const title = playbook?.steps.find((s) => s.id === next.stepId)?.title;

@@ -8,7 +8,7 @@
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/remediation/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/remediation/events/shared.js";
+import { approvalsNeeded, offeredNext } from "../../core/remediation/events/shared.js";
 import {
   peopleOnWalk,
   type RemediationMemory,
@@ -277,12 +277,10 @@ export class Remediation {
    */
   async proposeNextStep(incidentId: string): Promise<StepId | undefined> {
     const record = (await this.deps.walks.get(incidentId))?.value;
-    const last = record?.walk.history[record.walk.history.length - 1];
-    if (!record || !last || record.walk.status !== "active" || record.walk.current) return undefined;
-    const next = nextTarget(record.walk, last.stepId, await contextOf(this.deps, record));
-    if (next.kind !== "step") return undefined;
-    await propose(this.deps, incidentId, next.stepId);
-    return next.stepId;
+    if (record?.walk.status !== "active" || record.walk.current) return undefined;
+    const next = offeredNext(record.walk, await contextOf(this.deps, record));
+    if (next) await propose(this.deps, incidentId, next);
+    return next;
   }
 
   /** Proposes a step of the stored walk, built afresh from the table as it is now. */

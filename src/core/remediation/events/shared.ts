@@ -88,6 +88,13 @@ type NextTarget =
   | { kind: "terminal"; id: string; title: string }
   | { kind: "exhausted" };
 
+/** The step the playbook offers after the walk's last finished run, if any. */
+export function offeredNext(state: WalkState, ctx: MachineContext): StepId | undefined {
+  const last = state.history[state.history.length - 1];
+  const next = last && nextTarget(state, last.stepId, ctx);
+  return next?.kind === "step" ? next.stepId : undefined;
+}
+
 /** The first target of the step's ineffective transitions that is a terminal or a step not yet tried. */
 export function nextTarget(state: WalkState, fromStepId: StepId, ctx: MachineContext): NextTarget {
   const from = findStep(ctx, fromStepId);
@@ -139,23 +146,20 @@ export function busyNotice(state: WalkState, busy: StepRun, now: number): Notice
 
 type ButtonEvent = EventOf<"approve" | "done-by-hand" | "skip">;
 
-/** The checks every button on a proposal shares: its step is current, and the user may decide. */
+/**
+ * The checks every button on a proposal shares: its step is current, and the user may decide. The
+ * open run when they pass, the refusal otherwise.
+ */
 export function openProposal(
   state: WalkState,
   event: ButtonEvent,
   now: number,
   ctx: MachineContext,
-): { ok: true; run: StepRun } | { ok: false; result: TransitionResult } {
-  const cur = state.current;
+): StepRun | TransitionResult {
   const stale = staleButton(state, event, now);
-  if (stale || !cur)
-    return {
-      ok: false,
-      result: stale ?? alreadyHandled(state, now, event, event.user, { kind: "no-open-proposal" }),
-    };
-  const denied = notPermitted(state, event, now, ctx);
-  if (denied) return { ok: false, result: denied };
-  return { ok: true, run: cur };
+  if (stale) return stale;
+  if (!state.current) return alreadyHandled(state, now, event, event.user, { kind: "no-open-proposal" });
+  return notPermitted(state, event, now, ctx) ?? state.current;
 }
 
 /** The refusal for a user outside the table's approvers, or undefined when they may decide. */
