@@ -93,11 +93,7 @@ export interface Versioned<T> {
 
 /** The proposal id of the live proposal for a step (the newest one). */
 export function proposalIdFor(record: RemediationRecord, stepId: string): string | undefined {
-  for (let i = record.proposals.length - 1; i >= 0; i--) {
-    const p = record.proposals[i];
-    if (p?.stepId === stepId) return p.id;
-  }
-  return undefined;
+  return record.proposals.findLast((p) => p.stepId === stepId)?.id;
 }
 
 /**

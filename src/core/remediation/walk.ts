@@ -285,12 +285,12 @@ export interface TransitionResult {
   effects: Effect[];
 }
 
-/** A fresh walk for a table, before any step is proposed. */
 /** Every run of the walk, oldest first: the finished ones, then the current one. */
 export function runsOf(walk: Pick<WalkState, "history" | "current">): StepRun[] {
   return walk.current ? [...walk.history, walk.current] : [...walk.history];
 }
 
+/** A fresh walk for a table, before any step is proposed. */
 export function startWalk(table: string, playbookId: string, now: number): WalkState {
   return { table, playbookId, status: "active", startedAtMs: now, history: [] };
 }

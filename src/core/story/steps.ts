@@ -4,6 +4,7 @@
 
 import type { StepId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
+import { isAutomatic } from "../remediation/change.js";
 import { isRevertable, nextTarget } from "../remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
@@ -74,8 +75,8 @@ function decisionsOf(
     return [];
   const action = { incidentId: record.incidentId, stepId: run.stepId, proposalId };
   if (live && (run.phase === "proposed" || run.phase === "failed")) {
-    const automatic = playbook?.steps.find((s) => s.id === run.stepId)?.automatic ?? false;
-    return [{ kind: automatic && run.change.kind !== "manual" ? "apply" : "done", action }];
+    const step = playbook?.steps.find((s) => s.id === run.stepId);
+    return [{ kind: step && isAutomatic(step, run.change) ? "apply" : "done", action }];
   }
   // The last step ended without recovery and the walk waits for a person: the verification's buttons.
   if (live && (run.phase === "ineffective" || run.phase === "reverted")) {

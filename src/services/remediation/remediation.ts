@@ -316,28 +316,26 @@ async function tellUnreadable(deps: RemediationDeps, job: PersonJob, error: Code
   }
 }
 
+/** The event of each button that names its step. */
+const STEP_BUTTONS = {
+  done: "done-by-hand",
+  skip: "skip",
+  revert: "revert-requested",
+  next: "next-requested",
+} as const;
+
 /** The event a button stands for; a proposal's own buttons name it, so an older one is refused. */
 function buttonEvent(
   kind: ButtonKind,
   value: ActionValue,
   user: string,
 ): { event: RecordEvent; opts: RunOptions } {
-  const { stepId } = value;
-  const onProposal = { proposalId: value.proposalId, actor: user };
-  switch (kind) {
-    case "done":
-      return { event: { type: "done-by-hand", stepId, user }, opts: onProposal };
-    case "skip":
-      return { event: { type: "skip", stepId, user }, opts: onProposal };
-    case "stop":
-      return { event: { type: "stop", user }, opts: { actor: user } };
-    case "revert":
-      return { event: { type: "revert-requested", stepId, user }, opts: { actor: user } };
-    case "next":
-      return { event: { type: "next-requested", stepId, user }, opts: { actor: user } };
-    case "item-done":
-      return { event: { type: "item-done", user }, opts: { actor: user } };
-  }
+  if (kind === "stop" || kind === "item-done") return { event: { type: kind, user }, opts: { actor: user } };
+  const onProposal = kind === "done" || kind === "skip";
+  return {
+    event: { type: STEP_BUTTONS[kind], stepId: value.stepId, user },
+    opts: onProposal ? { proposalId: value.proposalId, actor: user } : { actor: user },
+  };
 }
 
 /** The writer a report names as failing, as the remediation record keeps it. */

@@ -260,10 +260,3 @@ export function audit(
 function auditAction(event: RemediationEvent): AuditEntry["action"] {
   return event.type === "next-requested" ? "propose" : event.type;
 }
-
-export function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) {
-    if (predicate(items[i] as T)) return i;
-  }
-  return -1;
-}
