@@ -86,7 +86,7 @@ export interface BotOptions {
   autopilot?: { afterApprove?: () => Promise<void> };
   /** Follow-up pacing and test seams for guided remediation. */
   remediation?: Partial<
-    Pick<RemediationDeps, "followUpIntervalMs" | "followUpChecks" | "afterApply" | "onResolution"> & {
+    Pick<RemediationDeps, "followUpIntervalMs" | "afterApply" | "onResolution"> & {
       /** How long a proposal waits for the diagnosis message it answers (default 15 s). */
       diagnosisWaitMs?: number;
     }

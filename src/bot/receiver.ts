@@ -50,7 +50,7 @@ export function receiverPart(
     }),
     log,
     wallClock: shared.wallClock,
-    remediation: shared.remediation,
+    remediation: shared.remediationQueue,
     sweep: sweepQueues,
     // What the receiver itself sends (acks, response_url replies, views it opens) is scrubbed
     // like everything the workers send.

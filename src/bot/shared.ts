@@ -291,7 +291,6 @@ function wireRemediation(shared: Awaited<ReturnType<typeof assembleServices>>): 
     now,
     log,
     sourceTimeoutMs: config.sourceTimeoutMs,
-    recoveryChart: true,
     ...seams,
     // Autopilot uses remediation's own paths, so it is built once remediation is.
     autopilot: {

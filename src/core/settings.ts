@@ -5,7 +5,7 @@
 // "nobody may approve".
 
 import { z } from "zod";
-import { AUTOPILOT_OFF, AutopilotConfigSchema } from "./autopilot/policy.js";
+import { AutopilotConfigSchema } from "./autopilot/policy.js";
 import { KubernetesSettingsSchema } from "./kubernetes-settings.js";
 import { SOURCE_KEYS, SourcesConfigSchema } from "./sources/config-schema.js";
 import { DEFAULT_SWEEP_CONFIG, SweepConfigSchema } from "./sweep/config.js";
@@ -95,7 +95,7 @@ export const BotConfigSchema = z.strictObject({
   /** Named Flink sources, Connect clusters, catalogs and Prometheus servers (docs/sources.md). */
   sources: SourcesConfigSchema.default({ flink: [], connect: [], prometheus: [], catalogs: [] }),
   /** Low-risk steps applied under a written policy; off unless written (docs/autopilot.md). */
-  autopilot: AutopilotConfigSchema.default(AUTOPILOT_OFF),
+  autopilot: AutopilotConfigSchema.prefault({}),
 });
 
 export type BotConfig = z.infer<typeof BotConfigSchema>;

@@ -22,7 +22,7 @@ import type { DiagnoseJob, RemediationJob, SlackJob } from "../core/jobs.js";
 import type { RemediationRecord, Versioned } from "../core/remediation/record.js";
 import type { AuditEntry, Notice, ProposalNote } from "../core/remediation/walk.js";
 import type { CatalogPick } from "../core/sources/model.js";
-import type { AutopilotFate } from "../core/words/autopilot.js";
+import type { AutopilotFate, PolicyStep } from "../core/words/autopilot.js";
 import type { UnreadableRecord } from "../core/words/unreadable.js";
 import type { ApplyModalView, ProposalView, VerificationView } from "./view-models.js";
 
@@ -297,16 +297,11 @@ export interface Mutated<R> {
 }
 
 /** One row of a table's audit trail, as /iceberg history lists it. */
-export interface AuditRow {
-  atMs: number;
-  actor: string;
+export type AuditRow = Omit<AuditEntry, "table" | "action"> & {
   /** A verb people read in the history ("approved", "refused", "applied"…). */
   action: string;
-  stepId?: StepId;
-  outcome: AuditEntry["outcome"];
-  detail: string;
   incidentId?: string;
-}
+};
 
 export interface AuditPort {
   /** A machine decision, in the history's words. */
@@ -335,22 +330,13 @@ export type RemediationNote =
   /** The diagnosis repeats an earlier incident of the table (core/history/match.ts). */
   | { kind: "seen-before"; earlier: Extract<SlackJob, { kind: "earlier" }>["earlier"] }
   /** Autopilot's announcement, with Hold and Apply now (`action` is their button value). */
-  | {
+  | (PolicyStep & {
       kind: "autopilot-planned";
-      stepId: StepId;
-      policy: string;
-      line?: string;
       applyAtMs: number;
       action: { incidentId: string; stepId: StepId; proposalId: string };
-    }
+    })
   /** The announcement once its fate is decided: edited in place, without Hold and Apply now. */
-  | {
-      kind: "autopilot-settled";
-      stepId: StepId;
-      policy: string;
-      line?: string;
-      fate: AutopilotFate;
-    }
+  | (PolicyStep & { kind: "autopilot-settled"; fate: AutopilotFate })
   /** Autopilot left a proposed step to people without announcing it (core/words/autopilot.ts says why). */
   | { kind: "autopilot-refused"; stepId: StepId; refusal: Refusal }
   /** Autopilot left a step it had announced to people (`reason` in core/words/autopilot.ts's words). */

@@ -7,8 +7,8 @@ import { ErrorCode } from "../../src/errors.js";
 import {
   type ApplyPorts,
   applyChange,
+  inverseChange,
   outcomeEvent,
-  revertChange,
 } from "../../src/services/remediation/apply-change.js";
 import { createSimClock } from "../../src/sim/clock.js";
 import { type Lakehouse, startLakehouse } from "../../src/sim/lakehouse.js";
@@ -100,7 +100,7 @@ describe("applyChange: table properties", () => {
     expect(outcomeEvent("raise-commit-retries", outcome)).toMatchObject({ type: "apply-succeeded" });
 
     if (outcome.status !== "applied") throw new Error("unreachable");
-    const reverted = await revertChange(ports, retries, outcome.previous, {
+    const reverted = await applyChange(ports, inverseChange(retries, outcome.previous), {
       table: TABLE,
       expectedUuid: uuid,
     });
@@ -227,7 +227,7 @@ describe("applyChange: Kafka Connect", () => {
     expect(again.status).toBe("already-applied");
 
     if (outcome.status !== "applied") throw new Error("unreachable");
-    await revertChange(ports, interval, outcome.previous, { table: TABLE });
+    await applyChange(ports, inverseChange(interval, outcome.previous), { table: TABLE });
     const config = (await ports.connect?.getConnectorEvidence("events-sink"))?.config;
     expect(config?.["iceberg.control.commit.interval-ms"]).toBe("60000");
     expect(config?.topics).toBe("events");

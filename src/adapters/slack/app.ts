@@ -12,7 +12,7 @@ import type { BlockAction, ButtonAction, SlashCommand } from "@slack/bolt";
 import { App, type Receiver, type ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
 import { asCodedError } from "../../errors.js";
-import type { Remediation } from "../../services/remediation/remediation.js";
+import type { RemediationScheduler } from "../../services/ports.js";
 import type { Route } from "../http/edge.js";
 import type { BotQueues } from "../queue/queues.js";
 import { boltLogger } from "./bolt-logger.js";
@@ -50,8 +50,8 @@ export interface BotAppOptions {
    */
   firstDelivery: (event: ReceiverEvent) => Promise<boolean>;
   log: Logger;
-  /** Playbook buttons and the apply modal; without it they are only acknowledged. */
-  remediation?: Remediation;
+  /** Where playbook buttons and the apply modal are recorded; without it they are only acknowledged. */
+  remediation?: RemediationScheduler;
   /** The digest's buttons; without it they are only acknowledged. */
   sweep?: SweepListenerDeps;
   /** Real time, for Slack's signature window (default Date.now), whatever clock incidents read. */

@@ -7,7 +7,7 @@
 import type { BlockAction, ButtonAction } from "@slack/bolt";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
-import type { ButtonKind, Remediation } from "../../services/remediation/remediation.js";
+import type { RemediationJob, RemediationScheduler } from "../../services/ports.js";
 import type { ActionValue } from "../../services/view-models.js";
 import type { ListenerRouter } from "./listener-router.js";
 import { placeholderId, renderPlaceholder } from "./placeholder.js";
@@ -15,12 +15,10 @@ import { NOT_RECORDED_TEXT, type Recorder, tellNotRecorded } from "./record.js";
 import { ACTION_IDS, APPLY_MODAL, decodeActionValue } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 
-type Recorded = Parameters<Remediation["record"]>[0];
-
 /** A click as every job records it: the proposal its button names, who, and Slack's id of it. */
 type Click = ActionValue & { user: string; slackId: string };
 
-const BUTTONS: Array<[string, ButtonKind]> = [
+const BUTTONS: Array<[string, Extract<RemediationJob, { kind: "click" }>["button"]]> = [
   [ACTION_IDS.done, "done"],
   [ACTION_IDS.skip, "skip"],
   [ACTION_IDS.stop, "stop"],
@@ -30,7 +28,9 @@ const BUTTONS: Array<[string, ButtonKind]> = [
 ];
 
 /** Every button: its action id, its name in logs, and the job that records a click on it. */
-const ACTIONS: Array<[actionId: string, what: string, job: (click: Click, triggerId: string) => Recorded]> = [
+const ACTIONS: Array<
+  [actionId: string, what: string, job: (click: Click, triggerId: string) => RemediationJob]
+> = [
   [
     ACTION_IDS.apply,
     "apply",
@@ -52,7 +52,12 @@ function clickId(user: string, action: ButtonAction): string {
 
 export function registerRemediationListeners(
   router: ListenerRouter,
-  remediation: Remediation,
+  /**
+   * Where a click or a submission is recorded as a job: what it causes (reads, the walk's decision,
+   * messages) happens in a worker. The job's `slackId` is Slack's id of the delivery, so a repeat
+   * adds the same job once.
+   */
+  jobs: RemediationScheduler,
   log: LogLike,
   recorder: Recorder,
   openPlaceholder: (triggerId: string, view: ModalView) => Promise<void>,
@@ -71,7 +76,7 @@ export function registerRemediationListeners(
         return;
       }
       const click = { ...value, user: body.user.id, slackId: clickId(body.user.id, action) };
-      const recorded = await recorder.record(what, () => remediation.record(job(click, body.trigger_id)));
+      const recorded = await recorder.record(what, () => jobs.enqueue(job(click, body.trigger_id)));
       // Not recorded: no form at all for Apply (nothing would ever fill it), the person is told instead.
       if (!recorded) return tellNotRecorded(respond, log);
       if (actionId !== ACTION_IDS.apply) return;
@@ -101,7 +106,7 @@ export function registerRemediationListeners(
       values[APPLY_MODAL.confirmBlockId]?.[APPLY_MODAL.confirmActionId]?.selected_options ?? []
     ).some((o) => o.value === APPLY_MODAL.confirmValue);
     const recorded = await recorder.record("approval", () =>
-      remediation.record({
+      jobs.enqueue({
         kind: "approval",
         ...value,
         user: body.user.id,

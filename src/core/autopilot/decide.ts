@@ -109,11 +109,7 @@ export function policyActor(name: string): string {
 }
 
 function stepOf(playbooks: readonly Playbook[], id: StepId): Step | undefined {
-  for (const p of playbooks) {
-    const step = p.steps.find((s) => s.id === id);
-    if (step) return step;
-  }
-  return undefined;
+  return playbooks.flatMap((p) => p.steps).find((s) => s.id === id);
 }
 
 /** The verdict, or a finding at the verdict's side, is one the step is selected for. */

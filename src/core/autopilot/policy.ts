@@ -59,7 +59,7 @@ export const AutopilotConfigSchema = z
         count: z.number().int().min(1).max(100).default(3),
         windowMinutes: z.number().int().min(1).max(10_080).default(1440),
       })
-      .default({ count: 3, windowMinutes: 1440 }),
+      .prefault({}),
     policies: z.array(PolicyLineSchema).default([]),
   })
   .superRefine((config, ctx) => {
@@ -83,14 +83,6 @@ export const AutopilotConfigSchema = z
 
 export type AutopilotConfig = z.infer<typeof AutopilotConfigSchema>;
 export type TablePattern = z.infer<typeof TablePatternSchema>;
-
-export const AUTOPILOT_OFF: AutopilotConfig = {
-  mode: "off",
-  holdOffSeconds: 300,
-  fleetPerHour: 5,
-  stopAfterReverts: { count: 3, windowMinutes: 1440 },
-  policies: [],
-};
 
 /**
  * Steps a policy names that the loaded playbooks do not mark reversible and low risk, as

@@ -43,6 +43,13 @@ export function proposeChange(step: Step, facts: ChangeFacts): Change | undefine
   return variant ? changeFromTemplate(variant, facts) : undefined;
 }
 
+/** A change the bot can undo itself with one atomic call (the walk's revert, autopilot's marks). */
+export function isReversible<C extends { kind: string }>(
+  change: C,
+): change is Extract<C, { kind: "table-properties" | "connector-config" }> {
+  return change.kind === "table-properties" || change.kind === "connector-config";
+}
+
 /** Whether the bot carries the step out itself once approved. */
 export function isAutomatic(step: Step, change: Change): boolean {
   // A manual change is always a person's; every other kind (a read-only check included) is the bot's.

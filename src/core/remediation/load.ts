@@ -4,6 +4,7 @@
 
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { lineOfPath } from "../yaml-lines.js";
+import { isReversible } from "./change.js";
 import {
   type Playbook,
   type PlaybookFile,
@@ -206,9 +207,6 @@ function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
 
-/** Change kinds the bot reverts itself, atomically (the walk's revert). */
-const REVERSIBLE_KINDS = new Set(["table-properties", "connector-config"]);
-
 /**
  * The autopilot marks must be true of the step: reversible only when every change the bot makes is
  * one it can revert, low risk only on a reversible step that one approver may approve.
@@ -216,10 +214,7 @@ const REVERSIBLE_KINDS = new Set(["table-properties", "connector-config"]);
 function autopilotMarkProblems(step: Playbook["steps"][number]): Array<{ key: string; message: string }> {
   const out: Array<{ key: string; message: string }> = [];
   const made = step.changes.filter((c) => c.kind !== "manual" && c.kind !== "read-only-check");
-  if (
-    step.reversible &&
-    (!step.automatic || made.length === 0 || made.some((c) => !REVERSIBLE_KINDS.has(c.kind)))
-  )
+  if (step.reversible && (!step.automatic || made.length === 0 || !made.every(isReversible)))
     out.push({
       key: "reversible",
       message: "reversible needs an automatic step whose changes are table-properties or connector-config",

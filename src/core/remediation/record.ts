@@ -102,11 +102,7 @@ export function stepIndex(record: RemediationRecord, stepId: StepId): number {
 }
 
 export function proposalIdFor(record: RemediationRecord, stepId: string): string | undefined {
-  for (let i = record.proposals.length - 1; i >= 0; i--) {
-    const p = record.proposals[i];
-    if (p?.stepId === stepId) return p.id;
-  }
-  return undefined;
+  return record.proposals.findLast((p) => p.stepId === stepId)?.id;
 }
 
 /**

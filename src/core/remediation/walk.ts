@@ -249,16 +249,8 @@ export type Effect =
   | { type: "post-ephemeral"; user: string; notice: Notice }
   | { type: "apply-change"; stepId: StepId }
   | { type: "schedule-check"; stepId: StepId; delayMs: number; checkIndex: number }
-  | {
-      type: "update-verification";
-      stepId: StepId;
-      checkIndex: number;
-      checksTotal: number;
-      recovered: boolean;
-      outcome: CheckOutcome;
-      detail: string;
-      unseen?: Unseen[];
-    }
+  /** The check just recorded, of `checksTotal`. */
+  | { type: "update-verification"; stepId: StepId; checksTotal: number; check: CheckRecord }
   | { type: "resolve-incident"; stepId: StepId }
   /**
    * The next step to try. "skipped" and "requested" (the Next step button, allowed) are proposed at
@@ -293,12 +285,12 @@ export interface TransitionResult {
   effects: Effect[];
 }
 
-/** A fresh walk for a table, before any step is proposed. */
 /** Every run of the walk, oldest first: the finished ones, then the current one. */
 export function runsOf(walk: Pick<WalkState, "history" | "current">): StepRun[] {
   return walk.current ? [...walk.history, walk.current] : [...walk.history];
 }
 
+/** A fresh walk for a table, before any step is proposed. */
 export function startWalk(table: string, playbookId: string, now: number): WalkState {
   return { table, playbookId, status: "active", startedAtMs: now, history: [] };
 }

@@ -3,7 +3,8 @@
 // card, App Home and `/iceberg status` read this, so they change with the thread's own messages.
 
 import type { IncidentState } from "../incident/model.js";
-import { nextTarget } from "../remediation/events/shared.js";
+import { isAutomatic } from "../remediation/change.js";
+import { isRevertable, nextTarget } from "../remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord, stepIndex } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
 import {
@@ -54,15 +55,6 @@ function stateOf(run: StepRun, readOnly: boolean): StepState {
   }
 }
 
-/** The bot can undo what it set itself: table properties and connector configs it applied. */
-function revertable(run: StepRun): boolean {
-  return (
-    run.previous !== undefined &&
-    run.appliedBy === "bot" &&
-    (run.change.kind === "table-properties" || run.change.kind === "connector-config")
-  );
-}
-
 function decisionsOf(
   record: RemediationRecord,
   run: StepRun,
@@ -74,13 +66,13 @@ function decisionsOf(
     return [];
   const action = { incidentId: record.incidentId, stepId: run.stepId, proposalId };
   if (live && (run.phase === "proposed" || run.phase === "failed")) {
-    const automatic = playbook?.steps.find((s) => s.id === run.stepId)?.automatic ?? false;
-    return [{ kind: automatic && run.change.kind !== "manual" ? "apply" : "done", action }];
+    const step = playbook?.steps.find((s) => s.id === run.stepId);
+    return [{ kind: step && isAutomatic(step, run.change) ? "apply" : "done", action }];
   }
   // The last step ended without recovery and the walk waits for a person: the verification's buttons.
   if (live && (run.phase === "ineffective" || run.phase === "reverted")) {
     const out: StoryDecision[] = [];
-    if (run.phase === "ineffective" && revertable(run)) out.push({ kind: "revert", action });
+    if (run.phase === "ineffective" && isRevertable(run)) out.push({ kind: "revert", action });
     const next = playbook ? nextTarget(record.walk, run.stepId, { playbook } as MachineContext) : undefined;
     if (next?.kind === "step") {
       const title = playbook?.steps.find((s) => s.id === next.stepId)?.title;

@@ -57,13 +57,15 @@ export function saysRefusal(refusal: Refusal): boolean {
   return refusal.kind !== "table-not-in-policy";
 }
 
-/** "Autopilot will apply raise commit retries under policy night-retries (bot.yaml:12) at 03:05 UTC." */
-export function plannedWords(input: {
+/** The step an announcement names and the policy line it acts under, with the line's place in BOT_CONFIG. */
+export interface PolicyStep {
   stepId: StepId;
   policy: string;
   line?: string;
-  applyAtMs: number;
-}): string {
+}
+
+/** "Autopilot will apply raise commit retries under policy night-retries (bot.yaml:12) at 03:05 UTC." */
+export function plannedWords(input: PolicyStep & { applyAtMs: number }): string {
   const where = input.line ? ` (${input.line})` : "";
   return `Autopilot will apply ${stepWords(input.stepId)} under policy ${input.policy}${where} at ${utcTime(input.applyAtMs)}, unless someone presses Hold. The follow-up checks judge the failing writer's own commits; if it does not recover, the change is reverted and the walk comes back to you.`;
 }
@@ -79,12 +81,7 @@ export type AutopilotFate =
  * "Autopilot applied raise commit retries under policy night-retries (bot.yaml:12) when the
  * hold-off ended." Who pressed Apply now or Hold is added by the adapter, as the channel shows them.
  */
-export function settledWords(input: {
-  stepId: StepId;
-  policy: string;
-  line?: string;
-  fate: AutopilotFate;
-}): string {
+export function settledWords(input: PolicyStep & { fate: AutopilotFate }): string {
   const step = stepWords(input.stepId);
   const under = `under policy ${input.policy}${input.line ? ` (${input.line})` : ""}`;
   switch (input.fate.kind) {

@@ -5,7 +5,7 @@
 // handed back to people with the next step proposed. Shadow mode plans without announcing or
 // applying, and is judged against what people did once the walk ends.
 
-import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
+import { canApprove } from "../../core/approval/policy.js";
 import {
   type AutopilotDecision,
   type AutopilotFacts,
@@ -24,6 +24,7 @@ import {
   type AutopilotFate,
   agreementWords,
   notApproverWords,
+  type PolicyStep,
   peopleFirstWords,
   refusalWords,
   saysRefusal,
@@ -42,6 +43,7 @@ import type {
   RemediationStorePort,
   SlackOutboxPort,
 } from "../ports.js";
+import type { Remediation } from "../remediation/remediation.js";
 import type { ActionValue } from "../view-models.js";
 import type { AutopilotPlan, AutopilotStorePort } from "./ports.js";
 
@@ -49,9 +51,6 @@ type AutopilotJob = Extract<RemediationJob, { kind: "autopilot" }>;
 
 /** The announcement's message name: posted once, edited when its fate is decided. */
 const announcementName = (proposalId: string) => `autopilot-${proposalId}`;
-
-const appliedFate = (by: string | undefined): AutopilotFate =>
-  by ? { kind: "applied-now", by } : { kind: "applied" };
 
 /** Whether the announced proposal still waits for approval (nobody approved or took it). */
 function waiting(record: RemediationRecord, value: ActionValue): boolean {
@@ -76,14 +75,6 @@ function whatHappened(record: RemediationRecord, value: ActionValue): Notice {
 /** The audit trail's name for autopilot's own entries; approvers are BOT_CONFIG's defaults'. */
 const AUTOPILOT_AUDIT_TABLE = "autopilot";
 
-/** What the autopilot asks of guided remediation: the paths a person's buttons take. */
-interface RemediationPaths {
-  approveUnderPolicy(value: ActionValue, actor: string, reason: string): Promise<void>;
-  revertUnderPolicy(incidentId: string, stepId: StepRun["stepId"], actor: string): Promise<void>;
-  proposeNextStep(incidentId: string): Promise<StepRun["stepId"] | undefined>;
-  policy(table: string): Promise<ApprovalPolicy>;
-}
-
 export interface AutopilotDeps {
   config: AutopilotConfig;
   /** "file:line" of each policy line in BOT_CONFIG, by name, for the announcement. */
@@ -95,9 +86,8 @@ export interface AutopilotDeps {
   notifier: RemediationNotifier;
   slack: SlackOutboxPort;
   playbooks: PlaybookSet;
-  remediation: RemediationPaths;
-  /** The named catalog holding a table, when the bot reads several. */
-  catalogOf?: (table: string) => string | undefined;
+  /** What the autopilot asks of guided remediation: the paths a person's buttons take. */
+  remediation: Pick<Remediation, "approveUnderPolicy" | "revertUnderPolicy" | "proposeNextStep" | "policy">;
   now: Clock;
   log: LogLike;
   /** Counts each decision (adapters/http/metrics/autopilot.ts). */
@@ -199,7 +189,7 @@ export class Autopilot {
    */
   async command(action: "on" | "off" | "status", request: { channel: string; user: string }): Promise<void> {
     const { store, slack, now } = this.deps;
-    let text: string;
+    let said = "";
     if (action !== "status") {
       const allowed = canApprove(
         await this.deps.remediation.policy(AUTOPILOT_AUDIT_TABLE),
@@ -213,17 +203,9 @@ export class Autopilot {
         detail: allowed ? `switched autopilot ${action}` : "refused: not an approver",
       });
       if (allowed) await store.setSwitch(action);
-      text = allowed ? switchedWords(action) : notApproverWords();
-    } else text = "";
-    const state = await store.switchState();
-    const tally = await store.shadowTally();
-    text = [
-      text,
-      statusWords(this.deps.config.mode, state),
-      ...tally.map((t) => agreementWords(t.stepId, t.would, t.matched, t.fixed)),
-    ]
-      .filter(Boolean)
-      .join("\n");
+      said = allowed ? switchedWords(action) : notApproverWords();
+    }
+    const text = [said, ...(await this.statusLines())].filter(Boolean).join("\n");
     await slack.send({
       kind: "ephemeral",
       channel: request.channel,
@@ -234,7 +216,10 @@ export class Autopilot {
 
   /** What App Home says of autopilot: its mode and switch, and shadow agreement per step (none when off). */
   async homeLines(): Promise<string[]> {
-    if (this.deps.config.mode === "off") return [];
+    return this.deps.config.mode === "off" ? [] : this.statusLines();
+  }
+
+  private async statusLines(): Promise<string[]> {
     const state = await this.deps.store.switchState();
     const tally = await this.deps.store.shadowTally();
     return [
@@ -260,6 +245,8 @@ export class Autopilot {
     if (!run) return;
     const claimed = await this.deps.store.claimOf(value.incidentId);
     if (claimed?.kind === "held") return;
+    // Claimed before a crash, not yet approved: the approval is the walk's to make once.
+    let policy = plan?.policy;
     if (claimed?.kind !== "fired") {
       // Nothing applied yet: every fact is checked again, now.
       const decision = await this.decide(record, run, { ignoreHandedBack: true });
@@ -277,20 +264,18 @@ export class Autopilot {
       }
       const won = await this.deps.store.claim(value.incidentId, { kind: "fired" });
       if (won.kind === "held") return;
-      const policy = plan?.policy ?? decision.policy;
+      policy ??= decision.policy;
       await this.deps.store.recordChange(
         record.table,
         `${value.incidentId}|${value.proposalId}`,
         this.deps.now(),
       );
-      await this.approve(value, policy);
-      if (plan) await this.settleAnnouncement(record, plan, appliedFate(by));
-      return;
     }
-    // Claimed before a crash, not yet approved: the approval is the walk's to make once.
-    if (!plan) return;
-    await this.approve(value, plan.policy);
-    await this.settleAnnouncement(record, plan, appliedFate(by));
+    if (policy === undefined) return;
+    await this.deps.remediation.approveUnderPolicy(value, policyActor(policy), `policy ${policy}`);
+    await this.deps.afterApprove?.();
+    if (plan)
+      await this.settleAnnouncement(record, plan, by ? { kind: "applied-now", by } : { kind: "applied" });
   }
 
   /** The announcement edited to say how it ended, its Hold and Apply now gone (idempotent: one name). */
@@ -299,17 +284,10 @@ export class Autopilot {
     plan: AutopilotPlan,
     fate: AutopilotFate,
   ): Promise<void> {
-    const line = this.deps.policyLines?.[plan.policy];
     await this.deps.notifier.say(record, {
       kind: "update-note",
       name: announcementName(plan.proposalId),
-      note: {
-        kind: "autopilot-settled",
-        stepId: plan.stepId,
-        policy: plan.policy,
-        ...(line ? { line } : {}),
-        fate,
-      },
+      note: { kind: "autopilot-settled", ...this.policyOf(plan), fate },
     });
   }
 
@@ -321,11 +299,6 @@ export class Autopilot {
     if (plan.shadow || (await this.deps.store.claimOf(plan.incidentId))) return;
     if (!(await this.deps.store.handBack(plan.incidentId))) return;
     await this.settleAnnouncement(record, plan, { kind: "handed-back", reason: peopleFirstWords() });
-  }
-
-  private async approve(value: ActionValue, policy: string): Promise<void> {
-    await this.deps.remediation.approveUnderPolicy(value, policyActor(policy), `policy ${policy}`);
-    await this.deps.afterApprove?.();
   }
 
   /** Hold: the first of a Hold and the hold-off's end wins; a held step waits for people. */
@@ -427,20 +400,17 @@ export class Autopilot {
   private async announce(record: RemediationRecord, plan: AutopilotPlan): Promise<void> {
     const delayMs = Math.max(0, plan.applyAtMs - this.deps.now());
     const action = { incidentId: plan.incidentId, stepId: plan.stepId, proposalId: plan.proposalId };
-    const line = this.deps.policyLines?.[plan.policy];
     await this.deps.notifier.say(record, {
       kind: "note",
       name: announcementName(plan.proposalId),
-      note: {
-        kind: "autopilot-planned",
-        stepId: plan.stepId,
-        policy: plan.policy,
-        ...(line ? { line } : {}),
-        applyAtMs: plan.applyAtMs,
-        action,
-      },
+      note: { kind: "autopilot-planned", ...this.policyOf(plan), applyAtMs: plan.applyAtMs, action },
     });
     await this.deps.jobs.enqueue({ kind: "autopilot", action: "fire", ...action }, delayMs);
+  }
+
+  private policyOf(plan: AutopilotPlan): PolicyStep {
+    const line = this.deps.policyLines?.[plan.policy];
+    return { stepId: plan.stepId, policy: plan.policy, ...(line ? { line } : {}) };
   }
 
   private async decide(
@@ -458,10 +428,9 @@ export class Autopilot {
     const inWalk = record.walk.history.some(
       (r) => r.phase === "reverting" || r.phase === "done-by-hand" || r.approvals.length > 0,
     );
-    const catalog = report.catalogSource ?? this.deps.catalogOf?.(record.table);
     const facts: AutopilotFacts = {
       table: record.table,
-      ...(catalog ? { catalog } : {}),
+      ...(report.catalogSource ? { catalog: report.catalogSource } : {}),
       report,
       stepId: run.stepId,
       inWalk,

@@ -5,25 +5,20 @@
 
 import type { TableRef } from "../../core/evidence/model.js";
 import type { StepId } from "../../core/ids.js";
+import { isReversible } from "../../core/remediation/change.js";
 import type { PreviousValues, RemediationEvent } from "../../core/remediation/walk.js";
 import type { Change, PropertyChange } from "../../core/report/schema.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
-import type { CatalogDirectory, CatalogPort, ConnectPort } from "../ports.js";
+import type { CatalogPort, ConnectPort, EvidencePorts } from "../ports.js";
 
-export interface ApplyPorts {
-  catalog?: CatalogPort;
-  /** Named catalogs: a change naming its catalog goes to that one, with its credentials. */
-  catalogs?: CatalogDirectory;
-  connect?: ConnectPort;
-}
+/** Where changes go: a change naming its catalog goes to that named one, with its credentials. */
+export type ApplyPorts = Pick<EvidencePorts, "catalog" | "catalogs" | "connect">;
 
 export interface ApplyContext {
   table: TableRef;
   /** The table uuid the proposal was made against; the commit asserts it. */
   expectedUuid?: string;
-  /** Where the table lives, as messages name it (" in catalog lake-eu"). */
-  where?: string;
 }
 
 interface Drift {
@@ -64,10 +59,14 @@ export async function applyChange(
             hint: "The proposal was made for a catalog BOT_CONFIG no longer declares; check sources.catalogs.",
           },
         );
-      return applyTableProperties(named?.port ?? need(ports.catalog, "catalog"), change.changes, {
-        ...context,
-        ...(change.catalogSource ? { where: ` in catalog ${change.catalogSource}` } : {}),
-      });
+      // Where the table lives, as messages name it (" in catalog lake-eu").
+      const where = change.catalogSource ? ` in catalog ${change.catalogSource}` : "";
+      return applyTableProperties(
+        named?.port ?? need(ports.catalog, "catalog"),
+        change.changes,
+        context,
+        `${formatTableName(context.table)}${where}`,
+      );
     }
     case "connector-config":
       return applyConnectorConfig(
@@ -89,19 +88,12 @@ export async function applyChange(
   }
 }
 
-/** Puts back the values a change replaced, in one call (unset keys are removed again). */
-export async function revertChange(
-  ports: ApplyPorts,
-  change: Change,
-  previous: PreviousValues,
-  context: ApplyContext,
-): Promise<ApplyOutcome> {
-  return applyChange(ports, inverseChange(change, previous), context);
-}
-
-/** The change that undoes `change`, given the values it replaced. */
-function inverseChange(change: Change, previous: PreviousValues): Change {
-  if (change.kind !== "table-properties" && change.kind !== "connector-config") {
+/**
+ * The change that undoes `change`, given the values it replaced: applied, it puts them back in one
+ * call (unset keys are removed again).
+ */
+export function inverseChange(change: Change, previous: PreviousValues): Change {
+  if (!isReversible(change)) {
     throw new CodedError(ErrorCode.UsageInvalid, `A ${change.kind} change cannot be reverted`, {
       hint: "Only property and connector config changes can be undone by the bot.",
     });
@@ -136,8 +128,8 @@ async function applyTableProperties(
   catalog: CatalogPort,
   changes: PropertyChange[],
   context: ApplyContext,
+  name: string,
 ): Promise<ApplyOutcome> {
-  const name = `${formatTableName(context.table)}${context.where ?? ""}`;
   const read = await preRead(() => catalog.loadTable(context.table), name);
   if ("status" in read) return read;
   const before = read.value;
@@ -187,7 +179,7 @@ async function applyConnectorConfig(
   changes: PropertyChange[],
   cluster?: string,
 ): Promise<ApplyOutcome> {
-  const what = `connector ${connector}${cluster ? ` on ${cluster}` : ""}`;
+  const what = connectorName(connector, cluster);
   const readConfig = () => connect.getConnectorEvidence(connector, cluster).then((e) => e.config);
   const read = await preRead(readConfig, what);
   if ("status" in read) return read;
@@ -220,7 +212,7 @@ async function restartConnector(
 ): Promise<ApplyOutcome> {
   const read = await preRead(
     () => connect.getConnectorEvidence(connector, cluster),
-    `connector ${connector}${cluster ? ` on ${cluster}` : ""}`,
+    connectorName(connector, cluster),
   );
   if ("status" in read) return read;
   const before = read.value.connector;
@@ -245,36 +237,47 @@ async function restartConnector(
     if (refusedOutright(coded)) {
       return notApplied(coded, `Connector ${connector} was not restarted: ${coded.message}`);
     }
-    try {
-      const after = (await connect.getConnectorEvidence(connector, cluster)).connector;
-      if (failedParts(after).length === 0) {
-        return {
-          status: "applied-confirmed",
-          previous: {},
-          detail: `The restart call failed (${coded.message}) but ${connector} shows nothing failed now: ${summary(after)}.`,
-        };
-      }
-      return notApplied(
-        coded,
-        `The restart call failed (${coded.message}) and ${connector} still has failed parts: ${summary(after)}.`,
-      );
-    } catch (reloadError) {
-      return unknown(`restart of ${connector}`, coded, reloadError);
+    const reread = await readOr(
+      () => connect.getConnectorEvidence(connector, cluster),
+      (reloadError) => unknown(`restart of ${connector}`, coded, reloadError),
+    );
+    if ("status" in reread) return reread;
+    const after = reread.value.connector;
+    if (failedParts(after).length === 0) {
+      return {
+        status: "applied-confirmed",
+        previous: {},
+        detail: `The restart call failed (${coded.message}) but ${connector} shows nothing failed now: ${summary(after)}.`,
+      };
     }
+    return notApplied(
+      coded,
+      `The restart call failed (${coded.message}) and ${connector} still has failed parts: ${summary(after)}.`,
+    );
+  }
+}
+
+/** What a read returns, or the outcome `failed` makes of its error. */
+async function readOr<T>(
+  read: () => Promise<T>,
+  failed: (error: unknown) => ApplyOutcome,
+): Promise<{ value: T } | ApplyOutcome> {
+  try {
+    return { value: await read() };
+  } catch (error) {
+    return failed(error);
   }
 }
 
 /** Reading before a change sends nothing, so when the read fails nothing changed. */
-async function preRead<T>(read: () => Promise<T>, what: string): Promise<{ value: T } | ApplyOutcome> {
-  try {
-    return { value: await read() };
-  } catch (error) {
+function preRead<T>(read: () => Promise<T>, what: string): Promise<{ value: T } | ApplyOutcome> {
+  return readOr(read, (error) => {
     const coded = asCodedError(error);
     return notApplied(
       coded,
       `Could not read ${what} before changing it, so nothing was sent: ${coded.message}`,
     );
-  }
+  });
 }
 
 /** Before sending anything: already there, or the values moved since the proposal. */
@@ -283,7 +286,7 @@ function precheck(
   current: Readonly<Record<string, string>>,
   what: string,
 ): ApplyOutcome | undefined {
-  if (changes.every((c) => (current[c.key] ?? null) === c.proposed)) {
+  if (inPlace(changes, current)) {
     return {
       status: "already-applied",
       previous: Object.fromEntries(changes.map((c) => [c.key, c.current])),
@@ -307,18 +310,14 @@ async function recheckAfterConflict(
   reload: () => Promise<Readonly<Record<string, string>>>,
   what: string,
 ): Promise<ApplyOutcome> {
-  let current: Readonly<Record<string, string>>;
-  try {
-    current = await reload();
-  } catch (error) {
-    return {
-      status: "conflict-rechecked",
-      stillValid: false,
-      drift: [],
-      detail: `${what} changed concurrently and could not be reloaded (${asCodedError(error).message}); nothing was changed.`,
-    };
-  }
-  const drift = driftOf(changes, current);
+  const current = await readOr(reload, (error) => ({
+    status: "conflict-rechecked",
+    stillValid: false,
+    drift: [],
+    detail: `${what} changed concurrently and could not be reloaded (${asCodedError(error).message}); nothing was changed.`,
+  }));
+  if ("status" in current) return current;
+  const drift = driftOf(changes, current.value);
   return {
     status: "conflict-rechecked",
     stillValid: drift.length === 0,
@@ -337,13 +336,9 @@ async function reloadAndReport(
   what: string,
   cause: CodedError,
 ): Promise<ApplyOutcome> {
-  let current: Readonly<Record<string, string>>;
-  try {
-    current = await reload();
-  } catch (reloadError) {
-    return unknown(`the change to ${what}`, cause, reloadError);
-  }
-  if (changes.every((c) => (current[c.key] ?? null) === c.proposed)) {
+  const current = await readOr(reload, (reloadError) => unknown(`the change to ${what}`, cause, reloadError));
+  if ("status" in current) return current;
+  if (inPlace(changes, current.value)) {
     return {
       status: "applied-confirmed",
       previous,
@@ -366,6 +361,15 @@ function unknown(what: string, cause: CodedError, reloadError: unknown): ApplyOu
     code: ErrorCode.ChangeOutcomeUnknown,
     detail: `Not known whether ${what} landed: the call failed (${cause.message}) and so did the reload (${asCodedError(reloadError).message}). Check by hand before trying again.`,
   };
+}
+
+/** Every value the change sets is what is there now. */
+function inPlace(changes: PropertyChange[], current: Readonly<Record<string, string>>): boolean {
+  return changes.every((c) => (current[c.key] ?? null) === c.proposed);
+}
+
+function connectorName(connector: string, cluster: string | undefined): string {
+  return `connector ${connector}${cluster ? ` on ${cluster}` : ""}`;
 }
 
 function driftOf(changes: PropertyChange[], current: Readonly<Record<string, string>>): Drift[] {

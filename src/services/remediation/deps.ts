@@ -27,18 +27,7 @@ import type {
 export interface RemediationDeps {
   walks: RemediationStorePort;
   audit: AuditPort;
-  store: Pick<
-    IncidentStorePort,
-    | "get"
-    | "require"
-    | "update"
-    | "close"
-    | "getChart"
-    | "saveChart"
-    | "getReport"
-    | "timeline"
-    | "openIncidentFor"
-  >;
+  store: IncidentStorePort;
   /** Each table's closed incidents: written when one closes (services/history). */
   history?: HistoryPort;
   /** The Slack outbox, for status card edits. */
@@ -52,12 +41,8 @@ export interface RemediationDeps {
   now: Clock;
   log: LogLike;
   sourceTimeoutMs: number;
-  /** Shares the updated commit timeline once the writer recovered (default: no picture). */
-  recoveryChart?: boolean;
   /** Overrides BOT_CONFIG's follow-up interval (the demo and tests use a short one). */
   followUpIntervalMs?: number;
-  /** Overrides BOT_CONFIG's number of follow-up checks. */
-  followUpChecks?: number;
   /** Runs after a change was applied and before the result is recorded (tests crash a worker here). */
   afterApply?: (job: Extract<RemediationJob, { kind: "apply" }>) => Promise<void>;
   /**
@@ -91,10 +76,9 @@ export async function contextOf(deps: RemediationDeps, record: RemediationRecord
 }
 
 export function followUpOf(deps: RemediationDeps, table: string): ResolvedTableSettings["followUp"] {
-  const settings = tableSettings(deps.bot, table).followUp;
-  const intervalSeconds =
-    deps.followUpIntervalMs === undefined ? settings.intervalSeconds : deps.followUpIntervalMs / 1000;
-  return { intervalSeconds, checks: deps.followUpChecks ?? settings.checks };
+  const { followUp } = tableSettings(deps.bot, table);
+  if (deps.followUpIntervalMs === undefined) return followUp;
+  return { ...followUp, intervalSeconds: deps.followUpIntervalMs / 1000 };
 }
 
 export function playbookFor(deps: RemediationDeps, playbookId: string, stepId?: string): Playbook {

@@ -6,7 +6,7 @@
 import type { StepId } from "../../core/ids.js";
 import { isRevertable } from "../../core/remediation/events/shared.js";
 import { proposalIdFor, type RemediationRecord } from "../../core/remediation/record.js";
-import type { Effect, Notice } from "../../core/remediation/walk.js";
+import { checkOutcome, type Effect, type Notice } from "../../core/remediation/walk.js";
 import { walkStory } from "../../core/story/steps.js";
 import type { CheckOutcome, RecoveryResult } from "../../core/verification/check.js";
 import { changeTimeOf, recoveryAfterMs } from "../../core/verification/recovery.js";
@@ -243,10 +243,10 @@ async function perform(deps: RemediationDeps, record: RemediationRecord, effect:
       await deps.audit.append(record.table, {
         atMs: deps.now(),
         actor: "bot",
-        action: VERIFIED[effect.outcome],
+        action: VERIFIED[checkOutcome(effect.check)],
         stepId: effect.stepId,
         outcome: "ok",
-        detail: `check ${effect.checkIndex} of ${effect.checksTotal}: ${effect.detail}`,
+        detail: `check ${effect.check.index} of ${effect.checksTotal}: ${effect.check.detail}`,
         incidentId,
       });
       return;
@@ -325,7 +325,8 @@ function verificationMessage(
   if (!found) return [];
   const { run, proposalId } = found;
   let outcome: VerificationOutcome | undefined;
-  if (effect.recovered) {
+  const last = effect.check.index >= effect.checksTotal;
+  if (effect.check.recovered) {
     const snapshot = recovery?.firstNewSnapshot;
     const committedAtMs = snapshot?.timestampMs ?? deps.now();
     outcome = {
@@ -335,9 +336,9 @@ function verificationMessage(
       recoveredAfterMs: recoveryAfterMs({ atMs: committedAtMs, changeAtMs: changeTimeOf(run) }),
       credit: recovery?.credit ?? "fixed",
     };
-  } else if (effect.checkIndex >= effect.checksTotal && effect.outcome === "could-not-check") {
+  } else if (last && checkOutcome(effect.check) === "could-not-check") {
     outcome = { kind: "could-not-check" };
-  } else if (effect.checkIndex >= effect.checksTotal) {
+  } else if (last) {
     const offer = all.find((e) => e.type === "offer-next-step");
     outcome = {
       kind: "ineffective",
@@ -352,7 +353,7 @@ function verificationMessage(
         : {}),
     };
   }
-  const check = { index: effect.checkIndex, total: effect.checksTotal };
+  const check = { index: effect.check.index, total: effect.checksTotal };
   const view = verificationView(record, run, proposalId, check, recovery, outcome);
   return [{ kind: "upsert-verification", name: `verify-${proposalId}`, view }];
 }

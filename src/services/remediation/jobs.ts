@@ -13,11 +13,10 @@ import {
   type WriterIdentity,
 } from "../../core/verification/check.js";
 import { changeTimeOf } from "../../core/verification/recovery.js";
-import { stepWords } from "../../core/words/labels.js";
 import { asCodedError } from "../../errors.js";
 import { investigate } from "../investigate/investigate.js";
 import type { RemediationJob } from "../ports.js";
-import { applyChange, outcomeEvent, revertChange } from "./apply-change.js";
+import { applyChange, inverseChange, outcomeEvent } from "./apply-change.js";
 import { type RemediationDeps, stepOf } from "./deps.js";
 import { ensurePending, finishResolution } from "./effects.js";
 import { propose, run } from "./pipeline.js";
@@ -110,12 +109,9 @@ async function runCheck(deps: RemediationDeps, job: QueuedJob<"check">): Promise
     await recoveryTimeline(deps, record, {
       evidence,
       proposalId: job.proposalId,
-      changeAtMs: changeTimeOf(current),
-      // The step's words ("raise commit retries") are short enough for the legend.
-      changeLabel: stepWords(job.stepId),
-      recoveredAtMs: recovery.firstNewSnapshot?.timestampMs ?? deps.now(),
-      ...(recovery.credit ? { credit: recovery.credit } : {}),
-      ...(writer ? { writer } : {}),
+      run: current,
+      recovery,
+      writer,
     });
   }
   const { recovered, outcome, detail, unseen } = recovery;
@@ -136,7 +132,7 @@ async function runRevert(deps: RemediationDeps, job: QueuedJob<"revert">): Promi
   const record = (await deps.walks.get(job.incidentId))?.value;
   const reverting = record?.walk.history.findLast((r) => r.stepId === job.stepId && r.phase === "reverting");
   if (!record || !reverting?.previous) return;
-  const outcome = await revertChange(deps.ports, reverting.change, reverting.previous, {
+  const outcome = await applyChange(deps.ports, inverseChange(reverting.change, reverting.previous), {
     table: parseTableName(record.table),
     ...(reverting.target?.uuid ? { expectedUuid: reverting.target.uuid } : {}),
   });

@@ -5,38 +5,37 @@
 import { buildTimeline, describeTimeline, isTimelineChart } from "../../core/chart/timeline.js";
 import type { Evidence } from "../../core/evidence/model.js";
 import type { RemediationRecord } from "../../core/remediation/record.js";
-import type { RecoveryCredit } from "../../core/verification/check.js";
+import type { StepRun } from "../../core/remediation/walk.js";
+import type { RecoveryResult } from "../../core/verification/check.js";
+import { changeTimeOf } from "../../core/verification/recovery.js";
+import { stepWords } from "../../core/words/labels.js";
 import { asCodedError } from "../../errors.js";
 import type { RemediationDeps } from "./deps.js";
 
-export interface RecoveryPicture {
-  evidence: Evidence;
-  proposalId: string;
-  changeAtMs: number;
-  changeLabel: string;
-  recoveredAtMs: number;
-  /** "already-flowing": the writer committed before the change; the mark must not say it recovered. */
-  credit?: RecoveryCredit;
-  /** The writer the follow-ups judged, when the record does not name it yet. */
-  writer?: RemediationRecord["writer"];
-}
-
 const MAX_CHANGE_LABEL = 36;
 
+/**
+ * The picture of the check that saw `run`'s change recover, from that check's evidence; `writer`
+ * is the one the follow-ups judged, when the record does not name it yet.
+ */
 export async function recoveryTimeline(
-  deps: Pick<RemediationDeps, "recoveryChart" | "notifier" | "store" | "now" | "log">,
+  deps: Pick<RemediationDeps, "notifier" | "store" | "now" | "log">,
   record: RemediationRecord,
-  picture: RecoveryPicture,
+  picture: {
+    evidence: Evidence;
+    proposalId: string;
+    run: StepRun;
+    recovery: RecoveryResult;
+    writer: RemediationRecord["writer"];
+  },
 ): Promise<void> {
-  if (!deps.recoveryChart) return;
   try {
     const incident = await deps.store.get(record.incidentId);
     if (!incident?.rootTs) return;
     const first = await deps.store.getChart(record.incidentId, Math.max(1, incident.diagnoses));
-    const label =
-      picture.changeLabel.length > MAX_CHANGE_LABEL
-        ? `${picture.changeLabel.slice(0, MAX_CHANGE_LABEL - 1)}…`
-        : picture.changeLabel;
+    // The step's words ("raise commit retries") are short enough for the legend.
+    const words = stepWords(picture.run.stepId);
+    const label = words.length > MAX_CHANGE_LABEL ? `${words.slice(0, MAX_CHANGE_LABEL - 1)}…` : words;
     // The failing writer keeps its lane: the one the diagnosis named, never a twin that committed.
     const writer = picture.writer ?? record.writer;
     const chart = buildTimeline(picture.evidence, deps.now(), {
@@ -44,11 +43,14 @@ export async function recoveryTimeline(
       ...(writer
         ? { writer: { kind: writer.kind === "connector" ? "connect" : "flink", id: writer.id } }
         : {}),
-      change: { atMs: picture.changeAtMs, label: `change: ${label}` },
+      change: { atMs: changeTimeOf(picture.run), label: `change: ${label}` },
       recovery: {
-        atMs: picture.recoveredAtMs,
+        atMs: picture.recovery.firstNewSnapshot?.timestampMs ?? deps.now(),
+        // "already-flowing": the writer committed before the change; the mark must not say it recovered.
         label:
-          picture.credit === "already-flowing" ? "next commit (commits were flowing)" : "writer recovered",
+          picture.recovery.credit === "already-flowing"
+            ? "next commit (commits were flowing)"
+            : "writer recovered",
       },
       ...(isTimelineChart(first) && first.window ? { window: first.window } : {}),
     });

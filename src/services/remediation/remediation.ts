@@ -8,7 +8,7 @@
 import { type ApprovalPolicy, canApprove } from "../../core/approval/policy.js";
 import type { StepId } from "../../core/ids.js";
 import { decide, type RecordEvent } from "../../core/remediation/decide.js";
-import { approvalsNeeded, nextTarget } from "../../core/remediation/events/shared.js";
+import { approvalsNeeded, offeredNext } from "../../core/remediation/events/shared.js";
 import {
   peopleOnWalk,
   type RemediationMemory,
@@ -28,7 +28,7 @@ import { stepRisk } from "./views.js";
 
 /** What a person did in Slack, recorded by the receiver as a job a worker carries out. */
 type PersonJob = Extract<RemediationJob, { kind: "click" | "approval" | "apply-form" }>;
-export type ButtonKind = Extract<RemediationJob, { kind: "click" }>["button"];
+type ButtonKind = Extract<RemediationJob, { kind: "click" }>["button"];
 
 export class Remediation {
   constructor(private readonly deps: RemediationDeps) {}
@@ -209,16 +209,6 @@ export class Remediation {
         await propose(this.deps, value.incidentId, effect.nextStepId, user);
   }
 
-  /**
-   * The receiver's part of a click, a form submission or a press on autopilot's announcement:
-   * record it as a job and return. What it causes (reads, the walk's decision, messages) happens
-   * in a worker, in runJob. The job's `slackId` is Slack's id of the delivery, so a repeat adds
-   * the same job once.
-   */
-  async record(job: PersonJob | Extract<RemediationJob, { kind: "autopilot" }>): Promise<void> {
-    await this.deps.jobs.enqueue(job);
-  }
-
   async runJob(job: RemediationJob): Promise<void> {
     if (job.kind === "autopilot") return this.deps.autopilot?.run(job);
     if (job.kind === "apply" || job.kind === "check" || job.kind === "revert")
@@ -287,12 +277,10 @@ export class Remediation {
    */
   async proposeNextStep(incidentId: string): Promise<StepId | undefined> {
     const record = (await this.deps.walks.get(incidentId))?.value;
-    const last = record?.walk.history[record.walk.history.length - 1];
-    if (!record || !last || record.walk.status !== "active" || record.walk.current) return undefined;
-    const next = nextTarget(record.walk, last.stepId, await contextOf(this.deps, record));
-    if (next.kind !== "step") return undefined;
-    await propose(this.deps, incidentId, next.stepId);
-    return next.stepId;
+    if (record?.walk.status !== "active" || record.walk.current) return undefined;
+    const next = offeredNext(record.walk, await contextOf(this.deps, record));
+    if (next) await propose(this.deps, incidentId, next);
+    return next;
   }
 
   /** Proposes a step of the stored walk, built afresh from the table as it is now. */
@@ -328,28 +316,26 @@ async function tellUnreadable(deps: RemediationDeps, job: PersonJob, error: Code
   }
 }
 
+/** The event of each button that names its step. */
+const STEP_BUTTONS = {
+  done: "done-by-hand",
+  skip: "skip",
+  revert: "revert-requested",
+  next: "next-requested",
+} as const;
+
 /** The event a button stands for; a proposal's own buttons name it, so an older one is refused. */
 function buttonEvent(
   kind: ButtonKind,
   value: ActionValue,
   user: string,
 ): { event: RecordEvent; opts: RunOptions } {
-  const { stepId } = value;
-  const onProposal = { proposalId: value.proposalId, actor: user };
-  switch (kind) {
-    case "done":
-      return { event: { type: "done-by-hand", stepId, user }, opts: onProposal };
-    case "skip":
-      return { event: { type: "skip", stepId, user }, opts: onProposal };
-    case "stop":
-      return { event: { type: "stop", user }, opts: { actor: user } };
-    case "revert":
-      return { event: { type: "revert-requested", stepId, user }, opts: { actor: user } };
-    case "next":
-      return { event: { type: "next-requested", stepId, user }, opts: { actor: user } };
-    case "item-done":
-      return { event: { type: "item-done", user }, opts: { actor: user } };
-  }
+  if (kind === "stop" || kind === "item-done") return { event: { type: kind, user }, opts: { actor: user } };
+  const onProposal = kind === "done" || kind === "skip";
+  return {
+    event: { type: STEP_BUTTONS[kind], stepId: value.stepId, user },
+    opts: onProposal ? { proposalId: value.proposalId, actor: user } : { actor: user },
+  };
 }
 
 /** The writer a report names as failing, as the remediation record keeps it. */

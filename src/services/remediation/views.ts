@@ -149,6 +149,7 @@ export function verificationView(
   };
   if (recovery?.elapsedSeconds !== undefined)
     latest.elapsedSecondsSinceLastSuccessfulCommit = recovery.elapsedSeconds;
+  const pending = pendingItems(record.openItems);
   return {
     incidentId: record.incidentId,
     proposalId,
@@ -158,9 +159,9 @@ export function verificationView(
     check,
     ...(run.change.kind === "read-only-check" ? { readOnly: true } : {}),
     // What is still to do: an item already marked done (with the step's Done by hand) is not.
-    ...(pendingItems(record.openItems).length
+    ...(pending.length
       ? {
-          openItems: pendingItems(record.openItems).map(({ text, statement }) => ({
+          openItems: pending.map(({ text, statement }) => ({
             text,
             ...(statement ? { statement } : {}),
           })),

@@ -133,7 +133,7 @@ describe("playbook state machine: the happy path", () => {
     expect(after.state.status).toBe("resolved");
     expect(after.state.current).toBeUndefined();
     expect(after.state.history.at(-1)?.phase).toBe("recovered");
-    expect(of(after.effects, "update-verification").map((e) => [e.checkIndex, e.recovered])).toEqual([
+    expect(of(after.effects, "update-verification").map((e) => [e.check.index, e.check.recovered])).toEqual([
       [1, false],
       [2, true],
     ]);

@@ -1,7 +1,7 @@
 // The approved change carried out: started, landed, or failed.
 
 import type { StepRun } from "../walk.js";
-import { audit, changeInPlace, type Handler, ignored, lastIndex, update } from "./shared.js";
+import { audit, changeInPlace, type Handler, ignored, update } from "./shared.js";
 
 export const onApplyStarted: Handler<"apply-started"> = (state, event, now) => {
   const cur = state.current;
@@ -32,7 +32,7 @@ export const onApplySucceeded: Handler<"apply-succeeded"> = (state, event, now) 
     );
   }
   // The walk was stopped while the change was in flight: record what landed so it can be reverted.
-  const idx = lastIndex(state.history, (r) => r.stepId === event.stepId && r.phase === "stopped");
+  const idx = state.history.findLastIndex((r) => r.stepId === event.stepId && r.phase === "stopped");
   const run = state.history[idx];
   if (run && run.appliedAtMs === undefined) {
     const history = state.history.map((r, i) =>

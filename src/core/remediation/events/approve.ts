@@ -16,9 +16,8 @@ import {
 } from "./shared.js";
 
 export const onApprove: Handler<"approve"> = (state, event, now, ctx) => {
-  const open = openProposal(state, event, now, ctx);
-  if (!open.ok) return open.result;
-  const cur = open.run;
+  const cur = openProposal(state, event, now, ctx);
+  if ("effects" in cur) return cur;
   const step = findStep(ctx, cur.stepId);
   if (!step) return ignored(state, now, event, event.user, `step ${cur.stepId} is not in the playbook`);
 

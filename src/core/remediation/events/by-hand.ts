@@ -3,9 +3,8 @@
 import { alreadyHandled, audit, changeInPlace, type Handler, openProposal } from "./shared.js";
 
 export const onDoneByHand: Handler<"done-by-hand"> = (state, event, now, ctx) => {
-  const open = openProposal(state, event, now, ctx);
-  if (!open.ok) return open.result;
-  const cur = open.run;
+  const cur = openProposal(state, event, now, ctx);
+  if ("effects" in cur) return cur;
   if (cur.phase !== "proposed" && cur.phase !== "failed") {
     return alreadyHandled(state, now, event, event.user, { kind: "cannot-mark-done", phase: cur.phase });
   }

@@ -55,12 +55,8 @@ export const onCheck: Handler<"check"> = (state, event, now, ctx) => {
   const verification: Effect = {
     type: "update-verification",
     stepId: cur.stepId,
-    checkIndex: event.checkIndex,
     checksTotal,
-    recovered,
-    outcome,
-    detail,
-    ...(record.unseen ? { unseen: record.unseen } : {}),
+    check: record,
   };
   if (outcome === "recovered") {
     return {

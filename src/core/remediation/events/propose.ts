@@ -8,8 +8,8 @@ import {
   type Handler,
   ignored,
   inFlight,
-  nextTarget,
   notPermitted,
+  offeredNext,
   update,
   verifyPlan,
 } from "./shared.js";
@@ -72,9 +72,7 @@ export const onNextRequested: Handler<"next-requested"> = (state, event, now, ct
     return alreadyHandled(state, now, event, event.user, notice);
   }
   // Only the step the playbook offers next can be proposed from this button.
-  const last = state.history[state.history.length - 1];
-  const offered = last ? nextTarget(state, last.stepId, ctx) : undefined;
-  if (offered?.kind !== "step" || offered.stepId !== event.stepId) {
+  if (offeredNext(state, ctx) !== event.stepId) {
     return alreadyHandled(state, now, event, event.user, { kind: "offer-changed" });
   }
   return { state, effects: [{ type: "offer-next-step", nextStepId: event.stepId, reason: "requested" }] };

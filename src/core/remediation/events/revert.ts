@@ -9,7 +9,6 @@ import {
   ignored,
   inFlight,
   isRevertable,
-  lastIndex,
   notPermitted,
   refuse,
   update,
@@ -18,7 +17,7 @@ import {
 export const onRevertRequested: Handler<"revert-requested"> = (state, event, now, ctx) => {
   const denied = notPermitted(state, event, now, ctx);
   if (denied) return denied;
-  const idx = lastIndex(state.history, (r) => r.stepId === event.stepId);
+  const idx = state.history.findLastIndex((r) => r.stepId === event.stepId);
   const run = state.history[idx];
   if (!run || !isRevertable(run) || !["ineffective", "stopped"].includes(run.phase)) {
     const why = run?.phase === "reverting" || run?.phase === "reverted" ? run.phase : "not-applied-by-bot";
@@ -44,7 +43,7 @@ export const onRevertRequested: Handler<"revert-requested"> = (state, event, now
 };
 
 export const onReverted: Handler<"reverted"> = (state, event, now) => {
-  const idx = lastIndex(state.history, (r) => r.stepId === event.stepId && r.phase === "reverting");
+  const idx = state.history.findLastIndex((r) => r.stepId === event.stepId && r.phase === "reverting");
   const run = state.history[idx];
   if (!run) return ignored(state, now, event, "bot", "no revert in progress");
   const phase = event.ok ? "reverted" : (run.beforeRevert ?? "ineffective");

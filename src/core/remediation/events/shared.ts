@@ -4,6 +4,7 @@
 import { approverIds, canApprove } from "../../approval/policy.js";
 import type { StepId } from "../../ids.js";
 import { DEFAULT_FOLLOW_UP } from "../../settings.js";
+import { isReversible } from "../change.js";
 import type { Step } from "../schema.js";
 import {
   type AuditEntry,
@@ -87,6 +88,13 @@ type NextTarget =
   | { kind: "terminal"; id: string; title: string }
   | { kind: "exhausted" };
 
+/** The step the playbook offers after the walk's last finished run, if any. */
+export function offeredNext(state: WalkState, ctx: MachineContext): StepId | undefined {
+  const last = state.history[state.history.length - 1];
+  const next = last && nextTarget(state, last.stepId, ctx);
+  return next?.kind === "step" ? next.stepId : undefined;
+}
+
 /** The first target of the step's ineffective transitions that is a terminal or a step not yet tried. */
 export function nextTarget(state: WalkState, fromStepId: StepId, ctx: MachineContext): NextTarget {
   const from = findStep(ctx, fromStepId);
@@ -116,11 +124,7 @@ export function approvalsNeeded(step: Step): number {
 
 /** The bot applied the change and kept the values it replaced, so it can put them back. */
 export function isRevertable(run: StepRun): boolean {
-  return (
-    (run.change.kind === "table-properties" || run.change.kind === "connector-config") &&
-    run.appliedBy === "bot" &&
-    run.previous !== undefined
-  );
+  return isReversible(run.change) && run.appliedBy === "bot" && run.previous !== undefined;
 }
 
 /** The run whose change is in flight for this table, if any. */
@@ -142,23 +146,20 @@ export function busyNotice(state: WalkState, busy: StepRun, now: number): Notice
 
 type ButtonEvent = EventOf<"approve" | "done-by-hand" | "skip">;
 
-/** The checks every button on a proposal shares: its step is current, and the user may decide. */
+/**
+ * The checks every button on a proposal shares: its step is current, and the user may decide. The
+ * open run when they pass, the refusal otherwise.
+ */
 export function openProposal(
   state: WalkState,
   event: ButtonEvent,
   now: number,
   ctx: MachineContext,
-): { ok: true; run: StepRun } | { ok: false; result: TransitionResult } {
-  const cur = state.current;
+): StepRun | TransitionResult {
   const stale = staleButton(state, event, now);
-  if (stale || !cur)
-    return {
-      ok: false,
-      result: stale ?? alreadyHandled(state, now, event, event.user, { kind: "no-open-proposal" }),
-    };
-  const denied = notPermitted(state, event, now, ctx);
-  if (denied) return { ok: false, result: denied };
-  return { ok: true, run: cur };
+  if (stale) return stale;
+  if (!state.current) return alreadyHandled(state, now, event, event.user, { kind: "no-open-proposal" });
+  return notPermitted(state, event, now, ctx) ?? state.current;
 }
 
 /** The refusal for a user outside the table's approvers, or undefined when they may decide. */
@@ -258,11 +259,4 @@ export function audit(
 /** The audit trail's action for an event: a request for the next step is the proposal it asks for. */
 function auditAction(event: RemediationEvent): AuditEntry["action"] {
   return event.type === "next-requested" ? "propose" : event.type;
-}
-
-export function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) {
-    if (predicate(items[i] as T)) return i;
-  }
-  return -1;
 }

@@ -4,9 +4,8 @@ import type { Effect } from "../walk.js";
 import { audit, type Handler, moveOn, openProposal, refuse, retire, update } from "./shared.js";
 
 export const onSkip: Handler<"skip"> = (state, event, now, ctx) => {
-  const open = openProposal(state, event, now, ctx);
-  if (!open.ok) return open.result;
-  const cur = open.run;
+  const cur = openProposal(state, event, now, ctx);
+  if ("effects" in cur) return cur;
   if (cur.phase === "applying" || cur.phase === "approved") {
     return refuse(state, now, event, event.user, { kind: "applying-now", action: "skip" });
   }
