@@ -1,28 +1,33 @@
 // PrometheusPort over the HTTP API (instant and range queries). Sample values arrive as strings
-// and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers.
+// and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers. The answer
+// schemas are built on their first parse (z.lazy), so a run without Prometheus never builds them.
 
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
 import { jsonGetter, type SourceClientOptions } from "./http.js";
 
-const SampleSchema = z.tuple([z.number(), z.string()]);
+const SampleSchema = z.lazy(() => z.tuple([z.number(), z.string()]));
 
-const VectorSchema = z.object({
-  status: z.literal("success"),
-  data: z.object({
-    resultType: z.literal("vector"),
-    result: z.array(z.object({ metric: z.record(z.string(), z.string()), value: SampleSchema })),
+const VectorSchema = z.lazy(() =>
+  z.object({
+    status: z.literal("success"),
+    data: z.object({
+      resultType: z.literal("vector"),
+      result: z.array(z.object({ metric: z.record(z.string(), z.string()), value: SampleSchema })),
+    }),
   }),
-});
+);
 
-const MatrixSchema = z.object({
-  status: z.literal("success"),
-  data: z.object({
-    resultType: z.literal("matrix"),
-    result: z.array(z.object({ metric: z.record(z.string(), z.string()), values: z.array(SampleSchema) })),
+const MatrixSchema = z.lazy(() =>
+  z.object({
+    status: z.literal("success"),
+    data: z.object({
+      resultType: z.literal("matrix"),
+      result: z.array(z.object({ metric: z.record(z.string(), z.string()), values: z.array(SampleSchema) })),
+    }),
   }),
-});
+);
 
 export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
   const get = jsonGetter({ ...options, source: "prometheus" });
