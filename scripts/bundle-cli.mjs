@@ -28,22 +28,53 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20.19",
-  // Dependencies stay in node_modules, loaded by Node as they are installed; only zod is bundled,
-  // so that its locales (a third of its files, loaded by `import { z } from "zod"`) drop out.
-  plugins: [packagesExceptZod(), sourceRewrites()],
+  // Dependencies stay in node_modules, loaded by Node as they are installed; only zod and the
+  // undici files the evidence clients use are bundled: zod so that its locales (a third of its
+  // files, loaded by `import { z } from "zod"`) drop out, undici so that its two dozen files are
+  // one read and HTTP/2 loads only for a connection that speaks it.
+  plugins: [undiciWithoutEagerHttp2(), packagesExceptBundled(), sourceRewrites()],
+  // undici's files are CommonJS: their require() of Node's own modules needs one in each chunk.
+  banner: {
+    js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+  },
   sourcemap: "linked",
   logLevel: "warning",
 });
 chmodSync(join(outdir, "main.js"), 0o755);
 
-/** Every package import stays an import, except zod's. */
-function packagesExceptZod() {
+/** Every package import stays an import, except zod's and undici's files (not its index). */
+function packagesExceptBundled() {
   return {
-    name: "packages-except-zod",
+    name: "packages-except-bundled",
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, (args) =>
-        /^zod(\/|$)/.test(args.path) ? undefined : { path: args.path, external: true },
+        /^(zod(\/|$)|undici\/lib\/)/.test(args.path) ? undefined : { path: args.path, external: true },
       );
+    },
+  };
+}
+
+/**
+ * undici's Client loads its HTTP/2 half, and with it node:http2, when it loads; it is used only
+ * for a TLS connection that agreed on h2, which needs `allowH2`. The bundle loads it on that call.
+ */
+function undiciWithoutEagerHttp2() {
+  const real = "undici-client-h2";
+  return {
+    name: "undici-without-eager-http2",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+        args.importer.endsWith(join("undici", "lib", "dispatcher", "client.js"))
+          ? { path: args.path, namespace: "lazy-client-h2" }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "lazy-client-h2" }, () => ({
+        contents: `module.exports = function connectH2(client, socket) { return require(${JSON.stringify(real)})(client, socket); };`,
+        loader: "js",
+      }));
+      build.onResolve({ filter: new RegExp(`^${real}$`) }, () => ({
+        path: join(root, "node_modules", "undici", "lib", "dispatcher", "client-h2.js"),
+      }));
     },
   };
 }
@@ -63,6 +94,8 @@ function sourceRewrites() {
         if (!args.path.startsWith(src)) return undefined;
         const text = readFileSync(args.path, "utf8")
           .replace(/^import \{ z \} from "zod";$/m, 'import * as z from "zod";')
+          // undici's files are bundled: their require() is the bundle's, not one made at run time.
+          .replace(/^const require = createRequire\(import\.meta\.url\);$/m, "")
           .replaceAll(
             "import.meta.url",
             `new URL(${JSON.stringify(compiledPath(args.path))}, import.meta.url).href`,

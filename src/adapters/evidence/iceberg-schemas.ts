@@ -1,5 +1,6 @@
 // Iceberg REST shapes (catalog config, listings, table metadata v1/v2/v3) and their translation
-// into TableEvidence. Only the fields the bot reads are checked; everything else passes by.
+// into TableEvidence. Only the fields the bot reads are checked; everything else passes by. The
+// listing and token schemas are built on their first parse (z.lazy): a diagnosis reads neither.
 
 import { z } from "zod";
 import type {
@@ -33,21 +34,27 @@ export const CatalogConfigSchema = z.object({
   endpoints: z.array(z.string()).optional(),
 });
 
-export const ListNamespacesSchema = z.object({
-  namespaces: z.array(z.array(z.string())),
-  "next-page-token": z.string().nullish(),
-});
+export const ListNamespacesSchema = z.lazy(() =>
+  z.object({
+    namespaces: z.array(z.array(z.string())),
+    "next-page-token": z.string().nullish(),
+  }),
+);
 
-export const ListTablesSchema = z.object({
-  identifiers: z.array(z.object({ namespace: z.array(z.string()), name: z.string() })),
-  "next-page-token": z.string().nullish(),
-});
+export const ListTablesSchema = z.lazy(() =>
+  z.object({
+    identifiers: z.array(z.object({ namespace: z.array(z.string()), name: z.string() })),
+    "next-page-token": z.string().nullish(),
+  }),
+);
 
-export const OAuthTokenSchema = z.object({
-  access_token: z.string().min(1),
-  token_type: z.string(),
-  expires_in: z.number().positive().optional(),
-});
+export const OAuthTokenSchema = z.lazy(() =>
+  z.object({
+    access_token: z.string().min(1),
+    token_type: z.string(),
+    expires_in: z.number().positive().optional(),
+  }),
+);
 
 type Issue = { path: (string | number)[]; message: string };
 

@@ -1,12 +1,13 @@
 // PrometheusPort over the HTTP API (instant and range queries). Sample values arrive as strings
-// and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers.
+// and may be NaN or ±Inf; those samples are dropped rather than passed on as numbers. The answer
+// schemas are built on their first parse (z.lazy), so a run without Prometheus never builds them.
 
 import { z } from "zod";
 import type { MetricPoint } from "../../core/evidence/model.js";
 import type { PrometheusPort } from "../../services/ports.js";
 import { jsonGetter, type SourceClientOptions } from "./http.js";
 
-const SampleSchema = z.tuple([z.number(), z.string()]);
+const SampleSchema = z.lazy(() => z.tuple([z.number(), z.string()]));
 
 /** A successful query's answer: labelled series of the given result type, each with its samples. */
 function resultSchema<S extends z.ZodRawShape>(resultType: "vector" | "matrix", samples: S) {
@@ -19,8 +20,8 @@ function resultSchema<S extends z.ZodRawShape>(resultType: "vector" | "matrix", 
   });
 }
 
-const VectorSchema = resultSchema("vector", { value: SampleSchema });
-const MatrixSchema = resultSchema("matrix", { values: z.array(SampleSchema) });
+const VectorSchema = z.lazy(() => resultSchema("vector", { value: SampleSchema }));
+const MatrixSchema = z.lazy(() => resultSchema("matrix", { values: z.array(SampleSchema) }));
 
 export function createPrometheusClient(options: SourceClientOptions): PrometheusPort {
   const get = jsonGetter({ ...options, source: "prometheus" });

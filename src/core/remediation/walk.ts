@@ -1,6 +1,8 @@
 // The types of a playbook walk: its state per table, the events that move it and the effects
 // the services carry out. Everything is plain data so a walk can be stored as JSON in Redis; the
 // state's types are read from the schema every stored walk is checked against (record-format.ts).
+// Its schemas are built on their first parse (z.lazy): a command that reads no stored walk, such
+// as diagnose, does not build them.
 
 import { z } from "zod";
 import type { ApprovalPolicy } from "../approval/policy.js";
@@ -61,81 +63,89 @@ const PhaseSchema = z.enum(STEP_PHASES);
 /** Values of what a change set (null = was unset), so it can be reverted. */
 const ValuesSchema = z.record(z.string(), z.string().nullable());
 
-const CheckRecordSchema = z.looseObject({
-  index: z.number(),
-  atMs: z.number(),
-  /** Kept for records written before `outcome`: read a record through checkOutcome(). */
-  recovered: z.boolean(),
-  outcome: z.enum(["recovered", "not-yet", "could-not-check"]).optional(),
-  detail: z.string(),
-  /** What the check could not read (the source and its error), when it could not check. */
-  unseen: z.array(z.looseObject({ source: z.string(), reason: z.string() })).optional(),
-});
+const CheckRecordSchema = z.lazy(() =>
+  z.looseObject({
+    index: z.number(),
+    atMs: z.number(),
+    /** Kept for records written before `outcome`: read a record through checkOutcome(). */
+    recovered: z.boolean(),
+    outcome: z.enum(["recovered", "not-yet", "could-not-check"]).optional(),
+    detail: z.string(),
+    /** What the check could not read (the source and its error), when it could not check. */
+    unseen: z.array(z.looseObject({ source: z.string(), reason: z.string() })).optional(),
+  }),
+);
 
 /**
  * What a proposal was made against, read when it was made: the table's uuid and metadata file,
  * and the values the change replaces. The apply asserts the uuid, so a table dropped and
  * recreated in between never receives a change meant for the old one.
  */
-const ProposalTargetSchema = z.looseObject({
-  uuid: z.string().optional(),
-  metadataLocation: z.string().optional(),
-  values: ValuesSchema,
-});
+const ProposalTargetSchema = z.lazy(() =>
+  z.looseObject({
+    uuid: z.string().optional(),
+    metadataLocation: z.string().optional(),
+    values: ValuesSchema,
+  }),
+);
 
-const StepRunSchema = z.looseObject({
-  stepId: StepIdSchema,
-  phase: PhaseSchema,
-  change: ChangeSchema,
-  target: ProposalTargetSchema.optional(),
-  /** Who asked for the step (the person behind the diagnosis), when a person did. */
-  requestedBy: z.string().optional(),
-  proposedAtMs: z.number(),
-  approvals: z.array(
-    z.looseObject({
-      user: z.string(),
-      reason: z.string().optional(),
-      confirmations: z.array(z.string()),
-      atMs: z.number(),
-    }),
-  ),
-  /** When the bot applied the change, or when someone pressed Done by hand. */
-  appliedAtMs: z.number().optional(),
-  /**
-   * When the change counts from, for the follow-up checks and the recovery time: when the bot's
-   * apply started, or for a change done by hand its proposal (changeTimeOf in
-   * core/verification/recovery.ts).
-   */
-  changeAtMs: z.number().optional(),
-  appliedBy: z.string().optional(),
-  previous: ValuesSchema.optional(),
-  checksDone: z.number().int().min(0),
-  checksTotal: z.number().int().min(0),
-  intervalMs: z.number().min(0),
-  /** When the last follow-up check is due (or was due). */
-  verifyEndsAtMs: z.number().optional(),
-  checks: z.array(CheckRecordSchema),
-  failure: z
-    .looseObject({ outcome: z.enum(APPLY_FAILURES), message: z.string(), atMs: z.number() })
-    .optional(),
-  /** The phase a run had before a revert started, restored if the revert fails. */
-  beforeRevert: PhaseSchema.optional(),
-  /** Who pressed Skip, for the incident's history. */
-  skippedBy: z.string().optional(),
-  endedAtMs: z.number().optional(),
-});
+const StepRunSchema = z.lazy(() =>
+  z.looseObject({
+    stepId: StepIdSchema,
+    phase: PhaseSchema,
+    change: ChangeSchema,
+    target: ProposalTargetSchema.optional(),
+    /** Who asked for the step (the person behind the diagnosis), when a person did. */
+    requestedBy: z.string().optional(),
+    proposedAtMs: z.number(),
+    approvals: z.array(
+      z.looseObject({
+        user: z.string(),
+        reason: z.string().optional(),
+        confirmations: z.array(z.string()),
+        atMs: z.number(),
+      }),
+    ),
+    /** When the bot applied the change, or when someone pressed Done by hand. */
+    appliedAtMs: z.number().optional(),
+    /**
+     * When the change counts from, for the follow-up checks and the recovery time: when the bot's
+     * apply started, or for a change done by hand its proposal (changeTimeOf in
+     * core/verification/recovery.ts).
+     */
+    changeAtMs: z.number().optional(),
+    appliedBy: z.string().optional(),
+    previous: ValuesSchema.optional(),
+    checksDone: z.number().int().min(0),
+    checksTotal: z.number().int().min(0),
+    intervalMs: z.number().min(0),
+    /** When the last follow-up check is due (or was due). */
+    verifyEndsAtMs: z.number().optional(),
+    checks: z.array(CheckRecordSchema),
+    failure: z
+      .looseObject({ outcome: z.enum(APPLY_FAILURES), message: z.string(), atMs: z.number() })
+      .optional(),
+    /** The phase a run had before a revert started, restored if the revert fails. */
+    beforeRevert: PhaseSchema.optional(),
+    /** Who pressed Skip, for the incident's history. */
+    skippedBy: z.string().optional(),
+    endedAtMs: z.number().optional(),
+  }),
+);
 
-export const WalkStateSchema = z.looseObject({
-  /** namespace.table */
-  table: z.string(),
-  playbookId: z.string(),
-  status: z.enum(WALK_STATUSES),
-  startedAtMs: z.number(),
-  current: StepRunSchema.optional(),
-  /** Finished step runs, oldest first. */
-  history: z.array(StepRunSchema),
-  endedAtMs: z.number().optional(),
-});
+export const WalkStateSchema = z.lazy(() =>
+  z.looseObject({
+    /** namespace.table */
+    table: z.string(),
+    playbookId: z.string(),
+    status: z.enum(WALK_STATUSES),
+    startedAtMs: z.number(),
+    current: StepRunSchema.optional(),
+    /** Finished step runs, oldest first. */
+    history: z.array(StepRunSchema),
+    endedAtMs: z.number().optional(),
+  }),
+);
 
 export type CheckRecord = Known<z.infer<typeof CheckRecordSchema>>;
 export type PreviousValues = z.infer<typeof ValuesSchema>;
