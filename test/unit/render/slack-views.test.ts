@@ -391,16 +391,18 @@ describe("renderHistory", () => {
 });
 
 describe("renderAppHome", () => {
-  // Someone handles each one: the cards offer no "I'm on it" button.
   const claimed: IncidentStory = { ...card, owner: { user: "U1", sinceMs: NOW - MIN, how: "claimed" } };
+  // Nobody handles them: every card has its "I'm on it" row, and Slack would refuse the page if two
+  // rows shared a block_id.
+  const unowned: IncidentStory = { ...card, owner: undefined };
 
   it("shows open incidents newest first and tables with incidents in the last 7 days", () => {
     const view = renderAppHome({
       nowMs: NOW,
       open: [
-        { story: { ...claimed, incidentId: "old", table: "db.old", openedAtMs: NOW - 300 * MIN } },
+        { story: { ...unowned, incidentId: "old", table: "db.old", openedAtMs: NOW - 300 * MIN } },
         {
-          story: { ...claimed, incidentId: "new", table: "db.new", openedAtMs: NOW - 5 * MIN },
+          story: { ...unowned, incidentId: "new", table: "db.new", openedAtMs: NOW - 5 * MIN },
           permalink: "https://acme.slack.com/archives/C1/p1",
         },
       ],
@@ -417,6 +419,10 @@ describe("renderAppHome", () => {
       "`db.orders`: 2 incidents, last opened <!date^1795774020^{date_short_pretty} {time}|2026-11-27 10:07 UTC>",
     );
     expect(all).not.toContain("db.ancient");
+    const claimButtons = (view.blocks as KnownBlock[]).flatMap((b) =>
+      b.type === "actions" ? b.elements.filter((e) => "text" in e && e.text?.text === "I'm on it") : [],
+    );
+    expect(claimButtons).toHaveLength(2);
     expect(checkView(view, "home")).toEqual([]);
   });
 

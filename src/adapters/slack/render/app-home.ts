@@ -21,7 +21,12 @@ export interface AppHomeView {
 }
 
 function incidentBlocks(incident: ListedIncident, nowMs: number): KnownBlock[] {
-  const blocks = statusCardBlocks(incident.story, nowMs);
+  // Slack refuses a view in which two blocks share a block_id, and every card names its button
+  // rows alike: on App Home each is named for its incident too.
+  const id = incident.story.incidentId;
+  const blocks = statusCardBlocks(incident.story, nowMs).map((b) =>
+    b.block_id === undefined ? b : { ...b, block_id: `${b.block_id}:${id}` },
+  );
   const link = threadLink(incident.permalink, "Open the thread");
   if (link !== "") blocks.push(context(link));
   blocks.push(divider());
