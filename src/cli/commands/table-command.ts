@@ -1,6 +1,7 @@
 // `diagnose <table>` and `audit <table>`: flags -> config -> evidence ports -> report -> output.
 
 import "./zod-without-jit.js";
+import "./wasm-without-tier-up.js";
 import type { ChartFile } from "../../adapters/render/describe.js";
 import { type Config, secretValues } from "../../config.js";
 import type { Evidence } from "../../core/evidence/model.js";
