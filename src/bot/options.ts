@@ -132,7 +132,7 @@ export interface Bot {
   redis: RedisClient;
   log: Logger;
   remediation: Remediation;
-  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: { service: SweepService } };
   /**
    * True when the bot owes nothing now (adapters/http/metrics/backlogs.ts, isQuiet) and no request's
    * listeners are still at work in this process's receiver.
@@ -147,12 +147,6 @@ export interface BotWorkers {
   slack: Worker<SlackJob>;
   /** Stops taking jobs and waits for the running ones (force: does not wait). */
   close(force?: boolean): Promise<void>;
-}
-
-/** The catalog sweep running in a worker: its service and its queue workers. */
-export interface SweepRuntime {
-  service: SweepService;
-  workers: { close(): Promise<void> };
 }
 
 /** A `start` whose workers run in a supervised child process (this process then runs none). */
