@@ -8,7 +8,7 @@ import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/disc
 import type { SourceWatch } from "../adapters/evidence/source-watch.js";
 import type { BotQueues, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
-import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
+import type { SweepQueues } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
 import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
@@ -79,8 +79,7 @@ export interface BotOptions {
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
-  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
-  sweepQueueNames?: Partial<SweepQueueNames>;
+  /** Catalog tasks per worker. */
   sweepConcurrency?: number;
   /** Test seams for the autopilot (kill -9 drills crash a worker right after its approval). */
   autopilot?: { afterApprove?: () => Promise<void> };
