@@ -8,7 +8,7 @@ import type { FlinkDiscoveryOptions } from "../adapters/evidence/kubernetes/disc
 import type { SourceWatch } from "../adapters/evidence/source-watch.js";
 import type { BotQueues, QueueNames } from "../adapters/queue/queues.js";
 import type { RemediationQueue } from "../adapters/queue/remediation-queue.js";
-import type { SweepQueueNames, SweepQueues } from "../adapters/queue/sweep-queue.js";
+import type { SweepQueues } from "../adapters/queue/sweep-queue.js";
 import type { RedisClient } from "../adapters/redis/connection.js";
 import type { BotApp } from "../adapters/slack/app.js";
 import type { BackoffSettings, PosterDeps } from "../adapters/slack/outbox/poster.js";
@@ -79,8 +79,7 @@ export interface BotOptions {
   webhookBodyLimitBytes?: number;
   /** Where the playbooks are read from (default playbooks/ at the package root). */
   playbooksDir?: string;
-  /** The sweep's queue names (default: derived from queueNames), and catalog tasks per worker. */
-  sweepQueueNames?: Partial<SweepQueueNames>;
+  /** Catalog tasks per worker. */
   sweepConcurrency?: number;
   /** Test seams for the autopilot (kill -9 drills crash a worker right after its approval). */
   autopilot?: { afterApprove?: () => Promise<void> };
@@ -132,7 +131,7 @@ export interface Bot {
   redis: RedisClient;
   log: Logger;
   remediation: Remediation;
-  sweep: { queues: SweepQueues; store: SweepStore; runtime?: SweepRuntime };
+  sweep: { queues: SweepQueues; store: SweepStore; runtime?: { service: SweepService } };
   /**
    * True when the bot owes nothing now (adapters/http/metrics/backlogs.ts, isQuiet) and no request's
    * listeners are still at work in this process's receiver.
@@ -147,12 +146,6 @@ export interface BotWorkers {
   slack: Worker<SlackJob>;
   /** Stops taking jobs and waits for the running ones (force: does not wait). */
   close(force?: boolean): Promise<void>;
-}
-
-/** The catalog sweep running in a worker: its service and its queue workers. */
-export interface SweepRuntime {
-  service: SweepService;
-  workers: { close(): Promise<void> };
 }
 
 /** A `start` whose workers run in a supervised child process (this process then runs none). */

@@ -231,7 +231,7 @@ function createQueueSet(options: BotOptions, connections: Connections) {
   const sweepQueues = createSweepQueues({
     connection: connections.blocking,
     prefix: queues.prefix,
-    names: options.sweepQueueNames ?? sweepNamesFrom(options.queueNames),
+    names: sweepNamesFrom(options.queueNames),
     backoffMs: options.backoffMs,
   });
   const byName = {

@@ -6,7 +6,6 @@ import { SlackDelays } from "../adapters/http/health.js";
 import { parseInboxEntry } from "../adapters/queue/command-inbox.js";
 import { type DrainLoop, startDrainLoop } from "../adapters/queue/drain-loop.js";
 import { startInboxMover } from "../adapters/queue/inbox-mover.js";
-import { DEFAULT_REMEDIATION_QUEUE } from "../adapters/queue/remediation-queue.js";
 import { startWorker, type WorkerSettings } from "../adapters/queue/worker.js";
 import { OutboxPoster } from "../adapters/slack/outbox/poster.js";
 import { runSlackJob } from "../adapters/slack/slack-jobs.js";
@@ -64,9 +63,9 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
   const diagnose = startWorker(
     names.diagnose,
     DiagnoseJobSchema,
-    async (job, { id }) => {
+    async (job) => {
       const started = now();
-      await runDiagnoseJob(diagnosis, job, String(id));
+      await runDiagnoseJob(diagnosis, job);
       metrics.diagnosisSeconds.observe({ kind: job.kind }, (now() - started) / 1000);
     },
     { concurrency: concurrency.diagnose ?? 8 },
@@ -87,11 +86,7 @@ export function queueWorkersPart(shared: Shared): Part & { workers: BotWorkers }
           RemediationJobSchema,
           (job) => shared.remediation.runJob(job),
           { concurrency: 4 },
-          // Counted as remediation whatever a test names the queue.
-          {
-            ...settings,
-            onFailed: (_, job, error) => settings.onFailed?.(DEFAULT_REMEDIATION_QUEUE, job, error),
-          },
+          settings,
         );
   const workers: BotWorkers = {
     diagnose,

@@ -7,7 +7,7 @@ import type { ConnectionOptions, Queue } from "bullmq";
 import { type RemediationJob, remediationJobId } from "../../core/jobs.js";
 import { createQueue, JOB_QUEUE_POLICY } from "./queues.js";
 
-export const DEFAULT_REMEDIATION_QUEUE = "remediation";
+const DEFAULT_REMEDIATION_QUEUE = "remediation";
 
 export interface RemediationQueue {
   enqueue(job: RemediationJob, delayMs?: number): Promise<string>;

@@ -38,9 +38,9 @@ export interface DiagnosisDeps extends IncidentDeps {
   history?: HistoryPort;
 }
 
-export async function runDiagnoseJob(deps: DiagnosisDeps, job: DiagnoseJob, jobId: string): Promise<void> {
+export async function runDiagnoseJob(deps: DiagnosisDeps, job: DiagnoseJob): Promise<void> {
   if (job.kind === "incident") await diagnoseIncident(deps, job.incidentId, job.n);
-  else await runCommand(deps, job, jobId);
+  else await runCommand(deps, job);
 }
 
 function requestFor(deps: DiagnosisDeps, table: string): TableRequest {
@@ -183,7 +183,6 @@ export async function closeUnknownTableIncidents(
 async function runCommand(
   deps: DiagnosisDeps,
   job: Extract<DiagnoseJob, { kind: "command" }>,
-  _jobId: string,
 ): Promise<void> {
   const request = requestFor(deps, job.table);
   try {

@@ -27,9 +27,9 @@ import type { TableOutcome } from "../../core/sweep/health.js";
 import { formatTableName } from "../../core/table-name.js";
 import { asCodedError, CodedError, ErrorCode } from "../../errors.js";
 import type { LogLike } from "../incident/deps.js";
-import type { EvidencePorts } from "../ports.js";
+import type { EvidencePorts, SlackOutboxPort } from "../ports.js";
 import { gradeTable } from "./grade-table.js";
-import type { SweepMeta, SweepQueuePort, SweepStorePort, SweepTask } from "./ports.js";
+import type { SweepControlJob, SweepMeta, SweepQueuePort, SweepStorePort, SweepTask } from "./ports.js";
 
 export interface SweepServiceDeps {
   store: SweepStorePort;
@@ -48,14 +48,8 @@ export interface SweepServiceDeps {
   recurring?(): Promise<RecurringDigest>;
   /** Posts the digest once per sweep (the adapter guards against a second post). */
   postDigest(sweepId: string, channel: string, digest: Digest): Promise<void>;
-  /** Tells one person something only they see (a sweep already running). */
-  tell?(channel: string, user: string, text: string): Promise<void>;
-}
-
-export interface StartRequest {
-  trigger: "schedule" | "command";
-  requestedBy?: string;
-  channel?: string;
+  /** Tells the person who asked that a sweep is already running. */
+  slack: SlackOutboxPort;
 }
 
 export type StartOutcome = { started: true; sweepId: string } | { started: false; running: string };
@@ -89,7 +83,11 @@ export class SweepService {
   constructor(private readonly deps: SweepServiceDeps) {}
 
   /** Starts a sweep unless one is running; `jobKey` is the start job's id (a retry reuses the sweep). */
-  async start(request: StartRequest, jobKey: string, jobAtMs: number): Promise<StartOutcome> {
+  async start(
+    request: Omit<Extract<SweepControlJob, { kind: "start" }>, "kind">,
+    jobKey: string,
+    jobAtMs: number,
+  ): Promise<StartOutcome> {
     const sweepId = sweepIdFor(jobKey, jobAtMs);
     const meta: SweepMeta = { startedAt: jobAtMs, trigger: request.trigger };
     if (request.requestedBy) meta.requestedBy = request.requestedBy;
@@ -99,11 +97,15 @@ export class SweepService {
       const running = claim.running ?? "unknown";
       this.deps.log.info({ sweep: running, asked: sweepId }, "sweep already running, not starting another");
       if (request.requestedBy && request.channel) {
-        await this.deps.tell?.(
-          request.channel,
-          request.requestedBy,
-          "A sweep of the catalog is already running; its digest will be posted when it is done.",
-        );
+        await this.deps.slack.send({
+          kind: "ephemeral",
+          channel: request.channel,
+          user: request.requestedBy,
+          reply: {
+            kind: "text",
+            text: "A sweep of the catalog is already running; its digest will be posted when it is done.",
+          },
+        });
       }
       return { started: false, running };
     }
