@@ -69,7 +69,6 @@ export interface ReplayGuardDeps {
     info(fields: Record<string, unknown>, message: string): void;
     warn(fields: Record<string, unknown>, message: string): void;
   };
-  ttlSeconds?: number;
 }
 
 /** One Slack delivery as the receivers hand it on (Bolt's ReceiverEvent). */
@@ -90,11 +89,10 @@ interface Delivery {
  * repeat in the same script (see command-inbox.ts).
  */
 export function replayGuard(deps: ReplayGuardDeps): (delivery: Delivery) => Promise<boolean> {
-  const ttl = deps.ttlSeconds ?? REPLAY_MEMORY_SECONDS;
   return async ({ body, retryNum, retryReason }) => {
     const replay = replayKey(body);
     if (replay === undefined) return true;
-    return deps.firstTime(replay.scope, replay.key, ttl).then(
+    return deps.firstTime(replay.scope, replay.key, REPLAY_MEMORY_SECONDS).then(
       (first) => {
         if (!first) {
           deps.log.info(

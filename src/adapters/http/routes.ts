@@ -2,6 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AggregatorRegistry, type Registry } from "prom-client";
+import { withDeadline } from "../../util/deadline.js";
 import type { FailingSource } from "../evidence/source-watch.js";
 import { send } from "./edge.js";
 import type { HealthState } from "./health.js";
@@ -29,15 +30,12 @@ export interface HealthRoutesOptions {
    * without a source still says what it could read).
    */
   failingSources?: () => FailingSource[];
-  readyTimeoutMs?: number;
 }
 
 /** How long readyz waits for Redis: probes time out after a second, so answer within it. */
 export const READY_TIMEOUT_MS = 800;
 
 export function healthRoutes(options: HealthRoutesOptions) {
-  // Probes time out after a second or more: answer within it whatever Redis does.
-  const timeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const { health } = options;
   return [
     {
@@ -52,11 +50,8 @@ export function healthRoutes(options: HealthRoutesOptions) {
         // ?check=redis (repeatable) limits the answer's status to those checks: a receiver's
         // probe need not leave its Service because Slack is away (the alert still fires).
         const only = new URL(req.url ?? "/", "http://localhost").searchParams.getAll("check");
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-        });
-        Promise.race([options.pingRedis(), timeout])
+        const late = `no answer within ${READY_TIMEOUT_MS} ms`;
+        withDeadline(options.pingRedis(), READY_TIMEOUT_MS, late)
           .then(
             (result) => {
               const status = redisStatus(result);
@@ -82,8 +77,7 @@ export function healthRoutes(options: HealthRoutesOptions) {
               ...(sources ? { sources } : {}),
             };
             send(res, ok ? 200 : 503, JSON.stringify(answer));
-          })
-          .finally(() => clearTimeout(timer));
+          });
       },
     },
     {

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { Counter } from "prom-client";
 import type { z } from "zod";
 import type { AlertEvent } from "../../core/incident/model.js";
+import { withDeadline } from "../../util/deadline.js";
 import { AlertmanagerBodySchema, toAlertEvent } from "../intake/alertmanager.js";
 import { GrafanaBodySchema } from "../intake/grafana.js";
 import { DEFAULT_BODY_LIMIT, type Route, readBody, send } from "./edge.js";
@@ -84,25 +85,6 @@ export function parseWebhookBody(kind: WebhookKind, body: unknown): AlertEvent[]
   return result.data.alerts.map((alert) => toAlertEvent(alert, kind));
 }
 
-function reply(res: ServerResponse, status: number, payload: Record<string, unknown>): void {
-  send(res, status, JSON.stringify(payload));
-}
-
-/** `work`'s result, or an error once `ms` have passed (the work itself goes on). */
-async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the alerts were not stored within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export interface AlertWebhookOptions {
   /**
    * The tokens a sender may present: one, or the new and the old while senders move to the new
@@ -151,21 +133,24 @@ function webhookHandler(kind: WebhookKind, options: AlertWebhookOptions) {
           metrics.alertsReceived.inc({ source: kind, outcome: "ignored" }, ignored);
           return { accepted, ignored };
         });
-        reply(res, 202, { ok: true, ...(await withDeadline(stored, WEBHOOK_DEADLINE_MS)) });
+        const late = `the alerts were not stored within ${WEBHOOK_DEADLINE_MS} ms`;
+        send(
+          res,
+          202,
+          JSON.stringify({ ok: true, ...(await withDeadline(stored, WEBHOOK_DEADLINE_MS, late)) }),
+        );
       } catch (error) {
         if (error instanceof WebhookRejection) {
           metrics.webhookRejected.inc({ source: kind, reason: error.reason });
           // The rest of an oversized body is not read; closing the connection stops the sender.
           if (error.status === 413) res.setHeader("connection", "close");
-          reply(res, error.status, { ok: false, error: error.message });
+          send(res, error.status, JSON.stringify({ ok: false, error: error.message }));
           return;
         }
         metrics.webhookRejected.inc({ source: kind, reason: "unavailable" });
         log.error({ err: error, route: kind }, "alert intake failed");
-        reply(res, 503, {
-          ok: false,
-          error: "The bot could not record the alerts; the sender should retry.",
-        });
+        const retry = "The bot could not record the alerts; the sender should retry.";
+        send(res, 503, JSON.stringify({ ok: false, error: retry }));
       }
     })();
   };

@@ -40,15 +40,15 @@ export const SCRIPTS_DIR = fileURLToPath(new URL("./scripts/", import.meta.url))
 const INCLUDE = /^--- @include "([\w-]+)"$/gm;
 
 /** A script's text with its includes inlined, each once. */
-export function scriptSource(name: string, dir = SCRIPTS_DIR): string {
+export function scriptSource(name: string): string {
   const included = new Set<string>();
   const expand = (text: string): string =>
     text.replace(INCLUDE, (_, include: string) => {
       if (included.has(include)) return "";
       included.add(include);
-      return expand(readFileSync(`${dir}includes/${include}.lua`, "utf8"));
+      return expand(readFileSync(`${SCRIPTS_DIR}includes/${include}.lua`, "utf8"));
     });
-  return expand(readFileSync(`${dir}${name}.lua`, "utf8"));
+  return expand(readFileSync(`${SCRIPTS_DIR}${name}.lua`, "utf8"));
 }
 
 /** Read once, when the module loads: a script missing from the build fails at start, not mid-incident. */

@@ -9,7 +9,7 @@
 // that placeholder) is scrubbed of secrets and internal addresses like everything else.
 
 import type { BlockAction, ButtonAction, SlashCommand } from "@slack/bolt";
-import { App, type Receiver, type ReceiverEvent } from "@slack/bolt";
+import { App, type ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
 import { asCodedError } from "../../errors.js";
 import type { RemediationScheduler } from "../../services/ports.js";
@@ -26,7 +26,7 @@ import { registerRemediationListeners } from "./remediation-listeners.js";
 import { ACTION_IDS } from "./render/action-value.js";
 import type { ModalView } from "./render/block-kit.js";
 import { SHOW_EVIDENCE_ACTION } from "./render/diagnosis.js";
-import { type FetchFunction, respondVia } from "./response-url.js";
+import { respondVia } from "./response-url.js";
 import { registerSweepListeners, type SweepListenerDeps } from "./sweep-slack.js";
 import type { ThreadPeople } from "./thread-people.js";
 import { createScrubber, type ScrubSettings, scrubbingFetch, slackClientOptions } from "./web-client.js";
@@ -50,25 +50,23 @@ export interface BotAppOptions {
    */
   firstDelivery: (event: ReceiverEvent) => Promise<boolean>;
   log: Logger;
-  /** Where playbook buttons and the apply modal are recorded; without it they are only acknowledged. */
-  remediation?: RemediationScheduler;
-  /** The digest's buttons; without it they are only acknowledged. */
-  sweep?: SweepListenerDeps;
-  /** Real time, for Slack's signature window (default Date.now), whatever clock incidents read. */
-  wallClock?: () => number;
+  /** Where playbook buttons and the apply modal are recorded. */
+  remediation: RemediationScheduler;
+  /** The digest's buttons. */
+  sweep: SweepListenerDeps;
+  /** Real time, for Slack's signature window, whatever clock incidents read. */
+  wallClock: () => number;
   /**
    * Whether the Redis connection is up (a status check, no round trip). Interactions are recorded
-   * only when it is; otherwise the person is told at once. Default: always.
+   * only when it is; otherwise the person is told at once.
    */
-  redisReady?: () => boolean;
-  /** How long recording an interaction may take before the person is told it failed. */
-  recordTimeoutMs?: number;
+  redisReady: () => boolean;
   /** Hands an App Home publish to the outbox (its poster publishes it). */
   queueHome: (user: string) => Promise<void>;
-  /** People's replies in incident threads and "I'm on it" (without it, neither is kept). */
-  people?: ThreadPeople;
+  /** People's replies in incident threads and "I'm on it". */
+  people: ThreadPeople;
   /** Secrets and internal addresses kept out of what the receiver sends to Slack. */
-  scrub?: ScrubSettings;
+  scrub: ScrubSettings;
 }
 
 export interface BotApp {
@@ -82,25 +80,20 @@ export interface BotApp {
   settled(): Promise<void>;
 }
 
-/** The event with an ack whose answer is scrubbed: an ack's body goes straight back to Slack. */
-function withScrubbedAck(event: ReceiverEvent, scrub: (<T>(value: T) => T) | undefined): ReceiverEvent {
-  if (!scrub) return event;
-  return {
-    ...event,
-    ack: (response?: unknown) => event.ack(response === undefined ? undefined : scrub(response)),
-  };
-}
-
 export function createBotApp(options: BotAppOptions): BotApp {
   const { log } = options;
   const logger = boltLogger(log);
-  const scrub = options.scrub ? createScrubber(options.scrub) : undefined;
-  const replyFetch: FetchFunction = options.scrub ? scrubbingFetch(options.scrub) : fetch;
+  const scrub = createScrubber(options.scrub);
+  const replyFetch = scrubbingFetch(options.scrub);
   // Events whose listeners are still at work (after the ack), for settled().
   const inFlight = new Set<Promise<void>>();
   // Every verified event: `/iceberg` to its handler (see answerCommand), the rest to Bolt.
   const handle: EventHandler = (event, process) => {
-    const scrubbed = withScrubbedAck(event, scrub);
+    // An ack's body goes straight back to Slack: it is scrubbed like everything else.
+    const scrubbed: ReceiverEvent = {
+      ...event,
+      ack: (response?: unknown) => event.ack(response === undefined ? undefined : scrub(response)),
+    };
     const running = isOurCommand(event.body)
       ? answerCommand(event.body, scrubbed.ack)
       : options.firstDelivery(scrubbed).then((first) => (first ? process(scrubbed) : undefined));
@@ -111,7 +104,22 @@ export function createBotApp(options: BotAppOptions): BotApp {
     );
     return running;
   };
-  const { receiver, httpReceiver, socketReceiver } = receiverFor(options, handle, logger);
+  // Slack's requests over HTTP (a route of the edge) or over Socket Mode's socket.
+  const receiver =
+    options.slack.mode === "socket"
+      ? new SlackSocketReceiver({
+          appToken: options.slack.appToken ?? "",
+          apiUrl: options.slack.apiUrl,
+          handle,
+          logger,
+          log,
+        })
+      : new SlackHttpReceiver({
+          signingSecret: options.slack.signingSecret ?? "",
+          handle,
+          now: options.wallClock,
+          log,
+        });
 
   const app = new App({
     receiver,
@@ -120,21 +128,14 @@ export function createBotApp(options: BotAppOptions): BotApp {
     authorize: async () => ({ botToken: options.slack.botToken }),
     logger,
     // The listeners' client and respond() both send with this fetch.
-    clientOptions: {
-      ...slackClientOptions({ apiUrl: options.slack.apiUrl, logger }),
-      ...(options.scrub ? { fetch: replyFetch } : {}),
-    },
+    clientOptions: { ...slackClientOptions({ apiUrl: options.slack.apiUrl, logger }), fetch: replyFetch },
     ignoreSelf: false,
     // Bolt's default conversation store runs on every request before the listener (it showed in
     // ack profiles) and nothing here reads it.
     convoStore: false,
   });
 
-  const record = recorder({
-    ...(options.redisReady ? { ready: options.redisReady } : {}),
-    ...(options.recordTimeoutMs !== undefined ? { timeoutMs: options.recordTimeoutMs } : {}),
-    log,
-  });
+  const record = recorder(options.redisReady, log);
 
   // `/iceberg` goes from our verification straight to its handler (see `handle` above): Bolt's
   // listener pipeline would first build a client, say, respond and context and run every listener's
@@ -152,45 +153,18 @@ export function createBotApp(options: BotAppOptions): BotApp {
 
   return {
     app,
-    routes: httpReceiver ? [httpReceiver.route] : [],
+    routes: receiver instanceof SlackHttpReceiver ? [receiver.route] : [],
     async settled() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
     async connect() {
-      await socketReceiver?.start();
+      // Over HTTP there is nothing to start: the edge owns the port.
+      await receiver.start();
     },
     async stop() {
       await app.stop().catch(() => {});
     },
   };
-}
-
-/** Slack's requests over HTTP (a route of the edge) or over Socket Mode's socket. */
-function receiverFor(options: BotAppOptions, handle: EventHandler, logger: ReturnType<typeof boltLogger>) {
-  const { log } = options;
-  let receiver: Receiver;
-  let httpReceiver: SlackHttpReceiver | undefined;
-  let socketReceiver: SlackSocketReceiver | undefined;
-  if (options.slack.mode === "socket") {
-    socketReceiver = new SlackSocketReceiver({
-      appToken: options.slack.appToken ?? "",
-      apiUrl: options.slack.apiUrl,
-      handle,
-      logger,
-      log,
-    });
-    receiver = socketReceiver;
-  } else {
-    httpReceiver = new SlackHttpReceiver({
-      signingSecret: options.slack.signingSecret ?? "",
-      handle,
-      now: options.wallClock ?? Date.now,
-      log,
-    });
-    receiver = httpReceiver;
-  }
-
-  return { receiver, httpReceiver, socketReceiver };
 }
 
 /** Events, buttons and modal submissions: each acknowledged, recorded for a worker, or told it was not. */
@@ -203,20 +177,18 @@ function registerListeners(app: App, options: BotAppOptions, record: Recorder): 
 
   // What people write in an incident's thread belongs to its story (the postmortem's timeline).
   // Only a person's new reply: not the bot's own messages, not edits or deletions (subtypes).
-  const people = options.people;
-  if (people) {
-    app.event("message", async ({ event }) => {
-      const m = event as unknown as Record<string, unknown>;
-      if (m.subtype !== undefined || m.bot_id !== undefined) return;
-      const { channel, thread_ts: threadTs, ts, user, text } = m;
-      if (typeof threadTs !== "string" || threadTs === ts) return;
-      if (typeof channel !== "string" || typeof ts !== "string" || typeof user !== "string") return;
-      if (typeof text !== "string") return;
-      await people
-        .reply({ channel, threadTs, ts, user, text })
-        .catch((error: unknown) => log.warn({ err: asCodedError(error).message }, "thread reply not kept"));
-    });
-  }
+  const { people } = options;
+  app.event("message", async ({ event }) => {
+    const m = event as unknown as Record<string, unknown>;
+    if (m.subtype !== undefined || m.bot_id !== undefined) return;
+    const { channel, thread_ts: threadTs, ts, user, text } = m;
+    if (typeof threadTs !== "string" || threadTs === ts) return;
+    if (typeof channel !== "string" || typeof ts !== "string" || typeof user !== "string") return;
+    if (typeof text !== "string") return;
+    await people
+      .reply({ channel, threadTs, ts, user, text })
+      .catch((error: unknown) => log.warn({ err: asCodedError(error).message }, "thread reply not kept"));
+  });
 
   // A click's modal: opened now with its trigger (it expires in 3 s), filled in by a worker.
   const openPlaceholder = async (triggerId: string, view: ModalView) => {
@@ -242,17 +214,16 @@ function registerListeners(app: App, options: BotAppOptions, record: Recorder): 
       renderPlaceholder(viewId, "All evidence", "Reading the diagnosis…"),
     ).catch((error: unknown) => log.error({ err: asCodedError(error).message }, "evidence modal not opened"));
   });
-  if (options.remediation)
-    registerRemediationListeners(router, options.remediation, log, record, openPlaceholder);
+  registerRemediationListeners(router, options.remediation, log, record, openPlaceholder);
   // "I'm on it" on the card: whoever presses it first handles the incident.
   router.action<BlockAction<ButtonAction>>(ACTION_IDS.claim, async ({ ack, body, action, respond }) => {
     await ack();
     const incidentId = claimedIncident(action.value);
-    if (!people || incidentId === undefined) return;
+    if (incidentId === undefined) return;
     const recorded = await record.record("claim", () => people.claim(incidentId, body.user.id));
     if (!recorded) await tellNotRecorded(respond, log);
   });
-  if (options.sweep) registerSweepListeners(router, options.sweep, log, record);
+  registerSweepListeners(router, options.sweep, log, record);
 }
 
 /** The incident an "I'm on it" button names, or undefined for a value that is not ours. */

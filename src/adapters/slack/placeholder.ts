@@ -27,14 +27,9 @@ export function renderModalNote(title: string, text: string): ModalView {
   return modal(title, [section(text)], { callback_id: PLACEHOLDER_CALLBACK_ID });
 }
 
-export interface FillOptions {
-  /** How many times a view not (yet) opened is looked for again (default 50, 100 ms apart). */
-  polls?: number;
-  sleep?: (ms: number) => Promise<void>;
-}
-
+/** How many times a view not (yet) opened is looked for again, POLL_MS apart. */
+const POLLS = 50;
 const POLL_MS = 100;
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function isNotFound(error: unknown): boolean {
   const e = error as { code?: string; data?: { error?: string } };
@@ -51,17 +46,14 @@ export async function fillPlaceholder(
   client: Pick<SlackClient, "views">,
   externalId: string,
   view: ModalView,
-  options: FillOptions = {},
 ): Promise<boolean> {
-  const sleep = options.sleep ?? realSleep;
-  const polls = options.polls ?? 50;
   for (let poll = 0; ; poll++) {
     try {
       await client.views.update({ external_id: externalId, view: { ...view, external_id: externalId } });
       return true;
     } catch (error) {
-      if (!isNotFound(error) || poll >= polls) return false;
-      await sleep(POLL_MS);
+      if (!isNotFound(error) || poll >= POLLS) return false;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 }

@@ -6,14 +6,13 @@
 
 import type { Postmortem, PostmortemEvent } from "../../core/history/postmortem.js";
 import { stepWords } from "../../core/words/labels.js";
-import { CodedError, ErrorCode } from "../../errors.js";
 import { postmortemSummary, renderPostmortemMarkdown } from "../render/postmortem-markdown.js";
 import { oneLine } from "../render/text-safety.js";
 import { slackWhen } from "../render/times.js";
 import type { SlackMessage } from "./render/block-kit.js";
 import { context, section } from "./render/blocks.js";
 import { escapeCode, escapeMrkdwn, mention } from "./render/limits.js";
-import { findFileInThread, type ThreadTarget } from "./upload.js";
+import { findFileInThread, type ThreadTarget, uploadToThread } from "./upload.js";
 import type { SlackClient } from "./web-client.js";
 
 /** Refusals that mean "no canvases here": the markdown file is shared instead. */
@@ -97,7 +96,7 @@ export async function publishPostmortem(
   target: ThreadTarget,
   pm: Postmortem,
   fileIds: Readonly<Record<string, string | undefined>>,
-  options: { fetch?: typeof fetch; timeoutMs?: number; again?: boolean } = {},
+  options: { again?: boolean } = {},
 ): Promise<PostmortemPlace> {
   if (options.again) {
     const found = await findPublished(client, target, pm);
@@ -118,25 +117,13 @@ export async function publishPostmortem(
   }
   const name = postmortemFileName(pm);
   const bytes = new TextEncoder().encode(markdown);
-  const ticket = await client.files.getUploadURLExternal({ filename: name, length: bytes.byteLength });
-  if (!ticket.upload_url || !ticket.file_id)
-    throw new CodedError(ErrorCode.SlackApi, "Slack files.getUploadURLExternal returned no upload URL");
-  const response = await (options.fetch ?? fetch)(ticket.upload_url, {
-    method: "POST",
-    headers: { "content-type": "text/markdown; charset=utf-8" },
-    body: bytes,
-    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+  const { fileId } = await uploadToThread(client, target, {
+    name,
+    title,
+    bytes,
+    type: "text/markdown; charset=utf-8",
   });
-  if (!response.ok)
-    throw new CodedError(ErrorCode.SlackApi, `Slack refused the file bytes (HTTP ${response.status})`, {
-      retryable: response.status >= 500,
-    });
-  await client.files.completeUploadExternal({
-    files: [{ id: ticket.file_id, title }],
-    channel_id: target.channel,
-    thread_ts: target.threadTs,
-  });
-  return { kind: "file", id: ticket.file_id, name };
+  return { kind: "file", id: fileId, name };
 }
 
 function eventLine(e: PostmortemEvent): string {

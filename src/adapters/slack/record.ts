@@ -6,6 +6,7 @@
 import type { RespondFn } from "@slack/bolt";
 import { asCodedError } from "../../errors.js";
 import type { LogLike } from "../../services/incident/deps.js";
+import { withDeadline } from "../../util/deadline.js";
 
 /** What a person sees when their click, submission or command could not be recorded. */
 export const NOT_RECORDED_TEXT = "Could not record this, try again in a moment.";
@@ -20,33 +21,23 @@ export interface Recorder {
   ready(): boolean;
 }
 
-export function recorder(options: { ready?: () => boolean; timeoutMs?: number; log: LogLike }): Recorder {
-  const ready = options.ready ?? (() => true);
-  const timeoutMs = options.timeoutMs ?? RECORD_TIMEOUT_MS;
+export function recorder(ready: () => boolean, log: LogLike): Recorder {
   return {
     ready,
     async record(what, work) {
       if (!ready()) {
-        options.log.warn({ what }, "redis unavailable, interaction not recorded");
+        log.warn({ what }, "redis unavailable, interaction not recorded");
         return false;
       }
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          work(),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer from Redis in ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+        await withDeadline(work(), RECORD_TIMEOUT_MS, `no answer from Redis in ${RECORD_TIMEOUT_MS} ms`);
         return true;
       } catch (error) {
-        options.log.warn(
+        log.warn(
           { what, err: error instanceof Error ? error.message : String(error) },
           "interaction not recorded",
         );
         return false;
-      } finally {
-        clearTimeout(timer);
       }
     },
   };

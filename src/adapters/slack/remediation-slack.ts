@@ -28,12 +28,11 @@ import type { SlackClient } from "./web-client.js";
 /** Fills the placeholder an Apply click opened with the form, or with why it cannot be approved. */
 export function applyFormFiller(
   slack: Pick<SlackClient, "views">,
-  options: { sleep?: (ms: number) => Promise<void> } = {},
 ): (viewId: string, content: ApplyFormContent) => Promise<boolean> {
   return (viewId, content) => {
     const view =
       content.kind === "form" ? renderApplyModal(content.view) : renderApplyRefusal(content.notices);
-    return fillPlaceholder(slack, viewId, view, options);
+    return fillPlaceholder(slack, viewId, view);
   };
 }
 
@@ -117,13 +116,12 @@ export class SlackApproverDirectory {
     private readonly slack: SlackClient,
     private readonly now: Clock,
     private readonly onError: (groupId: string, error: unknown) => void,
-    private readonly cacheMs = 60_000,
   ) {}
 
   async groupMembers(groupId: string): Promise<string[]> {
     const cached = this.cache.get(groupId);
     const now = this.now();
-    if (cached && now - cached.atMs < this.cacheMs) return cached.users;
+    if (cached && now - cached.atMs < 60_000) return cached.users;
     try {
       const result = await this.slack.usergroups.users.list({ usergroup: groupId });
       const users = result.users ?? [];

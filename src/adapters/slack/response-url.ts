@@ -4,10 +4,7 @@
 
 import type { RespondArguments, RespondFn, webApi } from "@slack/bolt";
 
-/** The fetch Slack's clients send with (the receiver passes its scrubbing one). */
-export type FetchFunction = webApi.FetchFunction;
-
-export function respondVia(fetchFn: FetchFunction, responseUrl: string): RespondFn {
+export function respondVia(fetchFn: webApi.FetchFunction, responseUrl: string): RespondFn {
   return async (message: string | RespondArguments) => {
     const body = typeof message === "string" ? { text: message } : message;
     const response = await fetchFn(responseUrl, {

@@ -1,6 +1,7 @@
-// Shares a PNG in a Slack thread with the current upload flow: files.getUploadURLExternal for the
-// name and exact length, the bytes POSTed to the URL it returns, then files.completeUploadExternal
-// with the channel and thread. Needs the files:write scope.
+// Shares a file in a Slack thread (a commit timeline's PNG, a postmortem's markdown) with the
+// current upload flow: files.getUploadURLExternal for the name and exact length, the bytes POSTed
+// to the URL it returns, then files.completeUploadExternal with the channel and thread. Needs the
+// files:write scope.
 
 import type { TimelineChart } from "../../core/chart/timeline.js";
 import { timelineSpec } from "../../core/chart/timeline-spec.js";
@@ -30,36 +31,35 @@ export interface TimelinePoster {
   ): Promise<{ fileId: string }>;
 }
 
-export interface ThreadImage extends TimelineFile {
-  png: Uint8Array;
-}
-
-export interface UploadOptions {
-  /** For the POST of the bytes; the upload URL is not a Web API method, so WebClient does not send it. */
-  fetch?: typeof fetch;
-  timeoutMs?: number;
+/** A file to share: a picture (with its screen-reader text) or a document. */
+export interface ThreadFile {
+  name: string;
+  title: string;
+  altText?: string;
+  bytes: Uint8Array;
+  /** The bytes' content type. */
+  type: string;
 }
 
 export async function uploadToThread(
   client: Pick<SlackClient, "files">,
   target: ThreadTarget,
-  image: ThreadImage,
-  options: UploadOptions = {},
+  file: ThreadFile,
 ): Promise<{ fileId: string }> {
   const ticket = await client.files.getUploadURLExternal({
-    filename: image.name,
-    length: image.png.byteLength,
-    alt_text: image.altText,
+    filename: file.name,
+    length: file.bytes.byteLength,
+    ...(file.altText === undefined ? {} : { alt_text: file.altText }),
   });
   if (!ticket.upload_url || !ticket.file_id) {
     throw new CodedError(ErrorCode.SlackApi, "Slack files.getUploadURLExternal returned no upload URL");
   }
-  const send = options.fetch ?? fetch;
-  const response = await send(ticket.upload_url, {
+  // The upload URL is not a Web API method: WebClient does not send it.
+  const response = await fetch(ticket.upload_url, {
     method: "POST",
-    headers: { "content-type": "image/png" },
-    body: image.png,
-    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+    headers: { "content-type": file.type },
+    body: file.bytes,
+    signal: AbortSignal.timeout(20_000),
   });
   if (!response.ok) {
     throw new CodedError(ErrorCode.SlackApi, `Slack refused the file bytes (HTTP ${response.status})`, {
@@ -67,7 +67,7 @@ export async function uploadToThread(
     });
   }
   await client.files.completeUploadExternal({
-    files: [{ id: ticket.file_id, title: image.title }],
+    files: [{ id: ticket.file_id, title: file.title }],
     channel_id: target.channel,
     thread_ts: target.threadTs,
   });
@@ -77,7 +77,7 @@ export async function uploadToThread(
 /** Renders the timeline and uploads it, once: see TimelinePoster.post. */
 export function slackTimelinePoster(
   client: Pick<SlackClient, "files" | "conversations">,
-  options: UploadOptions & {
+  options: {
     /**
      * Resolves once the file's claim is on the replicas REDIS_URL asks for: a file is uploaded
      * only when a failover cannot forget that it may have been.
@@ -93,7 +93,7 @@ export function slackTimelinePoster(
       }
       await options.confirmDurable?.();
       const { png } = await renderPng(timelineSpec(chart));
-      return uploadToThread(client, target, { ...file, png }, options);
+      return uploadToThread(client, target, { ...file, bytes: png, type: "image/png" });
     },
   };
 }

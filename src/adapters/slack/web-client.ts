@@ -154,13 +154,10 @@ export function createScrubber(settings: ScrubSettings): <T>(value: T) => T {
  * bodies are the Web API's form (each field, blocks included, scrubbed as text; the token kept) or
  * a response_url's JSON.
  */
-export function scrubbingFetch(
-  settings: ScrubSettings,
-  inner: webApi.FetchFunction = fetch,
-): webApi.FetchFunction {
+export function scrubbingFetch(settings: ScrubSettings): webApi.FetchFunction {
   const scrub = scrubOf(settings);
   return (url, init) => {
-    if (typeof init?.body !== "string") return inner(url, init);
+    if (typeof init?.body !== "string") return fetch(url, init);
     const type = new Headers(init.headers).get("content-type") ?? "";
     let body = init.body;
     if (type.includes("application/json")) {
@@ -175,6 +172,6 @@ export function scrubbingFetch(
         fields.append(key, scrubArgs(value, scrub, key) as string);
       body = fields.toString();
     }
-    return inner(url, { ...init, body });
+    return fetch(url, { ...init, body });
   };
 }

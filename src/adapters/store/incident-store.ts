@@ -63,16 +63,17 @@ const IncidentHashSchema = z.object({
     .transform((v) => (v === undefined ? undefined : true)),
 });
 
+/** The most entries an incident's timeline keeps (approximately: MAXLEN ~). */
+const TIMELINE_MAX = 1000;
+
 export interface IncidentStoreOptions {
   namespace?: string;
-  timelineMaxLength?: number;
   /** Real time, for what is scheduled in it (outbox entries), whatever clock incidents read. */
   wallClock?: () => number;
 }
 
 export class IncidentStore implements IncidentStorePort {
   readonly keys: Keys;
-  private readonly timelineMax: number;
   private readonly wallClock: () => number;
 
   constructor(
@@ -80,7 +81,6 @@ export class IncidentStore implements IncidentStorePort {
     options: IncidentStoreOptions = {},
   ) {
     this.keys = createKeys(options.namespace);
-    this.timelineMax = options.timelineMaxLength ?? 1000;
     this.wallClock = options.wallClock ?? Date.now;
   }
 
@@ -116,7 +116,7 @@ export class IncidentStore implements IncidentStorePort {
       k.incident(""),
       k.timeline(""),
       String(repeatTtlSeconds),
-      String(this.timelineMax),
+      String(TIMELINE_MAX),
       String(this.wallClock()),
       k.firing(""),
       String(INCIDENT_FORMAT),
@@ -297,7 +297,7 @@ export class IncidentStore implements IncidentStorePort {
       this.keys.timeline(id),
       "MAXLEN",
       "~",
-      this.timelineMax,
+      TIMELINE_MAX,
       "*",
       "at",
       String(entry.at),

@@ -54,13 +54,12 @@ export interface RetentionRunner {
   stop(): void;
 }
 
-/** Runs the purge now and then every `everyMs` (default hourly) until stopped. */
+/** Runs the purge now and then hourly until stopped. */
 export function startRetention(options: {
   redis: RedisClient;
   keys: Keys;
   now: () => number;
   resolvedDays: number;
-  everyMs?: number;
   onPurged?: (count: number) => void;
   onError?: (error: Error) => void;
 }): RetentionRunner {
@@ -86,7 +85,7 @@ export function startRetention(options: {
     }
   };
   void pass();
-  const timer = setInterval(() => void pass(), options.everyMs ?? 3_600_000);
+  const timer = setInterval(() => void pass(), 3_600_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

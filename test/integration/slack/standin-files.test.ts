@@ -49,7 +49,13 @@ describe("the Slack stand-in's file upload flow", () => {
     const { fileId } = await uploadToThread(
       client,
       { channel: CHANNEL, threadTs: rootTs },
-      { name: "db.events-commits-1.png", title: "Commits to db.events", altText: "two lanes", png: PNG },
+      {
+        name: "db.events-commits-1.png",
+        title: "Commits to db.events",
+        altText: "two lanes",
+        bytes: PNG,
+        type: "image/png",
+      },
     );
     const calls = standIn.calls.filter((c) => c.method.startsWith("files."));
     expect(calls.map((c) => c.method)).toEqual([

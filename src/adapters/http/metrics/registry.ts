@@ -2,6 +2,7 @@
 // share counters).
 
 import { type Aggregator, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { withDeadline } from "../../../util/deadline.js";
 import { WEBHOOK_REJECT_REASONS } from "../webhook.js";
 
 /** One backlog: what waits in a queue, an inbox or the Slack outbox, and for how long. */
@@ -24,18 +25,10 @@ export const SCRAPE_READ_MS = 500;
 
 /** `read()`'s result, or `fallback` when it fails or takes longer than `ms`. */
 export async function within<T>(ms: number, read: () => Promise<T>, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
-      read(),
-      new Promise<T>((resolve) => {
-        timer = setTimeout(() => resolve(fallback), ms);
-      }),
-    ]);
+    return await withDeadline(read(), ms, "late");
   } catch {
     return fallback;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

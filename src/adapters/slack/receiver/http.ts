@@ -19,10 +19,8 @@ export type EventHandler = (
 export interface HttpReceiverOptions {
   signingSecret: string;
   handle: EventHandler;
-  now?: () => number;
+  now: () => number;
   log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
-  /** Larger Slack bodies are refused with 413 (default: the edge's). */
-  bodyLimitBytes?: number;
 }
 
 /** Slack waits 3 s for an answer; past that an unanswered request is logged (as Bolt does). */
@@ -54,18 +52,13 @@ export class SlackHttpReceiver implements Receiver {
   };
 
   private async slackRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const bytes = await readBody(req, this.options.bodyLimitBytes);
+    const bytes = await readBody(req);
     if (bytes === undefined) return answer(res, 413);
     const raw = bytes.toString("utf8");
     const body = parseBody(raw, String(req.headers["content-type"] ?? ""));
     // Slack's certificate check carries no signature (Bolt answers it the same way).
     if (body?.ssl_check) return answer(res, 200);
-    const verdict = verifySlackSignature(
-      this.options.signingSecret,
-      req.headers,
-      raw,
-      (this.options.now ?? Date.now)(),
-    );
+    const verdict = verifySlackSignature(this.options.signingSecret, req.headers, raw, this.options.now());
     if (!verdict.ok) {
       this.options.log.warn({ reason: verdict.reason }, "slack request refused");
       return answer(res, 401);

@@ -3,7 +3,7 @@
 // token; it is handed on as a ReceiverEvent whose ack answers over the socket. The bot's other
 // routes are served by its one server all the same (adapters/http/edge.ts).
 
-import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
+import type { App, Logger, Receiver, ReceiverEvent } from "@slack/bolt";
 import { SocketModeClient } from "@slack/socket-mode";
 import type { EventHandler } from "./http.js";
 
@@ -12,11 +12,7 @@ export interface SocketReceiverOptions {
   /** Without it apps.connections.open would go to slack.com whatever SLACK_API_URL says. */
   apiUrl?: string;
   handle: EventHandler;
-  logger: ConstructorParameters<typeof SocketModeClient>[0] extends infer O
-    ? O extends { logger?: infer L }
-      ? L
-      : never
-    : never;
+  logger: Logger;
   log: { error(obj: object, msg?: string): void };
 }
 
