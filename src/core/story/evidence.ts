@@ -25,12 +25,9 @@ const refusesBot = (status: number | undefined) => status === 401 || status === 
 /** The sources the report could not read, each marked when it refused the bot's credential. */
 export function unseenOf(report: Report | undefined): UnseenSource[] {
   if (!report) return [];
-  return unansweredSources(report.sources).map((u) => ({
-    kind: u.kind,
-    ...(u.source === undefined ? {} : { source: u.source }),
-    reason: u.reason,
-    ...(u.source === undefined && refusesBot(report.sources[u.kind].httpStatus) ? { refusedBot: true } : {}),
-  }));
+  return unansweredSources(report.sources).map((u) =>
+    u.source === undefined && refusesBot(report.sources[u.kind].httpStatus) ? { ...u, refusedBot: true } : u,
+  );
 }
 
 /** The writer the story is about: the report's, or the one the walk watches. */
