@@ -128,8 +128,6 @@ export interface IncidentStory {
    * the cadence of its own snapshots; not a default guess), and the records its newest commit added.
    */
   cadence?: { intervalMs: number; recordsPerCommit?: number };
-  /** For an idle writer: when commits are expected again. */
-  nextCommitExpectedMs?: number;
   /** Sources that did not answer: facts that depend on them are not claimed. */
   unseen: UnseenSource[];
 
