@@ -6,9 +6,10 @@
 
 import type { FindingId, StepId, TriageId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
+import type { CheckRecord } from "../remediation/walk.js";
 import type { Change, ReportWriter } from "../report/schema.js";
 import type { UnansweredSource } from "../report/unanswered.js";
-import type { CheckOutcome, Unseen } from "../verification/check.js";
+import type { CheckOutcome } from "../verification/check.js";
 import type { OpenItem } from "../verification/open-items.js";
 import type { Recovery } from "../verification/recovery.js";
 
@@ -44,15 +45,10 @@ export type StepState =
   | "reverted"
   | "stopped";
 
-/** One follow-up check as it was judged. */
-export interface StoryCheck {
-  index: number;
-  atMs: number;
+/** One follow-up check as it was judged; `unseen`: what could not be read, for a check that could not check. */
+export type StoryCheck = Pick<CheckRecord, "index" | "atMs" | "detail" | "unseen"> & {
   outcome: CheckOutcome;
-  detail: string;
-  /** What could not be read, for a check that could not check. */
-  unseen?: Unseen[];
-}
+};
 
 /**
  * A button a surface offers for the decision waiting on a person, with its action value: "apply"
