@@ -138,29 +138,12 @@ function renderRewriteWhere(filter: RewriteFilter): string {
   return `${quoteIdentifier(filter.column)} < ${renderBound(filter.bound)}`;
 }
 
-export interface RewriteDataFilesOptions extends StatementTarget {
-  where?: RewriteFilter;
-  /** Extra options besides partial progress, e.g. delete-file-threshold. */
-  options?: ReadonlyArray<[string, string]>;
-  partialProgress?: boolean;
-}
-
-function renderOptionsMap(options: ReadonlyArray<[string, string]>): string {
-  const pairs = options.map(([key, value]) => `${quoteKey(key)}, ${quoteLiteral(value)}`);
-  return `map(${pairs.join(", ")})`;
-}
-
 /** CALL <catalog>.system.rewrite_data_files with partial progress, sparing hot partitions via `where`. */
-export function renderRewriteDataFiles(options: RewriteDataFilesOptions): string {
+export function renderRewriteDataFiles(options: StatementTarget & { where?: RewriteFilter }): string {
   const catalog = quoteIdentifier(options.catalog ?? DEFAULT_CATALOG);
   const args = [`  table => ${procedureTableLiteral(options.table)}`];
   if (options.where) args.push(`  where => ${quoteLiteral(renderRewriteWhere(options.where))}`);
-  const mapEntries: Array<[string, string]> = [];
-  if (options.partialProgress ?? true) {
-    mapEntries.push(["partial-progress.enabled", "true"], ["partial-progress.max-commits", "10"]);
-  }
-  mapEntries.push(...(options.options ?? []));
-  if (mapEntries.length > 0) args.push(`  options => ${renderOptionsMap(mapEntries)}`);
+  args.push("  options => map('partial-progress.enabled', 'true', 'partial-progress.max-commits', '10')");
   return `CALL ${catalog}.system.rewrite_data_files(\n${args.join(",\n")}\n);`;
 }
 

@@ -4,8 +4,6 @@
 import { CodedError, ErrorCode } from "../errors.js";
 import type { TableRef } from "./evidence/model.js";
 
-export type { TableRef } from "./evidence/model.js";
-
 const MAX_LENGTH = 255;
 const LEVEL_PATTERN = /^[A-Za-z0-9_-]+$/;
 const EXAMPLE_HINT =

@@ -56,7 +56,10 @@ export function resolveAlertTable(
  * that fits two known tables (a case-sensitive catalog holding both) matches neither.
  */
 export function matchKnownTable(raw: string, knownTables: readonly string[]): string | undefined {
-  return matchTail(raw, knownTables, (a, b) => a === b) ?? matchIgnoringCase(raw, knownTables);
+  return (
+    matchTail(raw, knownTables, (a, b) => a === b) ??
+    matchTail(raw, knownTables, (a, b) => a.toLowerCase() === b.toLowerCase())
+  );
 }
 
 function matchTail(
@@ -72,11 +75,6 @@ function matchTail(
   const sorted = candidates.sort((a, b) => b.length - a.length);
   if (sorted.length > 1 && sorted[0]!.length === sorted[1]!.length) return undefined;
   return sorted[0];
-}
-
-function matchIgnoringCase(raw: string, knownTables: readonly string[]): string | undefined {
-  const lower = (s: string) => s.toLowerCase();
-  return matchTail(raw, knownTables, (a, b) => lower(a) === lower(b));
 }
 
 /** Flink's metric form `iceberg_db_events` against the sanitised known names (with or without catalog). */

@@ -10,6 +10,7 @@ export interface UnansweredSource {
   kind: SourceName;
   /** The named source of the kind that did not answer; absent when the whole kind did not. */
   source?: string;
+  /** What happened, as the source or the client said it (never a secret). */
   reason: string;
 }
 

@@ -164,11 +164,8 @@ export function pickCatalog<C extends Mapped & Pick<CatalogSourceSpec, "name" | 
   const rest = levels.slice(1).join(".");
   // The single-URL catalog's implicit name ("default") is a common namespace; only names chosen in BOT_CONFIG count.
   const named = catalogs.find((c) => c.origin !== "env" && c.name.toLowerCase() === first);
-  if (named) {
-    const ambiguous = mappedCatalog(catalogs, typed.toLowerCase()) !== undefined;
-    return { catalog: named, table: rest, prefixed: true, ambiguous };
-  }
   const mapped = mappedCatalog(catalogs, typed.toLowerCase());
+  if (named) return { catalog: named, table: rest, prefixed: true, ambiguous: mapped !== undefined };
   if (mapped) return { catalog: mapped, ...asTyped };
   const catalog = mappedCatalog(catalogs, rest.toLowerCase()) ?? catalogForTable(catalogs, typed);
   return { catalog, ...asTyped, unknownPrefix: levels[0]! };

@@ -4,7 +4,7 @@
 
 import { ROOT_CAUSE_IDS, SOURCE_NAMES } from "../ids.js";
 import type { RemediationRecord } from "../remediation/record.js";
-import type { Finding, Report } from "../report/schema.js";
+import type { EvidenceItem, Finding, Report } from "../report/schema.js";
 import { unansweredSources } from "../report/unanswered.js";
 import type { IncidentStory, StoryWriter, UnseenSource } from "./model.js";
 
@@ -25,12 +25,9 @@ const refusesBot = (status: number | undefined) => status === 401 || status === 
 /** The sources the report could not read, each marked when it refused the bot's credential. */
 export function unseenOf(report: Report | undefined): UnseenSource[] {
   if (!report) return [];
-  return unansweredSources(report.sources).map((u) => ({
-    kind: u.kind,
-    ...(u.source === undefined ? {} : { source: u.source }),
-    reason: u.reason,
-    ...(u.source === undefined && refusesBot(report.sources[u.kind].httpStatus) ? { refusedBot: true } : {}),
-  }));
+  return unansweredSources(report.sources).map((u) =>
+    u.source === undefined && refusesBot(report.sources[u.kind].httpStatus) ? { ...u, refusedBot: true } : u,
+  );
 }
 
 /** The writer the story is about: the report's, or the one the walk watches. */
@@ -54,25 +51,26 @@ const msOf = (value: unknown): number | undefined => {
   return Number.isFinite(ms) ? ms : undefined;
 };
 
+/** The first of the items' `key` that reads as a time. */
+const firstMs = (items: readonly EvidenceItem[], key: string): number | undefined =>
+  items.map((item) => msOf(item.data[key])).find((ms) => ms !== undefined);
+
+/** Every piece of evidence the report holds, in report order. */
+const allEvidence = (report: Report | undefined): EvidenceItem[] =>
+  report?.findings.flatMap((f) => f.evidence) ?? [];
+
 /**
  * The failing writer's newest snapshot time, whichever finding carries it (marked
  * writerLastCommitAt); older reports only had committedAt on the verdict's own evidence.
  */
 export function lastGoodCommitMs(report: Report | undefined): number | undefined {
   if (!report) return undefined;
-  const named = msOf(report.writer?.lastCommitAt);
-  if (named !== undefined) return named;
-  for (const finding of report.findings)
-    for (const item of finding.evidence) {
-      const at = msOf(item.data.writerLastCommitAt);
-      if (at !== undefined) return at;
-    }
   const verdict = report.findings.find((f) => f.id === report.verdict);
-  for (const item of verdict?.evidence ?? []) {
-    const at = msOf(item.data.committedAt);
-    if (at !== undefined) return at;
-  }
-  return undefined;
+  return (
+    msOf(report.writer?.lastCommitAt) ??
+    firstMs(allEvidence(report), "writerLastCommitAt") ??
+    firstMs(verdict?.evidence ?? [], "committedAt")
+  );
 }
 
 /**
@@ -80,16 +78,11 @@ export function lastGoodCommitMs(report: Report | undefined): number | undefined
  * to commit at, unless that is the fallback guess, and what that snapshot added.
  */
 export function cadenceOf(report: Report | undefined): IncidentStory["cadence"] {
-  for (const finding of report?.findings ?? [])
-    for (const item of finding.evidence) {
-      if (item.data.writerLastCommitAt === undefined) continue;
-      const interval = item.data.expectedIntervalMs;
-      if (typeof interval !== "number" || interval <= 0 || item.data.intervalSource === "fallback")
-        return undefined;
-      const records = item.data.addedRecords;
-      return { intervalMs: interval, ...(typeof records === "number" ? { recordsPerCommit: records } : {}) };
-    }
-  return undefined;
+  const data = allEvidence(report).find((i) => i.data.writerLastCommitAt !== undefined)?.data;
+  const interval = data?.expectedIntervalMs;
+  if (typeof interval !== "number" || interval <= 0 || data?.intervalSource === "fallback") return undefined;
+  const records = data?.addedRecords;
+  return { intervalMs: interval, ...(typeof records === "number" ? { recordsPerCommit: records } : {}) };
 }
 
 export function firstFailureMs(report: Report | undefined): number | undefined {

@@ -4,10 +4,12 @@
 // postmortem and the history record are renderings of an IncidentStory; none works out a fact of
 // its own. Pure data: times are epoch milliseconds, words belong to the renderers.
 
-import type { FindingId, SourceName, StepId, TriageId } from "../ids.js";
+import type { FindingId, StepId, TriageId } from "../ids.js";
 import type { IncidentState } from "../incident/model.js";
-import type { Change } from "../report/schema.js";
-import type { CheckOutcome, Unseen } from "../verification/check.js";
+import type { CheckRecord } from "../remediation/walk.js";
+import type { Change, ReportWriter } from "../report/schema.js";
+import type { UnansweredSource } from "../report/unanswered.js";
+import type { CheckOutcome } from "../verification/check.js";
 import type { OpenItem } from "../verification/open-items.js";
 import type { Recovery } from "../verification/recovery.js";
 
@@ -18,26 +20,13 @@ import type { Recovery } from "../verification/recovery.js";
 export type CommitHealth = "failing" | "flowing" | "idle" | "unknown";
 
 /** The writer the story is about: the one whose own commits decide health and recovery. */
-export interface StoryWriter {
-  kind: "flink" | "connect";
-  /** The Flink job id or the Connect connector name. */
-  id: string;
-  /** The Flink job's name, when known. */
-  name?: string;
-  /** The Flink source or Connect cluster it runs on, when the bot reads named sources. */
-  cluster?: string;
-}
+export type StoryWriter = Pick<ReportWriter, "kind" | "id" | "name" | "cluster">;
 
 /** A source the bot could not read, and so a fact it must not claim. */
-export interface UnseenSource {
-  kind: SourceName;
-  /** The named source of that kind (one Flink cluster of several), when named. */
-  source?: string;
-  /** What happened, as the source or the client said it (never a secret). */
-  reason: string;
+export type UnseenSource = UnansweredSource & {
   /** The source refused the bot's own credential (401/403): the bot's access, never the writer's failure. */
   refusedBot?: boolean;
-}
+};
 
 /** Where the current (or last) step stands. */
 export type StepState =
@@ -56,15 +45,10 @@ export type StepState =
   | "reverted"
   | "stopped";
 
-/** One follow-up check as it was judged. */
-export interface StoryCheck {
-  index: number;
-  atMs: number;
+/** One follow-up check as it was judged; `unseen`: what could not be read, for a check that could not check. */
+export type StoryCheck = Pick<CheckRecord, "index" | "atMs" | "detail" | "unseen"> & {
   outcome: CheckOutcome;
-  detail: string;
-  /** What could not be read, for a check that could not check. */
-  unseen?: Unseen[];
-}
+};
 
 /**
  * A button a surface offers for the decision waiting on a person, with its action value: "apply"
@@ -140,8 +124,6 @@ export interface IncidentStory {
    * the cadence of its own snapshots; not a default guess), and the records its newest commit added.
    */
   cadence?: { intervalMs: number; recordsPerCommit?: number };
-  /** For an idle writer: when commits are expected again. */
-  nextCommitExpectedMs?: number;
   /** Sources that did not answer: facts that depend on them are not claimed. */
   unseen: UnseenSource[];
 

@@ -113,15 +113,14 @@ function storyStep(
   };
 }
 
-export interface WalkStory {
-  steps: StoryStep[];
-  step?: StoryStep;
-  /** The workflow the walk is in, when the walk decides it. */
-  workflow?: IncidentState;
-}
-
-/** Every step of the walk, oldest first, the one in play (or the last) marked as the step. */
-export function walkStory(record: RemediationRecord | undefined, playbook: Playbook | undefined): WalkStory {
+/**
+ * Every step of the walk, oldest first, the one in play (or the last) marked as the step, and the
+ * workflow the walk is in, when the walk decides it.
+ */
+export function walkStory(
+  record: RemediationRecord | undefined,
+  playbook: Playbook | undefined,
+): { steps: StoryStep[]; step?: StoryStep; workflow?: IncidentState } {
   if (!record) return { steps: [] };
   const walk = record.walk;
   const waiting = walk.status === "active" && walk.current === undefined;
@@ -132,29 +131,21 @@ export function walkStory(record: RemediationRecord | undefined, playbook: Playb
     return storyStep(record, run, live, playbook);
   });
   const step = steps[steps.length - 1];
-  return { steps, ...(step ? { step } : {}), ...workflowOf(record, step) };
+  return { steps, step, workflow: walk.status === "active" ? workflowOf(step) : walk.status };
 }
 
-function workflowOf(record: RemediationRecord, step: StoryStep | undefined): Pick<WalkStory, "workflow"> {
-  switch (record.walk.status) {
-    case "resolved":
-      return { workflow: "resolved" };
-    case "stalled":
-      return { workflow: "stalled" };
-    case "stopped":
-      return { workflow: "stopped" };
-    case "active":
-      break;
-  }
-  if (!step) return {};
-  switch (step.state) {
+/** The workflow of an active walk: where its last step stands. */
+function workflowOf(step: StoryStep | undefined): IncidentState | undefined {
+  switch (step?.state) {
+    case undefined:
+      return undefined;
     case "applying":
     case "reverting":
-      return { workflow: "applying" };
+      return "applying";
     case "verifying":
-      return { workflow: "verifying" };
+      return "verifying";
     default:
       // A proposal waits, or a step ended without recovery and the next decision is a person's.
-      return { workflow: "awaiting-approval" };
+      return "awaiting-approval";
   }
 }

@@ -2,7 +2,7 @@
 // record, what people said and who claimed it) turned into the one IncidentStory every surface
 // renders. Pure: no clock, no I/O; the same input always tells the same story.
 
-import type { Incident } from "../incident/model.js";
+import { type Incident, isOpenState } from "../incident/model.js";
 import type { RemediationRecord } from "../remediation/record.js";
 import type { Playbook } from "../remediation/schema.js";
 import type { Report } from "../report/schema.js";
@@ -36,7 +36,7 @@ export function storyOf(input: StoryInput): IncidentStory {
   const health = healthOf(report, unseen, recovery, lastCheck);
   const verdict = report?.findings.find((f) => f.id === report.verdict);
   const cause = causeFinding(report);
-  const closed = incident.state === "resolved" || incident.state === "stopped";
+  const closed = !isOpenState(incident.state);
   // A new diagnosis runs before the walk moves on: say so; otherwise the walk says where things are.
   const workflow =
     closed || incident.state === "diagnosing" ? incident.state : (walked.workflow ?? incident.state);

@@ -56,13 +56,6 @@ export type SweepConfig = z.infer<typeof SweepConfigSchema>;
 export const DEFAULT_SWEEP_CONFIG: SweepConfig = SweepConfigSchema.parse({});
 
 /** The budget section as limits a walk counts against. */
-export function budgetLimits(config: SweepConfig): BudgetLimits {
-  const b = config.budget;
-  return {
-    requests: b.requests,
-    namespaces: b.namespaces,
-    tables: b.tables,
-    timeMs: b.minutes * 60_000,
-    pagesPerListing: b.pagesPerListing,
-  };
+export function budgetLimits({ budget: { minutes, ...counts } }: SweepConfig): BudgetLimits {
+  return { ...counts, timeMs: minutes * 60_000 };
 }

@@ -68,8 +68,6 @@ export interface DigestOptions {
   startedAtMs: number;
   /** How many of the worst tables to keep (default 10). */
   worstLimit?: number;
-  /** How many changes and errors to list by name (counts are always whole). */
-  listLimit?: number;
   /** Whether a previous sweep exists to compare with. */
   hasPrevious: boolean;
   /** Tables with an open incident, by name. */
@@ -78,9 +76,11 @@ export interface DigestOptions {
   skipped?: SkipCount[];
 }
 
+/** How many changes, errors and tables in an incident to list by name (counts are always whole). */
+const LIST_LIMIT = 20;
+
 export class DigestBuilder {
   private readonly worstLimit: number;
-  private readonly listLimit: number;
   private readonly worst: TableHealth[] = [];
   private readonly counts = emptyCounts();
   private readonly newFailures: CheckChange[] = [];
@@ -89,55 +89,44 @@ export class DigestBuilder {
   private readonly inIncident: Digest["inIncident"] = [];
   private newFailuresTotal = 0;
   private fixedTotal = 0;
-  private errorsTotal = 0;
-  private tables = 0;
-  private failingTables = 0;
-  private unhealthyNow = 0;
+  /** The whole sweep's counts, kept as each named catalog's are. */
+  private readonly total = { tables: 0, failingTables: 0, unhealthyNow: 0, errors: 0 };
   private readonly byCatalog = new Map<string, CatalogCounts>();
 
   constructor(private readonly options: DigestOptions) {
     this.worstLimit = options.worstLimit ?? 10;
-    this.listLimit = options.listLimit ?? 20;
   }
 
   /** `previous`: the table's checks in the last sweep, when it was graded then. */
   add(outcome: TableOutcome, previous?: Partial<Record<AuditCheckId, CheckStatus>>): void {
-    const own = this.catalogCounts(outcome.catalog);
-    if (own) {
-      if (outcome.kind === "error") own.errors++;
+    for (const counts of [this.total, this.catalogCounts(outcome.catalog)]) {
+      if (!counts) continue;
+      if (outcome.kind === "error") counts.errors++;
       else {
-        own.tables++;
-        if (outcome.verdict !== "healthy") own.unhealthyNow++;
-        if (Object.values(outcome.checks).includes("fail")) own.failingTables++;
+        counts.tables++;
+        if (outcome.verdict !== "healthy") counts.unhealthyNow++;
+        if (Object.values(outcome.checks).includes("fail")) counts.failingTables++;
       }
     }
     if (outcome.kind === "error") {
-      this.errorsTotal++;
-      if (this.errors.length < this.listLimit)
-        this.errors.push({ table: outcome.table, error: outcome.error });
+      if (this.errors.length < LIST_LIMIT) this.errors.push({ table: outcome.table, error: outcome.error });
       return;
     }
-    this.tables++;
-    if (outcome.verdict !== "healthy") this.unhealthyNow++;
-    let fails = false;
     for (const [id, status] of Object.entries(outcome.checks) as [AuditCheckId, CheckStatus][]) {
-      if (status === "fail") fails = true;
       if (status !== "pass") this.counts[id][status]++;
       if (!this.options.hasPrevious || previous === undefined) continue;
       const before = previous[id];
       if (status === "fail" && before !== "fail") {
         this.newFailuresTotal++;
-        if (this.newFailures.length < this.listLimit)
-          this.newFailures.push({ table: outcome.table, check: id });
+        if (this.newFailures.length < LIST_LIMIT) this.newFailures.push({ table: outcome.table, check: id });
       } else if (before === "fail" && status !== "fail") {
         this.fixedTotal++;
-        if (this.fixed.length < this.listLimit) this.fixed.push({ table: outcome.table, check: id });
+        if (this.fixed.length < LIST_LIMIT) this.fixed.push({ table: outcome.table, check: id });
       }
     }
-    if (fails) this.failingTables++;
     const open = this.options.openIncidents?.get(outcome.table);
     if (open) {
-      if (this.inIncident.length < this.listLimit) {
+      if (this.inIncident.length < LIST_LIMIT) {
         this.inIncident.push({ table: outcome.table, score: outcome.score, ...open });
       }
       return;
@@ -150,13 +139,13 @@ export class DigestBuilder {
       sweepId: this.options.sweepId,
       startedAtMs: this.options.startedAtMs,
       finishedAtMs,
-      tables: this.tables,
-      failingTables: this.failingTables,
-      unhealthyNow: this.unhealthyNow,
+      tables: this.total.tables,
+      failingTables: this.total.failingTables,
+      unhealthyNow: this.total.unhealthyNow,
       worst: [...this.worst],
       countsByCheck: this.counts,
       errors: [...this.errors],
-      errorsTotal: this.errorsTotal,
+      errorsTotal: this.total.errors,
       inIncident: [...this.inIncident],
     };
     if (this.options.skipped && this.options.skipped.length > 0) digest.skipped = [...this.options.skipped];

@@ -104,11 +104,9 @@ function penalty(id: AuditCheckId, status: CheckStatus): number {
 
 /** Checks that are not passing, heaviest first. */
 export function failingChecks(health: TableHealth): { id: AuditCheckId; status: "warn" | "fail" }[] {
-  const out: { id: AuditCheckId; status: "warn" | "fail" }[] = [];
-  for (const [id, status] of Object.entries(health.checks) as [AuditCheckId, CheckStatus][]) {
-    if (status !== "pass") out.push({ id, status });
-  }
-  return out.sort((a, b) => rank(b) - rank(a) || a.id.localeCompare(b.id));
+  return (Object.entries(health.checks) as [AuditCheckId, CheckStatus][])
+    .flatMap(([id, status]) => (status === "pass" ? [] : [{ id, status }]))
+    .sort((a, b) => rank(b) - rank(a) || a.id.localeCompare(b.id));
 }
 
 /**
@@ -130,9 +128,7 @@ function failingNow(health: TableHealth): number {
 }
 
 export function countFails(health: TableHealth): number {
-  let n = 0;
-  for (const status of Object.values(health.checks)) if (status === "fail") n++;
-  return n;
+  return Object.values(health.checks).filter((status) => status === "fail").length;
 }
 
 /** A fix folded onto one line (statements span several), cut to what a digest line can hold. */

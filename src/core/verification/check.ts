@@ -221,16 +221,8 @@ function snapshotsResumed(
   evidence: Evidence,
   lineage: ReadonlySet<string>,
 ): { outcome: SignalOutcome; first?: Snapshot } {
-  if (!evidence.catalog) {
-    const why = evidence.sources.catalog.error ?? evidence.sources.catalog.status;
-    return {
-      outcome: {
-        ok: false,
-        text: `cannot see the table's snapshots (catalog: ${why})`,
-        unseen: { source: "catalog", reason: why },
-      },
-    };
-  }
+  if (!evidence.catalog)
+    return { outcome: unreadable(evidence, "catalog", "cannot see the table's snapshots") };
   const first = evidence.catalog.snapshots.find(
     // A commit at the change's own moment is after it: the change time is taken before it is made.
     (s) => s.timestampMs >= baseline.changeAtMs && committedBy(s, baseline.writer, lineage),
@@ -288,20 +280,20 @@ function elapsedNormal(
 
 function connectorRunning(name: string, evidence: Evidence): SignalOutcome {
   const status = evidence.connect?.connector;
-  if (!status || status.name !== name) {
-    const why = evidence.sources.connect.error ?? evidence.sources.connect.status;
-    return {
-      ok: false,
-      text: `cannot read connector ${name} (connect: ${why})`,
-      unseen: { source: "connect", reason: why },
-    };
-  }
+  if (!status || status.name !== name)
+    return unreadable(evidence, "connect", `cannot read connector ${name}`);
   const running = status.tasks.filter((t) => t.state === "RUNNING").length;
   const ok = status.state === "RUNNING" && status.tasks.length > 0 && running === status.tasks.length;
   return {
     ok,
     text: `connector ${name} ${status.state}, ${running} of ${status.tasks.length} tasks RUNNING`,
   };
+}
+
+/** A signal whose source did not answer: "could not check", with what the source said. */
+function unreadable(evidence: Evidence, source: "catalog" | "connect", what: string): SignalOutcome {
+  const why = evidence.sources[source].error ?? evidence.sources[source].status;
+  return { ok: false, text: `${what} (${source}: ${why})`, unseen: { source, reason: why } };
 }
 
 function describe(writer: WriterIdentity): string {

@@ -4,12 +4,7 @@
 
 import { formatDuration } from "./duration.js";
 
-/** "the change", or "the proposal (done by hand)". */
-function countedFromWords(byHand: boolean): string {
-  return byHand ? "the proposal (done by hand)" : "the change";
-}
-
 /** "4 min after the change", "4 min after the proposal (done by hand)". */
 export function recoveredAfterWords(ms: number, byHand: boolean): string {
-  return `${formatDuration(ms)} after ${countedFromWords(byHand)}`;
+  return `${formatDuration(ms)} after ${byHand ? "the proposal (done by hand)" : "the change"}`;
 }
